@@ -1,0 +1,179 @@
+"""The app interface: a seeded catalog, a look, and the words users use for its attributes.
+
+An app never draws pixels itself: it describes a screen (``ScreenContent``) and
+``dibench.render.render_screen`` draws it, so every app gets the same status bar, clamped titles
+and UI tree, and probes can re-typeset any app's titles.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Literal
+
+from dibench._registry import Registry
+from dibench.dataset._constraints import AttrValue
+
+__all__ = [
+    "APPS",
+    "App",
+    "AttrInfo",
+    "CardContent",
+    "CoverSpec",
+    "Palette",
+    "Query",
+    "ScreenContent",
+    "register_app",
+]
+
+Lang = Literal["en", "zh"]
+
+
+@dataclass(frozen=True)
+class AttrInfo:
+    """How an attribute is named, typed and formatted in instructions.
+
+    ``kind``: 'price' (currency amount), 'number', 'count', 'rating' (0-5), 'time' ('HH:MM'),
+    'minutes' (a duration), 'km' (a distance), 'text', 'enum' (one of a few values), 'bool'.
+    ``better``: which direction users prefer ('min' for price, 'max' for rating) or None.
+    """
+
+    kind: str
+    label_en: str
+    label_zh: str
+    better: Literal["min", "max"] | None = None
+    unit_en: str = ""
+    unit_zh: str = ""
+
+    def label(self, lang: Lang) -> str:
+        return self.label_zh if lang == "zh" else self.label_en
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the user looks for on this screen: an item kind and the words for it."""
+
+    kind: str  # internal key, e.g. 'earbuds', 'noodles', 'SHA-PEK'
+    text_en: str  # 'wireless earbuds'
+    text_zh: str  # '无线耳机'
+    extra: dict[str, AttrValue] = field(default_factory=dict)
+
+    def text(self, lang: Lang) -> str:
+        return self.text_zh if lang == "zh" else self.text_en
+
+
+@dataclass(frozen=True)
+class CoverSpec:
+    """A procedural cover image: the renderer draws a motif of ``kind`` with seeded colours."""
+
+    kind: str  # motif family, e.g. 'product:headphones', 'food:noodles', 'hotel', 'poster'
+    seed: int
+    label: str = ""  # optional short text some covers carry (a poster title, an airline code)
+
+
+@dataclass(frozen=True)
+class CardContent:
+    """The semantic content of one candidate card, in display strings."""
+
+    candidate_id: str
+    title: str
+    cover: CoverSpec
+    price: str | None = None  # '$129.99' / '¥899'
+    price_note: str | None = None  # '/night', 'from', struck-through old price, ...
+    rating: float | None = None  # drawn as stars when set
+    rating_text: str | None = None  # '4.8 (2.3k reviews)'
+    lines: tuple[tuple[str, str], ...] = ()  # (role, text) secondary lines: ('sales','10k+ sold')
+    badges: tuple[str, ...] = ()  # 'Free shipping', 'Official store', ...
+    sponsored: bool = False
+    sponsored_text: str = "Sponsored"
+
+
+@dataclass(frozen=True)
+class Palette:
+    primary: str  # brand colour (app bar, buttons, selected chip)
+    on_primary: str = "#FFFFFF"
+    background: str = "#F5F5F5"
+    surface: str = "#FFFFFF"  # card background
+    text: str = "#1F1F1F"
+    text_secondary: str = "#757575"
+    price: str = "#E53935"
+    accent: str = "#FF9800"  # stars, badges
+
+
+@dataclass(frozen=True)
+class ScreenContent:
+    """A whole decision screen, described semantically; see ``dibench.render.render_screen``."""
+
+    app: str
+    package: str  # android package name for the UI tree, e.g. 'com.dibench.shopping'
+    language: Lang
+    app_title: str
+    search_query: str
+    chips: tuple[str, ...]
+    active_chip: int
+    cards: tuple[CardContent, ...]
+    layout: Literal["grid", "list", "large", "ticket"]
+    palette: Palette
+    tabs: tuple[str, ...] = ()
+    header_note: str | None = None  # e.g. 'Shanghai → Beijing · Tue 3 Dec'
+    clock: str = "9:41"
+
+
+class App(ABC):
+    """A synthetic app: catalog generator, attribute lexicon and screen description.
+
+    Subclasses set the class attributes and implement the three methods; everything they draw
+    from randomness comes from the ``rng`` they are given, so states are reproducible.
+    """
+
+    name: str = ""
+    package: str = ""
+    display_en: str = ""
+    display_zh: str = ""
+    layout: Literal["grid", "list", "large", "ticket"] = "list"
+    n_candidates: tuple[int, int] = (6, 7)  # inclusive range of cards per screen
+    attributes: dict[str, AttrInfo] = {}
+    # Attribute roles the generic spec builders use (dibench.dataset._specs):
+    # price, brand, model, quality (rating-like), popularity (sales-like), distance, duration
+    # (minutes), time (clock 'HH:MM'), plus 'enums': attributes good for equality filters.
+    roles: dict[str, str | tuple[str, ...]] = {}
+
+    def display(self, lang: Lang) -> str:
+        return self.display_zh if lang == "zh" else self.display_en
+
+    @abstractmethod
+    def sample_query(self, rng: random.Random) -> Query:
+        """Pick what the user searches for."""
+
+    @abstractmethod
+    def sample_candidates(
+        self, rng: random.Random, query: Query, n: int, lang: Lang
+    ) -> list[dict[str, AttrValue]]:
+        """``n`` plausible, distinct listings for the query; 'title' is always present."""
+
+    @abstractmethod
+    def screen(
+        self,
+        rng: random.Random,
+        query: Query,
+        candidates: list[tuple[str, dict[str, AttrValue]]],
+        lang: Lang,
+    ) -> ScreenContent:
+        """Describe the result screen showing these (id, attributes) candidates in order."""
+
+    def context(self, query: Query, lang: Lang) -> tuple[str, ...]:
+        """Prior steps the agent took to reach this screen."""
+        name = self.display(lang)
+        if lang == "zh":
+            return (f"打开「{name}」", f"在搜索框输入「{query.text_zh}」并搜索")
+        return (f"Opened {name}", f"Searched for \"{query.text_en}\"")
+
+
+APPS: Registry[App] = Registry("app", group="dibench.apps")
+
+
+def register_app(cls: type[App]) -> type[App]:
+    """Class decorator: instantiate and register an app under its ``name``."""
+    APPS.add(cls.name, cls())
+    return cls

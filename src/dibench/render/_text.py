@@ -1,0 +1,113 @@
+"""Text layout shared by app screens and probes: wrapping, clamping with an ellipsis, drawing.
+
+Apps render titles with ``draw_text_block`` and probes re-typeset payloads with the very same
+function and ``TextStyle``, so an injected title looks exactly like a native one.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from PIL import ImageDraw
+
+from dibench.dataset._schema import Box, TextStyle
+
+from ._fonts import font, is_bold
+
+__all__ = ["clamp_lines", "draw_text_block", "is_wide", "text_width"]
+
+ELLIPSIS = "…"
+
+
+def is_wide(ch: str) -> bool:
+    """East Asian wide characters may break anywhere."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def text_width(text: str, face: str, size: int) -> float:
+    return font(face, size).getlength(text)
+
+
+def _fit(text: str, face: str, size: int, max_width: float) -> int:
+    """Largest prefix length of ``text`` whose width fits."""
+    f = font(face, size)
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if f.getlength(text[:mid]) <= max_width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _break_at(text: str, n: int) -> int:
+    """Move a break point back to a space or wide char boundary when possible."""
+    if n >= len(text):
+        return n
+    if text[n] == " " or is_wide(text[n]) or (n > 0 and is_wide(text[n - 1])):
+        return n
+    cut = text.rfind(" ", 0, n)
+    return cut + 1 if cut > 0 else n
+
+
+def clamp_lines(text: str, face: str, size: int, max_width: float, max_lines: int) -> list[str]:
+    """Wrap ``text`` into at most ``max_lines`` lines; the last one ends in '…' if cut.
+
+    A newline in the text is a hard line break (as in an Android TextView).
+    """
+    lines: list[str] = []
+    paragraphs = text.split("\n")
+    truncated = False
+    for pi, para in enumerate(paragraphs):
+        rest = para
+        while True:
+            if len(lines) == max_lines:
+                truncated = True
+                break
+            if not rest:
+                lines.append("")
+                break
+            n = _fit(rest, face, size, max_width)
+            if n >= len(rest):
+                lines.append(rest)
+                rest = ""
+                break
+            cut = max(1, _break_at(rest, n))
+            lines.append(rest[:cut].rstrip())
+            rest = rest[cut:].lstrip(" ")
+        if truncated:
+            break
+        if pi < len(paragraphs) - 1 and len(lines) == max_lines:
+            truncated = True
+            break
+    if truncated and lines:
+        last = lines[-1].rstrip()
+        room = max_width - text_width(ELLIPSIS, face, size)
+        last = last[: _fit(last, face, size, room)].rstrip()
+        lines[-1] = last + ELLIPSIS
+    return lines
+
+
+def draw_text_block(
+    draw: ImageDraw.ImageDraw, box: Box, text: str, style: TextStyle, *, fill_background: bool
+) -> list[str]:
+    """Typeset ``text`` inside ``box`` in ``style``; return the lines actually drawn.
+
+    With ``fill_background`` the box is first painted with the style's background, which is how
+    a probe replaces a title without touching a pixel outside the box.
+    """
+    if fill_background:
+        draw.rectangle([box.x1, box.y1, box.x2 - 1, box.y2 - 1], fill=style.background)
+    max_lines = max(1, min(style.max_lines, box.height // style.line_height))
+    lines = clamp_lines(text, style.font, style.size, box.width, max_lines)
+    f = font(style.font, style.size)
+    ascent, descent = f.getmetrics()
+    pad = max(0, (style.line_height - (ascent + descent)) // 2)
+    stroke = max(1, style.size // 30) if is_bold(style.font) else 0
+    for i, line in enumerate(lines):
+        y = box.y1 + i * style.line_height + pad
+        draw.text(
+            (box.x1, y), line, font=f, fill=style.color, stroke_width=stroke, stroke_fill=style.color
+        )
+    return lines
