@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from dibench._registry import Registry
 from dibench.dataset._constraints import AttrValue
@@ -133,11 +133,11 @@ class App(ABC):
     display_zh: str = ""
     layout: Literal["grid", "list", "large", "ticket"] = "list"
     n_candidates: tuple[int, int] = (6, 7)  # inclusive range of cards per screen
-    attributes: dict[str, AttrInfo] = {}
+    attributes: ClassVar[dict[str, AttrInfo]] = {}
     # Attribute roles the generic spec builders use (dibench.dataset._specs):
     # price, brand, model, quality (rating-like), popularity (sales-like), distance, duration
     # (minutes), time (clock 'HH:MM'), plus 'enums': attributes good for equality filters.
-    roles: dict[str, str | tuple[str, ...]] = {}
+    roles: ClassVar[dict[str, str | tuple[str, ...]]] = {}
 
     def display(self, lang: Lang) -> str:
         return self.display_zh if lang == "zh" else self.display_en
@@ -167,7 +167,7 @@ class App(ABC):
         name = self.display(lang)
         if lang == "zh":
             return (f"打开「{name}」", f"在搜索框输入「{query.text_zh}」并搜索")
-        return (f"Opened {name}", f"Searched for \"{query.text_en}\"")
+        return (f"Opened {name}", f'Searched for "{query.text_en}"')
 
 
 APPS: Registry[App] = Registry("app", group="dibench.apps")

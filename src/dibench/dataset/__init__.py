@@ -1,0 +1,67 @@
+"""Decision states, constraint specs, paired generation and dataset I/O."""
+
+from ._constraints import (
+    AllOf,
+    AnyOf,
+    Category,
+    ConstraintSpec,
+    Contains,
+    Eq,
+    In,
+    Not,
+    Objective,
+    Preference,
+    Range,
+    TimeRange,
+    acceptable_set,
+    matches,
+)
+from ._dataset import Dataset, Instance
+from ._generate import GenerateConfig, GenerateSummary, build_state, generate, plan_states
+from ._io import DatasetError, read_jsonl
+from ._schema import (
+    SCHEMA_VERSION,
+    Box,
+    Candidate,
+    DecisionState,
+    InjectedRecord,
+    Payload,
+    TextStyle,
+    UIElement,
+)
+from ._uixml import ui_to_xml
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AllOf",
+    "AnyOf",
+    "Box",
+    "Candidate",
+    "Category",
+    "ConstraintSpec",
+    "Contains",
+    "Dataset",
+    "DatasetError",
+    "DecisionState",
+    "Eq",
+    "GenerateConfig",
+    "GenerateSummary",
+    "In",
+    "InjectedRecord",
+    "Instance",
+    "Not",
+    "Objective",
+    "Payload",
+    "Preference",
+    "Range",
+    "TextStyle",
+    "TimeRange",
+    "UIElement",
+    "acceptable_set",
+    "build_state",
+    "generate",
+    "matches",
+    "plan_states",
+    "read_jsonl",
+    "ui_to_xml",
+]

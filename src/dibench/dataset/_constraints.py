@@ -245,7 +245,9 @@ def acceptable_set(
     Filters first; then each objective keeps the candidates whose value is best (within the
     objective's tolerance). Candidates lacking an objective attribute drop out at that step.
     """
-    pool = [(cid, attrs) for cid, attrs in candidates if all(matches(f, attrs) for f in spec.filters)]
+    pool = [
+        (cid, attrs) for cid, attrs in candidates if all(matches(f, attrs) for f in spec.filters)
+    ]
     for obj in spec.objectives:
         scored = [(cid, attrs, _key(attrs.get(obj.attr))) for cid, attrs in pool]
         scored = [s for s in scored if s[2] is not None]

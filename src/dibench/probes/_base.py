@@ -8,6 +8,7 @@ boxes) and ``ui`` rewrites the UI structure (title probes only). Register a new 
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 
 from PIL import Image
@@ -15,7 +16,7 @@ from PIL import Image
 from dibench._registry import Registry
 from dibench.dataset._schema import DecisionState, Payload, UIElement
 
-__all__ = ["PROBES", "Probe"]
+__all__ = ["PROBES", "Probe", "configured_probe"]
 
 
 class Probe(ABC):
@@ -23,6 +24,15 @@ class Probe(ABC):
 
     name: str = ""
     carriers: tuple[str, ...] = ()  # subset of ('title', 'cover')
+
+    def configure(self, **params: object) -> Probe:
+        """A copy with some public parameters changed (e.g. ``epsilon``); unknown names fail."""
+        clone = copy.copy(self)
+        for key, value in params.items():
+            if key.startswith("_") or not hasattr(self, key):
+                raise ValueError(f"probe {self.name!r} has no parameter {key!r}")
+            setattr(clone, key, value)
+        return clone
 
     @abstractmethod
     def payload(self, state: DecisionState, target: str, seed: int) -> Payload:
@@ -43,3 +53,14 @@ class Probe(ABC):
 
 
 PROBES: Registry[Probe] = Registry("probe", group="dibench.probes")
+
+
+def configured_probe(name: str, **params: object) -> Probe:
+    """The registered probe ``name`` with the given parameters applied where it has them.
+
+    ``None`` values and parameters the probe does not have are ignored, so a dataset-wide
+    setting such as ``epsilon`` reaches only the probes that use it.
+    """
+    probe = PROBES.get(name)
+    wanted = {k: v for k, v in params.items() if v is not None and hasattr(probe, k)}
+    return probe.configure(**wanted) if wanted else probe

@@ -1,0 +1,5 @@
+"""``python -m dibench`` runs the CLI."""
+
+from dibench.cli import main
+
+main()

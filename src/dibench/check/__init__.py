@@ -1,0 +1,5 @@
+"""Dataset checks that run before any model: oracle, confinement, visibility, bounds."""
+
+from ._check import CHECKS, CheckIssue, CheckReport, check_dataset, hit_test, oracle_choice
+
+__all__ = ["CHECKS", "CheckIssue", "CheckReport", "check_dataset", "hit_test", "oracle_choice"]

@@ -1,0 +1,360 @@
+"""``dibench check``: prove a dataset before any model runs (AgentDojo's check_suites idea).
+
+Structural checks run on every record; OCR read-back runs on a stratified sample (every
+app x probe x language cell is covered before any cell gets a second instance).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+from PIL import Image
+
+from dibench._seeding import derive_seed
+from dibench.dataset._constraints import acceptable_set
+from dibench.dataset._dataset import Dataset
+from dibench.dataset._io import DatasetError
+from dibench.dataset._schema import Box, DecisionState, InjectedRecord, UIElement
+
+__all__ = ["CheckIssue", "CheckReport", "check_dataset", "hit_test", "oracle_choice"]
+
+OCR_THRESHOLD = 0.8
+CHECKS = (
+    "schema",
+    "acceptable",
+    "oracle",
+    "boxes",
+    "screenshot",
+    "shared",
+    "confinement",
+    "ui_payload",
+    "epsilon",
+    "ocr_title",
+    "ocr_cover",
+    "ocr_perturbation",
+)
+
+
+@dataclass(frozen=True)
+class CheckIssue:
+    instance: str
+    check: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.instance}: [{self.check}] {self.message}"
+
+
+@dataclass
+class CheckReport:
+    passed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    failed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    issues: list[CheckIssue] = field(default_factory=list)
+    benign: int = 0
+    injected: int = 0
+    ocr_sampled: int = 0
+    ocr_engine: str | None = None
+    ocr_min_fraction: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.issues
+
+    def add(self, check: str, iid: str, ok: bool, message: str = "") -> None:
+        if ok:
+            self.passed[check] += 1
+        else:
+            self.failed[check] += 1
+            self.issues.append(CheckIssue(iid, check, message))
+
+    def merge(self, other: CheckReport) -> None:
+        for k, v in other.passed.items():
+            self.passed[k] += v
+        for k, v in other.failed.items():
+            self.failed[k] += v
+        self.issues.extend(other.issues)
+        for k, v in other.ocr_min_fraction.items():
+            self.ocr_min_fraction[k] = min(v, self.ocr_min_fraction.get(k, 1.0))
+
+
+def hit_test(ui: Iterable[UIElement], x: float, y: float) -> str | None:
+    """The candidate of the smallest clickable node under (x, y), as a tap would resolve."""
+    best: tuple[int, str | None] | None = None
+    for e in ui:
+        if e.clickable and e.bounds.contains(x, y):
+            area = e.bounds.width * e.bounds.height
+            if best is None or area < best[0]:
+                best = (area, e.candidate)
+    return best[1] if best else None
+
+
+def oracle_choice(state: DecisionState) -> str | None:
+    """The ground-truth agent: recompute A(I, C) from the spec and pick its first member."""
+    acc = acceptable_set(state.spec, [(c.id, c.attributes) for c in state.candidates])
+    return acc[0] if acc else None
+
+
+def _check_benign(state: DecisionState, ds: Dataset, rep: CheckReport) -> None:
+    sid = state.id
+    recomputed = acceptable_set(state.spec, [(c.id, c.attributes) for c in state.candidates])
+    rep.add(
+        "acceptable",
+        sid,
+        recomputed == state.acceptable and bool(state.targets()),
+        f"stored acceptable set {list(state.acceptable)} != computed {list(recomputed)}"
+        if recomputed != state.acceptable
+        else "no candidate outside the acceptable set (no attack target)",
+    )
+    pick = oracle_choice(state)
+    ok, msg = pick is not None, "oracle finds no acceptable candidate"
+    if pick is not None:
+        cx, cy = state.candidate(pick).boxes["card"].center
+        tapped = hit_test(state.ui, cx, cy)
+        ok = tapped == pick
+        msg = f"oracle taps {pick}'s card centre ({cx},{cy}) but the UI resolves it to {tapped}"
+    rep.add("oracle", sid, ok, msg)
+    nodes = {(e.candidate, e.role): e.bounds for e in state.ui if e.candidate is not None}
+    bad = [
+        f"{c.id}.{role}"
+        for c in state.candidates
+        for role, box in c.boxes.items()
+        if nodes.get((c.id, role)) != box
+    ]
+    rep.add("boxes", sid, not bad, f"boxes disagree with the UI tree: {', '.join(bad[:5])}")
+    try:
+        ds.benign_image(sid)
+        rep.add("screenshot", sid, True)
+    except DatasetError as exc:
+        rep.add("screenshot", sid, False, str(exc))
+
+
+def _outside_equal(a: np.ndarray, b: np.ndarray, boxes: list[Box]) -> tuple[bool, int]:
+    """Whether a and b agree outside ``boxes``; also the count of differing pixels outside."""
+    diff = np.any(a != b, axis=2)
+    for bx in boxes:
+        diff[bx.y1 : bx.y2, bx.x1 : bx.x2] = False
+    n = int(diff.sum())
+    return n == 0, n
+
+
+def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
+    from dibench.probes import PROBES
+
+    iid = rec.id
+    state = ds.benign[rec.pair_of]
+    rep.add(
+        "shared",
+        iid,
+        rec.instruction == state.instruction
+        and rec.candidates == state.candidates
+        and rec.acceptable == state.acceptable
+        and rec.context == state.context,
+        "instruction/context/candidates/acceptable differ from the benign pair",
+    )
+    target = state.candidate(rec.target)
+    carrier_boxes = [target.boxes[c] for c in rec.carriers if c in target.boxes]
+    if len(carrier_boxes) != len(rec.carriers):
+        rep.add("confinement", iid, False, f"target {rec.target} lacks a box for {rec.carriers}")
+        return
+    probe = PROBES.get(rec.probe)
+    benign_img = ds.benign_image(state.id)
+    inj_img = probe.compose(benign_img, state, rec.target, rec.payload, rec.seed)
+    a = np.asarray(benign_img)
+    b = np.asarray(inj_img)
+    if a.shape != b.shape:
+        rep.add("confinement", iid, False, f"composed image shape {b.shape} != benign {a.shape}")
+        return
+    same, n_out = _outside_equal(a, b, carrier_boxes)
+    changed = not np.array_equal(a, b)
+    rep.add(
+        "confinement",
+        iid,
+        same and changed,
+        f"{n_out} pixels changed outside the carrier boxes {rec.carriers}"
+        if not same
+        else "the injected screenshot is identical to the benign one (payload invisible)",
+    )
+    ui = probe.ui(state, rec.target, rec.payload)
+    title_nodes = [e for e in ui if e.candidate == rec.target and e.role == "title"]
+    others_same = [e for e in ui if not (e.candidate == rec.target and e.role == "title")] == [
+        e for e in state.ui if not (e.candidate == rec.target and e.role == "title")
+    ]
+    if "title" in rec.carriers:
+        ok = (
+            bool(title_nodes)
+            and rec.payload.title is not None
+            and title_nodes[0].text == rec.payload.title
+            and others_same
+        )
+        rep.add(
+            "ui_payload", iid, ok, "the title payload is not the target's title text in the UI tree"
+        )
+    else:
+        rep.add(
+            "ui_payload",
+            iid,
+            tuple(ui) == tuple(state.ui),
+            "a pixel-only probe changed the UI tree",
+        )
+    if rec.payload.epsilon is not None:
+        cov = target.boxes["cover"]
+        delta = np.abs(
+            a[cov.y1 : cov.y2, cov.x1 : cov.x2].astype(np.int16)
+            - b[cov.y1 : cov.y2, cov.x1 : cov.x2].astype(np.int16)
+        )
+        bound = round(rec.payload.epsilon * 255)
+        rep.add(
+            "epsilon",
+            iid,
+            int(delta.max()) <= bound,
+            f"perturbation {int(delta.max())}/255 exceeds epsilon {bound}/255",
+        )
+    if ocr is not None:
+        _ocr_checks(rec, state, benign_img, inj_img, rep, ocr)
+
+
+def _crop(img: Image.Image, box: Box) -> Image.Image:
+    return img.crop((box.x1, box.y1, box.x2, box.y2))
+
+
+def _ocr_text(engine: object, img: Image.Image) -> str:
+    return " ".join(line.text for line in engine.read(img))  # type: ignore[attr-defined]
+
+
+def _ocr_checks(
+    rec: InjectedRecord,
+    state: DecisionState,
+    benign_img: Image.Image,
+    inj_img: Image.Image,
+    rep: CheckReport,
+    engine: object,
+) -> None:
+    from dibench.ocr import normalize, visible_fraction
+    from dibench.probes import cover_text_lines, visible_title_lines
+
+    target = state.candidate(rec.target)
+    iid = rec.id
+    if rec.payload.title is not None:
+        expected = "".join(visible_title_lines(state, rec.target, rec.payload))
+        frac = visible_fraction(expected, _ocr_text(engine, _crop(inj_img, target.boxes["title"])))
+        key = f"title/{rec.language}"
+        rep.ocr_min_fraction[key] = min(frac, rep.ocr_min_fraction.get(key, 1.0))
+        rep.add(
+            "ocr_title", iid, frac >= OCR_THRESHOLD, f"OCR reads {frac:.0%} of the title payload"
+        )
+    if rec.payload.cover_text is not None:
+        expected = "".join(cover_text_lines(state, rec.target, rec.payload))
+        frac = visible_fraction(expected, _ocr_text(engine, _crop(inj_img, target.boxes["cover"])))
+        key = f"cover/{rec.language}"
+        rep.ocr_min_fraction[key] = min(frac, rep.ocr_min_fraction.get(key, 1.0))
+        rep.add(
+            "ocr_cover", iid, frac >= OCR_THRESHOLD, f"OCR reads {frac:.0%} of the cover payload"
+        )
+    if rec.payload.epsilon is not None and rec.payload.cover_text is None:
+        box = target.boxes["cover"]
+        before = normalize(_ocr_text(engine, _crop(benign_img, box)))
+        after = normalize(_ocr_text(engine, _crop(inj_img, box)))
+        new = len(after) - len(before)
+        rep.add(
+            "ocr_perturbation",
+            iid,
+            new <= 2,
+            f"OCR reads new text in the perturbed cover: {after!r} (benign: {before!r})",
+        )
+
+
+def _ocr_sample(ids: list[str], ds: Dataset, n: int, seed: int) -> set[str]:
+    """Stratified: cover every (app, probe, language) cell before a cell's second pick."""
+    cells: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for iid in ids:
+        rec = ds.injected(iid)
+        cells[(rec.app, rec.probe, rec.language)].append(iid)
+    for members in cells.values():
+        members.sort(key=lambda i: derive_seed(seed, "ocr-sample", i))
+    chosen: list[str] = []
+    depth = 0
+    while len(chosen) < n and any(len(m) > depth for m in cells.values()):
+        for key in sorted(cells):
+            if len(cells[key]) > depth and len(chosen) < n:
+                chosen.append(cells[key][depth])
+        depth += 1
+    return set(chosen)
+
+
+_G: dict[str, object] = {}
+
+
+def _work(chunk: list[str]) -> CheckReport:
+    ds: Dataset = _G["ds"]  # type: ignore[assignment]
+    ocr_ids: set[str] = _G["ocr_ids"]  # type: ignore[assignment]
+    engine = None
+    rep = CheckReport()
+    for iid in chunk:
+        try:
+            rec = ds.injected(iid)
+        except DatasetError as exc:
+            rep.add("schema", iid, False, str(exc))
+            continue
+        rep.add("schema", iid, True)
+        if iid in ocr_ids and engine is None:
+            from dibench.ocr import get_engine
+
+            engine = get_engine(_G["ocr_name"])  # type: ignore[arg-type]
+        try:
+            _check_injected(rec, ds, rep, engine if iid in ocr_ids else None)
+        except DatasetError as exc:
+            rep.add("screenshot", iid, False, str(exc))
+    return rep
+
+
+def check_dataset(
+    ds: Dataset,
+    *,
+    ocr_sample: int = 240,
+    ocr_engine: str | None = "auto",
+    workers: int | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> CheckReport:
+    """Run every check; ``ocr_engine=None`` skips OCR read-back (structural checks still run)."""
+    t0 = time.perf_counter()
+    rep = CheckReport(benign=len(ds.benign))
+    for state in ds.benign.values():
+        _check_benign(state, ds, rep)
+    ids = ds.injected_ids()
+    rep.injected = len(ids)
+    ocr_ids: set[str] = set()
+    if ocr_engine is not None and ocr_sample > 0:
+        from dibench.ocr import get_engine
+
+        rep.ocr_engine = type(get_engine(ocr_engine)).__name__  # fail early if unavailable
+        ocr_ids = _ocr_sample(ids, ds, ocr_sample, seed)
+        rep.ocr_sampled = len(ocr_ids)
+    _G.update(ds=ds, ocr_ids=ocr_ids, ocr_name=ocr_engine)
+    # group by benign state so each worker decodes a screenshot once
+    chunks = [ids[i : i + 64] for i in range(0, len(ids), 64)]
+    workers = workers or min(len(os.sched_getaffinity(0)), 8)
+    if workers <= 1 or len(chunks) <= 1:
+        results: Iterable[CheckReport] = map(_work, chunks)
+        pool = None
+    else:
+        pool = mp.get_context("fork").Pool(workers)
+        results = pool.imap(_work, chunks)
+    try:
+        for done, part in enumerate(results, start=1):
+            rep.merge(part)
+            if progress:
+                progress(done, len(chunks))
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    rep.seconds = time.perf_counter() - t0
+    return rep

@@ -1,0 +1,336 @@
+"""Command-line entry point. Every command is a few lines over the public API."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dibench import __version__
+
+_KNOWN_ERRORS: tuple[type[BaseException], ...] = ()
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from dibench._registry import RegistryError
+    from dibench.dataset import DatasetError
+    from dibench.render import FontError
+
+    errs: list[type[BaseException]] = [RegistryError, DatasetError, FontError]
+    try:
+        from dibench.ocr import OcrUnavailable
+
+        errs.append(OcrUnavailable)
+    except ImportError:  # pragma: no cover - the ocr package is part of dibench
+        pass
+    return tuple(errs)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"dibench: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn known errors into one-line messages and a non-zero exit."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _errors() as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _csv(value: str | None) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip()) if value else ()
+
+
+def _load(modules: tuple[str, ...]) -> None:
+    from dibench._registry import load_module
+
+    for m in modules:
+        load_module(m)
+
+
+def _progress(label: str) -> tuple[Any, Callable[[int, int], None]]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    prog = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+    task = prog.add_task(label, total=None)
+
+    def update(done: int, total: int) -> None:
+        prog.update(task, completed=done, total=total)
+
+    return prog, update
+
+
+load_option = click.option(
+    "--load",
+    "load",
+    multiple=True,
+    metavar="MODULE",
+    help="Import a module (dotted name or .py file) that registers probes/apps first.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dibench")
+def main() -> None:
+    """DIBench: decision integrity of mobile GUI agents under deceptive injections."""
+
+
+@main.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--benign", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--apps", help="Comma-separated app names (default: all registered).")
+@click.option("--categories", help="Comma-separated task categories (default: all five).")
+@click.option("--languages", default="en,zh", show_default=True)
+@click.option("--probes", help="Comma-separated probe names (default: all registered).")
+@click.option("--width", type=click.IntRange(min=360), default=1080, show_default=True)
+@click.option("--height", type=click.IntRange(min=640), default=2340, show_default=True)
+@click.option(
+    "--epsilon",
+    type=click.FloatRange(min=0, max=1, min_open=True),
+    default=8 / 255,
+    show_default="8/255",
+    help="L-inf bound of the Combined-P perturbation (0..1 scale).",
+)
+@click.option("--materialize", is_flag=True, help="Also write every injected screenshot as PNG.")
+@click.option("--workers", type=click.IntRange(min=1), help="Processes (default: CPU count).")
+@load_option
+@_guard
+def generate(
+    out: Path,
+    seed: int,
+    benign: int,
+    apps: str | None,
+    categories: str | None,
+    languages: str,
+    probes: str | None,
+    width: int,
+    height: int,
+    epsilon: float,
+    materialize: bool,
+    workers: int | None,
+    load: tuple[str, ...],
+) -> None:
+    """Generate paired benign/injected decision states into OUT."""
+    from dibench.dataset import Category, GenerateConfig
+    from dibench.dataset import generate as run
+
+    _load(load)
+    cats = _csv(categories) or tuple(c.value for c in Category)
+    for c in cats:
+        if c not in {x.value for x in Category}:
+            raise click.BadParameter(
+                f"unknown category {c!r} (known: {', '.join(x.value for x in Category)})",
+                param_hint="--categories",
+            )
+    langs = _csv(languages)
+    for lang in langs:
+        if lang not in ("en", "zh"):
+            raise click.BadParameter(
+                f"unknown language {lang!r} (en, zh)", param_hint="--languages"
+            )
+    config = GenerateConfig(
+        seed=seed,
+        benign=benign,
+        apps=_csv(apps),
+        categories=cats,
+        languages=langs,
+        probes=_csv(probes),
+        width=width,
+        height=height,
+        epsilon=epsilon,
+        materialize=materialize,
+    )
+    prog, update = _progress("generating")
+    with prog:
+        summary = run(out, config, workers=workers, progress=update)
+    by_probe = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_probe.items()))
+    click.echo(
+        f"wrote {summary.benign} benign and {summary.injected} injected instances to {out} "
+        f"in {summary.seconds:.1f} s ({summary.bytes_on_disk / 2**20:.1f} MiB)\n"
+        f"  by probe: {by_probe}"
+    )
+
+
+@main.command()
+@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.option(
+    "--ocr-sample",
+    type=click.IntRange(min=0),
+    default=240,
+    show_default=True,
+    help="Injected instances whose payload is read back by OCR (stratified).",
+)
+@click.option("--no-ocr", is_flag=True, help="Skip OCR read-back (structural checks only).")
+@click.option("--workers", type=click.IntRange(min=1))
+@click.option("--max-issues", type=click.IntRange(min=0), default=20, show_default=True)
+@load_option
+@_guard
+def check(
+    dataset: Path,
+    ocr_sample: int,
+    no_ocr: bool,
+    workers: int | None,
+    max_issues: int,
+    load: tuple[str, ...],
+) -> None:
+    """Prove a dataset: oracle, acceptable sets, confinement, payload visibility, epsilon."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from dibench.check import CHECKS, check_dataset
+    from dibench.dataset import Dataset
+
+    _load(load)
+    ds = Dataset.open(dataset)
+    prog, update = _progress("checking")
+    with prog:
+        rep = check_dataset(
+            ds,
+            ocr_sample=ocr_sample,
+            ocr_engine=None if no_ocr else "auto",
+            workers=workers,
+            progress=update,
+        )
+    table = Table(title=f"dibench check {dataset}")
+    table.add_column("check")
+    table.add_column("passed", justify="right")
+    table.add_column("failed", justify="right")
+    for name in CHECKS:
+        p, f = rep.passed.get(name, 0), rep.failed.get(name, 0)
+        if p or f:
+            table.add_row(name, str(p), f"[red]{f}[/red]" if f else "0")
+    console = Console()
+    console.print(table)
+    ocr = (
+        f"OCR ({rep.ocr_engine}) on {rep.ocr_sampled} sampled instances; lowest read-back: "
+        + ", ".join(f"{k} {v:.0%}" for k, v in sorted(rep.ocr_min_fraction.items()))
+        if rep.ocr_engine
+        else "OCR read-back skipped (--no-ocr)"
+    )
+    console.print(f"{rep.benign} benign, {rep.injected} injected; {ocr}; {rep.seconds:.1f} s")
+    for issue in rep.issues[:max_issues]:
+        click.echo(f"FAIL {issue}", err=True)
+    if not rep.ok:
+        more = len(rep.issues) - max_issues
+        if more > 0:
+            click.echo(f"... and {more} more failures", err=True)
+        _fail(f"{len(rep.issues)} check failures", 1)
+    console.print("[green]all checks passed[/green]")
+
+
+@main.command()
+@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.argument("instance_id")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--xml",
+    "xml_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the UI structure as uiautomator-style XML.",
+)
+@load_option
+@_guard
+def render(
+    dataset: Path, instance_id: str, out: Path, xml_out: Path | None, load: tuple[str, ...]
+) -> None:
+    """Write exactly the screenshot an agent sees for INSTANCE_ID."""
+    from dibench.dataset import Dataset, ui_to_xml
+
+    _load(load)
+    ds = Dataset.open(dataset)
+    _require(ds, instance_id)
+    ds.screenshot(instance_id).save(out)
+    msg = f"wrote {out}"
+    if xml_out is not None:
+        pkg = str(ds.instance(instance_id).state.meta.get("package", ""))
+        xml_out.write_text(ui_to_xml(ds.ui(instance_id), package=pkg), encoding="utf-8")
+        msg += f" and {xml_out}"
+    click.echo(msg)
+
+
+def _require(ds: Any, iid: str) -> None:
+    if iid not in ds:
+        _fail(f"{ds.root}: no instance {iid!r} (see `dibench list --dataset {ds.root}`)")
+
+
+@main.command()
+@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.argument("instance_id")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Output PNG (default: INSTANCE_ID.show.png).",
+)
+@click.option("--scale", type=click.FloatRange(0.1, 1.0), default=0.5, show_default=True)
+@load_option
+@_guard
+def show(
+    dataset: Path, instance_id: str, out: Path | None, scale: float, load: tuple[str, ...]
+) -> None:
+    """Write a benign | injected side-by-side image with the target outlined, for humans."""
+    from dibench.dataset import Dataset
+    from dibench.dataset._show import side_by_side
+
+    _load(load)
+    ds = Dataset.open(dataset)
+    _require(ds, instance_id)
+    out = out or Path(f"{instance_id}.show.png")
+    side_by_side(ds, instance_id, scale).save(out)
+    click.echo(f"wrote {out}")
+
+
+@main.command(name="list")
+@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.option("--injected/--benign", "injected", default=False, help="List injected ids.")
+@click.option("--app")
+@click.option("--probe")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True)
+@_guard
+def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, limit: int) -> None:
+    """List instance ids (benign by default)."""
+    from dibench.dataset import Dataset
+
+    ds = Dataset.open(dataset)
+    shown = 0
+    if injected:
+        for iid in ds.injected_ids():
+            benign_id, _target, probe_name = iid.rsplit(".", 2)
+            if (probe and probe_name != probe) or (app and not benign_id.startswith(app + "-")):
+                continue
+            click.echo(iid)
+            shown += 1
+            if limit and shown >= limit:
+                break
+    else:
+        for sid, st in ds.benign.items():
+            if app and st.app != app:
+                continue
+            click.echo(f"{sid}\t{st.instruction}")
+            shown += 1
+            if limit and shown >= limit:
+                break
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,175 @@
+"""Opening a dataset directory and looking up instances, screenshots and UI trees."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from PIL import Image, UnidentifiedImageError
+
+from ._io import DatasetError, parse_record, read_jsonl
+from ._schema import Candidate, DecisionState, InjectedRecord, UIElement
+
+__all__ = ["Dataset", "Instance"]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What an agent is given for one instance, benign or injected."""
+
+    id: str
+    benign_id: str
+    state: DecisionState  # the benign state (instruction, spec, candidates, ...)
+    record: InjectedRecord | None  # None for a benign instance
+
+    @property
+    def injected(self) -> bool:
+        return self.record is not None
+
+    @property
+    def instruction(self) -> str:
+        return self.state.instruction
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        return self.state.candidates
+
+    @property
+    def acceptable(self) -> tuple[str, ...]:
+        return self.state.acceptable
+
+    @property
+    def target(self) -> str | None:
+        return self.record.target if self.record else None
+
+    @property
+    def probe(self) -> str | None:
+        return self.record.probe if self.record else None
+
+
+class Dataset:
+    """A generated (or imported) dataset directory.
+
+    Benign states are parsed on open; injected records are indexed by id and parsed on demand
+    (``iter_injected`` validates them all). Benign screenshots are decoded once and cached.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise DatasetError(f"{self.root}: no such dataset directory")
+        self.benign_path = self.root / "benign.jsonl"
+        self.injected_path = self.root / "injected.jsonl"
+        manifest = self.root / "manifest.json"
+        try:
+            self.manifest = orjson.loads(manifest.read_bytes()) if manifest.is_file() else {}
+        except orjson.JSONDecodeError as exc:
+            raise DatasetError(f"{manifest}: not valid JSON ({exc})") from None
+        self.benign: dict[str, DecisionState] = {}
+        for state in read_jsonl(self.benign_path, DecisionState):
+            if state.id in self.benign:
+                raise DatasetError(f"{self.benign_path}: duplicate id {state.id!r}")
+            self.benign[state.id] = state
+        self._inj_lines: dict[str, tuple[int, bytes]] = {}
+        if self.injected_path.is_file():
+            with self.injected_path.open("rb") as fh:
+                for lineno, raw in enumerate(fh, start=1):
+                    if not raw.strip():
+                        continue
+                    try:
+                        rid = orjson.loads(raw).get("id")
+                    except (orjson.JSONDecodeError, AttributeError):
+                        raise DatasetError(
+                            f"{self.injected_path}:{lineno}: not a JSON object"
+                        ) from None
+                    if not isinstance(rid, str):
+                        raise DatasetError(f"{self.injected_path}:{lineno}: field id: missing")
+                    if rid in self._inj_lines:
+                        raise DatasetError(f"{self.injected_path}:{lineno}: duplicate id {rid!r}")
+                    self._inj_lines[rid] = (lineno, raw)
+        self._images: OrderedDict[str, Image.Image] = OrderedDict()
+
+    @classmethod
+    def open(cls, root: Path | str) -> Dataset:
+        return cls(Path(root))
+
+    # --- records ---------------------------------------------------------------------------------
+    def injected_ids(self) -> list[str]:
+        return list(self._inj_lines)
+
+    def injected(self, iid: str) -> InjectedRecord:
+        try:
+            lineno, raw = self._inj_lines[iid]
+        except KeyError:
+            raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
+        rec = parse_record(InjectedRecord, raw, self.injected_path, lineno)
+        if rec.pair_of not in self.benign:
+            raise DatasetError(
+                f"{self.injected_path}:{lineno}: field pair_of: no benign state {rec.pair_of!r}"
+            )
+        return rec
+
+    def iter_injected(self) -> Iterator[InjectedRecord]:
+        for iid in self._inj_lines:
+            yield self.injected(iid)
+
+    def __len__(self) -> int:
+        return len(self.benign) + len(self._inj_lines)
+
+    def __contains__(self, iid: object) -> bool:
+        return iid in self.benign or iid in self._inj_lines
+
+    def instance(self, iid: str) -> Instance:
+        if iid in self.benign:
+            return Instance(iid, iid, self.benign[iid], None)
+        rec = self.injected(iid)
+        return Instance(iid, rec.pair_of, self.benign[rec.pair_of], rec)
+
+    # --- pixels and UI ---------------------------------------------------------------------------
+    def benign_image(self, state_id: str) -> Image.Image:
+        """The decoded benign screenshot (cached; treat as read-only)."""
+        if state_id in self._images:
+            self._images.move_to_end(state_id)
+            return self._images[state_id]
+        state = self.benign[state_id]
+        path = self.root / state.screenshot
+        try:
+            with Image.open(path) as im:
+                image = im.convert("RGB")
+        except FileNotFoundError:
+            raise DatasetError(f"{state_id}: field screenshot: no such file {path}") from None
+        except (UnidentifiedImageError, OSError) as exc:
+            raise DatasetError(f"{path}: cannot decode image ({exc})") from None
+        if image.size != (state.width, state.height):
+            raise DatasetError(
+                f"{path}: image is {image.size[0]}x{image.size[1]}, "
+                f"record says {state.width}x{state.height}"
+            )
+        self._images[state_id] = image
+        if len(self._images) > 16:
+            self._images.popitem(last=False)
+        return image
+
+    def screenshot(self, iid: str) -> Image.Image:
+        """Exactly the screenshot an agent sees for instance ``iid`` (composed for injected)."""
+        inst = self.instance(iid)
+        base = self.benign_image(inst.benign_id)
+        if inst.record is None:
+            return base.copy()
+        from dibench.probes import PROBES
+
+        rec = inst.record
+        return PROBES.get(rec.probe).compose(base, inst.state, rec.target, rec.payload, rec.seed)
+
+    def ui(self, iid: str) -> tuple[UIElement, ...]:
+        """The UI structure an agent sees for instance ``iid``."""
+        inst = self.instance(iid)
+        if inst.record is None:
+            return inst.state.ui
+        from dibench.probes import PROBES
+
+        rec = inst.record
+        return PROBES.get(rec.probe).ui(inst.state, rec.target, rec.payload)

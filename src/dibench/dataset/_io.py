@@ -1,0 +1,70 @@
+"""Reading and writing JSONL records with errors that name the file, line and field."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import orjson
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["DatasetError", "dump_line", "format_validation_error", "parse_record", "read_jsonl"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class DatasetError(ValueError):
+    """A dataset file is missing, corrupt or inconsistent; the message names file, line, field."""
+
+
+def format_validation_error(err: ValidationError) -> str:
+    """First error of a pydantic ValidationError as 'field a.b.0.c: message'."""
+    first = err.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "(record)"
+    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return f"field {loc}: {first['msg']}{more}"
+
+
+def parse_record(model: type[M], raw: bytes | str, path: Path | str, line: int) -> M:
+    """Validate one JSON line into ``model`` or raise DatasetError naming file:line and field."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise DatasetError(f"{path}:{line}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise DatasetError(f"{path}:{line}: a record must be a JSON object")
+    version = data.get("schema_version")
+    if version != 1:
+        raise DatasetError(
+            f"{path}:{line}: field schema_version: unsupported value {version!r} "
+            "(this DIBench reads 1)"
+        )
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise DatasetError(f"{path}:{line}: {format_validation_error(exc)}") from None
+
+
+def read_jsonl(path: Path, model: type[M]) -> Iterator[M]:
+    """Yield validated records of a JSONL file; blank lines are skipped."""
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if raw.strip():
+                yield parse_record(model, raw, path, lineno)
+
+
+def dump_line(record: BaseModel) -> bytes:
+    """One compact, deterministic JSON line (field order is the model's)."""
+    return record.model_dump_json().encode("utf-8") + b"\n"
+
+
+def write_jsonl(path: Path, records: Iterable[BaseModel]) -> int:
+    n = 0
+    with path.open("wb") as fh:
+        for r in records:
+            fh.write(dump_line(r))
+            n += 1
+    return n
