@@ -150,4 +150,4 @@ def test_ui_exports_as_uiautomator_xml() -> None:
     cards = [n for n in nodes if n.get("clickable") == "true"]
     assert len(cards) == 2 and all(n.get("package") == "com.dibench.shopping" for n in nodes)
     # the title is a child of its card, as in a real dump
-    assert list(cards[0])[0].get("text") == "Item 1"
+    assert next(iter(cards[0])).get("text") == "Item 1"

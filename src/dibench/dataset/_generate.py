@@ -21,6 +21,7 @@ from PIL import Image
 
 from dibench import __version__
 from dibench._seeding import derive_seed, py_rng
+from dibench.apps._base import ScreenContent
 
 from ._constraints import Category, acceptable_set
 from ._io import DatasetError, dump_line
@@ -31,6 +32,7 @@ __all__ = [
     "GenerateSummary",
     "StateSlot",
     "build_state",
+    "build_state_content",
     "generate",
     "injected_records",
     "plan_states",
@@ -131,6 +133,14 @@ def build_state(
     slot: StateSlot, config: GenerateConfig, screenshot_path: str | None = None
 ) -> tuple[DecisionState, Image.Image]:
     """Sample, specify, phrase and render one benign state (retrying unsupported draws)."""
+    state, _content, image = build_state_content(slot, config, screenshot_path)
+    return state, image
+
+
+def build_state_content(
+    slot: StateSlot, config: GenerateConfig, screenshot_path: str | None = None
+) -> tuple[DecisionState, ScreenContent, Image.Image]:
+    """As ``build_state``, also returning the app's screen description (for re-rendering)."""
     from dibench.apps import APPS
     from dibench.render import render_screen
 
@@ -186,7 +196,7 @@ def build_state(
             seed=state_seed,
             meta={"query": query.text(lang), "package": content.package, "attempt": attempt},  # type: ignore[arg-type]
         )
-        return state, shot.image
+        return state, content, shot.image
     raise DatasetError(
         f"app {slot.app!r} could not build a {slot.category} state in {MAX_ATTEMPTS} attempts "
         f"(its catalog does not support this category)"

@@ -1,0 +1,243 @@
+"""Low-level painting: colours, anti-aliased shapes and fast run-of-glyph text.
+
+Pillow's own shapes are not anti-aliased and ``ImageDraw.text`` rasterises every glyph on every
+call (~0.3 ms for a 40 px line). Screens are drawn thousands of times, so shapes use cached
+supersampled masks and non-title text is composed from cached glyph masks (about 3x faster).
+Titles never go through here: they use ``draw_text_block`` so that probes can re-typeset them.
+"""
+
+from __future__ import annotations
+
+import colorsys
+from collections.abc import Callable
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from dibench.dataset._schema import Box
+
+from ._fonts import font, is_bold
+
+__all__ = [
+    "RGB",
+    "Glyph",
+    "aa_mask",
+    "covered",
+    "draw_run",
+    "ellipsize",
+    "fill_rrect",
+    "hex_rgb",
+    "hsv",
+    "mix",
+    "paste_mask",
+    "run_width",
+    "stroke_rrect",
+]
+
+RGB = tuple[int, int, int]
+SS = 4  # supersampling factor of cached shape masks
+
+
+def hex_rgb(color: str | RGB) -> RGB:
+    """'#RRGGBB' (or an RGB tuple) to an RGB tuple."""
+    if isinstance(color, tuple):
+        return color
+    c = color.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    return (int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16))
+
+
+def mix(a: str | RGB, b: str | RGB, t: float) -> RGB:
+    """Linear blend from ``a`` (t=0) to ``b`` (t=1)."""
+    ra, rb = hex_rgb(a), hex_rgb(b)
+    return (
+        round(ra[0] + (rb[0] - ra[0]) * t),
+        round(ra[1] + (rb[1] - ra[1]) * t),
+        round(ra[2] + (rb[2] - ra[2]) * t),
+    )
+
+
+def hsv(h: float, s: float, v: float) -> RGB:
+    """An RGB tuple from hue (0..1, wraps), saturation and value."""
+    r, g, b = colorsys.hsv_to_rgb(h % 1.0, max(0.0, min(1.0, s)), max(0.0, min(1.0, v)))
+    return (round(r * 255), round(g * 255), round(b * 255))
+
+
+def luminance(color: str | RGB) -> float:
+    r, g, b = hex_rgb(color)
+    return (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
+
+
+# ---------------------------------------------------------------- anti-aliased shape masks
+
+
+def aa_mask(w: int, h: int, paint: Callable[[ImageDraw.ImageDraw, int], None]) -> Image.Image:
+    """An 'L' mask of w x h drawn by ``paint(draw, ss)`` at SS x resolution, then reduced."""
+    big = Image.new("L", (w * SS, h * SS), 0)
+    paint(ImageDraw.Draw(big), SS)
+    return big.reduce(SS)
+
+
+@lru_cache(maxsize=512)
+def _corner(r: int, width: int) -> Image.Image:
+    """Top-left quarter of a disc of radius r (a ring of ``width`` if width > 0)."""
+
+    def paint(d: ImageDraw.ImageDraw, s: int) -> None:
+        d.ellipse([0, 0, 2 * r * s - 1, 2 * r * s - 1], fill=255)
+        if width > 0 and r > width:
+            w = width * s
+            d.ellipse([w, w, (2 * r - width) * s - 1, (2 * r - width) * s - 1], fill=0)
+
+    return aa_mask(r, r, paint)
+
+
+@lru_cache(maxsize=512)
+def _corners(r: int, width: int) -> tuple[Image.Image, Image.Image, Image.Image, Image.Image]:
+    tl = _corner(r, width)
+    return (
+        tl,
+        tl.transpose(Image.Transpose.FLIP_LEFT_RIGHT),
+        tl.transpose(Image.Transpose.FLIP_TOP_BOTTOM),
+        tl.transpose(Image.Transpose.ROTATE_180),
+    )
+
+
+def paste_mask(img: Image.Image, color: str | RGB, x: int, y: int, mask: Image.Image) -> None:
+    """Paint ``color`` through ``mask`` with its top-left corner at (x, y)."""
+    img.paste(hex_rgb(color), (x, y, x + mask.width, y + mask.height), mask)
+
+
+def fill_rrect(img: Image.Image, box: Box | tuple[int, int, int, int], r: int, color: str | RGB) -> None:
+    """A filled rounded rectangle with anti-aliased corners; box is x2/y2-exclusive."""
+    x1, y1, x2, y2 = box
+    c = hex_rgb(color)
+    r = max(0, min(r, (x2 - x1) // 2, (y2 - y1) // 2))
+    if r < 2:
+        img.paste(c, (x1, y1, x2, y2))
+        return
+    img.paste(c, (x1 + r, y1, x2 - r, y2))
+    img.paste(c, (x1, y1 + r, x1 + r, y2 - r))
+    img.paste(c, (x2 - r, y1 + r, x2, y2 - r))
+    tl, tr, bl, br = _corners(r, 0)
+    img.paste(c, (x1, y1, x1 + r, y1 + r), tl)
+    img.paste(c, (x2 - r, y1, x2, y1 + r), tr)
+    img.paste(c, (x1, y2 - r, x1 + r, y2), bl)
+    img.paste(c, (x2 - r, y2 - r, x2, y2), br)
+
+
+def stroke_rrect(
+    img: Image.Image, box: Box | tuple[int, int, int, int], r: int, color: str | RGB, width: int
+) -> None:
+    """The outline of a rounded rectangle, ``width`` px thick, drawn inside the box."""
+    x1, y1, x2, y2 = box
+    c = hex_rgb(color)
+    r = max(width + 1, min(r, (x2 - x1) // 2, (y2 - y1) // 2))
+    img.paste(c, (x1 + r, y1, x2 - r, y1 + width))
+    img.paste(c, (x1 + r, y2 - width, x2 - r, y2))
+    img.paste(c, (x1, y1 + r, x1 + width, y2 - r))
+    img.paste(c, (x2 - width, y1 + r, x2, y2 - r))
+    tl, tr, bl, br = _corners(r, width)
+    img.paste(c, (x1, y1, x1 + r, y1 + r), tl)
+    img.paste(c, (x2 - r, y1, x2, y1 + r), tr)
+    img.paste(c, (x1, y2 - r, x1 + r, y2), bl)
+    img.paste(c, (x2 - r, y2 - r, x2, y2), br)
+
+
+# ---------------------------------------------------------------- glyph-run text
+
+
+class Glyph:
+    """One rasterised glyph: its mask, offset from the pen at the baseline, and advance."""
+
+    __slots__ = ("advance", "dx", "dy", "mask")
+
+    def __init__(self, mask: Image.Image | None, dx: int, dy: int, advance: float) -> None:
+        self.mask = mask
+        self.dx = dx
+        self.dy = dy
+        self.advance = advance
+
+
+@lru_cache(maxsize=1)
+def _notdef_key() -> str:
+    return "\uffff"
+
+
+@lru_cache(maxsize=16384)
+def covered(face: str, ch: str) -> bool:
+    """Whether ``face`` has a real glyph for ``ch`` (not the .notdef box)."""
+    if ch.isspace():
+        return True
+    f = font(face, 24)
+    m, nd = f.getmask(ch), f.getmask(_notdef_key())
+    return not (m.size == nd.size and bytes(m) == bytes(nd))
+
+
+_FALLBACK = {"cjk": ("sans", "mono"), "cjk-bold": ("sans-bold", "mono")}
+
+
+def _face_for_char(face: str, ch: str) -> str:
+    if covered(face, ch):
+        return face
+    for alt in _FALLBACK.get(face, ("cjk", "mono")):
+        if covered(alt, ch):
+            return alt
+    return face
+
+
+@lru_cache(maxsize=32768)
+def _glyph(face: str, size: int, ch: str) -> Glyph:
+    face = _face_for_char(face, ch)
+    f = font(face, size)
+    stroke = max(1, size // 30) if is_bold(face) else 0
+    adv = f.getlength(ch)
+    l, t, r, b = f.getbbox(ch, anchor="ls", stroke_width=stroke)
+    if r <= l or b <= t or ch.isspace():
+        return Glyph(None, 0, 0, adv)
+    m = Image.new("L", (r - l, b - t), 0)
+    ImageDraw.Draw(m).text(
+        (-l, -t), ch, font=f, fill=255, anchor="ls", stroke_width=stroke, stroke_fill=255
+    )
+    return Glyph(m, l, t, adv)
+
+
+def run_width(text: str, face: str, size: int) -> float:
+    """Advance width of ``text`` as ``draw_run`` lays it out."""
+    return sum(_glyph(face, size, ch).advance for ch in text)
+
+
+def draw_run(
+    img: Image.Image, x: float, baseline: int, text: str, face: str, size: int, color: str | RGB
+) -> float:
+    """Draw one line with its baseline at ``baseline``; falls back per char to a covering face.
+
+    Returns the x after the last glyph.
+    """
+    c = hex_rgb(color)
+    for ch in text:
+        g = _glyph(face, size, ch)
+        if g.mask is not None:
+            gx, gy = round(x) + g.dx, baseline + g.dy
+            img.paste(c, (gx, gy, gx + g.mask.width, gy + g.mask.height), g.mask)
+        x += g.advance
+    return x
+
+
+def ellipsize(text: str, face: str, size: int, max_width: float) -> str:
+    """``text`` cut with '…' so that it fits ``max_width``."""
+    if run_width(text, face, size) <= max_width:
+        return text
+    room = max_width - run_width("…", face, size)
+    out = ""
+    for ch in text:
+        if run_width(out + ch, face, size) > room:
+            break
+        out += ch
+    return out.rstrip() + "…"
+
+
+def ink_extent(face: str, size: int) -> tuple[int, int]:
+    """(ascent, descent) of a face at a size, for centring a text row."""
+    a, d = font(face, size).getmetrics()
+    return a, d

@@ -1,0 +1,102 @@
+"""The command line as a user meets it: real processes, real files, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from dibench.dataset import Dataset
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dibench", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "tiny"
+    r = run(
+        "generate",
+        "--out",
+        str(out),
+        "--benign",
+        "3",
+        "--seed",
+        "2",
+        "--probes",
+        "naive,combined_tc",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "wrote 3 benign and" in r.stdout
+    return out
+
+
+def test_generate_check_render_show(tiny: Path, tmp_path: Path) -> None:
+    r = run("check", "--dataset", str(tiny), "--ocr-sample", "4")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all checks passed" in r.stdout
+    ds = Dataset.open(tiny)
+    iid = ds.injected_ids()[-1]
+    png, xml = tmp_path / "x.png", tmp_path / "x.xml"
+    r = run("render", "--dataset", str(tiny), iid, "--out", str(png), "--xml", str(xml))
+    assert r.returncode == 0, r.stderr
+    with Image.open(png) as im:
+        assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(ds.screenshot(iid)))
+    rec = ds.injected(iid)
+    assert rec.payload.title is not None
+    import html
+
+    assert html.escape(rec.payload.title.split("\n")[0][:20], quote=False) in xml.read_text()
+    out = tmp_path / "show.png"
+    r = run("show", "--dataset", str(tiny), iid, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    with Image.open(out) as im:
+        assert im.width > 1000 and im.height > 1100  # two half-size phones side by side
+    r = run("list", "--dataset", str(tiny), "--injected", "--probe", "naive", "--limit", "2")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("generate", "--out", "x", "--benign", "0"), "--benign"),
+        (("generate", "--out", "x", "--probes", "nope"), "unknown probe 'nope'"),
+        (("generate", "--out", "x", "--categories", "cheap"), "--categories"),
+        (("check", "--dataset", "/nonexistent/ds"), "no such dataset directory"),
+        (("generate", "--out", "x", "--load", "missing_plugin.py"), "--load: no such file"),
+    ],
+)
+def test_bad_input_gets_a_one_line_error(
+    tmp_path: Path, args: tuple[str, ...], needle: str
+) -> None:
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 2
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_corrupt_dataset_and_unknown_id(tiny: Path, tmp_path: Path) -> None:
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(tiny, bad)
+    lines = (bad / "benign.jsonl").read_text().splitlines()
+    lines[1] = lines[1].replace('"category":"', '"category":"x', 1)
+    (bad / "benign.jsonl").write_text("\n".join(lines) + "\n")
+    r = run("check", "--dataset", str(bad))
+    assert r.returncode == 2
+    assert f"{bad / 'benign.jsonl'}:2: field category" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = run("render", "--dataset", str(tiny), "no-such-id", "--out", str(tmp_path / "a.png"))
+    assert r.returncode == 2 and "no instance 'no-such-id'" in r.stderr
