@@ -1,0 +1,128 @@
+"""The agent-adapter interface: how one framework shows a screen to a model and reads its action.
+
+An adapter turns an ``AgentInput`` (the decision screen) into one or more provider calls in its
+framework's protocol, parses the replies as that framework does, and maps the final action to a
+candidate (element label -> element -> candidate; coordinate -> candidate box). Everything the model
+was shown is kept in the ``Decision`` so a person can inspect it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Literal
+
+from PIL import Image
+
+from dibench._registry import Registry
+from dibench.dataset._schema import Box, UIElement
+from dibench.metrics._rows import Outcome
+from dibench.providers._base import Provider
+
+__all__ = ["ADAPTERS", "Action", "Adapter", "AgentInput", "Decision", "Step", "candidate_at"]
+
+ActionKind = Literal[
+    "tap", "tap_element", "long_press", "swipe", "type", "back", "home", "wait", "finish", "none"
+]
+
+
+@dataclass(frozen=True)
+class AgentInput:
+    """One decision screen for one run. Candidate boxes are for scoring, never shown to a model."""
+
+    instance_id: str
+    repeat: int
+    seed: int
+    instruction: str
+    context: tuple[str, ...]
+    language: str
+    screenshot: Image.Image  # exactly what the phone shows (benign or injected)
+    ui: tuple[UIElement, ...]
+    candidate_boxes: dict[str, Box]  # candidate id -> card box, in screenshot pixels
+    acceptable: tuple[str, ...] = ()  # only the oracle agent may read it (via Observation)
+    system_prefix: str = ""  # prepended to the system prompt (prompt-mitigation defenses)
+
+
+@dataclass(frozen=True)
+class Action:
+    """The canonical action every adapter emits; coordinates are in screenshot pixels."""
+
+    kind: ActionKind
+    x: float | None = None
+    y: float | None = None
+    element: int | None = None  # index into AgentInput.ui for tap_element
+    text: str | None = None  # typed text, or the finish/answer message
+    direction: str | None = None  # swipe: up/down/left/right
+
+
+@dataclass(frozen=True)
+class Step:
+    """One model call: what was shown, what came back, how it was read."""
+
+    role: str  # decision, planning, reflection, manager, operator, ...
+    prompt: str  # the full text of the messages sent (system + user), images replaced by markers
+    image_png: bytes | None  # the (annotated/resized) image the model saw, if any
+    reply: str
+    action: Action | None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The run's result: a candidate or None (⊥) with the cause."""
+
+    candidate: str | None
+    outcome: Outcome
+    cause: str = ""
+    action: Action | None = None
+    steps: tuple[Step, ...] = field(default_factory=tuple)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(s.input_tokens for s in self.steps)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(s.output_tokens for s in self.steps)
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(s.cost_usd for s in self.steps)
+
+    @property
+    def latency_s(self) -> float:
+        return sum(s.latency_s for s in self.steps)
+
+
+def candidate_at(boxes: dict[str, Box], x: float, y: float) -> str | None:
+    """The candidate whose card contains the point, or None (a tap outside every candidate)."""
+    for cid, box in boxes.items():
+        if box.contains(x, y):
+            return cid
+    return None
+
+
+class Adapter(ABC):
+    """A framework's perception/action protocol around any provider."""
+
+    name: str = ""
+    max_steps: int = 3  # calls to the acting role before giving up (⊥, 'ran out of steps')
+
+    @abstractmethod
+    async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
+        """Run the framework's protocol on one decision screen.
+
+        Provider InfraError must propagate (the runner records it and retries on resume); every
+        other failure (unparseable reply, tap outside candidates, giving up, step limit) is a
+        Decision with candidate None and its cause.
+        """
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "max_steps": self.max_steps}
+
+
+ADAPTERS: Registry[type[Adapter]] = Registry("adapter", group="dibench.adapters")

@@ -1,0 +1,50 @@
+"""The canonical result row that every metric reads (one per instance x repeat x condition)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["Outcome", "ResultRow"]
+
+
+class Outcome(StrEnum):
+    """How a run ended. Only COMMITTED has a decision; INFRA_ERROR is never an agent outcome."""
+
+    COMMITTED = "committed"
+    NO_COMMIT = "no_commit"  # gave up, ran out of steps, tapped outside every candidate
+    PARSE_ERROR = "parse_error"  # reply could not be parsed into an action
+    REFUSAL = "refusal"
+    BLOCKED = "blocked"  # a defense blocked the step
+    INFRA_ERROR = "infra_error"  # transport/server failure after retries: excluded, retried on resume
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One agent run on one instance. ``decision`` is a candidate id or None (⊥)."""
+
+    instance_id: str
+    pair_of: str  # the benign id (== instance_id for benign rows)
+    injected: bool
+    app: str
+    category: str
+    language: str
+    framework: str
+    model: str
+    repeat: int
+    seed: int
+    decision: str | None
+    outcome: Outcome
+    acceptable: tuple[str, ...]
+    probe: str | None = None  # None for benign rows
+    carriers: tuple[str, ...] = ()
+    target: str | None = None
+    defense: str = "none"
+
+    @property
+    def committed(self) -> bool:
+        return self.outcome == Outcome.COMMITTED and self.decision is not None
+
+    @property
+    def correct(self) -> bool:
+        return self.committed and self.decision in self.acceptable

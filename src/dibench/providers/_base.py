@@ -1,0 +1,138 @@
+"""The model-provider interface: one async call from messages (text + images) to a reply.
+
+Providers hide the model: an OpenAI-compatible endpoint, a vendor SDK, recorded replies, or an
+offline agent. Adapters build the messages; the runner owns retries' bookkeeping and storage.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from PIL import Image
+
+from dibench._registry import Registry
+from dibench.dataset._schema import Box, UIElement
+
+__all__ = [
+    "PROVIDERS",
+    "Completion",
+    "ImagePart",
+    "InfraError",
+    "Message",
+    "Observation",
+    "Provider",
+    "ProviderFactory",
+    "Request",
+    "TextPart",
+    "make_provider",
+]
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image as the model receives it; ``png`` is encoded once and reused across retries."""
+
+    png: bytes
+    width: int
+    height: int
+    mime: str = "image/png"
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: tuple[TextPart | ImagePart, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the screen shows, for offline agents that act without a language model.
+
+    ``screenshot`` is exactly the image the model is shown (after any preprocessing);
+    ``candidate_boxes`` and ``acceptable`` are only read by the ``random`` and ``oracle`` agents,
+    which exist to check the pipeline.
+    """
+
+    instruction: str
+    screenshot: Image.Image
+    language: str
+    ui: tuple[UIElement, ...] = ()
+    candidate_boxes: dict[str, Box] = field(default_factory=dict)
+    acceptable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Request:
+    """One model call. ``answer`` lets offline agents reply in the adapter's own format."""
+
+    messages: tuple[Message, ...]
+    seed: int
+    instance_id: str = ""
+    repeat: int = 0
+    call: int = 0  # index of this call within the episode (0, 1, ...)
+    role: str = "decision"  # adapter role making the call: decision, planning, reflection, ...
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    observation: Observation | None = None
+    # Render a decision in the adapter's reply format: ("tap", x, y) in the coordinates of the
+    # image shown, or ("none", reason). Offline agents call it; language models ignore it.
+    answer: Callable[[tuple[Any, ...]], str] | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    refusal: bool = False
+    attempts: int = 1  # 1 + retries that were needed
+    model: str = ""
+
+
+class InfraError(RuntimeError):
+    """The call failed for reasons that are not the model's decision (after all retries).
+
+    Never counted as an agent outcome: the runner stores it as an infrastructure error and
+    retries it on resume.
+    """
+
+
+class Provider(ABC):
+    """A model behind one async ``complete`` call."""
+
+    name: str = ""  # e.g. 'openai:qwen2.5-vl-7b'
+
+    @abstractmethod
+    async def complete(self, request: Request) -> Completion:
+        """Return the model's reply or raise InfraError."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+    def describe(self) -> dict[str, Any]:
+        """Settings to record in the run config (never secrets)."""
+        return {"name": self.name}
+
+
+ProviderFactory = Callable[..., Provider]
+PROVIDERS: Registry[ProviderFactory] = Registry("provider", group="dibench.providers")
+
+
+def make_provider(spec: str, **options: Any) -> Provider:
+    """'scheme:rest' -> provider, e.g. 'openai:gpt-4o', 'replay:run.jsonl', 'oracle'."""
+    scheme, _, rest = spec.partition(":")
+    return PROVIDERS.get(scheme)(rest, **options)

@@ -1,0 +1,238 @@
+"""The async runner: every (instance, repeat) of a condition, many calls in flight, resumable.
+
+Seeds: repeat r uses seed r for the benign instance and for every injected variant of it, so a
+pair shares its seed. A benign run is stored once per repeat and shared by all its variants.
+Work is ordered state by state, instance by instance, so a composed screenshot is reused by all
+repeats and the pairs of a state complete together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dibench.adapters._base import Adapter, AgentInput, Decision
+from dibench.dataset._dataset import Dataset
+from dibench.metrics._rows import Outcome, ResultRow
+from dibench.providers._base import InfraError, Provider
+
+from ._store import ResultStore
+
+__all__ = ["RunConfig", "RunProgress", "RunSummary", "plan_work", "run_condition"]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What one condition runs over (recorded in the store)."""
+
+    repeats: int = 10
+    probes: tuple[str, ...] = ()  # empty: all probes in the dataset
+    limit: int | None = None  # first N benign states (with all their variants)
+    states: tuple[str, ...] = ()  # explicit benign ids (overrides limit)
+    concurrency: int = 8
+    include_benign: bool = True
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "repeats": self.repeats,
+            "probes": list(self.probes),
+            "limit": self.limit,
+            "states": list(self.states),
+            "concurrency": self.concurrency,
+        }
+
+
+@dataclass
+class RunProgress:
+    """Live counters for the progress display."""
+
+    total: int = 0
+    done: int = 0
+    skipped: int = 0  # already in the store when the run started
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    infra_errors: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def calls_per_s(self) -> float:
+        dt = time.perf_counter() - self.started
+        return self.calls / dt if dt > 0 else 0.0
+
+
+@dataclass
+class RunSummary:
+    condition: str
+    progress: RunProgress
+    seconds: float
+    aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
+
+
+def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
+    """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
+    states = list(config.states) or list(ds.benign)
+    if not config.states and config.limit is not None:
+        states = states[: config.limit]
+    unknown = [s for s in states if s not in ds.benign]
+    if unknown:
+        raise ValueError(f"--states: unknown benign ids {unknown[:3]}")
+    wanted = set(states)
+    variants: dict[str, list[str]] = {s: [] for s in states}
+    probes = set(config.probes)
+    for iid in ds.injected_ids():
+        benign_id, _target, probe = iid.rsplit(".", 2)
+        if benign_id in wanted and (not probes or probe in probes):
+            variants[benign_id].append(iid)
+    work = []
+    repeats = range(1, config.repeats + 1)
+    for s in states:
+        ids = ([s] if config.include_benign else []) + variants[s]
+        for iid in ids:
+            work.extend((iid, r) for r in repeats)
+    return work
+
+
+def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") -> AgentInput:
+    inst = ds.instance(iid)
+    state = inst.state
+    return AgentInput(
+        instance_id=iid,
+        repeat=repeat,
+        seed=repeat,
+        instruction=state.instruction,
+        context=state.context,
+        language=state.language,
+        screenshot=ds.screenshot(iid),
+        ui=ds.ui(iid),
+        candidate_boxes={c.id: c.boxes["card"] for c in state.candidates},
+        acceptable=state.acceptable,
+        system_prefix=system_prefix,
+    )
+
+
+def _row(
+    ds: Dataset,
+    iid: str,
+    repeat: int,
+    framework: str,
+    model: str,
+    defense: str,
+    decision: str | None,
+    outcome: Outcome,
+) -> ResultRow:
+    inst = ds.instance(iid)
+    rec = inst.record
+    return ResultRow(
+        instance_id=iid,
+        pair_of=inst.benign_id,
+        injected=rec is not None,
+        app=inst.state.app,
+        category=inst.state.category.value,
+        language=inst.state.language,
+        framework=framework,
+        model=model,
+        repeat=repeat,
+        seed=repeat,
+        decision=decision,
+        outcome=outcome,
+        acceptable=inst.state.acceptable,
+        probe=rec.probe if rec else None,
+        carriers=rec.carriers if rec else (),
+        target=rec.target if rec else None,
+        defense=defense,
+    )
+
+
+async def run_condition(
+    ds: Dataset,
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    config: RunConfig,
+    *,
+    framework: str,
+    model: str,
+    defense: str = "none",
+    system_prefix: str = "",
+    on_progress: Callable[[RunProgress], None] | None = None,
+    fatal: Sequence[type[BaseException]] = (),
+) -> RunSummary:
+    """Run one (framework, model, defense) condition; resumes whatever the store lacks.
+
+    ``fatal`` exceptions (usage errors such as a missing replay record) stop the run cleanly:
+    calls in flight finish and are stored, nothing else starts.
+    """
+    t0 = time.perf_counter()
+    condition = store.add_condition(
+        framework,
+        model,
+        defense,
+        {
+            "run": config.describe(),
+            "adapter": adapter.describe(),
+            "provider": provider.describe(),
+            "dataset": str(ds.root),
+            "dataset_sha256": ds.manifest.get("sha256", {}),
+        },
+    )
+    done = store.done(condition)
+    work = [w for w in plan_work(ds, config) if w not in done]
+    prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
+    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    for w in work:
+        queue.put_nowait(w)
+    aborted: list[str] = []
+    cache: dict[str, AgentInput] = {}
+
+    def agent_input(iid: str, repeat: int) -> AgentInput:
+        base = cache.get(iid)
+        if base is None:
+            if len(cache) > 4 * config.concurrency:
+                cache.pop(next(iter(cache)))
+            base = cache[iid] = _agent_input(ds, iid, 0, system_prefix)
+        return dataclasses.replace(base, repeat=repeat, seed=repeat)
+
+    async def worker() -> None:
+        while not aborted:
+            try:
+                iid, repeat = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            inp = agent_input(iid, repeat)
+            decision: Decision | None = None
+            cause = ""
+            try:
+                decision = await adapter.decide(inp, provider)
+                outcome, chosen = decision.outcome, decision.candidate
+            except InfraError as exc:
+                outcome, chosen, cause = Outcome.INFRA_ERROR, None, str(exc)
+                prog.infra_errors += 1
+            except tuple(fatal) as exc:  # type: ignore[misc]
+                aborted.append(str(exc))
+                return
+            row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
+            store.put(condition, row, decision, cause)
+            prog.done += 1
+            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
+            if decision is not None:
+                prog.calls += len(decision.steps)
+                prog.input_tokens += decision.input_tokens
+                prog.output_tokens += decision.output_tokens
+                prog.cost_usd += decision.cost_usd
+            if on_progress:
+                on_progress(prog)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, config.concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return RunSummary(condition, prog, time.perf_counter() - t0, aborted[0] if aborted else None)

@@ -1,0 +1,249 @@
+"""The SQLite result store of a run directory: one row per (condition, instance, repeat).
+
+WAL mode and a commit per row make it crash-safe: a SIGKILL loses at most the runs in flight,
+which resume re-runs; a committed row is never run again. Infrastructure errors are stored (so a
+person can see them) but are re-run on resume and never read as agent decisions. Images the model
+was shown are stored once by content hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from dibench.adapters._base import Decision
+from dibench.metrics._rows import Outcome, ResultRow
+
+__all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "condition_key"]
+
+STORE_SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS conditions (
+    condition TEXT PRIMARY KEY, framework TEXT NOT NULL, model TEXT NOT NULL,
+    defense TEXT NOT NULL, config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    condition TEXT NOT NULL, instance_id TEXT NOT NULL, repeat INTEGER NOT NULL,
+    pair_of TEXT NOT NULL, injected INTEGER NOT NULL, app TEXT, category TEXT, language TEXT,
+    probe TEXT, carriers TEXT, target TEXT, seed INTEGER NOT NULL,
+    decision TEXT, outcome TEXT NOT NULL, cause TEXT, acceptable TEXT NOT NULL,
+    input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL, latency_s REAL,
+    steps TEXT NOT NULL, finished REAL NOT NULL,
+    PRIMARY KEY (condition, instance_id, repeat)
+);
+CREATE TABLE IF NOT EXISTS images (sha256 TEXT PRIMARY KEY, png BLOB NOT NULL);
+"""
+
+
+def condition_key(framework: str, model: str, defense: str = "none") -> str:
+    """A stable id for one experimental condition inside a run directory."""
+    return f"{framework}|{model}|{defense}"
+
+
+class ResultStore:
+    """Results of one run directory (``results.sqlite``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+        got = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if got is None:
+            self.db.execute(
+                "INSERT INTO meta VALUES ('schema_version', ?)", (str(STORE_SCHEMA_VERSION),)
+            )
+        elif int(got[0]) != STORE_SCHEMA_VERSION:
+            raise ValueError(f"{self.path}: store schema {got[0]} != {STORE_SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- conditions and meta ---------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True))
+        )
+
+    def meta(self, key: str) -> Any:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def add_condition(
+        self, framework: str, model: str, defense: str, config: dict[str, Any]
+    ) -> str:
+        key = condition_key(framework, model, defense)
+        self.db.execute(
+            "INSERT OR REPLACE INTO conditions VALUES (?, ?, ?, ?, ?)",
+            (key, framework, model, defense, json.dumps(config, sort_keys=True)),
+        )
+        return key
+
+    def conditions(self) -> dict[str, dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT condition, framework, model, defense, config FROM conditions"
+        )
+        return {
+            c: {"framework": f, "model": m, "defense": d, "config": json.loads(cfg)}
+            for c, f, m, d, cfg in rows
+        }
+
+    # --- results ---------------------------------------------------------------------------------
+    def done(self, condition: str) -> set[tuple[str, int]]:
+        """(instance, repeat) pairs with an agent outcome (infra errors are not done)."""
+        rows = self.db.execute(
+            "SELECT instance_id, repeat FROM results WHERE condition=? AND outcome != ?",
+            (condition, Outcome.INFRA_ERROR.value),
+        )
+        return {(i, r) for i, r in rows}
+
+    def _image(self, png: bytes) -> str:
+        sha = hashlib.sha256(png).hexdigest()
+        self.db.execute("INSERT OR IGNORE INTO images VALUES (?, ?)", (sha, png))
+        return sha
+
+    def put(
+        self, condition: str, row: ResultRow, decision: Decision | None, cause: str = ""
+    ) -> None:
+        """Store one finished run atomically (replacing an earlier infra error)."""
+        steps = []
+        if decision is not None:
+            for s in decision.steps:
+                d = asdict(s)
+                png = d.pop("image_png")
+                d["image"] = self._image(png) if png else None
+                d["action"] = asdict(s.action) if s.action else None
+                steps.append(d)
+        self.db.execute("BEGIN")
+        try:
+            self.db.execute(
+                "INSERT OR REPLACE INTO results VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    condition,
+                    row.instance_id,
+                    row.repeat,
+                    row.pair_of,
+                    int(row.injected),
+                    row.app,
+                    row.category,
+                    row.language,
+                    row.probe,
+                    json.dumps(list(row.carriers)),
+                    row.target,
+                    row.seed,
+                    row.decision,
+                    row.outcome.value,
+                    cause or (decision.cause if decision else ""),
+                    json.dumps(list(row.acceptable)),
+                    decision.input_tokens if decision else 0,
+                    decision.output_tokens if decision else 0,
+                    decision.cost_usd if decision else 0.0,
+                    decision.latency_s if decision else 0.0,
+                    json.dumps(steps, ensure_ascii=False),
+                    time.time(),
+                ),
+            )
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def rows(
+        self, condition: str | None = None, *, with_infra: bool = False
+    ) -> Iterator[ResultRow]:
+        """Result rows for metrics (infra errors excluded unless asked)."""
+        sql = (
+            "SELECT r.instance_id, r.pair_of, r.injected, r.app, r.category, r.language, "
+            "c.framework, c.model, r.repeat, r.seed, r.decision, r.outcome, r.acceptable, "
+            "r.probe, r.carriers, r.target, c.defense FROM results r "
+            "JOIN conditions c ON c.condition = r.condition"
+        )
+        args: list[Any] = []
+        where = []
+        if condition is not None:
+            where.append("r.condition = ?")
+            args.append(condition)
+        if not with_infra:
+            where.append("r.outcome != ?")
+            args.append(Outcome.INFRA_ERROR.value)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY r.condition, r.instance_id, r.repeat"
+        for (
+            iid,
+            pair,
+            inj,
+            app,
+            cat,
+            lang,
+            fw,
+            model,
+            rep,
+            seed,
+            dec,
+            out,
+            acc,
+            probe,
+            car,
+            tgt,
+            dfn,
+        ) in self.db.execute(sql, args):
+            yield ResultRow(
+                instance_id=iid,
+                pair_of=pair,
+                injected=bool(inj),
+                app=app,
+                category=cat,
+                language=lang,
+                framework=fw,
+                model=model,
+                repeat=rep,
+                seed=seed,
+                decision=dec,
+                outcome=Outcome(out),
+                acceptable=tuple(json.loads(acc)),
+                probe=probe,
+                carriers=tuple(json.loads(car)),
+                target=tgt,
+                defense=dfn,
+            )
+
+    def details(self, condition: str, instance_id: str, repeat: int) -> dict[str, Any] | None:
+        """Everything stored for one run: cause, tokens, steps (prompts, replies, image hashes)."""
+        cur = self.db.execute(
+            "SELECT * FROM results WHERE condition=? AND instance_id=? AND repeat=?",
+            (condition, instance_id, repeat),
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        out = dict(zip([d[0] for d in cur.description], row, strict=True))
+        out["steps"] = json.loads(out["steps"])
+        return out
+
+    def image(self, sha256: str) -> bytes | None:
+        row = self.db.execute("SELECT png FROM images WHERE sha256=?", (sha256,)).fetchone()
+        return row[0] if row else None
+
+    def counts(self, condition: str) -> dict[str, int]:
+        rows = self.db.execute(
+            "SELECT outcome, COUNT(*) FROM results WHERE condition=? GROUP BY outcome", (condition,)
+        )
+        return dict(rows)
