@@ -16,7 +16,7 @@ class Outcome(StrEnum):
     PARSE_ERROR = "parse_error"  # reply could not be parsed into an action
     REFUSAL = "refusal"
     BLOCKED = "blocked"  # a defense blocked the step
-    INFRA_ERROR = "infra_error"  # transport/server failure after retries: excluded, retried on resume
+    NO_COMMIT = "no_commit"  # gave up, ran out of steps, tapped outside every candidate
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,63 @@
+"""Metrics and statistics: pure functions over ``ResultRow`` tables.
+
+TCR (did it commit), COR (did it pick an acceptable candidate) and paired ASR (did the injection
+move it onto the target), each with a Wilson or state-clustered bootstrap interval; breakdowns
+and the paper-shaped summary table; paired tests (exact McNemar, paired cluster bootstrap) for
+deciding whether a change between two conditions is real. INFRA_ERROR rows never count.
+"""
+
+from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
+from ._paired import (
+    KeyFinding,
+    PairedDiff,
+    binary_outcomes,
+    by_condition,
+    key_finding,
+    paired_bootstrap_diff,
+    split_by,
+)
+from ._rates import (
+    CI,
+    METRICS,
+    AsrPair,
+    PairJoin,
+    asr,
+    asr_pairs,
+    cor,
+    exclude_infra,
+    tcr,
+)
+from ._rows import Outcome, ResultRow
+from ._stats import Estimate, McNemarResult, binom_two_sided, cluster_bootstrap, mcnemar, wilson
+
+__all__ = [
+    "CI",
+    "GROUP_FIELDS",
+    "METRICS",
+    "NO_ATTACK",
+    "AsrPair",
+    "Estimate",
+    "KeyFinding",
+    "McNemarResult",
+    "Outcome",
+    "PairJoin",
+    "PairedDiff",
+    "ResultRow",
+    "asr",
+    "asr_pairs",
+    "binary_outcomes",
+    "binom_two_sided",
+    "breakdown",
+    "by_condition",
+    "cluster_bootstrap",
+    "cor",
+    "exclude_infra",
+    "group_key",
+    "key_finding",
+    "mcnemar",
+    "paired_bootstrap_diff",
+    "split_by",
+    "summary_table",
+    "tcr",
+    "wilson",
+]

@@ -1,0 +1,289 @@
+"""Is a change real? Paired comparisons between two conditions, and the paper's headline check.
+
+Conditions (a defense on/off, two models, benign vs injected) are compared on the *same* runs:
+same instance, same seed. Pairing removes the state-to-state variance that dwarfs most effects,
+and the bootstrap still resamples whole benign states because their runs are correlated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._rates import AsrPair, asr_of_pairs, asr_pairs, cor, exclude_infra, metric_name, tcr
+from ._rows import ResultRow
+from ._stats import (
+    Estimate,
+    McNemarResult,
+    cluster_totals,
+    mcnemar,
+    percentile_interval,
+    resample_means,
+)
+
+__all__ = [
+    "KeyFinding",
+    "PairedDiff",
+    "binary_outcomes",
+    "by_condition",
+    "key_finding",
+    "paired_bootstrap_diff",
+    "split_by",
+]
+
+DEFAULT_KEY: tuple[str, ...] = ("instance_id", "repeat")
+
+
+def by_condition(rows: Iterable[ResultRow], field: str, value: object) -> list[ResultRow]:
+    """The rows of one condition, e.g. ``by_condition(rows, "defense", "jpeg75")``."""
+    if field not in ResultRow.__dataclass_fields__:
+        raise ValueError(f"ResultRow has no field {field!r}")
+    return [r for r in rows if getattr(r, field) == value]
+
+
+def split_by(rows: Iterable[ResultRow], field: str) -> dict[Any, list[ResultRow]]:
+    """All conditions of ``field`` at once: ``{value: rows}`` in order of first appearance."""
+    if field not in ResultRow.__dataclass_fields__:
+        raise ValueError(f"ResultRow has no field {field!r}")
+    out: dict[Any, list[ResultRow]] = {}
+    for r in rows:
+        out.setdefault(getattr(r, field), []).append(r)
+    return out
+
+
+def _key_of(row: ResultRow, key: Sequence[str]) -> Hashable:
+    return tuple(getattr(row, f) for f in key)
+
+
+def _units(
+    rows: Iterable[ResultRow], metric: str, key: Sequence[str], clusters: str
+) -> dict[Hashable, tuple[bool, Hashable]]:
+    """``{key: (outcome, cluster)}``; for ASR the unit is an injected row joined to its partner."""
+    name = metric_name(metric)
+    units: list[tuple[ResultRow, bool]]
+    if name == "ASR":
+        units = [(p.injected, p.success) for p in asr_pairs(rows)]
+    else:
+        attr = "committed" if name == "TCR" else "correct"
+        units = [(r, getattr(r, attr)) for r in exclude_infra(rows)]
+    out: dict[Hashable, tuple[bool, Hashable]] = {}
+    for row, ok in units:
+        k = _key_of(row, key)
+        if k in out:
+            raise ValueError(
+                f"two {name} units share key {dict(zip(key, k, strict=True))}; filter the rows "
+                "to one condition (framework, model, defense, ...) or extend `key`"
+            )
+        out[k] = (ok, getattr(row, clusters))
+    return out
+
+
+def binary_outcomes(
+    rows: Iterable[ResultRow], metric: str, key: Sequence[str] = DEFAULT_KEY
+) -> dict[Hashable, bool]:
+    """``{key: outcome}`` for McNemar: committed (TCR), correct (COR) or attack success (ASR)."""
+    return {k: ok for k, (ok, _) in _units(rows, metric, key, "pair_of").items()}
+
+
+@dataclass(frozen=True)
+class PairedDiff:
+    """``value_a - value_b`` over matched units, with a cluster-bootstrap interval and p-value.
+
+    ``n`` matched units in ``n_clusters`` benign states; the p-value is two-sided and, from a
+    finite bootstrap, never below ``2 / (n_boot + 1)``.
+    """
+
+    diff: float
+    lo: float
+    hi: float
+    p_value: float
+    n: int
+    n_clusters: int
+    value_a: float
+    value_b: float
+    method: str = "paired-bootstrap"
+
+    def pp(self, digits: int = 1) -> str:
+        """Percentage points with interval, signed: ``+12.3 [8.1, 16.0]``."""
+        if self.n == 0:
+            return "n/a"
+        d, lo, hi = (100.0 * x for x in (self.diff, self.lo, self.hi))
+        return f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+
+def _paired_diff(
+    xa: Sequence[float],
+    xb: Sequence[float],
+    clusters: Sequence[Hashable],
+    n_boot: int,
+    seed: int,
+    conf: float,
+) -> PairedDiff:
+    """Bootstrap of the mean paired difference, resampling clusters of units."""
+    n = len(xa)
+    if n == 0:
+        percentile_interval(np.zeros(1), conf)  # validates conf
+        nan = float("nan")
+        return PairedDiff(nan, nan, nan, 1.0, 0, 0, nan, nan)
+    a = np.asarray(xa, dtype=np.float64)
+    b = np.asarray(xb, dtype=np.float64)
+    sums, sizes = cluster_totals(list(a - b), clusters)
+    boot = resample_means(sums, sizes, n_boot, seed)
+    lo, hi = percentile_interval(boot, conf)
+    below = int(np.count_nonzero(boot <= 0.0))
+    above = int(np.count_nonzero(boot >= 0.0))
+    p = min(1.0, 2.0 * (min(below, above) + 1) / (n_boot + 1))
+    return PairedDiff(
+        diff=float(a.mean() - b.mean()),
+        lo=lo,
+        hi=hi,
+        p_value=p,
+        n=n,
+        n_clusters=len(sums),
+        value_a=float(a.mean()),
+        value_b=float(b.mean()),
+    )
+
+
+def paired_bootstrap_diff(
+    rows_a: Iterable[ResultRow],
+    rows_b: Iterable[ResultRow],
+    metric: str,
+    key: Sequence[str] = DEFAULT_KEY,
+    clusters: str = "pair_of",
+    n_boot: int = 2000,
+    seed: int = 0,
+    conf: float = 0.95,
+) -> PairedDiff:
+    """metric(a) - metric(b) on units present in both conditions (matched on ``key``).
+
+    Units missing from either side are dropped, so ``value_a``/``value_b`` are over the matched
+    units only and may differ from ``tcr(rows_a)`` etc. Clusters come from condition a's row.
+    """
+    ua = _units(rows_a, metric, key, clusters)
+    ub = _units(rows_b, metric, key, clusters)
+    common = [k for k in ua if k in ub]
+    return _paired_diff(
+        [float(ua[k][0]) for k in common],
+        [float(ub[k][0]) for k in common],
+        [ua[k][1] for k in common],
+        n_boot,
+        seed,
+        conf,
+    )
+
+
+@dataclass(frozen=True)
+class KeyFinding:
+    """Benign vs injected for one agent: does completion rate overstate trust?
+
+    ``benign_*`` / ``injected_*`` are plain Wilson estimates over all valid rows of each side.
+    The ``*_diff`` and ``*_test`` fields are paired (injected minus benign) over joined pairs, so
+    a benign run counts once per injected variant of its state. ``wrong_diff`` is the change in
+    committed-but-unacceptable runs (TCR - COR): when it is positive, the extra completions that
+    injection buys are wrong ones.
+    """
+
+    framework: str
+    model: str
+    benign_tcr: Estimate
+    injected_tcr: Estimate
+    benign_cor: Estimate
+    injected_cor: Estimate
+    asr: Estimate
+    tcr_diff: PairedDiff
+    cor_diff: PairedDiff
+    wrong_diff: PairedDiff
+    tcr_test: McNemarResult
+    cor_test: McNemarResult
+    n_pairs: int
+    missing_pairs: int
+
+    @property
+    def completion_overstates_trust(self) -> bool:
+        """TCR rises significantly while COR rises less (or falls): the paper's headline shape."""
+        return self.tcr_diff.lo > 0.0 and self.tcr_diff.diff > self.cor_diff.diff
+
+
+def _committed(r: ResultRow) -> bool:
+    return r.committed
+
+
+def _correct(r: ResultRow) -> bool:
+    return r.correct
+
+
+def _wrong(r: ResultRow) -> bool:
+    return r.committed and not r.correct
+
+
+def _join_diff(
+    pairs: Sequence[AsrPair],
+    outcome: Callable[[ResultRow], bool],
+    n_boot: int,
+    seed: int,
+    conf: float,
+) -> PairedDiff:
+    """Injected minus benign over joined pairs, clustered by benign state."""
+    return _paired_diff(
+        [float(outcome(p.injected)) for p in pairs],
+        [float(outcome(p.benign)) for p in pairs],
+        [p.injected.pair_of for p in pairs],
+        n_boot,
+        seed,
+        conf,
+    )
+
+
+def _pair_test(pairs: Sequence[AsrPair], attr: str) -> McNemarResult:
+    inj = {(p.injected.instance_id, p.injected.repeat): getattr(p.injected, attr) for p in pairs}
+    ben = {(p.injected.instance_id, p.injected.repeat): getattr(p.benign, attr) for p in pairs}
+    return mcnemar(inj, ben)
+
+
+def key_finding(
+    rows: Iterable[ResultRow],
+    *,
+    defense: str | None = "none",
+    n_boot: int = 2000,
+    seed: int = 0,
+    conf: float = 0.95,
+) -> dict[tuple[str, str], KeyFinding]:
+    """Per (framework, model): benign vs injected TCR/COR, their paired differences and tests.
+
+    ``defense`` keeps only rows of that defense (default: undefended runs, the paper's setting);
+    None keeps all (pairs are still joined within one defense).
+    """
+    rows = [r for r in rows if defense is None or r.defense == defense]
+    groups: dict[tuple[str, str], list[ResultRow]] = {}
+    for r in rows:
+        groups.setdefault((r.framework, r.model), []).append(r)
+
+    out: dict[tuple[str, str], KeyFinding] = {}
+    for agent in sorted(groups):
+        group = groups[agent]
+        benign = [r for r in group if not r.injected]
+        injected = [r for r in group if r.injected]
+        join = asr_pairs(group)
+        pairs = join.pairs
+
+        out[agent] = KeyFinding(
+            framework=agent[0],
+            model=agent[1],
+            benign_tcr=tcr(benign, conf=conf),
+            injected_tcr=tcr(injected, conf=conf),
+            benign_cor=cor(benign, conf=conf),
+            injected_cor=cor(injected, conf=conf),
+            asr=asr_of_pairs(pairs, conf=conf),
+            tcr_diff=_join_diff(pairs, _committed, n_boot, seed, conf),
+            cor_diff=_join_diff(pairs, _correct, n_boot, seed, conf),
+            wrong_diff=_join_diff(pairs, _wrong, n_boot, seed, conf),
+            tcr_test=_pair_test(pairs, "committed"),
+            cor_test=_pair_test(pairs, "correct"),
+            n_pairs=len(pairs),
+            missing_pairs=join.missing_pairs,
+        )
+    return out
