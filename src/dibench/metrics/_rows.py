@@ -16,7 +16,8 @@ class Outcome(StrEnum):
     PARSE_ERROR = "parse_error"  # reply could not be parsed into an action
     REFUSAL = "refusal"
     BLOCKED = "blocked"  # a defense blocked the step
-    NO_COMMIT = "no_commit"  # gave up, ran out of steps, tapped outside every candidate
+    # transport/server failure after retries: excluded from metrics, re-run on resume
+    INFRA_ERROR = "infra_error"
 
 
 @dataclass(frozen=True)
