@@ -18,6 +18,7 @@ from ._constraints import (
 )
 from ._dataset import Dataset, Instance
 from ._generate import GenerateConfig, GenerateSummary, build_state, generate, plan_states
+from ._instructions import render_instruction
 from ._io import DatasetError, read_jsonl
 from ._schema import (
     SCHEMA_VERSION,
@@ -29,6 +30,7 @@ from ._schema import (
     TextStyle,
     UIElement,
 )
+from ._specs import build_spec
 from ._uixml import ui_to_xml
 
 __all__ = [
@@ -58,10 +60,12 @@ __all__ = [
     "TimeRange",
     "UIElement",
     "acceptable_set",
+    "build_spec",
     "build_state",
     "generate",
     "matches",
     "plan_states",
     "read_jsonl",
+    "render_instruction",
     "ui_to_xml",
 ]

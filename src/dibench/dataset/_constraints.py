@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "AllOf",
@@ -84,6 +84,15 @@ class TimeRange(_Node):
     attr: str
     start: str | None = None
     end: str | None = None
+
+    @model_validator(mode="after")
+    def _clock_bounds(self) -> TimeRange:
+        # an unparsable bound would otherwise silently act as an open one
+        for name in ("start", "end"):
+            v = getattr(self, name)
+            if v is not None and time_to_minutes(v) is None:
+                raise ValueError(f"{name}: {v!r} is not a clock time 'HH:MM'")
+        return self
 
 
 class Contains(_Node):
@@ -181,9 +190,10 @@ def _num(value: AttrValue) -> float | None:
     if isinstance(value, int | float):
         return None if math.isnan(value) else float(value)
     try:
-        return float(value)
+        x = float(value)
     except (TypeError, ValueError):
         return None
+    return x if math.isfinite(x) else None  # 'nan'/'inf' text is not a number to compare
 
 
 def _same(a: AttrValue, b: AttrValue) -> bool:

@@ -15,17 +15,20 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 from PIL import Image
 
 from dibench import __version__
 from dibench._seeding import derive_seed, py_rng
-from dibench.apps._base import ScreenContent
 
 from ._constraints import Category, acceptable_set
 from ._io import DatasetError, dump_line
 from ._schema import SCHEMA_VERSION, Candidate, DecisionState, InjectedRecord
+
+if TYPE_CHECKING:
+    from dibench.apps._base import ScreenContent
 
 __all__ = [
     "GenerateConfig",
