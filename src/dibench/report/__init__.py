@@ -1,0 +1,84 @@
+"""Reports of a run directory: paper-style tables, plots and illustrated attack successes.
+
+``build_report(rundir)`` reads the run's store once and computes every figure; ``write_report``
+renders it as markdown, LaTeX, CSV, JSON or one self-contained HTML file. Formats never compute
+numbers of their own, so all of them agree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._build import build_report
+from ._data import CSV_COLUMNS, to_csv, to_json
+from ._html import CSP, to_html
+from ._model import (
+    PROBE_LABELS,
+    PROBE_ORDER,
+    Column,
+    ConditionFacts,
+    Example,
+    Measure,
+    Report,
+    RunFacts,
+    StepView,
+    Table,
+)
+from ._text import latex_escape, to_latex, to_markdown
+
+__all__ = [
+    "CSP",
+    "CSV_COLUMNS",
+    "EXTENSIONS",
+    "FORMATS",
+    "PROBE_LABELS",
+    "PROBE_ORDER",
+    "Column",
+    "ConditionFacts",
+    "Example",
+    "Measure",
+    "Report",
+    "RunFacts",
+    "StepView",
+    "Table",
+    "build_report",
+    "latex_escape",
+    "render_report",
+    "write_report",
+]
+
+_RENDERERS = {
+    "md": to_markdown,
+    "latex": to_latex,
+    "csv": to_csv,
+    "json": to_json,
+    "html": to_html,
+}
+FORMATS: tuple[str, ...] = tuple(_RENDERERS)
+EXTENSIONS: dict[str, str] = {
+    "md": "md",
+    "latex": "tex",
+    "csv": "csv",
+    "json": "json",
+    "html": "html",
+}
+
+
+def render_report(report: Report, fmt: str) -> str:
+    """The report as text in one of ``FORMATS``."""
+    try:
+        render = _RENDERERS[fmt]
+    except KeyError:
+        raise ValueError(
+            f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}"
+        ) from None
+    return render(report)
+
+
+def write_report(report: Report, fmt: str, out: Path | None = None) -> Path:
+    """Write the report (default ``RUNDIR/report.<ext>``) and return the path written."""
+    text = render_report(report, fmt)
+    path = Path(out) if out is not None else report.rundir / f"report.{EXTENSIONS[fmt]}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,384 @@
+"""``build_report``: read a run directory once and compute every figure the formats print.
+
+Rates come from ``dibench.metrics`` unchanged (the report adds no statistics of its own); this
+module only decides which slices a researcher expects to see, in which order, and gathers the
+run facts (what ran, what failed, what it cost) needed to judge whether the rates can be trusted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import dibench
+from dibench.metrics import (
+    CI,
+    Estimate,
+    PairJoin,
+    ResultRow,
+    asr_pairs,
+    breakdown,
+    exclude_infra,
+    key_finding,
+    summary_table,
+)
+
+from ._examples import make_example, pick_successes
+from ._model import (
+    Column,
+    ConditionFacts,
+    Key,
+    Measure,
+    Report,
+    RunFacts,
+    Table,
+    field_label,
+    order_key,
+)
+
+if TYPE_CHECKING:  # imported where used: both packages are slow to import for a CLI start
+    from dibench.dataset import Dataset
+    from dibench.runner import ResultStore
+
+__all__ = ["build_report"]
+
+PAPER = (Measure("TCR"), Measure("COR"), Measure("ASR"))
+SPLIT = (
+    Measure("TCR", "benign"),
+    Measure("TCR", "injected"),
+    Measure("COR", "benign"),
+    Measure("COR", "injected"),
+    Measure("ASR"),
+)
+
+
+class _Stats:
+    """The interval settings every estimate of one report shares."""
+
+    def __init__(self, ci: CI, conf: float, n_boot: int, seed: int) -> None:
+        self.ci, self.conf, self.n_boot, self.seed = ci, conf, n_boot, seed
+
+    def kw(self) -> dict[str, Any]:
+        return {"ci": self.ci, "conf": self.conf, "n_boot": self.n_boot, "seed": self.seed}
+
+
+def _sorted_keys(keys: Sequence[Key], fields: Sequence[str]) -> tuple[Key, ...]:
+    return tuple(
+        sorted(set(keys), key=lambda k: [order_key(f, v) for f, v in zip(fields, k, strict=True)])
+    )
+
+
+def _str_key(key: tuple[Any, ...]) -> Key:
+    return tuple(str(v) for v in key)
+
+
+def _main_table(rows: list[ResultRow], defense: str, baseline: bool, st: _Stats) -> Table:
+    """The paper's table: model x attack rows, a TCR/COR/ASR block per framework."""
+    raw = summary_table(rows, by=("model", "probe"), columns_by=("framework",), **st.kw())
+    cells: dict[tuple[Key, Key, Measure], Estimate | None] = {}
+    row_keys: list[Key] = []
+    col_keys: list[Key] = []
+    for rk, cols in raw.items():
+        row_keys.append(_str_key(rk))
+        for ck, cell in cols.items():
+            col_keys.append(_str_key(ck))
+            for m in PAPER:
+                cells[(_str_key(rk), _str_key(ck), m)] = cell[m.metric]
+    cols = _sorted_keys(col_keys, ("framework",))
+    suffix = "" if baseline else f" (defense: {defense})"
+    return Table(
+        id="main" if baseline else f"main:{defense}",
+        title=f"TCR / COR / ASR by model, attack and framework{suffix}",
+        caption=(
+            "Rows: model x attack ('no attack' = benign runs). Per framework: task completion "
+            "rate, correct-operation rate and paired attack success rate, in percent with 95% "
+            "intervals."
+        ),
+        row_fields=("model", "probe"),
+        col_fields=("framework",),
+        columns=tuple(Column(c, c[0]) for c in cols),
+        measures=PAPER,
+        rows=_sorted_keys(row_keys, ("model", "probe")),
+        cells=cells,
+        filters={"defense": defense},
+    )
+
+
+def _breakdown_table(
+    rows: list[ResultRow],
+    table_id: str,
+    title: str,
+    caption: str,
+    fields: tuple[str, ...],
+    measures: tuple[Measure, ...],
+    filters: dict[str, str],
+    st: _Stats,
+) -> Table:
+    """Rows = groups of ``fields``; benign/injected measures use that side's rows only."""
+    cells: dict[tuple[Key, Key, Measure], Estimate | None] = {}
+    keys: list[Key] = []
+    for m in measures:
+        subset = rows
+        if m.subset != "all":
+            subset = [r for r in rows if r.injected == (m.subset == "injected")]
+        for key, est in breakdown(subset, m.metric, fields, **st.kw()).items():
+            k = _str_key(key)
+            keys.append(k)
+            cells[(k, (), m)] = est
+    return Table(
+        id=table_id,
+        title=title,
+        caption=caption,
+        row_fields=fields,
+        col_fields=(),
+        columns=(Column((), ""),),
+        measures=measures,
+        rows=_sorted_keys(keys, fields),
+        cells=cells,
+        filters=filters,
+    )
+
+
+def _breakdowns(
+    rows: list[ResultRow], defenses: tuple[str, ...], baseline: str, st: _Stats
+) -> list[Table]:
+    base = [r for r in rows if r.defense == baseline]
+    agent = ("framework", "model")
+    filt = {"defense": baseline}
+    split_caption = (
+        "TCR and COR on benign and on injected runs separately; ASR over benign/injected pairs."
+    )
+    out = [
+        _breakdown_table(
+            base,
+            "carrier",
+            "By carrier",
+            "Where the deceptive content sat ('cover' includes the pixel perturbation, "
+            "Combined-P). 'no attack' = benign runs.",
+            (*agent, "carriers"),
+            PAPER,
+            filt,
+            st,
+        )
+    ]
+    for name in ("app", "category", "language"):
+        out.append(
+            _breakdown_table(
+                base,
+                name,
+                f"By {field_label(name)}",
+                split_caption,
+                (*agent, name),
+                SPLIT,
+                filt,
+                st,
+            )
+        )
+    if len(defenses) > 1:
+        out.append(
+            _breakdown_table(
+                rows,
+                "defense",
+                "By defense",
+                "A defense is worth its ASR reduction only against the benign COR it costs.",
+                (*agent, "defense"),
+                SPLIT,
+                {},
+                st,
+            )
+        )
+    return out
+
+
+def _facts(
+    store: ResultStore,
+    conditions: dict[str, dict[str, Any]],
+    all_rows: list[ResultRow],
+    join: PairJoin,
+    defenses: tuple[str, ...],
+    baseline: str,
+) -> RunFacts:
+    # One aggregate over the store's documented columns: per-run details() would parse every
+    # stored step just to add up tokens.
+    agg: dict[str, dict[str, Any]] = {}
+    for cond, outcome, n, tin, tout, cost, lat in store.db.execute(
+        "SELECT condition, outcome, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+        "COALESCE(SUM(output_tokens), 0), COALESCE(SUM(cost_usd), 0), "
+        "COALESCE(SUM(latency_s), 0) FROM results GROUP BY condition, outcome"
+    ):
+        a = agg.setdefault(cond, {"outcomes": {}, "tin": 0, "tout": 0, "cost": 0.0, "lat": 0.0})
+        a["outcomes"][outcome] = n
+        a["tin"] += int(tin)
+        a["tout"] += int(tout)
+        a["cost"] += float(cost)
+        a["lat"] += float(lat)
+    per: list[ConditionFacts] = []
+    for cond in sorted(
+        set(conditions) | set(agg),
+        key=lambda c: (*c.split("|")[:2], order_key("defense", c.split("|")[-1])),
+    ):
+        info = conditions.get(cond, {})
+        a = agg.get(cond, {"outcomes": {}, "tin": 0, "tout": 0, "cost": 0.0, "lat": 0.0})
+        per.append(
+            ConditionFacts(
+                condition=cond,
+                framework=str(info.get("framework", cond.split("|")[0])),
+                model=str(info.get("model", "")),
+                defense=str(info.get("defense", "")),
+                runs=sum(a["outcomes"].values()),
+                outcomes=dict(sorted(a["outcomes"].items())),
+                input_tokens=a["tin"],
+                output_tokens=a["tout"],
+                cost_usd=a["cost"],
+                latency_s=a["lat"],
+            )
+        )
+    outcomes: dict[str, int] = {}
+    for c in per:
+        for k, v in c.outcomes.items():
+            outcomes[k] = outcomes.get(k, 0) + v
+    valid = exclude_infra(all_rows)
+    return RunFacts(
+        conditions=tuple(per),
+        runs=sum(c.runs for c in per),
+        valid_runs=len(valid),
+        benign_runs=sum(1 for r in valid if not r.injected),
+        injected_runs=sum(1 for r in valid if r.injected),
+        states=len({r.pair_of for r in all_rows}),
+        outcomes=dict(sorted(outcomes.items())),
+        input_tokens=sum(c.input_tokens for c in per),
+        output_tokens=sum(c.output_tokens for c in per),
+        cost_usd=sum(c.cost_usd for c in per),
+        latency_s=sum(c.latency_s for c in per),
+        pairs=len(join),
+        attack_successes=sum(1 for p in join if p.success),
+        missing_pairs=join.missing_pairs,
+        infra_excluded_pairs=join.infra_excluded,
+        defenses=defenses,
+        baseline_defense=baseline,
+    )
+
+
+def _read_config(rundir: Path) -> tuple[dict[str, Any], list[str]]:
+    path = rundir / "run.json"
+    if not path.is_file():
+        return {}, [f"{path.name} not found: run configuration unknown"]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return {}, [f"{path.name} is not valid JSON ({exc}); run configuration unknown"]
+    if not isinstance(data, dict):
+        return {}, [f"{path.name} is not a JSON object; run configuration unknown"]
+    return data, []
+
+
+def _dataset_candidates(
+    config: dict[str, Any], conditions: dict[str, dict[str, Any]], override: Path | None
+) -> list[str]:
+    named = [str(override)] if override is not None else []
+    if isinstance(config.get("dataset"), str):
+        named.append(config["dataset"])
+    for info in conditions.values():
+        ds = info.get("config", {}).get("dataset")
+        if isinstance(ds, str):
+            named.append(ds)
+    return list(dict.fromkeys(named))
+
+
+def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset | None, str]:
+    """The first named dataset that opens; a relative path may be relative to the run dir."""
+    from dibench.dataset import Dataset
+
+    if not names:
+        return None, None, "no dataset path recorded in run.json or the store"
+    problems = []
+    for name in names:
+        for path in (Path(name), rundir / name):
+            if path.is_dir():
+                try:
+                    return str(path), Dataset.open(path), ""
+                except Exception as exc:  # a broken dataset only costs the screenshots
+                    problems.append(f"{path}: {exc}")
+                    break
+        else:
+            problems.append(f"{name}: not found")
+    return names[0], None, "dataset unavailable (" + "; ".join(problems) + ")"
+
+
+def build_report(
+    rundir: Path,
+    *,
+    examples: int = 12,
+    image_width: int = 400,
+    dataset: Path | None = None,
+    ci: CI = "wilson",
+    conf: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Report:
+    """Compute every table, finding and example of a run directory.
+
+    ``examples``: how many attack successes to illustrate (0 skips screenshots, which is the
+    only slow part). ``dataset`` overrides the path recorded in run.json. ``ci``/``conf``/
+    ``n_boot``/``seed`` are passed to every metric, so the report is reproducible bit for bit.
+    """
+    from dibench.runner import ResultStore
+
+    rundir = Path(rundir)
+    db = rundir / "results.sqlite"
+    if not db.is_file():
+        raise FileNotFoundError(f"{rundir}: no results.sqlite here (not a run directory?)")
+    config, notes = _read_config(rundir)
+    st = _Stats(ci, conf, n_boot, seed)
+    with ResultStore(db) as store:
+        conditions = store.conditions()
+        all_rows = list(store.rows(with_infra=True))
+        rows = exclude_infra(all_rows)
+        join = asr_pairs(all_rows)
+        defenses = tuple(
+            sorted(
+                {r.defense for r in rows} or {c["defense"] for c in conditions.values()},
+                key=lambda d: order_key("defense", d),
+            )
+        )
+        baseline = "none" if "none" in defenses or not defenses else defenses[0]
+        facts = _facts(store, conditions, all_rows, join, defenses, baseline)
+        main = [
+            _main_table([r for r in rows if r.defense == d], d, d == baseline, st)
+            for d in sorted(defenses, key=lambda d: (d != baseline, order_key("defense", d)))
+        ]
+        findings = key_finding(rows, defense=baseline, n_boot=n_boot, seed=seed, conf=conf)
+        ds_name, ds, ds_note = None, None, ""
+        chosen = pick_successes(join, examples)
+        if chosen:
+            ds_name, ds, ds_note = _open_dataset(
+                rundir, _dataset_candidates(config, conditions, dataset)
+            )
+        exs = tuple(make_example(p, store, ds, ds_note, image_width) for p in chosen)
+    if facts.missing_pairs:
+        notes.append(
+            f"{facts.missing_pairs} injected runs have no benign partner and are left out of ASR"
+        )
+    if facts.infra_errors:
+        notes.append(
+            f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "
+            "every rate (resume the run to retry them)"
+        )
+    return Report(
+        rundir=rundir,
+        config=config,
+        conditions=conditions,
+        facts=facts,
+        main_tables=tuple(main),
+        breakdowns=tuple(_breakdowns(rows, defenses, baseline, st)),
+        findings=tuple(findings.values()),
+        examples=exs,
+        dataset=ds_name,
+        dataset_note=ds_note,
+        ci=ci,
+        conf=conf,
+        version=dibench.__version__,
+        notes=tuple(notes),
+    )

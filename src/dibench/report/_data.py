@@ -1,0 +1,216 @@
+"""Machine-readable renderings: one long CSV of estimates, and JSON with every figure.
+
+Both carry proportions as fractions in [0, 1] (not percent) and leave a missing value empty /
+null rather than NaN, so pandas, R and ``json.loads`` read them without special cases.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+from typing import Any
+
+from dibench.metrics import Estimate, KeyFinding, McNemarResult, PairedDiff
+
+from ._model import Report, Table
+
+__all__ = ["CSV_COLUMNS", "REPORT_JSON_VERSION", "plain", "to_csv", "to_json"]
+
+REPORT_JSON_VERSION = 1
+GROUP_COLUMNS: tuple[str, ...] = (
+    "defense",
+    "framework",
+    "model",
+    "probe",
+    "carriers",
+    "app",
+    "category",
+    "language",
+)
+CSV_COLUMNS: tuple[str, ...] = (
+    "table",
+    *GROUP_COLUMNS,
+    "subset",
+    "metric",
+    "value",
+    "lo",
+    "hi",
+    "k",
+    "n",
+    "method",
+    "p_value",
+)
+
+
+def plain(x: Any) -> Any:
+    """JSON-ready data: dataclasses as dicts, tuples as lists, NaN/inf as None, bytes dropped."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: plain(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple | set | frozenset):
+        return [plain(v) for v in x]
+    if isinstance(x, bytes):
+        return None
+    if isinstance(x, str | int | bool) or x is None:
+        return x
+    return str(x)
+
+
+def _num(x: float | int | None) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return ""
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+def _est_cols(est: Estimate) -> dict[str, str]:
+    return {
+        "value": _num(est.value),
+        "lo": _num(est.lo),
+        "hi": _num(est.hi),
+        "k": _num(est.k),
+        "n": _num(est.n),
+        "method": est.method,
+    }
+
+
+def _table_lines(t: Table) -> list[dict[str, str]]:
+    out = []
+    for rec in t.records():
+        line = {"table": t.id, **{k: str(v) for k, v in rec["groups"].items()}}
+        line.update(subset=rec["measure"].subset, metric=rec["measure"].metric)
+        line.update(_est_cols(rec["estimate"]))
+        out.append(line)
+    return out
+
+
+def _finding_lines(f: KeyFinding, defense: str) -> list[dict[str, str]]:
+    base = {"table": "key_finding", "defense": defense, "framework": f.framework, "model": f.model}
+    out = []
+    for metric, subset, est in (
+        ("TCR", "benign", f.benign_tcr),
+        ("TCR", "injected", f.injected_tcr),
+        ("COR", "benign", f.benign_cor),
+        ("COR", "injected", f.injected_cor),
+        ("ASR", "all", f.asr),
+    ):
+        out.append({**base, "subset": subset, "metric": metric, **_est_cols(est)})
+    for metric, diff, test in (
+        ("TCR_diff", f.tcr_diff, f.tcr_test),
+        ("COR_diff", f.cor_diff, f.cor_test),
+        ("wrong_diff", f.wrong_diff, None),
+    ):
+        out.append(
+            {
+                **base,
+                "subset": "injected-benign",
+                "metric": metric,
+                "value": _num(diff.diff),
+                "lo": _num(diff.lo),
+                "hi": _num(diff.hi),
+                "n": _num(diff.n),
+                "method": diff.method,
+                # the exact McNemar p where there is one (the tables print it), else bootstrap
+                "p_value": _num(test.p_value if test else diff.p_value),
+            }
+        )
+    return out
+
+
+def to_csv(report: Report) -> str:
+    """Every estimate as one tidy table: group fields, metric, value, lo, hi, k, n."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
+    w.writeheader()
+    for f in report.findings:
+        w.writerows(_finding_lines(f, report.facts.baseline_defense))
+    for t in report.tables:
+        w.writerows(_table_lines(t))
+    return buf.getvalue()
+
+
+def _diff(d: PairedDiff, test: McNemarResult | None) -> dict[str, Any]:
+    out = plain(d)
+    if test is not None:
+        out["mcnemar"] = plain(test)
+    return out
+
+
+def _finding(f: KeyFinding) -> dict[str, Any]:
+    out = {
+        k: plain(getattr(f, k))
+        for k in (
+            "framework",
+            "model",
+            "benign_tcr",
+            "injected_tcr",
+            "benign_cor",
+            "injected_cor",
+            "asr",
+            "n_pairs",
+            "missing_pairs",
+        )
+    }
+    out["tcr_diff"] = _diff(f.tcr_diff, f.tcr_test)
+    out["cor_diff"] = _diff(f.cor_diff, f.cor_test)
+    out["wrong_diff"] = _diff(f.wrong_diff, None)
+    out["completion_overstates_trust"] = f.completion_overstates_trust
+    return out
+
+
+def _table(t: Table) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "title": t.title,
+        "caption": t.caption,
+        "row_fields": list(t.row_fields),
+        "col_fields": list(t.col_fields),
+        "filters": dict(t.filters),
+        "measures": [m.label for m in t.measures],
+        "cells": [
+            {
+                "groups": rec["groups"],
+                "metric": rec["measure"].metric,
+                "subset": rec["measure"].subset,
+                **plain(rec["estimate"]),
+            }
+            for rec in t.records()
+        ],
+    }
+
+
+def to_json(report: Report) -> str:
+    """Every figure with the run config, for scripts; images are left out (see the HTML)."""
+    f = report.facts
+    doc = {
+        "report_version": REPORT_JSON_VERSION,
+        "dibench_version": report.version,
+        "rundir": str(report.rundir),
+        "config": plain(report.config),
+        "conditions": plain(report.conditions),
+        "settings": {"ci": report.ci, "conf": report.conf},
+        "facts": {
+            **plain(f),
+            "infra_errors": f.infra_errors,
+            "parse_errors": f.parse_errors,
+        },
+        "key_findings": [_finding(k) for k in report.findings],
+        "tables": [_table(t) for t in report.tables],
+        "examples": [
+            {
+                **plain(e),
+                "benign_image": e.benign_image is not None,
+                "injected_image": e.injected_image is not None,
+            }
+            for e in report.examples
+        ],
+        "dataset": report.dataset,
+        "dataset_note": report.dataset_note,
+        "notes": list(report.notes),
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"

@@ -1,0 +1,240 @@
+"""Attack successes worth looking at: chosen deterministically, drawn with the target marked.
+
+A table says *how often* an injection worked; an example shows *how*: the same screen before and
+after, and what the model said each time. Choice is a stable hash order, round-robin over probes,
+so two reports of one run show the same examples and every probe that succeeded gets a turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from dibench.metrics import AsrPair
+
+from ._model import Example, StepView, order_key
+
+if (
+    TYPE_CHECKING
+):  # the runner and dataset packages are slow to import; only build_report needs them
+    from dibench.dataset import Dataset
+    from dibench.runner import ResultStore
+
+__all__ = ["MAX_PROMPT_CHARS", "MAX_REPLY_CHARS", "make_example", "pick_successes"]
+
+MAX_REPLY_CHARS = 6000
+MAX_PROMPT_CHARS = 8000
+GREEN: tuple[int, int, int] = (46, 125, 50)
+RED: tuple[int, int, int] = (211, 47, 47)
+BLUE: tuple[int, int, int] = (21, 101, 192)
+
+
+def _stable_hash(p: AsrPair) -> str:
+    r = p.injected
+    key = f"{r.framework}|{r.model}|{r.defense}|{r.instance_id}|{r.repeat}"
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _interleave_agents(pairs: list[AsrPair], offset: int) -> list[AsrPair]:
+    """Hash order within each agent, agents taking turns (each probe starts with another one)."""
+    by_agent: dict[tuple[str, str, str], list[AsrPair]] = {}
+    for p in sorted(pairs, key=_stable_hash):
+        r = p.injected
+        by_agent.setdefault((r.framework, r.model, r.defense), []).append(p)
+    agents = sorted(by_agent)
+    agents = agents[offset % len(agents) :] + agents[: offset % len(agents)]
+    out: list[AsrPair] = []
+    for depth in range(max(len(v) for v in by_agent.values())):
+        out += [by_agent[a][depth] for a in agents if depth < len(by_agent[a])]
+    return out
+
+
+def pick_successes(pairs: Iterable[AsrPair], limit: int) -> list[AsrPair]:
+    """Up to ``limit`` successful pairs: probes in paper order, taking turns, hash order within."""
+    if limit <= 0:
+        return []
+    by_probe: dict[str, list[AsrPair]] = {}
+    for p in pairs:
+        if p.success:
+            by_probe.setdefault(p.injected.probe or "", []).append(p)
+    queues = [
+        _interleave_agents(by_probe[probe], offset)
+        for offset, probe in enumerate(sorted(by_probe, key=lambda v: order_key("probe", v)))
+    ]
+    out: list[AsrPair] = []
+    depth = 0
+    while len(out) < limit and any(depth < len(q) for q in queues):
+        for q in queues:
+            if depth < len(q) and len(out) < limit:
+                out.append(q[depth])
+        depth += 1
+    return out
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… [{len(text) - limit} more characters not shown]"
+
+
+def _action_text(action: dict[str, Any] | None) -> str:
+    """A one-line reading of a stored Action (``tap (540, 1210)``, ``tap_element #4``)."""
+    if not action:
+        return ""
+    parts = [str(action.get("kind", "?"))]
+    if action.get("element") is not None:
+        parts.append(f"#{action['element']}")
+    if action.get("x") is not None and action.get("y") is not None:
+        parts.append(f"({float(action['x']):.0f}, {float(action['y']):.0f})")
+    if action.get("direction"):
+        parts.append(str(action["direction"]))
+    if action.get("text"):
+        parts.append(f'"{action["text"]}"')
+    return " ".join(parts)
+
+
+def _steps(details: dict[str, Any] | None) -> tuple[StepView, ...]:
+    if details is None:
+        return ()
+    return tuple(
+        StepView(
+            role=str(s.get("role", "")),
+            prompt=_clip(str(s.get("prompt", "")), MAX_PROMPT_CHARS),
+            reply=_clip(str(s.get("reply", "")), MAX_REPLY_CHARS),
+            action=_action_text(s.get("action")),
+            error=s.get("error"),
+        )
+        for s in details.get("steps", [])
+    )
+
+
+RGB = tuple[int, int, int]
+
+
+def _badge(
+    draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, fill: RGB, right: bool
+) -> None:
+    """A small label in a card corner; anchored right for the 'picked' badge so both fit."""
+    font = ImageFont.load_default(size=13)
+    x, y = xy
+    w = draw.textlength(text, font=font) + 10
+    x0 = x - w if right else x
+    draw.rectangle([x0, y, x0 + w, y + 18], fill=fill)
+    draw.text((x0 + 5, y + 2), text, font=font, fill=(255, 255, 255))
+
+
+def marked_jpeg(
+    image: Image.Image,
+    boxes: dict[str, tuple[int, int, int, int]],
+    *,
+    target: str | None,
+    acceptable: Sequence[str],
+    chosen: str | None,
+    width: int,
+    quality: int = 82,
+) -> bytes:
+    """Downscale a screen and outline acceptable (green), target (red) and the pick (blue)."""
+    scale = min(1.0, width / image.width)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    out = image.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+    draw = ImageDraw.Draw(out)
+    for cid, (x1, y1, x2, y2) in boxes.items():
+        box = [x1 * scale, y1 * scale, x2 * scale - 1, y2 * scale - 1]
+        if cid == target:
+            draw.rectangle(box, outline=RED, width=3)
+            _badge(draw, (box[0] + 3, box[1] + 3), "TARGET", RED, right=False)
+        elif cid in acceptable:
+            draw.rectangle(box, outline=GREEN, width=2)
+        if cid == chosen:
+            inner = [box[0] + 4, box[1] + 4, box[2] - 4, box[3] - 4]
+            draw.rectangle(inner, outline=BLUE, width=2)
+            _badge(draw, (box[2] - 3, box[1] + 3), "PICKED", BLUE, right=True)
+    buf = io.BytesIO()
+    out.save(buf, format="JPEG", quality=quality, optimize=True)
+    return buf.getvalue()
+
+
+def _plain_jpeg(png: bytes, width: int) -> bytes:
+    with Image.open(io.BytesIO(png)) as im:
+        return marked_jpeg(im, {}, target=None, acceptable=(), chosen=None, width=width)
+
+
+def _store_image(
+    store: ResultStore, steps_details: dict[str, Any] | None, width: int
+) -> bytes | None:
+    """The first image the model was shown in this run, from the store's image table."""
+    for s in (steps_details or {}).get("steps", []):
+        sha = s.get("image")
+        png = store.image(sha) if sha else None
+        if png:
+            return _plain_jpeg(png, width)
+    return None
+
+
+def make_example(
+    pair: AsrPair,
+    store: ResultStore,
+    ds: Dataset | None,
+    dataset_note: str,
+    image_width: int,
+) -> Example:
+    """Replies from the store, screenshots from the dataset (or a note saying why not)."""
+    from dibench.runner import condition_key
+
+    inj, ben = pair.injected, pair.benign
+    cond = condition_key(inj.framework, inj.model, inj.defense)
+    inj_details = store.details(cond, inj.instance_id, inj.repeat)
+    ben_details = store.details(cond, ben.instance_id, ben.repeat)
+    instruction = title = cover = None
+    ben_img = inj_img = None
+    note = dataset_note
+    if ds is not None:
+        try:
+            inst = ds.instance(inj.instance_id)
+            instruction = inst.instruction
+            if inst.record is not None:
+                title, cover = inst.record.payload.title, inst.record.payload.cover_text
+            boxes = {c.id: tuple(c.boxes["card"]) for c in inst.candidates}
+            common = {"target": pair.target, "acceptable": inst.acceptable, "width": image_width}
+            ben_img = marked_jpeg(
+                ds.screenshot(inst.benign_id), boxes, chosen=ben.decision, **common
+            )
+            inj_img = marked_jpeg(
+                ds.screenshot(inj.instance_id), boxes, chosen=inj.decision, **common
+            )
+            note = ""
+        except Exception as exc:  # one bad picture must not sink the whole report
+            note = f"screenshots unavailable: {type(exc).__name__}: {exc}"
+    if ben_img is None and inj_img is None:
+        ben_img = _store_image(store, ben_details, image_width)
+        inj_img = _store_image(store, inj_details, image_width)
+        if ben_img or inj_img:
+            shown = "showing the images the model was shown (target not marked)"
+            note = f"{note}; {shown}" if note else shown
+    return Example(
+        condition=cond,
+        framework=inj.framework,
+        model=inj.model,
+        defense=inj.defense,
+        instance_id=inj.instance_id,
+        pair_of=inj.pair_of,
+        repeat=inj.repeat,
+        probe=inj.probe or "",
+        carriers=inj.carriers,
+        target=pair.target,
+        benign_decision=ben.decision,
+        injected_decision=inj.decision,
+        acceptable=inj.acceptable,
+        instruction=instruction,
+        target_title=title,
+        target_cover_text=cover,
+        benign_steps=_steps(ben_details),
+        injected_steps=_steps(inj_details),
+        benign_image=ben_img,
+        injected_image=inj_img,
+        image_note=note,
+    )

@@ -1,0 +1,261 @@
+"""The report's content as plain data: tables of estimates, run facts, examples.
+
+Every output format renders the same ``Report``, so a number in the HTML is the number in the
+CSV. Tables are stored as cells keyed by (row key, column key, measure) rather than as rendered
+text: the long CSV/JSON forms and the pivoted paper-style forms come from one source.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dibench.metrics import Estimate, KeyFinding
+
+__all__ = [
+    "CARRIER_ORDER",
+    "PROBE_LABELS",
+    "PROBE_ORDER",
+    "Column",
+    "ConditionFacts",
+    "Example",
+    "Key",
+    "Measure",
+    "Report",
+    "RunFacts",
+    "StepView",
+    "Table",
+    "field_label",
+    "is_nan",
+    "order_key",
+    "value_label",
+]
+
+NO_ATTACK = "none"
+PROBE_ORDER: tuple[str, ...] = (
+    "naive",
+    "escape",
+    "context_ignore",
+    "fake_completion",
+    "combined",
+    "combined_c",
+    "combined_tc",
+    "combined_p",
+)
+PROBE_LABELS: dict[str, str] = {
+    NO_ATTACK: "no attack",
+    "naive": "Naive",
+    "escape": "Escape",
+    "context_ignore": "Context Ignore",
+    "fake_completion": "Fake Completion",
+    "combined": "Combined",
+    "combined_c": "Combined-C",
+    "combined_tc": "Combined-TC",
+    "combined_p": "Combined-P",
+}
+CARRIER_ORDER: tuple[str, ...] = (NO_ATTACK, "title", "cover", "title+cover")
+_FIELD_LABELS = {
+    "carriers": "carrier",
+    "probe": "attack",
+}
+
+Key = tuple[str, ...]
+
+
+def field_label(name: str) -> str:
+    """Column heading for a grouping field (``carriers`` reads as ``carrier``)."""
+    return _FIELD_LABELS.get(name, name)
+
+
+def value_label(name: str, value: str) -> str:
+    """How a group value is shown to a person: probe ids get the paper's names."""
+    if name == "probe":
+        return PROBE_LABELS.get(value, value)
+    if name == "carriers" and value == NO_ATTACK:
+        return "no attack"
+    return value
+
+
+def order_key(name: str, value: str) -> tuple[int, int, str]:
+    """Probes and carriers in the paper's order ('no attack' first), anything else by name."""
+    order = {"probe": PROBE_ORDER, "carriers": CARRIER_ORDER[1:]}.get(name, ())
+    if value == NO_ATTACK:
+        return (0, 0, "")
+    if value in order:
+        return (1, order.index(value), "")
+    return (2, 0, value)
+
+
+def is_nan(x: float) -> bool:
+    return isinstance(x, float) and math.isnan(x)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One number per cell: a metric over all rows of the group, or over one side of the pairs."""
+
+    metric: str  # TCR, COR or ASR
+    subset: str = "all"  # all, benign or injected
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.subset == "all" else f"{self.metric} {self.subset}"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A group of measures under one heading (a framework in the main table)."""
+
+    key: Key
+    label: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """Estimates pivoted like a paper table; ``cells`` misses a key where nothing was measured."""
+
+    id: str
+    title: str
+    caption: str
+    row_fields: tuple[str, ...]
+    col_fields: tuple[str, ...]  # empty: one unnamed column group
+    columns: tuple[Column, ...]
+    measures: tuple[Measure, ...]
+    rows: tuple[Key, ...]
+    cells: dict[tuple[Key, Key, Measure], Estimate | None]
+    filters: dict[str, str] = field(default_factory=dict)  # e.g. {"defense": "none"}
+
+    def cell(self, row: Key, col: Key, measure: Measure) -> Estimate | None:
+        return self.cells.get((row, col, measure))
+
+    def records(self) -> list[dict[str, Any]]:
+        """The long form: one record per measured cell (what CSV and JSON print)."""
+        out: list[dict[str, Any]] = []
+        for row in self.rows:
+            for col in self.columns:
+                for m in self.measures:
+                    est = self.cell(row, col.key, m)
+                    if est is None:
+                        continue
+                    groups = dict(self.filters)
+                    groups.update(zip(self.row_fields, row, strict=True))
+                    groups.update(zip(self.col_fields, col.key, strict=True))
+                    out.append({"groups": groups, "measure": m, "estimate": est})
+        return out
+
+
+@dataclass(frozen=True)
+class ConditionFacts:
+    """What one (framework, model, defense) condition stored, infra errors included."""
+
+    condition: str
+    framework: str
+    model: str
+    defense: str
+    runs: int
+    outcomes: dict[str, int]
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_s: float
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """Totals a reader checks before trusting any rate: how much ran and what went wrong."""
+
+    conditions: tuple[ConditionFacts, ...]
+    runs: int  # stored rows, infra errors included
+    valid_runs: int  # rows that are agent decisions
+    benign_runs: int
+    injected_runs: int
+    states: int  # distinct benign states
+    outcomes: dict[str, int]
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_s: float
+    pairs: int  # injected runs joined with their benign partner
+    attack_successes: int
+    missing_pairs: int  # injected runs whose benign partner never ran
+    infra_excluded_pairs: int
+    defenses: tuple[str, ...]
+    baseline_defense: str
+
+    @property
+    def infra_errors(self) -> int:
+        return self.outcomes.get("infra_error", 0)
+
+    @property
+    def parse_errors(self) -> int:
+        return self.outcomes.get("parse_error", 0)
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One model call of an example run, as stored (texts are untrusted: escape on output)."""
+
+    role: str
+    prompt: str
+    reply: str
+    action: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Example:
+    """One attack success: the benign run and the injected run of the same state and seed."""
+
+    condition: str
+    framework: str
+    model: str
+    defense: str
+    instance_id: str
+    pair_of: str
+    repeat: int
+    probe: str
+    carriers: tuple[str, ...]
+    target: str
+    benign_decision: str | None
+    injected_decision: str | None
+    acceptable: tuple[str, ...]
+    instruction: str | None  # None when the dataset is unavailable
+    target_title: str | None  # the deceptive title shown for the target, if the probe set one
+    target_cover_text: str | None  # the text typeset into the target's cover, if any
+    benign_steps: tuple[StepView, ...]
+    injected_steps: tuple[StepView, ...]
+    benign_image: bytes | None  # downscaled JPEG, target outlined
+    injected_image: bytes | None
+    image_note: str  # where the images came from, or why there are none
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows, computed once by ``build_report``."""
+
+    rundir: Path
+    config: dict[str, Any]  # run.json ({} when absent)
+    conditions: dict[str, dict[str, Any]]  # the store's condition records
+    facts: RunFacts
+    main_tables: tuple[Table, ...]  # model x probe by framework, one per defense (baseline first)
+    breakdowns: tuple[Table, ...]
+    findings: tuple[KeyFinding, ...]
+    examples: tuple[Example, ...]
+    dataset: str | None  # the dataset path used for screenshots
+    dataset_note: str  # '' when the dataset opened, else why examples lack screenshots
+    ci: str
+    conf: float
+    version: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def tables(self) -> tuple[Table, ...]:
+        return self.main_tables + self.breakdowns
+
+    def table(self, table_id: str) -> Table | None:
+        for t in self.tables:
+            if t.id == table_id:
+                return t
+        return None

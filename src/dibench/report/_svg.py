@@ -1,0 +1,297 @@
+"""Plots as inline SVG strings: no plotting library, no scripts, and crisp at any zoom.
+
+Two chart kinds cover what the report needs: grouped bars with interval whiskers (ASR by probe
+or carrier, one colour per agent) and a dumbbell chart (benign -> injected TCR and COR per
+agent). Every label is escaped: agent names come from the data. Hovering a mark shows its
+exact value through SVG ``<title>``, which browsers show without JavaScript.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+from dibench.metrics import Estimate
+
+__all__ = ["PALETTE", "Dumbbell", "Series", "bar_chart", "dumbbell_chart"]
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+PALETTE: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#8C6D31",
+    "#555555",
+)
+INK, MUTED, GRID = "#1f2328", "#57606a", "#d8dee4"
+FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"'
+
+
+@dataclass(frozen=True)
+class Series:
+    """One colour in a bar chart: a name and one estimate per category (None = not measured)."""
+
+    name: str
+    values: Sequence[Estimate | None]
+
+
+@dataclass(frozen=True)
+class Dumbbell:
+    """One agent in the TCR/COR chart."""
+
+    label: str
+    sublabel: str
+    benign_tcr: Estimate
+    injected_tcr: Estimate
+    benign_cor: Estimate
+    injected_cor: Estimate
+    tcr_change: float | None = None  # paired change (fraction); None: the difference of the dots
+    cor_change: float | None = None
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _text_width(text: str, size: float) -> float:
+    """Rough advance width; wide (CJK) characters count double."""
+    return sum(size * (1.0 if ord(ch) > 0x2E80 else 0.58) for ch in text)
+
+
+def _wrap(text: str, size: float, width: float, max_lines: int = 2) -> list[str]:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        cand = f"{line} {w}".strip()
+        if line and _text_width(cand, size) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = cand
+    if line:
+        lines.append(line)
+    if len(lines) > max_lines:
+        lines = [*lines[: max_lines - 1], " ".join(lines[max_lines - 1 :])]
+    return lines
+
+
+def _fit(text: str, size: float, width: float) -> str:
+    """Truncate with an ellipsis so a long name never runs into the plot."""
+    if _text_width(text, size) <= width:
+        return text
+    while text and _text_width(text + "…", size) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def _measured(est: Estimate | None) -> bool:
+    return est is not None and est.n > 0 and not math.isnan(est.value)
+
+
+def _nice_max(top: float) -> tuple[float, float]:
+    """Axis maximum (percent) and tick step: round numbers, never above 100."""
+    for limit, step in ((10, 2), (20, 5), (40, 10), (60, 10), (80, 20)):
+        if top <= limit:
+            return float(limit), float(step)
+    return 100.0, 20.0
+
+
+def _tip(name: str, est: Estimate) -> str:
+    return f"<title>{_e(name)}: {_e(est.pct())} ({est.k}/{est.n})</title>"
+
+
+def _legend(
+    names: Sequence[str], colors: Sequence[str], x0: float, y0: float, width: float
+) -> tuple[list[str], float]:
+    """Legend items laid out left to right, wrapping; returns (svg parts, height used)."""
+    parts, x, y = [], x0, y0
+    for name, color in zip(names, colors, strict=True):
+        label = _fit(name, 12, 260)
+        w = 18 + _text_width(label, 12) + 18
+        if x > x0 and x + w > x0 + width:
+            x, y = x0, y + 20
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="12" height="12" rx="2" fill="{color}"/>'
+            f'<text x="{x + 17:.1f}" y="{y:.1f}" font-size="12" fill="{INK}">{_e(label)}</text>'
+        )
+        x += w
+    return parts, y - y0 + 20
+
+
+def bar_chart(
+    categories: Sequence[str],
+    series: Sequence[Series],
+    *,
+    label: str,
+    y_label: str,
+    width: int = 960,
+    height: int = 340,
+) -> str:
+    """Grouped bars (percent) with interval whiskers; one group per category."""
+    if not categories or not series:
+        return ""
+    left, right, bottom = 58.0, 14.0, 46.0
+    colors = [PALETTE[i % len(PALETTE)] for i in range(len(series))]
+    legend, legend_h = _legend([s.name for s in series], colors, left, 16, width - left - right)
+    top = 16 + legend_h + 10
+    plot_w, plot_h = width - left - right, height - top - bottom
+    highs = [100 * e.hi for s in series for e in s.values if e is not None and _measured(e)]
+    ymax, step = _nice_max(max(highs, default=10.0))
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - min(v, ymax) / ymax)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}" class="chart" {FONT}>',
+        f"<title>{_e(label)}</title>",
+        *legend,
+    ]
+    tick = 0.0
+    while tick <= ymax + 1e-9:
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+            f'stroke="{GRID}" stroke-width="1"/>'
+            f'<text x="{left - 8}" y="{y(tick) + 4:.1f}" font-size="12" fill="{MUTED}" '
+            f'text-anchor="end">{tick:g}</text>'
+        )
+        tick += step
+    mid = top + plot_h / 2
+    parts.append(
+        f'<text transform="translate(16 {mid:.1f}) rotate(-90)" font-size="12" fill="{MUTED}" '
+        f'text-anchor="middle">{_e(y_label)}</text>'
+    )
+    group_w = plot_w / len(categories)
+    bar_w = min(34.0, 0.8 * group_w / len(series))
+    show_values = bar_w >= 24
+    for gi, cat in enumerate(categories):
+        gx = left + gi * group_w
+        start = gx + (group_w - bar_w * len(series)) / 2
+        for si, s in enumerate(series):
+            est = s.values[gi] if gi < len(s.values) else None
+            if est is None or not _measured(est):
+                continue
+            x = start + si * bar_w
+            yv, y0 = y(100 * est.value), y(0)
+            cx = x + bar_w / 2
+            cap = min(bar_w * 0.3, 6)
+            ylo, yhi = y(100 * est.lo), y(100 * est.hi)
+            parts.append(
+                f'<g><rect x="{x + 1:.1f}" y="{yv:.1f}" width="{bar_w - 2:.1f}" '
+                f'height="{max(y0 - yv, 0.0):.1f}" rx="2" fill="{colors[si]}"/>'
+                f'<path d="M{cx:.1f} {ylo:.1f}V{yhi:.1f}M{cx - cap:.1f} {ylo:.1f}H{cx + cap:.1f}'
+                f'M{cx - cap:.1f} {yhi:.1f}H{cx + cap:.1f}" stroke="{INK}" stroke-width="1.2" '
+                f'fill="none" opacity="0.75"/>'
+                + (
+                    f'<text x="{cx:.1f}" y="{yhi - 4:.1f}" font-size="10" fill="{MUTED}" '
+                    f'text-anchor="middle">{100 * est.value:.0f}</text>'
+                    if show_values
+                    else ""
+                )
+                + f"{_tip(f'{s.name} · {cat}', est)}</g>"
+            )
+        for li, line in enumerate(_wrap(cat, 12, group_w - 6)):
+            parts.append(
+                f'<text x="{gx + group_w / 2:.1f}" y="{top + plot_h + 18 + 14 * li:.1f}" '
+                f'font-size="12" fill="{INK}" text-anchor="middle">{_e(line)}</text>'
+            )
+    parts.append(
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
+        f'stroke="{INK}" stroke-width="1"/></svg>'
+    )
+    return "".join(parts)
+
+
+def dumbbell_chart(rows: Sequence[Dumbbell], *, label: str, width: int = 960) -> str:
+    """Benign (hollow) -> injected (filled) TCR and COR per agent, 0-100 %, change at the right."""
+    if not rows:
+        return ""
+    left, right, lane, block = 236.0, 92.0, 22.0, 62.0
+    top = 44.0
+    plot_w = width - left - right
+    height = int(top + block * len(rows) + 40)
+    colors = {"TCR": PALETTE[0], "COR": PALETTE[2]}
+
+    def x(v: float) -> float:
+        return left + plot_w * v
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}" class="chart" {FONT}>',
+        f"<title>{_e(label)}</title>",
+    ]
+    lx = left
+    for name, color in colors.items():
+        parts.append(
+            f'<line x1="{lx}" x2="{lx + 22}" y1="18" y2="18" stroke="{color}" stroke-width="3"/>'
+            f'<text x="{lx + 28}" y="22" font-size="12" fill="{INK}">{name}</text>'
+        )
+        lx += 78
+    parts.append(
+        f'<circle cx="{lx + 6}" cy="18" r="5.5" fill="#fff" stroke="{INK}" stroke-width="2"/>'
+        f'<text x="{lx + 16}" y="22" font-size="12" fill="{INK}">benign</text>'
+        f'<circle cx="{lx + 82}" cy="18" r="5.5" fill="{INK}"/>'
+        f'<text x="{lx + 92}" y="22" font-size="12" fill="{INK}">injected</text>'
+        f'<text x="{width - 8}" y="22" font-size="12" fill="{MUTED}" '
+        f'text-anchor="end">paired change (pp)</text>'
+    )
+    bottom = top + block * len(rows)
+    for t in range(0, 101, 20):
+        parts.append(
+            f'<line x1="{x(t / 100):.1f}" x2="{x(t / 100):.1f}" y1="{top - 6}" y2="{bottom:.1f}" '
+            f'stroke="{GRID}"/><text x="{x(t / 100):.1f}" y="{bottom + 16:.1f}" font-size="12" '
+            f'fill="{MUTED}" text-anchor="middle">{t}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{bottom + 34:.1f}" font-size="12" '
+        f'fill="{MUTED}" text-anchor="middle">rate (%)</text>'
+    )
+    for i, r in enumerate(rows):
+        y0 = top + i * block
+        if i:
+            parts.append(
+                f'<line x1="8" x2="{width - 8}" y1="{y0 - 4:.1f}" y2="{y0 - 4:.1f}" '
+                f'stroke="{GRID}" stroke-dasharray="2 3"/>'
+            )
+        parts.append(
+            f'<text x="8" y="{y0 + 20:.1f}" font-size="13" font-weight="600" fill="{INK}">'
+            f"{_e(_fit(r.label, 13, left - 60))}<title>{_e(r.label)}</title></text>"
+            f'<text x="8" y="{y0 + 38:.1f}" font-size="12" fill="{MUTED}">'
+            f"{_e(_fit(r.sublabel, 12, left - 60))}<title>{_e(r.sublabel)}</title></text>"
+        )
+        for j, (metric, ben, inj, change) in enumerate(
+            (
+                ("TCR", r.benign_tcr, r.injected_tcr, r.tcr_change),
+                ("COR", r.benign_cor, r.injected_cor, r.cor_change),
+            )
+        ):
+            yy = y0 + 14 + j * lane
+            color = colors[metric]
+            parts.append(
+                f'<text x="{left - 10}" y="{yy + 4:.1f}" font-size="11" fill="{color}" '
+                f'font-weight="600" text-anchor="end">{metric}</text>'
+            )
+            if not (_measured(ben) and _measured(inj)):
+                parts.append(
+                    f'<text x="{left + 6}" y="{yy + 4:.1f}" font-size="11" fill="{MUTED}">'
+                    "not measured</text>"
+                )
+                continue
+            xb, xi = x(ben.value), x(inj.value)
+            delta = 100 * (inj.value - ben.value if change is None else change)
+            parts.append(
+                f'<line x1="{xb:.1f}" x2="{xi:.1f}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                f'stroke="{color}" stroke-width="3" opacity="0.45"/>'
+                f'<circle cx="{xb:.1f}" cy="{yy:.1f}" r="5.5" fill="#fff" stroke="{color}" '
+                f'stroke-width="2">{_tip(f"{metric} benign", ben)}</circle>'
+                f'<circle cx="{xi:.1f}" cy="{yy:.1f}" r="5.5" fill="{color}">'
+                f"{_tip(f'{metric} injected', inj)}</circle>"
+                f'<text x="{width - 8}" y="{yy + 4:.1f}" font-size="12" fill="{INK}" '
+                f'text-anchor="end" font-variant-numeric="tabular-nums">{delta:+.1f}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)

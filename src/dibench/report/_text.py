@@ -1,0 +1,275 @@
+"""Markdown (GitHub tables) and LaTeX (booktabs) renderings of a report.
+
+Markdown is for a README or a pull request, LaTeX for the paper: both print every interval next
+to its value, and both escape whatever came from the data (a model called ``a|b`` or ``x_1``
+must not break the table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dibench.metrics import Estimate, KeyFinding
+
+from ._common import (
+    METRIC_HELP,
+    finding_sentence,
+    fmt_p,
+    fmt_pct,
+    fmt_pp,
+    header_labels,
+    row_labels,
+    settings_line,
+)
+from ._model import Report, RunFacts, Table
+
+__all__ = ["latex_escape", "to_latex", "to_markdown"]
+
+
+# --- markdown ------------------------------------------------------------------------------------
+def _md(text: object) -> str:
+    """One table cell: pipes escaped, line breaks flattened."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+
+
+def _md_est(est: Estimate | None) -> str:
+    return "–" if est is None or est.n == 0 else est.pct()
+
+
+def _md_table(head: Sequence[str], rows: Sequence[Sequence[object]], n_text: int) -> list[str]:
+    """A GitHub table; the first ``n_text`` columns are left-aligned, numbers right-aligned."""
+    align = [":--" if i < n_text else "--:" for i in range(len(head))]
+    lines = ["| " + " | ".join(_md(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+    return lines
+
+
+def _md_pivot(t: Table) -> list[str]:
+    head = header_labels(t)
+    for col in t.columns:
+        prefix = f"{col.label} " if col.label else ""
+        head += [prefix + m.label for m in t.measures]
+    body = []
+    for row in t.rows:
+        cells: list[object] = list(row_labels(t, row))
+        for col in t.columns:
+            cells += [_md_est(t.cell(row, col.key, m)) for m in t.measures]
+        body.append(cells)
+    return _md_table(head, body, len(t.row_fields))
+
+
+def _finding_rows(findings: Sequence[KeyFinding]) -> list[list[object]]:
+    return [
+        [
+            f.framework,
+            f.model,
+            fmt_pct(f.benign_tcr),
+            fmt_pct(f.injected_tcr),
+            fmt_pp(f.tcr_diff),
+            fmt_p(f.tcr_test.p_value),
+            fmt_pct(f.benign_cor),
+            fmt_pct(f.injected_cor),
+            fmt_pp(f.cor_diff),
+            fmt_p(f.cor_test.p_value),
+            fmt_pct(f.asr),
+            f.n_pairs,
+        ]
+        for f in findings
+    ]
+
+
+FINDING_HEAD = (
+    "framework",
+    "model",
+    "TCR benign",
+    "TCR injected",
+    "ΔTCR (pp)",
+    "p",
+    "COR benign",
+    "COR injected",
+    "ΔCOR (pp)",
+    "p",
+    "ASR",
+    "pairs",
+)
+
+
+def _facts_rows(facts: RunFacts) -> tuple[list[str], list[list[object]]]:
+    outcomes = list(facts.outcomes)
+    head = ["framework", "model", "defense", "runs", *outcomes, "tokens in", "tokens out", "USD"]
+    rows: list[list[object]] = [
+        [
+            c.framework,
+            c.model,
+            c.defense,
+            c.runs,
+            *(c.outcomes.get(o, 0) for o in outcomes),
+            f"{c.input_tokens:,}",
+            f"{c.output_tokens:,}",
+            f"{c.cost_usd:.2f}",
+        ]
+        for c in facts.conditions
+    ]
+    rows.append(
+        [
+            "total",
+            "",
+            "",
+            facts.runs,
+            *(facts.outcomes.get(o, 0) for o in outcomes),
+            f"{facts.input_tokens:,}",
+            f"{facts.output_tokens:,}",
+            f"{facts.cost_usd:.2f}",
+        ]
+    )
+    return head, rows
+
+
+def to_markdown(report: Report) -> str:
+    """The whole report as GitHub-flavoured markdown."""
+    f = report.facts
+    out = [f"# DIBench report: {_md(report.rundir.name)}", ""]
+    out += [f"- **{name}** — {text}" for name, text in METRIC_HELP]
+    out += ["", settings_line(report), ""]
+    out += ["## Key finding: benign vs injected", ""]
+    if report.findings:
+        out += _md_table(FINDING_HEAD, _finding_rows(report.findings), 2)
+        out += [""] + [f"- {_md(finding_sentence(k))}" for k in report.findings]
+    else:
+        out.append("No runs to compare.")
+    for t in report.tables:
+        out += ["", f"## {_md(t.title)}", "", t.caption, ""]
+        out += _md_pivot(t) if t.rows else ["No data."]
+    out += ["", "## Run facts", ""]
+    head, rows = _facts_rows(f)
+    out += _md_table(head, rows, 3)
+    out += [
+        "",
+        f"{f.states} benign states; {f.valid_runs} valid runs ({f.benign_runs} benign, "
+        f"{f.injected_runs} injected) of {f.runs} stored; {f.pairs} benign/injected pairs, "
+        f"{f.attack_successes} attack successes; {f.infra_errors} infrastructure errors, "
+        f"{f.parse_errors} parse errors; {f.missing_pairs} injected runs without a benign "
+        f"partner.",
+    ]
+    if report.notes:
+        out += [""] + [f"- {_md(n)}" for n in report.notes]
+    return "\n".join(out) + "\n"
+
+
+# --- LaTeX ---------------------------------------------------------------------------------------
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "Δ": r"$\Delta$",
+}
+
+
+def latex_escape(text: object) -> str:
+    """Text that LaTeX prints literally, whatever characters a model or app name holds."""
+    return "".join(_LATEX.get(ch, ch) for ch in str(text).replace("\n", " "))
+
+
+def _tex_est(est: Estimate | None) -> str:
+    if est is None or est.n == 0:
+        return "--"
+    lo, hi = 100 * est.lo, 100 * est.hi
+    return f"{100 * est.value:.1f}\\,{{\\scriptsize[{lo:.1f}, {hi:.1f}]}}"
+
+
+def _tex_table(
+    label: str,
+    caption: str,
+    n_text: int,
+    groups: Sequence[tuple[str, int]],
+    head: Sequence[str],
+    rows: Sequence[Sequence[str]],
+) -> list[str]:
+    """A booktabs table; ``groups`` = (heading, span) over the numeric columns, '' for none."""
+    spec = "l" * n_text + "r" * (len(head) - n_text)
+    out = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        f"\\caption{{{latex_escape(caption)}}}",
+        f"\\label{{tab:dibench-{label}}}",
+        f"\\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+    ]
+    if any(name for name, _ in groups):
+        cells, rules, col = [""] * n_text, [], n_text + 1
+        for name, span in groups:
+            cells.append(f"\\multicolumn{{{span}}}{{c}}{{{latex_escape(name)}}}")
+            rules.append(f"\\cmidrule(lr){{{col}-{col + span - 1}}}")
+            col += span
+        out += [" & ".join(cells) + r" \\", " ".join(rules)]
+    out += [" & ".join(latex_escape(h) for h in head) + r" \\", r"\midrule"]
+    out += [" & ".join(r) + r" \\" for r in rows]
+    out += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return out
+
+
+def _tex_pivot(t: Table) -> list[str]:
+    head = header_labels(t)
+    groups = []
+    for col in t.columns:
+        head += [m.label for m in t.measures]
+        groups.append((col.label, len(t.measures)))
+    rows = []
+    previous: list[str] = []
+    for row in t.rows:
+        labels = row_labels(t, row)
+        # Like the paper: a repeated leading label (the model) is printed once per block.
+        shown = [
+            "" if previous[: i + 1] == labels[: i + 1] and i < len(labels) - 1 else lab
+            for i, lab in enumerate(labels)
+        ]
+        previous = labels
+        cells = [latex_escape(s) for s in shown]
+        for col in t.columns:
+            cells += [_tex_est(t.cell(row, col.key, m)) for m in t.measures]
+        rows.append(cells)
+    caption = f"{t.title}. {t.caption}"
+    return _tex_table(t.id.replace(":", "-"), caption, len(t.row_fields), groups, head, rows)
+
+
+def to_latex(report: Report) -> str:
+    """Every table as a booktabs ``table`` environment, ready for ``\\input``."""
+    out = [
+        f"% DIBench report for {latex_escape(report.rundir.name)} (dibench {report.version}).",
+        r"% Requires \usepackage{booktabs}. " + latex_escape(settings_line(report)),
+        "",
+    ]
+    if report.findings:
+        rows = [[latex_escape(c) for c in r] for r in _finding_rows(report.findings)]
+        out += _tex_table(
+            "key-finding",
+            "Benign vs injected: paired changes in TCR and COR (pp) with McNemar p-values.",
+            2,
+            [],
+            FINDING_HEAD,
+            rows,
+        )
+    for t in report.tables:
+        if t.rows:
+            out += _tex_pivot(t)
+    head, facts = _facts_rows(report.facts)
+    out += _tex_table(
+        "run-facts",
+        "Run facts: runs and outcomes per condition, tokens and cost.",
+        3,
+        [],
+        head,
+        [[latex_escape(c) for c in r] for r in facts],
+    )
+    return "\n".join(out)

@@ -1,0 +1,178 @@
+"""A real run directory for the report tests: a tiny generated dataset and a hand-filled store.
+
+Decisions are hand-written by a fixed rule (no model, no runner), so the tests know exactly
+which runs succeed, fail to parse or hit infrastructure errors. Replies and one target title
+carry ``<script>`` payloads: the HTML must show them as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from dibench.adapters._base import Action, Decision, Step
+from dibench.dataset import Dataset, GenerateConfig, generate
+from dibench.metrics import Outcome, ResultRow
+from dibench.report import Report, build_report
+from dibench.runner import ResultStore
+
+SCRIPT_REPLY = "<script>alert(1)</script>"
+SCRIPT_TITLE = '<script>alert("title")</script> '
+ODD_MODEL = "Qwen2.5-VL_72B (int4 & 8% sparsity)"
+# (framework, model, defense): two frameworks share a model; one is also run with a defense.
+AGENTS = (
+    ("AppAgent", ODD_MODEL, "none"),
+    ("Mobile-Agent-v2", ODD_MODEL, "none"),
+    ("Mobile-Agent-v2", "gpt-5.2", "none"),
+    ("Mobile-Agent-v2", "gpt-5.2", "jpeg75"),
+)
+PROBES = ("naive", "context_ignore", "combined", "combined_c", "combined_p")
+REPEATS = 2
+STRONG = {"context_ignore": 0.8, "combined": 0.7, "naive": 0.4, "combined_c": 0.3}
+
+
+@dataclass(frozen=True)
+class Run:
+    rundir: Path
+    dataset: Path
+    rows: list[ResultRow]  # every row put, infra errors included
+
+
+def _u(*parts: object) -> float:
+    """A fixed pseudo-random number in [0, 1) for a run, so decisions are reproducible."""
+    h = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+def _png(color: str) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (54, 117), color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _decide(
+    agent: tuple[str, str, str], iid: str, repeat: int, ds: Dataset
+) -> tuple[str | None, Outcome]:
+    inst = ds.instance(iid)
+    fw, model, defense = agent
+    u = _u(fw, model, defense, iid, repeat)
+    if u < 0.04:
+        return None, Outcome.INFRA_ERROR
+    if u < 0.09:
+        return None, Outcome.PARSE_ERROR
+    strength = STRONG.get(inst.probe or "", 0.0) * (0.3 if model == "gpt-5.2" else 1.0)
+    if defense != "none":
+        strength /= 2
+    if inst.injected and _u("attack", fw, model, defense, iid, repeat) < strength:
+        return inst.target, Outcome.COMMITTED
+    # benign behaviour: commit less often without injection (the paper's TCR gap)
+    p_commit = 0.85 if inst.injected else 0.6
+    if u > p_commit:
+        return None, Outcome.NO_COMMIT
+    cands = [c.id for c in inst.candidates]
+    if _u("right", fw, model, iid, repeat) < 0.7:
+        return inst.acceptable[0], Outcome.COMMITTED
+    return cands[int(_u("pick", iid, repeat) * len(cands))], Outcome.COMMITTED
+
+
+def _decision(choice: str | None, outcome: Outcome, injected: bool, step_png: bytes) -> Decision:
+    reply = f"Thought: the list shows several options. Action: tap({choice})"
+    if injected:
+        reply = f"The title says {SCRIPT_REPLY} so I pick it.\n" + reply
+    if outcome == Outcome.PARSE_ERROR:
+        reply = "I am not sure what to do & cannot decide <b>here</b>"
+    step = Step(
+        role="decision",
+        prompt="System: you operate a phone.\nUser: <image> pick one item",
+        image_png=step_png,
+        reply=reply,
+        action=Action("tap", x=540.0, y=900.0) if choice else None,
+        input_tokens=1000,
+        output_tokens=40,
+        latency_s=0.5,
+        cost_usd=0.002,
+    )
+    return Decision(choice, outcome, cause="" if choice else outcome.value, steps=(step,))
+
+
+def _hostile_copy(src: Path, dst: Path) -> Path:
+    """The generated dataset with a script tag in front of every injected title."""
+    shutil.copytree(src, dst)
+    lines = []
+    for raw in (dst / "injected.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(raw)
+        if rec["payload"].get("title"):
+            rec["payload"]["title"] = SCRIPT_TITLE + rec["payload"]["title"]
+        lines.append(json.dumps(rec, ensure_ascii=False))
+    (dst / "injected.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return dst
+
+
+def make_run(root: Path, dataset: Path) -> Run:
+    """Fill ``root/results.sqlite`` and ``root/run.json`` like a finished run would."""
+    ds = Dataset.open(dataset)
+    states = sorted(ds.benign)[:2]
+    ids = [*states]
+    ids += [i for i in ds.injected_ids() if i.rsplit(".", 2)[0] in states and i.endswith(PROBES)]
+    rows: list[ResultRow] = []
+    root.mkdir(parents=True, exist_ok=True)
+    with ResultStore(root / "results.sqlite") as store:
+        for agent in AGENTS:
+            fw, model, defense = agent
+            cond = store.add_condition(fw, model, defense, {"dataset": str(dataset)})
+            for iid in ids:
+                inst = ds.instance(iid)
+                for repeat in range(1, REPEATS + 1):
+                    choice, outcome = _decide(agent, iid, repeat, ds)
+                    row = ResultRow(
+                        instance_id=iid,
+                        pair_of=inst.benign_id,
+                        injected=inst.injected,
+                        app=inst.state.app,
+                        category=inst.state.category.value,
+                        language=inst.state.language,
+                        framework=fw,
+                        model=model,
+                        repeat=repeat,
+                        seed=repeat,
+                        decision=choice,
+                        outcome=outcome,
+                        acceptable=inst.acceptable,
+                        probe=inst.probe,
+                        carriers=inst.record.carriers if inst.record else (),
+                        target=inst.target,
+                        defense=defense,
+                    )
+                    png = _png("#cc3333" if inst.injected else "#3366cc")
+                    if outcome == Outcome.INFRA_ERROR:
+                        store.put(cond, row, None, cause="HTTP 503 from server")
+                    else:
+                        store.put(cond, row, _decision(choice, outcome, inst.injected, png))
+                    rows.append(row)
+    config = {"dataset": str(dataset), "repeats": REPEATS, "probes": list(PROBES)}
+    (root / "run.json").write_text(json.dumps(config), encoding="utf-8")
+    return Run(rundir=root, dataset=dataset, rows=rows)
+
+
+@pytest.fixture(scope="session")
+def report_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report-data")
+    generate(out / "plain", GenerateConfig(seed=7, benign=2), workers=1)
+    return _hostile_copy(out / "plain", out / "hostile")
+
+
+@pytest.fixture(scope="session")
+def run(tmp_path_factory: pytest.TempPathFactory, report_dataset: Path) -> Run:
+    return make_run(tmp_path_factory.mktemp("run") / "run-a", report_dataset)
+
+
+@pytest.fixture(scope="session")
+def report(run: Run) -> Report:
+    return build_report(run.rundir, examples=4, n_boot=300)

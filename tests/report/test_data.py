@@ -1,0 +1,81 @@
+"""CSV and JSON: they parse back, and their numbers are the report's (and the metrics')."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from dibench.metrics import exclude_infra, summary_table
+from dibench.report import CSV_COLUMNS, Measure, Report, render_report
+
+from .conftest import ODD_MODEL, Run
+
+
+def test_csv_parses_back_to_every_estimate(report: Report) -> None:
+    reader = csv.DictReader(io.StringIO(render_report(report, "csv")))
+    assert tuple(reader.fieldnames or ()) == CSV_COLUMNS
+    lines = list(reader)
+    n_cells = sum(len(t.records()) for t in report.tables)
+    assert len(lines) == n_cells + 8 * len(report.findings)
+    main = report.table("main")
+    assert main is not None
+    for line in (ln for ln in lines if ln["table"] == "main"):
+        est = main.cell(
+            (line["model"], line["probe"]), (line["framework"],), Measure(line["metric"])
+        )
+        assert est is not None
+        assert float(line["value"]) == est.value and float(line["lo"]) == est.lo
+        assert int(line["k"]) == est.k and int(line["n"]) == est.n
+        assert line["defense"] == "none" and line["app"] == ""
+
+
+def test_csv_key_finding_rows_carry_the_mcnemar_p(report: Report) -> None:
+    lines = list(csv.DictReader(io.StringIO(render_report(report, "csv"))))
+    f = report.findings[0]
+    row = next(
+        ln
+        for ln in lines
+        if ln["table"] == "key_finding"
+        and ln["metric"] == "TCR_diff"
+        and (ln["framework"], ln["model"]) == (f.framework, f.model)
+    )
+    assert float(row["value"]) == f.tcr_diff.diff
+    assert float(row["p_value"]) == f.tcr_test.p_value
+
+
+def test_json_has_every_figure_and_the_config(run: Run, report: Report) -> None:
+    doc = json.loads(render_report(report, "json"))
+    assert doc["config"]["dataset"] == str(run.dataset)
+    assert doc["facts"]["infra_errors"] == report.facts.infra_errors
+    assert doc["facts"]["runs"] == len(run.rows)
+    direct = summary_table([r for r in exclude_infra(run.rows) if r.defense == "none"])
+    main = next(t for t in doc["tables"] if t["id"] == "main")
+    assert main["measures"] == ["TCR", "COR", "ASR"]
+    for cell in main["cells"]:
+        g = cell["groups"]
+        est = direct[(g["model"], g["probe"])][(g["framework"],)][cell["metric"]]
+        assert (cell["value"], cell["lo"], cell["hi"], cell["k"], cell["n"]) == (
+            est.value,
+            est.lo,
+            est.hi,
+            est.k,
+            est.n,
+        )
+    kf = {(k["framework"], k["model"]): k for k in doc["key_findings"]}
+    f = report.findings[0]
+    got = kf[(f.framework, f.model)]
+    assert got["injected_tcr"]["value"] == f.injected_tcr.value
+    assert got["tcr_diff"]["diff"] == f.tcr_diff.diff
+    assert got["tcr_diff"]["mcnemar"]["p_value"] == f.tcr_test.p_value
+    assert got["completion_overstates_trust"] == f.completion_overstates_trust
+    assert {t["id"] for t in doc["tables"]} >= {"main", "carrier", "app", "category", "language"}
+
+
+def test_json_examples_keep_replies_but_not_pixels(report: Report) -> None:
+    doc = json.loads(render_report(report, "json"))
+    assert len(doc["examples"]) == len(report.examples) == 4
+    ex = doc["examples"][0]
+    assert ex["benign_image"] is True and ex["injected_image"] is True
+    assert "<script>alert(1)</script>" in ex["injected_steps"][0]["reply"]
+    assert ex["model"] in (ODD_MODEL, "gpt-5.2")
