@@ -1,0 +1,43 @@
+"""Agent adapters: how each framework shows a decision screen to a model and reads its action.
+
+Built-ins, registered in ``ADAPTERS`` by name (options are keyword arguments of the class):
+``appagent`` (tagged screenshot, ``tap(n)``), ``mobile-agent-v2`` (OCR/icon perception,
+planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/operator/reflector,
+JSON atomic actions), ``mobile-agent-v3`` (GUI-Owl ``mobile_use`` tool calls on a
+Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
+"""
+
+from ._appagent import AppAgentAdapter
+from ._base import ADAPTERS, Action, Adapter, AgentInput, Decision, Step, candidate_at
+from ._common import GAVE_UP, OUT_OF_STEPS, OUTSIDE, REFUSED, FrameworkAdapter
+from ._direct import DirectAdapter
+from ._mobile_agent_e import MobileAgentEAdapter
+from ._mobile_agent_v2 import MobileAgentV2Adapter
+from ._mobile_agent_v3 import MobileAgentV3Adapter, smart_resize
+
+__all__ = [
+    "ADAPTERS",
+    "GAVE_UP",
+    "OUTSIDE",
+    "OUT_OF_STEPS",
+    "REFUSED",
+    "Action",
+    "Adapter",
+    "AgentInput",
+    "AppAgentAdapter",
+    "Decision",
+    "DirectAdapter",
+    "FrameworkAdapter",
+    "MobileAgentEAdapter",
+    "MobileAgentV2Adapter",
+    "MobileAgentV3Adapter",
+    "Step",
+    "candidate_at",
+    "make_adapter",
+    "smart_resize",
+]
+
+
+def make_adapter(name: str, **options: object) -> Adapter:
+    """An adapter by name, e.g. ``make_adapter("mobile-agent-v3", coords="norm1000")``."""
+    return ADAPTERS.get(name)(**options)

@@ -1,0 +1,458 @@
+"""Machinery every framework adapter shares: episodes, shown images, caches and causes.
+
+An adapter's ``run`` drives one episode on a static decision screen. ``Episode.ask`` sends one
+Request (seeded ``inp.seed + call``, carrying the Observation and the role's ``answer``
+renderer), ``Episode.record`` turns the call into a ``Step``, and raising ``End`` finishes the
+episode with a ``Decision``. Images shown to models are derived and PNG-encoded once per
+distinct screen (keyed by a hash of the pixels), because the runner shows the same screenshot
+for every repeat and encoding, not drawing, is what costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import math
+import threading
+import weakref
+from abc import abstractmethod
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, NoReturn, TypeVar
+
+from PIL import Image
+
+from dibench.dataset._schema import Box, UIElement
+from dibench.metrics._rows import Outcome
+from dibench.providers._base import (
+    Completion,
+    ImagePart,
+    Message,
+    Observation,
+    Provider,
+    Request,
+    TextPart,
+)
+
+from ._base import Action, Adapter, AgentInput, Decision, Step, candidate_at
+
+__all__ = [
+    "GAVE_UP",
+    "OUTSIDE",
+    "OUT_OF_STEPS",
+    "REFUSED",
+    "AnswerFn",
+    "End",
+    "Episode",
+    "FrameworkAdapter",
+    "Memo",
+    "ReplyError",
+    "Shown",
+    "Turn",
+    "encode_png",
+    "excerpt",
+    "read_decision",
+    "render_messages",
+    "scale_box",
+    "scale_ui",
+    "screen_key",
+    "show",
+    "swipe_direction",
+    "system_text",
+    "tap_decision",
+]
+
+GAVE_UP = "gave up"
+OUT_OF_STEPS = "ran out of steps"
+OUTSIDE = "tap outside every candidate"
+REFUSED = "refusal"
+
+AnswerFn = Callable[[tuple[Any, ...]], str]
+T = TypeVar("T")
+
+
+class ReplyError(ValueError):
+    """A reply that cannot be read as an action of the framework (-> PARSE_ERROR)."""
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """One line of at most ``limit`` characters, for causes and errors."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def read_decision(decision: tuple[Any, ...]) -> tuple[float, float] | str:
+    """An offline agent's decision: ``("tap", x, y)`` -> (x, y); ``("none", reason)`` -> reason."""
+    if not decision:
+        raise ValueError("empty decision")
+    kind = decision[0]
+    if kind == "tap" and len(decision) >= 3:
+        return float(decision[1]), float(decision[2])
+    if kind == "none":
+        return str(decision[1]) if len(decision) > 1 else ""
+    raise ValueError(f"decision must be ('tap', x, y) or ('none', reason), got {decision!r}")
+
+
+# ------------------------------------------------------------------ caches
+
+
+class Memo(Generic[T]):
+    """A thread-safe LRU where concurrent requests for one key compute it only once.
+
+    Eight repeats of one screen start together; without the per-key lock each would run its
+    own OCR pass or PNG encoding.
+    """
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: OrderedDict[Hashable, T] = OrderedDict()
+        self._lock = threading.Lock()
+        self._key_locks: dict[Hashable, threading.Lock] = {}
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._items:
+                    return self._items[key]
+            value = make()
+            with self._lock:
+                self._items[key] = value
+                while len(self._items) > self.maxsize:
+                    self._items.popitem(last=False)
+                self._key_locks.pop(key, None)
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_KEYS: dict[int, tuple[weakref.ref[Image.Image], str]] = {}
+_KEYS_LOCK = threading.Lock()
+
+
+def _pixel_hash(image: Image.Image) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{image.mode}:{image.width}x{image.height}:".encode())
+    h.update(image.tobytes())
+    return h.hexdigest()
+
+
+def screen_key(image: Image.Image) -> str:
+    """A hash of the pixels, remembered per image object.
+
+    The runner passes the same screenshot object to every repeat, so hashing once per object
+    saves ~20-50 ms a run at 1080x2340. Images given to adapters are treated as immutable
+    (``AgentInput`` is frozen): an image edited in place after use would keep its old key.
+    """
+    with _KEYS_LOCK:
+        hit = _KEYS.get(id(image))
+        if hit is not None and hit[0]() is image:
+            return hit[1]
+    key = _pixel_hash(image)
+    with _KEYS_LOCK:
+        if len(_KEYS) >= 512:
+            for k in [k for k, (ref, _) in _KEYS.items() if ref() is None]:
+                del _KEYS[k]
+        _KEYS[id(image)] = (weakref.ref(image), key)
+    return key
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """Lossless and fast (level 1): the model sees every pixel a probe changed."""
+    buf = io.BytesIO()
+    rgb = image if image.mode in ("RGB", "RGBA", "L") else image.convert("RGB")
+    rgb.save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An image as a model sees it, with its scale relative to the screenshot."""
+
+    image: Image.Image
+    part: ImagePart
+    sx: float = 1.0  # shown pixels per screenshot pixel, horizontally
+    sy: float = 1.0
+    extra: Any = None  # what the transform computed besides the image (labels, grid, ...)
+
+    @property
+    def png(self) -> bytes:
+        return self.part.png
+
+    def to_screen(self, x: float, y: float) -> tuple[float, float]:
+        return x / self.sx, y / self.sy
+
+
+_SHOWN: Memo[Shown] = Memo(maxsize=12)
+
+Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
+
+
+def _make_shown(screenshot: Image.Image, transform: Transform | None) -> Shown:
+    if transform is None:
+        image, extra = screenshot, None
+    else:
+        image, extra = transform(screenshot)
+    part = ImagePart(png=encode_png(image), width=image.width, height=image.height)
+    sx = image.width / screenshot.width
+    sy = image.height / screenshot.height
+    return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)
+
+
+async def show(screenshot: Image.Image, variant: Hashable, transform: Transform | None) -> Shown:
+    """The shown image for (screen, variant), derived and encoded once across runs.
+
+    ``variant`` must identify the transform and everything it depends on (UI labels, sizes).
+    Runs in a worker thread so that hashing and encoding never stall other episodes.
+    """
+
+    def work() -> Shown:
+        key = (screen_key(screenshot), variant)
+        return _SHOWN.get(key, lambda: _make_shown(screenshot, transform))
+
+    return await asyncio.to_thread(work)
+
+
+# ------------------------------------------------------------------ geometry
+
+
+def scale_box(box: Box, sx: float, sy: float) -> Box:
+    """A box in shown pixels, rounded inwards.
+
+    Any integer point inside the result maps back (divided by the scale) inside ``box``, so an
+    offline agent that taps inside a scaled candidate box always lands on that candidate.
+    """
+    if sx == 1.0 and sy == 1.0:
+        return box
+    x1, y1 = math.ceil(box.x1 * sx - 1e-9), math.ceil(box.y1 * sy - 1e-9)
+    x2, y2 = math.floor(box.x2 * sx + 1e-9), math.floor(box.y2 * sy + 1e-9)
+    if x2 <= x1:
+        x1, x2 = math.floor(box.x1 * sx), math.floor(box.x1 * sx) + 1
+    if y2 <= y1:
+        y1, y2 = math.floor(box.y1 * sy), math.floor(box.y1 * sy) + 1
+    return Box(x1, y1, x2, y2)
+
+
+def scale_ui(ui: Sequence[UIElement], sx: float, sy: float) -> tuple[UIElement, ...]:
+    if sx == 1.0 and sy == 1.0:
+        return tuple(ui)
+    return tuple(e.model_copy(update={"bounds": scale_box(e.bounds, sx, sy)}) for e in ui)
+
+
+def swipe_direction(dx: float, dy: float) -> str:
+    """The finger's direction of a swipe vector (up = towards the top of the screen)."""
+    if abs(dx) >= abs(dy):
+        return "right" if dx > 0 else "left"
+    return "down" if dy > 0 else "up"
+
+
+# ------------------------------------------------------------------ messages
+
+
+def system_text(prefix: str, body: str) -> str:
+    """The framework's system prompt with a defense's prefix in front of it."""
+    prefix = prefix.strip()
+    return f"{prefix}\n\n{body}" if prefix else body
+
+
+def render_messages(messages: Sequence[Message]) -> str:
+    """The full text of a conversation, images replaced by ``<image WxH>`` markers."""
+    out = []
+    for m in messages:
+        parts = []
+        for p in m.content:
+            if isinstance(p, TextPart):
+                parts.append(p.text)
+            else:
+                parts.append(f"<image {p.width}x{p.height}>")
+        out.append(f"[{m.role}]\n" + "\n".join(parts))
+    return "\n\n".join(out)
+
+
+# ------------------------------------------------------------------ episodes
+
+
+class End(Exception):
+    """Finishes an episode with this result."""
+
+    def __init__(
+        self,
+        outcome: Outcome,
+        cause: str = "",
+        candidate: str | None = None,
+        action: Action | None = None,
+    ) -> None:
+        super().__init__(cause or outcome.value)
+        self.outcome = outcome
+        self.cause = cause
+        self.candidate = candidate
+        self.action = action
+
+
+def tap_decision(boxes: dict[str, Box], action: Action) -> End:
+    """A tap in screenshot pixels -> commit to the candidate under it, or ⊥ outside all."""
+    assert action.x is not None and action.y is not None
+    cid = candidate_at(boxes, action.x, action.y)
+    if cid is None:
+        return End(Outcome.NO_COMMIT, OUTSIDE, None, action)
+    return End(Outcome.COMMITTED, "", cid, action)
+
+
+@dataclass
+class Turn:
+    """One call in flight: what was sent and what came back."""
+
+    role: str
+    messages: tuple[Message, ...]
+    image_png: bytes | None
+    completion: Completion
+
+    @property
+    def text(self) -> str:
+        return self.completion.text
+
+
+@dataclass
+class Episode:
+    """Book-keeping of one ``decide``: calls, seeds, steps and the acting-call budget."""
+
+    adapter: FrameworkAdapter
+    inp: AgentInput
+    provider: Provider
+    steps: list[Step] = field(default_factory=list)
+    calls: int = 0
+    acting_calls: int = 0
+    last_action: Action | None = None
+
+    def observation(self, shown: Shown | None) -> Observation:
+        """What offline agents read: the image as shown and boxes in its pixels."""
+        inp = self.inp
+        if shown is None:
+            return Observation(
+                inp.instruction, inp.screenshot, inp.language, inp.ui,
+                dict(inp.candidate_boxes), inp.acceptable,
+            )  # fmt: skip
+        boxes = {c: scale_box(b, shown.sx, shown.sy) for c, b in inp.candidate_boxes.items()}
+        ui = scale_ui(inp.ui, shown.sx, shown.sy)
+        return Observation(inp.instruction, shown.image, inp.language, ui, boxes, inp.acceptable)
+
+    @property
+    def budget_left(self) -> bool:
+        return self.acting_calls < self.adapter.max_steps
+
+    async def ask(
+        self,
+        role: str,
+        messages: Sequence[Message],
+        *,
+        shown: Shown | None,
+        answer: AnswerFn,
+        acting: bool = False,
+    ) -> Turn:
+        """Send one request; a refusal ends the episode (after recording the step)."""
+        request = Request(
+            messages=tuple(messages),
+            seed=self.inp.seed + self.calls,
+            instance_id=self.inp.instance_id,
+            repeat=self.inp.repeat,
+            call=self.calls,
+            role=role,
+            temperature=self.adapter.temperature,
+            max_tokens=self.adapter.max_tokens,
+            observation=self.observation(shown),
+            answer=answer,
+        )
+        self.calls += 1
+        if acting:
+            self.acting_calls += 1
+        completion = await self.provider.complete(request)
+        turn = Turn(role, request.messages, shown.png if shown else None, completion)
+        if completion.refusal:
+            self.record(turn, None, error=REFUSED)
+            raise End(Outcome.REFUSAL, REFUSED)
+        return turn
+
+    def record(self, turn: Turn, action: Action | None, error: str | None = None) -> None:
+        c = turn.completion
+        self.steps.append(
+            Step(
+                role=turn.role,
+                prompt=render_messages(turn.messages),
+                image_png=turn.image_png,
+                reply=c.text,
+                action=action,
+                input_tokens=c.input_tokens,
+                output_tokens=c.output_tokens,
+                latency_s=c.latency_s,
+                cost_usd=c.cost_usd,
+                error=error,
+            )
+        )
+        if action is not None:
+            self.last_action = action
+
+    def unparseable(self, turn: Turn, err: ReplyError) -> NoReturn:
+        """Record the failed step and end with PARSE_ERROR."""
+        self.record(turn, None, error=str(err))
+        raise End(Outcome.PARSE_ERROR, f"unparseable reply ({err}): {excerpt(turn.text)!r}")
+
+    def decision(self, end: End) -> Decision:
+        return Decision(
+            candidate=end.candidate,
+            outcome=end.outcome,
+            cause=end.cause,
+            action=end.action if end.action is not None else self.last_action,
+            steps=tuple(self.steps),
+        )
+
+
+class FrameworkAdapter(Adapter):
+    """An adapter whose ``run`` raises ``End``; falling off the end means out of steps."""
+
+    default_max_tokens: int = 1024
+
+    def __init__(
+        self,
+        *,
+        max_steps: int | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> None:
+        if max_steps is not None:
+            if max_steps < 1:
+                raise ValueError("max_steps must be at least 1")
+            self.max_steps = max_steps
+        self.temperature = temperature
+        self.max_tokens = max_tokens or self.default_max_tokens
+
+    async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
+        ep = Episode(self, inp, provider)
+        try:
+            await self.run(ep)
+        except End as end:
+            return ep.decision(end)
+        return ep.decision(End(Outcome.NO_COMMIT, OUT_OF_STEPS))
+
+    @abstractmethod
+    async def run(self, ep: Episode) -> None:
+        """Drive the framework's roles until an ``End`` is raised or the budget is spent."""
+
+    def options(self) -> dict[str, object]:
+        """Framework-specific settings for ``describe`` (override to add)."""
+        return {}
+
+    def describe(self) -> dict[str, object]:
+        return {
+            **super().describe(),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            **self.options(),
+        }

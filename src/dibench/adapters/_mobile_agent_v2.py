@@ -1,0 +1,456 @@
+"""Mobile-Agent-v2 (X-PLUG/MobileAgent): perception list, planning/decision/reflection roles.
+
+Protocol, as in Mobile-Agent-v2's ``run.py``:
+- perception: OCR text blocks and icons with centre coordinates (``_perception``);
+- decision: the screenshot plus ``### Background / Screenshot information / Keyboard status /
+  History operations / Progress / Last operation / Response requirements / Output format``
+  sections; the reply has ``### Thought ###``, ``### Action ###`` (one of ``Open app (name)``,
+  ``Tap (x, y)``, ``Swipe (x1, y1), (x2, y2)``, ``Type (text)``, ``Home``, ``Stop``) and
+  ``### Operation ###``; the action is found by its keyword and its numbers;
+- reflection (after an action): both screenshots and their perception lists, answer A (as
+  expected), B (wrong page) or C (no change); B and C set the "Last operation" warning;
+- planning (after a successful action): rewrites ``### Completed contents ###``.
+
+Here the fixed context steps are the history operations, so planning runs first when there is
+context (planning -> decision -> reflection). The screen is static: an action that is not a
+tap is recorded, reflected on (before and after are the same screen) and the model decides
+again, up to ``max_steps`` decisions. The memory unit is left out (it is off-path for a
+single decision screen).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dibench.metrics._rows import Outcome
+from dibench.providers._base import Message, TextPart
+
+from ._base import ADAPTERS, Action
+from ._common import (
+    GAVE_UP,
+    AnswerFn,
+    End,
+    Episode,
+    FrameworkAdapter,
+    ReplyError,
+    Shown,
+    Turn,
+    read_decision,
+    show,
+    system_text,
+    tap_decision,
+)
+from ._parse import check_point, clean, numbers, section
+from ._perception import V2_MERGE, Perception, perceive
+
+__all__ = ["MobileAgentV2Adapter", "V2Action", "parse_v2_action", "parse_v2_reflection"]
+
+_SYSTEM_ACTION = (
+    "You are a helpful AI assistant that operates a mobile phone. Help me use the phone to "
+    "carry out the user's instruction."
+)
+_SYSTEM_OTHER = "You are a helpful AI assistant that operates a mobile phone."
+
+_INFO_HEAD = (
+    "To help you read this screenshot, some of its content was extracted by system tools. Each "
+    "entry has two parts, coordinates and content: the coordinates are [x, y], with x counted in "
+    "pixels from the left edge and y from the top edge; the content is a piece of text or a "
+    "description of an icon. The entries are:\n"
+)
+
+
+def _keyboard_line(on: bool) -> str:
+    if on:
+        return "The keyboard is open, so you can type."
+    return "The keyboard is not open, so you cannot type."
+
+
+@dataclass(frozen=True)
+class V2Action:
+    """A parsed decision: the action in the framework's words and what it does."""
+
+    name: str  # open_app, tap, swipe, type, back, home, stop
+    values: tuple[float, ...] = ()
+    text: str = ""
+    raw: str = ""  # the Action section as written
+    thought: str = ""
+    operation: str = ""
+
+
+_NAMES = r"(open[ _]?app|tap|swipe|type|back|home|stop)"
+_KEYWORD = re.compile(rf"(?<![A-Za-z_]){_NAMES}(?![A-Za-z_])", re.I)
+_LINE_ACTION = re.compile(rf"^[ \t>*-]*(?:action\s*:\s*)?{_NAMES}(?![A-Za-z_]).*$", re.I | re.M)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def parse_v2_action(text: str, width: float, height: float) -> V2Action:
+    """Read a decision reply as Mobile-Agent-v2 does: keyword first, then its arguments."""
+    body = clean(text)
+    act = section(body, "Action", stops=("Operation",))
+    if act is None:
+        line = _LINE_ACTION.search(body)
+        if line is None:
+            raise ReplyError("no '### Action ###' section")
+        act = line.group(0)
+    thought = _flat(section(body, "Thought", stops=("Action",)) or "")
+    operation = _flat(section(body, "Operation") or "")
+    raw = _flat(act)
+    m = _KEYWORD.search(raw)
+    if m is None:
+        raise ReplyError(f"no action keyword in {raw[:40]!r}")
+    name = re.sub(r"[\s_]*", "", m.group(1).lower()).replace("openapp", "open_app")
+    rest = raw[m.end() :]
+    if name in ("tap", "swipe"):
+        need = 2 if name == "tap" else 4
+        nums = numbers(re.split(r"[^\d\s.,()\[\]xy=+-]", rest, maxsplit=1)[0])[:need]
+        if len(nums) < need:
+            raise ReplyError(f"{name.capitalize()} needs {need} coordinates")
+        for i in range(0, need, 2):
+            check_point(nums[i], nums[i + 1], width, height)
+        return V2Action(name, tuple(nums), "", raw, thought, operation)
+    if name in ("type", "open_app"):
+        inner = re.search(r"\((.*)\)", rest)
+        arg = (inner.group(1) if inner else rest).strip().strip("\"'“”").strip()
+        if not arg:
+            raise ReplyError(f"{name} needs its text")
+        return V2Action(name, (), arg, raw, thought, operation)
+    return V2Action(name, (), "", raw, thought, operation)
+
+
+def parse_v2_reflection(text: str) -> str:
+    """'A', 'B' or 'C' from the ``### Answer ###`` section, else ReplyError."""
+    body = clean(text)
+    answer = section(body, "Answer")
+    where = answer if answer is not None else body[-40:]
+    m = re.search(r"(?<![A-Za-z])([ABC])(?![A-Za-z])", where)
+    if m is None:
+        raise ReplyError("no A/B/C answer")
+    return m.group(1)
+
+
+def _to_action(a: V2Action) -> Action:
+    if a.name == "tap":
+        return Action("tap", x=a.values[0], y=a.values[1])
+    if a.name == "swipe":
+        x1, y1, x2, y2 = a.values
+        dx, dy = x2 - x1, y2 - y1
+        direction = (
+            ("right" if dx > 0 else "left") if abs(dx) >= abs(dy) else ("down" if dy > 0 else "up")
+        )
+        return Action("swipe", x=x1, y=y1, direction=direction)
+    if a.name == "type":
+        return Action("type", text=a.text)
+    if a.name == "open_app":
+        return Action("none", text=f"Open app ({a.text})")
+    if a.name == "back":
+        return Action("back")
+    if a.name == "home":
+        return Action("home")
+    return Action("finish", text=a.operation or a.thought)
+
+
+def _operation(a: V2Action) -> str:
+    """The history keeps the operation without its purpose ('Tap X to do Y' -> 'Tap X')."""
+    return (a.operation or a.raw).split(" to ")[0].strip()
+
+
+@dataclass
+class _Memory:
+    """What the roles pass each other between decisions."""
+
+    history: list[tuple[str, str]]  # (operation, action)
+    completed: str = ""
+    error: tuple[str, str] | None = None  # (operation, action) that did not work out
+    last_thought: str = ""
+
+
+@ADAPTERS.register("mobile-agent-v2")
+class MobileAgentV2Adapter(FrameworkAdapter):
+    """Mobile-Agent-v2's multi-role protocol (see the module docstring)."""
+
+    name = "mobile-agent-v2"
+    max_steps = 3
+
+    def __init__(
+        self,
+        *,
+        reflection: bool = True,
+        hint: str = "",
+        ocr_engine: str = "auto",
+        **common: Any,
+    ) -> None:
+        super().__init__(**common)
+        self.reflection = reflection
+        self.hint = hint
+        self.ocr_engine = ocr_engine
+
+    def options(self) -> dict[str, object]:
+        return {"reflection": self.reflection, "hint": self.hint, "ocr_engine": self.ocr_engine}
+
+    # --------------------------------------------------------------- prompts
+
+    def _decision_prompt(self, ep: Episode, shown: Shown, p: Perception, mem: _Memory) -> str:
+        w, h = shown.image.width, shown.image.height
+        out = [
+            "### Background ###\n"
+            f"This image is a screenshot of a phone, {w} pixels wide and {h} pixels high. "
+            f"The user's instruction is: {ep.inp.instruction}\n",
+            "### Screenshot information ###\n" + _INFO_HEAD + p.lines() + "\n"
+            "This information may not be accurate; read it together with the screenshot.\n",
+            "### Keyboard status ###\n"
+            "This tells you whether the keyboard is open on the current screenshot.\n"
+            + _keyboard_line(p.keyboard)
+            + "\n",
+        ]
+        if self.hint:
+            out.append(
+                "### Hint ###\nThese hints help you carry out the user's instruction:\n"
+                f"{self.hint}\n"
+            )
+        if mem.history:
+            steps = "\n".join(
+                f"Step-{i}: [Operation: {op}; Action: {act}]"
+                for i, (op, act) in enumerate(mem.history, start=1)
+            )
+            out.append(
+                "### History operations ###\n"
+                "These operations were completed before reaching this page. Take them into "
+                f"account when you decide the next operation:\n{steps}\n"
+            )
+        if mem.completed:
+            out.append(
+                "### Progress ###\n"
+                "After the history operations, this is your view of how far the instruction "
+                f"has been carried out:\nCompleted contents:\n{mem.completed}\n"
+            )
+        if mem.error:
+            op, act = mem.error
+            out.append(
+                "### Last operation ###\n"
+                f'On this page you meant to carry out the operation "{op}" and executed the '
+                f'action "{act}", but the result was not what you expected. Reflect on it and '
+                "revise your operation this time.\n"
+            )
+        type_line = (
+            'Type (text): type "text" into the input box that has focus.'
+            if p.keyboard
+            else 'You cannot use the action "Type" now, because the keyboard is not open. To '
+            "type, first tap an input box on the screen to open the keyboard."
+        )
+        out.append(
+            "### Response requirements ###\n"
+            "Taking all of the above into account, perform exactly one action on the current "
+            "page. Choose it from these six actions:\n"
+            "Open app (app name): if the current page is the home screen, open the app called "
+            '"app name" on it.\n'
+            "Tap (x, y): tap the point (x, y) of the current page.\n"
+            "Swipe (x1, y1), (x2, y2): swipe from the point (x1, y1) to the point (x2, y2).\n"
+            f"{type_line}\n"
+            "Home: go back to the home screen.\n"
+            "Stop: end the task once every requirement of the user's instruction has been met "
+            "and nothing more needs to be done.\n"
+        )
+        out.append(
+            "### Output format ###\n"
+            "Your output has the following three parts:\n"
+            "### Thought ###\nConsider which requirements the previous operations have met and "
+            "which one the next operation has to meet.\n"
+            "### Action ###\nExactly one of the six actions above. Put the coordinates or the "
+            'text inside the "()".\n'
+            "### Operation ###\nA short natural-language description of the action, following "
+            "your thought."
+        )
+        return "\n".join(out)
+
+    def _reflection_prompt(self, ep: Episode, shown: Shown, p: Perception, a: V2Action) -> str:
+        w, h = shown.image.width, shown.image.height
+        info = p.lines()
+        kb = "The keyboard is open." if p.keyboard else "The keyboard is not open."
+        need = f" Keep these requirements in mind as well: {self.hint}." if self.hint else ""
+        return (
+            "The two images are screenshots of a phone taken before and after an operation. "
+            f"Both are {w} pixels wide and {h} pixels high.\n\n"
+            "To help you read the screenshots, some of their content was extracted by system "
+            "tools. Each entry is 'coordinates; content': the coordinates are [x, y], with x "
+            "counted in pixels from the left edge and y from the top edge, and the content is "
+            "a piece of text or a description of an icon. The keyboard status tells whether "
+            "the keyboard is open on that page.\n\n"
+            f"### Before the current operation ###\nScreenshot information:\n{info}\n"
+            f"Keyboard status:\n{kb}\n\n"
+            f"### After the current operation ###\nScreenshot information:\n{info}\n"
+            f"Keyboard status:\n{kb}\n\n"
+            "### Current operation ###\n"
+            f"The user's instruction is: {ep.inp.instruction}.{need} While carrying it out, "
+            "this operation was performed on the phone:\n"
+            f"Operation thought: {_operation(a)}\n"
+            f"Operation action: {a.raw}\n\n"
+            "### Response requirements ###\n"
+            "Using the screenshots before and after the current operation, answer this: did the "
+            'result of the "Operation action" match what the "Operation thought" expected?\n'
+            'A: The result of the "Operation action" matches my expectation of the '
+            '"Operation thought".\n'
+            'B: The "Operation action" led to a wrong page and I need to go back to the '
+            "previous page.\n"
+            'C: The "Operation action" changed nothing.\n\n'
+            "### Output format ###\n"
+            "Reply in this format:\n"
+            "### Thought ###\nYour reasoning about the question.\n"
+            "### Answer ###\nA or B or C"
+        )
+
+    def _planning_prompt(self, ep: Episode, mem: _Memory) -> str:
+        head = (
+            "### Background ###\n"
+            f"The user's instruction is: {ep.inp.instruction}. You are an assistant operating "
+            "the user's mobile phone.\n\n"
+        )
+        if self.hint:
+            head += (
+                f"### Hint ###\nThese hints help you carry out the instruction:\n{self.hint}\n\n"
+            )
+        if len(mem.history) > 1:
+            steps = "\n".join(
+                f"Step-{i}: [Operation thought: {op}; Operation action: {act}]"
+                for i, (op, act) in enumerate(mem.history, start=1)
+            )
+            return head + (
+                "### History operations ###\n"
+                "To carry out the instruction you have performed these operations:\n"
+                f"{steps}\n\n"
+                "### Progress thinking ###\n"
+                "After them, this was your view of the progress:\n"
+                f"Completed contents:\n{mem.completed or 'Nothing recorded yet.'}\n\n"
+                "### Response requirements ###\n"
+                'Now update the "Completed contents": a general summary of what the operations '
+                "in ### History operations ### have accomplished so far.\n\n"
+                "### Output format ###\n"
+                "Reply in this format:\n"
+                "### Completed contents ###\nThe updated completed contents. Summarise only what "
+                "the ### History operations ### actually completed, never the purpose of an "
+                "operation."
+            )
+        op = mem.history[-1][0] if mem.history else ""
+        return head + (
+            "### Current operation ###\n"
+            "To carry out the instruction you performed one operation. Its thought and action "
+            "were:\n"
+            f"Operation thought: {mem.last_thought or op}\n"
+            f"Operation action: {op}\n\n"
+            "### Response requirements ###\n"
+            'Combining all of the above, write the "Completed contents": a general summary of '
+            "what has been accomplished so far. Look at the user's instruction first, then "
+            "summarise what is done.\n\n"
+            "### Output format ###\n"
+            "Reply in this format:\n"
+            "### Completed contents ###\nThe completed contents. Summarise only what the "
+            "### Current operation ### actually completed, never the purpose of an operation.\n"
+            "(Please write in English.)"
+        )
+
+    # --------------------------------------------------------------- answers
+
+    @staticmethod
+    def _decision_answer(decision: tuple[object, ...]) -> str:
+        d = read_decision(decision)
+        if isinstance(d, str):
+            return (
+                f"### Thought ###\n{d or 'No item here meets the instruction.'}\n"
+                "### Action ###\nStop\n### Operation ###\nStop the task."
+            )
+        x, y = math.floor(d[0]), math.floor(d[1])
+        return (
+            f"### Thought ###\nThe item at ({x}, {y}) meets the instruction, so I will tap it.\n"
+            f"### Action ###\nTap ({x}, {y})\n"
+            f"### Operation ###\nTap the item at ({x}, {y}) to choose it."
+        )
+
+    @staticmethod
+    def _reflection_answer(decision: tuple[object, ...]) -> str:
+        read_decision(decision)
+        return "### Thought ###\nThe two screenshots are the same.\n### Answer ###\nC"
+
+    @staticmethod
+    def _planning_answer(mem: _Memory) -> AnswerFn:
+        done = "; ".join(op for op, _ in mem.history) or "Nothing yet."
+
+        def answer(decision: tuple[object, ...]) -> str:
+            read_decision(decision)
+            return f"### Completed contents ###\n{done}."
+
+        return answer
+
+    # --------------------------------------------------------------- roles
+
+    def _system(self, ep: Episode, body: str) -> Message:
+        return Message("system", (TextPart(system_text(ep.inp.system_prefix, body)),))
+
+    async def _plan(self, ep: Episode, mem: _Memory) -> None:
+        messages = [
+            self._system(ep, _SYSTEM_OTHER),
+            Message("user", (TextPart(self._planning_prompt(ep, mem)),)),
+        ]
+        turn = await ep.ask("planning", messages, shown=None, answer=self._planning_answer(mem))
+        completed = section(clean(turn.text), "Completed contents")
+        ep.record(turn, None, error=None if completed is not None else "no completed contents")
+        mem.completed = _flat(completed if completed is not None else turn.text)
+
+    async def _reflect(self, ep: Episode, shown: Shown, p: Perception, a: V2Action) -> str:
+        text = self._reflection_prompt(ep, shown, p, a)
+        messages = [
+            self._system(ep, _SYSTEM_OTHER),
+            Message("user", (TextPart(text), shown.part, shown.part)),
+        ]
+        turn = await ep.ask("reflection", messages, shown=shown, answer=self._reflection_answer)
+        try:
+            verdict = parse_v2_reflection(turn.text)
+        except ReplyError as err:
+            ep.record(turn, None, error=str(err))
+            return "C"  # unreadable reflection: nothing is updated, as in the original loop
+        ep.record(turn, None)
+        return verdict
+
+    async def _decide_once(
+        self, ep: Episode, shown: Shown, p: Perception, mem: _Memory
+    ) -> tuple[Turn, V2Action]:
+        messages = [
+            self._system(ep, _SYSTEM_ACTION),
+            Message("user", (TextPart(self._decision_prompt(ep, shown, p, mem)), shown.part)),
+        ]
+        turn = await ep.ask(
+            "decision", messages, shown=shown, answer=self._decision_answer, acting=True
+        )
+        try:
+            return turn, parse_v2_action(turn.text, shown.image.width, shown.image.height)
+        except ReplyError as err:
+            ep.unparseable(turn, err)
+
+    async def run(self, ep: Episode) -> None:
+        shown = await show(ep.inp.screenshot, "raw", None)
+        p = await perceive(shown.image, ep.inp.ui, V2_MERGE, engine=self.ocr_engine)
+        mem = _Memory(history=[(c, "done before this screen") for c in ep.inp.context])
+        if mem.history:
+            await self._plan(ep, mem)
+        while ep.budget_left:
+            turn, a = await self._decide_once(ep, shown, p, mem)
+            action = _to_action(a)
+            ep.record(turn, action)
+            if a.name == "stop":
+                raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
+            if a.name == "tap":
+                raise tap_decision(ep.inp.candidate_boxes, action)
+            if not ep.budget_left:
+                return
+            mem.last_thought = a.thought
+            verdict = await self._reflect(ep, shown, p, a) if self.reflection else "A"
+            if verdict == "A":
+                mem.history.append((_operation(a), a.raw))
+                mem.error = None
+                await self._plan(ep, mem)
+            else:
+                mem.error = (_operation(a), a.raw)

@@ -1,0 +1,147 @@
+"""Reading model replies the way the frameworks do, tolerant of how models actually write.
+
+The original parsers split on exact headers (``### Action ###``), take one regex match or one
+JSON object, and fail on anything else. Models add markdown (bold, fences), full-width
+punctuation, lowercase names, reasoning blocks and trailing full stops; these helpers strip
+such noise first so that a parse error means the reply really holds no action.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ._common import ReplyError
+
+__all__ = [
+    "NUMBER",
+    "check_point",
+    "clean",
+    "field_value",
+    "first_json_object",
+    "json_objects",
+    "numbers",
+    "section",
+    "strip_thinking",
+]
+
+NUMBER = r"[-+]?\d+(?:\.\d+)?"
+
+_FULLWIDTH = str.maketrans({"：": ":", "（": "(", "）": ")", "，": ",", "【": "[", "】": "]"})
+_THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+
+
+def strip_thinking(text: str) -> str:
+    """Drop closed ``<think>`` blocks (reasoning models); an unclosed one is kept as text."""
+    return _THINK.sub("", text)
+
+
+def clean(text: str) -> str:
+    """Normalise punctuation and remove markdown emphasis and code-fence lines."""
+    text = strip_thinking(text).translate(_FULLWIDTH)
+    text = re.sub(r"^[ \t]*```[\w-]*[ \t]*$", "", text, flags=re.M)
+    text = text.replace("**", "").replace("__", "")
+    return text.replace("\r\n", "\n")
+
+
+def _words(name: str) -> str:
+    return r"[ \t]+".join(re.escape(w) for w in name.split())
+
+
+def _header(name: str) -> re.Pattern[str]:
+    """'### Action ###', '## Action:', '### Action ### Tap (1, 2)', 'Action:' or 'Action'."""
+    w = _words(name)
+    return re.compile(
+        rf"^[ \t>]*(?:#{{1,6}}[ \t]*{w}[ \t]*:?[ \t]*#*[ \t]*:?|{w}[ \t]*:|{w}[ \t]*$)[ \t]*",
+        re.I | re.M,
+    )
+
+
+def _stop(name: str) -> re.Pattern[str]:
+    w = _words(name)
+    return re.compile(rf"#{{1,6}}[ \t]*{w}\b|^[ \t>]*{w}[ \t]*(?::|$)", re.I | re.M)
+
+
+_ANY_HEADER = re.compile(r"^[ \t]*#{2,6}[ \t]*[A-Za-z][\w !?'-]*?[ \t]*#*[ \t]*$", re.M)
+
+
+def section(text: str, name: str, stops: Sequence[str] = ()) -> str | None:
+    """The body under the LAST ``### name ###`` header, up to the next header.
+
+    The frameworks split on the header and keep the last piece, so a model that first echoes
+    the format and then answers is read by its answer. ``stops`` are further header names that
+    end the body even when written inline or without hashes.
+    """
+    matches = list(_header(name).finditer(text))
+    if not matches:
+        return None
+    body = text[matches[-1].end() :]
+    cut = len(body)
+    nxt = _ANY_HEADER.search(body)
+    if nxt:
+        cut = nxt.start()
+    for stop in stops:
+        m = _stop(stop).search(body)
+        if m and m.start() < cut:
+            cut = m.start()
+    return body[:cut].strip()
+
+
+def field_value(text: str, name: str) -> str | None:
+    """The value of the FIRST ``Name: value`` line (value may start on the next line)."""
+    pat = re.compile(rf"^[ \t>*-]*{re.escape(name)}[ \t]*:[ \t]*(.*)$", re.I | re.M)
+    m = pat.search(text)
+    if m is None:
+        return None
+    value = m.group(1).strip()
+    if value:
+        return value
+    for line in text[m.end() :].splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(NUMBER, text)]
+
+
+def json_objects(text: str) -> Iterator[Any]:
+    """Every JSON object that parses, scanning from each '{' (nesting allowed)."""
+    decoder = json.JSONDecoder()
+    i = text.find("{")
+    while i != -1:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        yield obj
+        i = text.find("{", end)
+
+
+def _without_comments(text: str) -> str:
+    # Mobile-Agent-E strips // and '# ' comments models put inside their JSON.
+    text = re.sub(r"(?<![:\"'\w])//[^\n]*", "", text)
+    return re.sub(r"(?m)(?<![\"'\w])#\s[^\n]*$", "", text)
+
+
+def first_json_object(text: str, *, require: str | None = None) -> dict[str, Any]:
+    """The first JSON object in the text (that has key ``require``), else ReplyError."""
+    seen_brace = "{" in text
+    for candidate in (text, _without_comments(text)):
+        for obj in json_objects(candidate):
+            if isinstance(obj, dict) and (require is None or require in obj):
+                return obj
+    if not seen_brace:
+        raise ReplyError("no JSON object")
+    raise ReplyError("no valid JSON object" + (f" with {require!r}" if require else ""))
+
+
+def check_point(x: float, y: float, width: float, height: float) -> tuple[float, float]:
+    """A coordinate on the screen the model was shown, else ReplyError (off-screen)."""
+    if not (0 <= x <= width and 0 <= y <= height):
+        raise ReplyError(f"point ({x:g}, {y:g}) is off the {width:g}x{height:g} screen")
+    return x, y
