@@ -42,6 +42,11 @@ def hex_rgb(color: str | RGB) -> RGB:
     """'#RRGGBB' (or an RGB tuple) to an RGB tuple."""
     if isinstance(color, tuple):
         return color
+    return _parse_hex(color)
+
+
+@lru_cache(maxsize=1024)
+def _parse_hex(color: str) -> RGB:
     c = color.lstrip("#")
     if len(c) == 3:
         c = "".join(ch * 2 for ch in c)
@@ -105,25 +110,28 @@ def _corners(r: int, width: int) -> tuple[Image.Image, Image.Image, Image.Image,
 
 def paste_mask(img: Image.Image, color: str | RGB, x: int, y: int, mask: Image.Image) -> None:
     """Paint ``color`` through ``mask`` with its top-left corner at (x, y)."""
-    img.paste(hex_rgb(color), (x, y, x + mask.width, y + mask.height), mask)
+    img.im.paste(hex_rgb(color), (x, y, x + mask.width, y + mask.height), mask.im)
 
 
-def fill_rrect(img: Image.Image, box: Box | tuple[int, int, int, int], r: int, color: str | RGB) -> None:
+def fill_rrect(
+    img: Image.Image, box: Box | tuple[int, int, int, int], r: int, color: str | RGB
+) -> None:
     """A filled rounded rectangle with anti-aliased corners; box is x2/y2-exclusive."""
     x1, y1, x2, y2 = box
     c = hex_rgb(color)
+    core = img.im  # the core paste skips per-call checks: a screen does ~1000 of them
     r = max(0, min(r, (x2 - x1) // 2, (y2 - y1) // 2))
     if r < 2:
-        img.paste(c, (x1, y1, x2, y2))
+        core.paste(c, (x1, y1, x2, y2))
         return
-    img.paste(c, (x1 + r, y1, x2 - r, y2))
-    img.paste(c, (x1, y1 + r, x1 + r, y2 - r))
-    img.paste(c, (x2 - r, y1 + r, x2, y2 - r))
+    core.paste(c, (x1 + r, y1, x2 - r, y2))
+    core.paste(c, (x1, y1 + r, x1 + r, y2 - r))
+    core.paste(c, (x2 - r, y1 + r, x2, y2 - r))
     tl, tr, bl, br = _corners(r, 0)
-    img.paste(c, (x1, y1, x1 + r, y1 + r), tl)
-    img.paste(c, (x2 - r, y1, x2, y1 + r), tr)
-    img.paste(c, (x1, y2 - r, x1 + r, y2), bl)
-    img.paste(c, (x2 - r, y2 - r, x2, y2), br)
+    core.paste(c, (x1, y1, x1 + r, y1 + r), tl.im)
+    core.paste(c, (x2 - r, y1, x2, y1 + r), tr.im)
+    core.paste(c, (x1, y2 - r, x1 + r, y2), bl.im)
+    core.paste(c, (x2 - r, y2 - r, x2, y2), br.im)
 
 
 def stroke_rrect(
@@ -132,16 +140,17 @@ def stroke_rrect(
     """The outline of a rounded rectangle, ``width`` px thick, drawn inside the box."""
     x1, y1, x2, y2 = box
     c = hex_rgb(color)
+    core = img.im  # the core paste skips per-call checks: a screen does ~1000 of them
     r = max(width + 1, min(r, (x2 - x1) // 2, (y2 - y1) // 2))
-    img.paste(c, (x1 + r, y1, x2 - r, y1 + width))
-    img.paste(c, (x1 + r, y2 - width, x2 - r, y2))
-    img.paste(c, (x1, y1 + r, x1 + width, y2 - r))
-    img.paste(c, (x2 - width, y1 + r, x2, y2 - r))
+    core.paste(c, (x1 + r, y1, x2 - r, y1 + width))
+    core.paste(c, (x1 + r, y2 - width, x2 - r, y2))
+    core.paste(c, (x1, y1 + r, x1 + width, y2 - r))
+    core.paste(c, (x2 - width, y1 + r, x2, y2 - r))
     tl, tr, bl, br = _corners(r, width)
-    img.paste(c, (x1, y1, x1 + r, y1 + r), tl)
-    img.paste(c, (x2 - r, y1, x2, y1 + r), tr)
-    img.paste(c, (x1, y2 - r, x1 + r, y2), bl)
-    img.paste(c, (x2 - r, y2 - r, x2, y2), br)
+    core.paste(c, (x1, y1, x1 + r, y1 + r), tl.im)
+    core.paste(c, (x2 - r, y1, x2, y1 + r), tr.im)
+    core.paste(c, (x1, y2 - r, x1 + r, y2), bl.im)
+    core.paste(c, (x2 - r, y2 - r, x2, y2), br.im)
 
 
 # ---------------------------------------------------------------- glyph-run text
@@ -150,10 +159,12 @@ def stroke_rrect(
 class Glyph:
     """One rasterised glyph: its mask, offset from the pen at the baseline, and advance."""
 
-    __slots__ = ("advance", "dx", "dy", "mask")
+    __slots__ = ("advance", "core", "dx", "dy", "h", "mask", "w")
 
     def __init__(self, mask: Image.Image | None, dx: int, dy: int, advance: float) -> None:
         self.mask = mask
+        self.core = mask.im if mask is not None else None
+        self.w, self.h = mask.size if mask is not None else (0, 0)
         self.dx = dx
         self.dy = dy
         self.advance = advance
@@ -192,18 +203,19 @@ def _glyph(face: str, size: int, ch: str) -> Glyph:
     f = font(face, size)
     stroke = max(1, size // 30) if is_bold(face) else 0
     adv = f.getlength(ch)
-    l, t, r, b = f.getbbox(ch, anchor="ls", stroke_width=stroke)
-    if r <= l or b <= t or ch.isspace():
+    x0, y0, x1, y1 = f.getbbox(ch, anchor="ls", stroke_width=stroke)
+    if x1 <= x0 or y1 <= y0 or ch.isspace():
         return Glyph(None, 0, 0, adv)
-    m = Image.new("L", (r - l, b - t), 0)
+    m = Image.new("L", (x1 - x0, y1 - y0), 0)
     ImageDraw.Draw(m).text(
-        (-l, -t), ch, font=f, fill=255, anchor="ls", stroke_width=stroke, stroke_fill=255
+        (-x0, -y0), ch, font=f, fill=255, anchor="ls", stroke_width=stroke, stroke_fill=255
     )
-    return Glyph(m, l, t, adv)
+    return Glyph(m, x0, y0, adv)
 
 
+@lru_cache(maxsize=65536)
 def run_width(text: str, face: str, size: int) -> float:
-    """Advance width of ``text`` as ``draw_run`` lays it out."""
+    """Advance width of ``text`` as ``draw_run`` lays it out (cached: layouts measure a lot)."""
     return sum(_glyph(face, size, ch).advance for ch in text)
 
 
@@ -215,11 +227,12 @@ def draw_run(
     Returns the x after the last glyph.
     """
     c = hex_rgb(color)
+    core = img.im
     for ch in text:
         g = _glyph(face, size, ch)
         if g.mask is not None:
             gx, gy = round(x) + g.dx, baseline + g.dy
-            img.paste(c, (gx, gy, gx + g.mask.width, gy + g.mask.height), g.mask)
+            core.paste(c, (gx, gy, gx + g.w, gy + g.h), g.core)
         x += g.advance
     return x
 
@@ -229,12 +242,13 @@ def ellipsize(text: str, face: str, size: int, max_width: float) -> str:
     if run_width(text, face, size) <= max_width:
         return text
     room = max_width - run_width("…", face, size)
-    out = ""
+    w, n = 0.0, 0
     for ch in text:
-        if run_width(out + ch, face, size) > room:
+        w += _glyph(face, size, ch).advance
+        if w > room:
             break
-        out += ch
-    return out.rstrip() + "…"
+        n += 1
+    return text[:n].rstrip() + "…"
 
 
 def ink_extent(face: str, size: int) -> tuple[int, int]:

@@ -108,6 +108,11 @@ def draw_text_block(
     for i, line in enumerate(lines):
         y = box.y1 + i * style.line_height + pad
         draw.text(
-            (box.x1, y), line, font=f, fill=style.color, stroke_width=stroke, stroke_fill=style.color
+            (box.x1, y),
+            line,
+            font=f,
+            fill=style.color,
+            stroke_width=stroke,
+            stroke_fill=style.color,
         )
     return lines
