@@ -23,3 +23,17 @@ __all__ = [
     "ScreenContent",
     "register_app",
 ]
+
+# Built-in apps register themselves on import (keep this block last).
+from . import (  # noqa: F401
+    appstore,
+    cinema,
+    flight,
+    food,
+    hotel,
+    restaurant,
+    ride,
+    secondhand,
+    shopping,
+    train,
+)

@@ -1,0 +1,47 @@
+"""Injection probes: the registry, the eight built-ins and what a checker needs to verify them.
+
+Importing this package registers the built-ins in ``PROBES``; register your own with
+``@PROBES.register("pkg/name")`` on a ``Probe`` instance or through the ``dibench.probes``
+entry-point group.
+"""
+
+from ._base import PROBES, Probe
+from ._builtin import (
+    BUILTIN_PROBES,
+    DEFAULT_EPSILON,
+    CombinedP,
+    ProbeError,
+    TextProbe,
+    applicable,
+    carrier_boxes,
+    configured_probe,
+    cover_text_lines,
+    get_probe,
+    original_title,
+    probe_names,
+    visible_title_lines,
+)
+from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
+
+__all__ = [
+    "BUILTIN_PROBES",
+    "DEFAULT_EPSILON",
+    "FAMILIES",
+    "PHRASINGS",
+    "PROBES",
+    "CombinedP",
+    "Phrasings",
+    "Probe",
+    "ProbeError",
+    "TextProbe",
+    "applicable",
+    "carrier_boxes",
+    "configured_probe",
+    "cover_text_lines",
+    "get_probe",
+    "original_title",
+    "preference_options",
+    "probe_names",
+    "target_name",
+    "visible_title_lines",
+]

@@ -1,5 +1,10 @@
-"""Model providers: OpenAI-compatible endpoints, vendor SDKs, replay, offline agents."""
+"""Model providers: OpenAI-compatible endpoints, vendor SDKs, replay, offline agents.
 
+Importing this package registers ``openai``, ``anthropic``, ``google`` and ``replay`` without
+importing any vendor SDK; each SDK is imported when its provider is first built.
+"""
+
+from ._anthropic import AnthropicProvider
 from ._base import (
     PROVIDERS,
     Completion,
@@ -13,17 +18,53 @@ from ._base import (
     TextPart,
     make_provider,
 )
+from ._convert import data_url, to_anthropic_messages, to_google_contents, to_openai_messages
+from ._google import GoogleProvider
+from ._http import HTTPProvider, MissingSDKError
+from ._openai import OpenAIProvider
+from ._replay import (
+    RecordingProvider,
+    ReplayFormatError,
+    ReplayMissing,
+    ReplayProvider,
+    load_replay,
+)
+from ._retry import CallGate, RateLimiter, Reply, Retryable, RetryPolicy, parse_retry_after
+from ._stats import ProviderStats
 
 __all__ = [
     "PROVIDERS",
+    "AnthropicProvider",
+    "CallGate",
     "Completion",
+    "GoogleProvider",
+    "HTTPProvider",
     "ImagePart",
     "InfraError",
     "Message",
+    "MissingSDKError",
     "Observation",
+    "OpenAIProvider",
     "Provider",
     "ProviderFactory",
+    "ProviderStats",
+    "RateLimiter",
+    "RecordingProvider",
+    "ReplayFormatError",
+    "ReplayMissing",
+    "ReplayProvider",
+    "Reply",
     "Request",
+    "RetryPolicy",
+    "Retryable",
     "TextPart",
+    "data_url",
+    "load_replay",
     "make_provider",
+    "parse_retry_after",
+    "to_anthropic_messages",
+    "to_google_contents",
+    "to_openai_messages",
 ]
+
+from . import _offline as _offline  # registers oracle, random and ocr-agent

@@ -16,6 +16,8 @@ from PIL import Image
 from dibench._registry import Registry
 from dibench.dataset._schema import Box, UIElement
 
+from ._stats import ProviderStats
+
 __all__ = [
     "PROVIDERS",
     "Completion",
@@ -25,6 +27,7 @@ __all__ = [
     "Observation",
     "Provider",
     "ProviderFactory",
+    "ProviderStats",
     "Request",
     "TextPart",
     "make_provider",
@@ -126,6 +129,10 @@ class Provider(ABC):
     def describe(self) -> dict[str, Any]:
         """Settings to record in the run config (never secrets)."""
         return {"name": self.name}
+
+    def stats(self) -> ProviderStats:
+        """Running totals for the progress bar; offline providers have none to report."""
+        return ProviderStats()
 
 
 ProviderFactory = Callable[..., Provider]
