@@ -23,5 +23,5 @@ if [ "$missing" = 1 ]; then
   fi
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e ".[ocr,dev]"
+python3 -m pip install -q --disable-pip-version-check -e ".[dev]"
 echo "setup: ok ($(python3 -m dibench --version))" >&2

@@ -1,0 +1,112 @@
+"""``anthropic:MODEL`` — Claude through the official ``anthropic`` SDK (an optional extra).
+
+Same contract as the OpenAI-compatible provider: SDK retries off, raw body parsed here, one
+shared retry/limit/accounting gate. The Messages API has no seed parameter (``Request.seed``
+only seeds our backoff jitter), and SDK 2.x no longer takes ``temperature``: it is sent through
+``extra_body`` only with ``send_temperature=True``, for models that still accept it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ._base import PROVIDERS, Request
+from ._convert import to_anthropic_messages
+from ._http import HTTPProvider, as_int, import_sdk
+from ._retry import Reply, Retryable
+
+__all__ = ["AnthropicProvider", "parse_anthropic_message"]
+
+
+def parse_anthropic_message(body: bytes, model: str = "") -> Reply:
+    """A Messages API body -> Reply; a malformed body or an unexplained empty one is Retryable."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise Retryable("malformed JSON body") from None
+    if not isinstance(data, Mapping):
+        raise Retryable("malformed JSON body (not an object)")
+    blocks = data.get("content")
+    blocks = blocks if isinstance(blocks, list) else []
+    text = "".join(
+        str(b.get("text", "")) for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"
+    )
+    stop = data.get("stop_reason")
+    refusal = stop == "refusal"
+    if not blocks and not refusal and stop != "max_tokens":
+        raise Retryable("empty content")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    reply_model = data.get("model")
+    return Reply(
+        text=text,
+        input_tokens=as_int(usage.get("input_tokens")),
+        output_tokens=as_int(usage.get("output_tokens")),
+        refusal=refusal,
+        model=reply_model if isinstance(reply_model, str) and reply_model else model,
+    )
+
+
+class AnthropicProvider(HTTPProvider):
+    """Claude models; ``base_url`` is the API root (the SDK appends ``/v1/messages``)."""
+
+    scheme = "anthropic"
+    default_key_env = "ANTHROPIC_API_KEY"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        send_temperature: bool = False,
+        extra_body: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
+        self._sdk = import_sdk("anthropic", "anthropic")  # fail before any other work
+        super().__init__(model, **options)
+        self.send_temperature = send_temperature
+        self.extra_body = dict(extra_body or {})
+
+    def _new_client(self, api_key: str) -> Any:
+        return self._sdk.AsyncAnthropic(
+            api_key=api_key,
+            base_url=self.base_url,
+            timeout=self.policy.timeout_s,
+            max_retries=0,
+        )
+
+    def _payload(self, request: Request) -> dict[str, Any]:
+        system, messages = to_anthropic_messages(request.messages)
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": request.max_tokens,
+        }
+        if system is not None:
+            payload["system"] = system
+        extra = dict(self.extra_body)
+        if self.send_temperature:
+            extra["temperature"] = request.temperature
+        if extra:
+            payload["extra_body"] = extra
+        return payload
+
+    async def _attempt(self, client: Any, payload: dict[str, Any]) -> Reply:
+        try:
+            raw = await client.messages.with_raw_response.create(**payload)
+        except self._sdk.AnthropicError as exc:
+            raise self._stainless_error(self._sdk, exc) from None
+        return parse_anthropic_message(await raw.read(), self.model)
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info.update(send_temperature=self.send_temperature, extra_body=self.extra_body)
+        return info
+
+
+@PROVIDERS.register("anthropic")
+def anthropic_provider(model: str, **options: Any) -> AnthropicProvider:
+    """``anthropic:MODEL``; needs ``pip install "dibench[anthropic]"``."""
+    return AnthropicProvider(model, **options)

@@ -1,0 +1,115 @@
+"""Messages -> each vendor's wire format. Pure functions, so they are tested without a network.
+
+Images travel as base64 inline data everywhere (no uploads, no URLs): the screenshot a model
+sees must be exactly the bytes the benchmark rendered.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from ._base import ImagePart, Message, TextPart
+
+__all__ = [
+    "data_url",
+    "to_anthropic_messages",
+    "to_google_contents",
+    "to_openai_messages",
+]
+
+
+def data_url(image: ImagePart) -> str:
+    """``data:image/png;base64,...`` as OpenAI-compatible servers expect in ``image_url``."""
+    return f"data:{image.mime};base64,{base64.b64encode(image.png).decode('ascii')}"
+
+
+def _text_only(message: Message) -> bool:
+    return all(isinstance(p, TextPart) for p in message.content)
+
+
+def to_openai_messages(
+    messages: tuple[Message, ...] | list[Message], image_detail: str | None = None
+) -> list[dict[str, Any]]:
+    """Chat-completions messages.
+
+    Text-only messages are sent as a plain string: some servers (older vLLM, several local
+    runners) reject part lists for system and assistant turns. Messages with images become
+    ``text`` / ``image_url`` part lists in their original order.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if _text_only(message):
+            out.append({"role": message.role, "content": message.text})
+            continue
+        parts: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                parts.append({"type": "text", "text": part.text})
+            else:
+                image_url: dict[str, Any] = {"url": data_url(part)}
+                if image_detail:
+                    image_url["detail"] = image_detail
+                parts.append({"type": "image_url", "image_url": image_url})
+        out.append({"role": message.role, "content": parts})
+    return out
+
+
+def to_anthropic_messages(
+    messages: tuple[Message, ...] | list[Message],
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """(system, messages) for the Messages API.
+
+    System turns are lifted into the top-level ``system`` string (joined by blank lines).
+    Consecutive turns of one role are merged because the API wants user/assistant to alternate.
+    """
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            system.append(message.text)
+            continue
+        blocks: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                blocks.append({"type": "text", "text": part.text})
+            else:
+                source = {
+                    "type": "base64",
+                    "media_type": part.mime,
+                    "data": base64.b64encode(part.png).decode("ascii"),
+                }
+                blocks.append({"type": "image", "source": source})
+        if out and out[-1]["role"] == message.role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": message.role, "content": blocks})
+    return ("\n\n".join(system) if system else None), out
+
+
+def to_google_contents(
+    messages: tuple[Message, ...] | list[Message],
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """(system_instruction, contents) for google-genai's ``generate_content``.
+
+    Gemini calls the assistant ``model``; images are ``inline_data`` with raw bytes (the SDK
+    base64-encodes them). Consecutive turns of one role are merged, as for Anthropic.
+    """
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            system.append(message.text)
+            continue
+        role = "model" if message.role == "assistant" else "user"
+        parts: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                parts.append({"text": part.text})
+            else:
+                parts.append({"inline_data": {"mime_type": part.mime, "data": part.png}})
+        if out and out[-1]["role"] == role:
+            out[-1]["parts"].extend(parts)
+        else:
+            out.append({"role": role, "parts": parts})
+    return ("\n\n".join(system) if system else None), out

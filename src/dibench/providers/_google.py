@@ -1,0 +1,116 @@
+"""``google:MODEL`` — Gemini through the official ``google-genai`` SDK (an optional extra).
+
+The SDK parses the body itself, so here we classify its exceptions (APIError by status, a body
+it cannot parse, httpx2 transport errors) into the shared Retryable / InfraError contract.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._base import PROVIDERS, Request
+from ._convert import to_google_contents
+from ._http import HTTPProvider, as_int, import_sdk
+from ._retry import Reply, Retryable
+
+__all__ = ["GoogleProvider"]
+
+# Finish and block reasons that mean "the vendor's safety layer refused", not "try again".
+_REFUSALS = frozenset(
+    {
+        "SAFETY",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "RECITATION",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "MODEL_ARMOR",
+        "JAILBREAK",
+    }
+)
+
+
+def _reason(value: Any) -> str:
+    """An SDK enum or a plain string -> the enum's name."""
+    return str(getattr(value, "value", value) or "")
+
+
+def reply_from_google(response: Any, model: str = "") -> Reply:
+    """A ``GenerateContentResponse`` -> Reply; no candidate and no block reason is Retryable."""
+    usage = getattr(response, "usage_metadata", None)
+    input_tokens = as_int(getattr(usage, "prompt_token_count", 0))
+    output_tokens = as_int(getattr(usage, "candidates_token_count", 0)) + as_int(
+        getattr(usage, "thoughts_token_count", 0)
+    )
+    version = getattr(response, "model_version", None) or model
+    candidates = getattr(response, "candidates", None) or []
+    if not candidates:
+        feedback = getattr(response, "prompt_feedback", None)
+        if _reason(getattr(feedback, "block_reason", None)):
+            return Reply("", input_tokens, output_tokens, refusal=True, model=version)
+        raise Retryable("empty candidates")
+    candidate = candidates[0]
+    content = getattr(candidate, "content", None)
+    parts = getattr(content, "parts", None) or []
+    text = "".join(
+        p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", None)
+    )
+    refusal = _reason(getattr(candidate, "finish_reason", None)) in _REFUSALS
+    return Reply(text, input_tokens, output_tokens, refusal=refusal, model=version)
+
+
+class GoogleProvider(HTTPProvider):
+    """Gemini models through ``google.genai.Client(...).aio``; SDK retries stay off."""
+
+    scheme = "google"
+    default_key_env = "GEMINI_API_KEY"
+
+    def __init__(self, model: str, **options: Any) -> None:
+        self._genai = import_sdk("google.genai", "google")
+        self._errors = import_sdk("google.genai.errors", "google")
+        self._httpx = import_sdk("httpx2", "google")
+        super().__init__(model, **options)
+
+    def _new_client(self, api_key: str) -> Any:
+        types = self._genai.types
+        http_options = types.HttpOptions(
+            base_url=self.base_url,
+            timeout=int(self.policy.timeout_s * 1000),
+            retry_options=None,
+        )
+        return self._genai.Client(api_key=api_key, http_options=http_options)
+
+    async def _close_client(self, client: Any) -> None:
+        await client.aio.aclose()
+
+    def _payload(self, request: Request) -> dict[str, Any]:
+        system, contents = to_google_contents(request.messages)
+        config = self._genai.types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=request.temperature,
+            max_output_tokens=request.max_tokens,
+            seed=request.seed % 2**31,  # the API takes an int32
+        )
+        return {"model": self.model, "contents": contents, "config": config}
+
+    async def _attempt(self, client: Any, payload: dict[str, Any]) -> Reply:
+        try:
+            response = await client.aio.models.generate_content(**payload)
+        except self._errors.APIError as exc:
+            headers = getattr(getattr(exc, "response", None), "headers", None)
+            raise self._status_error(int(exc.code or 500), headers, exc.details) from None
+        except (self._errors.UnknownApiResponseError, json.JSONDecodeError):
+            raise Retryable("malformed JSON body") from None
+        except self._httpx.TimeoutException:
+            raise Retryable(f"timeout after {self.policy.timeout_s:g}s") from None
+        except self._httpx.TransportError as exc:
+            raise Retryable(f"connection error ({type(exc).__name__})") from None
+        return reply_from_google(response, self.model)
+
+
+@PROVIDERS.register("google")
+def google_provider(model: str, **options: Any) -> GoogleProvider:
+    """``google:MODEL``; needs ``pip install "dibench[google]"``."""
+    return GoogleProvider(model, **options)

@@ -1,0 +1,160 @@
+"""``openai:MODEL`` — any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, Ollama, ...).
+
+We call the official client with its retries off, through its low-level ``post`` with a body
+serialized once by orjson, and read the raw reply ourselves. That skips the SDK's per-call walk
+over the (image-heavy) params, which cost more CPU than the HTTP exchange, and servers in the
+wild send truncated JSON, empty ``choices`` or content as a part list: each of those becomes a
+retry or a clear answer here, not a pydantic error deep inside the SDK. The client still owns
+auth headers, base URL, timeouts, connection pooling and the mapping of HTTP errors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ._base import PROVIDERS, Request
+from ._convert import to_openai_messages
+from ._http import HTTPProvider, as_int, import_sdk
+from ._retry import Reply, Retryable
+
+__all__ = ["OpenAIProvider", "parse_chat_completion"]
+
+OFFICIAL_BASE_URL = "https://api.openai.com/v1"
+_TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
+
+
+def _content_text(content: object) -> str:
+    """Message content as text; some servers send a list of ``{"type": "text"}`` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and "text" in p
+        )
+    return ""
+
+
+def parse_chat_completion(body: bytes, model: str = "") -> Reply:
+    """A chat-completions body -> Reply; malformed or choice-less bodies are Retryable."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise Retryable("malformed JSON body") from None
+    if not isinstance(data, Mapping):
+        raise Retryable("malformed JSON body (not an object)")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        raise Retryable("empty choices")
+    choice = choices[0]
+    message = choice.get("message")
+    message = message if isinstance(message, Mapping) else {}
+    text = _content_text(message.get("content"))
+    refusal_text = message.get("refusal")
+    refusal = bool(refusal_text) or choice.get("finish_reason") == "content_filter"
+    if not text and isinstance(refusal_text, str):
+        text = refusal_text
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    reply_model = data.get("model")
+    return Reply(
+        text=text,
+        input_tokens=as_int(usage.get("prompt_tokens")),
+        output_tokens=as_int(usage.get("completion_tokens")),
+        refusal=refusal,
+        model=reply_model if isinstance(reply_model, str) and reply_model else model,
+    )
+
+
+class OpenAIProvider(HTTPProvider):
+    """Chat completions through ``openai.AsyncOpenAI`` with DIBench's retries and limits.
+
+    ``token_param`` is ``max_completion_tokens`` for OpenAI's reasoning models; ``omit`` drops
+    request fields a server rejects (e.g. ``("temperature", "seed")`` for those same models).
+    """
+
+    scheme = "openai"
+    default_key_env = "OPENAI_API_KEY"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        image_detail: str | None = None,
+        token_param: str = "max_tokens",
+        omit: tuple[str, ...] | list[str] = (),
+        **options: Any,
+    ) -> None:
+        self._sdk = import_sdk("openai", "openai")  # fail before any other work
+        self._httpx = import_sdk("httpx2", "openai")
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
+        super().__init__(model, base_url=base_url, **options)
+        if token_param not in _TOKEN_PARAMS:
+            raise ValueError(f"token_param must be one of {_TOKEN_PARAMS}, got {token_param!r}")
+        unknown = set(omit) - {"temperature", "seed", "max_tokens"}
+        if unknown:
+            raise ValueError(f"omit may name temperature, seed, max_tokens; got {sorted(unknown)}")
+        self.extra_body = dict(extra_body or {})
+        self.image_detail = image_detail
+        self.token_param = token_param
+        self.omit = tuple(omit)
+
+    def _new_client(self, api_key: str) -> Any:
+        return self._sdk.AsyncOpenAI(
+            api_key=api_key,
+            base_url=self.base_url,
+            timeout=self.policy.timeout_s,
+            max_retries=0,
+        )
+
+    def _payload(self, request: Request) -> bytes:
+        """The JSON body, serialized once (orjson) and reused by every retry."""
+        return orjson.dumps(self.body(request))
+
+    def body(self, request: Request) -> dict[str, Any]:
+        """The chat-completions request body for ``request`` (what the server will receive)."""
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(request.messages, self.image_detail),
+        }
+        if "temperature" not in self.omit:
+            payload["temperature"] = request.temperature
+        if "seed" not in self.omit:
+            payload["seed"] = request.seed
+        if "max_tokens" not in self.omit:
+            payload[self.token_param] = request.max_tokens
+        payload.update(self.extra_body)
+        return payload
+
+    async def _attempt(self, client: Any, payload: bytes) -> Reply:
+        try:
+            response = await client.post(
+                "/chat/completions",
+                cast_to=self._httpx.Response,
+                content=payload,
+                options={"headers": {"Content-Type": "application/json"}},
+            )
+        except self._sdk.OpenAIError as exc:
+            raise self._stainless_error(self._sdk, exc) from None
+        return parse_chat_completion(response.content, self.model)
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info.update(
+            extra_body=self.extra_body,
+            image_detail=self.image_detail,
+            token_param=self.token_param,
+            omit=list(self.omit),
+        )
+        return info
+
+
+@PROVIDERS.register("openai")
+def openai_provider(model: str, **options: Any) -> OpenAIProvider:
+    """``openai:MODEL``; see OpenAIProvider and HTTPProvider for the options."""
+    return OpenAIProvider(model, **options)
