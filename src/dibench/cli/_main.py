@@ -17,16 +17,24 @@ _KNOWN_ERRORS: tuple[type[BaseException], ...] = ()
 def _errors() -> tuple[type[BaseException], ...]:
     from dibench._registry import RegistryError
     from dibench.dataset import DatasetError
+    from dibench.ocr import OcrUnavailable
+    from dibench.providers import InfraError, MissingSDKError
+    from dibench.providers._replay import ReplayFormatError, ReplayMissing
     from dibench.render import FontError
+    from dibench.runner import SweepError
 
-    errs: list[type[BaseException]] = [RegistryError, DatasetError, FontError]
-    try:
-        from dibench.ocr import OcrUnavailable
-
-        errs.append(OcrUnavailable)
-    except ImportError:  # pragma: no cover - the ocr package is part of dibench
-        pass
-    return tuple(errs)
+    return (
+        RegistryError,
+        DatasetError,
+        FontError,
+        OcrUnavailable,
+        InfraError,
+        MissingSDKError,
+        ReplayFormatError,
+        ReplayMissing,
+        SweepError,
+        FileNotFoundError,
+    )
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -298,6 +306,266 @@ def show(
     out = out or Path(f"{instance_id}.show.png")
     side_by_side(ds, instance_id, scale).save(out)
     click.echo(f"wrote {out}")
+
+
+def _kv(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
+    """KEY=VALUE options; values parse as JSON when they can (numbers, booleans, lists)."""
+    import json
+
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=flag)
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    prog = Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[stats]}"),
+        disable=not sys.stderr.isatty(),
+        transient=False,
+    )
+    task = prog.add_task(label, total=None, stats="")
+
+    def update(p: Any) -> None:
+        stats = (
+            f"{p.calls_per_s:.1f} calls/s  tok {p.input_tokens + p.output_tokens:,}  "
+            f"errors {p.infra_errors}"
+        )
+        prog.update(task, completed=p.done, total=p.total, stats=stats)
+
+    return prog, update
+
+
+def _print_summary(summary: Any, out: Path) -> None:
+    p = summary.progress
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "nothing new"
+    click.echo(
+        f"{summary.condition}: {p.done}/{p.total} runs stored in {out / 'results.sqlite'} "
+        f"({p.skipped} already there; this session: {outcomes}; {p.calls} calls, "
+        f"{p.input_tokens + p.output_tokens:,} tokens, ${p.cost_usd:.4f}, "
+        f"{summary.seconds:.1f} s)"
+    )
+    if p.infra_errors:
+        click.echo(
+            f"  {p.infra_errors} infrastructure errors were stored and will be retried on resume",
+            err=True,
+        )
+
+
+@main.command()
+@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.option("--framework", required=True, help="Adapter: appagent, mobile-agent-v2, ...")
+@click.option("--model", required=True, help="Provider spec: openai:MODEL, replay:FILE, ocr-agent")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--repeats", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--probes", help="Comma-separated probes (default: all in the dataset).")
+@click.option("--limit", type=click.IntRange(min=1), help="First N benign states and variants.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--base-url", help="Endpoint of an OpenAI-compatible server.")
+@click.option("--api-key-env", help="Environment variable holding the API key.")
+@click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE")
+@click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE")
+@click.option("--no-record", is_flag=True, help="Do not write replies in replay format.")
+@load_option
+@_guard
+def run(
+    dataset: Path,
+    framework: str,
+    model: str,
+    out: Path,
+    repeats: int,
+    probes: str | None,
+    limit: int | None,
+    concurrency: int,
+    base_url: str | None,
+    api_key_env: str | None,
+    provider_opt: tuple[str, ...],
+    adapter_opt: tuple[str, ...],
+    no_record: bool,
+    load: tuple[str, ...],
+) -> None:
+    """Run a framework x model over a dataset into OUT (re-run the same command to resume)."""
+    from dibench.runner import RunConfig, RunRequest, execute
+
+    _load(load)
+    popts = _kv(provider_opt, "--provider-opt")
+    if base_url:
+        popts["base_url"] = base_url
+    if api_key_env:
+        popts["api_key_env"] = api_key_env
+    if model.split(":", 1)[0] in ("openai", "anthropic", "google"):
+        popts.setdefault("concurrency", concurrency)
+    req = RunRequest(
+        dataset=dataset,
+        out=out,
+        framework=framework,
+        model=model,
+        config=RunConfig(
+            repeats=repeats, probes=_csv(probes), limit=limit, concurrency=concurrency
+        ),
+        provider_options=popts,
+        adapter_options=_kv(adapter_opt, "--adapter-opt"),
+        record=not no_record,
+    )
+    prog, update = _run_progress(f"{framework} x {model}")
+    with prog:
+        summary = execute(req, update)
+    _print_summary(summary, out)
+    if summary.aborted:
+        _fail(f"stopped: {summary.aborted} (results so far are kept)")
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@load_option
+@_guard
+def sweep(config: Path, load: tuple[str, ...]) -> None:
+    """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory."""
+    from dibench.runner import execute, load_sweep
+
+    _load(load)
+    requests = load_sweep(config)
+    for req in requests:
+        prog, update = _run_progress(f"{req.framework} x {req.model}")
+        with prog:
+            summary = execute(req, update)
+        _print_summary(summary, req.out)
+        if summary.aborted:
+            _fail(f"stopped: {summary.aborted} (results so far are kept)")
+    click.echo(f"sweep done: {len(requests)} conditions in {requests[0].out if requests else '-'}")
+
+
+@main.command()
+@click.argument("rundir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "latex", "csv", "json", "html"]),
+    default="html",
+    show_default=True,
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--examples",
+    type=click.IntRange(min=0),
+    default=12,
+    show_default=True,
+    help="Attack successes shown side by side in the HTML report.",
+)
+@click.option("--dataset", type=click.Path(path_type=Path), help="Override the dataset path.")
+@_guard
+def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Path | None) -> None:
+    """Write the report of a run directory (tables, plots, examples)."""
+    from dibench.report import build_report, write_report
+
+    if not (rundir / "results.sqlite").is_file():
+        _fail(f"{rundir}: no results.sqlite (run `dibench run ... --out {rundir}` first)")
+    rep = build_report(rundir, examples=examples if fmt == "html" else 0, dataset=dataset)
+    path = write_report(rep, fmt, out)
+    click.echo(f"wrote {path}")
+
+
+@main.command()
+@click.argument("rundir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--replies",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write each condition's replies in replay format into this folder.",
+)
+@_guard
+def export(rundir: Path, fmt: str, out: Path | None, replies: Path | None) -> None:
+    """Export the per-row results of a run (JSONL or Parquet)."""
+    from dibench.runner import ResultStore, export_replies, export_rows
+
+    db = rundir / "results.sqlite"
+    if not db.is_file():
+        _fail(f"{rundir}: no results.sqlite")
+    out = out or rundir / f"results.{fmt}"
+    with ResultStore(db) as store:
+        n = export_rows(store, out, fmt)
+        msg = f"wrote {n} rows to {out}"
+        if replies is not None:
+            files = export_replies(store, replies)
+            msg += f" and {len(files)} replay files to {replies}"
+    click.echo(msg)
+
+
+@main.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs/quickstart"),
+    show_default=True,
+)
+@click.option(
+    "--dataset",
+    type=click.Path(path_type=Path),
+    default=Path("data/dibench-v1"),
+    show_default=True,
+    help="Generated first if it does not exist (1,000 states).",
+)
+@click.option("--framework", default="direct", show_default=True)
+@click.option("--model", default="ocr-agent", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@_guard
+def quickstart(
+    out: Path, dataset: Path, framework: str, model: str, limit: int, repeats: int
+) -> None:
+    """The main job on the offline default: generate -> run -> report; prints the report path."""
+    from dibench.dataset import GenerateConfig
+    from dibench.dataset import generate as gen
+    from dibench.report import build_report, write_report
+    from dibench.runner import RunConfig, RunRequest, execute
+
+    if not (dataset / "benign.jsonl").is_file():
+        prog, update = _progress("generating")
+        with prog:
+            summary = gen(dataset, GenerateConfig(), progress=update)
+        click.echo(
+            f"generated {summary.benign} benign + {summary.injected} injected instances in "
+            f"{dataset} ({summary.seconds:.0f} s)"
+        )
+    else:
+        click.echo(f"using the dataset in {dataset}")
+    req = RunRequest(
+        dataset=dataset,
+        out=out,
+        framework=framework,
+        model=model,
+        config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
+    )
+    prog, update = _run_progress(f"{framework} x {model}")
+    with prog:
+        summary = execute(req, update)
+    _print_summary(summary, out)
+    if summary.aborted:
+        _fail(f"stopped: {summary.aborted} (results so far are kept)")
+    path = write_report(build_report(out), "html")
+    md = write_report(build_report(out, examples=0), "md")
+    click.echo(f"report: {path}\n        {md}")
 
 
 @main.command(name="list")

@@ -1,5 +1,7 @@
 """Running agents over a dataset: the async runner and its crash-safe SQLite store."""
 
+from ._api import RunRequest, SweepError, execute, load_sweep, replies_path
+from ._export import export_replies, export_rows, iter_export_rows
 from ._run import RunConfig, RunProgress, RunSummary, plan_work, run_condition
 from ._store import STORE_SCHEMA_VERSION, ResultStore, condition_key
 
@@ -8,8 +10,16 @@ __all__ = [
     "ResultStore",
     "RunConfig",
     "RunProgress",
+    "RunRequest",
     "RunSummary",
+    "SweepError",
     "condition_key",
+    "execute",
+    "export_replies",
+    "export_rows",
+    "iter_export_rows",
+    "load_sweep",
     "plan_work",
+    "replies_path",
     "run_condition",
 ]

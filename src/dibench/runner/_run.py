@@ -163,11 +163,13 @@ async def run_condition(
     system_prefix: str = "",
     on_progress: Callable[[RunProgress], None] | None = None,
     fatal: Sequence[type[BaseException]] = (),
+    recorder: Any = None,
 ) -> RunSummary:
     """Run one (framework, model, defense) condition; resumes whatever the store lacks.
 
     ``fatal`` exceptions (usage errors such as a missing replay record) stop the run cleanly:
-    calls in flight finish and are stored, nothing else starts.
+    calls in flight finish and are stored, nothing else starts. ``recorder`` (a
+    RecordingProvider) is flushed per finished episode so replies land in replay format.
     """
     t0 = time.perf_counter()
     condition = store.add_condition(
@@ -214,9 +216,16 @@ async def run_condition(
             except InfraError as exc:
                 outcome, chosen, cause = Outcome.INFRA_ERROR, None, str(exc)
                 prog.infra_errors += 1
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
             except tuple(fatal) as exc:  # type: ignore[misc]
                 aborted.append(str(exc))
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
                 return
+            else:
+                if recorder is not None:
+                    recorder.flush(iid, repeat)
             row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
             store.put(condition, row, decision, cause)
             prog.done += 1

@@ -1,0 +1,219 @@
+"""High-level entry points: run one condition or a sweep into a run directory.
+
+A run directory holds ``results.sqlite`` (every row), ``run.json`` (the dataset and every
+condition's settings; never a secret) and, with recording on, ``replies/*.jsonl`` in the replay
+format so any run can be re-scored without the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dibench import __version__
+from dibench.dataset._dataset import Dataset
+from dibench.dataset._io import DatasetError
+
+from ._run import RunConfig, RunProgress, RunSummary, run_condition
+from ._store import ResultStore
+
+__all__ = ["RunRequest", "SweepError", "execute", "load_sweep", "replies_path"]
+
+_SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
+
+
+class SweepError(ValueError):
+    """A sweep config file is unreadable or inconsistent (message names file and field)."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything one ``dibench run`` needs."""
+
+    dataset: Path
+    out: Path
+    framework: str
+    model: str
+    config: RunConfig = field(default_factory=RunConfig)
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    adapter_options: dict[str, Any] = field(default_factory=dict)
+    defense: str = "none"
+    record: bool = True
+
+
+def _public(options: dict[str, Any]) -> dict[str, Any]:
+    for k in options:
+        if _SECRET.search(k) and not k.endswith("_env"):
+            raise ValueError(
+                f"option {k!r} looks like a secret: pass the name of an environment variable "
+                "(e.g. api_key_env=MY_KEY) instead"
+            )
+    return dict(options)
+
+
+def replies_path(out: Path, framework: str, model: str, defense: str = "none") -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{framework}__{model}__{defense}")
+    return out / "replies" / f"{safe}.jsonl"
+
+
+def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
+    path = out / "run.json"
+    data: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            data = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+        recorded = data.get("dataset")
+        if recorded and Path(recorded).resolve() != ds.root.resolve():
+            raise DatasetError(
+                f"{out} holds results for dataset {recorded}, not {ds.root}: use another --out"
+            )
+    data.update(
+        {
+            "schema_version": 1,
+            "dibench": __version__,
+            "dataset": str(ds.root.resolve()),
+            "dataset_sha256": ds.manifest.get("sha256", {}),
+        }
+    )
+    conds = [c for c in data.get("conditions", []) if c.get("key") != _key(req)]
+    conds.append(
+        {
+            "key": _key(req),
+            "framework": req.framework,
+            "model": req.model,
+            "defense": req.defense,
+            "run": req.config.describe(),
+            "provider_options": _public(req.provider_options),
+            "adapter_options": _public(req.adapter_options),
+        }
+    )
+    data["conditions"] = conds
+    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+
+def _key(req: RunRequest) -> str:
+    return f"{req.framework}|{req.model}|{req.defense}"
+
+
+def _fatal_errors() -> tuple[type[BaseException], ...]:
+    from dibench.ocr import OcrUnavailable
+    from dibench.providers import MissingSDKError
+    from dibench.providers._replay import ReplayMissing
+
+    return (ReplayMissing, OcrUnavailable, MissingSDKError)
+
+
+def execute(
+    req: RunRequest, on_progress: Callable[[RunProgress], None] | None = None
+) -> RunSummary:
+    """Run (or resume) one condition into ``req.out``."""
+    from dibench.adapters import make_adapter
+    from dibench.providers import make_provider
+    from dibench.providers._replay import RecordingProvider
+
+    ds = Dataset.open(req.dataset)
+    _public(req.provider_options)
+    adapter = make_adapter(req.framework, **req.adapter_options)
+    provider = make_provider(req.model, **req.provider_options)
+    req.out.mkdir(parents=True, exist_ok=True)
+    _update_run_json(req.out, ds, req)
+    recorder = None
+    if req.record and not req.model.startswith("replay:"):
+        path = replies_path(req.out, req.framework, req.model, req.defense)
+        path.parent.mkdir(exist_ok=True)
+        recorder = provider = RecordingProvider(provider, path)
+    with ResultStore(req.out / "results.sqlite") as store:
+
+        async def main() -> RunSummary:
+            try:
+                return await run_condition(
+                    ds,
+                    store,
+                    adapter,
+                    provider,
+                    req.config,
+                    framework=req.framework,
+                    model=req.model,
+                    defense=req.defense,
+                    on_progress=on_progress,
+                    fatal=_fatal_errors(),
+                    recorder=recorder,
+                )
+            finally:
+                await provider.aclose()
+
+        return asyncio.run(main())
+
+
+def load_sweep(path: Path) -> list[RunRequest]:
+    """Read a TOML sweep: every model x framework (x defense) becomes one RunRequest.
+
+    ```toml
+    dataset = "data/dibench-v1"
+    out = "runs/sweep"
+    repeats = 3
+    limit = 20
+    probes = ["combined", "naive"]
+    frameworks = ["direct", "appagent"]
+    [[models]]
+    spec = "openai:qwen2.5-vl-7b-instruct"
+    base_url = "http://127.0.0.1:8000/v1"
+    concurrency = 32
+    ```
+    """
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SweepError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{path}: not valid TOML ({exc})") from None
+
+    def need(key: str, kind: type) -> Any:
+        if key not in data:
+            raise SweepError(f"{path}: field {key}: missing")
+        if not isinstance(data[key], kind):
+            raise SweepError(f"{path}: field {key}: expected {kind.__name__}")
+        return data[key]
+
+    base = Path(path).parent
+    dataset = base / need("dataset", str)
+    out = base / need("out", str)
+    frameworks = need("frameworks", list)
+    models = need("models", list)
+    defenses = data.get("defenses", ["none"])
+    config = RunConfig(
+        repeats=int(data.get("repeats", 10)),
+        probes=tuple(data.get("probes", ())),
+        limit=data.get("limit"),
+        concurrency=int(data.get("concurrency", 8)),
+    )
+    requests = []
+    for i, m in enumerate(models):
+        if not isinstance(m, dict) or not isinstance(m.get("spec"), str):
+            raise SweepError(f"{path}: field models[{i}].spec: missing")
+        opts = {k: v for k, v in m.items() if k != "spec"}
+        for fw in frameworks:
+            for d in defenses:
+                requests.append(
+                    RunRequest(
+                        dataset=dataset,
+                        out=out,
+                        framework=str(fw),
+                        model=m["spec"],
+                        config=config,
+                        provider_options=_public(opts),
+                        adapter_options=dict(data.get("adapter_options", {}).get(str(fw), {})),
+                        defense=str(d),
+                        record=bool(data.get("record", True)),
+                    )
+                )
+    return requests

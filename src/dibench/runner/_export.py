@@ -1,0 +1,106 @@
+"""``dibench export``: per-row results as JSONL or Parquet, and replies in replay format."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ._store import ResultStore
+
+__all__ = ["export_replies", "export_rows", "iter_export_rows"]
+
+COLUMNS = (
+    "framework", "model", "defense", "instance_id", "pair_of", "injected", "app", "category",
+    "language", "probe", "carriers", "target", "repeat", "seed", "decision", "outcome", "cause",
+    "acceptable", "correct", "attack_target_chosen", "input_tokens", "output_tokens", "cost_usd",
+    "latency_s", "n_calls", "replies",
+)  # fmt: skip
+
+
+def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
+    conds = store.conditions()
+    cur = store.db.execute("SELECT * FROM results ORDER BY condition, instance_id, repeat")
+    names = [d[0] for d in cur.description]
+    for raw in cur:
+        r = dict(zip(names, raw, strict=True))
+        c = conds[r["condition"]]
+        steps = json.loads(r["steps"])
+        acceptable = json.loads(r["acceptable"])
+        yield {
+            "framework": c["framework"],
+            "model": c["model"],
+            "defense": c["defense"],
+            "instance_id": r["instance_id"],
+            "pair_of": r["pair_of"],
+            "injected": bool(r["injected"]),
+            "app": r["app"],
+            "category": r["category"],
+            "language": r["language"],
+            "probe": r["probe"],
+            "carriers": json.loads(r["carriers"]),
+            "target": r["target"],
+            "repeat": r["repeat"],
+            "seed": r["seed"],
+            "decision": r["decision"],
+            "outcome": r["outcome"],
+            "cause": r["cause"],
+            "acceptable": acceptable,
+            "correct": r["decision"] is not None and r["decision"] in acceptable,
+            "attack_target_chosen": r["target"] is not None and r["decision"] == r["target"],
+            "input_tokens": r["input_tokens"],
+            "output_tokens": r["output_tokens"],
+            "cost_usd": r["cost_usd"],
+            "latency_s": r["latency_s"],
+            "n_calls": len(steps),
+            "replies": [s.get("reply", "") for s in steps],
+        }
+
+
+def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
+    """Write every stored row (infra errors included, marked by outcome); returns the count."""
+    rows = list(iter_export_rows(store))
+    if fmt == "jsonl":
+        with out.open("wb") as fh:
+            for r in rows:
+                fh.write(orjson.dumps(r) + b"\n")
+    elif fmt == "parquet":
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ImportError(
+                'Parquet export needs pyarrow: pip install "dibench[parquet]"'
+            ) from None
+        table = pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS})
+        pq.write_table(table, out)
+    else:
+        raise ValueError(f"--format: unknown export format {fmt!r} (jsonl, parquet)")
+    return len(rows)
+
+
+def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
+    """One replay file per condition: {"instance_id", "repeat", "responses"} per episode."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    from ._api import replies_path
+
+    written = []
+    for key, c in store.conditions().items():
+        path = replies_path(out_dir.parent, c["framework"], c["model"], c["defense"])
+        path = out_dir / path.name
+        cur = store.db.execute(
+            "SELECT instance_id, repeat, steps FROM results WHERE condition=? AND outcome!=? "
+            "ORDER BY instance_id, repeat",
+            (key, "infra_error"),
+        )
+        with path.open("wb") as fh:
+            for iid, rep, steps in cur:
+                replies = [s.get("reply", "") for s in json.loads(steps)]
+                fh.write(
+                    orjson.dumps({"instance_id": iid, "repeat": rep, "responses": replies}) + b"\n"
+                )
+        written.append(path)
+    return written
