@@ -57,18 +57,18 @@ class MicroProbe(NaiveType):  # type: ignore[misc, valid-type]
 @pytest.fixture(scope="module")
 def broken_probes():  # type: ignore[no-untyped-def]
     for cls in (LeakyProbe, BlankProbe, MicroProbe):
-        PROBES.add(cls.name, cls(), replace=True)
+        PROBES.add(cls.name, cls(cls.name, title="naive"), replace=True)
     yield
     for cls in (LeakyProbe, BlankProbe, MicroProbe):
         PROBES._items.pop(cls.name, None)
 
 
 def test_check_passes_on_generated_data(small_dataset: Dataset) -> None:
-    rep = check_dataset(small_dataset, ocr_sample=48, workers=2)
+    rep = check_dataset(small_dataset, ocr_sample=24, workers=2)
     assert rep.ok, "\n".join(map(str, rep.issues[:10]))
     assert rep.passed["oracle"] == len(small_dataset.benign)
     assert rep.passed["confinement"] == len(small_dataset.injected_ids())
-    assert rep.ocr_sampled == 48
+    assert rep.ocr_sampled == 24
     # every OCR check family ran on the sample
     for name in ("ocr_title", "ocr_cover", "ocr_perturbation", "epsilon", "ui_payload"):
         assert rep.passed[name] > 0, name

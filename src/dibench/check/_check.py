@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 from PIL import Image
@@ -136,12 +137,42 @@ def _check_benign(state: DecisionState, ds: Dataset, rep: CheckReport) -> None:
 
 
 def _outside_equal(a: np.ndarray, b: np.ndarray, boxes: list[Box]) -> tuple[bool, int]:
-    """Whether a and b agree outside ``boxes``; also the count of differing pixels outside."""
-    diff = np.any(a != b, axis=2)
-    for bx in boxes:
-        diff[bx.y1 : bx.y2, bx.x1 : bx.x2] = False
-    n = int(diff.sum())
-    return n == 0, n
+    """Whether a and b agree outside ``boxes``; also the count of differing pixels outside.
+
+    Compares horizontal bands split at the box edges with byte equality (memcmp speed); the
+    exact pixel count is computed only for a band that differs.
+    """
+    height, width = a.shape[:2]
+    edges = sorted({0, height, *(min(max(y, 0), height) for bx in boxes for y in (bx.y1, bx.y2))})
+    n_diff = 0
+    for y0, y1 in pairwise(edges):
+        spans = sorted((bx.x1, bx.x2) for bx in boxes if bx.y1 <= y0 and bx.y2 >= y1)
+        x = 0
+        for x1, x2 in [*spans, (width, width)]:
+            if x1 > x:
+                sa, sb = a[y0:y1, x:x1], b[y0:y1, x:x1]
+                if sa.tobytes() != sb.tobytes():
+                    n_diff += int(np.count_nonzero((sa != sb).any(axis=-1)))
+            x = max(x, x2)
+    return n_diff == 0, n_diff
+
+
+def _inside_changed(a: np.ndarray, b: np.ndarray, boxes: list[Box]) -> bool:
+    return any(
+        a[bx.y1 : bx.y2, bx.x1 : bx.x2].tobytes() != b[bx.y1 : bx.y2, bx.x1 : bx.x2].tobytes()
+        for bx in boxes
+    )
+
+
+_ARRAYS: dict[str, np.ndarray] = {}
+
+
+def _array(state_id: str, image: Image.Image) -> np.ndarray:
+    """The benign screenshot as an array, kept for the state's run of variants."""
+    if state_id not in _ARRAYS:
+        _ARRAYS.clear()
+        _ARRAYS[state_id] = np.asarray(image)
+    return _ARRAYS[state_id]
 
 
 def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
@@ -166,13 +197,13 @@ def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obj
     probe = PROBES.get(rec.probe)
     benign_img = ds.benign_image(state.id)
     inj_img = probe.compose(benign_img, state, rec.target, rec.payload, rec.seed)
-    a = np.asarray(benign_img)
+    a = _array(state.id, benign_img)
     b = np.asarray(inj_img)
     if a.shape != b.shape:
         rep.add("confinement", iid, False, f"composed image shape {b.shape} != benign {a.shape}")
         return
     same, n_out = _outside_equal(a, b, carrier_boxes)
-    changed = not np.array_equal(a, b)
+    changed = _inside_changed(a, b, carrier_boxes)
     rep.add(
         "confinement",
         iid,
