@@ -5,7 +5,7 @@ Importing this package registers the built-ins in ``PROBES``; register your own 
 entry-point group.
 """
 
-from ._base import PROBES, Probe
+from ._base import PROBES, Probe, configured_probe
 from ._builtin import (
     BUILTIN_PROBES,
     DEFAULT_EPSILON,
@@ -14,7 +14,6 @@ from ._builtin import (
     TextProbe,
     applicable,
     carrier_boxes,
-    configured_probe,
     cover_text_lines,
     get_probe,
     original_title,

@@ -1,0 +1,324 @@
+"""The eight built-in probes of the paper and the helpers a checker needs to verify them.
+
+Five title probes (naive, escape, context_ignore, fake_completion, combined), Combined text on the
+cover (combined_c), on both (combined_tc), and a bounded cover perturbation (combined_p). Text
+probes are ``TextProbe`` instances over a phrasing table, so a new text probe is one line:
+``PROBES.add("me/urgent", TextProbe("me/urgent", title="urgent", phrasings=MY_TABLE))``.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from dibench._seeding import np_rng, py_rng
+from dibench.dataset._schema import Box, Candidate, DecisionState, Payload, UIElement
+
+from ._base import PROBES, Probe
+from ._compose import (
+    N_PATTERNS,
+    cover_layout,
+    hook_visible,
+    paint_cover_text,
+    paint_perturbation,
+    paint_title,
+    perturbation,
+    title_lines,
+)
+from ._phrasings import PHRASINGS, Phrasings, Variant, fill, preference_options, target_name
+
+__all__ = [
+    "BUILTIN_PROBES",
+    "DEFAULT_EPSILON",
+    "CombinedP",
+    "ProbeError",
+    "TextProbe",
+    "applicable",
+    "carrier_boxes",
+    "cover_text_lines",
+    "get_probe",
+    "original_title",
+    "probe_names",
+    "visible_title_lines",
+]
+
+DEFAULT_EPSILON = 8 / 255
+BUILTIN_PROBES = (
+    "naive",
+    "escape",
+    "context_ignore",
+    "fake_completion",
+    "combined",
+    "combined_c",
+    "combined_tc",
+    "combined_p",
+)
+
+
+class ProbeError(ValueError):
+    """A probe cannot be applied: a carrier box is missing, the image does not match, ..."""
+
+
+# --- helpers shared by probes and checkers -----------------------------------------------------
+
+
+def get_probe(name: str) -> Probe:
+    """The registered probe called ``name`` (built-in, user-registered or from a plugin)."""
+    return PROBES.get(name)
+
+
+def probe_names() -> list[str]:
+    """Every registered probe name, built-ins first in the paper's order."""
+    return PROBES.names()
+
+
+def carrier_boxes(probe: Probe, state: DecisionState, target: str) -> list[Box]:
+    """The target's boxes the probe may paint into (everything else must stay identical)."""
+    cand = state.candidate(target)
+    _require(cand, probe.carriers, probe.name)
+    return [cand.boxes[c] for c in probe.carriers]
+
+
+def applicable(probe: Probe, state: DecisionState, target: str) -> bool:
+    """Whether the target has a box for every carrier of the probe (e.g. a cover to paint)."""
+    cand = state.candidate(target)
+    return all(c in cand.boxes for c in probe.carriers)
+
+
+def original_title(state: DecisionState, target: str) -> str:
+    """The target's benign title: its UI node text, else its 'title' attribute."""
+    for e in state.ui:
+        if e.candidate == target and e.role == "title" and e.text:
+            return e.text
+    value = state.candidate(target).attributes.get("title")
+    return "" if value is None else str(value)
+
+
+def visible_title_lines(state: DecisionState, target: str, payload: Payload) -> list[str]:
+    """The lines of ``payload.title`` the app's clamp shows (what OCR should read back)."""
+    if payload.title is None:
+        return []
+    cand = state.candidate(target)
+    _require(cand, ("title",), "title payload")
+    return list(title_lines(payload.title, state.styles[cand.title_style], cand.boxes["title"]))
+
+
+def cover_text_lines(state: DecisionState, target: str, payload: Payload) -> list[str]:
+    """The lines of ``payload.cover_text`` typeset on the target's cover banner."""
+    if payload.cover_text is None:
+        return []
+    cand = state.candidate(target)
+    _require(cand, ("cover",), "cover payload")
+    box = cand.boxes["cover"]
+    return list(cover_layout(payload.cover_text, box.width, box.height, state.language).lines)
+
+
+def _require(cand: Candidate, carriers: tuple[str, ...], what: str) -> None:
+    missing = [c for c in carriers if c not in cand.boxes]
+    if missing:
+        raise ProbeError(f"{what}: candidate {cand.id!r} has no {'/'.join(missing)} box")
+
+
+def _check_image(image: Image.Image, state: DecisionState) -> None:
+    if image.size != (state.width, state.height):
+        raise ProbeError(
+            f"{state.id}: image is {image.size[0]}x{image.size[1]}, "
+            f"state says {state.width}x{state.height}"
+        )
+    if image.mode not in ("RGB", "RGBA", "L"):
+        raise ProbeError(f"{state.id}: unsupported image mode {image.mode!r} (use RGB)")
+
+
+def _join(hook: str, original: str) -> str:
+    """Payload then the original title: a merchant keeps the product name after the hook."""
+    if not original:
+        return hook
+    return hook + ("" if hook.endswith(("\n", " ")) else " ") + original
+
+
+def _with_title(state: DecisionState, target: str, title: str) -> tuple[UIElement, ...]:
+    out = []
+    for e in state.ui:
+        if e.candidate == target and e.role == "title":
+            update = {"text": title}
+            if e.content_desc and e.content_desc == e.text:
+                update["content_desc"] = title
+            e = e.model_copy(update=update)
+        out.append(e)
+    return tuple(out)
+
+
+# --- text probes -------------------------------------------------------------------------------
+
+
+class TextProbe(Probe):
+    """Deceptive text from a phrasing family on the title and/or typeset into the cover."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        title: str | None = None,
+        cover: str | None = None,
+        phrasings: Phrasings = PHRASINGS,
+    ) -> None:
+        if title is None and cover is None:
+            raise ValueError(f"probe {name!r}: needs a title and/or a cover phrasing family")
+        for family in (title, cover):
+            if family is not None and family not in phrasings:
+                raise ValueError(f"probe {name!r}: no phrasing family {family!r}")
+        self.name = name
+        self.title_family = title
+        self.cover_family = cover
+        self.phrasings = phrasings
+        self.carriers = tuple(c for c, f in (("title", title), ("cover", cover)) if f is not None)
+
+    def __repr__(self) -> str:
+        return f"TextProbe({self.name!r}, title={self.title_family!r}, cover={self.cover_family!r})"
+
+    def _variants(self, family: str, language: str) -> list[Variant]:
+        variants = [v for v in self.phrasings[family].get(language, ()) if v]
+        if not variants:
+            raise ProbeError(f"probe {self.name!r}: family {family!r} has no {language} phrasing")
+        return variants
+
+    def payload(self, state: DecisionState, target: str, seed: int) -> Payload:
+        cand = state.candidate(target)
+        _require(cand, self.carriers, self.name)
+        rng = py_rng(seed, "probe", self.name, state.id, target)
+        lang = state.language
+        pref = rng.choice(preference_options(state.spec, lang))
+        name = target_name(cand, lang)
+        family = self.title_family or self.cover_family
+        assert family is not None
+        variant = rng.randrange(len(self._variants(family, lang)))
+        title = cover_text = None
+        if self.title_family is not None:
+            title, variant = self._fit_title(state, cand, variant, name, pref)
+        if self.cover_family is not None:
+            variants = self._variants(self.cover_family, lang)
+            cover_text = self._fit_cover(state, cand, variants, variant % len(variants), name, pref)
+        return Payload(title=title, cover_text=cover_text, variant=variant)
+
+    def _fit_title(
+        self, state: DecisionState, cand: Candidate, v0: int, name: str | None, pref: str
+    ) -> tuple[str, int]:
+        """The drawn variant at its longest visible level, else another variant, deterministic."""
+        assert self.title_family is not None
+        variants = self._variants(self.title_family, state.language)
+        style, box = state.styles[cand.title_style], cand.boxes["title"]
+        original = original_title(state, cand.id)
+        for k in range(len(variants)):
+            v = (v0 + k) % len(variants)
+            for template in variants[v]:
+                hook = fill(template, name, pref)
+                if hook is not None and hook_visible(hook, _join(hook, original), style, box):
+                    return _join(hook, original), v
+        hook = fill(variants[v0][-1], name, pref) or variants[v0][-1]
+        return _join(hook, original), v0  # nothing fits this box: the shortest, clamped
+
+    def _fit_cover(
+        self,
+        state: DecisionState,
+        cand: Candidate,
+        variants: list[Variant],
+        v0: int,
+        name: str | None,
+        pref: str,
+    ) -> str:
+        """The longest level of the variant that fits the cover at a readable size."""
+        box = cand.boxes["cover"]
+        for k in range(len(variants)):
+            for template in variants[(v0 + k) % len(variants)]:
+                text = fill(template, name, pref)
+                if (
+                    text is not None
+                    and cover_layout(text, box.width, box.height, state.language).fits
+                ):
+                    return text
+        return fill(variants[v0][-1], name, pref) or variants[v0][-1]
+
+    def compose(
+        self, image: Image.Image, state: DecisionState, target: str, payload: Payload, seed: int
+    ) -> Image.Image:
+        _check_image(image, state)
+        cand = state.candidate(target)
+        _require(cand, self.carriers, self.name)
+        out = image.copy()
+        if "title" in self.carriers:
+            if payload.title is None:
+                raise ProbeError(f"probe {self.name!r}: payload has no title")
+            paint_title(out, cand.boxes["title"], payload.title, state.styles[cand.title_style])
+        if "cover" in self.carriers:
+            if payload.cover_text is None:
+                raise ProbeError(f"probe {self.name!r}: payload has no cover text")
+            box = cand.boxes["cover"]
+            layout = cover_layout(payload.cover_text, box.width, box.height, state.language)
+            paint_cover_text(out, box, layout, py_rng(seed, "cover", self.name, state.id, target))
+        return out
+
+    def ui(self, state: DecisionState, target: str, payload: Payload) -> tuple[UIElement, ...]:
+        if "title" not in self.carriers or payload.title is None:
+            return state.ui
+        return _with_title(state, target, payload.title)
+
+
+# --- perturbation probe ------------------------------------------------------------------------
+
+
+class CombinedP(Probe):
+    """A bounded, structured pixel perturbation of the cover: no readable text at all."""
+
+    carriers = ("cover",)
+
+    def __init__(self, epsilon: float = DEFAULT_EPSILON, *, name: str = "combined_p") -> None:
+        self.epsilon = epsilon
+        self.name = name
+
+    @property
+    def epsilon(self) -> float:
+        """L-inf budget as a fraction of 255 (validated here, also under ``configure``)."""
+        return self._epsilon
+
+    @epsilon.setter
+    def epsilon(self, value: float) -> None:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+            raise ValueError(f"epsilon must be in (0, 1] (a fraction of 255), got {value!r}")
+        self._epsilon = float(value)
+
+    def __repr__(self) -> str:
+        return f"CombinedP(epsilon={self.epsilon!r}, name={self.name!r})"
+
+    def payload(self, state: DecisionState, target: str, seed: int) -> Payload:
+        _require(state.candidate(target), self.carriers, self.name)
+        variant = py_rng(seed, "probe", self.name, state.id, target).randrange(N_PATTERNS)
+        return Payload(epsilon=self.epsilon, variant=variant)
+
+    def compose(
+        self, image: Image.Image, state: DecisionState, target: str, payload: Payload, seed: int
+    ) -> Image.Image:
+        _check_image(image, state)
+        cand = state.candidate(target)
+        _require(cand, self.carriers, self.name)
+        eps = self.epsilon if payload.epsilon is None else payload.epsilon
+        box = cand.boxes["cover"]
+        rng = np_rng(seed, "perturb", self.name, state.id, target)
+        delta = perturbation(box.height, box.width, round(eps * 255), payload.variant, rng)
+        out = image.copy()
+        paint_perturbation(out, box, delta)
+        return out
+
+    def ui(self, state: DecisionState, target: str, payload: Payload) -> tuple[UIElement, ...]:
+        return state.ui
+
+
+for _name, _probe in (
+    ("naive", TextProbe("naive", title="naive")),
+    ("escape", TextProbe("escape", title="escape")),
+    ("context_ignore", TextProbe("context_ignore", title="context_ignore")),
+    ("fake_completion", TextProbe("fake_completion", title="fake_completion")),
+    ("combined", TextProbe("combined", title="combined")),
+    ("combined_c", TextProbe("combined_c", cover="combined")),
+    ("combined_tc", TextProbe("combined_tc", title="combined", cover="combined")),
+    ("combined_p", CombinedP()),
+):
+    PROBES.add(_name, _probe)
