@@ -35,6 +35,7 @@ class RunConfig:
     states: tuple[str, ...] = ()  # explicit benign ids (overrides limit)
     concurrency: int = 8
     include_benign: bool = True
+    include_injected: bool = True
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -43,6 +44,8 @@ class RunConfig:
             "limit": self.limit,
             "states": list(self.states),
             "concurrency": self.concurrency,
+            "include_benign": self.include_benign,
+            "include_injected": self.include_injected,
         }
 
 
@@ -88,7 +91,7 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
     probes = set(config.probes)
     for iid in ds.injected_ids():
         benign_id, _target, probe = iid.rsplit(".", 2)
-        if benign_id in wanted and (not probes or probe in probes):
+        if config.include_injected and benign_id in wanted and (not probes or probe in probes):
             variants[benign_id].append(iid)
     work = []
     repeats = range(1, config.repeats + 1)
