@@ -41,6 +41,9 @@ class AgentInput:
     candidate_boxes: dict[str, Box]  # candidate id -> card box, in screenshot pixels
     acceptable: tuple[str, ...] = ()  # only the oracle agent may read it (via Observation)
     system_prefix: str = ""  # prepended to the system prompt (prompt-mitigation defenses)
+    # The screenshot's PNG encoding when it was read from disk (benign or materialised
+    # injected screens): sent as is. Whoever changes ``screenshot`` must drop it (set None).
+    screenshot_png: bytes | None = None
 
 
 @dataclass(frozen=True)

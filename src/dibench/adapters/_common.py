@@ -196,27 +196,41 @@ _SHOWN: Memo[Shown] = Memo(maxsize=12)
 Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
 
-def _make_shown(screenshot: Image.Image, transform: Transform | None) -> Shown:
+def _make_shown(
+    screenshot: Image.Image, transform: Transform | None, png: bytes | None = None
+) -> Shown:
     if transform is None:
         image, extra = screenshot, None
     else:
         image, extra = transform(screenshot)
-    part = ImagePart(png=encode_png(image), width=image.width, height=image.height)
+    data = png if transform is None and png is not None else encode_png(image)
+    part = ImagePart(png=data, width=image.width, height=image.height)
     sx = image.width / screenshot.width
     sy = image.height / screenshot.height
     return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)
 
 
-async def show(screenshot: Image.Image, variant: Hashable, transform: Transform | None) -> Shown:
+async def show(
+    screenshot: Image.Image,
+    variant: Hashable,
+    transform: Transform | None,
+    png: bytes | None = None,
+) -> Shown:
     """The shown image for (screen, variant), derived and encoded once across runs.
 
     ``variant`` must identify the transform and everything it depends on (UI labels, sizes).
-    Runs in a worker thread so that hashing and encoding never stall other episodes.
+    ``png`` (AgentInput.screenshot_png) is the screenshot's own encoding when the runner has it
+    (a screenshot read from disk): it is sent as is and keys the cache, so nothing is re-encoded
+    or re-hashed pixel by pixel. Runs in a worker thread so that hashing and encoding never
+    stall other episodes.
     """
 
     def work() -> Shown:
-        key = (screen_key(screenshot), variant)
-        return _SHOWN.get(key, lambda: _make_shown(screenshot, transform))
+        if png is not None:
+            screen = "png:" + hashlib.blake2b(png, digest_size=16).hexdigest()
+        else:
+            screen = screen_key(screenshot)
+        return _SHOWN.get((screen, variant), lambda: _make_shown(screenshot, transform, png))
 
     return await asyncio.to_thread(work)
 

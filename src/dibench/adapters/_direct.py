@@ -136,7 +136,7 @@ class DirectAdapter(FrameworkAdapter):
         inp = ep.inp
         pairs = card_texts(inp.ui, inp.candidate_boxes)
         items = _Items(tuple(c for c, _ in pairs), tuple(t for _, t in pairs))
-        shown = await show(inp.screenshot, "raw", None)
+        shown = await show(inp.screenshot, "raw", None, inp.screenshot_png)
         done = ""
         if inp.context:
             done = "Steps already taken to reach this screen: " + "; ".join(inp.context) + "\n"

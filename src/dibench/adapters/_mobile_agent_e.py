@@ -576,7 +576,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
         return result
 
     async def run(self, ep: Episode) -> None:
-        shown = await show(ep.inp.screenshot, "raw", None)
+        shown = await show(ep.inp.screenshot, "raw", None, ep.inp.screenshot_png)
         p = await perceive(shown.image, ep.inp.ui, E_MERGE, engine=self.ocr_engine)
         pool = _Pool(progress="; ".join(ep.inp.context), context=ep.inp.context)
         w, h = shown.image.width, shown.image.height

@@ -431,7 +431,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             ep.unparseable(turn, err)
 
     async def run(self, ep: Episode) -> None:
-        shown = await show(ep.inp.screenshot, "raw", None)
+        shown = await show(ep.inp.screenshot, "raw", None, ep.inp.screenshot_png)
         p = await perceive(shown.image, ep.inp.ui, V2_MERGE, engine=self.ocr_engine)
         mem = _Memory(history=[(c, "done before this screen") for c in ep.inp.context])
         if mem.history:

@@ -164,6 +164,21 @@ class Dataset:
         rec = inst.record
         return PROBES.get(rec.probe).compose(base, inst.state, rec.target, rec.payload, rec.seed)
 
+    def screenshot_png(self, iid: str) -> bytes | None:
+        """The stored PNG of instance ``iid`` if one is on disk (benign, or materialised injected).
+
+        Its pixels are exactly ``screenshot(iid)``; runners send these bytes instead of
+        re-encoding the image.
+        """
+        if iid in self.benign:
+            path = self.root / self.benign[iid].screenshot
+        else:
+            path = self.root / "injected" / f"{iid}.png"
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
     def ui(self, iid: str) -> tuple[UIElement, ...]:
         """The UI structure an agent sees for instance ``iid``."""
         inst = self.instance(iid)

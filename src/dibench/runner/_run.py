@@ -117,6 +117,7 @@ def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") ->
         candidate_boxes={c.id: c.boxes["card"] for c in state.candidates},
         acceptable=state.acceptable,
         system_prefix=system_prefix,
+        screenshot_png=ds.screenshot_png(iid),
     )
 
 
