@@ -39,12 +39,29 @@ _SYSTEM = (
 )
 
 
+_CARDS: dict[int, tuple[object, object, list[tuple[str, tuple[str, ...]]]]] = {}
+
+
 def card_texts(ui: Sequence[UIElement], boxes: dict[str, Box]) -> list[tuple[str, tuple[str, ...]]]:
     """(candidate id, texts) in screen order: the texts of all nodes under each card node.
 
     Candidates without a card node in the UI tree (an annotated real screenshot) follow, with
-    the texts of the nodes lying inside their box.
+    the texts of the nodes lying inside their box. Repeats pass the same UI tuple, so the
+    result is kept for the last few trees (checked by identity).
     """
+    hit = _CARDS.get(id(ui))
+    if hit is not None and hit[0] is ui and hit[1] is boxes:
+        return hit[2]
+    out = _card_texts(ui, boxes)
+    if len(_CARDS) >= 64:
+        _CARDS.pop(next(iter(_CARDS)))
+    _CARDS[id(ui)] = (ui, boxes, out)
+    return out
+
+
+def _card_texts(
+    ui: Sequence[UIElement], boxes: dict[str, Box]
+) -> list[tuple[str, tuple[str, ...]]]:
     parent = {e.index: e.parent for e in ui}
 
     def under(e: UIElement, root: int) -> bool:

@@ -149,7 +149,7 @@ class Dataset:
                 f"record says {state.width}x{state.height}"
             )
         self._images[state_id] = image
-        if len(self._images) > 16:
+        if len(self._images) > 4:  # runs and checks go state by state
             self._images.popitem(last=False)
         return image
 

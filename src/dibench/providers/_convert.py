@@ -19,9 +19,23 @@ __all__ = [
 ]
 
 
+_URLS: dict[int, tuple[bytes, str]] = {}
+
+
 def data_url(image: ImagePart) -> str:
-    """``data:image/png;base64,...`` as OpenAI-compatible servers expect in ``image_url``."""
-    return f"data:{image.mime};base64,{base64.b64encode(image.png).decode('ascii')}"
+    """``data:image/png;base64,...`` as OpenAI-compatible servers expect in ``image_url``.
+
+    Every repeat of a screen sends the same PNG object, so the base64 text is kept for the last
+    few objects (checked by identity) instead of being re-encoded per call.
+    """
+    hit = _URLS.get(id(image.png))
+    if hit is not None and hit[0] is image.png:
+        return hit[1]
+    url = f"data:{image.mime};base64,{base64.b64encode(image.png).decode('ascii')}"
+    if len(_URLS) >= 32:
+        _URLS.pop(next(iter(_URLS)))
+    _URLS[id(image.png)] = (image.png, url)
+    return url
 
 
 def _text_only(message: Message) -> bool:

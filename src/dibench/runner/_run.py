@@ -200,7 +200,7 @@ async def run_condition(
     def agent_input(iid: str, repeat: int) -> AgentInput:
         base = cache.get(iid)
         if base is None:
-            if len(cache) > 4 * config.concurrency:
+            if len(cache) > 8:  # work is instance-major: a few instances are in flight at once
                 cache.pop(next(iter(cache)))
             base = cache[iid] = _agent_input(ds, iid, 0, system_prefix)
         return dataclasses.replace(base, repeat=repeat, seed=repeat)

@@ -58,6 +58,8 @@ class ResultStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        self._last_png: bytes | None = None
+        self._last_sha = ""
         got = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if got is None:
             self.db.execute(
@@ -114,8 +116,12 @@ class ResultStore:
         return {(i, r) for i, r in rows}
 
     def _image(self, png: bytes) -> str:
+        """Store a shown image once; repeats pass the same bytes object, hashed once."""
+        if self._last_png is png:
+            return self._last_sha
         sha = hashlib.sha256(png).hexdigest()
         self.db.execute("INSERT OR IGNORE INTO images VALUES (?, ?)", (sha, png))
+        self._last_png, self._last_sha = png, sha
         return sha
 
     def put(
