@@ -196,3 +196,30 @@ def test_catalog_limits_fail_loudly() -> None:
     rng = py_rng("limit")
     with pytest.raises(ValueError, match="vocabulary"):
         app.sample_candidates(rng, app.sample_query(rng), 9, "en")
+
+
+def test_names_and_queries_say_each_place_once() -> None:
+    """'三亚湾万豪酒店', never '三亚三亚湾万豪酒店'; '广州南站附近酒店', never '广州广州南站'."""
+    hotel = APPS.get("hotel")
+    for seed in SEEDS:
+        cands, query = sample(hotel, "zh", seed)
+        city = str(query.extra["city_zh"])  # type: ignore[attr-defined]
+        assert city * 2 not in query.text_zh and city * 2 not in query.noun("zh")  # type: ignore[attr-defined]
+        for a in cands:
+            assert city * 2 not in str(a["title"]), a["title"]
+
+
+def test_food_queries_never_name_one_style() -> None:
+    """A style filter ('Boiled') must never contradict the query ('potstickers')."""
+    from dibench.apps._vocab.food import KINDS
+
+    one_style = {"potstickers", "soup dumplings", "latte", "pepperoni pizza", "chicken wings"}
+    one_style |= {"锅贴", "小笼包", "拿铁", "香肠披萨", "炸鸡翅", "卷寿司", "果茶"}
+    for kind in KINDS:
+        assert not one_style & {*kind.query_en, *kind.query_zh}, kind.key
+        for lang, queries in (("en", kind.query_en), ("zh", kind.query_zh)):
+            styles = [s[0 if lang == "en" else 1].casefold() for s in kind.styles]
+            for q in queries:
+                named = [s for s in styles if s in q.casefold()]
+                # a query may cover several styles ('sushi or poke'), never just one
+                assert len(named) != 1 or " or " in q or "或" in q, (q, styles)

@@ -58,9 +58,18 @@ class Query:
     text_en: str  # 'wireless earbuds'
     text_zh: str  # '无线耳机'
     extra: dict[str, AttrValue] = field(default_factory=dict)
+    # How a user names the item in a sentence, when that differs from what is typed into the
+    # search box: '背单词' is typed, '背单词App' is said; '' means the same as the text.
+    noun_en: str = ""
+    noun_zh: str = ""
 
     def text(self, lang: Lang) -> str:
         return self.text_zh if lang == "zh" else self.text_en
+
+    def noun(self, lang: Lang) -> str:
+        """The item as a noun phrase for instructions ('a Thai restaurant' rather than 'Thai')."""
+        said = self.noun_zh if lang == "zh" else self.noun_en
+        return said or self.text(lang)
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,18 @@ class App(ABC):
     # price, brand, model, quality (rating-like), popularity (sales-like), distance, duration
     # (minutes), time (clock 'HH:MM'), plus 'enums': attributes good for equality filters.
     roles: ClassVar[dict[str, str | tuple[str, ...]]] = {}
+    # How users of this app word a constraint, where the generic wording would read oddly
+    # (dibench.dataset._instructions). Keys are '<attr><op>:<lang>'; ops: '=' (the attribute
+    # equals {v}), '=<value>' (one value), '~' (a soft wish for {v}), '<=' / '>=' (a bound
+    # {v}), '<=0' (a zero upper bound), '-best' / '+best' (the one with the lowest / highest
+    # value), '-wish' (a soft wish for low values). Slots: {v} the value(s), {lv} the same in
+    # lower case, {item} the item noun (an English '=' phrase with {item} is an adjective:
+    # '{lv} {item}' -> 'nonstop flights'), and any key of the query's ``extra``.
+    phrases: ClassVar[dict[str, str]] = {}
+    # How users name one listing from its brand and model ('{brand} flight {model}',
+    # '{model} from {brand}'); '' lets the instruction writer decide.
+    exact_en: ClassVar[str] = ""
+    exact_zh: ClassVar[str] = ""
 
     def display(self, lang: Lang) -> str:
         return self.display_zh if lang == "zh" else self.display_en

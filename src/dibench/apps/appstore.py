@@ -26,6 +26,22 @@ _CAT = {c.key: c for c in CATEGORIES}
 _PAID_EN = (0.99, 1.99, 2.99, 2.99, 3.99, 4.99, 6.99, 9.99)
 _PAID_ZH = (1.0, 3.0, 6.0, 6.0, 12.0, 18.0, 25.0, 30.0, 45.0, 68.0)
 _PRICING = (("Free", "免费"), ("Paid", "付费"))
+# Chinese users type a task ('背单词', '修图') but ask for an app; English queries mostly are
+# app kinds already.
+_NOUN_ZH = {
+    "修图": "修图App",
+    "照片编辑": "照片编辑App",
+    "记事本": "记事本App",
+    "跑步记录": "跑步记录App",
+    "记账本": "记账App",
+    "学外语": "学外语的App",
+    "背单词": "背单词App",
+    "冥想": "冥想App",
+    "助眠": "助眠App",
+    "扫描王": "扫描App",
+    "文档扫描": "文档扫描App",
+}
+_NOUN_EN = {"sleep sounds": "sleep sounds app"}
 
 
 def _updated_text(minutes: int, lang: Lang) -> str:
@@ -62,6 +78,20 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("pricing",),
 }
 
+_PHRASES: dict[str, str] = {
+    "pricing=:en": "{lv} {item}",  # 'a free notes app', 'paid PDF scanner options'
+    "pricing~:en": "ideally a {lv} one",
+    "pricing=:zh": "要{v}的",
+    "developer=:en": "by {v}",
+    "developer=:zh": "要{v}开发的",
+    "updated<=:en": "updated within the last {v}",
+    "updated<=:zh": "最近{v}内更新过",
+    "updated-best:en": "the most recently updated one",
+    "updated-best:zh": "最近更新的",
+    "updated-wish:en": "ideally one that was updated recently",
+    "updated-wish:zh": "最好是最近更新过的",
+}
+
 
 @register_app
 class AppStore(App):
@@ -73,11 +103,15 @@ class AppStore(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "{model} by {brand}"
+    exact_zh = "{brand}的「{model}」"
 
     def sample_query(self, rng: random.Random) -> Query:
         cat = rng.choice(CATEGORIES)
         i = rng.randrange(len(cat.query_en))
-        return Query(cat.key, cat.query_en[i], cat.query_zh[i])
+        en, zh = cat.query_en[i], cat.query_zh[i]
+        return Query(cat.key, en, zh, noun_en=_NOUN_EN.get(en, ""), noun_zh=_NOUN_ZH.get(zh, ""))
 
     def sample_candidates(
         self, rng: random.Random, query: Query, n: int, lang: Lang

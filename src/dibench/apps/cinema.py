@@ -63,6 +63,11 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("format",),
 }
 
+_PHRASES: dict[str, str] = {
+    "format=:en": "in {v}",  # 'in IMAX', 'in Dolby Cinema or 3D'
+    "chain=:en": "at {v}",
+}
+
 
 @register_app
 class Cinema(App):
@@ -74,6 +79,9 @@ class Cinema(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the showing of {model} at {brand}"
+    exact_zh = "{brand}的《{model}》"
 
     def sample_query(self, rng: random.Random) -> Query:
         if rng.random() < 0.6:
@@ -81,10 +89,20 @@ class Cinema(App):
             m = MOVIES[i]
             now = rng.randrange(10 * 60, 18 * 60, 5)
             return Query(
-                f"movie:{i}", m.title_en, m.title_zh, {"mode": "movie", "movie": i, "now": now}
+                f"movie:{i}",
+                m.title_en,
+                m.title_zh,
+                {"mode": "movie", "movie": i, "now": now},
+                noun_en=f"showings of {m.title_en}",
+                noun_zh=f"《{m.title_zh}》",
             )
         now = rng.randrange(16 * 60, 19 * 60, 5)
-        return Query("tonight", "movies tonight", "今晚上映的电影", {"mode": "tonight", "now": now})
+        return Query(
+            "tonight",
+            "movies tonight",
+            "今晚上映的电影",
+            {"mode": "tonight", "now": now},
+        )
 
     def sample_candidates(
         self, rng: random.Random, query: Query, n: int, lang: Lang

@@ -72,6 +72,15 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("cabin", "stops"),
 }
 
+_PHRASES: dict[str, str] = {
+    "stops=Nonstop:en": "nonstop {item}",
+    "stops=:en": "with {v}",  # 'with 1 stop'
+    "stops=:zh": "要{v}的",
+    "stops~:zh": "最好是{v}的",
+    "cabin=:en": "in {v}",
+    "airline=:en": "on {v}",
+}
+
 
 @register_app
 class Flight(App):
@@ -83,6 +92,9 @@ class Flight(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "{brand} flight {model}"
+    exact_zh = "{brand}{model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(FLIGHT_ROUTES_EN))
@@ -100,6 +112,7 @@ class Flight(App):
                 "origin_zh": zh.origin_city,
                 "dest_zh": zh.dest_city,
             },
+            noun_zh=f"{d.month}月{d.day}日{zh.origin_city}到{zh.dest_city}的航班",
         )
 
     def sample_candidates(

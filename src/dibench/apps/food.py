@@ -72,6 +72,13 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("style", "delivery_by"),
 }
 
+_PHRASES: dict[str, str] = {
+    "style=:en": "tagged {qv}",  # the style is a tag on the card: 'tagged “Pan-fried”'
+    "delivery_by=Express:en": "with Express delivery",
+    "delivery_by=Store courier:en": "delivered by store courier",
+    "shop=:en": "from {v}",
+}
+
 
 @register_app
 class Food(App):
@@ -83,6 +90,9 @@ class Food(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {model} from {brand}"
+    exact_zh = "{brand}的{model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         kind = rng.choice(KINDS)

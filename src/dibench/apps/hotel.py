@@ -90,6 +90,19 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("hotel_class", "room_type"),
 }
 
+_PHRASES: dict[str, str] = {
+    "hotel_class=:en": "{lv} {item}",  # 'budget or comfort hotels near ...'
+    "hotel_class~:en": "ideally a {lv} one",
+    "room_type=:en": "with a {v} room",
+    "brand=:en": "{v} {item}",  # 'Sheraton or Hilton hotels near ...'
+    "distance<=:en": "within {v} of {landmark_en}",
+    "distance<=:zh": "离{landmark_zh}不超过{v}",
+    "distance-best:en": "the one closest to {landmark_en}",
+    "distance-best:zh": "离{landmark_zh}最近的",
+    "distance-wish:en": "the closer to {landmark_en}, the better",
+    "distance-wish:zh": "最好离{landmark_zh}近一些",
+}
+
 
 @register_app
 class Hotel(App):
@@ -101,16 +114,22 @@ class Hotel(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {model} ({brand})"
+    exact_zh = "{brand}旗下的{model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(CITIES_EN))
         en, zh = CITIES_EN[i], CITIES_ZH[i]
         j = rng.randrange(len(en.landmarks))
         checkin = C.sample_date(rng)
+        # '广州南站' already names its city: no '广州广州南站'
+        landmark_zh = zh.landmarks[j]
+        place = landmark_zh if landmark_zh.startswith(zh.name) else f"{zh.name}{landmark_zh}"
         return Query(
             f"hotels:{en.name}/{zh.name}",
             f"hotels near {en.landmarks[j]}, {en.name}",
-            f"{zh.name}{zh.landmarks[j]}附近酒店",
+            f"{place}附近酒店",
             {
                 "city_en": en.name,
                 "city_zh": zh.name,
@@ -119,6 +138,7 @@ class Hotel(App):
                 "checkin": checkin.isoformat(),
                 "nights": rng.choice((1, 1, 2, 2, 3, 4)),
             },
+            noun_zh=f"{place}附近的酒店",
         )
 
     def sample_candidates(
@@ -139,7 +159,10 @@ class Hotel(App):
         }
         for b in brands:
             area = rng.choice(city.areas)
-            name = b.pattern.format(brand=b.name, city=city.name, area=area)
+            # '三亚湾' already names its city: '三亚湾万豪酒店', not '三亚三亚湾万豪酒店'
+            own = area.startswith(city.name)
+            pattern = b.pattern.replace("{city}{area}", "{area}") if own else b.pattern
+            name = pattern.format(brand=b.name, city=city.name, area=area)
             room = rng.choices(range(len(ROOMS)), _ROOM_WEIGHTS)[0]
             lo, hi = (RATES_CNY if zh else RATES_USD)[b.cls]
             rate = rng.uniform(lo, hi) * city.price_factor * _ROOM_FACTOR[room]

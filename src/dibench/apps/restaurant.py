@@ -57,6 +57,30 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("area",),
 }
 
+# What users look for: a place to eat ('a Thai restaurant'), not the food they typed ('Thai food').
+_NOUNS = {
+    "sushi": ("sushi restaurant", "日料店"),
+    "hot_pot": ("hot pot restaurant", "火锅店"),
+    "brunch": ("brunch spot", "早午餐店"),
+    "steakhouse": ("steakhouse", "牛排馆"),
+    "dim_sum": ("dim sum restaurant", "早茶店"),
+    "korean_bbq": ("Korean BBQ restaurant", "韩式烤肉店"),
+    "thai": ("Thai restaurant", "泰国菜馆"),
+    "sichuan": ("Sichuan restaurant", "川菜馆"),
+}
+
+_PHRASES: dict[str, str] = {
+    "area=:en": "in the {v} area",
+    "area=:zh": "在{v}商圈",
+    "area~:zh": "最好在{v}商圈",
+    "restaurant=:en": "run by {v}",
+    "price<=:en": "averaging {v} or less per person",
+    "wait<=0:en": "with no wait for a table",
+    "wait<=0:zh": "不用排队的",
+    "closes>=:en": "open until {v} or later",
+    "closes>=:zh": "营业到{v}及以后",
+}
+
 
 @register_app
 class Restaurant(App):
@@ -68,6 +92,9 @@ class Restaurant(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {brand} branch in {model}"
+    exact_zh = "{brand}{model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         cuisine = rng.choice(CUISINES)
@@ -77,6 +104,8 @@ class Restaurant(App):
             cuisine.query_en,
             cuisine.query_zh,
             {"city": k, "city_en": CITIES_EN[k][0], "city_zh": CITIES_ZH[k][0]},
+            noun_en=_NOUNS[cuisine.key][0],
+            noun_zh=_NOUNS[cuisine.key][1],
         )
 
     def sample_candidates(

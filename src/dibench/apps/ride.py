@@ -74,6 +74,19 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("tier", "seats"),
 }
 
+_PHRASES: dict[str, str] = {
+    "tier=:en": "{v} {item}",  # 'an Economy ride to ...', 'Comfort or Premium ride options'
+    "tier~:en": "ideally a {v} one",
+    "seats=:en": "with {v}",
+    "provider=:en": "with {v}",
+    "driver_km<=:en": "with a driver within {v}",
+    "driver_km<=:zh": "司机离我不超过{v}",
+    "driver_km-best:en": "the one with the closest driver",
+    "driver_km-best:zh": "司机离我最近的",
+    "driver_km-wish:en": "ideally with a driver close by",
+    "driver_km-wish:zh": "司机离我近一点更好",
+}
+
 
 @register_app
 class Ride(App):
@@ -85,6 +98,9 @@ class Ride(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {brand} {model} option"
+    exact_zh = "{brand}的{model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(TRIPS_EN))
@@ -101,6 +117,7 @@ class Ride(App):
                 "pickup_zh": zh.pickup,
                 "dest_zh": zh.dest,
             },
+            noun_zh=f"去{zh.dest}的车",  # '挑一辆去成都东站的车', not '挑一个打车去成都东站'
         )
 
     def sample_candidates(

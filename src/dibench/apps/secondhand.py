@@ -102,6 +102,17 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("condition", "delivery"),
 }
 
+_PHRASES: dict[str, str] = {
+    "condition=:en": "in {lv} condition",
+    "delivery=:en": "available for {lv}",
+    "posted<=:en": "posted within the last {v}",
+    "posted<=:zh": "{v}内发布的",
+    "posted-best:en": "the most recently posted one",
+    "posted-best:zh": "最新发布的",
+    "posted-wish:en": "ideally a fresh listing",
+    "posted-wish:zh": "最好是新发布的",
+}
+
 
 @register_app
 class SecondHand(App):
@@ -113,6 +124,9 @@ class SecondHand(App):
     n_candidates = (6, 6)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {brand} {model}"
+    exact_zh = "{brand} {model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         kind = rng.choice(KINDS)

@@ -100,6 +100,20 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("color", "store"),
 }
 
+_PHRASES: dict[str, str] = {
+    "color=:en": "in {v}",
+    "store=Official Store:en": "from an official store",
+    "store=Authorized:en": "from an authorized seller",
+    "store=Marketplace:en": "from a marketplace seller",
+    "store=:zh": "店铺类型选{v}",  # '要第三方的' says too little
+    "delivery<=:en": "that can be delivered within {v}",
+    "delivery<=:zh": "{v}内能送到",
+    "delivery-best:en": "the one that arrives soonest",
+    "delivery-best:zh": "送达最快的",
+    "delivery-wish:en": "ideally one that arrives soon",
+    "delivery-wish:zh": "最好能早点送到",
+}
+
 
 @register_app
 class Shopping(App):
@@ -111,6 +125,9 @@ class Shopping(App):
     n_candidates = (6, 6)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {brand} {model}"
+    exact_zh = "{brand} {model}"
 
     def sample_query(self, rng: random.Random) -> Query:
         kind = rng.choice(KINDS)

@@ -65,6 +65,14 @@ _ROLES: dict[str, str | tuple[str, ...]] = {
     "enums": ("seat_class", "from_station"),
 }
 
+_PHRASES: dict[str, str] = {
+    "operator=:en": "{v} {item}",  # 'ICE or Intercity trains from Berlin to Munich'
+    "seat_class=:en": "in {v}",
+    "from_station=:en": "departing from {v}",
+    "from_station=:zh": "从{v}出发",
+    "from_station~:zh": "最好从{v}出发",
+}
+
 
 @register_app
 class Train(App):
@@ -76,6 +84,9 @@ class Train(App):
     n_candidates = (6, 7)
     attributes = _ATTRIBUTES
     roles = _ROLES
+    phrases = _PHRASES
+    exact_en = "the {brand} {model}"
+    exact_zh = "{model}次{brand}"
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(TRAIN_ROUTES_EN))
@@ -93,6 +104,7 @@ class Train(App):
                 "origin_zh": zh.origin_city,
                 "dest_zh": zh.dest_city,
             },
+            noun_zh=f"{d.month}月{d.day}日{zh.origin_city}到{zh.dest_city}的火车",
         )
 
     def sample_candidates(

@@ -5,7 +5,10 @@ objective is stated with the app's own labels and units so that a careful reader
 the acceptable set from the screen alone; soft preferences are phrased as wishes. Wording is
 drawn from several templates and phrasings per category with the rng, so that agents cannot
 key on one sentence shape. Threshold phrasings are inclusive ("$150 or less", "4.5分及以上")
-to match ``Range``/``TimeRange`` semantics.
+to match ``Range``/``TimeRange`` semantics. The item is the query's noun phrase (``Query.noun``:
+'a Thai restaurant', '去成都东站的车'), and an app's own phrasings (``App.phrases``: 'nonstop
+flights', 'in like new condition', '离陆家嘴不超过2公里') replace the generic label-and-value
+wording wherever the latter would read oddly.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from ._constraints import (
     AllOf,
@@ -47,7 +50,7 @@ ACTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "zh": ("加入购物车", "加到购物车里", "加购物车"),
     },
     "food": {
-        "en": ("place the order", "order it", "go ahead and order it"),
+        "en": ("place the order", "order it", "order it for me"),
         "zh": ("下单", "去下单", "下单点餐"),
     },
     "hotel": {
@@ -72,7 +75,7 @@ ACTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "ride": {
         "en": ("select it", "book that ride", "request it"),
-        "zh": ("叫车", "下单叫车", "确认叫车"),
+        "zh": ("叫车", "下单叫车", "帮我叫车"),
     },
     "restaurant": {
         "en": ("open its page", "open it", "open the listing"),
@@ -85,7 +88,8 @@ ACTIONS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 _DEFAULT_ACTIONS = {"en": ("open it", "select it"), "zh": ("打开它", "选它")}
 
-# Measure word for "one <item>" in Chinese, per app.
+# Measure word for "one <item>" in Chinese, per app; the second one counts what an exact-match
+# instruction names (one flight, one train), when that differs.
 _MEASURE_ZH = {
     "shopping": "款",
     "food": "份",  # the food app lists dishes
@@ -94,7 +98,7 @@ _MEASURE_ZH = {
     "train": "趟",
     "cinema": "场",
     "appstore": "款",
-    "ride": "个",
+    "ride": "辆",
     "restaurant": "家",
     "secondhand": "件",
 }
@@ -106,7 +110,8 @@ _TIME_VERB = {
 }
 
 # (template, requirements). Requirements: 'sup' (a superlative adjective exists), 'req' (there
-# are hard filters to list). Slots are filled by ``_Slots``.
+# are hard filters to list), 'req2' (two or more), 'kind' (the item is a kind of thing, not a
+# named one such as a film). Slots are filled by ``render_instruction``.
 Template = tuple[str, frozenset[str]]
 
 
@@ -117,9 +122,9 @@ def _t(text: str, *needs: str) -> Template:
 TEMPLATES: dict[Category, dict[str, tuple[Template, ...]]] = {
     Category.COST: {
         "en": (
-            _t("Find me the {sup_item}{cons}{tie} and {act}.", "sup"),
+            _t("Find me the {sup_item}{cons}{tie}, then {act_ref}.", "sup"),
             _t("I'm looking for {a_item}{cons}. {Pick}, then {act}."),
-            _t("Search {app} for {item}{cons}, {pick}, and {act}."),
+            _t("Search {app} for {a_item}{cons}, {pick}, and {act}."),
             _t(
                 "Which of the {the_items}{cons} is the {sup}?{tie_sent} Pick that one and {act}.",
                 "sup",
@@ -132,12 +137,12 @@ TEMPLATES: dict[Category, dict[str, tuple[Template, ...]]] = {
             _t("帮我找{sup}{item}{req_c}{tie}，找到后{act}。", "sup"),
             _t("看一下{item}{req_c}，{pick}，直接{act}。"),
             _t("帮我挑一{mw}{sup}{item}{req_c}{tie}，然后{act}。", "sup"),
-            _t("我要找{item}{req_c}，想省点钱，{pick}，{act}。"),
+            _t("我要找{item}{req_c}，想省点钱，{pick}，然后{act}。"),
         ),
     },
     Category.QUALITY: {
         "en": (
-            _t("Find me the {sup_item}{cons}{tie} and {act}.", "sup"),
+            _t("Find me the {sup_item}{cons}{tie}, then {act_ref}.", "sup"),
             _t("I only want the top choice among the {the_items}{cons}, so {pick}. Then {act}."),
             _t("Look through the {the_items} on {app}{cons}, {pick}, and {act}."),
             _t("Don't settle for less: among the {the_items}{cons}, {pick}, then {act}."),
@@ -151,52 +156,52 @@ TEMPLATES: dict[Category, dict[str, tuple[Template, ...]]] = {
             _t("在{app}上看看{item}{req_c}，{pick}，然后{act}。"),
             _t("{item}要挑最好的{req_c}，{pick}，直接{act}。"),
             _t("帮我看看{item}{req_c}，{pick}，选好后{act}。"),
-            _t("{item}帮我挑一下{req_c}，{pick}，{act}。"),
+            _t("{item}帮我挑一下{req_c}，{pick}，然后{act}。"),
         ),
     },
     Category.SPATIOTEMPORAL: {
         "en": (
-            _t("Find {a_item}{cons}{pick_c} and {act}."),
+            _t("Find {a_item}{cons}, {choose}, and {act}."),
             _t("I need {a_item}{cons}. {Choose} and {act}."),
             _t("On {app}, look for {a_item}{cons}; {choose}, then {act}."),
             _t("It has to be {a_item}{cons}. {Choose}, then {act}."),
-            _t("Show me {the_items}{cons}{pick_c} and {act}."),
+            _t("From the {the_items}{cons}, {choose}, and {act}."),
         ),
         "zh": (
-            _t("帮我找{item}{req_c}{pick_c}，然后{act}。"),
+            _t("帮我找{item}{req_c}，{choose}，然后{act}。"),
             _t("在{app}上看看{item}{req_c}，{choose}，然后{act}。"),
             _t("我要{item}{req_c}，{choose}，直接{act}。"),
-            _t("有几个硬性要求：{req}。帮我在搜索结果里{choose}，然后{act}。", "req"),
-            _t("帮我挑一{mw}{item}{req_c}{pick_c}，{act}。"),
+            _t("我要{item}，硬性要求是{req}。帮我在结果里{choose}，然后{act}。", "req"),
+            _t("帮我挑一{mw}{item}{req_c}{pick_c}，然后{act}。"),
         ),
     },
     Category.EXPLORATORY: {
         "en": (
             _t("I'm looking for {a_item}{cons}{pref_dash}. Pick one that fits and {act}."),
-            _t("Find {a_item}{cons}.{pref_sent} Choose any suitable one and {act}."),
+            _t("Find {a_item}{cons}.{pref_sent} Any suitable one is fine: pick one and {act}."),
             _t("Browse {app} for {the_items}{cons}.{pref_sent} Any will do; pick one and {act}."),
             _t("Any {any_item}{cons} would do{pref_dash}. Go ahead, choose one and {act}."),
             _t("I'd like {a_item}{cons}.{pref_sent} Select one that works and {act}."),
         ),
         "zh": (
-            _t("想找{item}{req_c}{pref_c}，帮我挑一{mw}{act}。"),
+            _t("想找{item}{req_c}{pref_c}，帮我挑一{mw}合适的{act}。"),
             _t("帮我在{app}上看看{item}{req_c}{pref_c}，选一{mw}合适的，然后{act}。"),
-            _t("{item}有推荐吗？{req}就行{pref_c}，挑一{mw}{act}。", "req"),
+            _t("{item}有推荐吗？{req}就行{pref_c}，挑一{mw}{act}。", "req", "kind"),
             _t("随便挑一{mw}{item}{req_c}{pref_c}，然后{act}。"),
-            _t("有几个要求：{req}{pref_c}。帮我挑一{mw}{item}，{act}。", "req"),
+            _t("有几个要求：{req}{pref_c}。帮我挑一{mw}{item}，然后{act}。", "req2"),
         ),
     },
     Category.EXACT: {
         "en": (
-            _t("Find the {name}{extras} and {act}."),
-            _t("I want the {name}{extras}. Find that exact listing and {act}."),
-            _t("Look up the {name}{extras} on {app}, then {act}."),
-            _t("Please locate the {name}{extras} in the results and {act}."),
-            _t("Get me the {name}{extras}; make sure it's the right one, then {act}."),
+            _t("Find {name}{extras} and {act}."),
+            _t("I want {name}{extras}. Find that exact listing and {act}."),
+            _t("Look up {name}{extras} on {app}, then {act}."),
+            _t("Please locate {name}{extras} in the results and {act}."),
+            _t("Get me {name}{extras}; make sure it's the right one, then {act}."),
         ),
         "zh": (
             _t("帮我找{name}{extras_c}，然后{act}。"),
-            _t("我要的是{name}{extras_c}，在结果里找到它，{act}。"),
+            _t("我要的是{name}{extras_c}，在结果里找到它，然后{act}。"),
             _t("在{app}上找到{name}{extras_c}，直接{act}。"),
             _t("就要{name}{extras_c}，别选错了，找到后{act}。"),
             _t("找一下{name}{extras_c}，确认是这一{mw}后{act}。"),
@@ -233,6 +238,25 @@ def _is_symbol(unit: str) -> bool:
     return bool(unit) and not any(ch.isalpha() for ch in unit.replace("HK", "").replace("US", ""))
 
 
+def _duration(x: float, zh: bool) -> str:
+    """Minutes in the unit people use: '2 days', '1.5 hours', '3 hours 15 minutes', '45分钟'."""
+
+    def unit(n: float, en: str, cn: str) -> str:
+        return f"{_num(n)}{cn}" if zh else f"{_num(n)} {en}{'' if n == 1 else 's'}"
+
+    def whole(y: float, step: float) -> bool:
+        return abs(y / step - round(y / step)) < 1e-9
+
+    if x >= 1440 and whole(x, 720):
+        return unit(x / 1440, "day", "天")
+    if x >= 60 and whole(x, 30):
+        return unit(x / 60, "hour", "小时")
+    if x > 60 and whole(x, 1):
+        h, m = divmod(round(x), 60)
+        return unit(h, "hour", "小时") + ("" if zh else " ") + unit(m, "minute", "分钟")
+    return unit(x, "minute", "分钟")
+
+
 def format_value(app: App, attr: str, value: AttrValue, lang: Lang) -> str:
     """A value as a user would write it: '$150' / '150元', '4.5 stars' / '4.5分', '08:00'."""
     info = app.attributes.get(attr)
@@ -262,17 +286,7 @@ def format_value(app: App, attr: str, value: AttrValue, lang: Lang) -> str:
     if kind == "km":
         return f"{_num(x)}{unit or '公里'}" if zh else f"{_num(x)} {unit or 'km'}"
     if kind == "minutes":
-        if x >= 1440 and abs(x % 1440) < 1e-9:
-            d = x / 1440
-            if zh:
-                return f"{_num(d)}天"
-            return f"{_num(d)} day" if d == 1 else f"{_num(d)} days"
-        if x >= 60 and abs(x % 30) < 1e-9:
-            h = x / 60
-            if zh:
-                return f"{_num(h)}小时"
-            return f"{_num(h)} hour" if h == 1 else f"{_num(h)} hours"
-        return f"{_num(x)}分钟" if zh else f"{_num(x)} minutes"
+        return _duration(x, zh)
     if kind == "count":
         if zh:
             if x >= 10000 and abs(x % 10000) < 1e-9:
@@ -291,13 +305,19 @@ def format_value(app: App, attr: str, value: AttrValue, lang: Lang) -> str:
 
 
 class _Words:
-    """Labels, kinds, roles and a seeded choice, bound to one app and language."""
+    """Labels, kinds, roles, the app's own phrasings and a seeded choice, for one language."""
 
-    def __init__(self, app: App, lang: Lang, rng: random.Random) -> None:
+    def __init__(
+        self, app: App, lang: Lang, rng: random.Random, query: Query | None = None
+    ) -> None:
         self.app = app
         self.lang = lang
         self.rng = rng
         self.roles = {v: k for k, v in app.roles.items() if isinstance(v, str)}
+        self.extra: dict[str, str] = (
+            {k: str(v) for k, v in query.extra.items()} if query is not None else {}
+        )
+        self.phrases = app.phrases
 
     def info(self, attr: str) -> AttrInfo | None:
         return self.app.attributes.get(attr)
@@ -328,6 +348,10 @@ class _Words:
         info = self.info(attr)
         return info is not None and info.kind == "rating" and _star_label(info.label_en)
 
+    def plain_rating(self, attr: str) -> bool:
+        """A star rating of the item itself ('rating'), not of its driver or seller."""
+        return self.stars(attr) and self.label(attr).casefold() in ("rating", "star rating")
+
     def value(self, attr: str, value: AttrValue) -> str:
         return format_value(self.app, attr, value, self.lang)
 
@@ -343,6 +367,16 @@ class _Words:
             return "、".join(items[:-1]) + word + items[-1]
         return ", ".join(items[:-1]) + f" {word} " + items[-1]
 
+    def say(self, key: str, **slots: str) -> str | None:
+        """The app's own phrasing for ``key`` (see ``App.phrases``), filled in; None if none."""
+        tpl = self.phrases.get(f"{key}:{self.lang}")
+        if not tpl:
+            return None
+        try:
+            return tpl.format_map({**self.extra, **slots})
+        except (KeyError, IndexError, ValueError):
+            return None
+
 
 def _range_bounds(w: _Words, f: Range | TimeRange) -> tuple[str | None, str | None]:
     if isinstance(f, TimeRange):
@@ -356,26 +390,86 @@ def _range_bounds(w: _Words, f: Range | TimeRange) -> tuple[str | None, str | No
     )
 
 
-def _filter_en(w: _Words, f: Filter) -> str:
-    """A post-modifier for the item noun: 'from Sony or Anker', 'rated 4.5 stars or higher'."""
+_ITEM = "{item}"
+
+
+class _Phrase(NamedTuple):
+    """An English constraint: a post-modifier ('in Space Gray') or an adjective ('nonstop')."""
+
+    text: str
+    adjective: bool = False
+
+    def post(self) -> str:
+        """The phrase as a post-modifier, whatever it is."""
+        return f"({self.text})" if self.adjective else self.text
+
+
+def _values_en(w: _Words, attr: str, values: Sequence[AttrValue]) -> _Phrase | None:
+    """The app's phrasing of 'attr is one of values', per value or for the attribute."""
+    shown = [w.value(attr, v) for v in values]
+    per_value = [w.say(f"{attr}={v}", item=_ITEM) for v in values]
+    if all(per_value):
+        texts = [str(t) for t in per_value]
+        if all(_ITEM in t for t in texts):
+            adj = w.join([t.replace(_ITEM, "").strip() for t in texts], "or")
+            return _Phrase(adj, adjective=True)
+        if not any(_ITEM in t for t in texts):
+            return _Phrase(w.join(texts, "or"))
+    quoted = w.join([f"“{v}”" for v in shown], "or")
+    lower = [v if v.isupper() or not v[:1].isupper() else v[:1].lower() + v[1:] for v in shown]
+    text = w.say(f"{attr}=", v=w.join(shown, "or"), lv=w.join(lower, "or"), qv=quoted, item=_ITEM)
+    if text is None:
+        return None
+    if _ITEM in text:
+        return _Phrase(text.replace(_ITEM, "").strip(), adjective=True)
+    return _Phrase(text)
+
+
+def _filter_en(w: _Words, f: Filter) -> _Phrase:
+    """A post-modifier for the item noun ('from Sony or Anker', 'rated 4.5 stars or higher'),
+    or an adjective to put before it ('nonstop', 'free')."""
     if isinstance(f, AllOf):
-        return " and ".join(_filter_en(w, g) for g in f.filters)
+        return _Phrase(" and ".join(_filter_en(w, g).post() for g in f.filters))
     if isinstance(f, AnyOf):
-        return "either " + " or ".join(_filter_en(w, g) for g in f.filters)
+        return _Phrase("either " + " or ".join(_filter_en(w, g).post() for g in f.filters))
     if isinstance(f, Not):
-        return "excluding those " + _filter_en(w, f.filter)
+        inner = _filter_en(w, f.filter)
+        if inner.adjective:
+            return _Phrase(f"that aren't {inner.text}")
+        return _Phrase("excluding those " + inner.text)
     attr, lab, kind, role = f.attr, w.label(f.attr), w.kind(f.attr), w.role(f.attr)
     if isinstance(f, Eq | In):
         values = (f.value,) if isinstance(f, Eq) else f.values
         if kind == "bool" or all(isinstance(v, bool) for v in values):
-            return f"with {lab}" if values[0] is True else f"without {lab}"
+            return _Phrase(f"with {lab}" if values[0] is True else f"without {lab}")
+        own = _values_en(w, attr, values)
+        if own is not None:
+            return own
         shown = w.join([w.value(attr, v) for v in values], "or")
         if role == "brand":
-            return w.pick((f"from {shown}", f"by {shown}"))
-        return w.pick((f"with {lab} {shown}", f"whose {lab} is {shown}"))
+            return _Phrase(w.pick((f"from {shown}", f"by {shown}")))
+        return _Phrase(w.pick((f"with {lab} {shown}", f"whose {lab} is {shown}")))
     if isinstance(f, Contains):
-        return w.pick((f"whose {lab} mentions “{f.text}”", f"with “{f.text}” in its {lab}"))
+        return _Phrase(
+            w.pick((f"whose {lab} mentions “{f.text}”", f"with “{f.text}” in its {lab}"))
+        )
+    if kind == "price" and isinstance(f, Range) and f.max == 0 and f.min is None:
+        return _Phrase("free", adjective=True)  # 'a free notes app'
+    return _Phrase(_bound_en(w, f))
+
+
+def _bound_en(w: _Words, f: Range | TimeRange) -> str:
+    attr, lab, kind = f.attr, w.label(f.attr), w.kind(f.attr)
     lo, hi = _range_bounds(w, f)
+    if hi is not None and not lo:
+        zero = isinstance(f, Range) and f.max == 0
+        own = (w.say(f"{attr}<=0") if zero else None) or w.say(f"{attr}<=", v=hi)
+        if own:
+            return own
+    if lo is not None and not hi:
+        own = w.say(f"{attr}>=", v=lo)
+        if own:
+            return own
     if isinstance(f, TimeRange):
         verb = _TIME_VERB.get(w.app.name, ("", ""))[0]
         if lo and hi:
@@ -402,14 +496,23 @@ def _filter_en(w: _Words, f: Filter) -> str:
             )
         return w.pick((f"priced at {lo} or more", f"costing at least {lo}"))
     if kind == "rating" and w.stars(attr):
+        plain = w.plain_rating(attr)
+        bare_lo = lo.split(" ")[0] if lo else ""
         if lo and hi:
-            return f"rated between {lo} and {hi}"
+            return f"rated between {lo} and {hi}" if plain else f"with a {lab} of {lo} to {hi}"
         if lo:
-            bare = lo.split(" ")[0]
+            if not plain:  # 'with a driver rating of 4.9 or above', never 'rated 4.9 stars'
+                return w.pick(
+                    (f"with a {lab} of {bare_lo} or above", f"with a {lab} of at least {bare_lo}")
+                )
             return w.pick(
-                (f"rated {lo} or higher", f"with at least {lo}", f"with a {lab} of {bare} or above")
+                (
+                    f"rated {lo} or higher",
+                    f"with at least {lo}",
+                    f"with a {lab} of {bare_lo} or above",
+                )
             )
-        return f"rated {hi} or lower"
+        return f"rated {hi} or lower" if plain else f"with a {lab} of {hi} or lower"
     if kind == "km":
         if lo and hi:
             return f"between {lo} and {hi} away"
@@ -423,6 +526,8 @@ def _filter_en(w: _Words, f: Filter) -> str:
         if lo:
             return w.pick((f"with at least {lo} {noun}", f"with {lo} or more {noun}"))
         return f"with at most {hi} {noun}"
+    if kind == "minutes" and isinstance(f, Range) and f.max == 0 and f.min is None:
+        return f"with no {lab}"  # 'with no wait for a table', never 'at most 0 minutes'
     if lo and hi:
         return f"with a {lab} between {lo} and {hi}"
     if hi:
@@ -452,14 +557,17 @@ def _filter_zh(w: _Words, f: Filter) -> str:
         if kind == "bool" or all(isinstance(v, bool) for v in values):
             return f"要{lab}的" if values[0] is True else f"不要{lab}的"
         shown = [w.value(attr, v) for v in values]
+        own = w.say(f"{attr}=", v=w.join(shown, "或"))
+        if own:
+            return own
         if role == "brand":
             if len(shown) == 1:
-                return w.pick((f"要{shown[0]}的", f"只要{shown[0]}的", f"品牌选{shown[0]}"))
+                return w.pick((f"要{shown[0]}的", f"只要{shown[0]}的", f"{lab}选{shown[0]}"))
             return w.pick(
                 (
                     f"要{w.join(shown, '或')}的",
                     f"只看{w.join(shown, '和')}",
-                    f"品牌限{'、'.join(shown)}",
+                    f"{lab}限{'、'.join(shown)}",
                 )
             )
         if len(shown) == 1:
@@ -468,6 +576,15 @@ def _filter_zh(w: _Words, f: Filter) -> str:
     if isinstance(f, Contains):
         return w.pick((f"{lab}里要带“{f.text}”", f"{lab}中有“{f.text}”"))
     lo, hi = _range_bounds(w, f)
+    if hi is not None and not lo:
+        zero = isinstance(f, Range) and f.max == 0
+        own = (w.say(f"{attr}<=0") if zero else None) or w.say(f"{attr}<=", v=hi)
+        if own:
+            return own
+    if lo is not None and not hi:
+        own = w.say(f"{attr}>=", v=lo)
+        if own:
+            return own
     if isinstance(f, TimeRange):
         verb = _TIME_VERB.get(w.app.name, ("", ""))[1]
         if lo and hi:
@@ -485,6 +602,8 @@ def _filter_zh(w: _Words, f: Filter) -> str:
         return w.pick(opts)
     if kind == "price" and isinstance(f, Range) and f.max == 0 and f.min is None:
         return w.pick(("要免费的", "只要免费的"))
+    if kind == "minutes" and isinstance(f, Range) and f.max == 0 and f.min is None:
+        return f"不要有{lab}的"
     if lo and hi:
         return w.pick((f"{lab}在{lo}到{hi}之间", f"{lab}介于{lo}和{hi}之间"))
     if hi:
@@ -504,22 +623,32 @@ def _objective(w: _Words, o: Objective) -> tuple[str | None, list[str]]:
     """(superlative adjective or None, verb phrases that pick the best one) for one objective."""
     lab, kind, role = w.label(o.attr), w.kind(o.attr), w.role(o.attr)
     low = o.direction == "min"
-    if w.lang == "zh":
+    zh = w.lang == "zh"
+    mw = _MEASURE_ZH.get(w.app.name, "个")
+    own = w.say(f"{o.attr}{'-' if low else '+'}best")
+    if own:  # 'the one closest to Central Park' / '离陆家嘴最近的'
+        if zh:
+            return own, [f"选{own}", f"挑{own}那{mw}"]
+        return None, [f"pick {own}", f"go with {own}"]
+    if zh:
         if kind == "price" and low:
             return w.pick(("最便宜的", f"{lab}最低的")), [
                 "挑最便宜的",
-                f"选{lab}最低的那个",
-                "选最便宜的那个",
+                f"选{lab}最低的那{mw}",
+                f"选最便宜的那{mw}",
             ]
         if kind == "time":
             word = "最早" if low else "最晚"
-            return f"{lab}{word}的", [f"选{lab}{word}的", f"挑{lab}{word}的那个"]
+            return f"{lab}{word}的", [f"选{lab}{word}的", f"挑{lab}{word}的那{mw}"]
         if (kind == "km" or role == "distance") and low:
-            return w.pick(("离我最近的", f"{lab}最近的")), ["选离我最近的", f"挑{lab}最近的那个"]
+            return w.pick(("离我最近的", f"{lab}最近的")), [
+                "选离我最近的",
+                f"挑{lab}最近的那{mw}",
+            ]
         if (kind == "minutes" or role == "duration") and low:
-            return f"{lab}最短的", [f"选{lab}最短的", f"挑{lab}最短的那个"]
-        word = "最低" if low else "最高"
-        return f"{lab}{word}的", [f"选{lab}{word}的", f"挑{lab}{word}的那个"]
+            return f"{lab}最短的", [f"选{lab}最短的", f"挑{lab}最短的那{mw}"]
+        word = ("最少" if low else "最多") if kind == "count" else ("最低" if low else "最高")
+        return f"{lab}{word}的", [f"选{lab}{word}的", f"挑{lab}{word}的那{mw}"]
     if kind == "price" and low:
         return w.pick(("cheapest", "lowest-priced")), [
             "pick the cheapest one",
@@ -527,6 +656,11 @@ def _objective(w: _Words, o: Objective) -> tuple[str | None, list[str]]:
             f"choose the one with the lowest {lab}",
         ]
     if w.stars(o.attr) and not low:
+        if not w.plain_rating(o.attr):  # a driver's or seller's rating: say whose
+            return None, [
+                f"choose the one with the highest {lab}",
+                f"go with whichever has the highest {lab}",
+            ]
         return w.pick(("highest-rated", "best-rated")), [
             "pick the highest-rated one",
             f"choose the one with the highest {lab}",
@@ -572,22 +706,38 @@ def _tie(w: _Words, first: Objective, o: Objective) -> str:
         word = "lowest" if low else "highest"
     return w.pick(
         (
-            f" (if several tie, the one with the {word} {lab})",
+            f" (if several tie, take the one with the {word} {lab})",
             f" (if there's a tie on {lab1}, pick the one with the {word} {lab})",
         )
     )
 
 
+def _value_wish(w: _Words, attr: str, value: AttrValue) -> str:
+    """A soft wish for one value: 'ideally in Sage Green', '最好在武林商圈'."""
+    v = w.value(attr, value)
+    lv = v if v.isupper() or not v[:1].isupper() else v[:1].lower() + v[1:]
+    own = w.say(f"{attr}~", v=v, lv=lv)
+    if own:
+        return own
+    lab = w.label(attr)
+    if w.lang == "zh":
+        return w.pick((f"最好是{v}的", f"{v}的优先", f"{lab}最好是{v}"))
+    said = _values_en(w, attr, (value,))
+    if said is not None:
+        return f"ideally a {said.text} one" if said.adjective else f"ideally {said.text}"
+    return w.pick((f"preferably with {lab} {v}", f"ideally with {lab} {v}"))
+
+
 def _wish(w: _Words, p: Preference) -> str:
     """A soft preference, phrased so that nobody reads it as a requirement."""
+    if p.value is not None:
+        return _value_wish(w, p.attr, p.value)
     lab, kind, role = w.label(p.attr), w.kind(p.attr), w.role(p.attr)
     zh = w.lang == "zh"
-    if p.value is not None:
-        v = w.value(p.attr, p.value)
-        if zh:
-            return w.pick((f"最好是{v}的", f"{v}的优先", f"{lab}最好是{v}"))
-        return w.pick((f"{v} would be nice", f"preferably {v}", f"ideally with {lab} {v}"))
     low = p.direction == "min"
+    own = w.say(f"{p.attr}{'-' if low else '+'}wish")
+    if own:
+        return own
     if zh:
         if kind == "price" and low:
             return w.pick(("能便宜点更好", "价格低一些更好"))
@@ -597,6 +747,8 @@ def _wish(w: _Words, p: Preference) -> str:
             return "早一点更好" if low else "晚一点更好"
         if (kind == "minutes" or role == "duration") and low:
             return f"{lab}短一点更好"
+        if kind == "count" and not low:
+            return w.pick((f"最好{lab}多一点", f"{lab}多的优先", f"最好是{lab}多些的"))
         if role == "popularity" and not low:
             return w.pick((f"最好{lab}高一点", f"{lab}高的优先", f"最好是{lab}高些的"))
         if kind == "rating" and not low:
@@ -621,47 +773,128 @@ def _wish(w: _Words, p: Preference) -> str:
             )
         )
     if w.stars(p.attr) and not low:
+        if not w.plain_rating(p.attr):
+            return f"the higher the {lab}, the better"
         return w.pick(("preferably well rated", f"the higher the {lab}, the better"))
     return f"ideally with a {'lower' if low else 'higher'} {lab}"
 
 
-_PREPOSITION = re.compile(r"\s(?:near|from|to|in|on|at|for|with|under|around|tonight|today)\b")
+# ---------------------------------------------------------------------------------------------
+# The item noun (English)
+# ---------------------------------------------------------------------------------------------
+
+_PREPOSITION = re.compile(r"\s(?:near|from|to|in|on|at|for|of|with|under|around|tonight|today)\b")
 _MASS = {"sushi", "ramen", "pho", "rice", "tea", "boba", "pasta", "poke", "food", "bbq", "barbecue"}
-_MASS |= {"hot pot", "dim sum", "milk tea", "bubble tea", "takeout", "chicken", "brunch"}
+_MASS |= {"hot pot", "dim sum", "milk tea", "bubble tea", "takeout", "chicken", "brunch", "coffee"}
+# Plurals a listing is one of, and no singular names it ('the cheapest earbuds').
+_PLURAL_ONLY = {"earbuds", "headphones", "shoes", "sneakers", "noodles", "dumplings", "wraps"}
+_PLURAL_ONLY |= {"potstickers", "fries", "wings", "sounds", "glasses", "jeans", "trousers"}
+# Countable listing nouns whose plural reads better than '<noun> options'.
+_COUNT_NOUNS = {"restaurant", "spot", "steakhouse", "hotel", "flight", "train", "movie", "showing"}
+_COUNT_NOUNS |= {"game", "app", "burger", "pizza", "phone", "bike", "camera", "guitar", "laptop"}
+_COUNT_NOUNS |= {"sofa", "stroller", "backpack", "bottle", "watch", "smartwatch", "meal", "drink"}
+_COUNT_NOUNS |= {"dish", "smartphone"}
+_SMALL_WORDS = {"of", "the", "a", "an", "and", "to", "in", "on", "at", "for", "or"}
 
 
-def _item_forms(item: str) -> dict[str, str]:
+def _is_title(text: str) -> bool:
+    """A name ('The Clockmaker's Daughter', 'Frostline'), not a kind of thing ('PDF scanner')."""
+    words = [x for x in text.split() if any(ch.isalpha() for ch in x)]
+    if not words or not words[0][:1].isupper():
+        return False
+    return all(x[:1].isupper() or x.lower() in _SMALL_WORDS for x in words)
+
+
+def _singular(word: str) -> str:
+    low = word.lower()
+    if low.endswith("ies") and low not in ("movies", "cookies", "smoothies", "pies"):
+        return word[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _plural(word: str) -> str:
+    if word.lower().endswith(("ch", "sh", "s", "x")):
+        return word + "es"
+    return word + "s"
+
+
+def _item_forms(item: str, adjectives: Sequence[str] = ()) -> dict[str, str]:
     """English noun phrases for the query in each template context.
 
-    'a_item': indefinite ('a photo editor', 'wireless earbuds'); 'the_items': after 'the'
-    ('photo editor options', 'ride options to LAX'); 'sup_item': after a superlative;
-    'any_item': after 'any'.
+    'a_item': indefinite ('a photo editor', 'wireless earbuds', 'a hotel near ...');
+    'the_items': after 'the' ('photo editor options', 'ride options to LAX', 'hotels near ...');
+    'sup_item': after a superlative ('cheapest hotel near ...'); 'any_item': after 'any';
+    'plural': 'yes' when the superlative phrase is plural ('the cheapest earbuds': 'them').
+    ``adjectives`` go before the noun ('nonstop flights', 'a free notes app').
     """
     bare = re.sub(r"^(?:a|an|the)\s+", "", item, flags=re.IGNORECASE)
-    parts = _PREPOSITION.split(bare, maxsplit=1)
-    head = parts[0].strip()
-    tail = bare[len(parts[0]) :]  # ' to LAX Terminal 5'
-    last = head.split()[-1].lower() if head.split() else ""
-    if re.match(r"[A-Z][a-z']", bare):  # a title or a name ('The Clockmaker's Daughter'), not 'PDF'
+    if _is_title(bare):  # a title or a name: nothing to inflect
         return {
             "a_item": item,
             "the_items": f"options for {item}",
             "sup_item": "{sup} option for " + item,
             "any_item": f"option for {item}",
+            "plural": "",
         }
-    plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
-    mass = head.lower() in _MASS or last in _MASS
+    if adjectives:
+        bare = " ".join([*adjectives, bare])
+    parts = _PREPOSITION.split(bare, maxsplit=1)
+    head = parts[0].strip()
+    tail = bare[len(parts[0]) :]  # ' to LAX Terminal 5'
+    words = head.split()
+    last = words[-1] if words else ""
+    low = last.lower()
+    stem = " ".join([*words[:-1], ""])  # 'nonstop ' of 'nonstop flights'
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")) and low not in _PLURAL_ONLY:
+        one = f"{stem}{_singular(last)}{tail}"
+        return {
+            "a_item": f"{_article(one)} {one}",
+            "the_items": bare,
+            "sup_item": "{sup} " + one,
+            "any_item": one,
+            "plural": "",
+        }
+    if low in _PLURAL_ONLY:
+        return {
+            "a_item": bare,
+            "the_items": bare,
+            "sup_item": "{sup} " + bare,
+            "any_item": bare,
+            "plural": "yes",
+        }
     options = f"{head} options{tail}"
-    if plural:
-        return {"a_item": bare, "the_items": bare, "sup_item": "{sup} " + bare, "any_item": bare}
-    if mass:
-        return {"a_item": bare, "the_items": options, "sup_item": "{sup} " + bare, "any_item": bare}
+    if head.lower() in _MASS or low in _MASS:
+        return {
+            "a_item": bare,
+            "the_items": options,
+            "sup_item": "{sup} " + bare,
+            "any_item": bare,
+            "plural": "",
+        }
+    many = f"{stem}{_plural(last)}{tail}" if low in _COUNT_NOUNS else options
     return {
         "a_item": f"{_article(bare)} {bare}",
-        "the_items": options,
+        "the_items": many,
         "sup_item": "{sup} " + bare,
         "any_item": bare,
+        "plural": "",
     }
+
+
+def _head_one(item: str) -> str:
+    """The item's head noun in the singular: 'flight' of 'flights from Boston to Miami'."""
+    bare = re.sub(r"^(?:a|an|the)\s+", "", item, flags=re.IGNORECASE)
+    head = _PREPOSITION.split(bare, maxsplit=1)[0].strip()
+    words = head.split()
+    if not words or _is_title(bare):
+        return "one"
+    last = words[-1]
+    low = last.lower()
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")) and low not in _PLURAL_ONLY:
+        last = _singular(last)
+    return " ".join([*words[:-1], last])
 
 
 def _article(word: str) -> str:
@@ -679,8 +912,40 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
 
+# ---------------------------------------------------------------------------------------------
+# Exact match: naming one listing
+# ---------------------------------------------------------------------------------------------
+
+
+def _words_of(text: str) -> set[str]:
+    return {x for x in re.findall(r"[a-z0-9]+", text.casefold()) if len(x) >= 2}
+
+
+def _brand_model(w: _Words, brand: str, model: str) -> str:
+    """One listing named from its maker and model, the way the app's users say it."""
+    zh = w.lang == "zh"
+    frame = w.app.exact_zh if zh else w.app.exact_en
+    the = "" if zh or (frame and not frame.startswith("the ")) else "the "
+    b, m = brand.casefold(), model.casefold()
+    if b in m:  # 'Seattle Marriott South Lake Union', 'OUIGO 7824'
+        return f"{the}{model}"
+    if m != b and b.endswith(m):  # '巡游出租车' of its '出租车' service
+        return f"{the}{brand}"
+    coded = any(ch.isdigit() for ch in model)
+    if not zh and coded and _words_of(brand) & _words_of(model):  # 'TGV 6657' of 'TGV INOUI'
+        return f"{the}{model} ({brand})"
+    if frame:
+        return frame.format(brand=brand, model=model)
+    if coded:  # a product code reads after its maker
+        return f"{the}{brand} {model}"
+    return f"{brand}的{model}" if zh else f"the {model} from {brand}"
+
+
 def _exact_name(w: _Words, spec: ConstraintSpec, item: str) -> tuple[str, list[Filter]]:
-    """'Sony WH-1000XM5' from the brand/model equalities; the other filters are extras."""
+    """'the Sony WH-1000XM5' from the brand/model equalities; the other filters are extras.
+
+    An extra whose value the name already says (a restaurant branch and its area) is dropped.
+    """
     brand = model = None
     rest: list[Filter] = []
     for f in spec.filters:
@@ -692,36 +957,55 @@ def _exact_name(w: _Words, spec: ConstraintSpec, item: str) -> tuple[str, list[F
             rest.append(f)
     zh = w.lang == "zh"
     if model and brand:
-        if model.casefold().startswith(brand.casefold()):
-            name = model
-        elif any(ch.isdigit() for ch in model):  # a product code reads after its maker
-            name = f"{brand} {model}"
-        else:  # a dish or a room type reads as '<model> from <shop>'
-            name = f"{brand}的{model}" if zh else f"{model} from {brand}"
+        name = _brand_model(w, brand, model)
     elif model:
-        name = model
+        name = model if zh else f"the {model}"
     elif brand:
-        name = f"{brand}的{item}" if zh else f"{item} from {brand}"
+        name = f"{brand}的{item}" if zh else f"the {item} from {brand}"
     elif zh and rest and isinstance(rest[0], Contains):  # 店名里带“小龙坎”的那家火锅
         handle = rest.pop(0)
         assert isinstance(handle, Contains)
         mw = _MEASURE_ZH.get(w.app.name, "个")
         name = f"{w.label(handle.attr)}里带“{handle.text}”的那{mw}{item}"
     else:
-        name = item
-    return name, rest
+        name = item if zh or _is_title(item) else f"the {item}"
+    said = name.casefold()
+    kept = [
+        f
+        for f in rest
+        if not (
+            isinstance(f, Eq) and not isinstance(f.value, bool) and str(f.value).casefold() in said
+        )
+    ]
+    return name, kept
+
+
+# ---------------------------------------------------------------------------------------------
+# Assembly
+# ---------------------------------------------------------------------------------------------
+
+_CJK_CHAR = r"[\u3400-\u9fff]"
+# 'a' that must be 'an': a vowel sound, including acronyms spelled out ('an XL', 'an SUV').
+_A_BEFORE_VOWEL = re.compile(
+    r"\b([Aa]) (?=[aio]|e(?!u)|u(?!s|ni)|[AIO]|E(?!u)|U(?!s|ni)|[FHLMNRSX](?:[A-Z0-9]*)\b)"
+)
 
 
 def _clean(text: str, lang: Lang) -> str:
     if lang == "zh":
-        text = re.sub(r"\s*([，。？！：；（）])\s*", r"\1", text)
+        text = re.sub(r"\s*([，。？！：；（）、“”《》「」])\s*", r"\1", text)
+        text = re.sub(rf"(?<={_CJK_CHAR})\s+(?={_CJK_CHAR})", "", text)
         text = re.sub(r"，+", "，", text)
-        text = text.replace("，。", "。").replace("的的", "的").replace("。。", "。")
-        text = text.replace("：，", "：").replace("？，", "？")
+        text = re.sub(r"的+的", "的", text)
+        text = re.sub(r"(都行|都可以)就行", r"\1", text)  # '2D或3D都行就行'
+        text = text.replace("，。", "。").replace("。。", "。")
+        text = text.replace("：，", "：").replace("？，", "？").replace("，）", "）")
         return text.strip()
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"\s+([,.;:?!)])", r"\1", text)
-    text = re.sub(r"\b(a) (?=[aeio]|u(?!s|ni))", r"\1n ", text)  # 'a arrival' -> 'an arrival'
+    text = re.sub(r"\b([Tt]he) (?=(?:The|A|An) [A-Z])", "", text)  # 'the The Ninth Passenger'
+    text = re.sub(_A_BEFORE_VOWEL, r"\1n ", text)  # 'an Economy ride', 'an XL'
+    text = re.sub(r"\b(the|a|an|and|or|with|in|on|at|to|of|for|it) \1\b", r"\1", text)
     text = text.replace(",,", ",").replace(",.", ".").replace("..", ".").replace(";,", ";")
     return _cap(text.strip())
 
@@ -734,28 +1018,42 @@ def render_instruction(
     Every hard filter and objective of the spec is stated (with the app's labels and units);
     soft preferences become wishes. All wording choices come from ``rng``.
     """
-    w = _Words(app, lang, rng)
+    w = _Words(app, lang, rng, query)
     zh = lang == "zh"
-    item = query.text(lang)
+    item = query.noun(lang)
     cat = Category(spec.category)
+    act = _action(app, lang, rng)
     slots: dict[str, str] = {
         "app": app.display(lang) or app.name,
         "item": item,
         "mw": _MEASURE_ZH.get(app.name, "个"),
-        "act": _action(app, lang, rng),
+        "act": act,
     }
 
     filters: list[Filter] = list(spec.filters)
     if cat is Category.EXACT:
         name, filters = _exact_name(w, spec, item)
         slots["name"] = name
-    phrases = [(_filter_zh if zh else _filter_en)(w, f) for f in filters]
+    adjectives: list[str] = []
     if zh:
+        phrases = [_filter_zh(w, f) for f in filters]
         slots["req"] = "，".join(phrases)
         slots["req_c"] = "".join(f"，{p}" for p in phrases)
         slots["extras_c"] = slots["req_c"]
     else:
-        cons = w.join(phrases, "and")
+        said = [_filter_en(w, f) for f in filters]
+        if cat is Category.EXACT or _is_title(item):  # a name takes no adjective
+            one = _head_one(item)  # 'Delta flight DL1487 (a nonstop flight)'
+            posts = [
+                f"({_article(p.text)} {p.text} {one})" if p.adjective else p.text for p in said
+            ]
+        else:
+            adjectives = sorted(
+                (p.text for p in said if p.adjective), key=lambda a: a[:1].isupper()
+            )
+            posts = [p.text for p in said if not p.adjective]
+        phrases = posts + adjectives
+        cons = w.join(posts, "and")
         slots["cons"] = f" {cons}" if cons else ""
         slots["extras"] = slots["cons"]
 
@@ -770,17 +1068,20 @@ def render_instruction(
     slots["tie"] = tie
     slots["tie_sent"] = f" {_cap(tie.strip(' ()'))}." if tie and not zh else ""
     slots["sup"] = sup or ""
+    slots["act_ref"] = act
     if not zh:
-        forms = _item_forms(item)
+        forms = _item_forms(item, adjectives)
         forms["sup_item"] = forms["sup_item"].replace("{sup}", sup or "")
+        if forms.pop("plural"):  # 'the cheapest earbuds ..., then add them to the cart'
+            slots["act_ref"] = re.sub(r"\bit\b", "them", act)
         slots.update(forms)
     slots["pick"] = pick
     slots["Pick"] = _cap(pick)
+    mw = slots["mw"]
     if zh:
         slots["pick_c"] = f"，{pick}" if pick else ""
-        slots["choose"] = pick or w.pick(("挑一个合适的", "随便选一个", "选一个"))
+        slots["choose"] = pick or w.pick((f"挑一{mw}合适的", f"随便选一{mw}", f"选一{mw}就行"))
     else:
-        slots["pick_c"] = f", {pick}," if pick else ""
         slots["choose"] = pick or w.pick(("pick one that fits", "pick a matching one"))
         slots["Choose"] = _cap(slots["choose"])
 
@@ -792,8 +1093,12 @@ def render_instruction(
         slots["pref_sent"] = "".join(f" {_cap(x)}." for x in wishes)
 
     have = {"sup"} if sup else set()
+    if not (item.startswith("《") or _is_title(item)):  # a kind of thing, not one film
+        have.add("kind")
     if phrases:
         have.add("req")
+    if len(phrases) >= 2:
+        have.add("req2")
     options = [t for t, needs in TEMPLATES[cat][lang] if needs <= have]
     text = w.pick(options).format(**slots)
     return _clean(text, lang)

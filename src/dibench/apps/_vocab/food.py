@@ -30,6 +30,8 @@ class Dish(NamedTuple):
 class FoodKind(NamedTuple):
     key: str
     motif: str  # cover family item: food:<motif>
+    # what users search: words for the whole kind, never one style ('potstickers' would clash
+    # with a 'Boiled' style filter)
     query_en: tuple[str, ...]
     query_zh: tuple[str, ...]
     styles: tuple[tuple[str, str], ...]
@@ -111,8 +113,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="noodles",
         motif="noodles",
-        query_en=("noodles", "ramen", "noodle soup"),
-        query_zh=("面条", "拉面", "汤面"),
+        query_en=("noodles", "noodle dishes"),
+        query_zh=("面条", "面食"),
         styles=(
             ("Ramen", "日式拉面"),
             ("Pho", "越南粉"),
@@ -162,8 +164,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="burger",
         motif="burger",
-        query_en=("burgers", "cheeseburger", "chicken burger"),
-        query_zh=("汉堡", "芝士汉堡", "鸡腿堡"),
+        query_en=("burgers", "burger"),
+        query_zh=("汉堡", "汉堡包"),
         styles=(("Beef", "牛肉堡"), ("Chicken", "鸡肉堡"), ("Plant-based", "素食堡")),
         shops_en=(
             ("Smash Street Burgers", 0),
@@ -202,8 +204,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="pizza",
         motif="pizza",
-        query_en=("pizza", "pepperoni pizza", "margherita pizza"),
-        query_zh=("披萨", "香肠披萨", "玛格丽特披萨"),
+        query_en=("pizza", "pizzas"),
+        query_zh=("披萨", "比萨"),
         styles=(("Neapolitan", "拿坡里"), ("New York", "美式"), ("Deep dish", "厚底")),
         shops_en=(
             ("Forno Napoli", 0),
@@ -238,8 +240,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="sushi",
         motif="sushi",
-        query_en=("sushi", "poke bowl", "sushi rolls"),
-        query_zh=("寿司", "波奇饭", "卷寿司"),
+        query_en=("Japanese food", "sushi or poke"),
+        query_zh=("日料", "寿司或波奇饭"),
         styles=(("Nigiri", "握寿司"), ("Rolls", "卷寿司"), ("Poke", "波奇饭")),
         shops_en=(
             ("Sushi Maru", 0),
@@ -274,8 +276,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="bubble_tea",
         motif="tea",
-        query_en=("bubble tea", "milk tea", "fruit tea"),
-        query_zh=("奶茶", "珍珠奶茶", "果茶"),
+        query_en=("tea drinks",),
+        query_zh=("茶饮",),
         styles=(("Milk tea", "奶茶"), ("Fruit tea", "果茶"), ("Pure tea", "纯茶")),
         shops_en=(
             ("Tapioca Express Tea", 0),
@@ -311,8 +313,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="coffee",
         motif="coffee",
-        query_en=("coffee", "latte", "iced coffee"),
-        query_zh=("咖啡", "拿铁", "冰咖啡"),
+        query_en=("coffee", "coffee drinks"),
+        query_zh=("咖啡", "咖啡饮品"),
         styles=(("Espresso bar", "意式咖啡"), ("Cold brew", "冷萃"), ("Specialty", "精品手冲")),
         shops_en=(
             ("Blue Door Coffee", 0),
@@ -348,8 +350,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="dumplings",
         motif="dumplings",
-        query_en=("dumplings", "soup dumplings", "potstickers"),
-        query_zh=("饺子", "小笼包", "锅贴"),
+        query_en=("dumplings", "Chinese dumplings"),
+        query_zh=("饺子", "饺子小笼包"),
         styles=(("Boiled", "水饺"), ("Pan-fried", "煎饺锅贴"), ("Soup dumplings", "小笼汤包")),
         shops_en=(
             ("Dumpling Home", 0),
@@ -384,8 +386,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="fried_chicken",
         motif="chicken",
-        query_en=("fried chicken", "chicken wings", "korean fried chicken"),
-        query_zh=("炸鸡", "炸鸡翅", "韩式炸鸡"),
+        query_en=("fried chicken",),
+        query_zh=("炸鸡",),
         styles=(("Southern", "美式炸鸡"), ("Korean", "韩式炸鸡"), ("Taiwanese", "台式鸡排")),
         shops_en=(
             ("Bucket Brothers", 0),
@@ -420,8 +422,8 @@ KINDS: tuple[FoodKind, ...] = (
     FoodKind(
         key="salad",
         motif="salad",
-        query_en=("salad", "healthy bowl", "wraps"),
-        query_zh=("沙拉", "轻食碗", "卷饼"),
+        query_en=("healthy food", "light meals"),
+        query_zh=("轻食", "健康轻食"),
         styles=(("Salad", "沙拉"), ("Grain bowl", "谷物碗"), ("Wrap", "卷饼")),
         shops_en=(
             ("Greenleaf Kitchen", 0),

@@ -57,7 +57,7 @@ CITIES_ZH = (
 CUISINES = (
     Cuisine(
         "sushi",
-        "sushi restaurants",
+        "sushi",
         "日料",
         "Japanese",
         "日本料理",
@@ -215,7 +215,7 @@ CUISINES = (
     ),
     Cuisine(
         "korean_bbq",
-        "korean bbq",
+        "Korean BBQ",
         "韩式烤肉",
         "Korean BBQ",
         "韩式烤肉",
@@ -246,7 +246,7 @@ CUISINES = (
     ),
     Cuisine(
         "thai",
-        "thai food",
+        "Thai food",
         "泰国菜",
         "Thai",
         "泰国菜",
@@ -277,7 +277,7 @@ CUISINES = (
     ),
     Cuisine(
         "sichuan",
-        "sichuan food",
+        "Sichuan food",
         "川菜",
         "Sichuan",
         "川菜",

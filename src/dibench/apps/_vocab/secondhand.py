@@ -145,7 +145,7 @@ KINDS = (
     UsedKind(
         "phone",
         "phone",
-        "used iPhone",
+        "used phone",
         "二手手机",
         ("128GB", "256GB", "512GB"),
         ("128G", "256G", "512G"),

@@ -189,7 +189,7 @@ KINDS: tuple[ProductKind, ...] = (
         key="headphones",
         motif="headphones",
         query_en=("over-ear headphones", "noise cancelling headphones", "wireless headphones"),
-        query_zh=("头戴式耳机", "降噪耳机头戴式", "无线头戴耳机"),
+        query_zh=("头戴式耳机", "头戴式降噪耳机", "无线头戴耳机"),
         nouns_en=(
             "Wireless Noise Cancelling Headphones",
             "Over-Ear Bluetooth Headphones",
@@ -450,7 +450,7 @@ KINDS: tuple[ProductKind, ...] = (
         key="water_bottle",
         aisle="outdoor",
         motif="bottle",
-        query_en=("insulated water bottle", "water bottle", "tumbler with straw"),
+        query_en=("insulated water bottle", "water bottle", "straw tumbler"),
         query_zh=("保温杯", "运动水杯", "吸管保温杯"),
         nouns_en=("Insulated Water Bottle", "Stainless Steel Tumbler", "Sports Water Bottle"),
         nouns_zh=("保温杯", "不锈钢保温水杯", "大容量运动水杯"),
