@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -77,7 +76,9 @@ def test_perceive_reads_each_screen_once(screen: Screen) -> None:
     pytest.importorskip("rapidocr_onnxruntime")
     first = asyncio.run(perceive(screen.image, screen.ui, V2_MERGE))
     copy = screen.image.copy()  # same pixels, another object: still a cache hit
-    t = time.perf_counter()
     again = asyncio.run(perceive(copy, screen.ui, V2_MERGE))
-    assert time.perf_counter() - t < 0.5
     assert again == first
+    from dibench.adapters._perception import _read
+
+    # the OCR lines come from the cache: the very same tuple object, not a second reading
+    assert _read(copy, "auto") is _read(screen.image, "auto")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 
 import pytest
 from PIL import Image, ImageDraw
@@ -64,20 +62,13 @@ def test_read_finds_each_line_with_its_box(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_line_by_line_reading_is_fast_and_exact(lang: str) -> None:
+def test_line_by_line_reading_is_exact(lang: str) -> None:
     img, lines, box, style = _title(lang)
     engine = get_engine()
     read = read_text_lines(img, box, style.line_height, 2, engine)
     assert visible_fraction("".join(lines), "".join(read)) >= 0.9, (lines, read)
     band = img.crop((box.x1, box.y1, box.x2, box.y1 + style.line_height))
-    runs = []
-    for _ in range(3):
-        t = time.perf_counter()
-        engine.read_line(band)
-        runs.append(time.perf_counter() - t)
-    ms = statistics.median(runs) * 1000
-    print(f"read_line on a {band.width}x{band.height} title line: {ms:.1f} ms")
-    assert ms < 250
+    assert visible_fraction(lines[0], engine.read_line(band).text) >= 0.9
 
 
 def test_read_box_reads_only_inside_the_box() -> None:
