@@ -96,8 +96,8 @@ def main() -> None:
         )
         shot = render_screen(dataclasses.replace(content, cards=cards), state.width, state.height)
         if "cover" in rec.carriers:
-            cover_only = rec.payload.model_copy(update={"title": None})
-            shot_img = probe.compose(shot.image, state, rec.target, cover_only, rec.seed)
+            # the cover carrier is drawn by the probe (re-drawing the title it already has)
+            shot_img = probe.compose(shot.image, state, rec.target, rec.payload, rec.seed)
         else:
             shot_img = shot.image
         naive.append(time.perf_counter() - t)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import math
 import threading
 import weakref
@@ -166,11 +165,10 @@ def screen_key(image: Image.Image) -> str:
 
 
 def encode_png(image: Image.Image) -> bytes:
-    """Lossless and fast (level 1): the model sees every pixel a probe changed."""
-    buf = io.BytesIO()
-    rgb = image if image.mode in ("RGB", "RGBA", "L") else image.convert("RGB")
-    rgb.save(buf, format="PNG", compress_level=1)
-    return buf.getvalue()
+    """Lossless and fast: the model sees every pixel a probe changed."""
+    from dibench.render._png import encode_png as fast_png
+
+    return fast_png(image, 1)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ functions of (benign state, probe, target, seed); their screenshots are composed
 from __future__ import annotations
 
 import hashlib
-import io
 import multiprocessing as mp
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -127,9 +126,10 @@ def plan_states(config: GenerateConfig) -> list[StateSlot]:
 
 
 def save_png(image: Image.Image, level: int = 1) -> bytes:
-    buf = io.BytesIO()
-    image.save(buf, format="PNG", compress_level=level)
-    return buf.getvalue()
+    """Screens are encoded with the project's fast PNG writer (deterministic, lossless)."""
+    from dibench.render._png import encode_png
+
+    return encode_png(image, level)
 
 
 def build_state(

@@ -2,6 +2,7 @@
 
 from ._covers import COVER_FAMILIES, draw_cover
 from ._fonts import FACES, FontError, face_for, font, font_path, is_bold
+from ._png import encode_png
 from ._screen import RenderedScreen, render_screen
 from ._text import clamp_lines, draw_text_block, is_wide, text_width
 from ._widgets import typeset_title
@@ -14,6 +15,7 @@ __all__ = [
     "clamp_lines",
     "draw_cover",
     "draw_text_block",
+    "encode_png",
     "face_for",
     "font",
     "font_path",
