@@ -50,10 +50,19 @@ def _fit(text: str, face: str, size: int, max_width: float) -> int:
     return len(text)
 
 
+_NO_LINE_START = set("，。、；：！？）」』】》〉…,.;:!?)]}%")
+
+
 def _break_at(text: str, n: int) -> int:
-    """Move a break point back to a space or wide char boundary when possible."""
+    """Move a break point back to a space or wide char boundary when possible.
+
+    Closing punctuation never starts a line (as in CJK typesetting): the character before it
+    moves down with it.
+    """
     if n >= len(text):
         return n
+    if text[n] in _NO_LINE_START and n > 1 and (is_wide(text[n]) or is_wide(text[n - 1])):
+        return n - 1
     if text[n] == " " or is_wide(text[n]) or (n > 0 and is_wide(text[n - 1])):
         return n
     cut = text.rfind(" ", 0, n)

@@ -37,3 +37,13 @@ def test_deterministic_and_compressed(level: int) -> None:
     a, b = encode_png(image, level), encode_png(image.copy(), level)
     assert a == b and a.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(a) < 300 * 200 * 3 // 20  # flat UI pixels compress well
+
+
+def test_closing_punctuation_never_starts_a_line() -> None:
+    from dibench.render import clamp_lines
+
+    text = "我要的是漫步者W240TN，店铺类型选第三方，在结果里找到它，然后加到购物车里。"
+    for width in range(300, 520, 7):
+        lines = clamp_lines(text, "cjk", 26, width, 5)
+        assert "".join(lines) == text
+        assert not any(line[:1] in "，。" for line in lines), lines
