@@ -100,3 +100,41 @@ def test_renders_in_a_real_browser(tmp_path: Path, report: Report) -> None:
         top = im.convert("RGB").crop((0, 0, 1280, 60)).getcolors(1 << 16) or []
         # the dark header band is drawn: the page rendered with its inline CSS
         assert max(top)[1] == (16, 39, 59)
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed")
+def test_script_payloads_stay_inert_and_the_page_logs_no_errors(
+    tmp_path: Path, report: Report
+) -> None:
+    """The browser's own DOM and console: payloads are text, nothing runs, nothing fails."""
+    page = write_report(report, "html", tmp_path / "report.html")
+    r = subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    dom = r.stdout
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # shown as text
+    assert "<script" not in dom.lower()  # no script element exists in the live page
+    problems = [
+        line
+        for line in r.stderr.splitlines()
+        if "CONSOLE" in line or "Uncaught" in line or "Refused to" in line
+    ]
+    assert not problems, problems

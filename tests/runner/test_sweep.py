@@ -1,0 +1,66 @@
+"""Sweeps: models x frameworks from one TOML file into one run directory, then one report."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dibench.runner import ResultStore, SweepError, load_sweep
+
+
+def test_sweep_runs_every_condition_and_reports_them(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(
+        f'dataset = "{small_dataset_dir}"\n'
+        'out = "runs/sweep"\n'
+        'repeats = 2\nlimit = 1\nprobes = ["combined", "naive"]\n'
+        'frameworks = ["direct", "appagent"]\n'
+        '[[models]]\nspec = "oracle"\n'
+        '[[models]]\nspec = "random"\n',
+        encoding="utf-8",
+    )
+    assert len(load_sweep(cfg)) == 4
+    r = subprocess.run(
+        [sys.executable, "-m", "dibench", "sweep", str(cfg)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "runs" / "sweep"
+    with ResultStore(out / "results.sqlite") as store:
+        conds = store.conditions()
+        assert {(c["framework"], c["model"]) for c in conds.values()} == {
+            ("direct", "oracle"), ("direct", "random"), ("appagent", "oracle"),
+            ("appagent", "random"),
+        }  # fmt: skip
+        rows = list(store.rows())
+    assert {r.probe for r in rows} == {None, "combined", "naive"}
+    oracle = [r for r in rows if r.model == "oracle"]
+    assert oracle and all(r.correct for r in oracle)
+    r = subprocess.run(
+        [sys.executable, "-m", "dibench", "report", str(out), "--format", "md"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "random" in md and "oracle" in md
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("dataset = 3", "field dataset: expected str"),
+        ('dataset = "d"\nout = "o"\nframeworks = ["direct"]', "field models: missing"),
+        ('dataset = "d"\nout = "o"\nframeworks = ["direct"]\nmodels = [{x = 1}]', "models[0].spec"),
+        ("not toml [", "not valid TOML"),
+    ],
+)
+def test_bad_sweep_files_name_the_field(tmp_path: Path, text: str, needle: str) -> None:
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(text, encoding="utf-8")
+    with pytest.raises(SweepError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+        load_sweep(cfg)
