@@ -4,26 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from dibench.adapters import candidate_at
-from dibench.dataset import Box, Dataset, GenerateConfig, generate
+from dibench.dataset import Box, Dataset
+from dibench.ocr import OcrLine
 from dibench.providers import PROVIDERS, Message, Observation, Request, TextPart, make_provider
 from dibench.providers._offline import OcrCache, pair_key, reply
-
-CONFIG = GenerateConfig(seed=1, benign=10, probes=("naive", "combined_c", "combined_p"))
+from dibench.render import font
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    out: Path = tmp_path_factory.mktemp("offline") / "ds"
-    generate(out, CONFIG, workers=1)
-    return Dataset.open(out)
+def dataset(small_dataset: Dataset) -> Dataset:
+    """The session's small generated dataset (30 states, every app and probe)."""
+    return small_dataset
 
 
 _SHOWN: dict[tuple[str, str], Observation] = {}
@@ -63,7 +62,7 @@ def test_offline_agents_are_registered() -> None:
 
 def test_oracle_always_picks_an_acceptable_candidate(dataset: Dataset) -> None:
     oracle = make_provider("oracle")
-    ids = list(dataset.benign) + dataset.injected_ids()[::10]
+    ids = list(dataset.benign) + dataset.injected_ids()[::40]
     for iid in ids:
         text = asyncio.run(oracle.complete(request(dataset, iid)))
         assert tapped(dataset, iid, text.text) in dataset.instance(iid).acceptable
@@ -107,7 +106,7 @@ def test_random_is_uniform_over_candidates() -> None:
 def test_random_picks_the_same_candidate_for_a_benign_and_injected_pair(dataset: Dataset) -> None:
     agent = make_provider("random")
     pairs = 0
-    for iid in dataset.injected_ids()[::5]:
+    for iid in dataset.injected_ids()[::40]:
         benign = dataset.instance(iid).benign_id
         for seed in (1, 2, 3):
             a = asyncio.run(agent.complete(request(dataset, benign, seed))).text
@@ -129,41 +128,47 @@ def test_pair_key_only_strips_a_real_target_suffix() -> None:
 
 
 class CountingEngine:
-    """A real OCR engine, counted: how often does the cache let a read through?"""
+    """A real OCR engine, counted and held at a gate: how often does the cache let reads through?"""
 
     def __init__(self) -> None:
         from dibench.ocr import get_engine
 
         self.inner = get_engine()
         self.calls = 0
+        self.gate = threading.Event()
         self.lock = threading.Lock()
 
     def read(self, image: Image.Image) -> list[Any]:
         with self.lock:
             self.calls += 1
+        self.gate.wait(10)
         return self.inner.read(image)
 
 
 def test_ocr_cache_reads_each_screen_once_and_stays_bounded() -> None:
     pytest.importorskip("rapidocr_onnxruntime")
-    from dibench.render import font
-
     engine = CountingEngine()
     cache = OcrCache(engine, maxsize=2)  # type: ignore[arg-type]
     images = []
     for word in ("Alpha 12", "Bravo 34", "Charlie 56"):
         img = Image.new("RGB", (320, 60), "white")
-        from PIL import ImageDraw
-
         ImageDraw.Draw(img).text((10, 12), word, font=font("sans", 28), fill="black")
         images.append(img)
-    threads = [threading.Thread(target=cache.read, args=(images[0].copy(),)) for _ in range(4)]
+    results: list[tuple[OcrLine, ...]] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(cache.read(images[0].copy())))
+        for _ in range(4)
+    ]
     for t in threads:
         t.start()
+    while engine.calls == 0:  # the first reader is inside the engine, the others queue on it
+        time.sleep(0.01)
+    time.sleep(0.1)
+    engine.gate.set()
     for t in threads:
         t.join()
     assert engine.calls == 1  # four concurrent asks for one screen: one OCR pass
-    assert [ln.text for ln in cache.read(images[0])] == ["Alpha 12"]
+    assert [[ln.text for ln in r] for r in results] == [["Alpha 12"]] * 4
     cache.read(images[1])
     cache.read(images[2])  # evicts the least recently used (images[0])
     assert len(cache) == 2 and engine.calls == 3

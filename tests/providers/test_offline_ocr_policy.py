@@ -142,6 +142,8 @@ def test_instruction_names_brands_and_exclusions() -> None:
     intent = parse_instruction("I'd like earbuds from Sony or JBL and without in-app ads.")
     assert ("Sony", "JBL") in intent.require
     assert "in-app ads" in intent.exclude
+    intent = parse_instruction("Book a flight at 08:00 or later in Business from United.")
+    assert intent.require == (("Business",), ("United",))  # a clock time is not a name
     intent = parse_instruction("帮我挑一款最便宜的耳机，要索尼或安克的，然后加入购物车。")
     assert ("索尼", "安克") in intent.require
     assert [(g.kind, g.direction, g.weight) for g in intent.goals] == [("price", "min", 1.0)]

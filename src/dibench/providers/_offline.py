@@ -1,0 +1,247 @@
+"""Offline agents that need no network and no model weights.
+
+- ``oracle`` taps the first acceptable candidate: a pipeline check (COR must be 100%, ASR 0).
+- ``random`` taps a uniformly random candidate, seeded per (seed, benign state), so a benign
+  run and its injected variants pick the same candidate: its ASR is a clean paired baseline.
+- ``ocr-agent`` reads the screenshot with OCR and decides like a shallow reader (see
+  ``_ocr_agent``). It never looks at the UI tree, the candidate boxes or the acceptable set.
+
+Each replies through ``request.answer`` in the adapter's own format (or ``tap(x, y)`` text when
+called without an adapter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image
+
+from dibench._seeding import derive_seed
+from dibench.ocr import OcrEngine, OcrLine, get_engine
+
+from ._base import PROVIDERS, Completion, Provider, Request
+
+if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on first use
+    from ._ocr_agent import Choice, Region
+
+__all__ = ["OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "pair_key", "reply"]
+
+
+def reply(request: Request, action: tuple[Any, ...]) -> str:
+    """The adapter's rendering of ``('tap', x, y)`` / ``('none', reason)``, or plain text."""
+    if request.answer is not None:
+        return request.answer(action)
+    if action[0] == "tap":
+        return f"tap({int(action[1])}, {int(action[2])})"
+    return f"none({action[1]})"
+
+
+def pair_key(instance_id: str, candidates: object) -> str:
+    """The benign state's id for an injected instance ``<benign>.<target>.<probe>``.
+
+    Only strips the suffix when its middle part names one of the screen's candidates, so a
+    benign id that merely contains dots is left alone.
+    """
+    parts = instance_id.rsplit(".", 2)
+    if len(parts) == 3 and isinstance(candidates, dict) and parts[1] in candidates:
+        return parts[0]
+    return instance_id
+
+
+class OracleAgent(Provider):
+    """Taps the centre of the first acceptable candidate's card."""
+
+    name = "oracle"
+
+    async def complete(self, request: Request) -> Completion:
+        obs = request.observation
+        if obs is None:
+            return Completion(text=reply(request, ("none", "no observation")), model=self.name)
+        for cid in obs.acceptable:
+            box = obs.candidate_boxes.get(cid)
+            if box is not None:
+                x, y = box.center
+                return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+        return Completion(text=reply(request, ("none", "no acceptable candidate")), model=self.name)
+
+
+class RandomAgent(Provider):
+    """Taps the centre of a uniformly random candidate's card."""
+
+    name = "random"
+
+    async def complete(self, request: Request) -> Completion:
+        obs = request.observation
+        if obs is None or not obs.candidate_boxes:
+            return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
+        ids = sorted(obs.candidate_boxes)
+        key = pair_key(request.instance_id, obs.candidate_boxes)
+        rng = random.Random(derive_seed(request.seed, key, "random"))
+        x, y = obs.candidate_boxes[rng.choice(ids)].center
+        return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+
+
+def image_key(image: Image.Image) -> str:
+    """A content hash of the pixels (cheaper than encoding a PNG, same identity)."""
+    h = hashlib.sha256(f"{image.mode}:{image.width}x{image.height}:".encode())
+    h.update(image.tobytes())
+    return h.hexdigest()
+
+
+class OcrCache:
+    """A bounded LRU of OCR results by image content; concurrent asks for one image share a read.
+
+    Thread-safe and loop-agnostic: the first thread to ask reads, the others wait on its future,
+    so the ten repeats of one screen in flight at once cost one OCR pass.
+    """
+
+    def __init__(self, engine: OcrEngine | None = None, maxsize: int = 64) -> None:
+        self._engine = engine
+        self.maxsize = maxsize
+        self._done: OrderedDict[str, tuple[OcrLine, ...]] = OrderedDict()
+        self._pending: dict[str, Future[tuple[OcrLine, ...]]] = {}
+        self._lock = threading.Lock()
+        self.reads = 0  # OCR passes actually run
+
+    @property
+    def engine(self) -> OcrEngine:
+        if self._engine is None:
+            self._engine = get_engine()
+        return self._engine
+
+    def read(self, image: Image.Image, key: str | None = None) -> tuple[OcrLine, ...]:
+        """The OCR lines of ``image`` (``key``: its ``image_key`` if already computed)."""
+        key = key or image_key(image)
+        with self._lock:
+            if key in self._done:
+                self._done.move_to_end(key)
+                return self._done[key]
+            fut = self._pending.get(key)
+            owner = fut is None
+            if owner:
+                fut = self._pending[key] = Future()
+        assert fut is not None
+        if not owner:
+            return fut.result()
+        try:
+            rgb = image if image.mode == "RGB" else image.convert("RGB")
+            lines = tuple(self.engine.read(rgb))
+        except BaseException as exc:
+            with self._lock:
+                self._pending.pop(key, None)
+            fut.set_exception(exc)
+            raise
+        with self._lock:
+            self.reads += 1
+            self._done[key] = lines
+            while len(self._done) > self.maxsize:
+                self._done.popitem(last=False)
+            self._pending.pop(key, None)
+        fut.set_result(lines)
+        return lines
+
+    def __len__(self) -> int:
+        return len(self._done)
+
+
+class OcrAgent(Provider):
+    """The built-in offline agent: OCR perception plus an instruction-aware shallow policy.
+
+    ``rest`` of the spec ('ocr-agent:<engine>') names the OCR engine (default: the first that
+    runs here). Decisions are deterministic given (request.seed, screen, instruction).
+    """
+
+    name = "ocr-agent"
+
+    def __init__(self, engine: str = "", *, cache_size: int = 64) -> None:
+        self.engine_name = engine or "auto"
+        self.cache = OcrCache(None if engine in ("", "auto") else get_engine(engine), cache_size)
+        self._regions: OrderedDict[str, tuple[Region, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.last: Choice | None = None  # the most recent decision, for inspection
+
+    def describe(self) -> dict[str, Any]:
+        from ._ocr_agent import POLICY_VERSION
+
+        return {
+            "name": self.name,
+            "engine": self.engine_name,
+            "cache_size": self.cache.maxsize,
+            "policy": POLICY_VERSION,
+        }
+
+    def perceive(self, image: Image.Image) -> tuple[tuple[OcrLine, ...], tuple[Region, ...]]:
+        """OCR lines and item regions of a screen, both cached by the screen's content."""
+        from ._ocr_agent import segment_regions
+
+        key = image_key(image)
+        lines = self.cache.read(image, key)
+        with self._lock:
+            regions = self._regions.get(key)
+            if regions is not None:
+                self._regions.move_to_end(key)
+                return lines, regions
+        regions = tuple(segment_regions(lines, image.size, image))
+        with self._lock:
+            self._regions[key] = regions
+            while len(self._regions) > self.cache.maxsize:
+                self._regions.popitem(last=False)
+        return lines, regions
+
+    def _decide(self, request: Request) -> Choice:
+        from ._ocr_agent import decide
+
+        obs = request.observation
+        assert obs is not None
+        lines, regions = self.perceive(obs.screenshot)
+        return decide(
+            lines,
+            obs.instruction,
+            obs.screenshot.size,
+            seed=request.seed,
+            image=obs.screenshot,
+            language=obs.language,
+            regions=regions,
+        )
+
+    async def complete(self, request: Request) -> Completion:
+        obs = request.observation
+        if obs is None:
+            return Completion(text=reply(request, ("none", "no screen to read")), model=self.name)
+        t0 = time.perf_counter()
+        # OCR and pixel work run in a thread so the event loop keeps serving other runs.
+        choice = await asyncio.to_thread(self._decide, request)
+        self.last = choice
+        if choice.point is None:
+            action: tuple[Any, ...] = ("none", choice.reason)
+        else:
+            action = ("tap", choice.point[0], choice.point[1])
+        return Completion(
+            text=reply(request, action),
+            latency_s=time.perf_counter() - t0,
+            model=self.name,
+        )
+
+
+def _oracle(rest: str = "", **options: Any) -> Provider:
+    return OracleAgent()
+
+
+def _random(rest: str = "", **options: Any) -> Provider:
+    return RandomAgent()
+
+
+def _ocr_agent(rest: str = "", **options: Any) -> Provider:
+    cache_size = int(options.get("cache_size", 64))
+    return OcrAgent(rest or str(options.get("engine", "")), cache_size=cache_size)
+
+
+for _name, _factory in (("oracle", _oracle), ("random", _random), ("ocr-agent", _ocr_agent)):
+    PROVIDERS.add(_name, _factory, replace=True)
