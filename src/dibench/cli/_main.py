@@ -528,7 +528,7 @@ def export(rundir: Path, fmt: str, out: Path | None, replies: Path | None) -> No
 )
 @click.option("--framework", default="direct", show_default=True)
 @click.option("--model", default="ocr-agent", show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
 @_guard
 def quickstart(
