@@ -152,6 +152,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--memory-calls", type=int, default=10000)
+    ap.add_argument("--repeats", type=int, default=10, help="repeats per instance (paper: 10)")
     ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -162,11 +163,13 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="dibench-harness-"))
     mat, lazy = tmp / "materialised", tmp / "composed"
-    cfg = GenerateConfig(seed=3, benign=2, apps=("shopping",), probes=("naive", "combined_tc"))
+    # ~41 instances per state (all 8 probes): enough states for --calls at --repeats
+    states = max(1, round(args.calls / args.repeats / 41))
+    cfg = GenerateConfig(seed=3, benign=states)
     generate(mat, GenerateConfig(**{**cfg.__dict__, "materialize": True}), workers=2)
     generate(lazy, cfg, workers=2)
     n_inst = len(Dataset.open(mat))
-    repeats = max(1, round(args.calls / n_inst))
+    repeats = args.repeats
     parent, child = mp.Pipe()
     server = mp.get_context("spawn").Process(target=_serve, args=(child,), daemon=True)
     server.start()
@@ -204,7 +207,7 @@ def main() -> None:
                 f"{per_call - alone_cpu:+.2f} ms over the bare provider "
                 f"({n_inst} instances x {repeats} repeats)"
             )
-        mem_repeats = max(1, round(args.memory_calls / n_inst))
+        mem_repeats = max(1, round(args.memory_calls / n_inst))  # same instances, more repeats
         out = subprocess.run(
             [sys.executable, __file__, "--worker", str(lazy), base_url, str(mem_repeats), str(k)],
             capture_output=True,
