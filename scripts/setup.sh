@@ -35,5 +35,5 @@ if [ "$dev" = 1 ] && ! command -v chromium >/dev/null 2>&1 && command -v apt-get
     >/dev/null || echo "setup: warning: chromium not installed; its tests will be skipped" >&2
 fi
 
-python3 -m pip install -q --disable-pip-version-check -e ".[dev]"
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[dev]"
 echo "setup: ok ($(python3 -m dibench --version))" >&2
