@@ -112,3 +112,17 @@ def test_every_category_builds_for_every_app(tmp_path: Path, category: str) -> N
     ds = Dataset.open(out)
     assert {s.app for s in ds.benign.values()} == set(APPS.names())
     assert {s.category for s in ds.benign.values()} == {Category(category)}
+
+
+def test_injected_png_bytes_are_exactly_the_composed_pixels(small_dataset: Dataset) -> None:
+    import io
+
+    from PIL import Image
+
+    ids = small_dataset.injected_ids()
+    for iid in ids[:: max(1, len(ids) // 40)]:
+        image = small_dataset.screenshot(iid)
+        data = small_dataset.screenshot_png(iid, image)
+        assert data is not None
+        with Image.open(io.BytesIO(data)) as back:
+            assert np.array_equal(np.asarray(back.convert("RGB")), np.asarray(image)), iid

@@ -47,3 +47,31 @@ def test_closing_punctuation_never_starts_a_line() -> None:
         lines = clamp_lines(text, "cjk", 26, width, 5)
         assert "".join(lines) == text
         assert not any(line[:1] in "，。" for line in lines), lines
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    h=st.integers(1, 140),
+    w=st.integers(1, 30),
+    spans=st.lists(st.tuples(st.integers(0, 139), st.integers(1, 40)), max_size=3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_splicing_changed_bands_gives_the_new_pixels(
+    h: int, w: int, spans: list[tuple[int, int]], seed: int
+) -> None:
+    from dibench.render._png import splice_png
+
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
+    changed = base.copy()
+    rows = []
+    for y, n in spans:
+        y1, y2 = min(y, h - 1), min(h, y + n)
+        changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
+        rows.append((y1, y2))
+    new = Image.fromarray(changed, "RGB")
+    data = splice_png(encode_png(Image.fromarray(base, "RGB")), new, rows)
+    assert data is not None
+    with Image.open(io.BytesIO(data)) as back:
+        assert np.array_equal(np.asarray(back.convert("RGB")), changed)
+    assert splice_png(b"not a png", new, rows) is None

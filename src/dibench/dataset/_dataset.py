@@ -91,6 +91,7 @@ class Dataset:
                         raise DatasetError(f"{self.injected_path}:{lineno}: duplicate id {rid!r}")
                     self._inj_lines[rid] = (lineno, raw)
         self._images: OrderedDict[str, Image.Image] = OrderedDict()
+        self._png_cache: tuple[str, bytes | None] = ("", None)
 
     @classmethod
     def open(cls, root: Path | str) -> Dataset:
@@ -164,20 +165,40 @@ class Dataset:
         rec = inst.record
         return PROBES.get(rec.probe).compose(base, inst.state, rec.target, rec.payload, rec.seed)
 
-    def screenshot_png(self, iid: str) -> bytes | None:
-        """The stored PNG of instance ``iid`` if one is on disk (benign, or materialised injected).
+    def _benign_png(self, state_id: str) -> bytes | None:
+        if self._png_cache[0] != state_id:
+            try:
+                data = (self.root / self.benign[state_id].screenshot).read_bytes()
+            except FileNotFoundError:
+                data = None
+            self._png_cache = (state_id, data)
+        return self._png_cache[1]
 
-        Its pixels are exactly ``screenshot(iid)``; runners send these bytes instead of
-        re-encoding the image.
+    def screenshot_png(self, iid: str, image: Image.Image | None = None) -> bytes | None:
+        """PNG bytes whose pixels are exactly ``screenshot(iid)``, without a full encode.
+
+        Benign and materialised injected screens are read from disk. Otherwise, given the
+        composed ``image``, the benign PNG's untouched bands are reused and only the bands of
+        the target's carrier boxes are deflated again (see dibench.render._png.splice_png).
+        None when neither applies; callers then encode ``image`` themselves.
         """
         if iid in self.benign:
-            path = self.root / self.benign[iid].screenshot
-        else:
-            path = self.root / "injected" / f"{iid}.png"
+            return self._benign_png(iid)
         try:
-            return path.read_bytes()
+            return (self.root / "injected" / f"{iid}.png").read_bytes()
         except FileNotFoundError:
+            pass
+        if image is None:
             return None
+        from dibench.render._png import splice_png
+
+        inst = self.instance(iid)
+        base = self._benign_png(inst.benign_id)
+        if base is None or inst.record is None:
+            return None
+        target = inst.state.candidate(inst.record.target)
+        rows = [(target.boxes[c].y1, target.boxes[c].y2) for c in inst.record.carriers]
+        return splice_png(base, image, rows)
 
     def ui(self, iid: str) -> tuple[UIElement, ...]:
         """The UI structure an agent sees for instance ``iid``."""

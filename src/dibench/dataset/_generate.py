@@ -249,17 +249,22 @@ def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
     out: Path = _W["out"]  # type: ignore[assignment]
     probes: list[str] = _W["probes"]  # type: ignore[assignment]
     state, image = build_state(slot, config)
-    (out / state.screenshot).write_bytes(save_png(image, config.png_level))
+    benign_png = save_png(image, config.png_level)
+    (out / state.screenshot).write_bytes(benign_png)
     lines, probe_of = [], []
     for rec in injected_records(state, probes, config.seed, config.epsilon):
         lines.append(dump_line(rec))
         probe_of.append(rec.probe)
         if config.materialize:
             from dibench.probes import PROBES
+            from dibench.render._png import splice_png
 
             probe = PROBES.get(rec.probe)
             img = probe.compose(image, state, rec.target, rec.payload, rec.seed)
-            (out / "injected" / f"{rec.id}.png").write_bytes(save_png(img, config.png_level))
+            target = state.candidate(rec.target)
+            rows = [(target.boxes[c].y1, target.boxes[c].y2) for c in rec.carriers]
+            data = splice_png(benign_png, img, rows) or save_png(img, config.png_level)
+            (out / "injected" / f"{rec.id}.png").write_bytes(data)
     return dump_line(state), lines, probe_of
 
 

@@ -105,6 +105,7 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
 def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") -> AgentInput:
     inst = ds.instance(iid)
     state = inst.state
+    screenshot = ds.screenshot(iid)
     return AgentInput(
         instance_id=iid,
         repeat=repeat,
@@ -112,12 +113,12 @@ def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") ->
         instruction=state.instruction,
         context=state.context,
         language=state.language,
-        screenshot=ds.screenshot(iid),
+        screenshot=screenshot,
         ui=ds.ui(iid),
         candidate_boxes={c.id: c.boxes["card"] for c in state.candidates},
         acceptable=state.acceptable,
         system_prefix=system_prefix,
-        screenshot_png=ds.screenshot_png(iid),
+        screenshot_png=ds.screenshot_png(iid, screenshot),
     )
 
 
