@@ -13,7 +13,15 @@ from PIL import Image, UnidentifiedImageError
 from ._io import DatasetError, parse_record, read_jsonl
 from ._schema import Candidate, DecisionState, InjectedRecord, UIElement
 
-__all__ = ["Dataset", "Instance"]
+__all__ = ["Dataset", "Instance", "carrier_rows"]
+
+
+def carrier_rows(
+    state: DecisionState, target: str, carriers: tuple[str, ...]
+) -> list[tuple[int, int]]:
+    """The [y1, y2) row spans an injection may change: its carrier boxes on the target."""
+    cand = state.candidate(target)
+    return [(cand.boxes[c].y1, cand.boxes[c].y2) for c in carriers]
 
 
 @dataclass(frozen=True)
@@ -196,8 +204,7 @@ class Dataset:
         base = self._benign_png(inst.benign_id)
         if base is None or inst.record is None:
             return None
-        target = inst.state.candidate(inst.record.target)
-        rows = [(target.boxes[c].y1, target.boxes[c].y2) for c in inst.record.carriers]
+        rows = carrier_rows(inst.state, inst.record.target, inst.record.carriers)
         return splice_png(base, image, rows)
 
     def ui(self, iid: str) -> tuple[UIElement, ...]:

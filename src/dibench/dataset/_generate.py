@@ -259,10 +259,11 @@ def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
             from dibench.probes import PROBES
             from dibench.render._png import splice_png
 
+            from ._dataset import carrier_rows
+
             probe = PROBES.get(rec.probe)
             img = probe.compose(image, state, rec.target, rec.payload, rec.seed)
-            target = state.candidate(rec.target)
-            rows = [(target.boxes[c].y1, target.boxes[c].y2) for c in rec.carriers]
+            rows = carrier_rows(state, rec.target, rec.carriers)
             data = splice_png(benign_png, img, rows) or save_png(img, config.png_level)
             (out / "injected" / f"{rec.id}.png").write_bytes(data)
     return dump_line(state), lines, probe_of
