@@ -19,7 +19,16 @@ from dibench.dataset._schema import Box, UIElement
 from dibench.metrics._rows import Outcome
 from dibench.providers._base import Provider
 
-__all__ = ["ADAPTERS", "Action", "Adapter", "AgentInput", "Decision", "Step", "candidate_at"]
+__all__ = [
+    "ADAPTERS",
+    "Action",
+    "Adapter",
+    "AgentInput",
+    "Decision",
+    "Step",
+    "Verdict",
+    "candidate_at",
+]
 
 ActionKind = Literal[
     "tap", "tap_element", "long_press", "swipe", "type", "back", "home", "wait", "finish", "none"
@@ -72,6 +81,26 @@ class Step:
     latency_s: float = 0.0
     cost_usd: float = 0.0
     error: str | None = None
+    screen: str = ""  # id of the screen the step looked at (simulators: page + scroll state)
+    page: str = ""  # kind of that screen: decision, home, list, detail, ... ("" = static screen)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one detector concluded about one observation (recorded whether it fired or not).
+
+    ``score`` is the detector's confidence that the screen carries an injection (higher = more
+    suspicious; None when the detector has no score). ``flagged`` names what it flagged: a
+    candidate id, a UI element text, or "" for the whole screen.
+    """
+
+    defense: str  # the detector's spec as written by the user, e.g. "keyword-detector:policy=warn"
+    fired: bool
+    score: float | None = None
+    flagged: str = ""
+    policy: str = ""  # block, warn, mask, flag (record only)
+    stage: str = "input"  # input (before the model sees the screen) or action (after it replied)
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,6 +112,7 @@ class Decision:
     cause: str = ""
     action: Action | None = None
     steps: tuple[Step, ...] = field(default_factory=tuple)
+    verdicts: tuple[Verdict, ...] = field(default_factory=tuple)  # detector defenses, in order
 
     @property
     def input_tokens(self) -> int:

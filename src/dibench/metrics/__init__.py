@@ -27,7 +27,7 @@ from ._rates import (
     exclude_infra,
     tcr,
 )
-from ._rows import Outcome, ResultRow
+from ._rows import Outcome, ResultRow, VerdictRow
 from ._stats import Estimate, McNemarResult, binom_two_sided, cluster_bootstrap, mcnemar, wilson
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "PairJoin",
     "PairedDiff",
     "ResultRow",
+    "VerdictRow",
     "asr",
     "asr_pairs",
     "binary_outcomes",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Outcome", "ResultRow"]
+__all__ = ["Outcome", "ResultRow", "VerdictRow"]
 
 
 class Outcome(StrEnum):
@@ -49,3 +49,31 @@ class ResultRow:
     @property
     def correct(self) -> bool:
         return self.committed and self.decision in self.acceptable
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One detector verdict on one run (instance x repeat x condition), for detector metrics.
+
+    ``injected`` is the ground truth a detector is scored against; ``probe``/``carriers`` say
+    which attack the screen carried (None/() on benign screens).
+    """
+
+    instance_id: str
+    pair_of: str
+    injected: bool
+    app: str
+    language: str
+    framework: str
+    model: str
+    defense: str  # the condition's whole defense spec (e.g. "keyword-detector+jpeg:75")
+    detector: str  # the detector's own spec inside it
+    repeat: int
+    fired: bool
+    score: float | None
+    probe: str | None = None
+    carriers: tuple[str, ...] = ()
+    target: str | None = None
+    flagged: str = ""
+    policy: str = ""
+    stage: str = "input"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench.adapters._base import Decision
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.metrics._rows import Outcome, ResultRow, VerdictRow
 
 __all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "condition_key"]
 
@@ -40,6 +40,12 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (condition, instance_id, repeat)
 );
 CREATE TABLE IF NOT EXISTS images (sha256 TEXT PRIMARY KEY, png BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS verdicts (
+    condition TEXT NOT NULL, instance_id TEXT NOT NULL, repeat INTEGER NOT NULL,
+    seq INTEGER NOT NULL, detector TEXT NOT NULL, fired INTEGER NOT NULL, score REAL,
+    flagged TEXT NOT NULL, policy TEXT NOT NULL, stage TEXT NOT NULL, detail TEXT NOT NULL,
+    PRIMARY KEY (condition, instance_id, repeat, seq)
+);
 """
 
 
@@ -166,6 +172,30 @@ class ResultStore:
                     time.time(),
                 ),
             )
+            self.db.execute(
+                "DELETE FROM verdicts WHERE condition=? AND instance_id=? AND repeat=?",
+                (condition, row.instance_id, row.repeat),
+            )
+            if decision is not None and decision.verdicts:
+                self.db.executemany(
+                    "INSERT INTO verdicts VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        (
+                            condition,
+                            row.instance_id,
+                            row.repeat,
+                            seq,
+                            v.defense,
+                            int(v.fired),
+                            v.score,
+                            v.flagged,
+                            v.policy,
+                            v.stage,
+                            v.detail,
+                        )
+                        for seq, v in enumerate(decision.verdicts)
+                    ],
+                )
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -229,6 +259,45 @@ class ResultStore:
                 carriers=tuple(json.loads(car)),
                 target=tgt,
                 defense=dfn,
+            )
+
+    def verdict_rows(self, condition: str | None = None) -> Iterator[VerdictRow]:
+        """Every detector verdict joined with its run (runs with infra errors excluded)."""
+        sql = (
+            "SELECT v.instance_id, r.pair_of, r.injected, r.app, r.language, c.framework, "
+            "c.model, c.defense, v.detector, v.repeat, v.fired, v.score, r.probe, r.carriers, "
+            "r.target, v.flagged, v.policy, v.stage FROM verdicts v "
+            "JOIN results r ON r.condition = v.condition AND r.instance_id = v.instance_id "
+            "AND r.repeat = v.repeat JOIN conditions c ON c.condition = v.condition "
+            "WHERE r.outcome != ?"
+        )
+        args: list[Any] = [Outcome.INFRA_ERROR.value]
+        if condition is not None:
+            sql += " AND v.condition = ?"
+            args.append(condition)
+        sql += " ORDER BY v.condition, v.instance_id, v.repeat, v.seq"
+        for rec in self.db.execute(sql, args):
+            (iid, pair, inj, app, lang, fw, model, dfn, det, rep) = rec[:10]
+            (fired, score, probe, car, tgt, flagged, policy, stage) = rec[10:]
+            yield VerdictRow(
+                instance_id=iid,
+                pair_of=pair,
+                injected=bool(inj),
+                app=app,
+                language=lang,
+                framework=fw,
+                model=model,
+                defense=dfn,
+                detector=det,
+                repeat=rep,
+                fired=bool(fired),
+                score=score,
+                probe=probe,
+                carriers=tuple(json.loads(car)),
+                target=tgt,
+                flagged=flagged,
+                policy=policy,
+                stage=stage,
             )
 
     def details(self, condition: str, instance_id: str, repeat: int) -> dict[str, Any] | None:
