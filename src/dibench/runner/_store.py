@@ -12,12 +12,13 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from dibench.adapters._base import Decision
+from dibench.metrics._explore import Move, Trajectory
 from dibench.metrics._rows import Outcome, ResultRow, VerdictRow
 
 __all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "condition_key"]
@@ -44,6 +45,11 @@ CREATE TABLE IF NOT EXISTS verdicts (
     condition TEXT NOT NULL, instance_id TEXT NOT NULL, repeat INTEGER NOT NULL,
     seq INTEGER NOT NULL, detector TEXT NOT NULL, fired INTEGER NOT NULL, score REAL,
     flagged TEXT NOT NULL, policy TEXT NOT NULL, stage TEXT NOT NULL, detail TEXT NOT NULL,
+    PRIMARY KEY (condition, instance_id, repeat, seq)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    condition TEXT NOT NULL, instance_id TEXT NOT NULL, repeat INTEGER NOT NULL,
+    seq INTEGER NOT NULL, move TEXT NOT NULL,
     PRIMARY KEY (condition, instance_id, repeat, seq)
 );
 """
@@ -131,9 +137,18 @@ class ResultStore:
         return sha
 
     def put(
-        self, condition: str, row: ResultRow, decision: Decision | None, cause: str = ""
+        self,
+        condition: str,
+        row: ResultRow,
+        decision: Decision | None,
+        cause: str = "",
+        moves: Sequence[Move] = (),
     ) -> None:
-        """Store one finished run atomically (replacing an earlier infra error)."""
+        """Store one finished run atomically (replacing an earlier infra error).
+
+        ``moves`` is the environment's record of a multi-step episode (simulators); it is
+        written in the same transaction, so a trajectory never outlives or lacks its row.
+        """
         steps = []
         if decision is not None:
             for s in decision.steps:
@@ -176,6 +191,18 @@ class ResultStore:
                 "DELETE FROM verdicts WHERE condition=? AND instance_id=? AND repeat=?",
                 (condition, row.instance_id, row.repeat),
             )
+            self.db.execute(
+                "DELETE FROM moves WHERE condition=? AND instance_id=? AND repeat=?",
+                (condition, row.instance_id, row.repeat),
+            )
+            if moves:
+                self.db.executemany(
+                    "INSERT INTO moves VALUES (?,?,?,?,?)",
+                    [
+                        (condition, row.instance_id, row.repeat, m.seq, json.dumps(asdict(m)))
+                        for m in moves
+                    ],
+                )
             if decision is not None and decision.verdicts:
                 self.db.executemany(
                     "INSERT INTO verdicts VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -260,6 +287,45 @@ class ResultStore:
                 target=tgt,
                 defense=dfn,
             )
+
+    def trajectories(self, condition: str | None = None) -> Iterator[Trajectory]:
+        """Recorded episodes (runs with moves) joined with their rows; infra errors excluded."""
+        sql = (
+            "SELECT m.condition, m.instance_id, m.repeat, m.move, r.pair_of, r.injected, "
+            "c.framework, c.model, c.defense, r.outcome, r.decision, r.app, r.language, "
+            "r.probe, r.target FROM moves m "
+            "JOIN results r ON r.condition = m.condition AND r.instance_id = m.instance_id "
+            "AND r.repeat = m.repeat JOIN conditions c ON c.condition = m.condition "
+            "WHERE r.outcome != ?"
+        )
+        args: list[Any] = [Outcome.INFRA_ERROR.value]
+        if condition is not None:
+            sql += " AND m.condition = ?"
+            args.append(condition)
+        sql += " ORDER BY m.condition, m.instance_id, m.repeat, m.seq"
+        key: tuple[str, str, int] | None = None
+        head: tuple[Any, ...] = ()
+        moves: list[Move] = []
+
+        def build() -> Trajectory:
+            (pair, inj, fw, model, dfn, out, dec, app, lang, probe, tgt) = head
+            assert key is not None
+            return Trajectory(
+                instance_id=key[1], pair_of=pair, injected=bool(inj), framework=fw,
+                model=model, repeat=key[2], outcome=Outcome(out), decision=dec,
+                moves=tuple(moves), app=app or "", language=lang or "", defense=dfn,
+                probe=probe, target=tgt,
+            )  # fmt: skip
+
+        for rec in self.db.execute(sql, args):
+            k = (rec[0], rec[1], rec[2])
+            if k != key:
+                if key is not None:
+                    yield build()
+                key, head, moves = k, tuple(rec[4:]), []
+            moves.append(Move(**json.loads(rec[3])))
+        if key is not None:
+            yield build()
 
     def verdict_rows(self, condition: str | None = None) -> Iterator[VerdictRow]:
         """Every detector verdict joined with its run (runs with infra errors excluded)."""
