@@ -17,7 +17,11 @@ def test_csv_parses_back_to_every_estimate(report: Report) -> None:
     assert tuple(reader.fieldnames or ()) == CSV_COLUMNS
     lines = list(reader)
     n_cells = sum(len(t.records()) for t in report.tables)
-    assert len(lines) == n_cells + 8 * len(report.findings)
+    assert report.defenses is not None  # the fixture runs one agent with a defense too
+    n_defense = 7 * len(report.defenses.rates) + sum(
+        len(c.changes) for c in report.defenses.comparisons
+    )
+    assert len(lines) == n_cells + 8 * len(report.findings) + n_defense
     main = report.table("main")
     assert main is not None
     for line in (ln for ln in lines if ln["table"] == "main"):

@@ -40,7 +40,8 @@ def test_payloads_render_as_text(html: str) -> None:
 
 
 def test_has_plots_tables_and_explanations(html: str, report: Report) -> None:
-    assert html.count("<svg") == 3  # ASR by attack, ASR by carrier, TCR/COR dumbbells
+    # ASR by attack, ASR by carrier, TCR/COR dumbbells + the defended agent's frontier
+    assert html.count("<svg") == 4
     for label in ("ASR by attack", "ASR by carrier", "TCR and COR, benign vs injected"):
         assert f'aria-label="{label}"' in html
     for metric in ("TCR", "COR", "ASR"):

@@ -3,10 +3,30 @@
 TCR (did it commit), COR (did it pick an acceptable candidate) and paired ASR (did the injection
 move it onto the target), each with a Wilson or state-clustered bootstrap interval; breakdowns
 and the paper-shaped summary table; paired tests (exact McNemar, paired cluster bootstrap) for
-deciding whether a change between two conditions is real. INFRA_ERROR rows never count.
+deciding whether a change between two conditions is real; defense comparisons (ASR removed
+against benign COR cost) and detector recall, FPR, precision and AUROC. INFRA_ERROR rows never
+count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
+from ._defense import (
+    NO_DEFENSE,
+    Auroc,
+    DefenseComparison,
+    DefenseRates,
+    DetectorRates,
+    DetectorRoc,
+    PairedChange,
+    RocCurve,
+    auroc,
+    auroc_interval,
+    compare_defenses,
+    defense_rates,
+    detector_metrics,
+    detector_rocs,
+    detector_units,
+    roc_curve,
+)
 from ._paired import (
     KeyFinding,
     PairedDiff,
@@ -35,28 +55,44 @@ __all__ = [
     "GROUP_FIELDS",
     "METRICS",
     "NO_ATTACK",
+    "NO_DEFENSE",
     "AsrPair",
+    "Auroc",
+    "DefenseComparison",
+    "DefenseRates",
+    "DetectorRates",
+    "DetectorRoc",
     "Estimate",
     "KeyFinding",
     "McNemarResult",
     "Outcome",
     "PairJoin",
+    "PairedChange",
     "PairedDiff",
     "ResultRow",
+    "RocCurve",
     "VerdictRow",
     "asr",
     "asr_pairs",
+    "auroc",
+    "auroc_interval",
     "binary_outcomes",
     "binom_two_sided",
     "breakdown",
     "by_condition",
     "cluster_bootstrap",
+    "compare_defenses",
     "cor",
+    "defense_rates",
+    "detector_metrics",
+    "detector_rocs",
+    "detector_units",
     "exclude_infra",
     "group_key",
     "key_finding",
     "mcnemar",
     "paired_bootstrap_diff",
+    "roc_curve",
     "split_by",
     "summary_table",
     "tcr",

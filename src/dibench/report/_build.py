@@ -15,11 +15,17 @@ from typing import TYPE_CHECKING, Any
 import dibench
 from dibench.metrics import (
     CI,
+    NO_DEFENSE,
     Estimate,
     PairJoin,
     ResultRow,
+    VerdictRow,
     asr_pairs,
     breakdown,
+    compare_defenses,
+    defense_rates,
+    detector_metrics,
+    detector_rocs,
     exclude_infra,
     key_finding,
     summary_table,
@@ -29,6 +35,7 @@ from ._examples import make_example, pick_successes
 from ._model import (
     Column,
     ConditionFacts,
+    DefenseSection,
     Key,
     Measure,
     Report,
@@ -190,6 +197,35 @@ def _breakdowns(
             )
         )
     return out
+
+
+def _defense_section(
+    rows: list[ResultRow], verdicts: list[VerdictRow], defenses: tuple[str, ...], st: _Stats
+) -> DefenseSection | None:
+    """The Defenses section, when the run defended anything or recorded a detector verdict."""
+    if not verdicts and all(d == NO_DEFENSE for d in defenses):
+        return None
+    kw = st.kw()
+    return DefenseSection(
+        baseline=NO_DEFENSE,
+        rates=defense_rates(rows, **kw),
+        comparisons=compare_defenses(rows, baseline=NO_DEFENSE, **kw),
+        detectors=detector_metrics(verdicts, **kw),
+        rocs=detector_rocs(verdicts),
+    )
+
+
+def _defense_notes(section: DefenseSection | None) -> list[str]:
+    if section is None:
+        return []
+    lacking = sorted(
+        {f"{c.framework} · {c.model}" for c in section.comparisons if c.baseline is None}
+    )
+    return [
+        f"{agent}: defended runs but no '{section.baseline}' condition, so the defenses' "
+        "differences are n/a"
+        for agent in lacking
+    ]
 
 
 def _facts(
@@ -357,6 +393,8 @@ def build_report(
                 rundir, _dataset_candidates(config, conditions, dataset)
             )
         exs = tuple(make_example(p, store, ds, ds_note, image_width) for p in chosen)
+        section = _defense_section(rows, list(store.verdict_rows()), defenses, st)
+    notes += _defense_notes(section)
     if facts.missing_pairs:
         notes.append(
             f"{facts.missing_pairs} injected runs have no benign partner and are left out of ASR"
@@ -381,4 +419,5 @@ def build_report(
         conf=conf,
         version=dibench.__version__,
         notes=tuple(notes),
+        defenses=section,
     )

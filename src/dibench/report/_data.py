@@ -15,6 +15,7 @@ from typing import Any
 
 from dibench.metrics import Estimate, KeyFinding, McNemarResult, PairedDiff
 
+from ._defense import defense_csv_lines, defense_json
 from ._model import Report, Table
 
 __all__ = ["CSV_COLUMNS", "REPORT_JSON_VERSION", "plain", "to_csv", "to_json"]
@@ -29,6 +30,7 @@ GROUP_COLUMNS: tuple[str, ...] = (
     "app",
     "category",
     "language",
+    "detector",
 )
 CSV_COLUMNS: tuple[str, ...] = (
     "table",
@@ -131,6 +133,7 @@ def to_csv(report: Report) -> str:
         w.writerows(_finding_lines(f, report.facts.baseline_defense))
     for t in report.tables:
         w.writerows(_table_lines(t))
+    w.writerows(defense_csv_lines(report.defenses))
     return buf.getvalue()
 
 
@@ -201,6 +204,7 @@ def to_json(report: Report) -> str:
         },
         "key_findings": [_finding(k) for k in report.findings],
         "tables": [_table(t) for t in report.tables],
+        "defenses": defense_json(report.defenses),
         "examples": [
             {
                 **plain(e),

@@ -27,6 +27,7 @@ from ._common import (
     row_labels,
     settings_line,
 )
+from ._defense import defense_html
 from ._model import Example, Measure, Report, StepView, Table, value_label
 from ._svg import Dumbbell, Series, bar_chart, dumbbell_chart
 
@@ -131,6 +132,12 @@ details summary{cursor:pointer;color:var(--muted)}
 vertical-align:-1px;border:2px solid}
 footer{margin:48px 0 0;padding:14px 0 28px;color:var(--muted);font-size:12.5px;
 border-top:1px solid var(--line)}
+td.spec,th.agent code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+font-size:12.5px;overflow-wrap:anywhere}
+td.spec{min-width:150px;max-width:260px}
+tr.agentrow th{background:var(--soft);border-top:1px solid var(--line);font-weight:650}
+tr.agentrow th span{font-weight:400;color:var(--muted);margin-left:6px}
+.rocs{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 16px}
 @media (max-width:900px){.pair{grid-template-columns:1fr}dl.metrics{grid-template-columns:1fr}}
 """
 
@@ -528,6 +535,8 @@ def to_html(report: Report) -> str:
             for t in report.breakdowns
         )
         sections.append(("breakdowns", "Breakdowns", "Breakdowns", body))
+    if report.defenses is not None:
+        sections.append(("defenses", "Defenses", "Defenses", defense_html(report.defenses)))
     if report.examples or f.attack_successes:
         legend = (
             '<p class="legend-key">Screens: <i style="border-color:#d32f2f"></i>attack target'

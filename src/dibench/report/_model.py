@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dibench.metrics import Estimate, KeyFinding
+from dibench.metrics import (
+    DefenseComparison,
+    DefenseRates,
+    DetectorRates,
+    DetectorRoc,
+    Estimate,
+    KeyFinding,
+)
 
 __all__ = [
     "CARRIER_ORDER",
@@ -20,6 +27,7 @@ __all__ = [
     "PROBE_ORDER",
     "Column",
     "ConditionFacts",
+    "DefenseSection",
     "Example",
     "Key",
     "Measure",
@@ -232,6 +240,25 @@ class Example:
 
 
 @dataclass(frozen=True)
+class DefenseSection:
+    """What the defenses of a run did: with/without comparisons, frontier points, detectors.
+
+    ``rates`` holds one entry per (agent, defense) condition, the frontier plot's points;
+    ``comparisons`` one per defended condition against the same agent's ``baseline``.
+    """
+
+    baseline: str
+    rates: tuple[DefenseRates, ...]
+    comparisons: tuple[DefenseComparison, ...]
+    detectors: tuple[DetectorRates, ...]
+    rocs: tuple[DetectorRoc, ...]
+
+    @property
+    def agents(self) -> tuple[tuple[str, str], ...]:
+        return tuple(dict.fromkeys((r.framework, r.model) for r in self.rates))
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
@@ -249,6 +276,7 @@ class Report:
     conf: float
     version: str
     notes: tuple[str, ...] = ()
+    defenses: DefenseSection | None = None  # None: no defended condition and no verdicts
 
     @property
     def tables(self) -> tuple[Table, ...]:

@@ -9,13 +9,24 @@ exact value through SVG ``<title>``, which browsers show without JavaScript.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
 from dibench.metrics import Estimate
 
-__all__ = ["PALETTE", "Dumbbell", "Series", "bar_chart", "dumbbell_chart"]
+__all__ = [
+    "PALETTE",
+    "Dumbbell",
+    "FrontierPoint",
+    "RocLine",
+    "Series",
+    "bar_chart",
+    "dumbbell_chart",
+    "frontier_chart",
+    "roc_chart",
+]
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE: tuple[str, ...] = (
@@ -294,4 +305,269 @@ def dumbbell_chart(rows: Sequence[Dumbbell], *, label: str, width: int = 960) ->
                 f'text-anchor="end" font-variant-numeric="tabular-nums">{delta:+.1f}</text>'
             )
     parts.append("</svg>")
+    return "".join(parts)
+
+
+# --- defenses ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FrontierPoint:
+    """One defense condition: its ASR (x) and benign COR (y); ``baseline`` = no defense."""
+
+    label: str
+    asr: Estimate
+    cor: Estimate
+    baseline: bool = False
+
+
+@dataclass(frozen=True)
+class RocLine:
+    """One ROC curve (fractions) with its AUROC; ``bold`` for the all-screens curve."""
+
+    name: str
+    fpr: Sequence[float]
+    tpr: Sequence[float]
+    auroc: float
+    bold: bool = False
+
+
+def _ticks(lo: float, hi: float, step: float) -> list[float]:
+    out, t = [], lo
+    while t <= hi + 1e-9:
+        out.append(t)
+        t += step
+    return out
+
+
+def _cor_range(points: Sequence[FrontierPoint]) -> tuple[float, float, float]:
+    """A y range (percent) that fits every COR interval, on whole ticks, at least 20 wide."""
+    lo_v = min(100 * p.cor.lo for p in points)
+    hi_v = max(100 * p.cor.hi for p in points)
+    step = 10.0 if hi_v - lo_v <= 50 else 20.0
+    lo = max(0.0, math.floor(lo_v / step) * step)
+    hi = min(100.0, math.ceil(hi_v / step) * step)
+    while hi - lo < 20:
+        lo, hi = (lo - step, hi) if lo >= step else (lo, hi + step)
+    return lo, hi, step
+
+
+def _wrap_spec(spec: str, size: float, width: float, max_lines: int = 3) -> list[str]:
+    """A defense spec in lines that break after '+', ':', '=' or ',' (specs have no spaces)."""
+    chunks = [c for c in re.findall(r"[^+:=,]*[+:=,]?", spec) if c]
+    lines: list[str] = []
+    line = ""
+    for c in chunks:
+        if line and _text_width(line + c, size) > width:
+            lines.append(line)
+            line = c
+        else:
+            line += c
+    if line:
+        lines.append(line)
+    if len(lines) > max_lines:
+        lines = [*lines[: max_lines - 1], "".join(lines[max_lines - 1 :])]
+    return [_fit(ln, size, width) for ln in lines]
+
+
+def _overlaps(box: tuple[float, float, float, float], boxes: list[tuple[float, ...]]) -> bool:
+    x0, y0, x1, y1 = box
+    return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in boxes)
+
+
+def frontier_chart(
+    points: Sequence[FrontierPoint], *, label: str, width: int = 960, min_height: int = 400
+) -> str:
+    """ASR (x) against benign COR (y), one numbered point per defense with both intervals.
+
+    Long defense specs would collide on the plot, so points carry a number and the legend at
+    the right spells the spec out with its values. The no-defense point is drawn larger in ink.
+    """
+    measured = [_measured(p.asr) and _measured(p.cor) for p in points]
+    shown = [p for p, m in zip(points, measured, strict=True) if m]
+    if not shown:
+        return ""
+    legend_w, left, bottom, top = 300.0, 60.0, 48.0, 34.0
+    entries: list[tuple[list[str], str]] = []
+    legend_h = 0.0
+    for p, m in zip(points, measured, strict=True):
+        spec = f"{p.label} (no defense)" if p.baseline else p.label
+        lines = _wrap_spec(spec, 12.5, legend_w - 44)
+        sub = f"ASR {100 * p.asr.value:.1f} · COR {100 * p.cor.value:.1f}" if m else "not measured"
+        entries.append((lines, sub))
+        legend_h += 16 * len(lines) + 22
+    height = int(max(min_height, top + legend_h + 20))
+    plot_x1 = width - legend_w - 24
+    plot_w, plot_h = plot_x1 - left, height - top - bottom
+    xmax, xstep = _nice_max(max(100 * p.asr.hi for p in shown))
+    ylo, yhi, ystep = _cor_range(shown)
+
+    def x(v: float) -> float:
+        return left + plot_w * min(100 * v, xmax) / xmax
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - (min(max(100 * v, ylo), yhi) - ylo) / (yhi - ylo))
+
+    colors = {}
+    k = 0
+    for p in points:
+        if not p.baseline:
+            colors[id(p)] = PALETTE[k % len(PALETTE)]
+            k += 1
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}" class="chart frontier" {FONT}>',
+        f"<title>{_e(label)}</title>",
+        f'<rect class="plot-area" x="{left}" y="{top}" width="{plot_w:.1f}" '
+        f'height="{plot_h:.1f}" fill="none" data-x-min="0" data-x-max="{xmax:g}" '
+        f'data-y-min="{ylo:g}" data-y-max="{yhi:g}"/>',
+    ]
+    for t in _ticks(0.0, xmax, xstep):
+        px = x(t / 100)
+        parts.append(
+            f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{top}" y2="{top + plot_h:.1f}" '
+            f'stroke="{GRID}"/><text x="{px:.1f}" y="{top + plot_h + 17:.1f}" font-size="12" '
+            f'fill="{MUTED}" text-anchor="middle">{t:g}</text>'
+        )
+    for t in _ticks(ylo, yhi, ystep):
+        py = y(t / 100)
+        parts.append(
+            f'<line x1="{left}" x2="{plot_x1:.1f}" y1="{py:.1f}" y2="{py:.1f}" stroke="{GRID}"/>'
+            f'<text x="{left - 8}" y="{py + 4:.1f}" font-size="12" fill="{MUTED}" '
+            f'text-anchor="end">{t:g}</text>'
+        )
+    parts.append(
+        f'<path d="M{left} {top}V{top + plot_h:.1f}H{plot_x1:.1f}" stroke="{INK}" fill="none"/>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 10}" font-size="12" fill="{MUTED}" '
+        f'text-anchor="middle">ASR (%) — attacks that still succeed</text>'
+        f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" font-size="12" '
+        f'fill="{MUTED}" text-anchor="middle">benign COR (%)</text>'
+        f'<text x="{left + 6}" y="{top - 12}" font-size="12" fill="{MUTED}">'
+        "↖ better: fewer attacks succeed, benign decisions stay correct</text>"
+    )
+    label_boxes: list[tuple[float, ...]] = []
+    marks = [(x(p.asr.value), y(p.cor.value)) for p in shown]
+    point_boxes: list[tuple[float, ...]] = [(cx - 7, cy - 7, cx + 7, cy + 7) for cx, cy in marks]
+    # the baseline last, so it is drawn on top of a defense that changed nothing
+    order = sorted(range(len(points)), key=lambda i: points[i].baseline)
+    for i in order:
+        p = points[i]
+        if not measured[i]:
+            continue
+        cx, cy = x(p.asr.value), y(p.cor.value)
+        color = INK if p.baseline else colors[id(p)]
+        num = str(i + 1)
+        w = _text_width(num, 12) + 2
+        for dx, dy in ((9, -8), (9, 15), (-9 - w, -8), (-9 - w, 15), (9, 28), (9, -21)):
+            box = (cx + dx, cy + dy - 11, cx + dx + w, cy + dy + 2)
+            if not _overlaps(box, label_boxes + point_boxes):
+                break
+        else:
+            dx, dy = 9, -8
+            box = (cx + dx, cy + dy - 11, cx + dx + w, cy + dy + 2)
+        label_boxes.append(box)
+        ax0, ax1, ay0, ay1 = x(p.asr.lo), x(p.asr.hi), y(p.cor.lo), y(p.cor.hi)
+        marker = (
+            f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="7.5" fill="{INK}" stroke="#fff" '
+            'stroke-width="2"/>'
+            if p.baseline
+            else f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="5.5" fill="{color}"/>'
+        )
+        parts.append(
+            f'<g class="point{" baseline" if p.baseline else ""}" data-defense="{_e(p.label)}" '
+            f'data-asr="{p.asr.value!r}" data-cor="{p.cor.value!r}">'
+            f'<path d="M{ax0:.1f} {cy:.1f}H{ax1:.1f}M{ax0:.1f} {cy - 4:.1f}V{cy + 4:.1f}'
+            f"M{ax1:.1f} {cy - 4:.1f}V{cy + 4:.1f}M{cx:.1f} {ay0:.1f}V{ay1:.1f}"
+            f'M{cx - 4:.1f} {ay0:.1f}H{cx + 4:.1f}M{cx - 4:.1f} {ay1:.1f}H{cx + 4:.1f}" '
+            f'stroke="{color}" stroke-width="1.4" fill="none" opacity="0.7"/>{marker}'
+            f'<text x="{box[0]:.1f}" y="{box[3] - 2:.1f}" font-size="12" font-weight="700" '
+            f'fill="{color}">{num}</text>'
+            f"<title>{_e(p.label)}: ASR {_e(p.asr.pct())} ({p.asr.k}/{p.asr.n}); benign COR "
+            f"{_e(p.cor.pct())} ({p.cor.k}/{p.cor.n})</title></g>"
+        )
+    ly = top + 4
+    lx = plot_x1 + 24
+    for i, (p, (lines, sub)) in enumerate(zip(points, entries, strict=True), 1):
+        color = INK if p.baseline else colors[id(p)]
+        parts.append(
+            f'<g class="legend-entry"><circle cx="{lx + 6}" cy="{ly + 6}" '
+            f'r="{7 if p.baseline else 5.5}" fill="{color}"/><text x="{lx + 6}" y="{ly + 10}" '
+            'font-size="9" font-weight="700" '
+            f'fill="#fff" text-anchor="middle">{i}</text>'
+        )
+        for li, line in enumerate(lines):
+            weight = ' font-weight="600"' if p.baseline else ""
+            parts.append(
+                f'<text x="{lx + 22}" y="{ly + 11 + 16 * li:.1f}" font-size="12.5" '
+                f'fill="{INK}"{weight}>{_e(line)}</text>'
+            )
+        parts.append(
+            f'<text x="{lx + 22}" y="{ly + 11 + 16 * len(lines):.1f}" font-size="11.5" '
+            f'fill="{MUTED}">{_e(sub)}</text><title>{_e(p.label)}</title></g>'
+        )
+        ly += 16 * len(lines) + 22
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def roc_chart(lines: Sequence[RocLine], *, label: str, width: int = 560, size: int = 270) -> str:
+    """ROC curves on the unit square (percent axes), diagonal = chance; AUROC in the legend."""
+    if not lines:
+        return ""
+    left, top, legend_w = 56.0, 16.0, width - size - 56.0 - 24.0
+    height = int(top + size + 48)
+    x0, y1 = left, top + size
+
+    def px(v: float) -> float:
+        return x0 + size * v
+
+    def py(v: float) -> float:
+        return y1 - size * v
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}" class="chart roc" {FONT}>',
+        f"<title>{_e(label)}</title>",
+    ]
+    for t in range(0, 101, 20):
+        v = t / 100
+        parts.append(
+            f'<line x1="{px(v):.1f}" x2="{px(v):.1f}" y1="{top}" y2="{y1}" stroke="{GRID}"/>'
+            f'<line x1="{x0}" x2="{px(1):.1f}" y1="{py(v):.1f}" y2="{py(v):.1f}" '
+            f'stroke="{GRID}"/><text x="{px(v):.1f}" y="{y1 + 16}" font-size="11" '
+            f'fill="{MUTED}" text-anchor="middle">{t}</text><text x="{x0 - 6}" '
+            f'y="{py(v) + 4:.1f}" font-size="11" fill="{MUTED}" text-anchor="end">{t}</text>'
+        )
+    parts.append(
+        f'<path d="M{x0} {y1}L{px(1):.1f} {py(1):.1f}" stroke="{MUTED}" stroke-dasharray="4 4"/>'
+        f'<path d="M{x0} {top}V{y1}H{px(1):.1f}" stroke="{INK}" fill="none"/>'
+        f'<text x="{x0 + size / 2:.1f}" y="{height - 8}" font-size="12" fill="{MUTED}" '
+        'text-anchor="middle">false-positive rate on benign screens (%)</text>'
+        f'<text transform="translate(16 {top + size / 2:.1f}) rotate(-90)" font-size="12" '
+        f'fill="{MUTED}" text-anchor="middle">recall on injected screens (%)</text>'
+    )
+    k = 0
+    lx, ly = px(1) + 24, top + 8
+    for ln in lines:
+        color = INK if ln.bold else PALETTE[k % len(PALETTE)]
+        k += 0 if ln.bold else 1
+        pts = " ".join(f"{px(a):.1f},{py(b):.1f}" for a, b in zip(ln.fpr, ln.tpr, strict=True))
+        parts.append(
+            f'<polyline class="roc-line" points="{pts}" fill="none" stroke="{color}" '
+            f'stroke-width="{2.6 if ln.bold else 1.6}" stroke-linejoin="round">'
+            f"<title>{_e(ln.name)}: AUROC {ln.auroc:.3f}</title></polyline>"
+        )
+        name = _fit(ln.name, 12, legend_w - 66)
+        weight = ' font-weight="600"' if ln.bold else ""
+        parts.append(
+            f'<line x1="{lx}" x2="{lx + 18}" y1="{ly:.1f}" y2="{ly:.1f}" stroke="{color}" '
+            f'stroke-width="{3 if ln.bold else 2}"/><text x="{lx + 24}" y="{ly + 4:.1f}" '
+            f'font-size="12" fill="{INK}"{weight}>'
+            f"{_e(name)}</text>"
+            f'<text x="{width - 8}" y="{ly + 4:.1f}" font-size="12" fill="{MUTED}" '
+            f'text-anchor="end" font-variant-numeric="tabular-nums">{ln.auroc:.3f}</text>'
+        )
+        ly += 20
+    parts.append(
+        f'<text x="{width - 8}" y="{top - 2 + 0:.1f}" font-size="11" fill="{MUTED}" '
+        'text-anchor="end">AUROC</text></svg>'
+    )
     return "".join(parts)

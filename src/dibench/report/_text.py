@@ -21,7 +21,15 @@ from ._common import (
     row_labels,
     settings_line,
 )
-from ._model import Report, RunFacts, Table
+from ._defense import (
+    COMPARISON_HEAD,
+    DETECTOR_HEAD,
+    DETECTOR_INTRO,
+    INTRO,
+    comparison_rows,
+    detector_rows,
+)
+from ._model import DefenseSection, Report, RunFacts, Table
 
 __all__ = ["latex_escape", "to_latex", "to_markdown"]
 
@@ -125,6 +133,18 @@ def _facts_rows(facts: RunFacts) -> tuple[list[str], list[list[object]]]:
     return head, rows
 
 
+def _md_defenses(section: DefenseSection) -> list[str]:
+    out = ["", "## Defenses", "", INTRO]
+    if section.comparisons:
+        out += ["", "### With and without each defense", ""]
+        out += _md_table(COMPARISON_HEAD, comparison_rows(section), 3)
+    if section.detectors:
+        out += ["", "### Detectors", "", DETECTOR_INTRO, ""]
+        out += _md_table(DETECTOR_HEAD, detector_rows(section), 5)
+    out += ["", "The frontier plot (ASR against benign COR) and ROC curves are in the HTML report."]
+    return out
+
+
 def to_markdown(report: Report) -> str:
     """The whole report as GitHub-flavoured markdown."""
     f = report.facts
@@ -140,6 +160,8 @@ def to_markdown(report: Report) -> str:
     for t in report.tables:
         out += ["", f"## {_md(t.title)}", "", t.caption, ""]
         out += _md_pivot(t) if t.rows else ["No data."]
+    if report.defenses is not None:
+        out += _md_defenses(report.defenses)
     out += ["", "## Run facts", ""]
     head, rows = _facts_rows(f)
     out += _md_table(head, rows, 3)
@@ -243,6 +265,30 @@ def _tex_pivot(t: Table) -> list[str]:
     return _tex_table(t.id.replace(":", "-"), caption, len(t.row_fields), groups, head, rows)
 
 
+def _tex_defenses(section: DefenseSection) -> list[str]:
+    out: list[str] = []
+    if section.comparisons:
+        out += _tex_table(
+            "defenses",
+            "Defenses: ASR and benign COR without and with each defense; differences (pp) are "
+            "paired on the same instances and seeds, with exact McNemar p-values.",
+            3,
+            [],
+            COMPARISON_HEAD,
+            [[latex_escape(c) for c in r] for r in comparison_rows(section)],
+        )
+    if section.detectors:
+        out += _tex_table(
+            "detectors",
+            "Detectors: " + DETECTOR_INTRO,
+            5,
+            [],
+            DETECTOR_HEAD,
+            [[latex_escape(c) for c in r] for r in detector_rows(section)],
+        )
+    return out
+
+
 def to_latex(report: Report) -> str:
     """Every table as a booktabs ``table`` environment, ready for ``\\input``."""
     out = [
@@ -263,6 +309,8 @@ def to_latex(report: Report) -> str:
     for t in report.tables:
         if t.rows:
             out += _tex_pivot(t)
+    if report.defenses is not None:
+        out += _tex_defenses(report.defenses)
     head, facts = _facts_rows(report.facts)
     out += _tex_table(
         "run-facts",

@@ -1,0 +1,579 @@
+"""Defense evaluation: the ASR a defense removes against the benign COR it costs, and how well a
+detector separates injected screens from benign ones.
+
+Comparisons are paired: a defended condition is matched to the undefended one (``"none"``) of
+the same agent on the same units, (injected instance, repeat) for ASR and (benign instance,
+repeat) for benign COR/TCR, so the state-to-state variance cancels. Differences are "with
+minus without" (a negative ΔASR is the attack the defense removed), with the paired cluster
+bootstrap interval and the exact McNemar p-value of ``_paired``/``_stats``.
+
+Detector metrics count one unit per run (condition x instance x repeat): a detector that looks
+at several steps of one run fired if it fired on any of them, and its score is the highest one.
+A deterministic detector gives every repeat of a screen the same verdict, so repeats are not
+independent evidence: the Wilson interval is computed at the number of distinct screens
+(instances), the bootstrap (``ci="bootstrap"``, and always for AUROC) resamples whole benign
+states. Point values and counts still use every unit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._paired import PairedDiff, binary_outcomes, paired_bootstrap_diff
+from ._rates import CI, asr_of_pairs, asr_pairs, cor, estimate, exclude_infra, tcr
+from ._rows import Outcome, ResultRow, VerdictRow
+from ._stats import (
+    Estimate,
+    McNemarResult,
+    _z,
+    cluster_bootstrap,
+    mcnemar,
+    percentile_interval,
+)
+
+__all__ = [
+    "NO_DEFENSE",
+    "Auroc",
+    "DefenseComparison",
+    "DefenseRates",
+    "DetectorRates",
+    "DetectorRoc",
+    "PairedChange",
+    "RocCurve",
+    "auroc",
+    "auroc_interval",
+    "compare_defenses",
+    "defense_rates",
+    "detector_metrics",
+    "detector_rocs",
+    "detector_units",
+    "roc_curve",
+]
+
+NO_DEFENSE = "none"
+Agent = tuple[str, str]
+
+
+# --- defense comparison ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DefenseRates:
+    """Every rate of one (framework, model, defense) condition, each over all its valid runs.
+
+    ``*_blocked`` is the share of runs a defense blocked (⊥ with outcome BLOCKED); the rest of
+    the ⊥ share is ``1 - TCR``. ``n_pairs``/``missing_pairs`` describe the ASR join.
+    """
+
+    framework: str
+    model: str
+    defense: str
+    benign_tcr: Estimate
+    injected_tcr: Estimate
+    benign_cor: Estimate
+    injected_cor: Estimate
+    asr: Estimate
+    benign_blocked: Estimate
+    injected_blocked: Estimate
+    n_pairs: int
+    missing_pairs: int
+
+
+@dataclass(frozen=True)
+class PairedChange:
+    """One metric with the defense minus without it, on units present in both conditions.
+
+    ``metric``: ``"ASR"``, ``"COR benign"``, ``"TCR benign"`` or ``"COR injected"``.
+    ``diff.value_a``/``value_b`` are the with/without rates over the matched units only.
+    """
+
+    metric: str
+    diff: PairedDiff
+    test: McNemarResult
+
+
+@dataclass(frozen=True)
+class DefenseComparison:
+    """A defended condition against the same agent's undefended one (``baseline`` None: there
+    was none, so only the defended rates are known and every difference is n/a)."""
+
+    framework: str
+    model: str
+    defense: str
+    rates: DefenseRates
+    baseline: DefenseRates | None
+    changes: tuple[PairedChange, ...]
+
+    def change(self, metric: str) -> PairedChange | None:
+        for c in self.changes:
+            if c.metric == metric:
+                return c
+        return None
+
+
+def _rates_of(
+    agent: Agent, defense: str, rows: list[ResultRow], ci: CI, conf: float, n_boot: int, seed: int
+) -> DefenseRates:
+    benign = [r for r in rows if not r.injected]
+    injected = [r for r in rows if r.injected]
+    join = asr_pairs(rows)
+    kw = {"conf": conf, "n_boot": n_boot, "seed": seed}
+
+    def blocked(side: list[ResultRow]) -> Estimate:
+        return estimate(
+            [r.outcome == Outcome.BLOCKED for r in side],
+            [r.pair_of for r in side],
+            ci,
+            conf,
+            n_boot,
+            seed,
+        )
+
+    return DefenseRates(
+        framework=agent[0],
+        model=agent[1],
+        defense=defense,
+        benign_tcr=tcr(benign, ci, **kw),
+        injected_tcr=tcr(injected, ci, **kw),
+        benign_cor=cor(benign, ci, **kw),
+        injected_cor=cor(injected, ci, **kw),
+        asr=asr_of_pairs(join.pairs, ci, conf, n_boot, seed),
+        benign_blocked=blocked(benign),
+        injected_blocked=blocked(injected),
+        n_pairs=len(join),
+        missing_pairs=join.missing_pairs,
+    )
+
+
+def _defense_order(d: str) -> tuple[bool, str]:
+    return (d != NO_DEFENSE, d)
+
+
+def _by_condition(rows: Iterable[ResultRow]) -> dict[Agent, dict[str, list[ResultRow]]]:
+    out: dict[Agent, dict[str, list[ResultRow]]] = {}
+    for r in exclude_infra(rows):
+        out.setdefault((r.framework, r.model), {}).setdefault(r.defense, []).append(r)
+    return out
+
+
+def defense_rates(
+    rows: Iterable[ResultRow],
+    *,
+    ci: CI = "wilson",
+    conf: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[DefenseRates, ...]:
+    """One ``DefenseRates`` per (framework, model, defense): the points of the frontier plot.
+
+    Ordered by agent, then ``"none"`` first and the defenses by name.
+    """
+    out = []
+    for agent, conds in sorted(_by_condition(rows).items()):
+        for d in sorted(conds, key=_defense_order):
+            out.append(_rates_of(agent, d, conds[d], ci, conf, n_boot, seed))
+    return tuple(out)
+
+
+_CHANGES: tuple[tuple[str, str, Callable[[ResultRow], bool]], ...] = (
+    ("ASR", "ASR", lambda r: r.injected),
+    ("COR benign", "COR", lambda r: not r.injected),
+    ("TCR benign", "TCR", lambda r: not r.injected),
+    ("COR injected", "COR", lambda r: r.injected),
+)
+
+
+def _changes(
+    with_rows: list[ResultRow],
+    without_rows: list[ResultRow],
+    n_boot: int,
+    seed: int,
+    conf: float,
+) -> tuple[PairedChange, ...]:
+    out = []
+    for name, metric, side in _CHANGES:
+        # ASR units are built from the joined pairs, so both sides of every pair are needed.
+        a = with_rows if metric == "ASR" else [r for r in with_rows if side(r)]
+        b = without_rows if metric == "ASR" else [r for r in without_rows if side(r)]
+        diff = paired_bootstrap_diff(a, b, metric, n_boot=n_boot, seed=seed, conf=conf)
+        test = mcnemar(binary_outcomes(a, metric), binary_outcomes(b, metric))
+        out.append(PairedChange(metric=name, diff=diff, test=test))
+    return tuple(out)
+
+
+def compare_defenses(
+    rows: Iterable[ResultRow],
+    *,
+    baseline: str = NO_DEFENSE,
+    ci: CI = "wilson",
+    conf: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[DefenseComparison, ...]:
+    """Every defended condition against its agent's ``baseline`` condition, paired.
+
+    Units missing from either side (a run that never happened, an infra error) are dropped
+    from the differences only; each side's own rates keep all its valid runs.
+    """
+    out = []
+    for agent, conds in sorted(_by_condition(rows).items()):
+        base_rows = conds.get(baseline)
+        base = (
+            _rates_of(agent, baseline, base_rows, ci, conf, n_boot, seed)
+            if base_rows is not None
+            else None
+        )
+        for d in sorted(conds, key=_defense_order):
+            if d == baseline:
+                continue
+            changes = (
+                _changes(conds[d], base_rows, n_boot, seed, conf) if base_rows is not None else ()
+            )
+            out.append(
+                DefenseComparison(
+                    framework=agent[0],
+                    model=agent[1],
+                    defense=d,
+                    rates=_rates_of(agent, d, conds[d], ci, conf, n_boot, seed),
+                    baseline=base,
+                    changes=changes,
+                )
+            )
+    return tuple(out)
+
+
+# --- ROC and AUROC --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RocCurve:
+    """ROC points for "fires when score >= threshold", threshold descending from +inf.
+
+    Joining the points with straight lines gives the curve whose area is the Mann–Whitney AUROC
+    (a tie between an injected and a benign score counts one half).
+    """
+
+    thresholds: tuple[float, ...]
+    fpr: tuple[float, ...]
+    tpr: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Auroc:
+    """AUROC with a percentile interval from resampling whole benign states."""
+
+    value: float
+    lo: float
+    hi: float
+    n_pos: int
+    n_neg: int
+    method: str = "state-bootstrap"
+
+
+def _levels(pos: Sequence[float], neg: Sequence[float]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each score's rank among the distinct scores (ascending), for positives and negatives."""
+    allv = np.asarray([*pos, *neg], dtype=np.float64)
+    if np.isnan(allv).any():
+        raise ValueError("scores must not be NaN")
+    uniq, inv = np.unique(allv, return_inverse=True)
+    return inv[: len(pos)], inv[len(pos) :], len(uniq)
+
+
+def _weighted_auc(
+    lp: np.ndarray, wp: np.ndarray, ln: np.ndarray, wn: np.ndarray, n_levels: int
+) -> float:
+    hp = np.bincount(lp, weights=wp, minlength=n_levels)
+    hn = np.bincount(ln, weights=wn, minlength=n_levels)
+    den = float(hp.sum() * hn.sum())
+    if den <= 0.0:
+        return float("nan")
+    below = np.cumsum(hn) - hn  # negative weight strictly below each level
+    return float(np.dot(hp, below + 0.5 * hn) / den)
+
+
+def auroc(pos: Sequence[float], neg: Sequence[float]) -> float:
+    """P(injected score > benign score) + ½ P(tie): the Mann–Whitney U over n_pos x n_neg.
+
+    NaN when either side is empty (no ranking to judge).
+    """
+    if not pos or not neg:
+        return float("nan")
+    lp, ln, n = _levels(pos, neg)
+    return _weighted_auc(lp, np.ones(len(lp)), ln, np.ones(len(ln)), n)
+
+
+def auroc_interval(
+    pos: Sequence[float],
+    neg: Sequence[float],
+    pos_clusters: Sequence[Hashable],
+    neg_clusters: Sequence[Hashable],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    conf: float = 0.95,
+) -> Auroc:
+    """AUROC with a cluster-bootstrap percentile interval.
+
+    A bootstrap rather than DeLong: DeLong treats every score as independent, but repeats of
+    one screen and the variants of one state are not, and resampling whole states (clusters
+    shared by both classes) keeps that in the interval. Resamples that miss a class are skipped.
+    """
+    if len(pos) != len(pos_clusters) or len(neg) != len(neg_clusters):
+        raise ValueError("one cluster label per score is needed")
+    _z(conf)
+    value = auroc(pos, neg)
+    if math.isnan(value):
+        nan = float("nan")
+        return Auroc(nan, nan, nan, len(pos), len(neg))
+    lp, ln, n_levels = _levels(pos, neg)
+    labels = sorted(set(pos_clusters) | set(neg_clusters), key=str)
+    index = {c: i for i, c in enumerate(labels)}
+    cp = np.fromiter((index[c] for c in pos_clusters), dtype=np.int64, count=len(pos))
+    cn = np.fromiter((index[c] for c in neg_clusters), dtype=np.int64, count=len(neg))
+    g = len(labels)
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot).astype(np.float64)
+    boot = np.array([_weighted_auc(lp, w[cp], ln, w[cn], n_levels) for w in counts])
+    boot = boot[np.isfinite(boot)]
+    lo, hi = percentile_interval(boot, conf) if len(boot) else (float("nan"), float("nan"))
+    return Auroc(value, lo, hi, len(pos), len(neg))
+
+
+def roc_curve(pos: Sequence[float], neg: Sequence[float]) -> RocCurve:
+    """The ROC over every distinct score as a threshold, from (0, 0) to (1, 1)."""
+    if not pos or not neg:
+        raise ValueError("an ROC curve needs injected and benign scores")
+    p = np.sort(np.asarray(pos, dtype=np.float64))
+    n = np.sort(np.asarray(neg, dtype=np.float64))
+    thresholds = np.unique(np.concatenate([p, n]))[::-1]
+    # count of scores >= t = size - (number strictly below t)
+    tp = len(p) - np.searchsorted(p, thresholds, side="left")
+    fp = len(n) - np.searchsorted(n, thresholds, side="left")
+    return RocCurve(
+        thresholds=(math.inf, *(float(t) for t in thresholds)),
+        fpr=(0.0, *(float(x) / len(n) for x in fp)),
+        tpr=(0.0, *(float(x) / len(p) for x in tp)),
+    )
+
+
+# --- detector metrics -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DetectorRates:
+    """A detector's confusion counts and rates on one slice of injected screens.
+
+    ``slice``/``value``: ``("all", "all")``, ``("probe", <probe id>)`` or ``("carriers",
+    "title+cover")``. Positives are the slice's injected runs, negatives every benign run of the
+    same (framework, model, condition, detector): FPR is the same on every slice, precision and
+    AUROC are not. ``auroc`` is None when the detector gives no scores.
+    """
+
+    framework: str
+    model: str
+    defense: str
+    detector: str
+    slice: str
+    value: str
+    tp: int
+    fn: int
+    fp: int
+    tn: int
+    recall: Estimate
+    fpr: Estimate
+    precision: Estimate
+    auroc: Auroc | None
+    stage: str = "input"
+
+
+@dataclass(frozen=True)
+class DetectorRoc:
+    """The ROC of one score-based detector on one slice (``value`` "all" or a probe id)."""
+
+    framework: str
+    model: str
+    defense: str
+    detector: str
+    value: str
+    curve: RocCurve
+    auroc: float
+    n_pos: int
+    n_neg: int
+
+
+DetectorKey = tuple[str, str, str, str]
+
+
+def detector_units(verdicts: Iterable[VerdictRow]) -> list[VerdictRow]:
+    """One verdict per (framework, model, condition, detector, instance, repeat).
+
+    A detector that ran on several steps of one run fired if any step fired; its score is the
+    highest score given (None if it never gave one). Order: first appearance.
+    """
+    merged: dict[tuple[str, ...], VerdictRow] = {}
+    for v in verdicts:
+        key = (v.framework, v.model, v.defense, v.detector, v.instance_id, str(v.repeat))
+        old = merged.get(key)
+        if old is None:
+            merged[key] = v
+            continue
+        scores = [s for s in (old.score, v.score) if s is not None]
+        merged[key] = VerdictRow(
+            **{
+                **{f: getattr(old, f) for f in VerdictRow.__dataclass_fields__},
+                "fired": old.fired or v.fired,
+                "score": max(scores) if scores else None,
+            }
+        )
+    return list(merged.values())
+
+
+def _wilson_bounds(p: float, n: int, conf: float) -> tuple[float, float]:
+    z = _z(conf)
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    center = (p + z2 / (2 * n)) / denom
+    half = (z / denom) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4 * n * n))
+    lo = 0.0 if p <= 0.0 else max(0.0, center - half)
+    hi = 1.0 if p >= 1.0 else min(1.0, center + half)
+    return lo, hi
+
+
+def _rate(
+    units: Sequence[VerdictRow],
+    value: Callable[[VerdictRow], bool],
+    ci: CI,
+    conf: float,
+    n_boot: int,
+    seed: int,
+) -> Estimate:
+    """k/n over units; Wilson at the number of distinct screens, or a state bootstrap."""
+    values = [value(u) for u in units]
+    if ci == "bootstrap":
+        est = cluster_bootstrap(
+            [float(v) for v in values], [u.pair_of for u in units], n_boot, seed, conf
+        )
+        return est
+    if ci != "wilson":
+        raise ValueError(f"unknown ci {ci!r}; use 'wilson' or 'bootstrap'")
+    k, n = sum(values), len(values)
+    if n == 0:
+        _z(conf)
+        nan = float("nan")
+        return Estimate(k=0, n=0, value=nan, lo=nan, hi=nan, method="wilson-screens")
+    screens = len({u.instance_id for u in units})
+    lo, hi = _wilson_bounds(k / n, screens, conf)
+    return Estimate(k=k, n=n, value=k / n, lo=lo, hi=hi, method="wilson-screens")
+
+
+def _carrier_label(carriers: tuple[str, ...]) -> str:
+    return "+".join(carriers) if carriers else "none"
+
+
+def _slices(units: Sequence[VerdictRow]) -> list[tuple[str, str, list[VerdictRow]]]:
+    """("all", "all", injected) then one slice per probe and per carrier, each by name."""
+    injected = [u for u in units if u.injected]
+    out: list[tuple[str, str, list[VerdictRow]]] = [("all", "all", injected)]
+    probes: dict[str, list[VerdictRow]] = {}
+    carriers: dict[str, list[VerdictRow]] = {}
+    for u in injected:
+        probes.setdefault(u.probe or "unknown", []).append(u)
+        carriers.setdefault(_carrier_label(u.carriers), []).append(u)
+    out += [("probe", p, probes[p]) for p in sorted(probes)]
+    out += [("carriers", c, carriers[c]) for c in sorted(carriers)]
+    return out
+
+
+def _groups(verdicts: Iterable[VerdictRow]) -> dict[DetectorKey, list[VerdictRow]]:
+    out: dict[DetectorKey, list[VerdictRow]] = {}
+    for u in detector_units(verdicts):
+        out.setdefault((u.framework, u.model, u.defense, u.detector), []).append(u)
+    return dict(sorted(out.items()))
+
+
+def _scored(units: Sequence[VerdictRow]) -> list[VerdictRow]:
+    return [u for u in units if u.score is not None]
+
+
+def detector_metrics(
+    verdicts: Iterable[VerdictRow],
+    *,
+    ci: CI = "wilson",
+    conf: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[DetectorRates, ...]:
+    """Recall, FPR, precision and (for score-based detectors) AUROC per detector and slice.
+
+    Grouped by (framework, model, condition, detector): an action-stage detector reads the
+    agent's reply, so its verdicts belong to one agent. Within a group the slices are all
+    injected screens, each probe and each carrier; the benign screens are the negatives of all.
+    """
+    out = []
+    for (fw, model, dfn, det), units in _groups(verdicts).items():
+        benign = [u for u in units if not u.injected]
+        neg_scored = _scored(benign)
+        fp = sum(1 for u in benign if u.fired)
+        fpr = _rate(benign, lambda u: u.fired, ci, conf, n_boot, seed)
+        for kind, value, pos in _slices(units):
+            tp = sum(1 for u in pos if u.fired)
+            fired = [u for u in (*pos, *benign) if u.fired]
+            pos_scored = _scored(pos)
+            auc = None
+            if pos_scored and neg_scored:
+                auc = auroc_interval(
+                    [float(u.score) for u in pos_scored],  # type: ignore[arg-type]
+                    [float(u.score) for u in neg_scored],  # type: ignore[arg-type]
+                    [u.pair_of for u in pos_scored],
+                    [u.pair_of for u in neg_scored],
+                    n_boot=n_boot,
+                    seed=seed,
+                    conf=conf,
+                )
+            out.append(
+                DetectorRates(
+                    framework=fw,
+                    model=model,
+                    defense=dfn,
+                    detector=det,
+                    slice=kind,
+                    value=value,
+                    tp=tp,
+                    fn=len(pos) - tp,
+                    fp=fp,
+                    tn=len(benign) - fp,
+                    recall=_rate(pos, lambda u: u.fired, ci, conf, n_boot, seed),
+                    fpr=fpr,
+                    precision=_rate(fired, lambda u: u.injected, ci, conf, n_boot, seed),
+                    auroc=auc,
+                    stage=units[0].stage,
+                )
+            )
+    return tuple(out)
+
+
+def detector_rocs(verdicts: Iterable[VerdictRow]) -> tuple[DetectorRoc, ...]:
+    """ROC curves of score-based detectors: all injected screens, then each probe's."""
+    out = []
+    for (fw, model, dfn, det), units in _groups(verdicts).items():
+        neg = [float(u.score) for u in _scored([u for u in units if not u.injected])]  # type: ignore[arg-type]
+        if not neg:
+            continue
+        for kind, value, pos_units in _slices(units):
+            if kind == "carriers":
+                continue
+            pos = [float(u.score) for u in _scored(pos_units)]  # type: ignore[arg-type]
+            if not pos:
+                continue
+            out.append(
+                DetectorRoc(
+                    framework=fw,
+                    model=model,
+                    defense=dfn,
+                    detector=det,
+                    value=value,
+                    curve=roc_curve(pos, neg),
+                    auroc=auroc(pos, neg),
+                    n_pos=len(pos),
+                    n_neg=len(neg),
+                )
+            )
+    return tuple(out)
