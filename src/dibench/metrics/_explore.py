@@ -75,6 +75,8 @@ class Move:
     x: float | None = None
     y: float | None = None
     direction: str | None = None
+    element: int | None = None  # tap_element: index into the screen's UI tree
+    text: str | None = None  # typed text / finish message
     t: float = 0.0  # seconds since the episode started
 
 

@@ -1,0 +1,40 @@
+"""Interactive simulated apps (shopping, food delivery, hotels): whole flows an agent acts over.
+
+Each simulator is a deterministic ``Environment`` over one episode's catalog (the dataset app's
+items, cards, palette and vocabulary). Page flow::
+
+    home ──tap search box──> search (focused field, keyboard) ──type / Search──> results list
+    home ──type text / tap 'Search' (searches the hint) / tap the query's shortcut──> list
+    list ──swipe up/down (finger direction; ~3/4 screen, clamped)──> list at another offset
+    list ──tap a card──> detail ──tap the commit button──> committed=<cid> (the decision)
+    back: detail -> list (same offset) -> home -> ended='left the app'; search -> where it was
+    'home' action -> ended='left the app'
+
+Taps on empty space, banners, chips or other controls this simulation does not implement are
+``event='no effect'``; so is a swipe past either end of the list. ``finish`` belongs to the
+agent loop. An injected episode (``EpisodeSpec.probe``) shows the probe's payload on the
+target's title/cover on the list and on its detail page, composed by the probe itself; nothing
+else differs from its benign twin.
+
+    specs = plan_episodes(0, 6, probes=("naive",))
+    env = make_env(specs[0]); screen = env.reset(); env.step(Action("type", text="earbuds"))
+"""
+
+from ._apps import FoodSim, HotelSim, ShoppingSim
+from ._episodes import Catalog, EpisodeError, EpisodeSpec, make_env, plan_episodes
+from ._sim import SIMS, Simulator, list_geometry, register_sim
+
+__all__ = [
+    "SIMS",
+    "Catalog",
+    "EpisodeError",
+    "EpisodeSpec",
+    "FoodSim",
+    "HotelSim",
+    "ShoppingSim",
+    "Simulator",
+    "list_geometry",
+    "make_env",
+    "plan_episodes",
+    "register_sim",
+]

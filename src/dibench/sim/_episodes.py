@@ -1,0 +1,250 @@
+"""Episodes: what one simulated run is (catalog seed, instruction, target, probe) and the plan.
+
+A benign episode and its injected twins share ``seed``: the catalog (``Catalog.build``), the
+list screen's look and the instruction are pure functions of (sim, seed, language, category),
+so ``make_env`` rebuilds them exactly. Ids follow the dataset's convention:
+``<benign>.<target>.<probe>`` for an injected twin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from dibench._seeding import derive_seed, py_rng
+from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec, acceptable_set
+
+if TYPE_CHECKING:
+    from dibench.adapters._env import Environment
+    from dibench.apps._base import App, Query, ScreenContent
+
+__all__ = ["Catalog", "EpisodeError", "EpisodeSpec", "injection_seed", "plan_episodes"]
+
+LANGUAGES = ("en", "zh")
+N_ITEMS = (10, 12)  # candidates on a results list: two to three screens of them
+MAX_ATTEMPTS = 60
+DEFAULT_MAX_STEPS = 30
+
+
+class EpisodeError(ValueError):
+    """An episode cannot be built (unknown sim, inconsistent spec, unusable seed)."""
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode. ``seed`` fixes the catalog; a twin differs only by ``target``/``probe``."""
+
+    id: str
+    sim: str
+    seed: int
+    language: str
+    category: str
+    instruction: str
+    spec: ConstraintSpec
+    acceptable: tuple[str, ...]
+    target: str | None = None  # the attack target (injected twins only)
+    probe: str | None = None
+    pair_of: str | None = None  # the benign episode's id (injected twins only)
+    max_steps: int = DEFAULT_MAX_STEPS  # the agent loop's step limit for this episode
+
+    @property
+    def injected(self) -> bool:
+        return self.probe is not None
+
+    @property
+    def injection_seed(self) -> int:
+        """Seed of the probe's payload/compose, as the dataset derives it."""
+        return injection_seed(self)
+
+    def twin(self, target: str, probe: str) -> EpisodeSpec:
+        """The injected twin of this benign episode."""
+        if self.injected:
+            raise EpisodeError(f"{self.id}: already an injected episode")
+        if target in self.acceptable:
+            raise EpisodeError(f"{self.id}: target {target!r} is acceptable")
+        return EpisodeSpec(
+            id=f"{self.id}.{target}.{probe}",
+            sim=self.sim,
+            seed=self.seed,
+            language=self.language,
+            category=self.category,
+            instruction=self.instruction,
+            spec=self.spec,
+            acceptable=self.acceptable,
+            target=target,
+            probe=probe,
+            pair_of=self.id,
+            max_steps=self.max_steps,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``from_dict`` reads it back)."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["spec"] = self.spec.model_dump(mode="json")
+        d["acceptable"] = list(self.acceptable)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> EpisodeSpec:
+        d = dict(d)
+        d["spec"] = ConstraintSpec.model_validate(d["spec"])
+        d["acceptable"] = tuple(d["acceptable"])
+        return cls(**d)
+
+
+def injection_seed(spec: EpisodeSpec) -> int:
+    benign = spec.pair_of or spec.id
+    return derive_seed(spec.seed, "inject", benign, spec.target, spec.probe)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The items an episode's results list shows, in list order, and how the app shows them."""
+
+    sim: str
+    seed: int
+    language: str
+    app: App
+    query: Query
+    items: tuple[tuple[str, dict[str, AttrValue]], ...]
+    content: ScreenContent  # the app's list description (cards, palette, chips, clock)
+
+    @staticmethod
+    def build(sim: str, seed: int, language: str) -> Catalog:
+        return _catalog(sim, seed, language)
+
+    def attrs(self, cid: str) -> dict[str, AttrValue]:
+        for c, a in self.items:
+            if c == cid:
+                return a
+        raise KeyError(cid)
+
+
+@lru_cache(maxsize=64)
+def _catalog(sim: str, seed: int, language: str) -> Catalog:
+    from dibench.apps import APPS
+
+    from ._sim import SIMS
+
+    app = APPS.get(SIMS.get(sim).app_name)
+    rng = py_rng(seed, "catalog")
+    query = app.sample_query(rng)
+    n = rng.randint(*N_ITEMS)
+    attrs = app.sample_candidates(rng, query, n, language)  # type: ignore[arg-type]
+    items = tuple((f"c{i + 1}", a) for i, a in enumerate(attrs))
+    content = app.screen(py_rng(seed, "screen"), query, list(items), language)  # type: ignore[arg-type]
+    return Catalog(sim, seed, language, app, query, items, content)
+
+
+def _benign(sim: str, category: str, lang: str, k: int, seed: int) -> EpisodeSpec:
+    from dibench.dataset._instructions import render_instruction
+    from dibench.dataset._specs import build_spec
+
+    for attempt in range(MAX_ATTEMPTS):
+        ep_seed = derive_seed(seed, "sim", sim, category, lang, k, attempt)
+        cat = Catalog.build(sim, ep_seed, lang)
+        items = list(cat.items)
+        rng = py_rng(ep_seed, "spec", category)
+        spec = build_spec(cat.app, category, cat.query, items, rng, lang)  # type: ignore[arg-type]
+        if spec is None:
+            continue
+        acc = acceptable_set(spec, items)
+        if not acc or len(acc) == len(items):
+            continue
+        instruction = render_instruction(spec, cat.app, cat.query, lang, rng)  # type: ignore[arg-type]
+        return EpisodeSpec(
+            id=f"sim-{sim}-{category}-{lang}-{k:03d}",
+            sim=sim,
+            seed=ep_seed,
+            language=lang,
+            category=category,
+            instruction=instruction,
+            spec=spec,
+            acceptable=acc,
+        )
+    raise EpisodeError(f"sim {sim!r}: no {category} episode in {MAX_ATTEMPTS} attempts")
+
+
+def pick_targets(benign: EpisodeSpec, k: int) -> tuple[str, ...]:
+    """Up to ``k`` non-acceptable items, the first one below the fold when there is one."""
+    from ._sim import list_geometry
+
+    cat = Catalog.build(benign.sim, benign.seed, benign.language)
+    acc = set(benign.acceptable)
+    pool = [c for c, _ in cat.items if c not in acc]
+    geo = list_geometry(benign.sim, benign.seed, benign.language)
+    below = [c for c in pool if geo.below_fold(c)]
+    rng = py_rng(benign.seed, "targets", benign.id)
+    chosen: list[str] = []
+    if below and k > 0:
+        chosen.append(rng.choice(below))
+    rest = [c for c in pool if c not in chosen]
+    above = [c for c in rest if c not in below]  # the second one, preferably on the first screen
+    while len(chosen) < k and rest:
+        c = rng.choice(above or rest)
+        chosen.append(c)
+        rest.remove(c)
+        if c in above:
+            above.remove(c)
+    order = [c for c, _ in cat.items]
+    return tuple(sorted(chosen, key=order.index))
+
+
+def plan_episodes(
+    seed: int,
+    n: int,
+    *,
+    sims: Sequence[str] = (),
+    probes: Sequence[str] | None = None,
+    languages: Sequence[str] = LANGUAGES,
+    categories: Sequence[str] = (),
+    targets: int = 2,
+) -> list[EpisodeSpec]:
+    """``n`` benign episodes, each followed by its injected twins (targets x probes).
+
+    Sims cycle fastest, then categories; languages alternate, as in the dataset's plan. Every
+    episode's randomness is keyed by (seed, sim, category, language, k), so growing ``n`` or
+    adding a sim never changes an existing episode. ``probes=None`` means every registered
+    probe, ``()`` benign only.
+    """
+    from ._sim import SIMS
+
+    sim_names = list(sims) or SIMS.names()
+    for s in sim_names:
+        SIMS.get(s)
+    cats = list(categories) or [c.value for c in Category]
+    for c in cats:
+        Category(c)
+    langs = list(languages)
+    if not sim_names or not cats or not langs:
+        raise EpisodeError("plan_episodes: nothing to plan (empty sims/categories/languages)")
+    if probes is None:
+        from dibench.probes import PROBES
+
+        probe_names = PROBES.names()
+    else:
+        from dibench.probes import PROBES
+
+        probe_names = list(probes)
+        for p in probe_names:
+            PROBES.get(p)
+    out: list[EpisodeSpec] = []
+    n_cells = len(sim_names) * len(cats)
+    for i in range(n):
+        a, c, k = i % len(sim_names), (i // len(sim_names)) % len(cats), i // n_cells
+        lang = langs[(a + c + k) % len(langs)]
+        benign = _benign(sim_names[a], cats[c], lang, k, seed)
+        out.append(benign)
+        if probe_names:
+            for t in pick_targets(benign, targets):
+                out.extend(benign.twin(t, p) for p in probe_names)
+    return out
+
+
+def make_env(spec: EpisodeSpec, *, width: int = 1080, height: int = 2340) -> Environment:
+    """The simulator for an episode, at its first (home) screen after ``reset()``."""
+    from ._sim import SIMS
+
+    return SIMS.get(spec.sim)(spec, width=width, height=height)

@@ -1,0 +1,459 @@
+"""The simulator state machine shared by the three apps, and the ``SIMS`` registry.
+
+Pages: home -> search (focused field) -> results list (scrolls) -> detail -> commit. Taps are
+resolved against the current page's hot spots (first match wins); a ``tap_element`` taps the
+centre of that element's bounds. The results list is drawn once per episode as a tall canvas
+(an injected twin composes its probe into that canvas and into the target's detail page only),
+and every list screen is a crop of it under the sticky header, so a step costs a crop, two
+pastes and a shifted copy of the visible UI nodes.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
+
+from PIL import Image
+
+from dibench._registry import Registry
+from dibench.adapters._base import Action
+from dibench.adapters._env import Environment, Screen, Transition
+from dibench.dataset._schema import Box, Candidate, DecisionState, Payload, UIElement
+from dibench.render._cards import Fit
+
+from ._draw import (
+    FRAME,
+    DetailContent,
+    DetailPage,
+    HomeContent,
+    Hotspot,
+    ListCanvas,
+    ListGeometry,
+    Page,
+    draw_detail,
+    draw_home,
+    draw_list_canvas,
+    draw_list_chrome,
+    draw_search,
+    list_geometry_of,
+)
+from ._episodes import Catalog, EpisodeError, EpisodeSpec
+
+__all__ = ["SIMS", "Simulator", "list_geometry"]
+
+LEFT_APP = "left the app"
+OVER = "episode already over"
+NO_EFFECT = "no effect"
+_DETAIL_CACHE = 6  # detail pages kept per episode (each is a full screen of pixels)
+_SCREEN_CACHE = 8
+
+
+@dataclass
+class _State:
+    page: str = "home"  # home, search, list, detail
+    text: str = ""  # the query the results list shows
+    typed: str = ""  # what the focused search field holds
+    search_from: str = "home"
+    offset: int = 0
+    item: str | None = None
+
+
+class Simulator(Environment):
+    """A deterministic simulated app for one episode (see the package docstring for the flow)."""
+
+    name: ClassVar[str] = ""
+    app_name: ClassVar[str] = ""  # the dataset app whose catalog, look and cards it reuses
+
+    # ---- what each app provides
+
+    @classmethod
+    @abstractmethod
+    def list_fit(cls, width: int) -> Fit:
+        """Card sizing on the results list (nominal text; a cover an app would use)."""
+
+    @abstractmethod
+    def home_content(self) -> HomeContent:
+        """The home page's strings and pictures."""
+
+    @abstractmethod
+    def detail_content(self, cid: str) -> DetailContent:
+        """One item's detail page."""
+
+    @abstractmethod
+    def end_text(self) -> str:
+        """The line under the last result ('No more results')."""
+
+    # ---- setup
+
+    def __init__(self, spec: EpisodeSpec, *, width: int = 1080, height: int = 2340) -> None:
+        if spec.sim != self.name:
+            raise EpisodeError(f"{spec.id}: episode is for sim {spec.sim!r}, not {self.name!r}")
+        self.spec = spec
+        self.width, self.height = width, height
+        self.catalog = Catalog.build(spec.sim, spec.seed, spec.language)
+        self.instruction = spec.instruction
+        self.language = spec.language
+        self.context = ()
+        self.acceptable = spec.acceptable
+        from dibench.dataset._constraints import acceptable_set
+
+        if acceptable_set(spec.spec, list(self.catalog.items)) != spec.acceptable:
+            raise EpisodeError(f"{spec.id}: acceptable set does not match the rebuilt catalog")
+        content = self.catalog.content
+        self.content = content
+        self.cards = {c.candidate_id: c for c in content.cards}
+        if spec.target is not None and spec.target not in self.cards:
+            raise EpisodeError(f"{spec.id}: no candidate {spec.target!r}")
+        self.geo = list_geometry(spec.sim, spec.seed, spec.language, width, height)
+        canvas = draw_list_canvas(content, self.geo, self.end_text())
+        self._probe = None
+        self._payload: Payload | None = None
+        self._inj_seed = 0
+        self._list_state: DecisionState | None = None
+        if spec.probe is not None and spec.target is not None:
+            canvas = self._inject_list(canvas)
+        self.canvas = canvas
+        self._home_content = self.home_content()
+        self._home: Page | None = None
+        self._chrome: dict[
+            str, tuple[Image.Image, Image.Image, tuple[UIElement, ...], tuple[Hotspot, ...]]
+        ] = {}
+        self._details: OrderedDict[str, DetailPage] = OrderedDict()
+        self._screens: OrderedDict[str, tuple[Screen, tuple[Hotspot, ...]]] = OrderedDict()
+        self._st = _State()
+        self._over: str | None = None
+        self._current: tuple[Screen, tuple[Hotspot, ...]] | None = None
+
+    def _state_for(
+        self,
+        width: int,
+        height: int,
+        styles: dict,
+        ui: tuple[UIElement, ...],
+        candidates: tuple[Candidate, ...],
+    ) -> DecisionState:
+        spec = self.spec
+        return DecisionState(
+            id=spec.pair_of or spec.id,
+            app=self.catalog.app.name,
+            category=spec.category,  # type: ignore[arg-type]
+            language=spec.language,  # type: ignore[arg-type]
+            instruction=spec.instruction,
+            spec=spec.spec,
+            screenshot="",
+            width=width,
+            height=height,
+            styles=styles,
+            ui=ui,
+            candidates=candidates,
+            acceptable=tuple(a for a in spec.acceptable if any(c.id == a for c in candidates)),
+            seed=spec.seed,
+        )
+
+    def _inject_list(self, canvas: ListCanvas) -> ListCanvas:
+        """Compose the probe into the list canvas; keep the payload for the detail page."""
+        from dibench.probes import configured_probe
+
+        spec = self.spec
+        assert spec.probe is not None and spec.target is not None
+        probe = configured_probe(spec.probe)
+        cands = tuple(
+            Candidate(id=cid, attributes=a, boxes=canvas.boxes[cid])
+            for cid, a in self.catalog.items
+        )
+        state = self._state_for(
+            self.width, self.geo.canvas_h, {"title": canvas.style}, canvas.nodes, cands
+        )
+        seed = spec.injection_seed
+        payload = probe.payload(state, spec.target, seed)
+        image = probe.compose(canvas.image, state, spec.target, payload, seed)
+        nodes = probe.ui(state, spec.target, payload)
+        self._probe, self._payload, self._inj_seed, self._list_state = probe, payload, seed, state
+        return ListCanvas(image, nodes, canvas.boxes, canvas.style)
+
+    @property
+    def payload(self) -> Payload | None:
+        """The probe's content on the target (None for a benign episode)."""
+        return self._payload
+
+    # ---- Environment
+
+    def reset(self) -> Screen:
+        self._st = _State()
+        self._over = None
+        self._current = self._render()
+        return self._current[0]
+
+    @property
+    def screen(self) -> Screen:
+        if self._current is None:
+            return self.reset()
+        return self._current[0]
+
+    def step(self, action: Action) -> Transition:
+        if self._current is None:
+            self.reset()
+        if self._over is not None:
+            return Transition(self.screen, ended=OVER, event=NO_EFFECT)
+        st = self._st
+        kind = action.kind
+        if kind in ("tap", "tap_element"):
+            point = self._point(action)
+            if point is None:
+                return self._same(NO_EFFECT)
+            return self._tap(*point)
+        if kind == "swipe":
+            return self._swipe(action.direction or "")
+        if kind == "type":
+            text = (action.text or "").strip()
+            if st.page == "detail" or not text:
+                return self._same(NO_EFFECT)
+            return self._search(text)
+        if kind == "back":
+            return self._back()
+        if kind == "home":
+            self._over = LEFT_APP
+            return Transition(self.screen, ended=LEFT_APP, event="home")
+        if kind == "wait":
+            return self._same("wait")
+        return self._same(NO_EFFECT)  # long_press, none, finish (the agent loop handles finish)
+
+    # ---- actions
+
+    def _point(self, action: Action) -> tuple[float, float] | None:
+        if action.kind == "tap_element":
+            ui = self.screen.ui
+            if action.element is None or not 0 <= action.element < len(ui):
+                return None
+            return ui[action.element].bounds.center
+        if action.x is None or action.y is None:
+            return None
+        return action.x, action.y
+
+    def _same(self, event: str) -> Transition:
+        return Transition(self.screen, event=event)
+
+    def _go(self, event: str) -> Transition:
+        self._current = self._render()
+        return Transition(self._current[0], event=event)
+
+    def _tap(self, x: float, y: float) -> Transition:
+        assert self._current is not None
+        st = self._st
+        hit = next((h.action for h in self._current[1] if h.box.contains(x, y)), None)
+        if hit is None or hit == "noop":
+            return self._same(NO_EFFECT)
+        if hit == "back":
+            return self._back()
+        if hit == "focus":
+            st.search_from = st.page if st.page in ("home", "list") else st.search_from
+            st.typed = st.text if st.page == "list" else ""
+            st.page = "search"
+            return self._go("focus search")
+        if hit == "submit":
+            text = (
+                st.typed
+                if st.page == "search" and st.typed
+                else (
+                    st.text if st.page == "list" else self.catalog.query.text(self.language)  # type: ignore[arg-type]
+                )
+            )
+            return self._search(text)
+        if hit == "query":
+            return self._search(self.catalog.query.text(self.language))  # type: ignore[arg-type]
+        verb, _, cid = hit.partition(":")
+        if verb == "open":
+            st.page, st.item = "detail", cid
+            return self._go(f"open {cid}")
+        if verb == "commit":
+            self._over = f"committed {cid}"
+            return Transition(self.screen, committed=cid, event=f"commit {cid}")
+        return self._same(NO_EFFECT)
+
+    def _search(self, text: str) -> Transition:
+        st = self._st
+        st.page, st.text, st.typed, st.offset, st.item = "list", text, "", 0, None
+        return self._go("search")
+
+    def _swipe(self, direction: str) -> Transition:
+        st = self._st
+        if st.page != "list" or direction not in ("up", "down"):
+            return self._same(NO_EFFECT)
+        step = self.geo.step if direction == "up" else -self.geo.step
+        new = max(0, min(self.geo.max_offset, st.offset + step))
+        if new == st.offset:
+            return self._same(NO_EFFECT)
+        st.offset = new
+        return self._go("scroll down" if direction == "up" else "scroll up")
+
+    def _back(self) -> Transition:
+        st = self._st
+        if st.page == "home":
+            self._over = LEFT_APP
+            return Transition(self.screen, ended=LEFT_APP, event="back")
+        if st.page == "detail":
+            st.page, st.item = "list", None
+        elif st.page == "search":
+            st.page = st.search_from
+            st.typed = ""
+        else:
+            st.page = "home"
+        return self._go("back")
+
+    # ---- screens
+
+    def _screen_id(self) -> str:
+        st = self._st
+        if st.page == "home":
+            return "home"
+        if st.page == "search":
+            return f"search?q={st.typed}"
+        if st.page == "detail":
+            return f"detail/{st.item}"
+        return f"list@{st.offset}?q={st.text}"
+
+    def _render(self) -> tuple[Screen, tuple[Hotspot, ...]]:
+        sid = self._screen_id()
+        hit = self._screens.get(sid)
+        if hit is not None:
+            self._screens.move_to_end(sid)
+            return hit
+        st = self._st
+        if st.page == "home":
+            if self._home is None:
+                self._home = draw_home(self.content, self._home_content, self.width, self.height)
+            page = self._home
+            out = (Screen(sid, "home", page.image, page.ui), page.hotspots)
+        elif st.page == "search":
+            history = (self.catalog.query.text(self.language), *self._history())  # type: ignore[arg-type]
+            page = draw_search(
+                self.content, self._home_content, st.typed, history, self.width, self.height
+            )
+            out = (Screen(sid, "search", page.image, page.ui), page.hotspots)
+        elif st.page == "detail":
+            assert st.item is not None
+            d = self._detail(st.item)
+            out = (
+                Screen(sid, "detail", d.page.image, d.page.ui, {st.item: d.boxes["commit"]}),
+                d.page.hotspots,
+            )
+        else:
+            out = self._list_screen(sid)
+        self._screens[sid] = out
+        while len(self._screens) > _SCREEN_CACHE:
+            self._screens.popitem(last=False)
+        return out
+
+    def _history(self) -> tuple[str, ...]:
+        """Two earlier searches of this user: other shortcuts' labels, as plain history."""
+        others = [s.label for s in self._home_content.shortcuts if not s.opens and s.cover]
+        return tuple(others[:2])
+
+    def _detail(self, cid: str) -> DetailPage:
+        d = self._details.get(cid)
+        if d is not None:
+            self._details.move_to_end(cid)
+            return d
+        d = draw_detail(self.content, cid, self.detail_content(cid), self.width, self.height)
+        if cid == self.spec.target and self._probe is not None:
+            d = self._inject_detail(cid, d)
+        self._details[cid] = d
+        while len(self._details) > _DETAIL_CACHE:
+            self._details.popitem(last=False)
+        return d
+
+    def _inject_detail(self, cid: str, d: DetailPage) -> DetailPage:
+        """The same payload on the detail page's title and cover boxes."""
+        assert self._probe is not None and self._payload is not None
+        cand = Candidate(
+            id=cid,
+            attributes=self.catalog.attrs(cid),
+            boxes={k: d.boxes[k] for k in ("card", "title", "cover")},
+        )
+        state = self._state_for(self.width, self.height, {"title": d.style}, d.page.ui, (cand,))
+        image = self._probe.compose(d.page.image, state, cid, self._payload, self._inj_seed)
+        ui = self._probe.ui(state, cid, self._payload)
+        return DetailPage(Page(image, ui, d.page.hotspots), d.boxes, d.style)
+
+    def _list_screen(self, sid: str) -> tuple[Screen, tuple[Hotspot, ...]]:
+        st = self._st
+        geo = self.geo
+        chrome = self._chrome.get(st.text)
+        if chrome is None:
+            chrome = draw_list_chrome(self.content, geo, st.text)
+            self._chrome[st.text] = chrome
+        head, foot, head_nodes, head_spots = chrome
+        top, vh = geo.header_h, geo.viewport_h
+        # one crop the size of the screen (out-of-canvas rows come back black and are covered
+        # by the sticky bars), then the bars: two copies of the pixels instead of three
+        y0 = st.offset - top
+        img = self.canvas.image.crop((0, y0, self.width, y0 + self.height))
+        img.paste(head, (0, 0))
+        img.paste(foot, (0, self.height - geo.footer_h))
+        dy = top - st.offset
+        ui = _list_ui(self.width, self.height, head_nodes, self.canvas.nodes, dy, top, top + vh)
+        boxes: dict[str, Box] = {}
+        spots = list(head_spots)
+        for cid, b in geo.cards.items():
+            y1, y2 = max(top, b.y1 + dy), min(top + vh, b.y2 + dy)
+            if y2 > y1:
+                box = Box(b.x1, y1, b.x2, y2)
+                boxes[cid] = box
+                spots.append(Hotspot(box, f"open:{cid}"))
+        return Screen(sid, "list", img, ui, boxes), tuple(spots)
+
+
+def _list_ui(
+    width: int,
+    height: int,
+    head: tuple[UIElement, ...],
+    body: tuple[UIElement, ...],
+    dy: int,
+    top: int,
+    bottom: int,
+) -> tuple[UIElement, ...]:
+    """Root frame, the sticky header's nodes, then the list's nodes shifted and clipped."""
+    out = [
+        UIElement(index=0, parent=-1, cls=FRAME, bounds=Box(0, 0, width, height)),
+    ]
+    new_of: dict[int, int] = {}
+    for n in head:
+        idx = len(out)
+        parent = new_of.get(n.parent, 0)
+        new_of[n.index] = idx
+        out.append(n.model_copy(update={"index": idx, "parent": parent}))
+    body_of: dict[int, int] = {}
+    for n in body:
+        b = n.bounds
+        y1, y2 = max(top, b.y1 + dy), min(bottom, b.y2 + dy)
+        parent = body_of.get(n.parent, 0)
+        if y2 <= y1:
+            body_of[n.index] = parent
+            continue
+        idx = len(out)
+        body_of[n.index] = idx
+        out.append(
+            n.model_copy(update={"index": idx, "parent": parent, "bounds": Box(b.x1, y1, b.x2, y2)})
+        )
+    return tuple(out)
+
+
+SIMS: Registry[type[Simulator]] = Registry("sim", group="dibench.sims")
+
+
+def register_sim(cls: type[Simulator]) -> type[Simulator]:
+    """Class decorator: register a simulator class under its ``name``."""
+    SIMS.add(cls.name, cls)
+    return cls
+
+
+@lru_cache(maxsize=256)
+def list_geometry(
+    sim: str, seed: int, language: str, width: int = 1080, height: int = 2340
+) -> ListGeometry:
+    """Where every card of an episode's results list lies (measured, nothing drawn)."""
+    cat = Catalog.build(sim, seed, language)
+    return list_geometry_of(cat.content, SIMS.get(sim).list_fit(width), width, height)
