@@ -21,8 +21,10 @@ from ._builtin import (
     visible_title_lines,
 )
 from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
+from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style
 
 __all__ = [
+    "AUTO_BACKGROUND",
     "BUILTIN_PROBES",
     "DEFAULT_EPSILON",
     "FAMILIES",
@@ -37,6 +39,8 @@ __all__ = [
     "carrier_boxes",
     "configured_probe",
     "cover_text_lines",
+    "erase_box",
+    "estimate_title_style",
     "get_probe",
     "original_title",
     "preference_options",

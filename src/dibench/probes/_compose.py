@@ -18,6 +18,8 @@ from dibench.dataset._schema import Box, TextStyle
 from dibench.render import clamp_lines, face_for, font, is_bold, is_wide, typeset_title
 from dibench.render._text import ELLIPSIS
 
+from ._realpixels import AUTO_BACKGROUND, paint_title_auto
+
 __all__ = [
     "COVER_SCHEMES",
     "N_PATTERNS",
@@ -61,8 +63,11 @@ def paint_title(image: Image.Image, box: Box, text: str, style: TextStyle) -> li
     """Repaint ``box`` of ``image`` (in place) with ``text`` exactly as the app typesets titles.
 
     ``typeset_title`` is the renderer's own title routine (``draw_text_block`` on a crop of the
-    box), so the injected title matches a native one pixel for pixel and cannot leak out.
+    box), so the injected title matches a native one pixel for pixel and cannot leak out. A
+    style whose background is ``"auto"`` (a real screenshot) is erased from its border instead.
     """
+    if style.background == AUTO_BACKGROUND:
+        return paint_title_auto(image, box, text, style)
     return typeset_title(image, box, text, style, fill_background=True)
 
 

@@ -115,7 +115,7 @@ def draw_text_block(
     With ``fill_background`` the box is first painted with the style's background, which is how
     a probe replaces a title without touching a pixel outside the box.
     """
-    if fill_background:
+    if fill_background and style.background != "auto":  # "auto": the caller erased the box
         draw.rectangle([box.x1, box.y1, box.x2 - 1, box.y2 - 1], fill=style.background)
     max_lines = max(1, min(style.max_lines, box.height // style.line_height))
     lines = clamp_lines(text, style.font, style.size, box.width, max_lines)
