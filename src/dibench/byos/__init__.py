@@ -1,0 +1,38 @@
+"""Bring your own screens: import annotated real screenshots and Android UI dumps as a dataset.
+
+``import_folder`` turns a folder of screenshots + one annotation per decision state into a
+dataset directory every other command reads like a generated one; ``parse_dump`` and
+``propose_candidates`` read ``uiautomator dump`` XML and draft the candidate boxes;
+``capture`` pulls both from a phone over adb. The format is documented in docs/IMPORT.md.
+"""
+
+from ._annotation import ANNOTATION_SUFFIXES, Annotation, expand_spec, load_annotation
+from ._capture import CaptureResult, adb_devices, capture
+from ._draft import draft_annotation, propose_file
+from ._errors import AnnotationError, ByosError, UiDumpError
+from ._import import ImportSummary, import_folder
+from ._ui import synthesize_ui, ui_from_dump
+from ._uiautomator import ProposedCandidate, UiDump, parse_dump, propose_candidates
+
+__all__ = [
+    "ANNOTATION_SUFFIXES",
+    "Annotation",
+    "AnnotationError",
+    "ByosError",
+    "CaptureResult",
+    "ImportSummary",
+    "ProposedCandidate",
+    "UiDump",
+    "UiDumpError",
+    "adb_devices",
+    "capture",
+    "draft_annotation",
+    "expand_spec",
+    "import_folder",
+    "load_annotation",
+    "parse_dump",
+    "propose_candidates",
+    "propose_file",
+    "synthesize_ui",
+    "ui_from_dump",
+]

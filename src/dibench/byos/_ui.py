@@ -1,0 +1,183 @@
+"""The UI tree of an imported state: from a uiautomator dump, or synthesised from the boxes.
+
+Either way every candidate ends up with a clickable ``card`` node and one node per annotated
+box (role title, cover, price, ...) whose bounds are exactly the annotated box, so ``dibench
+check``'s oracle hit-test and box checks hold, and adapters that read the tree (the ``direct``
+baseline's card texts, AppAgent's element labels) see the items as a dump would show them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dibench.dataset._schema import Box, UIElement
+
+from ._annotation import CandidateAnnotation
+
+__all__ = ["iou", "synthesize_ui", "ui_from_dump"]
+
+_MATCH = 0.5  # IoU above which a dump node is taken to be an annotated box
+_SLACK = 2  # px a node may stick out of a card (rounding of scaled bounds) and still be inside
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes."""
+    w = min(a.x2, b.x2) - max(a.x1, b.x1)
+    h = min(a.y2, b.y2) - max(a.y1, b.y1)
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / (a.width * a.height + b.width * b.height - inter)
+
+
+def _within(inner: Box, outer: Box, slack: int = _SLACK) -> bool:
+    return (
+        inner.x1 >= outer.x1 - slack
+        and inner.y1 >= outer.y1 - slack
+        and inner.x2 <= outer.x2 + slack
+        and inner.y2 <= outer.y2 + slack
+    )
+
+
+def _cls_for(role: str) -> str:
+    if role == "cover" or role.endswith(("image", "icon", "cover")):
+        return "android.widget.ImageView"
+    return "android.widget.TextView"
+
+
+def synthesize_ui(
+    width: int, height: int, candidates: Sequence[CandidateAnnotation], package: str = ""
+) -> tuple[UIElement, ...]:
+    """A minimal dump-shaped tree: screen > list > one clickable card per candidate > boxes."""
+    out = [
+        UIElement(
+            index=0, parent=-1, cls="android.widget.FrameLayout", bounds=Box(0, 0, width, height)
+        )
+    ]
+    cards = [c.boxes["card"] for c in candidates]
+    span = Box(
+        min(b.x1 for b in cards), min(b.y1 for b in cards),
+        max(b.x2 for b in cards), max(b.y2 for b in cards),
+    )  # fmt: skip
+    out.append(
+        UIElement(
+            index=1,
+            parent=0,
+            cls="androidx.recyclerview.widget.RecyclerView",
+            resource_id=f"{package}:id/list" if package else "",
+            bounds=span,
+        )
+    )
+    for c in candidates:
+        card = len(out)
+        out.append(
+            UIElement(
+                index=card,
+                parent=1,
+                cls="android.view.ViewGroup",
+                bounds=c.boxes["card"],
+                clickable=True,
+                candidate=c.id,
+                role="card",
+            )
+        )
+        for role, box in c.boxes.items():
+            if role == "card":
+                continue
+            out.append(
+                UIElement(
+                    index=len(out),
+                    parent=card,
+                    cls=_cls_for(role),
+                    text=c.texts.get(role, ""),
+                    bounds=box,
+                    candidate=c.id,
+                    role=role,
+                )
+            )
+    return tuple(out)
+
+
+def _best(elements: list[UIElement], box: Box, pool: Sequence[int], taken: set[int]) -> int | None:
+    scored = [(iou(elements[i].bounds, box), i) for i in pool if i not in taken]
+    scored = [s for s in scored if s[0] >= _MATCH]
+    if not scored:
+        return None
+    return max(scored, key=lambda s: (s[0], -s[1]))[1]
+
+
+def ui_from_dump(
+    elements: Sequence[UIElement], candidates: Sequence[CandidateAnnotation]
+) -> tuple[UIElement, ...]:
+    """The dump's nodes with each candidate's nodes tagged (candidate, role).
+
+    A card is the node that best overlaps the annotated card box (IoU >= 0.5), made clickable
+    (a tap on a card selects it); every node inside it belongs to the candidate. Each other box
+    tags the best-overlapping node inside the card. Tagged nodes take the annotated box as
+    their bounds (the dump's own differ only by rounding once scaled); a box no node matches
+    becomes a new node under the card, as does a card no node matches.
+    """
+    els = list(elements)
+    children: dict[int, list[int]] = {}
+    for e in els:
+        children.setdefault(e.parent, []).append(e.index)
+
+    def descendants(i: int) -> set[int]:
+        out, stack = set(), list(children.get(i, []))
+        while stack:
+            j = stack.pop()
+            out.add(j)
+            stack.extend(children.get(j, []))
+        return out
+
+    def put(i: int, **update: object) -> None:
+        els[i] = els[i].model_copy(update=update)
+
+    def add(parent: int, **fields: object) -> int:
+        i = len(els)
+        els.append(UIElement(index=i, parent=parent, **fields))  # type: ignore[arg-type]
+        return i
+
+    owner: dict[int, str] = {}
+    card_nodes: set[int] = set()
+    for c in candidates:
+        box = c.boxes["card"]
+        card = _best(els, box, range(len(elements)), card_nodes | set(owner))
+        if card is None:
+            holders = [e.index for e in els[: len(elements)] if _within(box, e.bounds, 0)]
+            parent = min(
+                holders, key=lambda i: els[i].bounds.width * els[i].bounds.height, default=0
+            )
+            card = add(parent, cls="android.view.ViewGroup", bounds=box)
+            members: set[int] = set()
+        else:
+            members = descendants(card)
+        members |= {e.index for e in els[: len(elements)] if _within(e.bounds, box)}
+        members = {m for m in members if m != card and m not in owner and m not in card_nodes}
+        card_nodes.add(card)
+        put(card, bounds=box, clickable=True, candidate=c.id, role="card")
+        for m in members:
+            owner[m] = c.id
+            put(m, candidate=c.id, role=None)
+        roled: set[int] = set()
+        for role, rbox in c.boxes.items():
+            if role == "card":
+                continue
+            i = _best(els, rbox, sorted(members), roled)
+            text = c.texts.get(role)
+            if i is None:
+                i = add(
+                    card,
+                    cls=_cls_for(role),
+                    text=text or "",
+                    bounds=rbox,
+                    candidate=c.id,
+                    role=role,
+                )
+            else:
+                update: dict[str, object] = {"bounds": rbox, "role": role}
+                if text is not None and (role != "title" or not els[i].text.strip()):
+                    update["text"] = text  # the annotation names what the screen shows
+                put(i, **update)
+            roled.add(i)
+    return tuple(els)

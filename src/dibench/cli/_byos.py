@@ -1,0 +1,107 @@
+"""``dibench import``, ``propose`` and ``capture``: bring your own screens (docs/IMPORT.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._main import _csv, _guard, _load, _progress, load_option, main
+
+
+@main.command("import")
+@click.option(
+    "--from",
+    "src",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder of screenshots and annotation files (see docs/IMPORT.md).",
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--probes", help="Comma-separated probes (default: each annotation's, else all).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--epsilon",
+    type=click.FloatRange(min=0, max=1, min_open=True),
+    default=8 / 255,
+    show_default="8/255",
+    help="L-inf bound of the Combined-P perturbation (0..1 scale).",
+)
+@click.option(
+    "--ui-scale",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Screenshot px per dump px for annotations without ui_scale (default: inferred).",
+)
+@load_option
+@_guard
+def import_(
+    src: Path,
+    out: Path,
+    probes: str | None,
+    seed: int,
+    epsilon: float,
+    ui_scale: float | None,
+    load: tuple[str, ...],
+) -> None:
+    """Import annotated real screenshots from a folder as a dataset in OUT (all or nothing)."""
+    from dibench.byos import import_folder
+
+    _load(load)
+    prog, update = _progress("importing")
+    with prog:
+        summary = import_folder(
+            src,
+            out,
+            probes=_csv(probes),
+            seed=seed,
+            epsilon=epsilon,
+            ui_scale=ui_scale,
+            progress=update,
+        )
+    by_probe = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_probe.items()))
+    click.echo(
+        f"imported {summary.benign} benign and {summary.injected} injected instances "
+        f"({', '.join(summary.apps)}) into {out} in {summary.seconds:.1f} s\n"
+        f"  by probe: {by_probe}"
+    )
+
+
+@main.command()
+@click.option("--xml", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--image", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--ui-scale",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Screenshot px per dump px (default: inferred from the widths).",
+)
+@click.option("--id", "state_id", help="State id in the draft (default: from --out's name).")
+@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
+@_guard
+def propose(
+    xml: Path, image: Path, out: Path, ui_scale: float | None, state_id: str | None, force: bool
+) -> None:
+    """Draft an annotation from a uiautomator dump and its screenshot (fill the TODOs)."""
+    from dibench.byos import propose_file
+
+    _draft, n = propose_file(xml, image, out, ui_scale=ui_scale, state_id=state_id, overwrite=force)
+    click.echo(
+        f"wrote {out}: {n} candidates proposed; check the boxes and fill every TODO, "
+        "then `dibench import`"
+    )
+
+
+@main.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--serial", help="Device serial (needed when several are connected).")
+@click.option("--name", help="File stem (default: the next free screen-NNN).")
+@_guard
+def capture(out: Path, serial: str | None, name: str | None) -> None:
+    """Save the phone's screen (PNG) and UI dump (XML) via adb, and draft NAME.json."""
+    from dibench.byos import capture as run
+
+    res = run(out, serial=serial, name=name)
+    click.echo(
+        f"captured {res.serial}: {res.png}, {res.xml}; draft {res.annotation} "
+        f"({res.candidates} candidates proposed)"
+    )
