@@ -308,6 +308,21 @@ def show(
     click.echo(f"wrote {out}")
 
 
+def _defenses(specs: tuple[str, ...]) -> tuple[str, ...]:
+    """Canonical defense specs of ``--defense`` options (one-line error and exit 2 if bad)."""
+    from dibench.defenses import DefenseError, make_chain
+
+    try:
+        return tuple(d.spec for d in make_chain(specs))
+    except DefenseError as exc:
+        _fail(f"--defense: {exc}")
+        raise  # unreachable: _fail exits
+
+
+def _label(framework: str, model: str, defense: str) -> str:
+    return f"{framework} x {model}" + (f" [{defense}]" if defense != "none" else "")
+
+
 def _kv(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
     """KEY=VALUE options; values parse as JSON when they can (numbers, booleans, lists)."""
     import json
@@ -384,6 +399,14 @@ def _print_summary(summary: Any, out: Path) -> None:
 @click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE")
 @click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE")
 @click.option("--no-record", is_flag=True, help="Do not write replies in replay format.")
+@click.option(
+    "--defense",
+    "defense",
+    multiple=True,
+    metavar="SPEC",
+    help="A defense, e.g. jpeg:75, noise:2, prompt-warning, keyword-detector:policy=warn; "
+    "repeat to compose in order (see `dibench defenses`).",
+)
 @load_option
 @_guard
 def run(
@@ -400,12 +423,14 @@ def run(
     provider_opt: tuple[str, ...],
     adapter_opt: tuple[str, ...],
     no_record: bool,
+    defense: tuple[str, ...],
     load: tuple[str, ...],
 ) -> None:
     """Run a framework x model over a dataset into OUT (re-run the same command to resume)."""
     from dibench.runner import RunConfig, RunRequest, execute
 
     _load(load)
+    specs = _defenses(defense)
     popts = _kv(provider_opt, "--provider-opt")
     if base_url:
         popts["base_url"] = base_url
@@ -424,8 +449,9 @@ def run(
         provider_options=popts,
         adapter_options=_kv(adapter_opt, "--adapter-opt"),
         record=not no_record,
+        defenses=specs,
     )
-    prog, update = _run_progress(f"{framework} x {model}")
+    prog, update = _run_progress(_label(framework, model, req.defense))
     with prog:
         summary = execute(req, update)
     _print_summary(summary, out)
@@ -444,7 +470,7 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
     _load(load)
     requests = load_sweep(config)
     for req in requests:
-        prog, update = _run_progress(f"{req.framework} x {req.model}")
+        prog, update = _run_progress(_label(req.framework, req.model, req.defense))
         with prog:
             summary = execute(req, update)
         _print_summary(summary, req.out)
@@ -530,9 +556,16 @@ def export(rundir: Path, fmt: str, out: Path | None, replies: Path | None) -> No
 @click.option("--model", default="ocr-agent", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--defense", "defense", multiple=True, metavar="SPEC", help="As for `run`.")
 @_guard
 def quickstart(
-    out: Path, dataset: Path, framework: str, model: str, limit: int, repeats: int
+    out: Path,
+    dataset: Path,
+    framework: str,
+    model: str,
+    limit: int,
+    repeats: int,
+    defense: tuple[str, ...],
 ) -> None:
     """The main job on the offline default: generate -> run -> report; prints the report path."""
     from dibench.dataset import GenerateConfig
@@ -540,6 +573,7 @@ def quickstart(
     from dibench.report import build_report, write_report
     from dibench.runner import RunConfig, RunRequest, execute
 
+    specs = _defenses(defense)
     if not (dataset / "benign.jsonl").is_file():
         prog, update = _progress("generating")
         with prog:
@@ -556,8 +590,9 @@ def quickstart(
         framework=framework,
         model=model,
         config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
+        defenses=specs,
     )
-    prog, update = _run_progress(f"{framework} x {model}")
+    prog, update = _run_progress(_label(framework, model, req.defense))
     with prog:
         summary = execute(req, update)
     _print_summary(summary, out)
@@ -566,6 +601,29 @@ def quickstart(
     path = write_report(build_report(out), "html")
     md = write_report(build_report(out, examples=0), "md")
     click.echo(f"report: {path}\n        {md}")
+
+
+@main.command(name="defenses")
+@load_option
+@_guard
+def defenses_(load: tuple[str, ...]) -> None:
+    """List the registered defenses with their parameters and defaults."""
+    import inspect
+
+    from dibench.defenses import DEFENSES
+
+    _load(load)
+    for name in sorted(DEFENSES.names()):
+        factory = DEFENSES.get(name)
+        sig = inspect.signature(factory)
+        params = ", ".join(
+            f"{p.name}={p.default!r}" if p.default is not p.empty else p.name
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+        main = getattr(factory, "main", None)
+        doc = (inspect.getdoc(factory) or "").split("\n")[0]
+        click.echo(f"{name}{f' [{main}]' if main else ''}\t{params}\t{doc}")
 
 
 @main.command(name="list")

@@ -44,8 +44,24 @@ class RunRequest:
     config: RunConfig = field(default_factory=RunConfig)
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
-    defense: str = "none"
+    defense: str = "none"  # the condition's label; derived from ``defenses`` when given
     record: bool = True
+    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+
+    def __post_init__(self) -> None:
+        """Canonicalise the defenses (raises DefenseError on an unknown one or a bad parameter).
+
+        A bare ``defense`` label (``"jpeg:75+prompt-warning"``) is read as its '+'-joined specs,
+        so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows.
+        """
+        from dibench.defenses import make_chain
+
+        specs = tuple(self.defenses)
+        if not specs and self.defense not in ("", "none"):
+            specs = tuple(self.defense.split("+"))
+        chain = make_chain(specs)
+        object.__setattr__(self, "defenses", tuple(d.spec for d in chain))
+        object.__setattr__(self, "defense", chain.spec)
 
 
 def _public(options: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +107,7 @@ def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
             "framework": req.framework,
             "model": req.model,
             "defense": req.defense,
+            "defenses": list(req.defenses),
             "run": req.config.describe(),
             "provider_options": _public(req.provider_options),
             "adapter_options": _public(req.adapter_options),
@@ -117,6 +134,7 @@ def execute(
 ) -> RunSummary:
     """Run (or resume) one condition into ``req.out``."""
     from dibench.adapters import make_adapter
+    from dibench.defenses import make_chain
     from dibench.providers import make_provider
     from dibench.providers._replay import RecordingProvider
 
@@ -124,6 +142,7 @@ def execute(
     _public(req.provider_options)
     adapter = make_adapter(req.framework, **req.adapter_options)
     provider = make_provider(req.model, **req.provider_options)
+    chain = make_chain(req.defenses)
     req.out.mkdir(parents=True, exist_ok=True)
     _update_run_json(req.out, ds, req)
     recorder = None
@@ -147,9 +166,11 @@ def execute(
                     on_progress=on_progress,
                     fatal=_fatal_errors(),
                     recorder=recorder,
+                    defenses=chain,
                 )
             finally:
                 await provider.aclose()
+                await chain.aclose()
 
         return asyncio.run(main())
 
@@ -164,6 +185,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
     limit = 20
     probes = ["combined", "naive"]
     frameworks = ["direct", "appagent"]
+    defenses = ["none", "jpeg:75", ["jpeg:75", "prompt-warning"]]  # one condition each
     [[models]]
     spec = "openai:qwen2.5-vl-7b-instruct"
     base_url = "http://127.0.0.1:8000/v1"
@@ -189,7 +211,22 @@ def load_sweep(path: Path) -> list[RunRequest]:
     out = base / need("out", str)
     frameworks = need("frameworks", list)
     models = need("models", list)
+    from dibench.defenses import DefenseError, make_chain
+
     defenses = data.get("defenses", ["none"])
+    if not isinstance(defenses, list) or not defenses:
+        raise SweepError(f"{path}: field defenses: expected a non-empty list")
+    chains: list[tuple[str, ...]] = []
+    for i, d in enumerate(defenses):
+        specs = [d] if isinstance(d, str) else d
+        if not isinstance(specs, list) or not all(isinstance(x, str) for x in specs):
+            raise SweepError(
+                f"{path}: field defenses[{i}]: expected a spec string or a list of them"
+            )
+        try:
+            chains.append(tuple(x.spec for x in make_chain(specs)))
+        except DefenseError as exc:
+            raise SweepError(f"{path}: field defenses[{i}]: {exc}") from None
     config = RunConfig(
         repeats=int(data.get("repeats", 10)),
         probes=tuple(data.get("probes", ())),
@@ -202,7 +239,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
             raise SweepError(f"{path}: field models[{i}].spec: missing")
         opts = {k: v for k, v in m.items() if k != "spec"}
         for fw in frameworks:
-            for d in defenses:
+            for specs in chains:
                 requests.append(
                     RunRequest(
                         dataset=dataset,
@@ -212,7 +249,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
                         config=config,
                         provider_options=_public(opts),
                         adapter_options=dict(data.get("adapter_options", {}).get(str(fw), {})),
-                        defense=str(d),
+                        defenses=specs,
                         record=bool(data.get("record", True)),
                     )
                 )

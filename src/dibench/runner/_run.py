@@ -169,14 +169,27 @@ async def run_condition(
     on_progress: Callable[[RunProgress], None] | None = None,
     fatal: Sequence[type[BaseException]] = (),
     recorder: Any = None,
+    defenses: Any = None,
 ) -> RunSummary:
     """Run one (framework, model, defense) condition; resumes whatever the store lacks.
 
     ``fatal`` exceptions (usage errors such as a missing replay record) stop the run cleanly:
     calls in flight finish and are stored, nothing else starts. ``recorder`` (a
     RecordingProvider) is flushed per finished episode so replies land in replay format.
+    ``defenses`` (a ``DefenseChain``; or an adapter that is already a ``DefendedAdapter``)
+    wraps the adapter; the chain's canonical spec then labels the condition and every
+    defense's parameters go into its config.
     """
+    from dibench.defenses import DefendedAdapter
+
     t0 = time.perf_counter()
+    chain = defenses
+    if chain is None and isinstance(adapter, DefendedAdapter):
+        chain = adapter.chain
+    if chain is not None and len(chain):
+        if not isinstance(adapter, DefendedAdapter):
+            adapter = DefendedAdapter(adapter, chain)
+        defense = chain.spec
     condition = store.add_condition(
         framework,
         model,
@@ -185,6 +198,7 @@ async def run_condition(
             "run": config.describe(),
             "adapter": adapter.describe(),
             "provider": provider.describe(),
+            "defenses": chain.describe() if chain is not None else [],
             "dataset": str(ds.root),
             "dataset_sha256": ds.manifest.get("sha256", {}),
         },

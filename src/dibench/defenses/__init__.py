@@ -1,0 +1,76 @@
+"""Defenses: components at named points of an agent's step, composable and user-extensible.
+
+A ``Defense`` may add to the system prompt (``system_prefix``), inspect or transform what the
+model sees (``before``: screenshot, UI text, candidate boxes; attach a verdict or block) and
+check the proposed action (``after``). ``DefendedAdapter`` runs any adapter behind a
+``DefenseChain``. Built-ins, registered in ``DEFENSES`` by name: ``noise``, ``jpeg``,
+``downscale``, ``prompt-warning``, ``keyword-detector`` (offline) and ``llm-judge``. Users
+register their own with ``@DEFENSES.register("name")`` in a module given to ``--load`` or
+through the ``dibench.defenses`` entry point.
+"""
+
+from dibench.adapters._base import Verdict
+
+from ._adapter import DefendedAdapter, map_back
+from ._base import (
+    DEFENSES,
+    NO_DEFENSE,
+    Defense,
+    DefenseChain,
+    DefenseContext,
+    DefenseError,
+    View,
+    canonical_spec,
+    chain_label,
+    make_chain,
+    make_defense,
+    parse_spec,
+)
+from ._detect import POLICIES, Detector, Finding, mask_regions
+from ._judge import LlmJudge, parse_judgement
+from ._keywords import KeywordDetector, score_text
+from ._preprocess import (
+    DownscaleDefense,
+    JpegDefense,
+    NoiseDefense,
+    add_noise,
+    downscale,
+    jpeg_encode,
+    jpeg_roundtrip,
+)
+from ._prompt import DEFAULT_WARNINGS, PromptWarning
+
+__all__ = [
+    "DEFAULT_WARNINGS",
+    "DEFENSES",
+    "NO_DEFENSE",
+    "POLICIES",
+    "DefendedAdapter",
+    "Defense",
+    "DefenseChain",
+    "DefenseContext",
+    "DefenseError",
+    "Detector",
+    "DownscaleDefense",
+    "Finding",
+    "JpegDefense",
+    "KeywordDetector",
+    "LlmJudge",
+    "NoiseDefense",
+    "PromptWarning",
+    "Verdict",
+    "View",
+    "add_noise",
+    "canonical_spec",
+    "chain_label",
+    "downscale",
+    "jpeg_encode",
+    "jpeg_roundtrip",
+    "make_chain",
+    "make_defense",
+    "map_back",
+    "mask_regions",
+    "parse_judgement",
+    "parse_spec",
+    "score_text",
+]

@@ -1,0 +1,454 @@
+"""The defense interface, its registry, spec strings and chains.
+
+A defense sits at up to three points of an agent's step: ``system_prefix`` (prompt
+mitigation), ``before`` (inspect or transform what the model will see, attach a verdict, or
+block the step) and ``after`` (veto or flag the proposed action). Defenses are named by spec
+strings -- ``name``, ``name:value`` (the main parameter) or ``name:key=value,key=value`` -- so a
+command line, a sweep file and every stored row say exactly what ran.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from PIL import Image
+
+from dibench._registry import Registry, RegistryError
+from dibench.adapters._base import AgentInput, Decision, Step, Verdict
+from dibench.adapters._common import scale_box
+from dibench.dataset._schema import Box, UIElement
+from dibench.metrics._rows import Outcome
+
+__all__ = [
+    "DEFENSES",
+    "NO_DEFENSE",
+    "Defense",
+    "DefenseChain",
+    "DefenseContext",
+    "DefenseError",
+    "View",
+    "canonical_spec",
+    "chain_label",
+    "make_chain",
+    "make_defense",
+    "parse_spec",
+]
+
+NO_DEFENSE = "none"
+
+
+class DefenseError(ValueError):
+    """An unknown defense or a bad parameter; the message names the spec."""
+
+
+# ------------------------------------------------------------------ what the model sees
+
+
+@dataclass(frozen=True)
+class View:
+    """What the model will be shown, and how its coordinates map back to the phone's.
+
+    ``png`` is the screenshot's own encoding while the pixels are untouched (sent as is); any
+    change of pixels drops it. Shown coordinates relate to phone pixels by
+    ``shown = phone * s + o`` per axis, composed over every transform.
+    """
+
+    image: Image.Image
+    png: bytes | None
+    ui: tuple[UIElement, ...]
+    candidate_boxes: dict[str, Box]
+    sx: float = 1.0
+    sy: float = 1.0
+    ox: float = 0.0
+    oy: float = 0.0
+    warnings: tuple[str, ...] = ()
+    blocked: str | None = None  # why the step was blocked (the model is then not called)
+
+    @classmethod
+    def of(cls, inp: AgentInput) -> View:
+        return cls(inp.screenshot, inp.screenshot_png, inp.ui, dict(inp.candidate_boxes))
+
+    @property
+    def identity(self) -> bool:
+        """True when shown coordinates are phone coordinates."""
+        return (self.sx, self.sy, self.ox, self.oy) == (1.0, 1.0, 0.0, 0.0)
+
+    def to_phone(self, x: float, y: float) -> tuple[float, float]:
+        return (x - self.ox) / self.sx, (y - self.oy) / self.sy
+
+    def to_shown(self, x: float, y: float) -> tuple[float, float]:
+        return x * self.sx + self.ox, y * self.sy + self.oy
+
+    def with_pixels(self, image: Image.Image) -> View:
+        """Same geometry, new pixels (so the stored PNG no longer matches)."""
+        if image.size != self.image.size:
+            raise ValueError("with_pixels keeps the size; use resized() to change it")
+        return dataclasses.replace(self, image=image, png=None)
+
+    def resized(self, image: Image.Image) -> View:
+        """New pixels of another size: UI and candidate boxes are scaled to match."""
+        fx = image.width / self.image.width
+        fy = image.height / self.image.height
+        ui = tuple(e.model_copy(update={"bounds": scale_box(e.bounds, fx, fy)}) for e in self.ui)
+        boxes = {c: scale_box(b, fx, fy) for c, b in self.candidate_boxes.items()}
+        return dataclasses.replace(
+            self, image=image, png=None, ui=ui, candidate_boxes=boxes,
+            sx=self.sx * fx, sy=self.sy * fy, ox=self.ox * fx, oy=self.oy * fy,
+        )  # fmt: skip
+
+    def with_ui(self, ui: Sequence[UIElement]) -> View:
+        return dataclasses.replace(self, ui=tuple(ui))
+
+    def warn(self, text: str) -> View:
+        """Add a warning to the system prompt the model receives."""
+        return dataclasses.replace(self, warnings=(*self.warnings, text))
+
+    def block(self, detail: str) -> View:
+        return dataclasses.replace(self, blocked=detail or "blocked")
+
+
+@dataclass
+class DefenseContext:
+    """Per-decision state shared by the chain: the original input, verdicts and judge steps."""
+
+    inp: AgentInput
+    verdicts: list[Verdict] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    _calls: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def instance_id(self) -> str:
+        return self.inp.instance_id
+
+    @property
+    def repeat(self) -> int:
+        return self.inp.repeat
+
+    @property
+    def seed(self) -> int:
+        return self.inp.seed
+
+    @property
+    def language(self) -> str:
+        return self.inp.language
+
+    @property
+    def pair_id(self) -> str:
+        """The benign state's id (the instance id for a benign screen).
+
+        Keys randomness shared by a pair, so a benign run and its injected variants differ only
+        by the injection, not by their noise.
+        """
+        parts = self.inp.instance_id.rsplit(".", 2)
+        if len(parts) == 3 and parts[1] in self.inp.candidate_boxes:
+            return parts[0]
+        return self.inp.instance_id
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        self.verdicts.append(verdict)
+
+    def add_step(self, step: Step) -> None:
+        """Record a model call a defense made (role 'judge'), so its tokens and cost count."""
+        self.steps.append(step)
+
+    def next_call(self, owner: object) -> int:
+        """The owner's call index in this episode (0, 1, ...): replay files key on it."""
+        n = self._calls.get(id(owner), 0)
+        self._calls[id(owner)] = n + 1
+        return n
+
+
+# ------------------------------------------------------------------ the interface
+
+
+class Defense:
+    """Base class of defenses. Override any of the three hooks; the others pass through.
+
+    Parameters are the keyword arguments of ``__init__``, each kept as a same-named attribute,
+    so ``params()``, ``spec`` and ``describe()`` record them. ``main`` names the parameter that
+    ``name:value`` sets (e.g. ``jpeg:75`` -> quality).
+    """
+
+    name: str = ""
+    main: ClassVar[str | None] = None
+
+    def system_prefix(self, language: str) -> str:
+        """Text prepended to the agent's system prompt ('' for none)."""
+        return ""
+
+    async def before(self, view: View, ctx: DefenseContext) -> View:
+        """Inspect or transform the observation before the model sees it."""
+        return view
+
+    async def after(self, view: View, decision: Decision, ctx: DefenseContext) -> Decision:
+        """Inspect the proposed decision (coordinates already in phone pixels)."""
+        return decision
+
+    async def aclose(self) -> None:
+        """Release resources (e.g. a judge's HTTP client)."""
+
+    # -- identity ------------------------------------------------------------------------
+
+    def params(self) -> dict[str, Any]:
+        """Every parameter with its current value, in signature order."""
+        return {p: getattr(self, p) for p in _param_names(type(self)) if hasattr(self, p)}
+
+    @property
+    def spec(self) -> str:
+        """The canonical spec string (round-trips through ``make_defense``)."""
+        name = self.name or type(self).__name__
+        return _format_spec(name, type(self), self.params())
+
+    def describe(self) -> dict[str, Any]:
+        """What the run config records about this defense."""
+        return {"name": self.name or type(self).__name__, "spec": self.spec, **self.params()}
+
+    def blocked(self, decision: Decision, detail: str) -> Decision:
+        """``decision`` turned into a blocked step (for ``after`` hooks)."""
+        return dataclasses.replace(
+            decision, candidate=None, outcome=Outcome.BLOCKED,
+            cause=f"blocked by {self.spec}: {detail}",
+        )  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"<defense {self.spec}>"
+
+
+DEFENSES: Registry[Callable[..., Defense]] = Registry("defense", group="dibench.defenses")
+
+
+# ------------------------------------------------------------------ spec strings
+
+_KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=(.*)$", re.S)
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
+    """``name[:main][,key=value...]`` -> (name, main value or None, {key: value}).
+
+    Values may contain ``:`` (``provider=openai:gpt-4o``); a comma piece that is not
+    ``key=value`` continues the previous value (``scope=ui,image``).
+    """
+    text = spec.strip()
+    name, sep, rest = text.partition(":")
+    name = name.strip()
+    if not name:
+        raise DefenseError(f"defense {spec!r}: empty name")
+    main: str | None = None
+    params: dict[str, str] = {}
+    last: str | None = None
+    if sep:
+        for i, piece in enumerate(rest.split(",")):
+            m = _KEY.match(piece)
+            if m:
+                last = m.group(1).replace("-", "_")
+                if last in params:
+                    raise DefenseError(f"defense {spec!r}: parameter {last} given twice")
+                params[last] = m.group(2).strip()
+            elif i == 0:
+                main = piece.strip()
+            elif last is not None:
+                params[last] += "," + piece.strip()
+            else:
+                main = f"{main},{piece.strip()}"
+    return name, main, params
+
+
+def _factory_sig(factory: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, Any]]:
+    target = factory.__init__ if inspect.isclass(factory) else factory  # type: ignore[misc]
+    sig = inspect.signature(factory)
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # unresolvable annotations: coerce from defaults only
+        hints = {}
+    return sig, hints
+
+
+def _param_names(factory: Callable[..., Any]) -> list[str]:
+    sig, _ = _factory_sig(factory)
+    return [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+
+
+def _coerce(value: str, hint: Any, default: Any, where: str) -> Any:
+    kinds: tuple[Any, ...]
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        kinds = tuple(a for a in typing.get_args(hint) if a is not type(None))
+        if value.lower() in ("none", "null") and type(None) in typing.get_args(hint):
+            return None
+    elif hint is not None and hint is not Any:
+        kinds = (hint,)
+    elif default is not inspect.Parameter.empty and default is not None:
+        kinds = (type(default),)
+    else:
+        kinds = (str,)
+    for kind in kinds:
+        if kind is bool:
+            low = value.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            continue
+        if kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                continue
+        if kind is str:
+            return value
+    names = "/".join(getattr(k, "__name__", str(k)) for k in kinds)
+    raise DefenseError(f"{where}: expected {names}, got {value!r}")
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}" if math.isfinite(value) else str(value)
+    if value is None:
+        return "none"
+    if isinstance(value, (tuple, list)):
+        return ",".join(_format_value(v) for v in value)
+    return str(value)
+
+
+def _format_spec(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> str:
+    sig, _ = _factory_sig(factory)
+    main = getattr(factory, "main", None)
+    parts: list[str] = []
+    if main and main in params:
+        parts.append(_format_value(params[main]))
+    for key, value in params.items():
+        if key == main:
+            continue
+        p = sig.parameters.get(key)
+        if p is not None and p.default is not inspect.Parameter.empty and p.default == value:
+            continue
+        parts.append(f"{key}={_format_value(value)}")
+    return f"{name}:{','.join(parts)}" if parts else name
+
+
+def _resolve(spec: str) -> tuple[str, Callable[..., Defense], dict[str, Any]]:
+    """(name, factory, coerced keyword arguments) of a spec, without building the defense."""
+    name, main_value, raw = parse_spec(spec)
+    try:
+        factory = DEFENSES.get(name)
+    except RegistryError as exc:
+        raise DefenseError(str(exc)) from None
+    sig, hints = _factory_sig(factory)
+    names = _param_names(factory)
+    where = f"defense {spec.strip()!r}"
+    if main_value is not None:
+        main = getattr(factory, "main", None)
+        if not main:
+            raise DefenseError(
+                f"{where}: {name} has no main parameter; write {name}:key=value "
+                f"(parameters: {', '.join(names) or 'none'})"
+            )
+        if main in raw:
+            raise DefenseError(f"{where}: parameter {main} given twice")
+        raw = {main: main_value, **raw}
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in names:
+            raise DefenseError(
+                f"{where}: unknown parameter {key!r} (parameters: {', '.join(names) or 'none'})"
+            )
+        p = sig.parameters[key]
+        kwargs[key] = _coerce(value, hints.get(key), p.default, f"{where}: parameter {key}")
+    return name, factory, kwargs
+
+
+def make_defense(spec: str) -> Defense:
+    """A configured defense from its spec, e.g. ``make_defense("jpeg:75")``."""
+    name, factory, kwargs = _resolve(spec)
+    try:
+        defense = factory(**kwargs)
+    except DefenseError:
+        raise
+    except (TypeError, ValueError, OSError) as exc:
+        raise DefenseError(f"defense {spec.strip()!r}: {exc}") from None
+    if not isinstance(defense, Defense):
+        raise DefenseError(f"defense {name!r}: its factory returned {type(defense).__name__}")
+    defense.name = name
+    return defense
+
+
+def canonical_spec(spec: str) -> str:
+    """The canonical form of a spec (``jpeg`` -> ``jpeg:75``), as the built defense states it."""
+    return make_defense(spec).spec
+
+
+# ------------------------------------------------------------------ chains
+
+
+class DefenseChain(Sequence[Defense]):
+    """Defenses applied in the order given; the condition's label joins their specs by '+'."""
+
+    def __init__(self, defenses: Iterable[Defense] = ()) -> None:
+        self._items = tuple(defenses)
+
+    def __getitem__(self, i: int) -> Defense:  # type: ignore[override]
+        return self._items[i]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Defense]:
+        return iter(self._items)
+
+    @property
+    def spec(self) -> str:
+        return "+".join(d.spec for d in self._items) or NO_DEFENSE
+
+    def system_prefix(self, language: str) -> str:
+        parts = [d.system_prefix(language).strip() for d in self._items]
+        return "\n\n".join(p for p in parts if p)
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [d.describe() for d in self._items]
+
+    async def aclose(self) -> None:
+        for d in self._items:
+            await d.aclose()
+
+    def __repr__(self) -> str:
+        return f"<DefenseChain {self.spec}>"
+
+
+def _flatten(specs: str | Iterable[Any]) -> list[str]:
+    if isinstance(specs, str):
+        return [specs]
+    out: list[str] = []
+    for s in specs:
+        if isinstance(s, str):
+            out.append(s)
+        elif isinstance(s, Iterable):
+            out.extend(_flatten(s))
+        else:
+            raise DefenseError(f"defense spec must be a string, got {s!r}")
+    return out
+
+
+def make_chain(specs: str | Iterable[Any]) -> DefenseChain:
+    """A chain from specs in order; ``"none"`` entries are skipped (an empty chain = none)."""
+    return DefenseChain(
+        make_defense(s) for s in _flatten(specs) if s.strip() and s.strip() != NO_DEFENSE
+    )
+
+
+def chain_label(specs: str | Iterable[Any]) -> str:
+    """The condition label of a chain of these specs ("none" for no defense)."""
+    return make_chain(specs).spec
