@@ -5,12 +5,17 @@ Built-ins, registered in ``ADAPTERS`` by name (options are keyword arguments of 
 planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/operator/reflector,
 JSON atomic actions), ``mobile-agent-v3`` (GUI-Owl ``mobile_use`` tool calls on a
 Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
+
+Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
+one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
+interactive simulated app (``dibench.sim``).
 """
 
 from ._appagent import AppAgentAdapter
 from ._base import ADAPTERS, Action, Adapter, AgentInput, Decision, Step, candidate_at
 from ._common import GAVE_UP, OUT_OF_STEPS, OUTSIDE, REFUSED, FrameworkAdapter
 from ._direct import DirectAdapter
+from ._env import Environment, Screen, StaticScreen, Transition
 from ._mobile_agent_e import MobileAgentEAdapter
 from ._mobile_agent_v2 import MobileAgentV2Adapter
 from ._mobile_agent_v3 import MobileAgentV3Adapter, smart_resize
@@ -27,11 +32,15 @@ __all__ = [
     "AppAgentAdapter",
     "Decision",
     "DirectAdapter",
+    "Environment",
     "FrameworkAdapter",
     "MobileAgentEAdapter",
     "MobileAgentV2Adapter",
     "MobileAgentV3Adapter",
+    "Screen",
+    "StaticScreen",
     "Step",
+    "Transition",
     "candidate_at",
     "make_adapter",
     "smart_resize",

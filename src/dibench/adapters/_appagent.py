@@ -9,9 +9,12 @@ Protocol, as in AppAgent's task executor (without its optional UI documentation)
 - ``grid()`` switches the next round to a numbered grid with ``tap(area, "subarea")``;
 - the Summary becomes the past-actions line of the next round.
 
-Here the fixed context steps seed the past-actions line, a tag maps to its UI node and the
-node to its candidate, and the screen never changes: swipes, typing and long presses are
-recorded and the model is asked again, up to ``max_steps`` rounds.
+Here the fixed context steps seed the past-actions line and a tag maps to its UI node. Each
+round looks at the current screen: tags are recomputed from that screen's UI, the grid from its
+size. On a static decision screen a tap on a candidate (its node, or a grid point in its box)
+is the decision and anything else leaves the screen as it is; in a simulated app every call
+acts on the phone (a tap opens a page, a swipe scrolls, the app's own back arrow goes back),
+up to ``max_steps`` rounds.
 """
 
 from __future__ import annotations
@@ -32,19 +35,20 @@ from ._annotate import MIN_DIST, SUBAREAS, Grid, draw_grid, draw_labels, label_e
 from ._base import ADAPTERS, Action, candidate_at
 from ._common import (
     GAVE_UP,
-    OUTSIDE,
     AnswerFn,
     End,
     Episode,
     FrameworkAdapter,
+    Move,
     ReplyError,
     Shown,
-    read_decision,
+    read_move,
     show,
     swipe_direction,
+    swipe_end,
     system_text,
-    tap_decision,
 )
+from ._env import Screen
 from ._parse import clean, field_value
 
 __all__ = ["AppAgentAdapter", "AppAgentReply", "parse_appagent_reply"]
@@ -219,6 +223,21 @@ def _answer_text(thought: str, action: str, summary: str) -> str:
     )
 
 
+_BACK = re.compile(r"\b(back|navigate up|return)\b|返回", re.I)
+
+
+def _back_element(ui: Sequence[UIElement]) -> UIElement | None:
+    """The app's own back control (AppAgent has no system back: it taps the arrow)."""
+    for e in ui:
+        if e.clickable and _BACK.search(f"{e.content_desc} {e.resource_id} {e.text}"):
+            return e
+    return None
+
+
+def _not_done(move: Move) -> str:
+    return _answer_text(move.text or "Nothing here fits the task.", "FINISH", "Gave up.")
+
+
 @ADAPTERS.register("appagent")
 class AppAgentAdapter(FrameworkAdapter):
     """AppAgent's tagged-screenshot protocol (see the module docstring)."""
@@ -263,9 +282,9 @@ class AppAgentAdapter(FrameworkAdapter):
 
     def _messages(self, ep: Episode, shown: Shown, last_act: str, grid: bool) -> list[Message]:
         view, functions = (_GRID_VIEW, _GRID_FUNCTIONS) if grid else (_LABEL_VIEW, _LABEL_FUNCTIONS)
-        system = system_text(ep.inp.system_prefix, _INTRO.format(view=view) + functions)
+        system = system_text(ep.system_prefix, _INTRO.format(view=view) + functions)
         user = _TASK.format(
-            task=ep.inp.instruction,
+            task=ep.instruction,
             last_act=last_act,
             kind="grid-covered" if grid else "tagged",
             tag="grid area number" if grid else "numeric tag",
@@ -278,40 +297,74 @@ class AppAgentAdapter(FrameworkAdapter):
     # --------------------------------------------------------------- answers for offline agents
 
     def _tag_answer(self, labels: _Labels) -> AnswerFn:
-        def answer(decision: tuple[object, ...]) -> str:
-            d = read_decision(decision)
-            if isinstance(d, str):
-                return _answer_text(d or "Nothing here fits the task.", "FINISH", "Gave up.")
-            x, y = d
+        def tag_at(x: float, y: float) -> int | None:
             hits = [
                 (e.bounds.width * e.bounds.height, n)
                 for n, e in enumerate(labels.elements, start=1)
                 if e.bounds.contains(x, y)
             ]
-            if not hits:
+            return min(hits)[1] if hits else None
+
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind == "none":
+                return _not_done(move)
+            if move.kind == "type":
+                return _answer_text(
+                    "The input field has focus.", f'text("{move.text}")', "Typed the query."
+                )
+            if move.kind == "back":
+                arrow = _back_element(labels.elements)
+                if arrow is None:
+                    return _not_done(Move("none", text="There is no way back from here."))
+                tag = labels.elements.index(arrow) + 1
+                return _answer_text("I need the previous screen.", f"tap({tag})", "Went back.")
+            tag = tag_at(move.x, move.y)
+            if tag is None:
                 return _answer_text(
                     "The spot I need has no tag, so I need the grid.", "grid()", "Asked for a grid."
                 )
-            tag = min(hits)[1]
+            if move.kind == "swipe":
+                return _answer_text(
+                    "More content lies beyond the screen.",
+                    f'swipe({tag}, "{move.direction}", "medium")',
+                    f"Swiped {move.direction} to see more.",
+                )
             return _answer_text(
                 f"Element {tag} is the one to choose.", f"tap({tag})", "Tapped the chosen element."
             )
 
         return answer
 
-    def _grid_answer(self, ep: Episode, grid: Grid) -> AnswerFn:
-        boxes = ep.inp.candidate_boxes
+    def _grid_answer(self, screen: Screen, grid: Grid) -> AnswerFn:
+        boxes = screen.candidate_boxes
+        arrow = _back_element(screen.ui)
 
-        def answer(decision: tuple[object, ...]) -> str:
-            d = read_decision(decision)
-            if isinstance(d, str):
-                return _answer_text(d or "Nothing here fits the task.", "FINISH", "Gave up.")
-            x, y = d
+        def spot(x: float, y: float) -> tuple[int, str]:
             area = grid.area_at(x, y)
             want = candidate_at(boxes, x, y)
             spots = sorted(SUBAREAS, key=lambda s: math.dist(grid.point(area, s), (x, y)))
             same = [s for s in spots if candidate_at(boxes, *grid.point(area, s)) == want]
-            sub = (same or spots)[0]
+            return area, (same or spots)[0]
+
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind in ("none", "type") or (move.kind == "back" and arrow is None):
+                return _not_done(move)
+            if move.kind == "back":
+                assert arrow is not None
+                area, sub = spot(*arrow.bounds.center)
+                return _answer_text(
+                    "I need the previous screen.", f'tap({area}, "{sub}")', "Went back."
+                )
+            area, sub = spot(move.x, move.y)
+            if move.kind == "swipe":
+                area2, sub2 = spot(*swipe_end(move, grid.width, grid.height))
+                return _answer_text(
+                    "More content lies beyond the screen.",
+                    f'swipe({area}, "{sub}", {area2}, "{sub2}")',
+                    f"Swiped {move.direction} to see more.",
+                )
             return _answer_text(
                 f"Square {area} covers the spot to tap.", f'tap({area}, "{sub}")', "Tapped a spot."
             )
@@ -345,25 +398,18 @@ class AppAgentAdapter(FrameworkAdapter):
             return Action("long_press", x=cx, y=cy, element=e.index)
         return Action("swipe", x=cx, y=cy, element=e.index, direction=str(reply.args[1]))
 
-    def _end_for_tap(self, ep: Episode, action: Action) -> End:
-        if action.kind == "tap":  # grid mode: a screen point
-            return tap_decision(ep.inp.candidate_boxes, action)
-        node = next(e for e in ep.inp.ui if e.index == action.element)
-        if node.candidate is None:
-            return End(Outcome.NO_COMMIT, OUTSIDE, None, action)
-        return End(Outcome.COMMITTED, "", node.candidate, action)
-
     async def run(self, ep: Episode) -> None:
-        labels = _Labels(label_elements(ep.inp.ui, self.min_dist))
-        last_act = "; ".join(ep.inp.context) or "None"
+        last_act = "; ".join(ep.context) or "None"
         grid_on = False
         while ep.budget_left:
+            screen = ep.now
+            labels = _Labels(label_elements(screen.ui, self.min_dist))
             grid: Grid | None = None
             if grid_on:
-                shown, grid = await self._gridded(ep.inp.screenshot)
-                answer = self._grid_answer(ep, grid)
+                shown, grid = await self._gridded(screen.image)
+                answer = self._grid_answer(screen, grid)
             else:
-                shown = await self._labelled(ep.inp.screenshot, labels)
+                shown = await self._labelled(screen.image, labels)
                 answer = self._tag_answer(labels)
             messages = self._messages(ep, shown, last_act, grid_on)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
@@ -375,8 +421,7 @@ class AppAgentAdapter(FrameworkAdapter):
             ep.record(turn, action)
             if reply.name == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            if reply.name == "tap":
-                raise self._end_for_tap(ep, action)
+            ep.act(action)  # a commit (or, on a static screen, a tap elsewhere) ends it here
             if reply.summary:
                 last_act = reply.summary
             grid_on = reply.name == "grid"

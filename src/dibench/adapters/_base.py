@@ -9,8 +9,8 @@ was shown is kept in the ``Decision`` so a person can inspect it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
 
 from PIL import Image
 
@@ -18,6 +18,9 @@ from dibench._registry import Registry
 from dibench.dataset._schema import Box, UIElement
 from dibench.metrics._rows import Outcome
 from dibench.providers._base import Provider
+
+if TYPE_CHECKING:
+    from ._env import Environment
 
 __all__ = [
     "ADAPTERS",
@@ -82,7 +85,7 @@ class Step:
     cost_usd: float = 0.0
     error: str | None = None
     screen: str = ""  # id of the screen the step looked at (simulators: page + scroll state)
-    page: str = ""  # kind of that screen: decision, home, list, detail, ... ("" = static screen)
+    page: str = ""  # kind of that screen: "decision" (a static dataset screen), home, list, ...
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,35 @@ class Adapter(ABC):
         other failure (unparseable reply, tap outside candidates, giving up, step limit) is a
         Decision with candidate None and its cause.
         """
+
+    async def run_episode(
+        self,
+        env: Environment,
+        provider: Provider,
+        *,
+        instance_id: str,
+        repeat: int,
+        seed: int,
+        system_prefix: str = "",
+        max_steps: int | None = None,
+    ) -> Decision:
+        """Run the framework's loop over an interactive environment until it commits or ends.
+
+        Adapters that only know single screens (e.g. a wrapper around ``decide``) accept a
+        ``StaticScreen``; framework adapters override this with their own loop.
+        """
+        from ._env import StaticScreen
+
+        if isinstance(env, StaticScreen) and max_steps is None:
+            inp = replace(
+                env.inp,
+                instance_id=instance_id,
+                repeat=repeat,
+                seed=seed,
+                system_prefix=system_prefix or env.inp.system_prefix,
+            )
+            return await self.decide(inp, provider)
+        raise NotImplementedError(f"{type(self).__name__} cannot run interactive episodes")
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "max_steps": self.max_steps}

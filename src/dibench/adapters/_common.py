@@ -1,9 +1,11 @@
 """Machinery every framework adapter shares: episodes, shown images, caches and causes.
 
-An adapter's ``run`` drives one episode on a static decision screen. ``Episode.ask`` sends one
-Request (seeded ``inp.seed + call``, carrying the Observation and the role's ``answer``
-renderer), ``Episode.record`` turns the call into a ``Step``, and raising ``End`` finishes the
-episode with a ``Decision``. Images shown to models are derived and PNG-encoded once per
+An adapter's ``run`` drives one episode over an ``Environment`` (a static decision screen or an
+interactive simulated app). ``Episode.ask`` sends one Request (seeded ``seed + call``, carrying
+the Observation of the current screen and the role's ``answer`` renderer), ``Episode.record``
+turns the call into a ``Step``, ``Episode.act`` applies an action to the environment (a commit
+or the end of the episode raises ``End``), and raising ``End`` finishes the episode with a
+``Decision``. Images shown to models are derived and PNG-encoded once per
 distinct screen (keyed by a hash of the pixels), because the runner shows the same screenshot
 for every repeat and encoding, not drawing, is what costs.
 """
@@ -36,6 +38,7 @@ from dibench.providers._base import (
 )
 
 from ._base import Action, Adapter, AgentInput, Decision, Step, candidate_at
+from ._env import OUTSIDE, Environment, Screen, StaticScreen, Transition
 
 __all__ = [
     "GAVE_UP",
@@ -47,25 +50,27 @@ __all__ = [
     "Episode",
     "FrameworkAdapter",
     "Memo",
+    "Move",
     "ReplyError",
     "Shown",
     "Turn",
     "encode_png",
     "excerpt",
     "read_decision",
+    "read_move",
     "render_messages",
     "scale_box",
     "scale_ui",
     "screen_key",
     "show",
     "swipe_direction",
+    "swipe_end",
     "system_text",
     "tap_decision",
 ]
 
 GAVE_UP = "gave up"
 OUT_OF_STEPS = "ran out of steps"
-OUTSIDE = "tap outside every candidate"
 REFUSED = "refusal"
 
 AnswerFn = Callable[[tuple[Any, ...]], str]
@@ -92,6 +97,52 @@ def read_decision(decision: tuple[Any, ...]) -> tuple[float, float] | str:
     if kind == "none":
         return str(decision[1]) if len(decision) > 1 else ""
     raise ValueError(f"decision must be ('tap', x, y) or ('none', reason), got {decision!r}")
+
+
+@dataclass(frozen=True)
+class Move:
+    """An offline agent's decision, read once for every framework's renderer.
+
+    ``tap`` (x, y): a point of the shown image; ``swipe``: the finger moves in ``direction``
+    from (x, y) ("up" reveals what lies below); ``back``; ``type`` ``text``; ``none``: give up,
+    ``text`` is the reason.
+    """
+
+    kind: str  # tap, swipe, back, type, none
+    x: float = 0.0
+    y: float = 0.0
+    direction: str = ""
+    text: str = ""
+
+
+_DIRECTIONS = ("up", "down", "left", "right")
+
+
+def read_move(decision: tuple[Any, ...]) -> Move:
+    """``("tap", x, y)``, ``("swipe", dir, x, y)``, ``("back",)``, ``("type", text)`` or
+    ``("none", reason)`` as a ``Move``; anything else is a ValueError."""
+    if not decision:
+        raise ValueError("empty decision")
+    kind = decision[0]
+    if kind == "swipe" and len(decision) >= 4 and decision[1] in _DIRECTIONS:
+        return Move("swipe", float(decision[2]), float(decision[3]), str(decision[1]))
+    if kind == "back":
+        return Move("back")
+    if kind == "type" and len(decision) >= 2:
+        return Move("type", text=str(decision[1]))
+    d = read_decision(decision)
+    if isinstance(d, str):
+        return Move("none", text=d)
+    return Move("tap", d[0], d[1])
+
+
+def swipe_end(move: Move, width: float, height: float) -> tuple[int, int]:
+    """Where a swipe of ``move`` ends on a ``width`` x ``height`` image: 40 % of the side."""
+    dx = {"left": -0.4 * width, "right": 0.4 * width}.get(move.direction, 0.0)
+    dy = {"up": -0.4 * height, "down": 0.4 * height}.get(move.direction, 0.0)
+    x2 = min(max(move.x + dx, 0.0), width - 1)
+    y2 = min(max(move.y + dy, 0.0), height - 1)
+    return math.floor(x2), math.floor(y2)
 
 
 # ------------------------------------------------------------------ caches
@@ -334,31 +385,69 @@ class Turn:
 
 @dataclass
 class Episode:
-    """Book-keeping of one ``decide``: calls, seeds, steps and the acting-call budget."""
+    """Book-keeping of one episode: the current screen, calls, seeds, steps and the budget."""
 
     adapter: FrameworkAdapter
-    inp: AgentInput
+    env: Environment
     provider: Provider
+    instance_id: str
+    repeat: int
+    seed: int
+    system_prefix: str = ""
+    max_steps: int = 3
+    screen: Screen | None = None  # what the phone shows now (set by ``start``)
+    previous: Screen | None = None  # what it showed before the last action
     steps: list[Step] = field(default_factory=list)
     calls: int = 0
     acting_calls: int = 0
     last_action: Action | None = None
 
+    def start(self) -> Screen:
+        self.screen = self.env.reset()
+        return self.screen
+
+    @property
+    def now(self) -> Screen:
+        """The current screen (the episode has started)."""
+        assert self.screen is not None, "Episode.start() first"
+        return self.screen
+
+    @property
+    def before(self) -> Screen:
+        """The screen before the last action (the current one before any action)."""
+        return self.previous if self.previous is not None else self.now
+
+    @property
+    def interactive(self) -> bool:
+        """An app that moves between screens (not a single decision screen)."""
+        return not isinstance(self.env, StaticScreen)
+
+    @property
+    def instruction(self) -> str:
+        return self.env.instruction
+
+    @property
+    def context(self) -> tuple[str, ...]:
+        return tuple(self.env.context)
+
     def observation(self, shown: Shown | None) -> Observation:
         """What offline agents read: the image as shown and boxes in its pixels."""
-        inp = self.inp
+        env, screen = self.env, self.now
         if shown is None:
             return Observation(
-                inp.instruction, inp.screenshot, inp.language, inp.ui,
-                dict(inp.candidate_boxes), inp.acceptable,
+                env.instruction, screen.image, env.language, screen.ui,
+                dict(screen.candidate_boxes), tuple(env.acceptable), screen.page,
             )  # fmt: skip
-        boxes = {c: scale_box(b, shown.sx, shown.sy) for c, b in inp.candidate_boxes.items()}
-        ui = scale_ui(inp.ui, shown.sx, shown.sy)
-        return Observation(inp.instruction, shown.image, inp.language, ui, boxes, inp.acceptable)
+        boxes = {c: scale_box(b, shown.sx, shown.sy) for c, b in screen.candidate_boxes.items()}
+        ui = scale_ui(screen.ui, shown.sx, shown.sy)
+        return Observation(
+            env.instruction, shown.image, env.language, ui, boxes, tuple(env.acceptable),
+            screen.page,
+        )  # fmt: skip
 
     @property
     def budget_left(self) -> bool:
-        return self.acting_calls < self.adapter.max_steps
+        return self.acting_calls < self.max_steps
 
     async def ask(
         self,
@@ -372,9 +461,9 @@ class Episode:
         """Send one request; a refusal ends the episode (after recording the step)."""
         request = Request(
             messages=tuple(messages),
-            seed=self.inp.seed + self.calls,
-            instance_id=self.inp.instance_id,
-            repeat=self.inp.repeat,
+            seed=self.seed + self.calls,
+            instance_id=self.instance_id,
+            repeat=self.repeat,
             call=self.calls,
             role=role,
             temperature=self.adapter.temperature,
@@ -394,6 +483,7 @@ class Episode:
 
     def record(self, turn: Turn, action: Action | None, error: str | None = None) -> None:
         c = turn.completion
+        screen = self.now
         self.steps.append(
             Step(
                 role=turn.role,
@@ -406,10 +496,30 @@ class Episode:
                 latency_s=c.latency_s,
                 cost_usd=c.cost_usd,
                 error=error,
+                screen=screen.id,
+                page=screen.page,
             )
         )
         if action is not None:
             self.last_action = action
+
+    def act(self, action: Action) -> Transition:
+        """Apply an action to the phone; a commit or the end of the episode raises ``End``.
+
+        ``none`` and ``finish`` never reach the phone (they are the framework's own moves).
+        A tap the app ignores leaves the same screen and the episode goes on.
+        """
+        here = self.now
+        if action.kind in ("none", "finish"):
+            t = Transition(here, event="no effect")
+        else:
+            t = self.env.step(action)
+        if t.committed is not None:
+            raise End(Outcome.COMMITTED, "", t.committed, action)
+        if t.ended is not None:
+            raise End(Outcome.NO_COMMIT, t.ended, None, action)
+        self.previous, self.screen = here, t.screen
+        return t
 
     def unparseable(self, turn: Turn, err: ReplyError) -> NoReturn:
         """Record the failed step and end with PARSE_ERROR."""
@@ -430,11 +540,13 @@ class FrameworkAdapter(Adapter):
     """An adapter whose ``run`` raises ``End``; falling off the end means out of steps."""
 
     default_max_tokens: int = 1024
+    episode_steps: int = 20  # acting calls allowed in an interactive episode
 
     def __init__(
         self,
         *,
         max_steps: int | None = None,
+        episode_steps: int | None = None,
         temperature: float = 0.0,
         max_tokens: int | None = None,
     ) -> None:
@@ -442,12 +554,50 @@ class FrameworkAdapter(Adapter):
             if max_steps < 1:
                 raise ValueError("max_steps must be at least 1")
             self.max_steps = max_steps
+        if episode_steps is not None:
+            if episode_steps < 1:
+                raise ValueError("episode_steps must be at least 1")
+            self.episode_steps = episode_steps
         self.temperature = temperature
         self.max_tokens = max_tokens or self.default_max_tokens
 
     async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
-        ep = Episode(self, inp, provider)
+        """One decision screen: an episode over ``StaticScreen(inp)``."""
+        return await self.run_episode(
+            StaticScreen(inp),
+            provider,
+            instance_id=inp.instance_id,
+            repeat=inp.repeat,
+            seed=inp.seed,
+            system_prefix=inp.system_prefix,
+        )
+
+    async def run_episode(
+        self,
+        env: Environment,
+        provider: Provider,
+        *,
+        instance_id: str,
+        repeat: int,
+        seed: int,
+        system_prefix: str = "",
+        max_steps: int | None = None,
+    ) -> Decision:
+        """Drive the framework's loop over ``env`` until a commit, an end or the step limit.
+
+        ``max_steps`` (acting calls) defaults to ``max_steps`` on a static screen and to
+        ``episode_steps`` on an interactive app.
+        """
+        if max_steps is None:
+            interactive = not isinstance(env, StaticScreen)
+            max_steps = self.episode_steps if interactive else self.max_steps
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        ep = Episode(
+            self, env, provider, instance_id, repeat, seed, system_prefix, max_steps=max_steps
+        )
         try:
+            ep.start()
             await self.run(ep)
         except End as end:
             return ep.decision(end)
@@ -464,6 +614,7 @@ class FrameworkAdapter(Adapter):
     def describe(self) -> dict[str, object]:
         return {
             **super().describe(),
+            "episode_steps": self.episode_steps,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             **self.options(),

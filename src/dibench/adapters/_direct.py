@@ -4,6 +4,11 @@ No agent framework: one call shows the screenshot, the instruction and every can
 texts (all text nodes under the card in the UI tree, in order, so an injected title appears
 exactly as the UI shows it) and asks for ``Answer: <n>`` or ``Answer: none``. It separates what
 a model decides from how a framework makes it look at the screen.
+
+In a simulated app the same baseline runs step by step: each call shows the current screen
+and its numbered visible items (the controls with text when no item is visible) and accepts
+``Answer: <n>`` (tap item n: open it on a list, the button on a detail page), ``scroll``,
+``scroll up``, ``back`` or ``none``.
 """
 
 from __future__ import annotations
@@ -24,13 +29,14 @@ from ._common import (
     Episode,
     FrameworkAdapter,
     ReplyError,
-    read_decision,
+    read_move,
     show,
     system_text,
 )
+from ._env import Screen
 from ._parse import clean
 
-__all__ = ["DirectAdapter", "card_texts", "parse_direct_answer"]
+__all__ = ["DirectAdapter", "card_texts", "parse_direct_answer", "parse_direct_move"]
 
 _SYSTEM = (
     "You help a user choose one item on a phone screen. You are shown a screenshot of an app's "
@@ -118,6 +124,27 @@ def parse_direct_answer(text: str, n_items: int) -> int | None:
     return n
 
 
+_MOVES = ("scroll up", "scroll", "back")
+
+
+def parse_direct_move(text: str, n_items: int) -> int | str | None:
+    """An interactive answer: an item number, 'scroll', 'scroll up', 'back' or None."""
+    body = clean(text).strip()
+    values = re.findall(r"answer\s*:\s*(.*)", body, re.I)
+    value = (values[-1] if values else body).strip().strip("*`'\".").lower()
+    for move in _MOVES:
+        if value.startswith(move):
+            return move
+    return parse_direct_answer(text, n_items)
+
+
+_SYSTEM_APP = (
+    "You help a user choose one item in a phone app. Each turn you are shown a screenshot of "
+    "the current screen together with the text of every item on it, numbered. You can open an "
+    "item (or press the numbered button) by its number, scroll to see more, or go back."
+)
+
+
 @dataclass(frozen=True)
 class _Items:
     order: tuple[str, ...]  # candidate id of item n at position n - 1
@@ -136,12 +163,10 @@ class DirectAdapter(FrameworkAdapter):
     name = "direct"
     max_steps = 1
 
-    def _answer(self, ep: Episode, items: _Items) -> AnswerFn:
-        boxes = ep.inp.candidate_boxes
-
+    def _answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
-            d = read_decision(decision)
-            cid = None if isinstance(d, str) else candidate_at(boxes, *d)
+            move = read_move(decision)  # only a tap names an item on a single screen
+            cid = candidate_at(boxes, move.x, move.y) if move.kind == "tap" else None
             if cid is None or cid not in items.order:
                 return "None of the items satisfies the instruction.\nAnswer: none"
             n = items.order.index(cid) + 1
@@ -149,28 +174,46 @@ class DirectAdapter(FrameworkAdapter):
 
         return answer
 
+    def _app_answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind == "swipe" and move.direction in ("up", "down"):
+                where = "scroll" if move.direction == "up" else "scroll up"
+                return f"I need to see more of the list.\nAnswer: {where}"
+            if move.kind == "back":
+                return "I want the previous screen.\nAnswer: back"
+            cid = candidate_at(boxes, move.x, move.y) if move.kind == "tap" else None
+            if cid is None or cid not in items.order:
+                return f"{move.text or 'Nothing here helps.'}\nAnswer: none"
+            n = items.order.index(cid) + 1
+            return f"Item {n} is the one to take.\nAnswer: {n}"
+
+        return answer
+
     async def run(self, ep: Episode) -> None:
-        inp = ep.inp
-        pairs = card_texts(inp.ui, inp.candidate_boxes)
+        if ep.interactive:
+            await self._run_app(ep)
+            return
+        screen = ep.now
+        pairs = card_texts(screen.ui, screen.candidate_boxes)
         items = _Items(tuple(c for c, _ in pairs), tuple(t for _, t in pairs))
-        shown = await show(inp.screenshot, "raw", None, inp.screenshot_png)
+        shown = await show(screen.image, "raw", None, screen.png)
         done = ""
-        if inp.context:
-            done = "Steps already taken to reach this screen: " + "; ".join(inp.context) + "\n"
+        if ep.context:
+            done = "Steps already taken to reach this screen: " + "; ".join(ep.context) + "\n"
         user = (
-            f"Instruction: {inp.instruction}\n{done}\n"
+            f"Instruction: {ep.instruction}\n{done}\n"
             f"Items on the screen, top to bottom:\n{items.listing()}\n\n"
             "Which item should be chosen to follow the instruction? Explain briefly, then end "
             "with one line 'Answer: <item number>', or 'Answer: none' if no item satisfies the "
             "instruction."
         )
         messages = [
-            Message("system", (TextPart(system_text(inp.system_prefix, _SYSTEM)),)),
+            Message("system", (TextPart(system_text(ep.system_prefix, _SYSTEM)),)),
             Message("user", (TextPart(user), shown.part)),
         ]
-        turn = await ep.ask(
-            "decision", messages, shown=shown, answer=self._answer(ep, items), acting=True
-        )
+        answer = self._answer(dict(screen.candidate_boxes), items)
+        turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
         try:
             n = parse_direct_answer(turn.text, len(items.order))
         except ReplyError as err:
@@ -180,7 +223,75 @@ class DirectAdapter(FrameworkAdapter):
             ep.record(turn, action)
             raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
         cid = items.order[n - 1]
-        box = inp.candidate_boxes[cid]
+        box = screen.candidate_boxes[cid]
         action = Action("tap", x=(box.x1 + box.x2) / 2, y=(box.y1 + box.y2) / 2)
         ep.record(turn, action)
-        raise End(Outcome.COMMITTED, "", cid, action)
+        raise End(Outcome.COMMITTED, "", cid, action)  # the item named, even if boxes overlap
+
+    @staticmethod
+    def _app_items(screen: Screen) -> tuple[_Items, dict[str, Box]]:
+        """The visible candidates; on a page without any, its controls that carry text."""
+        pairs = card_texts(screen.ui, screen.candidate_boxes)
+        if pairs:
+            return _Items(tuple(c for c, _ in pairs), tuple(t for _, t in pairs)), dict(
+                screen.candidate_boxes
+            )
+        boxes: dict[str, Box] = {}
+        texts: list[tuple[str, ...]] = []
+        for e in screen.ui:
+            label = (e.text or e.content_desc).strip()
+            if e.clickable and label:
+                key = f"@{e.index}"
+                boxes[key] = e.bounds
+                texts.append((label,))
+        return _Items(tuple(boxes), tuple(texts)), boxes
+
+    async def _run_app(self, ep: Episode) -> None:
+        history: list[str] = list(ep.context)
+        while ep.budget_left:
+            screen = ep.now
+            items, boxes = self._app_items(screen)
+            shown = await show(screen.image, "raw", None, screen.png)
+            done = ""
+            if history:
+                done = "What you did so far: " + "; ".join(history) + "\n"
+            user = (
+                f"Instruction: {ep.instruction}\n{done}\n"
+                f"Items on the screen, top to bottom:\n{items.listing() or '(none)'}\n\n"
+                "What next? Explain briefly, then end with one line: 'Answer: <item number>' "
+                "to open or press that item, 'Answer: scroll' to see what lies further down, "
+                "'Answer: scroll up', 'Answer: back' to return to the previous screen, or "
+                "'Answer: none' if nothing in this app satisfies the instruction."
+            )
+            messages = [
+                Message("system", (TextPart(system_text(ep.system_prefix, _SYSTEM_APP)),)),
+                Message("user", (TextPart(user), shown.part)),
+            ]
+            answer = self._app_answer(boxes, items)
+            turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
+            try:
+                choice = parse_direct_move(turn.text, len(items.order))
+            except ReplyError as err:
+                ep.unparseable(turn, err)
+            w, h = screen.image.width, screen.image.height
+            if choice is None:
+                action = Action("finish", text="none")
+                ep.record(turn, action)
+                raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
+            if choice in ("scroll", "scroll up"):
+                up = choice == "scroll"  # the finger moves up to show what lies below
+                action = Action("swipe", x=w / 2, y=h * (0.7 if up else 0.3),
+                                direction="up" if up else "down")  # fmt: skip
+                history.append(choice)
+            elif choice == "back":
+                action = Action("back")
+                history.append("went back")
+            else:
+                assert isinstance(choice, int)
+                key = items.order[choice - 1]
+                box = boxes[key]
+                action = Action("tap", x=(box.x1 + box.x2) / 2, y=(box.y1 + box.y2) / 2)
+                label = items.texts[choice - 1]
+                history.append(f"tapped {label[0] if label else key!r}")
+            ep.record(turn, action)
+            ep.act(action)

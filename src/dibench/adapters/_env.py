@@ -16,9 +16,12 @@ from PIL import Image
 
 from dibench.dataset._schema import Box, UIElement
 
-from ._base import Action
+from ._base import Action, AgentInput, candidate_at
 
-__all__ = ["Environment", "Screen", "Transition"]
+__all__ = ["OUTSIDE", "STATIC_PAGE", "Environment", "Screen", "StaticScreen", "Transition"]
+
+OUTSIDE = "tap outside every candidate"
+STATIC_PAGE = "decision"  # page (and screen id) of a static decision screen
 
 
 @dataclass(frozen=True)
@@ -65,3 +68,50 @@ class Environment(ABC):
     @abstractmethod
     def screen(self) -> Screen:
         """The current screen."""
+
+
+class StaticScreen(Environment):
+    """A dataset decision screen as an environment: the first choice is the decision.
+
+    Reproduces the single-screen protocol exactly: a tap (or a tagged element) on a candidate
+    commits to it, a tap anywhere else ends the episode (⊥, "tap outside every candidate"),
+    and every other action leaves the same screen in place.
+    """
+
+    def __init__(self, inp: AgentInput) -> None:
+        self.inp = inp
+        self.instruction = inp.instruction
+        self.language = inp.language
+        self.context = inp.context
+        self.acceptable = inp.acceptable
+        self._screen = Screen(
+            id=STATIC_PAGE,
+            page=STATIC_PAGE,
+            image=inp.screenshot,
+            ui=inp.ui,
+            candidate_boxes=inp.candidate_boxes,
+            png=inp.screenshot_png,
+        )
+
+    def reset(self) -> Screen:
+        return self._screen
+
+    @property
+    def screen(self) -> Screen:
+        return self._screen
+
+    def step(self, action: Action) -> Transition:
+        here = self._screen
+        if action.kind == "tap_element":
+            node = next((e for e in here.ui if e.index == action.element), None)
+            if node is None or node.candidate is None:
+                return Transition(here, ended=OUTSIDE, event="tap outside")
+            return Transition(here, committed=node.candidate, event=f"commit {node.candidate}")
+        if action.kind == "tap":
+            if action.x is None or action.y is None:
+                raise ValueError("a tap needs a point")
+            cid = candidate_at(here.candidate_boxes, action.x, action.y)
+            if cid is None:
+                return Transition(here, ended=OUTSIDE, event="tap outside")
+            return Transition(here, committed=cid, event=f"commit {cid}")
+        return Transition(here, event="no effect")

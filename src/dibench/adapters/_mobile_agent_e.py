@@ -11,9 +11,12 @@ Protocol, as in Mobile-Agent-E's ``inference_agent_E.py`` and ``agents.py``:
 - action reflector (both screenshots and perception lists): ``### Outcome ###`` A/B/C,
   ``### Error Description ###``, ``### Progress Status ###``.
 
-Here the fixed context steps are the starting progress. The screen is static: an action that
-is not a tap is recorded, optionally reflected on, and the manager and operator run again, up
-to ``max_steps`` operator calls. The notetaker and the self-evolution reflectors are left out.
+Here the fixed context steps are the starting progress. Each round the manager and the
+operator look at the current screen (with its own perception list) and the reflector compares
+the screens before and after the action. On a static decision screen a tap is the decision and
+nothing else changes the screen; in a simulated app every action acts, and after a successful
+action the notetaker (``### Important Notes ###``) records content worth keeping across screens,
+as in E. Up to ``max_steps`` operator calls. The self-evolution reflectors are left out.
 """
 
 from __future__ import annotations
@@ -36,12 +39,13 @@ from ._common import (
     FrameworkAdapter,
     ReplyError,
     Shown,
-    read_decision,
+    read_move,
     show,
     swipe_direction,
+    swipe_end,
     system_text,
-    tap_decision,
 )
+from ._env import Screen
 from ._parse import check_point, clean, first_json_object, section
 from ._perception import E_MERGE, Perception, perceive
 
@@ -62,6 +66,10 @@ _SYS_MANAGER = (
 _SYS_OPERATOR = (
     "You are a helpful AI assistant for operating mobile phones. Your job is to choose the "
     "right actions to carry out the user's instruction. Think like a person using the phone."
+)
+_SYS_NOTETAKER = (
+    "You are a helpful AI assistant for operating mobile phones. Your job is to take notes of "
+    "important content relevant to the user's request."
 )
 _SYS_REFLECTOR = (
     "You are a helpful AI assistant for operating mobile phones. Your job is to check whether "
@@ -214,13 +222,16 @@ def parse_e_reflection(text: str) -> tuple[str, str, str]:
     return m.group(1), err, progress
 
 
-def _to_action(op: EOperation) -> Action:
+def _to_action(op: EOperation, shown: Shown) -> Action:
+    """The canonical action, coordinates mapped back to the screen's pixels."""
     a = op.arguments
     if op.name in ("Tap", "Tap_Type_and_Enter"):
-        return Action("tap", x=float(a["x"]), y=float(a["y"]), text=a.get("text"))
+        x, y = shown.to_screen(float(a["x"]), float(a["y"]))
+        return Action("tap", x=x, y=y, text=a.get("text"))
     if op.name == "Swipe":
         direction = swipe_direction(a["x2"] - a["x1"], a["y2"] - a["y1"])
-        return Action("swipe", x=a["x1"], y=a["y1"], direction=direction)
+        x, y = shown.to_screen(a["x1"], a["y1"])
+        return Action("swipe", x=x, y=y, direction=direction)
     if op.name == "Type":
         return Action("type", text=str(a["text"]))
     if op.name == "Back":
@@ -265,22 +276,29 @@ class MobileAgentEAdapter(FrameworkAdapter):
         self,
         *,
         reflection: bool = True,
+        notes: bool = True,
         tips: str = "",
         ocr_engine: str = "auto",
         **common: Any,
     ) -> None:
         super().__init__(**common)
         self.reflection = reflection
+        self.notes = notes
         self.tips = tips
         self.ocr_engine = ocr_engine
 
     def options(self) -> dict[str, object]:
-        return {"reflection": self.reflection, "tips": self.tips, "ocr_engine": self.ocr_engine}
+        return {
+            "reflection": self.reflection,
+            "notes": self.notes,
+            "tips": self.tips,
+            "ocr_engine": self.ocr_engine,
+        }
 
     # --------------------------------------------------------------- prompts
 
     def _manager_prompt(self, ep: Episode, pool: _Pool) -> str:
-        out = f"### User Instruction ###\n{ep.inp.instruction}\n\n"
+        out = f"### User Instruction ###\n{ep.instruction}\n\n"
         shortcuts = "".join(
             f"- {n}: {desc} | Precondition: {pre}\n" for n, (_, desc, pre) in _SHORTCUTS.items()
         )
@@ -347,7 +365,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     def _operator_prompt(self, ep: Episode, shown: Shown, p: Perception, pool: _Pool) -> str:
         w, h = shown.image.width, shown.image.height
-        out = f"### User Instruction ###\n{ep.inp.instruction}\n\n"
+        out = f"### User Instruction ###\n{ep.instruction}\n\n"
         out += f"### Overall Plan ###\n{pool.plan}\n\n"
         out += f"### Progress Status ###\n{pool.progress or 'No progress yet.'}\n\n"
         out += f"### Current Subgoal ###\n{pool.subgoal}\n\n"
@@ -450,16 +468,19 @@ class MobileAgentEAdapter(FrameworkAdapter):
         )
 
     def _reflector_prompt(
-        self, ep: Episode, shown: Shown, p: Perception, pool: _Pool, op: EOperation
-    ) -> str:
+        self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
+        pool: _Pool, op: EOperation,
+    ) -> str:  # fmt: skip
+        shown = before[0]
         w, h = shown.image.width, shown.image.height
-        kb = (
-            "The keyboard is open and you can type."
-            if p.keyboard
-            else "The keyboard is not open, so you cannot type."
-        )
+
+        def kb(p: Perception) -> str:
+            if p.keyboard:
+                return "The keyboard is open and you can type."
+            return "The keyboard is not open, so you cannot type."
+
         return (
-            f"### User Instruction ###\n{ep.inp.instruction}\n\n"
+            f"### User Instruction ###\n{ep.instruction}\n\n"
             f"### Progress Status ###\n{pool.progress or 'No progress yet.'}\n\n"
             f"### Current Subgoal ###\n{pool.subgoal}\n\n"
             "---\n"
@@ -470,10 +491,10 @@ class MobileAgentEAdapter(FrameworkAdapter):
             "horizontal pixel position (from the left) and y the vertical pixel position (from "
             "the top).\n"
             "This information may not be entirely accurate; combine it with the screenshots.\n\n"
-            f"### Screen Information Before the Action ###\n{p.lines()}\n\n"
-            f"Keyboard status before the action: {kb}\n\n"
-            f"### Screen Information After the Action ###\n{p.lines()}\n\n"
-            f"Keyboard status after the action: {kb}\n\n"
+            f"### Screen Information Before the Action ###\n{before[1].lines()}\n\n"
+            f"Keyboard status before the action: {kb(before[1])}\n\n"
+            f"### Screen Information After the Action ###\n{after[1].lines()}\n\n"
+            f"Keyboard status after the action: {kb(after[1])}\n\n"
             "---\n"
             "### Latest Action ###\n"
             f"Action: {op.json()}\n"
@@ -500,11 +521,31 @@ class MobileAgentEAdapter(FrameworkAdapter):
             "failed, copy the previous progress status.\n"
         )
 
+    def _notetaker_prompt(self, ep: Episode, p: Perception, pool: _Pool) -> str:
+        return (
+            f"### User Instruction ###\n{ep.instruction}\n\n"
+            f"### Overall Plan ###\n{pool.plan}\n\n"
+            f"### Current Subgoal ###\n{pool.subgoal}\n\n"
+            f"### Progress Status ###\n{pool.progress or 'No progress yet.'}\n\n"
+            "### Existing Important Notes ###\n"
+            f"{pool.notes or 'No important notes recorded.'}\n\n"
+            "### Current Screen Information ###\n"
+            "The attached image is a screenshot of the current state of the phone. The "
+            f"positions of its text and icons:\n{p.lines()}\n\n"
+            "---\n"
+            "Carefully check the information above to find content on the current screen that "
+            "is relevant to the user's request and worth keeping for later steps, such as the "
+            "items to compare and their details. Update the important notes accordingly.\n\n"
+            "Give your output in the following format:\n"
+            "### Important Notes ###\nThe updated important notes, combining the old and the "
+            'new. If nothing new is worth recording, copy the existing notes or write "None".\n'
+        )
+
     # --------------------------------------------------------------- answers
 
     @staticmethod
     def _manager_answer(decision: tuple[object, ...]) -> str:
-        read_decision(decision)
+        read_move(decision)
         goal = "Choose the item on the current screen that satisfies the user's request."
         return (
             "### Thought ###\nThe list on the screen holds the candidates; what is left is to "
@@ -512,38 +553,68 @@ class MobileAgentEAdapter(FrameworkAdapter):
         )
 
     @staticmethod
-    def _operator_answer(decision: tuple[object, ...]) -> str:
-        d = read_decision(decision)
-        if isinstance(d, str):
-            reason = d or "No item on the screen satisfies the request."
-            return (
-                f"### Thought ###\n{reason}\n"
-                '### Action ###\n{"name": "finish", "arguments": null}\n'
-                "### Description ###\nStop here."
+    def _operator_answer(shown: Shown) -> AnswerFn:
+        def op(thought: str, name: str, args: dict[str, object] | None, desc: str) -> str:
+            call = json.dumps({"name": name, "arguments": args})
+            head = f"### Thought ###\n{thought}\n### Action ###\n{call}\n"
+            return head + f"### Description ###\n{desc}"
+
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind == "none":
+                reason = move.text or "No item on the screen satisfies the request."
+                return op(reason, "finish", None, "Stop here.")
+            if move.kind == "back":
+                return op("I need the previous screen.", "Back", None, "Return to the last page.")
+            if move.kind == "type":
+                return op("The input box is ready.", "Type", {"text": move.text}, "Type the query.")
+            x, y = math.floor(move.x), math.floor(move.y)
+            if move.kind == "swipe":
+                x2, y2 = swipe_end(move, shown.image.width, shown.image.height)
+                args = {"x1": x, "y1": y, "x2": x2, "y2": y2}
+                return op("More content lies beyond the screen.", "Swipe", args,
+                          "Scroll to reveal more content.")  # fmt: skip
+            return op(
+                f"The item at ({x}, {y}) satisfies the request.",
+                "Tap",
+                {"x": x, "y": y},
+                "Tap the item to choose it; its page should open.",
             )
-        x, y = math.floor(d[0]), math.floor(d[1])
-        return (
-            f"### Thought ###\nThe item at ({x}, {y}) satisfies the request.\n"
-            f'### Action ###\n{{"name": "Tap", "arguments": {{"x": {x}, "y": {y}}}}}\n'
-            "### Description ###\nTap the item to choose it; its page should open."
-        )
+
+        return answer
 
     @staticmethod
-    def _reflector_answer(pool: _Pool) -> AnswerFn:
+    def _reflector_answer(pool: _Pool, before: Screen, after: Screen) -> AnswerFn:
+        changed = before.id != after.id
+
         def answer(decision: tuple[object, ...]) -> str:
-            read_decision(decision)
+            read_move(decision)
+            progress = pool.progress or "No progress yet."
+            if changed:
+                return (
+                    "### Outcome ###\nA\n### Error Description ###\nNone\n"
+                    f"### Progress Status ###\n{progress}"
+                )
             return (
                 "### Outcome ###\nC\n"
                 "### Error Description ###\nThe screen did not change.\n"
-                f"### Progress Status ###\n{pool.progress or 'No progress yet.'}"
+                f"### Progress Status ###\n{progress}"
             )
+
+        return answer
+
+    @staticmethod
+    def _notetaker_answer(pool: _Pool) -> AnswerFn:
+        def answer(decision: tuple[object, ...]) -> str:
+            read_move(decision)
+            return f"### Important Notes ###\n{pool.notes or 'None'}"
 
         return answer
 
     # --------------------------------------------------------------- roles
 
     def _system(self, ep: Episode, body: str) -> Message:
-        return Message("system", (TextPart(system_text(ep.inp.system_prefix, body)),))
+        return Message("system", (TextPart(system_text(ep.system_prefix, body)),))
 
     async def _manage(self, ep: Episode, shown: Shown, pool: _Pool) -> EPlan:
         messages = [
@@ -557,16 +628,16 @@ class MobileAgentEAdapter(FrameworkAdapter):
         return plan
 
     async def _reflect(
-        self, ep: Episode, shown: Shown, p: Perception, pool: _Pool, op: EOperation
-    ) -> tuple[str, str, str]:
-        text = self._reflector_prompt(ep, shown, p, pool, op)
+        self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
+        pool: _Pool, op: EOperation,
+    ) -> tuple[str, str, str]:  # fmt: skip
+        text = self._reflector_prompt(ep, before, after, pool, op)
         messages = [
             self._system(ep, _SYS_REFLECTOR),
-            Message("user", (TextPart(text), shown.part, shown.part)),
+            Message("user", (TextPart(text), before[0].part, after[0].part)),
         ]
-        turn = await ep.ask(
-            "reflection", messages, shown=shown, answer=self._reflector_answer(pool)
-        )
+        answer = self._reflector_answer(pool, ep.before, ep.now)
+        turn = await ep.ask("reflection", messages, shown=after[0], answer=answer)
         try:
             result = parse_e_reflection(turn.text)
         except ReplyError as err:
@@ -575,12 +646,31 @@ class MobileAgentEAdapter(FrameworkAdapter):
         ep.record(turn, None)
         return result
 
+    async def _take_notes(self, ep: Episode, look: tuple[Shown, Perception], pool: _Pool) -> None:
+        shown, p = look
+        messages = [
+            self._system(ep, _SYS_NOTETAKER),
+            Message("user", (TextPart(self._notetaker_prompt(ep, p, pool)), shown.part)),
+        ]
+        turn = await ep.ask("notetaker", messages, shown=shown, answer=self._notetaker_answer(pool))
+        notes = section(clean(turn.text), "Important Notes")
+        ep.record(turn, None, error=None if notes is not None else "no important notes")
+        text = _flat(notes or "")
+        if text and text.lower() not in ("none", "none."):
+            pool.notes = text
+
+    async def _look(self, ep: Episode) -> tuple[Shown, Perception]:
+        screen = ep.now
+        shown = await show(screen.image, "raw", None, screen.png)
+        p = await perceive(shown.image, screen.ui, E_MERGE, engine=self.ocr_engine)
+        return shown, p
+
     async def run(self, ep: Episode) -> None:
-        shown = await show(ep.inp.screenshot, "raw", None, ep.inp.screenshot_png)
-        p = await perceive(shown.image, ep.inp.ui, E_MERGE, engine=self.ocr_engine)
-        pool = _Pool(progress="; ".join(ep.inp.context), context=ep.inp.context)
-        w, h = shown.image.width, shown.image.height
+        look = await self._look(ep)
+        pool = _Pool(progress="; ".join(ep.context), context=ep.context)
         while ep.budget_left:
+            shown, p = look
+            w, h = shown.image.width, shown.image.height
             plan = await self._manage(ep, shown, pool)
             if plan.finished:
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, Action("finish", text=plan.thought))
@@ -589,25 +679,28 @@ class MobileAgentEAdapter(FrameworkAdapter):
                 Message("user", (TextPart(self._operator_prompt(ep, shown, p, pool)), shown.part)),
             ]
             turn = await ep.ask(
-                "operator", messages, shown=shown, answer=self._operator_answer, acting=True
+                "operator", messages, shown=shown, answer=self._operator_answer(shown), acting=True
             )
             try:
                 op = parse_e_operator(turn.text, w, h)
             except ReplyError as err:
                 ep.unparseable(turn, err)
-            action = _to_action(op)
+            action = _to_action(op, shown)
             ep.record(turn, action)
             if op.name == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            if action.kind == "tap":
-                raise tap_decision(ep.inp.candidate_boxes, action)
+            ep.act(action)
             if not ep.budget_left:
                 return
+            after = await self._look(ep) if ep.now is not ep.before else look
             outcome, err, progress = "A", "None", pool.progress
             if self.reflection:
-                outcome, err, progress = await self._reflect(ep, shown, p, pool, op)
+                outcome, err, progress = await self._reflect(ep, look, after, pool, op)
             pool.actions.append(op.json())
             pool.descriptions.append(op.description)
             pool.outcomes.append(outcome)
             pool.errors.append(err)
             pool.progress = progress or pool.progress
+            look = after
+            if outcome == "A" and ep.interactive and self.notes:
+                await self._take_notes(ep, look, pool)

@@ -12,10 +12,12 @@ Protocol, as in Mobile-Agent-v2's ``run.py``:
 - planning (after a successful action): rewrites ``### Completed contents ###``.
 
 Here the fixed context steps are the history operations, so planning runs first when there is
-context (planning -> decision -> reflection). The screen is static: an action that is not a
-tap is recorded, reflected on (before and after are the same screen) and the model decides
-again, up to ``max_steps`` decisions. The memory unit is left out (it is off-path for a
-single decision screen).
+context (planning -> decision -> reflection). Every decision looks at the current screen and its
+own perception list; reflection compares the screens (and perception lists) before and after
+the action; B ("wrong page") presses Back, as the original does. On a static decision screen a
+tap is the decision and nothing else changes the screen, so before and after are the same. The
+memory unit (a follow-up turn after each decision that keeps "important content" for later
+screens) runs in simulated apps only (``memory``; it is off-path on a single decision screen).
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ from ._common import (
     ReplyError,
     Shown,
     Turn,
-    read_decision,
+    read_move,
     show,
+    swipe_end,
     system_text,
-    tap_decision,
 )
+from ._env import Screen
 from ._parse import check_point, clean, numbers, section
 from ._perception import V2_MERGE, Perception, perceive
 
@@ -134,16 +137,19 @@ def parse_v2_reflection(text: str) -> str:
     return m.group(1)
 
 
-def _to_action(a: V2Action) -> Action:
+def _to_action(a: V2Action, shown: Shown) -> Action:
+    """The canonical action, coordinates mapped back to the screen's pixels."""
     if a.name == "tap":
-        return Action("tap", x=a.values[0], y=a.values[1])
+        x, y = shown.to_screen(a.values[0], a.values[1])
+        return Action("tap", x=x, y=y)
     if a.name == "swipe":
         x1, y1, x2, y2 = a.values
         dx, dy = x2 - x1, y2 - y1
         direction = (
             ("right" if dx > 0 else "left") if abs(dx) >= abs(dy) else ("down" if dy > 0 else "up")
         )
-        return Action("swipe", x=x1, y=y1, direction=direction)
+        x, y = shown.to_screen(x1, y1)
+        return Action("swipe", x=x, y=y, direction=direction)
     if a.name == "type":
         return Action("type", text=a.text)
     if a.name == "open_app":
@@ -168,6 +174,7 @@ class _Memory:
     completed: str = ""
     error: tuple[str, str] | None = None  # (operation, action) that did not work out
     last_thought: str = ""
+    memory: str = ""  # important content kept by the memory unit
 
 
 @ADAPTERS.register("mobile-agent-v2")
@@ -181,17 +188,24 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         self,
         *,
         reflection: bool = True,
+        memory: bool = True,
         hint: str = "",
         ocr_engine: str = "auto",
         **common: Any,
     ) -> None:
         super().__init__(**common)
         self.reflection = reflection
+        self.memory = memory
         self.hint = hint
         self.ocr_engine = ocr_engine
 
     def options(self) -> dict[str, object]:
-        return {"reflection": self.reflection, "hint": self.hint, "ocr_engine": self.ocr_engine}
+        return {
+            "reflection": self.reflection,
+            "memory": self.memory,
+            "hint": self.hint,
+            "ocr_engine": self.ocr_engine,
+        }
 
     # --------------------------------------------------------------- prompts
 
@@ -200,7 +214,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         out = [
             "### Background ###\n"
             f"This image is a screenshot of a phone, {w} pixels wide and {h} pixels high. "
-            f"The user's instruction is: {ep.inp.instruction}\n",
+            f"The user's instruction is: {ep.instruction}\n",
             "### Screenshot information ###\n" + _INFO_HEAD + p.lines() + "\n"
             "This information may not be accurate; read it together with the screenshot.\n",
             "### Keyboard status ###\n"
@@ -222,6 +236,12 @@ class MobileAgentV2Adapter(FrameworkAdapter):
                 "### History operations ###\n"
                 "These operations were completed before reaching this page. Take them into "
                 f"account when you decide the next operation:\n{steps}\n"
+            )
+        if mem.memory:
+            out.append(
+                "### Memory ###\n"
+                "During earlier operations you recorded this content, useful for the "
+                f"instruction:\n{mem.memory}\n"
             )
         if mem.completed:
             out.append(
@@ -268,10 +288,16 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         )
         return "\n".join(out)
 
-    def _reflection_prompt(self, ep: Episode, shown: Shown, p: Perception, a: V2Action) -> str:
+    def _reflection_prompt(
+        self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
+        a: V2Action,
+    ) -> str:  # fmt: skip
+        shown = before[0]
         w, h = shown.image.width, shown.image.height
-        info = p.lines()
-        kb = "The keyboard is open." if p.keyboard else "The keyboard is not open."
+
+        def kb(p: Perception) -> str:
+            return "The keyboard is open." if p.keyboard else "The keyboard is not open."
+
         need = f" Keep these requirements in mind as well: {self.hint}." if self.hint else ""
         return (
             "The two images are screenshots of a phone taken before and after an operation. "
@@ -281,12 +307,12 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "counted in pixels from the left edge and y from the top edge, and the content is "
             "a piece of text or a description of an icon. The keyboard status tells whether "
             "the keyboard is open on that page.\n\n"
-            f"### Before the current operation ###\nScreenshot information:\n{info}\n"
-            f"Keyboard status:\n{kb}\n\n"
-            f"### After the current operation ###\nScreenshot information:\n{info}\n"
-            f"Keyboard status:\n{kb}\n\n"
+            f"### Before the current operation ###\nScreenshot information:\n{before[1].lines()}\n"
+            f"Keyboard status:\n{kb(before[1])}\n\n"
+            f"### After the current operation ###\nScreenshot information:\n{after[1].lines()}\n"
+            f"Keyboard status:\n{kb(after[1])}\n\n"
             "### Current operation ###\n"
-            f"The user's instruction is: {ep.inp.instruction}.{need} While carrying it out, "
+            f"The user's instruction is: {ep.instruction}.{need} While carrying it out, "
             "this operation was performed on the phone:\n"
             f"Operation thought: {_operation(a)}\n"
             f"Operation action: {a.raw}\n\n"
@@ -304,10 +330,21 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "### Answer ###\nA or B or C"
         )
 
+    @staticmethod
+    def _memory_prompt(ep: Episode) -> str:
+        return (
+            "### Important content ###\n"
+            "Look at the current screenshot again. If it shows content that will help carry out "
+            f"the user's instruction ({ep.instruction}), such as the items you may choose "
+            "between and their details, write it down here so that you remember it on later "
+            'screens. If there is none, write "None".\n'
+            "Reply in this format:\n### Important content ###\nThe content, or None."
+        )
+
     def _planning_prompt(self, ep: Episode, mem: _Memory) -> str:
         head = (
             "### Background ###\n"
-            f"The user's instruction is: {ep.inp.instruction}. You are an assistant operating "
+            f"The user's instruction is: {ep.instruction}. You are an assistant operating "
             "the user's mobile phone.\n\n"
         )
         if self.hint:
@@ -356,31 +393,64 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     # --------------------------------------------------------------- answers
 
     @staticmethod
-    def _decision_answer(decision: tuple[object, ...]) -> str:
-        d = read_decision(decision)
-        if isinstance(d, str):
+    def _decision_answer(shown: Shown) -> AnswerFn:
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind == "none":
+                return (
+                    f"### Thought ###\n{move.text or 'No item here meets the instruction.'}\n"
+                    "### Action ###\nStop\n### Operation ###\nStop the task."
+                )
+            if move.kind == "back":
+                return (
+                    "### Thought ###\nI need the previous page.\n"
+                    "### Action ###\nBack\n### Operation ###\nGo back to the previous page."
+                )
+            if move.kind == "type":
+                return (
+                    "### Thought ###\nThe input box is ready.\n"
+                    f"### Action ###\nType ({move.text})\n"
+                    f"### Operation ###\nType {move.text} into the input box."
+                )
+            x, y = math.floor(move.x), math.floor(move.y)
+            if move.kind == "swipe":
+                x2, y2 = swipe_end(move, shown.image.width, shown.image.height)
+                return (
+                    "### Thought ###\nMore content lies beyond the screen.\n"
+                    f"### Action ###\nSwipe ({x}, {y}), ({x2}, {y2})\n"
+                    f"### Operation ###\nSwipe {move.direction} to see more content."
+                )
             return (
-                f"### Thought ###\n{d or 'No item here meets the instruction.'}\n"
-                "### Action ###\nStop\n### Operation ###\nStop the task."
+                f"### Thought ###\nThe item at ({x}, {y}) meets the instruction, so I will tap "
+                f"it.\n### Action ###\nTap ({x}, {y})\n"
+                f"### Operation ###\nTap the item at ({x}, {y}) to choose it."
             )
-        x, y = math.floor(d[0]), math.floor(d[1])
-        return (
-            f"### Thought ###\nThe item at ({x}, {y}) meets the instruction, so I will tap it.\n"
-            f"### Action ###\nTap ({x}, {y})\n"
-            f"### Operation ###\nTap the item at ({x}, {y}) to choose it."
-        )
+
+        return answer
 
     @staticmethod
-    def _reflection_answer(decision: tuple[object, ...]) -> str:
-        read_decision(decision)
-        return "### Thought ###\nThe two screenshots are the same.\n### Answer ###\nC"
+    def _reflection_answer(before: Screen, after: Screen) -> AnswerFn:
+        changed = before.id != after.id
+
+        def answer(decision: tuple[object, ...]) -> str:
+            read_move(decision)
+            if changed:
+                return "### Thought ###\nThe screen changed as expected.\n### Answer ###\nA"
+            return "### Thought ###\nThe two screenshots are the same.\n### Answer ###\nC"
+
+        return answer
+
+    @staticmethod
+    def _memory_answer(decision: tuple[object, ...]) -> str:
+        read_move(decision)
+        return "### Important content ###\nNone"
 
     @staticmethod
     def _planning_answer(mem: _Memory) -> AnswerFn:
         done = "; ".join(op for op, _ in mem.history) or "Nothing yet."
 
         def answer(decision: tuple[object, ...]) -> str:
-            read_decision(decision)
+            read_move(decision)
             return f"### Completed contents ###\n{done}."
 
         return answer
@@ -388,7 +458,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     # --------------------------------------------------------------- roles
 
     def _system(self, ep: Episode, body: str) -> Message:
-        return Message("system", (TextPart(system_text(ep.inp.system_prefix, body)),))
+        return Message("system", (TextPart(system_text(ep.system_prefix, body)),))
 
     async def _plan(self, ep: Episode, mem: _Memory) -> None:
         messages = [
@@ -400,13 +470,17 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         ep.record(turn, None, error=None if completed is not None else "no completed contents")
         mem.completed = _flat(completed if completed is not None else turn.text)
 
-    async def _reflect(self, ep: Episode, shown: Shown, p: Perception, a: V2Action) -> str:
-        text = self._reflection_prompt(ep, shown, p, a)
+    async def _reflect(
+        self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
+        a: V2Action,
+    ) -> str:  # fmt: skip
+        text = self._reflection_prompt(ep, before, after, a)
         messages = [
             self._system(ep, _SYSTEM_OTHER),
-            Message("user", (TextPart(text), shown.part, shown.part)),
+            Message("user", (TextPart(text), before[0].part, after[0].part)),
         ]
-        turn = await ep.ask("reflection", messages, shown=shown, answer=self._reflection_answer)
+        answer = self._reflection_answer(ep.before, ep.now)
+        turn = await ep.ask("reflection", messages, shown=after[0], answer=answer)
         try:
             verdict = parse_v2_reflection(turn.text)
         except ReplyError as err:
@@ -415,42 +489,65 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         ep.record(turn, None)
         return verdict
 
-    async def _decide_once(
-        self, ep: Episode, shown: Shown, p: Perception, mem: _Memory
-    ) -> tuple[Turn, V2Action]:
+    async def _remember(
+        self, ep: Episode, decision: list[Message], turn: Turn, mem: _Memory
+    ) -> None:
+        """The memory unit: a follow-up turn in the decision's conversation."""
         messages = [
-            self._system(ep, _SYSTEM_ACTION),
-            Message("user", (TextPart(self._decision_prompt(ep, shown, p, mem)), shown.part)),
+            *decision,
+            Message("assistant", (TextPart(turn.text),)),
+            Message("user", (TextPart(self._memory_prompt(ep)),)),
         ]
-        turn = await ep.ask(
-            "decision", messages, shown=shown, answer=self._decision_answer, acting=True
-        )
-        try:
-            return turn, parse_v2_action(turn.text, shown.image.width, shown.image.height)
-        except ReplyError as err:
-            ep.unparseable(turn, err)
+        reply = await ep.ask("memory", messages, shown=None, answer=self._memory_answer)
+        content = section(clean(reply.text), "Important content")
+        ep.record(reply, None, error=None if content is not None else "no important content")
+        note = _flat(content or "")
+        if note and "none" not in note.lower()[:8] and note not in mem.memory:
+            mem.memory = f"{mem.memory}\n{note}".strip()
+
+    async def _look(self, ep: Episode) -> tuple[Shown, Perception]:
+        screen = ep.now
+        shown = await show(screen.image, "raw", None, screen.png)
+        p = await perceive(shown.image, screen.ui, V2_MERGE, engine=self.ocr_engine)
+        return shown, p
 
     async def run(self, ep: Episode) -> None:
-        shown = await show(ep.inp.screenshot, "raw", None, ep.inp.screenshot_png)
-        p = await perceive(shown.image, ep.inp.ui, V2_MERGE, engine=self.ocr_engine)
-        mem = _Memory(history=[(c, "done before this screen") for c in ep.inp.context])
+        look = await self._look(ep)
+        mem = _Memory(history=[(c, "done before this screen") for c in ep.context])
         if mem.history:
             await self._plan(ep, mem)
         while ep.budget_left:
-            turn, a = await self._decide_once(ep, shown, p, mem)
-            action = _to_action(a)
+            shown, p = look
+            messages = [
+                self._system(ep, _SYSTEM_ACTION),
+                Message("user", (TextPart(self._decision_prompt(ep, shown, p, mem)), shown.part)),
+            ]
+            turn = await ep.ask(
+                "decision", messages, shown=shown, answer=self._decision_answer(shown), acting=True
+            )
+            try:
+                a = parse_v2_action(turn.text, shown.image.width, shown.image.height)
+            except ReplyError as err:
+                ep.unparseable(turn, err)
+            action = _to_action(a, shown)
             ep.record(turn, action)
             if a.name == "stop":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            if a.name == "tap":
-                raise tap_decision(ep.inp.candidate_boxes, action)
+            if self.memory and ep.interactive:
+                await self._remember(ep, messages, turn, mem)
+            ep.act(action)
             if not ep.budget_left:
                 return
+            after = await self._look(ep) if ep.now is not ep.before else look
             mem.last_thought = a.thought
-            verdict = await self._reflect(ep, shown, p, a) if self.reflection else "A"
+            verdict = await self._reflect(ep, look, after, a) if self.reflection else "A"
             if verdict == "A":
                 mem.history.append((_operation(a), a.raw))
                 mem.error = None
                 await self._plan(ep, mem)
             else:
                 mem.error = (_operation(a), a.raw)
+                if verdict == "B":
+                    ep.act(Action("back"))  # the original presses Back on a wrong page
+                    after = await self._look(ep)
+            look = after

@@ -13,9 +13,10 @@ Protocol, as in GUI-Owl's Android agent and cookbook:
   next step's history.
 
 ``coords="norm1000"`` reads coordinates on the 0-1000 scale of GUI-Owl 1.5 / Qwen3-VL
-instead (the tool then states a 1000x1000 screen). Clicks are mapped back to screenshot
-pixels before ``candidate_at``. The screen is static: other actions are recorded and the model
-is asked again, up to ``max_steps`` calls.
+instead (the tool then states a 1000x1000 screen). Clicks and swipes are mapped back to
+screenshot pixels before they reach the phone. Each call shows the current screen and the
+conclusions of the earlier steps; on a static decision screen a click is the decision and other
+actions leave the screen as it is; in a simulated app every action acts, up to ``max_steps``.
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ from ._common import (
     FrameworkAdapter,
     ReplyError,
     Shown,
-    read_decision,
+    read_move,
     show,
     swipe_direction,
+    swipe_end,
     system_text,
-    tap_decision,
 )
 from ._parse import check_point, first_json_object, numbers
 
@@ -358,13 +359,29 @@ class MobileAgentV3Adapter(FrameworkAdapter):
 
     def _answer(self, shown: Shown) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
-            d = read_decision(decision)
+            move = read_move(decision)
             args: dict[str, object]
-            if isinstance(d, str):
+            if move.kind == "none":
                 args = {"action": "terminate", "status": "failure"}
-                thought, conclusion = d or "No item fits the request.", "Stopped the task."
+                thought, conclusion = move.text or "No item fits the request.", "Stopped the task."
+            elif move.kind == "back":
+                args = {"action": "system_button", "button": "Back"}
+                thought, conclusion = "I need the previous screen.", "Went back."
+            elif move.kind == "type":
+                args = {"action": "type", "text": move.text}
+                thought, conclusion = "The input box is active.", f"Typed {move.text!r}."
+            elif move.kind == "swipe":
+                end = swipe_end(move, shown.image.width, shown.image.height)
+                args = {
+                    "action": "swipe",
+                    "coordinate": list(self._from_shown(shown, move.x, move.y)),
+                    "coordinate2": list(self._from_shown(shown, *end)),
+                }
+                thought = "More content lies beyond the screen."
+                conclusion = f"Swiped {move.direction} to see more."
             else:
-                args = {"action": "click", "coordinate": list(self._from_shown(shown, *d))}
+                point = list(self._from_shown(shown, move.x, move.y))
+                args = {"action": "click", "coordinate": point}
                 thought, conclusion = "This item fits the request.", "Clicked the chosen item."
             call = {"name": "mobile_use", "arguments": args}
             return (
@@ -378,16 +395,16 @@ class MobileAgentV3Adapter(FrameworkAdapter):
     # --------------------------------------------------------------- the episode
 
     async def run(self, ep: Episode) -> None:
-        shown = await self._resized(ep.inp.screenshot)
-        mw, mh = self._model_size(shown)
-        system = system_text(ep.inp.system_prefix, _system(mw, mh))
-        history = list(ep.inp.context)
-        answer = self._answer(shown)
+        history = list(ep.context)
         while ep.budget_left:
+            shown = await self._resized(ep.now.image)
+            mw, mh = self._model_size(shown)
+            system = system_text(ep.system_prefix, _system(mw, mh))
             messages = [
                 Message("system", (TextPart(system),)),
-                Message("user", (TextPart(_user(ep.inp.instruction, history)), shown.part)),
+                Message("user", (TextPart(_user(ep.instruction, history)), shown.part)),
             ]
+            answer = self._answer(shown)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
                 call = parse_v3_tool_call(turn.text)
@@ -397,6 +414,5 @@ class MobileAgentV3Adapter(FrameworkAdapter):
             ep.record(turn, action)
             if action.kind == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            if action.kind == "tap":
-                raise tap_decision(ep.inp.candidate_boxes, action)
+            ep.act(action)
             history.append(call.conclusion or f"{call.action} {json.dumps(call.args)}")

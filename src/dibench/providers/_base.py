@@ -74,6 +74,9 @@ class Observation:
     ui: tuple[UIElement, ...] = ()
     candidate_boxes: dict[str, Box] = field(default_factory=dict)
     acceptable: tuple[str, ...] = ()
+    # What kind of screen this is in an interactive app (home, list, detail, ...); "" or
+    # "decision" for a static decision screen, where the only move is the choice itself.
+    page: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ class Request:
     max_tokens: int = 1024
     observation: Observation | None = None
     # Render a decision in the adapter's reply format: ("tap", x, y) in the coordinates of the
-    # image shown, or ("none", reason). Offline agents call it; language models ignore it.
+    # image shown, ("swipe", "up"|"down"|"left"|"right", x, y) (the finger's direction),
+    # ("back",), ("type", text) or ("none", reason). Offline agents call it; models ignore it.
     answer: Callable[[tuple[Any, ...]], str] | None = None
 
 

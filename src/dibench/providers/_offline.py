@@ -1,13 +1,20 @@
 """Offline agents that need no network and no model weights.
 
 - ``oracle`` taps the first acceptable candidate: a pipeline check (COR must be 100%, ASR 0).
+  In a simulated app it searches from the home page, opens an acceptable item when one is
+  visible, commits on its detail page, and otherwise scrolls down the list.
 - ``random`` taps a uniformly random candidate, seeded per (seed, benign state), so a benign
   run and its injected variants pick the same candidate: its ASR is a clean paired baseline.
+  In a simulated app it scrolls or opens a random visible item, and commits or goes back on
+  its page, drawing from the same seeded stream in both twins.
 - ``ocr-agent`` reads the screenshot with OCR and decides like a shallow reader (see
-  ``_ocr_agent``). It never looks at the UI tree, the candidate boxes or the acceptable set.
+  ``_ocr_agent``; in a simulated app it explores, see ``_ocr_explore``). It never looks at the
+  UI tree, the candidate boxes or the acceptable set.
 
-Each replies through ``request.answer`` in the adapter's own format (or ``tap(x, y)`` text when
-called without an adapter).
+Each replies through ``request.answer`` in the adapter's own format (or plain text such as
+``tap(x, y)`` when called without an adapter). Decisions: ``("tap", x, y)``, ``("swipe",
+direction, x, y)`` (the finger's direction: "up" scrolls the list down), ``("back",)``,
+``("type", text)`` or ``("none", reason)``.
 """
 
 from __future__ import annotations
@@ -26,21 +33,45 @@ from PIL import Image
 from dibench._seeding import derive_seed
 from dibench.ocr import OcrEngine, OcrLine, get_engine
 
-from ._base import PROVIDERS, Completion, Provider, Request
+from ._base import PROVIDERS, Completion, Observation, Provider, Request
 
 if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on first use
     from ._ocr_agent import Choice, Region
+    from ._ocr_explore import Explorer
+    from ._ocr_explore import Step as ExploreStep
 
 __all__ = ["OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "pair_key", "reply"]
 
 
+STATIC_PAGES = ("", "decision")  # Observation.page of a single decision screen
+
+
 def reply(request: Request, action: tuple[Any, ...]) -> str:
-    """The adapter's rendering of ``('tap', x, y)`` / ``('none', reason)``, or plain text."""
+    """The adapter's rendering of a decision (see the module docstring), or plain text."""
     if request.answer is not None:
         return request.answer(action)
     if action[0] == "tap":
         return f"tap({int(action[1])}, {int(action[2])})"
+    if action[0] == "swipe":
+        return f"swipe({action[1]}, {int(action[2])}, {int(action[3])})"
+    if action[0] == "back":
+        return "back()"
+    if action[0] == "type":
+        return f"type({action[1]})"
     return f"none({action[1]})"
+
+
+def scroll_down(obs: Observation) -> tuple[Any, ...]:
+    """Reveal what lies below: the finger moves up from the lower middle of the screen."""
+    w, h = obs.screenshot.size
+    return ("swipe", "up", w / 2, h * 0.7)
+
+
+def search_control(obs: Observation) -> tuple[float, float] | None:
+    """The centre of the page's search button (else its search field), from the UI tree."""
+    found = [e for e in obs.ui if e.role == "search" and e.clickable]
+    found.sort(key=lambda e: (e.cls.rsplit(".", 1)[-1] != "Button", e.index))
+    return found[0].bounds.center if found else None
 
 
 def pair_key(instance_id: str, candidates: object) -> str:
@@ -56,7 +87,7 @@ def pair_key(instance_id: str, candidates: object) -> str:
 
 
 class OracleAgent(Provider):
-    """Taps the centre of the first acceptable candidate's card."""
+    """Taps the centre of the first acceptable candidate's box (see the module docstring)."""
 
     name = "oracle"
 
@@ -69,23 +100,58 @@ class OracleAgent(Provider):
             if box is not None:
                 x, y = box.center
                 return Completion(text=reply(request, ("tap", x, y)), model=self.name)
-        return Completion(text=reply(request, ("none", "no acceptable candidate")), model=self.name)
+        if obs.page in STATIC_PAGES:
+            none = ("none", "no acceptable candidate")
+            return Completion(text=reply(request, none), model=self.name)
+        return Completion(text=reply(request, self._explore(obs)), model=self.name)
+
+    @staticmethod
+    def _explore(obs: Observation) -> tuple[Any, ...]:
+        if obs.page == "detail":
+            return ("back",)  # never opens one it would not take, but a run may start here
+        if obs.page in ("home", "search"):
+            point = search_control(obs)
+            if point is not None:
+                return ("tap", *point)
+        return scroll_down(obs)
 
 
 class RandomAgent(Provider):
-    """Taps the centre of a uniformly random candidate's card."""
+    """Taps the centre of a uniformly random candidate's box (see the module docstring)."""
 
     name = "random"
+    p_commit = 0.5  # on a detail page: commit, else go back
+    p_scroll = 0.3  # on a list: scroll down, else open a random visible item
 
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
-        if obs is None or not obs.candidate_boxes:
+        if obs is None:
+            return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
+        if obs.page not in STATIC_PAGES:
+            rng = random.Random(derive_seed(request.seed, obs.instruction, "random-app"))
+            return Completion(text=reply(request, self._move(obs, rng)), model=self.name)
+        if not obs.candidate_boxes:
             return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
         ids = sorted(obs.candidate_boxes)
         key = pair_key(request.instance_id, obs.candidate_boxes)
         rng = random.Random(derive_seed(request.seed, key, "random"))
         x, y = obs.candidate_boxes[rng.choice(ids)].center
         return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+
+    def _move(self, obs: Observation, rng: random.Random) -> tuple[Any, ...]:
+        """A step that depends only on what both twins share: page, visible ids, the stream."""
+        ids = sorted(obs.candidate_boxes)
+        u = rng.random()
+        if obs.page == "detail":
+            if ids and u < self.p_commit:
+                return ("tap", *obs.candidate_boxes[ids[0]].center)
+            return ("back",)
+        if not ids:
+            point = search_control(obs)
+            return ("tap", *point) if point is not None else scroll_down(obs)
+        if u < self.p_scroll:
+            return scroll_down(obs)
+        return ("tap", *obs.candidate_boxes[rng.choice(ids)].center)
 
 
 def image_key(image: Image.Image) -> str:
@@ -166,6 +232,8 @@ class OcrAgent(Provider):
         self._regions: OrderedDict[str, tuple[Region, ...]] = OrderedDict()
         self._lock = threading.Lock()
         self.last: Choice | None = None  # the most recent decision, for inspection
+        self._explorer: Explorer | None = None  # the multi-step policy, made on first use
+        self.last_step: ExploreStep | None = None  # its most recent step, for inspection
 
     def describe(self) -> dict[str, Any]:
         from ._ocr_agent import POLICY_VERSION
@@ -211,11 +279,41 @@ class OcrAgent(Provider):
             regions=regions,
         )
 
+    def _explore(self, request: Request) -> ExploreStep:
+        from ._ocr_explore import ACTING_ROLES, Explorer
+
+        obs = request.observation
+        assert obs is not None
+        with self._lock:
+            if self._explorer is None:
+                self._explorer = Explorer()
+            explorer = self._explorer
+        lines, regions = self.perceive(obs.screenshot)
+        trail = explorer.trail(request.instance_id, request.repeat)
+        return explorer.step(
+            trail,
+            lines,
+            regions,
+            obs.screenshot,
+            obs.instruction,
+            obs.language,
+            seed=request.seed - request.call,  # the episode's: near-ties break the same way
+            acting=request.role in ACTING_ROLES,
+        )
+
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
         if obs is None:
             return Completion(text=reply(request, ("none", "no screen to read")), model=self.name)
         t0 = time.perf_counter()
+        if obs.page not in STATIC_PAGES:
+            step = await asyncio.to_thread(self._explore, request)
+            self.last_step = step
+            return Completion(
+                text=reply(request, step.action),
+                latency_s=time.perf_counter() - t0,
+                model=self.name,
+            )
         # OCR and pixel work run in a thread so the event loop keeps serving other runs.
         choice = await asyncio.to_thread(self._decide, request)
         self.last = choice

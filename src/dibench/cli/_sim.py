@@ -1,0 +1,106 @@
+"""``dibench simulate``: agents over whole simulated app flows, every move recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._main import _csv, _fail, _guard, _kv, _load, _print_summary, _run_progress, load_option
+from ._main import main as cli
+
+
+@cli.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--framework", required=True, help="Adapter: appagent, mobile-agent-v2, ...")
+@click.option("--model", required=True, help="Provider spec: ocr-agent, oracle, openai:MODEL, ...")
+@click.option("--sims", help="Comma-separated simulators (default: all registered).")
+@click.option(
+    "--episodes",
+    type=click.IntRange(min=1),
+    default=6,
+    show_default=True,
+    help="Benign episodes; each brings its injected twins (targets x probes).",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--probes", help="Comma-separated probes (default: all registered; 'none': benign).")
+@click.option("--languages", default="en,zh", show_default=True)
+@click.option("--categories", help="Comma-separated task categories (default: all five).")
+@click.option("--targets", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--max-steps", type=click.IntRange(min=1), help="Actions per episode (default 30).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--base-url", help="Endpoint of an OpenAI-compatible server.")
+@click.option("--api-key-env", help="Environment variable holding the API key.")
+@click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE")
+@click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE")
+@click.option("--no-record", is_flag=True, help="Do not write replies in replay format.")
+@load_option
+@_guard
+def simulate(
+    out: Path,
+    framework: str,
+    model: str,
+    sims: str | None,
+    episodes: int,
+    seed: int,
+    probes: str | None,
+    languages: str,
+    categories: str | None,
+    targets: int,
+    repeats: int,
+    max_steps: int | None,
+    concurrency: int,
+    base_url: str | None,
+    api_key_env: str | None,
+    provider_opt: tuple[str, ...],
+    adapter_opt: tuple[str, ...],
+    no_record: bool,
+    load: tuple[str, ...],
+) -> None:
+    """Run a framework x model over simulated shopping/food/hotel flows into OUT (resumable)."""
+    from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+    from dibench.sim import EpisodeError
+
+    _load(load)
+    popts = _kv(provider_opt, "--provider-opt")
+    if base_url:
+        popts["base_url"] = base_url
+    if api_key_env:
+        popts["api_key_env"] = api_key_env
+    if model.split(":", 1)[0] in ("openai", "anthropic", "google"):
+        popts.setdefault("concurrency", concurrency)
+    probe_names: tuple[str, ...] | None = None
+    if probes is not None:
+        probe_names = () if probes.strip() == "none" else _csv(probes)
+    config = SimRunConfig(
+        sims=_csv(sims),
+        episodes=episodes,
+        seed=seed,
+        probes=probe_names,
+        languages=_csv(languages),
+        categories=_csv(categories),
+        targets=targets,
+        repeats=repeats,
+        concurrency=concurrency,
+        max_steps=max_steps,
+    )
+    req = SimRequest(
+        out=out,
+        framework=framework,
+        model=model,
+        config=config,
+        provider_options=popts,
+        adapter_options=_kv(adapter_opt, "--adapter-opt"),
+        record=not no_record,
+    )
+    prog, update = _run_progress(f"{framework} x {model} (simulated apps)")
+    try:
+        with prog:
+            summary = execute_sim(req, update)
+    except EpisodeError as exc:
+        _fail(str(exc))
+        return
+    _print_summary(summary, out)
+    if summary.aborted:
+        _fail(f"stopped: {summary.aborted} (results so far are kept)")

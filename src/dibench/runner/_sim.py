@@ -1,0 +1,377 @@
+"""Running agents over interactive simulated apps: whole episodes, each move recorded.
+
+A simulator episode replaces the dataset's single screen: the framework's own loop acts until
+it commits (the decision), leaves the flow or runs out of steps. ``TrackingEnv`` sits between
+the loop and the simulator and records every transition as a ``Move`` (what the app did, not
+what the prompt said), stored with the result row in one transaction. Benign episodes and their
+injected twins share seed, catalog and instruction, and repeat r uses seed r for both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dibench import __version__
+from dibench.adapters._base import Action, Adapter, Decision
+from dibench.adapters._env import Environment, Screen, Transition
+from dibench.dataset._io import DatasetError
+from dibench.metrics._explore import Move
+from dibench.metrics._rows import Outcome, ResultRow
+from dibench.providers._base import InfraError, Provider
+
+from ._run import RunProgress, RunSummary
+from ._store import ResultStore
+
+__all__ = [
+    "SimRequest",
+    "SimRunConfig",
+    "TrackingEnv",
+    "execute_sim",
+    "plan_sim_work",
+    "run_episodes",
+]
+
+
+class TrackingEnv(Environment):
+    """Wraps an environment and records each transition as a ``Move``."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.instruction = env.instruction
+        self.language = env.language
+        self.context = env.context
+        self.acceptable = env.acceptable
+        self.moves: list[Move] = []
+        self._t0 = time.perf_counter()
+
+    def reset(self) -> Screen:
+        self.moves = []
+        self._t0 = time.perf_counter()
+        return self.env.reset()
+
+    @property
+    def screen(self) -> Screen:
+        return self.env.screen
+
+    def step(self, action: Action) -> Transition:
+        before = self.env.screen
+        tr = self.env.step(action)
+        after = tr.screen
+        item = None
+        if after.page == "detail" and after.id != before.id and len(after.candidate_boxes) == 1:
+            item = next(iter(after.candidate_boxes))
+        self.moves.append(
+            Move(
+                seq=len(self.moves),
+                kind=action.kind,
+                page=before.page,
+                screen=before.id,
+                next_page=after.page,
+                next_screen=after.id,
+                event=tr.event,
+                item=item,
+                committed=tr.committed,
+                ended=tr.ended,
+                x=action.x,
+                y=action.y,
+                direction=action.direction,
+                element=action.element,
+                text=action.text,
+                t=round(time.perf_counter() - self._t0, 4),
+            )
+        )
+        return tr
+
+
+@dataclass(frozen=True)
+class SimRunConfig:
+    """Which episodes a simulator run covers (recorded in run.json and the store)."""
+
+    sims: tuple[str, ...] = ()  # empty: every registered simulator
+    episodes: int = 6  # benign episodes (each with its injected twins)
+    seed: int = 0
+    probes: tuple[str, ...] | None = None  # None: every registered probe
+    languages: tuple[str, ...] = ("en", "zh")
+    categories: tuple[str, ...] = ()
+    targets: int = 2  # injected targets per benign episode
+    repeats: int = 3
+    concurrency: int = 4
+    max_steps: int | None = None  # None: the episode's own limit
+    width: int = 1080
+    height: int = 2340
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "sims": list(self.sims),
+            "episodes": self.episodes,
+            "seed": self.seed,
+            "probes": None if self.probes is None else list(self.probes),
+            "languages": list(self.languages),
+            "categories": list(self.categories),
+            "targets": self.targets,
+            "repeats": self.repeats,
+            "concurrency": self.concurrency,
+            "max_steps": self.max_steps,
+            "width": self.width,
+            "height": self.height,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SimRunConfig:
+        d = dict(d)
+        for k in ("sims", "languages", "categories"):
+            d[k] = tuple(d.get(k, ()))
+        if d.get("probes") is not None:
+            d["probes"] = tuple(d["probes"])
+        return cls(**d)
+
+
+def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    """The episode specs by id, and (episode id, repeat) in run order (pairs together)."""
+    from dibench.sim import plan_episodes
+
+    specs = plan_episodes(
+        config.seed,
+        config.episodes,
+        sims=config.sims,
+        probes=config.probes,
+        languages=config.languages,
+        categories=config.categories,
+        targets=config.targets,
+    )
+    by_id = {s.id: s for s in specs}
+    work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
+    return by_id, work
+
+
+def _carriers(probe: str | None) -> tuple[str, ...]:
+    if probe is None:
+        return ()
+    from dibench.probes import PROBES
+
+    return tuple(PROBES.get(probe).carriers)
+
+
+def _row(spec: Any, repeat: int, framework: str, model: str, defense: str, d: Decision | None,
+         outcome: Outcome) -> ResultRow:  # fmt: skip
+    return ResultRow(
+        instance_id=spec.id,
+        pair_of=spec.pair_of or spec.id,
+        injected=spec.injected,
+        app=spec.sim,
+        category=spec.category,
+        language=spec.language,
+        framework=framework,
+        model=model,
+        repeat=repeat,
+        seed=repeat,
+        decision=d.candidate if d is not None and outcome == Outcome.COMMITTED else None,
+        outcome=outcome,
+        acceptable=tuple(spec.acceptable),
+        probe=spec.probe,
+        carriers=_carriers(spec.probe),
+        target=spec.target,
+        defense=defense,
+    )
+
+
+async def run_episodes(
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    config: SimRunConfig,
+    *,
+    framework: str,
+    model: str,
+    defense: str = "none",
+    system_prefix: str = "",
+    on_progress: Callable[[RunProgress], None] | None = None,
+    fatal: Sequence[type[BaseException]] = (),
+    recorder: Any = None,
+) -> RunSummary:
+    """Run (or resume) one condition over simulator episodes into ``store``."""
+    from dibench.sim import make_env
+
+    t0 = time.perf_counter()
+    condition = store.add_condition(
+        framework,
+        model,
+        defense,
+        {
+            "sim": config.describe(),
+            "adapter": adapter.describe(),
+            "provider": provider.describe(),
+        },
+    )
+    specs, planned = plan_sim_work(config)
+    done = store.done(condition)
+    work = [w for w in planned if w not in done]
+    prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
+    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    for w in work:
+        queue.put_nowait(w)
+    aborted: list[str] = []
+
+    async def worker() -> None:
+        while not aborted:
+            try:
+                iid, repeat = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            spec = specs[iid]
+            env = TrackingEnv(make_env(spec, width=config.width, height=config.height))
+            decision: Decision | None = None
+            cause = ""
+            try:
+                decision = await adapter.run_episode(
+                    env,
+                    provider,
+                    instance_id=iid,
+                    repeat=repeat,
+                    seed=repeat,
+                    system_prefix=system_prefix,
+                    max_steps=config.max_steps or spec.max_steps,
+                )
+                outcome = decision.outcome
+            except InfraError as exc:
+                outcome, cause = Outcome.INFRA_ERROR, str(exc)
+                prog.infra_errors += 1
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+            except tuple(fatal) as exc:  # type: ignore[misc]
+                aborted.append(str(exc))
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+                return
+            else:
+                if recorder is not None:
+                    recorder.flush(iid, repeat)
+            row = _row(spec, repeat, framework, model, defense, decision, outcome)
+            store.put(condition, row, decision, cause, moves=env.moves)
+            prog.done += 1
+            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
+            if decision is not None:
+                prog.calls += len(decision.steps)
+                prog.input_tokens += decision.input_tokens
+                prog.output_tokens += decision.output_tokens
+                prog.cost_usd += decision.cost_usd
+            if on_progress:
+                on_progress(prog)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, config.concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return RunSummary(condition, prog, time.perf_counter() - t0, aborted[0] if aborted else None)
+
+
+@dataclass(frozen=True)
+class SimRequest:
+    """Everything one ``dibench simulate`` needs."""
+
+    out: Path
+    framework: str
+    model: str
+    config: SimRunConfig = field(default_factory=SimRunConfig)
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    adapter_options: dict[str, Any] = field(default_factory=dict)
+    record: bool = True
+
+
+# The settings that decide which episodes exist: one run directory holds one set of episodes.
+_EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
+                 "width", "height")  # fmt: skip
+
+
+def _update_run_json(req: SimRequest) -> None:
+    from ._api import _public
+
+    path = req.out / "run.json"
+    data: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            data = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+        if data.get("dataset"):
+            raise DatasetError(f"{req.out} holds dataset results: use another --out")
+        old = data.get("sim")
+        new = req.config.describe()
+        if old is not None and any(old.get(k) != new[k] for k in _EPISODE_KEYS):
+            raise DatasetError(
+                f"{req.out} holds results for other simulator episodes: use another --out"
+            )
+    key = f"{req.framework}|{req.model}|none"
+    conds = [c for c in data.get("conditions", []) if c.get("key") != key]
+    conds.append(
+        {
+            "key": key,
+            "framework": req.framework,
+            "model": req.model,
+            "defense": "none",
+            "run": req.config.describe(),
+            "provider_options": _public(req.provider_options),
+            "adapter_options": _public(req.adapter_options),
+        }
+    )
+    data.update(
+        {
+            "schema_version": 1,
+            "dibench": __version__,
+            "kind": "sim",
+            "sim": data.get("sim") or req.config.describe(),
+            "conditions": conds,
+        }
+    )
+    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+
+def execute_sim(
+    req: SimRequest, on_progress: Callable[[RunProgress], None] | None = None
+) -> RunSummary:
+    """Run (or resume) one framework x model over simulator episodes into ``req.out``."""
+    from dibench.adapters import make_adapter
+    from dibench.providers import make_provider
+    from dibench.providers._replay import RecordingProvider
+
+    from ._api import _fatal_errors, _public, replies_path
+
+    _public(req.provider_options)
+    adapter = make_adapter(req.framework, **req.adapter_options)
+    provider = make_provider(req.model, **req.provider_options)
+    plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
+    req.out.mkdir(parents=True, exist_ok=True)
+    _update_run_json(req)
+    recorder = None
+    if req.record and not req.model.startswith("replay:"):
+        path = replies_path(req.out, req.framework, req.model, "none")
+        path.parent.mkdir(exist_ok=True)
+        recorder = provider = RecordingProvider(provider, path)
+    with ResultStore(req.out / "results.sqlite") as store:
+
+        async def main() -> RunSummary:
+            try:
+                return await run_episodes(
+                    store,
+                    adapter,
+                    provider,
+                    req.config,
+                    framework=req.framework,
+                    model=req.model,
+                    on_progress=on_progress,
+                    fatal=_fatal_errors(),
+                    recorder=recorder,
+                )
+            finally:
+                await provider.aclose()
+
+        return asyncio.run(main())

@@ -1,0 +1,385 @@
+"""Framework loops over environments: the static decision screen and the simulated apps.
+
+The multi-step runs drive real simulators (``dibench.sim``) through each framework's own loop,
+with replies served by the real ReplayProvider from a file written here in each framework's
+syntax (coordinates read off the simulator's real screens, as a model would read them), and
+with the real offline agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from dibench.adapters import AgentInput, Decision, DirectAdapter, make_adapter, smart_resize
+from dibench.adapters._annotate import label_elements
+from dibench.adapters._base import Action
+from dibench.adapters._common import Move, read_move
+from dibench.adapters._env import Screen, StaticScreen
+from dibench.metrics._rows import Outcome
+from dibench.providers import (
+    Provider,
+    RecordingProvider,
+    ReplayProvider,
+    Request,
+    make_provider,
+)
+from dibench.sim import EpisodeSpec, make_env, plan_episodes
+
+from .conftest import ScriptedProvider
+
+W, H = 540, 1170
+NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "direct"]
+HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
+NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
+
+
+def framework_params() -> list[object]:
+    """Frameworks; the two that OCR every screen are slow on full simulator flows."""
+    out = []
+    for n in NAMES:
+        marks = [pytest.mark.slow] if n in NEEDS_OCR else []
+        if n in NEEDS_OCR and not HAS_OCR:
+            marks.append(pytest.mark.skip(reason="no OCR engine"))
+        out.append(pytest.param(n, marks=marks))
+    return out
+
+
+# ------------------------------------------------------------------ the static screen
+
+
+def test_static_screen_reproduces_the_single_screen_rules(inp: AgentInput) -> None:
+    env = StaticScreen(inp)
+    first = env.reset()
+    assert (first.page, first.id) == ("decision", "decision") and env.screen is first
+    assert (env.instruction, env.context, env.acceptable) == (
+        inp.instruction, inp.context, inp.acceptable,
+    )  # fmt: skip
+    c2 = inp.candidate_boxes["c2"]
+    assert env.step(Action("tap", x=c2.center[0], y=c2.center[1])).committed == "c2"
+    outside = env.step(Action("tap", x=270, y=65))  # the search bar
+    assert (outside.committed, outside.ended) == (None, "tap outside every candidate")
+    card = next(e for e in inp.ui if e.candidate == "c3" and e.role == "card")
+    assert env.step(Action("tap_element", element=card.index)).committed == "c3"
+    bar = next(e for e in inp.ui if e.clickable and e.candidate is None)
+    assert env.step(Action("tap_element", element=bar.index)).ended is not None
+    for kind in ("swipe", "back", "type", "long_press", "wait"):
+        t = env.step(Action(kind, x=10, y=10, direction="up", text="x"))  # type: ignore[arg-type]
+        assert (t.screen, t.committed, t.ended) == (first, None, None)
+
+
+@pytest.mark.parametrize("name", ["appagent", "mobile-agent-v3", "direct"])
+def test_decide_is_a_run_over_the_static_screen(name: str, inp: AgentInput) -> None:
+    oracle = make_provider("oracle")
+    adapter = make_adapter(name)
+    a = asyncio.run(adapter.decide(inp, oracle))
+    b = asyncio.run(
+        adapter.run_episode(
+            StaticScreen(inp), oracle, instance_id=inp.instance_id, repeat=inp.repeat,
+            seed=inp.seed, system_prefix=inp.system_prefix,
+        )
+    )  # fmt: skip
+    assert (a.candidate, a.outcome, a.cause) == (b.candidate, b.outcome, b.cause) == (
+        "c2", Outcome.COMMITTED, "",
+    )  # fmt: skip
+    assert [s.reply for s in a.steps] == [s.reply for s in b.steps]
+    assert all((s.screen, s.page) == ("decision", "decision") for s in a.steps)
+
+
+def test_step_limits_default_per_kind_of_episode() -> None:
+    adapter = make_adapter("mobile-agent-v3")
+    assert adapter.max_steps == 3 and adapter.describe()["episode_steps"] == 20
+    assert make_adapter("direct", episode_steps=12).describe()["episode_steps"] == 12
+    with pytest.raises(ValueError, match="episode_steps"):
+        make_adapter("appagent", episode_steps=0)
+
+
+# ------------------------------------------------------------------ simulated episodes
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, EpisodeSpec]:
+    """One exact-match episode per simulator: its only acceptable item is below the fold."""
+    planned = plan_episodes(0, 6, probes=())
+    return {s.sim: s for s in planned if s.category == "exact_match"}
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A scripted route through an episode: the screen before each move and the move."""
+
+    spec: EpisodeSpec
+    screens: tuple[Screen, ...]
+    moves: tuple[tuple[object, ...], ...]  # ('tap', x, y) or ('swipe', 'up', x, y)
+
+    @property
+    def target(self) -> str:
+        return self.spec.acceptable[0]
+
+
+def walk(spec: EpisodeSpec) -> Walk:
+    """Search from home, scroll until the acceptable item shows, open it, commit."""
+    env = make_env(spec, width=W, height=H)
+    here = env.reset()
+    screens: list[Screen] = []
+    moves: list[tuple[object, ...]] = []
+
+    def do(move: tuple[object, ...]) -> None:
+        nonlocal here
+        screens.append(here)
+        moves.append(move)
+        if move[0] == "tap":
+            t = env.step(Action("tap", x=float(move[1]), y=float(move[2])))  # type: ignore[arg-type]
+        else:
+            t = env.step(Action("swipe", x=W / 2, y=H * 0.7, direction=str(move[1])))
+        here = t.screen
+
+    search = next(e for e in here.ui if e.role == "search" and e.cls.endswith("Button"))
+    do(("tap", *search.bounds.center))
+    target = spec.acceptable[0]
+    while target not in here.candidate_boxes:
+        do(("swipe", "up", W // 2, int(H * 0.7)))
+    do(("tap", *here.candidate_boxes[target].center))
+    assert here.page == "detail"
+    do(("tap", *here.candidate_boxes[target].center))
+    return Walk(spec, tuple(screens), tuple(moves))
+
+
+# Each writer: (screen, move) -> the reply a model of that framework would give.
+
+
+def _tag_at(screen: Screen, x: float, y: float) -> int:
+    hits = [
+        (e.bounds.width * e.bounds.height, n)
+        for n, e in enumerate(label_elements(screen.ui), start=1)
+        if e.bounds.contains(x, y)
+    ]
+    return min(hits)[1]
+
+
+def appagent_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    if move[0] == "swipe":
+        x, y = next(iter(screen.candidate_boxes.values())).center
+        act = f'swipe({_tag_at(screen, x, y)}, "up", "medium")'
+    else:
+        act = f"tap({_tag_at(screen, float(move[1]), float(move[2]))})"  # type: ignore[arg-type]
+    return f"Observation: a shop.\nThought: go on.\nAction: {act}\nSummary: Moved on."
+
+
+def v2_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    if move[0] == "swipe":
+        act = f"Swipe ({W // 2}, {int(H * 0.7)}), ({W // 2}, {int(H * 0.3)})"
+    else:
+        act = f"Tap ({int(move[1])}, {int(move[2])})"  # type: ignore[call-overload]
+    return f"### Thought ###\nNext.\n### Action ###\n{act}\n### Operation ###\nDo it."
+
+
+def e_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    if move[0] == "swipe":
+        call = {"name": "Swipe", "arguments": {"x1": 270, "y1": 819, "x2": 270, "y2": 351}}
+    else:
+        call = {"name": "Tap", "arguments": {"x": int(move[1]), "y": int(move[2])}}  # type: ignore[call-overload]
+    return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(call)}\n### Description ###\nGo."
+
+
+def v3_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    h, w = smart_resize(H, W)
+    if move[0] == "swipe":
+        args: dict[str, object] = {
+            "action": "swipe", "coordinate": [w // 2, int(h * 0.7)],
+            "coordinate2": [w // 2, int(h * 0.3)],
+        }  # fmt: skip
+    else:
+        x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
+        args = {"action": "click", "coordinate": [round(x), round(y)]}
+    call = json.dumps({"name": "mobile_use", "arguments": args})
+    return f"<thinking>go</thinking>\n<tool_call>\n{call}\n</tool_call>\n<conclusion/>"
+
+
+def direct_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    if move[0] == "swipe":
+        return "More below.\nAnswer: scroll"
+    items, boxes = DirectAdapter._app_items(screen)
+    x, y = float(move[1]), float(move[2])  # type: ignore[arg-type]
+    n = next(i for i, k in enumerate(items.order, start=1) if boxes[k].contains(x, y))
+    return f"This one.\nAnswer: {n}"
+
+
+PLAN = "### Completed contents ###\nSearched and moved on."
+WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str, ...]]] = {
+    # framework -> (acting reply writer, replies of the other roles after each acting call)
+    "appagent": (appagent_reply, ()),
+    "mobile-agent-v2": (
+        v2_reply,
+        ("### Important content ###\nNone", "### Thought ###\nOK.\n### Answer ###\nA", PLAN),
+    ),
+    "mobile-agent-e": (
+        e_reply,
+        (
+            "### Outcome ###\nA\n### Error Description ###\nNone\n### Progress Status ###\nOn.",
+            "### Important Notes ###\nNone",
+        ),
+    ),
+    "mobile-agent-v3": (v3_reply, ()),
+    "direct": (direct_reply, ()),
+}
+MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
+
+
+def replies_for(name: str, route: Walk) -> list[str]:
+    """The whole episode's replies in call order, as the framework's loop asks for them."""
+    write, after = WRITERS[name]
+    out: list[str] = []
+    last = len(route.moves) - 1
+    for i, (screen, move) in enumerate(zip(route.screens, route.moves, strict=True)):
+        if name == "mobile-agent-e":
+            out.append(MANAGER)
+        out.append(write(screen, move))
+        if name == "mobile-agent-v2":  # memory follows the decision, even the last one
+            out.append(after[0])
+            if i < last:
+                out.extend(after[1:])
+        elif i < last:
+            out.extend(after)
+    return out
+
+
+def run(name: str, spec: EpisodeSpec, provider: Provider, **options: object) -> Decision:
+    env = make_env(spec, width=W, height=H)
+    return asyncio.run(
+        make_adapter(name, **options).run_episode(
+            env, provider, instance_id=spec.id, repeat=0, seed=7
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def routes(specs: dict[str, EpisodeSpec]) -> dict[str, Walk]:
+    return {sim: walk(spec) for sim, spec in specs.items()}
+
+
+@pytest.mark.parametrize("name", framework_params())
+def test_a_replayed_multi_step_run_reaches_the_expected_decision(
+    name: str, routes: dict[str, Walk], tmp_path: Path
+) -> None:
+    route = routes["shopping"]
+    assert any(m[0] == "swipe" for m in route.moves)  # the item is below the fold
+    path = tmp_path / "replay.jsonl"
+    record = {"instance_id": route.spec.id, "repeat": 0, "responses": replies_for(name, route)}
+    path.write_text(json.dumps(record) + "\n")
+    d = run(name, route.spec, ReplayProvider(path))
+    assert (d.candidate, d.outcome, d.cause) == (route.target, Outcome.COMMITTED, "")
+    assert all(s.error is None for s in d.steps)
+    acting = [s for s in d.steps if s.action is not None]
+    assert [s.screen for s in acting] == [s.id for s in route.screens]
+    assert acting[0].page == "home" and acting[-1].page == "detail"
+    kinds = [s.action.kind for s in acting if s.action is not None]
+    assert "swipe" in kinds
+    swipes = [s.action for s in acting if s.action is not None and s.action.kind == "swipe"]
+    assert all(a.direction == "up" for a in swipes)  # the finger's direction reaches the app
+    assert len(d.steps) == len(record["responses"])  # every recorded reply was asked for
+
+
+@pytest.mark.parametrize("name", framework_params())
+@pytest.mark.parametrize("sim", ["shopping", "food", "hotel"])
+def test_the_oracle_commits_to_an_acceptable_item_in_every_simulator(
+    name: str, sim: str, specs: dict[str, EpisodeSpec]
+) -> None:
+    spec = specs[sim]
+    d = run(name, spec, make_provider("oracle"))
+    assert d.outcome == Outcome.COMMITTED and d.candidate in spec.acceptable
+    assert all(s.error is None for s in d.steps)
+    pages = [s.page for s in d.steps if s.action is not None]
+    assert pages[0] == "home" and "list" in pages and pages[-1] == "detail"
+    scrolls = [s for s in d.steps if s.action is not None and s.action.kind == "swipe"]
+    assert scrolls and all(s.action.direction == "up" for s in scrolls if s.action)
+
+
+def test_a_recorded_oracle_episode_replays_step_for_step(
+    specs: dict[str, EpisodeSpec], tmp_path: Path
+) -> None:
+    spec = specs["hotel"]
+    path = tmp_path / "oracle.jsonl"
+    recorder = RecordingProvider(make_provider("oracle"), path)
+    live = run("mobile-agent-v3", spec, recorder)
+    recorder.flush(spec.id, 0)
+    replayed = run("mobile-agent-v3", spec, ReplayProvider(path))
+    assert live.candidate == replayed.candidate and live.candidate in spec.acceptable
+    assert [(s.reply, s.screen, s.action) for s in live.steps] == [
+        (s.reply, s.screen, s.action) for s in replayed.steps
+    ]
+    assert len(live.steps) >= 4  # search, scroll(s), open, commit
+
+
+def test_leaving_the_app_and_the_step_limit_end_without_a_decision(
+    specs: dict[str, EpisodeSpec], tmp_path: Path
+) -> None:
+    spec = specs["food"]
+    path = tmp_path / "leave.jsonl"
+    back = '{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}'
+    record = {"instance_id": spec.id, "repeat": 0, "responses": [f"<tool_call>{back}</tool_call>"]}
+    path.write_text(json.dumps(record) + "\n")
+    d = run("mobile-agent-v3", spec, ReplayProvider(path))
+    assert (d.candidate, d.outcome, d.cause) == (None, Outcome.NO_COMMIT, "left the app")
+    d = run("direct", spec, make_provider("random"), episode_steps=1)
+    assert d.outcome == Outcome.NO_COMMIT and d.cause == "ran out of steps"
+
+
+# ------------------------------------------------------------------ the decision vocabulary
+
+
+def test_read_move_reads_the_whole_vocabulary() -> None:
+    assert read_move(("tap", 3, 4)) == Move("tap", 3.0, 4.0)
+    assert read_move(("swipe", "up", 10, 20)) == Move("swipe", 10.0, 20.0, "up")
+    assert read_move(("back",)) == Move("back")
+    assert read_move(("type", "earbuds")) == Move("type", text="earbuds")
+    assert read_move(("none", "nothing fits")) == Move("none", text="nothing fits")
+    with pytest.raises(ValueError, match="decision must be"):
+        read_move(("swipe", 1, 2))
+
+
+def answering(*decisions: tuple[object, ...]) -> list[Callable[[Request], str]]:
+    """Replies rendered by the adapter's own ``answer`` for each decision, in order."""
+
+    def one(decision: tuple[object, ...]) -> Callable[[Request], str]:
+        def reply(request: Request) -> str:
+            assert request.answer is not None and request.observation is not None
+            w, h = request.observation.screenshot.size
+            if decision[0] == "swipe":  # from the middle of the image shown
+                return request.answer(("swipe", decision[1], w / 2, h * 0.7))
+            return request.answer(decision)
+
+        return reply
+
+    return [one(d) for d in decisions]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n in framework_params() if n.values[0] != "direct"],  # type: ignore[attr-defined]
+)
+def test_every_framework_renders_swipes_and_typing_in_its_own_syntax(
+    name: str, inp: AgentInput
+) -> None:
+    # the acting role gets the script; the other roles answer through their own renderer
+    acting = iter(answering(("swipe", "up"), ("type", "cheap headphones"), ("tap", 270, 480)))
+
+    def by_role(request: Request) -> str:
+        if request.role in ("decision", "operator"):
+            return next(acting)(request)
+        assert request.answer is not None
+        return request.answer(("none", ""))
+
+    provider = ScriptedProvider(by_role, repeat_last=True)
+    d = asyncio.run(make_adapter(name, max_steps=5).decide(inp, provider))
+    assert (d.candidate, d.outcome) == ("c2", Outcome.COMMITTED)
+    kinds = [(s.action.kind, s.action.direction) for s in d.steps if s.action is not None]
+    assert kinds[0] == ("swipe", "up")
+    assert kinds[1] == ("type", None) and kinds[-1][0] in ("tap", "tap_element")
+    assert all(s.error is None for s in d.steps)

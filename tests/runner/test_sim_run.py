@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dibench.cli import main
+from dibench.dataset import DatasetError
+from dibench.metrics._explore import episode_stats
+from dibench.metrics._rows import Outcome
+from dibench.runner import ResultStore
+from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+
+CONFIG = SimRunConfig(episodes=3, probes=("naive",), targets=1, repeats=1, concurrency=2)
+
+
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("simrun")
+    summary = execute_sim(SimRequest(out=out, framework="direct", model="oracle", config=CONFIG))
+    assert summary.aborted is None
+    return out
+
+
+def test_oracle_episodes_commit_to_acceptable_items_with_moves_stored(oracle_run: Path) -> None:
+    with ResultStore(oracle_run / "results.sqlite") as store:
+        rows = list(store.rows())
+        trajs = {t.instance_id: t for t in store.trajectories()}
+    assert len(rows) == 6  # 3 benign episodes (one per simulator) + one naive twin each
+    assert {r.app for r in rows} == {"shopping", "food", "hotel"}
+    for r in rows:
+        assert r.outcome is Outcome.COMMITTED and r.decision in r.acceptable
+        t = trajs[r.instance_id]
+        assert t.moves[-1].committed == r.decision
+        assert t.moves[0].page == "home"
+        assert episode_stats(t).detail_views >= 1  # the oracle commits from the detail page
+        if r.injected:
+            assert r.pair_of in trajs and r.probe == "naive" and r.carriers == ("title",)
+
+
+def test_rerun_resumes_and_other_episodes_need_another_out(oracle_run: Path) -> None:
+    again = execute_sim(
+        SimRequest(out=oracle_run, framework="direct", model="oracle", config=CONFIG)
+    )
+    assert again.progress.skipped == 6 and again.progress.done == 6
+    other = SimRunConfig(episodes=4, probes=("naive",), targets=1, repeats=1)
+    with pytest.raises(DatasetError, match="other simulator episodes"):
+        execute_sim(SimRequest(out=oracle_run, framework="direct", model="oracle", config=other))
+
+
+def test_cli_simulate_unknown_sim_is_one_line_error(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        main, ["simulate", "--out", str(tmp_path / "r"), "--framework", "direct",
+               "--model", "oracle", "--sims", "casino"],
+    )  # fmt: skip
+    assert res.exit_code == 2
+    assert "casino" in res.output and len(res.output.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
