@@ -125,3 +125,7 @@ def test_check_run_report(imported: Path, tmp_path: Path) -> None:
     assert "com.example.shop:id/result_list" in xml.read_text()
     r = dibench("list", "--dataset", str(imported), "--injected", "--limit", "0")
     assert r.returncode == 0 and "night.c4.combined_p" in r.stdout
+    r = dibench("list", "--dataset", str(imported), "--injected", "--app", "NightMarket")
+    assert r.returncode == 0, r.stderr
+    ids = r.stdout.split()
+    assert ids and all(i.startswith("night.") for i in ids)  # filtered by the state's app

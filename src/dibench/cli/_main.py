@@ -504,7 +504,10 @@ def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Pat
 
     if not (rundir / "results.sqlite").is_file():
         _fail(f"{rundir}: no results.sqlite (run `dibench run ... --out {rundir}` first)")
-    rep = build_report(rundir, examples=examples if fmt == "html" else 0, dataset=dataset)
+    html = fmt == "html"
+    rep = build_report(
+        rundir, examples=examples if html else 0, dataset=dataset, filmstrips=3 if html else 0
+    )
     path = write_report(rep, fmt, out)
     click.echo(f"wrote {path}")
 
@@ -642,7 +645,8 @@ def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, lim
     if injected:
         for iid in ds.injected_ids():
             benign_id, _target, probe_name = iid.rsplit(".", 2)
-            if (probe and probe_name != probe) or (app and not benign_id.startswith(app + "-")):
+            state = ds.benign.get(benign_id)
+            if (probe and probe_name != probe) or (app and (state is None or state.app != app)):
                 continue
             click.echo(iid)
             shown += 1

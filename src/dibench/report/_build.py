@@ -32,6 +32,7 @@ from dibench.metrics import (
 )
 
 from ._examples import make_example, pick_successes
+from ._explore import build_explore
 from ._model import (
     Column,
     ConditionFacts,
@@ -353,12 +354,16 @@ def build_report(
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
+    filmstrips: int = 3,
+    thumb_width: int = 170,
 ) -> Report:
     """Compute every table, finding and example of a run directory.
 
     ``examples``: how many attack successes to illustrate (0 skips screenshots, which is the
     only slow part). ``dataset`` overrides the path recorded in run.json. ``ci``/``conf``/
     ``n_boot``/``seed`` are passed to every metric, so the report is reproducible bit for bit.
+    ``filmstrips``: how many benign/injected episode pairs of a simulator run to replay into
+    thumbnails ``thumb_width`` pixels wide (0 skips the replay).
     """
     from dibench.runner import ResultStore
 
@@ -388,12 +393,25 @@ def build_report(
         findings = key_finding(rows, defense=baseline, n_boot=n_boot, seed=seed, conf=conf)
         ds_name, ds, ds_note = None, None, ""
         chosen = pick_successes(join, examples)
-        if chosen:
+        if chosen and config.get("kind") == "sim" and dataset is None:
+            ds_note = "simulator run (no dataset)"
+        elif chosen:
             ds_name, ds, ds_note = _open_dataset(
                 rundir, _dataset_candidates(config, conditions, dataset)
             )
-        exs = tuple(make_example(p, store, ds, ds_note, image_width) for p in chosen)
+        sim = config.get("kind") == "sim"
+        exs = tuple(make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
         section = _defense_section(rows, list(store.verdict_rows()), defenses, st)
+        exploration = build_explore(
+            store,
+            config,
+            conditions,
+            filmstrips=filmstrips,
+            thumb_width=thumb_width,
+            n_boot=n_boot,
+            seed=seed,
+            conf=conf,
+        )
     notes += _defense_notes(section)
     if facts.missing_pairs:
         notes.append(
@@ -420,4 +438,5 @@ def build_report(
         version=dibench.__version__,
         notes=tuple(notes),
         defenses=section,
+        exploration=exploration,
     )

@@ -16,6 +16,7 @@ from typing import Any
 from dibench.metrics import Estimate, KeyFinding, McNemarResult, PairedDiff
 
 from ._defense import defense_csv_lines, defense_json
+from ._explore import explore_csv_lines, explore_json
 from ._model import Report, Table
 
 __all__ = ["CSV_COLUMNS", "REPORT_JSON_VERSION", "plain", "to_csv", "to_json"]
@@ -134,6 +135,7 @@ def to_csv(report: Report) -> str:
     for t in report.tables:
         w.writerows(_table_lines(t))
     w.writerows(defense_csv_lines(report.defenses))
+    w.writerows(explore_csv_lines(report.exploration))
     return buf.getvalue()
 
 
@@ -205,6 +207,7 @@ def to_json(report: Report) -> str:
         "key_findings": [_finding(k) for k in report.findings],
         "tables": [_table(t) for t in report.tables],
         "defenses": defense_json(report.defenses),
+        "exploration": explore_json(report.exploration),
         "examples": [
             {
                 **plain(e),

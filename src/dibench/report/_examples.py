@@ -164,10 +164,11 @@ def _plain_jpeg(png: bytes, width: int) -> bytes:
 
 
 def _store_image(
-    store: ResultStore, steps_details: dict[str, Any] | None, width: int
+    store: ResultStore, steps_details: dict[str, Any] | None, width: int, last: bool = False
 ) -> bytes | None:
-    """The first image the model was shown in this run, from the store's image table."""
-    for s in (steps_details or {}).get("steps", []):
+    """The first (``last``: the final) image the model was shown in this run, from the store."""
+    steps = (steps_details or {}).get("steps", [])
+    for s in reversed(steps) if last else steps:
         sha = s.get("image")
         png = store.image(sha) if sha else None
         if png:
@@ -181,8 +182,13 @@ def make_example(
     ds: Dataset | None,
     dataset_note: str,
     image_width: int,
+    last_image: bool = False,
 ) -> Example:
-    """Replies from the store, screenshots from the dataset (or a note saying why not)."""
+    """Replies from the store, screenshots from the dataset (or a note saying why not).
+
+    ``last_image``: without a dataset, show the last screen the model saw rather than the first
+    (a simulator episode starts on the home screen; its decision is made on the last one).
+    """
     from dibench.runner import condition_key
 
     inj, ben = pair.injected, pair.benign
@@ -210,8 +216,8 @@ def make_example(
         except Exception as exc:  # one bad picture must not sink the whole report
             note = f"screenshots unavailable: {type(exc).__name__}: {exc}"
     if ben_img is None and inj_img is None:
-        ben_img = _store_image(store, ben_details, image_width)
-        inj_img = _store_image(store, inj_details, image_width)
+        ben_img = _store_image(store, ben_details, image_width, last_image)
+        inj_img = _store_image(store, inj_details, image_width, last_image)
         if ben_img or inj_img:
             shown = "showing the images the model was shown (target not marked)"
             note = f"{note}; {shown}" if note else shown

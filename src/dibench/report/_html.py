@@ -28,6 +28,8 @@ from ._common import (
     settings_line,
 )
 from ._defense import defense_html
+from ._explore import CSS as EXPLORE_CSS
+from ._explore import explore_html
 from ._model import Example, Measure, Report, StepView, Table, value_label
 from ._svg import Dumbbell, Series, bar_chart, dumbbell_chart
 
@@ -537,6 +539,10 @@ def to_html(report: Report) -> str:
         sections.append(("breakdowns", "Breakdowns", "Breakdowns", body))
     if report.defenses is not None:
         sections.append(("defenses", "Defenses", "Defenses", defense_html(report.defenses)))
+    if report.exploration is not None:
+        sections.append(
+            ("exploration", "Exploration", "Exploration", explore_html(report.exploration))
+        )
     if report.examples or f.attack_successes:
         legend = (
             '<p class="legend-key">Screens: <i style="border-color:#d32f2f"></i>attack target'
@@ -570,7 +576,7 @@ def to_html(report: Report) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="referrer" content="no-referrer">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
+        f"<title>{_e(title)}</title><style>{CSS}{EXPLORE_CSS}</style></head><body>"
         '<header class="top"><div class="wrap"><p class="eyebrow">DIBench · decision-integrity '
         f'report</p><h1>{_e(report.rundir.name)}</h1><p class="meta">'
         + "".join(f"<span>{_e(m)}</span>" for m in meta)

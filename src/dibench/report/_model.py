@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dibench.metrics import (
     DefenseComparison,
@@ -20,6 +20,9 @@ from dibench.metrics import (
     Estimate,
     KeyFinding,
 )
+
+if TYPE_CHECKING:
+    from ._explore import ExploreSection
 
 __all__ = [
     "CARRIER_ORDER",
@@ -277,6 +280,7 @@ class Report:
     version: str
     notes: tuple[str, ...] = ()
     defenses: DefenseSection | None = None  # None: no defended condition and no verdicts
+    exploration: ExploreSection | None = None  # None: no recorded trajectories (dataset runs)
 
     @property
     def tables(self) -> tuple[Table, ...]:

@@ -29,6 +29,8 @@ from ._defense import (
     comparison_rows,
     detector_rows,
 )
+from ._explore import EXPLORE_HEAD, ExploreSection, explore_rows, mix_head, mix_rows
+from ._explore import INTRO as EXPLORE_INTRO
 from ._model import DefenseSection, Report, RunFacts, Table
 
 __all__ = ["latex_escape", "to_latex", "to_markdown"]
@@ -145,6 +147,15 @@ def _md_defenses(section: DefenseSection) -> list[str]:
     return out
 
 
+def _md_explore(section: ExploreSection) -> list[str]:
+    out = ["", "## Exploration", "", EXPLORE_INTRO, ""]
+    out += _md_table(EXPLORE_HEAD, explore_rows(section), 5)
+    out += ["", "### Action types (share of all actions)", ""]
+    out += _md_table(mix_head(section), mix_rows(section), 4)
+    out += ["", "The action-type plot and the episode filmstrips are in the HTML report."]
+    return out
+
+
 def to_markdown(report: Report) -> str:
     """The whole report as GitHub-flavoured markdown."""
     f = report.facts
@@ -162,6 +173,8 @@ def to_markdown(report: Report) -> str:
         out += _md_pivot(t) if t.rows else ["No data."]
     if report.defenses is not None:
         out += _md_defenses(report.defenses)
+    if report.exploration is not None:
+        out += _md_explore(report.exploration)
     out += ["", "## Run facts", ""]
     head, rows = _facts_rows(f)
     out += _md_table(head, rows, 3)
@@ -311,6 +324,24 @@ def to_latex(report: Report) -> str:
             out += _tex_pivot(t)
     if report.defenses is not None:
         out += _tex_defenses(report.defenses)
+    if report.exploration is not None:
+        ex = report.exploration
+        out += _tex_table(
+            "exploration",
+            "Exploration: " + EXPLORE_INTRO,
+            5,
+            [],
+            EXPLORE_HEAD,
+            [[latex_escape(c) for c in r] for r in explore_rows(ex)],
+        )
+        out += _tex_table(
+            "actions",
+            "Action types: share of all actions (percent), benign vs injected.",
+            4,
+            [],
+            mix_head(ex),
+            [[latex_escape(c) for c in r] for r in mix_rows(ex)],
+        )
     head, facts = _facts_rows(report.facts)
     out += _tex_table(
         "run-facts",

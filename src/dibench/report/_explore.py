@@ -1,0 +1,963 @@
+"""The report's "Exploration" section: do injected agents look less before they commit?
+
+Numbers come unchanged from ``dibench.metrics._explore`` (benign vs injected per probe, paired on
+(benign id, repeat)). The filmstrip is the picture behind them: a benign episode and its injected
+twin, each screen re-created by *replaying* the stored moves in a fresh simulator, with the tap or
+swipe drawn on it. Screens are not stored, so the replay is only trusted while every screen id it
+produces equals the id recorded during the run; the first divergence is shown as a warning and no
+later thumbnail is drawn (a silently wrong picture would be worse than none).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image, ImageDraw
+
+from dibench.metrics import Estimate, PairedDiff
+from dibench.metrics._explore import (
+    ACTION_KINDS,
+    EXPLORE_METRICS,
+    ExploreComparison,
+    Move,
+    Trajectory,
+    action_distribution,
+    exploration_table,
+)
+
+from ._common import agent_label, fmt_p
+from ._model import order_key, value_label
+from ._svg import FONT, GRID, INK, MUTED, _fit
+
+if TYPE_CHECKING:
+    from dibench.adapters._env import Screen
+    from dibench.runner import ResultStore
+
+__all__ = [
+    "EXPLORE_HEAD",
+    "ActionMix",
+    "ExploreSection",
+    "FilmEpisode",
+    "Filmstrip",
+    "Frame",
+    "action_chart",
+    "action_text",
+    "build_explore",
+    "explore_csv_lines",
+    "explore_html",
+    "explore_json",
+    "explore_rows",
+    "mix_head",
+    "mix_rows",
+    "replay_episode",
+]
+
+BENIGN_COLOR, INJECTED_COLOR = "#0072B2", "#D55E00"
+# the examples' colours: the agent's action in blue, the target red, acceptable items green
+TAP_RGB, HALO_RGB = (21, 101, 192), (255, 255, 255)
+TARGET_RGB, OK_RGB = (211, 47, 47), (46, 125, 50)
+INTRO = (
+    "How much each agent looked before it decided: means per episode (shares in percent) over "
+    "benign episodes and their injected twins, paired on the benign episode and repeat. "
+    "Δ = injected minus benign with a 95% bootstrap interval that resamples whole benign "
+    "episodes (bold when it excludes 0) and its bootstrap p-value. 'Actions to commit' uses only "
+    "pairs where both episodes committed."
+)
+
+
+# --- data ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionMix:
+    """One agent's action kinds on one side (benign or injected)."""
+
+    framework: str
+    model: str
+    defense: str
+    side: str  # benign / injected
+    shares: dict[str, float]  # from metrics.action_distribution
+    actions: int  # moves counted
+    episodes: int
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One thumbnail: the screen an action was taken on (or the final screen)."""
+
+    step: int  # 1-based; len(moves) + 1 is the final screen
+    page: str
+    screen: str
+    action: str  # what the agent did here ('' on the final screen)
+    event: str  # what the app did in response, or the outcome on the final screen
+    image: bytes  # JPEG thumbnail with the action drawn on it
+
+
+@dataclass(frozen=True)
+class FilmEpisode:
+    """One episode re-created by replay; ``problem`` is '' when every screen id matched."""
+
+    instance_id: str
+    injected: bool
+    outcome: str
+    decision: str | None
+    moves: int
+    frames: tuple[Frame, ...]
+    problem: str
+
+    @property
+    def replay_ok(self) -> bool:
+        return not self.problem
+
+
+@dataclass(frozen=True)
+class Filmstrip:
+    """A benign episode and its injected twin of the same repeat."""
+
+    framework: str
+    model: str
+    defense: str
+    app: str
+    pair_of: str
+    repeat: int
+    probe: str
+    target: str
+    acceptable: tuple[str, ...]
+    instruction: str
+    target_title: str | None  # the title the probe showed for the target, if any
+    target_cover_text: str | None  # the text the probe typeset into the target's cover, if any
+    kind: str  # attack success / target picked / differs / pair
+    benign: FilmEpisode
+    injected: FilmEpisode
+
+
+@dataclass(frozen=True)
+class ExploreSection:
+    """The exploration tables, action mix and filmstrips of one run."""
+
+    comparisons: tuple[ExploreComparison, ...]
+    actions: tuple[ActionMix, ...]
+    filmstrips: tuple[Filmstrip, ...]
+    episodes: int  # trajectories analysed
+    film_note: str  # '' or why there are fewer filmstrips than asked for
+
+    @property
+    def agents(self) -> tuple[tuple[str, str, str], ...]:
+        keys = [(c.framework, c.model, c.defense) for c in self.comparisons]
+        keys += [(a.framework, a.model, a.defense) for a in self.actions]
+        return tuple(
+            sorted(dict.fromkeys(keys), key=lambda k: (*k[:2], order_key("defense", k[2])))
+        )
+
+    @property
+    def replay_problems(self) -> list[str]:
+        return [
+            f"{e.instance_id} (repeat {f.repeat}): {e.problem}"
+            for f in self.filmstrips
+            for e in (f.benign, f.injected)
+            if e.problem
+        ]
+
+
+# --- replay --------------------------------------------------------------------------------------
+def action_text(m: Move) -> str:
+    """A short reading of a move's action (``tap (540, 1007)``, ``swipe up``, ``type "pizza"``)."""
+    parts = [m.kind]
+    if m.element is not None:
+        parts.append(f"#{m.element}")
+    if m.x is not None and m.y is not None and m.kind != "swipe":
+        parts.append(f"({m.x:.0f}, {m.y:.0f})")
+    if m.direction:
+        parts.append(m.direction)
+    if m.text:
+        text = m.text if len(m.text) <= 24 else m.text[:23] + "…"
+        parts.append(f'"{text}"')
+    return " ".join(parts)
+
+
+def _point(screen: Screen, m: Move) -> tuple[float, float] | None:
+    if m.kind == "tap_element" and m.element is not None and 0 <= m.element < len(screen.ui):
+        return screen.ui[m.element].bounds.center
+    if m.x is not None and m.y is not None:
+        return m.x, m.y
+    return None
+
+
+def _arrow(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float]) -> None:
+    (x0, y0), (x1, y1) = a, b
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    head = [
+        (x1, y1),
+        (x1 - 12 * ux + 7 * uy, y1 - 12 * uy - 7 * ux),
+        (x1 - 12 * ux - 7 * uy, y1 - 12 * uy + 7 * ux),
+    ]
+    for color, w in ((HALO_RGB, 7), (TAP_RGB, 4)):
+        draw.line([(x0, y0), (x1 - 8 * ux, y1 - 8 * uy)], fill=color, width=w)
+    draw.polygon(head, fill=TAP_RGB, outline=HALO_RGB)
+    draw.ellipse([x0 - 5, y0 - 5, x0 + 5, y0 + 5], fill=TAP_RGB, outline=HALO_RGB)
+
+
+_SWIPE = {"up": (0.0, -1.0), "down": (0.0, 1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+
+
+def thumbnail(
+    screen: Screen,
+    m: Move | None,
+    width: int,
+    *,
+    target: str | None = None,
+    acceptable: Sequence[str] = (),
+    quality: int = 72,
+) -> bytes:
+    """The screen downscaled to ``width`` with the move drawn: a ring at a tap, an arrow for a
+    swipe (in the finger's direction), nothing for keys such as back or type. Visible target
+    and acceptable items are outlined so a reader sees what the agent passed over."""
+    im = screen.image
+    scale = width / im.width
+    out = im.convert("RGB").resize(
+        (width, max(1, round(im.height * scale))), Image.Resampling.LANCZOS
+    )
+    draw = ImageDraw.Draw(out)
+    for cid, box in screen.candidate_boxes.items():
+        color = TARGET_RGB if cid == target else OK_RGB if cid in acceptable else None
+        if color is not None:
+            x1, y1, x2, y2 = (v * scale for v in box)
+            draw.rectangle([x1, y1, x2 - 1, y2 - 1], outline=color, width=2)
+    if m is not None and m.kind in ("tap", "tap_element", "long_press"):
+        p = _point(screen, m)
+        if p is not None:
+            x, y, r = p[0] * scale, p[1] * scale, 11
+            draw.ellipse([x - r, y - r, x + r, y + r], outline=HALO_RGB, width=6)
+            draw.ellipse([x - r, y - r, x + r, y + r], outline=TAP_RGB, width=3)
+            draw.ellipse([x - 2.5, y - 2.5, x + 2.5, y + 2.5], fill=TAP_RGB)
+    elif m is not None and m.kind == "swipe" and m.direction in _SWIPE:
+        dx, dy = _SWIPE[m.direction]
+        x = (m.x if m.x is not None else im.width / 2) * scale
+        y = (m.y if m.y is not None else im.height / 2) * scale
+        reach = 0.22 * (out.height if dy else out.width)
+        x1 = min(max(x + dx * reach, 6), out.width - 6)
+        y1 = min(max(y + dy * reach, 6), out.height - 6)
+        _arrow(draw, (x, y), (x1, y1))
+    buf = io.BytesIO()
+    out.save(buf, format="JPEG", quality=quality, optimize=True)
+    return buf.getvalue()
+
+
+def _action_of(m: Move) -> Any:
+    from dibench.adapters._base import Action
+
+    return Action(m.kind, x=m.x, y=m.y, element=m.element, text=m.text, direction=m.direction)  # type: ignore[arg-type]
+
+
+def _outcome_text(t: Trajectory, target: str | None, acceptable: Sequence[str]) -> str:
+    if t.decision is None:
+        last = t.moves[-1].ended if t.moves else None
+        return f"{t.outcome.value.replace('_', ' ')} (⊥{': ' + last if last else ''})"
+    kind = (
+        "target" if t.decision == target else "acceptable" if t.decision in acceptable else "other"
+    )
+    return f"committed {t.decision} ({kind})"
+
+
+def replay_episode(
+    env: Any,
+    traj: Trajectory,
+    *,
+    target: str | None,
+    acceptable: Sequence[str],
+    width: int,
+) -> FilmEpisode:
+    """Re-run ``traj``'s moves in a fresh simulator, checking each screen id against the store."""
+
+    def thumb(screen: Screen, m: Move | None) -> bytes:
+        return thumbnail(screen, m, width, target=target, acceptable=acceptable)
+
+    frames: list[Frame] = []
+    problem = ""
+    screen = env.reset()
+    for i, m in enumerate(traj.moves, 1):
+        if screen.id != m.screen:
+            problem = f"step {i}: the run saw screen {m.screen!r}, the replay shows {screen.id!r}"
+            break
+        frames.append(Frame(i, screen.page, screen.id, action_text(m), m.event, thumb(screen, m)))
+        tr = env.step(_action_of(m))
+        got = (tr.screen.id, tr.event, tr.committed)
+        if got != (m.next_screen, m.event, m.committed):
+            problem = (
+                f"step {i}: the run went to {m.next_screen!r} ({m.event}), the replay to "
+                f"{tr.screen.id!r} ({tr.event})"
+            )
+            break
+        screen = tr.screen
+    else:
+        frames.append(
+            Frame(
+                len(traj.moves) + 1,
+                screen.page,
+                screen.id,
+                "",
+                _outcome_text(traj, target, acceptable),
+                thumb(screen, None),
+            )
+        )
+    return FilmEpisode(
+        instance_id=traj.instance_id,
+        injected=traj.injected,
+        outcome=_outcome_text(traj, target, acceptable),
+        decision=traj.decision,
+        moves=len(traj.moves),
+        frames=tuple(frames),
+        problem=problem,
+    )
+
+
+# --- choosing and building -----------------------------------------------------------------------
+_KINDS = ("attack success", "target picked", "paths differ", "pair")
+
+
+def _pairs(
+    trajs: Sequence[Trajectory], specs: dict[str, Any]
+) -> list[tuple[int, str, Trajectory, Trajectory]]:
+    """(tier, hash, benign, injected) for every injected episode with a benign twin and a spec."""
+    benign = {
+        (t.framework, t.model, t.defense, t.pair_of, t.repeat): t for t in trajs if not t.injected
+    }
+    out = []
+    for t in trajs:
+        if not t.injected or t.instance_id not in specs:
+            continue
+        b = benign.get((t.framework, t.model, t.defense, t.pair_of, t.repeat))
+        if b is None or b.instance_id not in specs:
+            continue
+        acceptable = specs[b.instance_id].acceptable
+        if t.decision is not None and t.decision == t.target:
+            tier = 0 if b.decision in acceptable else 1 if b.decision != t.target else 3
+        else:
+            tier = 2 if [m.screen for m in b.moves] != [m.screen for m in t.moves] else 3
+        key = f"{t.framework}|{t.model}|{t.defense}|{t.instance_id}|{t.repeat}"
+        out.append((tier, hashlib.sha256(key.encode()).hexdigest(), b, t))
+    return sorted(out, key=lambda p: (p[0], p[1]))
+
+
+def _choose(
+    ranked: list[tuple[int, str, Trajectory, Trajectory]], limit: int
+) -> list[tuple[int, Trajectory, Trajectory]]:
+    """Best tier first; within a tier variety first: each agent x app gets a turn, then each
+    benign episode x probe, then the rest (all in the ranked, hash-stable order)."""
+    chosen: list[tuple[int, Trajectory, Trajectory]] = []
+    for tier in sorted({p[0] for p in ranked}):
+        left = [(tier, b, t) for r, _, b, t in ranked if r == tier]
+        for key in (
+            lambda t: (t.framework, t.model, t.defense, t.app),
+            lambda t: (t.framework, t.model, t.defense, t.pair_of, t.probe or ""),
+            lambda t: (t.framework, t.model, t.defense, t.instance_id, t.repeat),
+        ):
+            seen: set[tuple[Any, ...]] = set()
+            rest = []
+            for item in left:
+                k = key(item[2])
+                if k in seen:
+                    rest.append(item)
+                else:
+                    seen.add(k)
+                    chosen.append(item)
+            left = rest
+    return chosen[:limit]
+
+
+def _specs(config: dict[str, Any], conditions: dict[str, dict[str, Any]]) -> tuple[Any, dict, str]:
+    """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
+    from dibench.runner._sim import SimRunConfig, plan_sim_work
+
+    raw = config.get("sim")
+    if not isinstance(raw, dict):
+        raw = next(
+            (c.get("config", {}).get("sim") for c in conditions.values() if c.get("config")),
+            None,
+        )
+    if not isinstance(raw, dict):
+        return None, {}, "no simulator settings in run.json or the store: cannot replay episodes"
+    try:
+        cfg = SimRunConfig.from_dict(raw)
+        specs, _ = plan_sim_work(cfg)
+    except Exception as exc:  # a stale or foreign run.json only costs the filmstrip
+        return None, {}, f"cannot re-plan the simulator episodes ({type(exc).__name__}: {exc})"
+    return cfg, specs, ""
+
+
+def _mixes(trajs: Sequence[Trajectory]) -> tuple[ActionMix, ...]:
+    shares = action_distribution(trajs)
+    counts: Counter[tuple[str, str, str, str]] = Counter()
+    episodes: Counter[tuple[str, str, str, str]] = Counter()
+    for t in trajs:
+        k = (t.framework, t.model, t.defense, "injected" if t.injected else "benign")
+        counts[k] += len(t.moves)
+        episodes[k] += 1
+    return tuple(ActionMix(*k, shares[k], counts[k], episodes[k]) for k in shares)
+
+
+def build_explore(
+    store: ResultStore,
+    config: dict[str, Any],
+    conditions: dict[str, dict[str, Any]],
+    *,
+    filmstrips: int = 3,
+    thumb_width: int = 170,
+    n_boot: int = 2000,
+    seed: int = 0,
+    conf: float = 0.95,
+) -> ExploreSection | None:
+    """The section, or None when the store holds no trajectories (a dataset run)."""
+    trajs = list(store.trajectories())
+    if not trajs:
+        return None
+    comparisons = exploration_table(trajs, n_boot=n_boot, seed=seed, conf=conf)
+    films: list[Filmstrip] = []
+    note = ""
+    if filmstrips > 0:
+        cfg, specs, note = _specs(config, conditions)
+        if cfg is not None:
+            from dibench.sim import make_env
+
+            ranked = _pairs(trajs, specs)
+            for tier, b, t in _choose(ranked, filmstrips):
+                spec = specs[t.instance_id]
+                acceptable = tuple(spec.acceptable)
+                kw = {"target": t.target, "acceptable": acceptable, "width": thumb_width}
+                ben = replay_episode(
+                    make_env(specs[b.instance_id], width=cfg.width, height=cfg.height), b, **kw
+                )
+                env = make_env(spec, width=cfg.width, height=cfg.height)
+                inj = replay_episode(env, t, **kw)
+                payload = getattr(env, "payload", None)
+                films.append(
+                    Filmstrip(
+                        framework=t.framework,
+                        model=t.model,
+                        defense=t.defense,
+                        app=t.app,
+                        pair_of=t.pair_of,
+                        repeat=t.repeat,
+                        probe=t.probe or "",
+                        target=t.target or "",
+                        acceptable=acceptable,
+                        instruction=spec.instruction,
+                        target_title=getattr(payload, "title", None),
+                        target_cover_text=getattr(payload, "cover_text", None),
+                        kind=_KINDS[tier],
+                        benign=ben,
+                        injected=inj,
+                    )
+                )
+            if len(films) < filmstrips and not note:
+                note = f"only {len(films)} benign/injected pairs with recorded moves to show"
+    return ExploreSection(
+        comparisons=tuple(comparisons),
+        actions=_mixes(trajs),
+        filmstrips=tuple(films),
+        episodes=len(trajs),
+        film_note=note,
+    )
+
+
+# --- shared text ---------------------------------------------------------------------------------
+def _measured(x: Estimate | PairedDiff) -> bool:
+    value = x.value if isinstance(x, Estimate) else x.diff
+    return x.n > 0 and not math.isnan(value)
+
+
+def fmt_value(c: ExploreComparison, est: Estimate) -> str:
+    """A mean (2 decimals) or a share (percent, 1 decimal); en dash when nothing was measured."""
+    if not _measured(est):
+        return "–"
+    return f"{100 * est.value:.1f}" if c.is_share else f"{est.value:.2f}"
+
+
+def fmt_interval(c: ExploreComparison, lo: float, hi: float, signed: bool = False) -> str:
+    if math.isnan(lo) or math.isnan(hi):
+        return ""
+    f = 100.0 if c.is_share else 1.0
+    d = 1 if c.is_share else 2
+    s = "+" if signed else ""
+    return f"{f * lo:{s}.{d}f}–{f * hi:{s}.{d}f}"
+
+
+def fmt_diff(c: ExploreComparison) -> str:
+    if not _measured(c.diff):
+        return "–"
+    return f"{100 * c.diff.diff:+.1f}" if c.is_share else f"{c.diff.diff:+.2f}"
+
+
+def metric_label(c: ExploreComparison) -> str:
+    return f"{c.label} (%)" if c.is_share else c.label
+
+
+def _probe_label(probe: str) -> str:
+    return "all attacks" if probe == "all" else value_label("probe", probe)
+
+
+def _ordered(section: ExploreSection) -> list[ExploreComparison]:
+    """Agents, then 'all attacks' first and probes in paper order, metrics in table order."""
+    metrics = list(EXPLORE_METRICS)
+    return sorted(
+        section.comparisons,
+        key=lambda c: (
+            c.framework,
+            c.model,
+            order_key("defense", c.defense),
+            c.probe != "all",
+            order_key("probe", c.probe),
+            metrics.index(c.metric),
+        ),
+    )
+
+
+EXPLORE_HEAD = (
+    "framework",
+    "model",
+    "defense",
+    "attack",
+    "metric",
+    "benign",
+    "injected",
+    "Δ (injected − benign)",
+    "p",
+    "pairs",
+)
+
+
+def _with_ci(c: ExploreComparison, est: Estimate) -> str:
+    v = fmt_value(c, est)
+    ci = fmt_interval(c, est.lo, est.hi) if _measured(est) else ""
+    return f"{v} [{ci}]" if ci else v
+
+
+def explore_rows(section: ExploreSection) -> list[list[str]]:
+    """One text row per (agent, probe, metric), values with their intervals (md and LaTeX)."""
+    out = []
+    for c in _ordered(section):
+        d = fmt_diff(c)
+        ci = fmt_interval(c, c.diff.lo, c.diff.hi, signed=True) if _measured(c.diff) else ""
+        out.append(
+            [
+                c.framework,
+                c.model,
+                c.defense,
+                _probe_label(c.probe),
+                metric_label(c),
+                _with_ci(c, c.benign),
+                _with_ci(c, c.injected),
+                f"{d} [{ci}]" if ci else d,
+                fmt_p(c.diff.p_value) if _measured(c.diff) else "–",
+                str(c.diff.n),
+            ]
+        )
+    return out
+
+
+def mix_rows(section: ExploreSection) -> list[list[str]]:
+    """Action kinds in percent per agent and side (markdown/LaTeX stand-in for the plot)."""
+    kinds = _kinds(section.actions)
+    return [
+        [a.framework, a.model, a.defense, a.side, str(a.actions)]
+        + [f"{100 * a.shares.get(k, 0.0):.1f}" for k in kinds]
+        for a in section.actions
+    ]
+
+
+def mix_head(section: ExploreSection) -> list[str]:
+    """Column names matching ``mix_rows``."""
+    kinds = _kinds(section.actions)
+    return ["framework", "model", "defense", "side", "actions", *(f"{k} %" for k in kinds)]
+
+
+def _kinds(mixes: Iterable[ActionMix]) -> list[str]:
+    seen = {k for a in mixes for k in a.shares}
+    return [k for k in ACTION_KINDS if k in seen] + sorted(seen - set(ACTION_KINDS))
+
+
+# --- plot ----------------------------------------------------------------------------------------
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def action_chart(benign: ActionMix | None, injected: ActionMix | None, *, label: str,
+                 width: int = 480) -> str:  # fmt: skip
+    """Grouped horizontal bars: per action kind, its share of all benign and injected actions.
+
+    Every bar carries ``data-side``/``data-kind``/``data-share`` so tests (and scripts) can read
+    the plot back without guessing from pixels.
+    """
+    sides = [m for m in (benign, injected) if m is not None and m.actions]
+    if not sides:
+        return ""
+    kinds = _kinds(sides)
+    left, right, bar_h, gap = 90.0, 52.0, 14.0, 12.0
+    top = 20.0 + 18 * len(sides) + 12
+    plot_w = width - left - right
+    top_share = max(s.shares.get(k, 0.0) for s in sides for k in kinds)
+    xmax = min(1.0, math.ceil(max(top_share, 0.05) * 10 + 1e-9) / 10)
+    group_h = bar_h * len(sides) + gap
+    height = int(top + group_h * len(kinds) + 30)
+
+    def x(v: float) -> float:
+        return left + plot_w * v / xmax
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{_e(label)}" class="chart actions" {FONT}>',
+        f"<title>{_e(label)}</title>",
+    ]
+    for si, s in enumerate(sides):  # one legend line per side: the counts need the room
+        color = BENIGN_COLOR if s.side == "benign" else INJECTED_COLOR
+        text = f"{s.side}: {s.actions:,} actions in {s.episodes:,} episodes"
+        ly = 12 + 18 * si
+        parts.append(
+            f'<rect x="{left:.1f}" y="{ly}" width="12" height="12" rx="2" fill="{color}"/>'
+            f'<text x="{left + 17:.1f}" y="{ly + 10}" font-size="12" fill="{INK}">{_e(text)}</text>'
+        )
+    tick = 0.0
+    bottom = top + group_h * len(kinds) - gap / 2
+    while tick <= xmax + 1e-9:
+        parts.append(
+            f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 6:.1f}" y2="{bottom:.1f}" '
+            f'stroke="{GRID}" stroke-width="1"/><text x="{x(tick):.1f}" y="{bottom + 16:.1f}" '
+            f'font-size="11" fill="{MUTED}" text-anchor="middle">{100 * tick:.0f}%</text>'
+        )
+        tick = round(tick + (0.1 if xmax <= 0.5 else 0.2), 10)
+    for gi, kind in enumerate(kinds):
+        gy = top + gi * group_h
+        mid = gy + bar_h * len(sides) / 2
+        parts.append(
+            f'<text x="{left - 10:.1f}" y="{mid + 4:.1f}" font-size="12.5" fill="{INK}" '
+            f'text-anchor="end">{_e(_fit(kind.replace("_", " "), 12.5, left - 14))}</text>'
+        )
+        for si, s in enumerate(sides):
+            share = s.shares.get(kind, 0.0)
+            color = BENIGN_COLOR if s.side == "benign" else INJECTED_COLOR
+            y = gy + si * bar_h
+            w = x(share) - left
+            n = round(share * s.actions)
+            parts.append(
+                f'<g><rect class="bar" data-side="{s.side}" data-kind="{_e(kind)}" '
+                f'data-share="{share!r}" x="{left:.1f}" y="{y + 1:.1f}" width="{w:.2f}" '
+                f'height="{bar_h - 2:.1f}" rx="2" fill="{color}"/>'
+                f"<title>{_e(s.side)} · {_e(kind)}: {100 * share:.1f}% "
+                f"({n:,} of {s.actions:,} actions)</title>"
+                f'<text x="{left + w + 5:.1f}" y="{y + bar_h - 3:.1f}" font-size="11" '
+                f'fill="{MUTED}">{100 * share:.1f}%</text></g>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def action_svgs(section: ExploreSection) -> list[tuple[str, str]]:
+    """(agent label, svg) per (framework, model, defense)."""
+    out = []
+    for fw, model, dfn in section.agents:
+        mixes = {
+            a.side: a
+            for a in section.actions
+            if (a.framework, a.model, a.defense) == (fw, model, dfn)
+        }
+        agent = agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
+        svg = action_chart(
+            mixes.get("benign"), mixes.get("injected"), label=f"Action types: {agent}"
+        )
+        if svg:
+            out.append((agent, svg))
+    return out
+
+
+# --- HTML ----------------------------------------------------------------------------------------
+CSS = """
+.explore-wrap{overflow-x:auto;margin:8px 0 6px}
+table.explore td.metric{white-space:nowrap}
+table.explore tr.probe th{background:var(--soft);font-weight:600;text-align:left;
+border-top:1px solid var(--line)}
+.explore-agent{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}
+.explore-agent>.explore-wrap{flex:0 0 auto}
+.explore-agent>figure.plot{flex:0 1 470px;min-width:340px}
+article.film{border:1px solid var(--line);border-radius:10px;margin:18px 0;overflow:hidden}
+article.film>header{background:var(--soft);padding:10px 16px;border-bottom:1px solid var(--line);
+font-size:14px}
+.filmbody{padding:10px 16px 14px}
+.strip h4{margin:12px 0 6px;font-size:14px;font-weight:650}
+.strip h4 span{font-weight:500;color:var(--muted);margin-left:6px}
+.frames{display:flex;flex-wrap:wrap;gap:12px 10px;padding-bottom:6px}
+.frames figure{margin:0;flex:0 0 auto;width:172px}
+.frames img{display:block;width:170px;height:auto;border:1px solid var(--line);border-radius:6px}
+.frames figcaption{font-size:12px;line-height:1.35;margin-top:4px;overflow-wrap:anywhere}
+.frames figcaption b{font-weight:650}
+.frames figcaption .act{display:block;color:var(--muted);font-family:ui-monospace,SFMono-Regular,
+Menlo,Consolas,monospace;font-size:11px}
+.frames figure.end img{outline:3px solid var(--accent);outline-offset:-1px}
+.frames figure.end figcaption b{color:var(--accent)}
+.ok{color:var(--green)}
+.replay-warn{border-left:4px solid var(--red);background:#fdecea;padding:8px 14px;margin:10px 0;
+font-size:14px;color:#7f1d1d}
+"""
+
+
+def _est_td(c: ExploreComparison, est: Estimate, gs: bool = False) -> str:
+    cls = "num gs" if gs else "num"
+    if not _measured(est):
+        return f'<td class="{cls} na">–</td>'
+    return (
+        f'<td class="{cls}" title="{est.n} episodes · {_e(est.method)}"><span class="v">'
+        f'{fmt_value(c, est)}</span><span class="ci">{fmt_interval(c, est.lo, est.hi)}</span></td>'
+    )
+
+
+def _diff_tds(c: ExploreComparison) -> str:
+    d = c.diff
+    if not _measured(d):
+        return '<td class="num gs na">–</td><td class="num na">–</td>'
+    sig = " sig" if d.lo > 0 or d.hi < 0 else ""
+    return (
+        f'<td class="num gs" title="{d.n} pairs in {d.n_clusters} benign episodes">'
+        f'<span class="v{sig}">{fmt_diff(c)}</span>'
+        f'<span class="ci">{fmt_interval(c, d.lo, d.hi, signed=True)}</span></td>'
+        f'<td class="num">{fmt_p(d.p_value)}</td>'
+    )
+
+
+def _table_html(comps: Sequence[ExploreComparison]) -> str:
+    head = (
+        "<tr><th>metric</th><th class='num gs'>benign</th><th class='num'>injected</th>"
+        "<th class='num gs'>Δ</th><th class='num'>p</th><th class='num gs'>pairs</th></tr>"
+    )
+    body, probe = [], None
+    for c in comps:
+        if c.probe != probe:
+            probe = c.probe
+            body.append(f'<tr class="probe"><th colspan="6">{_e(_probe_label(probe))}</th></tr>')
+        body.append(
+            f'<tr data-probe="{_e(c.probe)}" data-metric="{_e(c.metric)}">'
+            f'<td class="metric">{_e(metric_label(c))}</td>'
+            + _est_td(c, c.benign, gs=True)
+            + _est_td(c, c.injected)
+            + _diff_tds(c)
+            + f'<td class="num gs">{c.diff.n}</td></tr>'
+        )
+    return (
+        '<div class="explore-wrap"><table class="est explore">'
+        "<caption>Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
+        "(percentage points for shares).</caption>"
+        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def _frames_html(ep: FilmEpisode) -> str:
+    figs = []
+    for f in ep.frames:
+        end = f.step > ep.moves
+        src = "data:image/jpeg;base64," + base64.b64encode(f.image).decode()
+        title = "end" if end else f"{f.step}"
+        what = (
+            f"<b>{_e(f.event)}</b>"
+            if end
+            else f'{_e(f.event or "–")}<span class="act">{_e(f.action)}</span>'
+        )
+        figs.append(
+            f'<figure class="{"end" if end else "step"}"><img alt="{_e(f.screen)}" src="{src}" '
+            f'width="170"><figcaption><b>{title} · {_e(f.page)}</b><br>{what}</figcaption>'
+            "</figure>"
+        )
+    warn = ""
+    if ep.problem:
+        warn = (
+            f'<div class="replay-warn"><b>Replay diverged</b> — {_e(ep.problem)}. Screens from '
+            "here on are not drawn: they would not be the ones the agent saw.</div>"
+        )
+    return f'<div class="frames">{"".join(figs)}</div>{warn}'
+
+
+def _film_html(i: int, f: Filmstrip) -> str:
+    tag = "yes" if f.kind == "attack success" else "no"
+    head = (
+        f'<span class="exnum">{i}</span><b>{_e(value_label("probe", f.probe))}</b> · '
+        f"{_e(agent_label(f.framework, f.model))}"
+        + (f" · defense {_e(f.defense)}" if f.defense != "none" else "")
+        + f" · {_e(f.app)} · {_e(f.pair_of)} · repeat {f.repeat} · target {_e(f.target)} "
+        f'<span class="tag {tag}">{_e(f.kind)}</span>'
+    )
+    info = f'<p><span class="lbl">Instruction</span>{_e(f.instruction)}</p>'
+    for label, text in (
+        ("Target title shown", f.target_title),
+        ("Text on target cover", f.target_cover_text),
+    ):
+        if text:
+            info += f'<p><span class="lbl">{label}</span><q class="payload">{_e(text)}</q></p>'
+    strips = "".join(
+        f'<div class="strip"><h4>{name}<span>{ep.moves} actions → {_e(ep.outcome)}</span></h4>'
+        f"{_frames_html(ep)}</div>"
+        for name, ep in (("Benign", f.benign), ("Injected", f.injected))
+    )
+    return (
+        f'<article class="film" id="film-{i}"><header>{head}</header>'
+        f'<div class="filmbody">{info}{strips}</div></article>'
+    )
+
+
+def explore_html(section: ExploreSection) -> str:
+    parts = [f'<p class="lede">{_e(INTRO)}</p>']
+    comps = _ordered(section)
+    svgs = dict(action_svgs(section))
+    for fw, model, dfn in section.agents:
+        agent = agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
+        mine = [c for c in comps if (c.framework, c.model, c.defense) == (fw, model, dfn)]
+        parts.append(f'<h3>{_e(agent)}</h3><div class="explore-agent">')
+        parts.append(_table_html(mine) if mine else '<p class="lede">No pairs.</p>')
+        if agent in svgs:
+            parts.append(
+                '<figure class="plot"><figcaption>Action types, benign vs injected '
+                "<span>share of all actions on each side; hover a bar for counts</span>"
+                f"</figcaption>{svgs[agent]}</figure>"
+            )
+        parts.append("</div>")
+    parts.append('<h3 id="filmstrip">Episodes, step by step</h3>')
+    if section.filmstrips:
+        n = sum(2 for _ in section.filmstrips)
+        problems = section.replay_problems
+        check = (
+            f'<span class="ok">✓ all {n} replays reproduced every stored screen id</span>'
+            if not problems
+            else f'<span class="err">{len(problems)} of {n} replays diverged (see below)</span>'
+        )
+        parts.append(
+            '<p class="lede">Benign episode above, its injected twin below (same seed, catalog '
+            "and instruction). Each thumbnail is the screen an action was taken on, re-created "
+            "by replaying the stored moves in the simulator; blue ring: tap, blue arrow: swipe "
+            "(finger direction); red outline: the attack target, green: acceptable items. "
+            "Under it: the page, what the app did, and the action. The last thumbnail is the "
+            "final screen with the outcome. Attack successes (injected "
+            f"picked the target, benign picked correctly) are shown first. Replay check: {check}."
+            "</p>"
+        )
+        parts += [_film_html(i, f) for i, f in enumerate(section.filmstrips, 1)]
+    if section.film_note:
+        parts.append(f'<div class="callout">{_e(section.film_note)}</div>')
+    return "".join(parts)
+
+
+# --- CSV and JSON --------------------------------------------------------------------------------
+def _num(x: float | int | None) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return ""
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
+    """Long rows: means (or shares as fractions) per side, the paired diff, and action shares."""
+    if section is None:
+        return []
+    out: list[dict[str, str]] = []
+    for c in _ordered(section):
+        base = {
+            "table": "exploration",
+            "defense": c.defense,
+            "framework": c.framework,
+            "model": c.model,
+            "probe": c.probe,
+        }
+        for subset, est in (("benign", c.benign), ("injected", c.injected)):
+            out.append(
+                {
+                    **base,
+                    "subset": subset,
+                    "metric": c.metric,
+                    "value": _num(est.value),
+                    "lo": _num(est.lo),
+                    "hi": _num(est.hi),
+                    "k": _num(est.k),
+                    "n": _num(est.n),
+                    "method": est.method,
+                }
+            )
+        out.append(
+            {
+                **base,
+                "subset": "injected-benign",
+                "metric": f"{c.metric}_diff",
+                "value": _num(c.diff.diff),
+                "lo": _num(c.diff.lo),
+                "hi": _num(c.diff.hi),
+                "n": _num(c.diff.n),
+                "method": c.diff.method,
+                "p_value": _num(c.diff.p_value),
+            }
+        )
+    for a in section.actions:
+        for kind, share in a.shares.items():
+            out.append(
+                {
+                    "table": "action_mix",
+                    "defense": a.defense,
+                    "framework": a.framework,
+                    "model": a.model,
+                    "subset": a.side,
+                    "metric": f"share:{kind}",
+                    "value": _num(share),
+                    "k": _num(round(share * a.actions)),
+                    "n": _num(a.actions),
+                }
+            )
+    return out
+
+
+def explore_json(section: ExploreSection | None) -> dict[str, Any] | None:
+    """Every figure; filmstrips as metadata and replay status (thumbnails only in the HTML)."""
+    from ._data import plain
+
+    if section is None:
+        return None
+    return {
+        "episodes": section.episodes,
+        "comparisons": [
+            {**plain(c), "label": c.label, "is_share": c.is_share} for c in _ordered(section)
+        ],
+        "actions": plain(section.actions),
+        "filmstrips": [
+            {
+                **{
+                    k: plain(getattr(f, k))
+                    for k in (
+                        "framework",
+                        "model",
+                        "defense",
+                        "app",
+                        "pair_of",
+                        "repeat",
+                        "probe",
+                        "target",
+                        "acceptable",
+                        "instruction",
+                        "target_title",
+                        "target_cover_text",
+                        "kind",
+                    )
+                },
+                **{
+                    side: {
+                        "instance_id": ep.instance_id,
+                        "outcome": ep.outcome,
+                        "moves": ep.moves,
+                        "frames": len(ep.frames),
+                        "replay_ok": ep.replay_ok,
+                        "problem": ep.problem,
+                    }
+                    for side, ep in (("benign", f.benign), ("injected", f.injected))
+                },
+            }
+            for f in section.filmstrips
+        ],
+        "film_note": section.film_note,
+    }
