@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+# Every package that registers built-ins is imported here, so the per-test registry snapshot
+# already holds them (a built-in first registered inside a test would vanish after it).
+import dibench.adapters
+import dibench.apps
+import dibench.defenses
+import dibench.probes
+import dibench.providers
+import dibench.sim  # noqa: F401
+from dibench._registry import Registry
 from dibench.dataset import Dataset, GenerateConfig, generate
 
 SMALL = GenerateConfig(seed=7, benign=30)  # 30 states: all 10 apps, 3 categories, en + zh
+
+
+@pytest.fixture(autouse=True)
+def _isolated_registries() -> Iterator[None]:
+    """Components a test registers (its own probes, defenses, ...) vanish after it."""
+    saved = [(r, r.snapshot()) for r in list(Registry.instances)]
+    yield
+    for r, state in saved:
+        r.restore(state)
 
 
 @pytest.fixture(scope="session", autouse=True)

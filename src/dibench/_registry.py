@@ -11,10 +11,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import weakref
 from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 __all__ = ["Registry", "RegistryError", "load_module"]
 
@@ -28,11 +29,24 @@ class RegistryError(LookupError):
 class Registry(Generic[T]):
     """A named collection of components of one kind."""
 
+    # Every registry, so a test harness can snapshot and restore them all around each test.
+    instances: ClassVar[weakref.WeakSet[Registry[Any]]] = weakref.WeakSet()
+
     def __init__(self, kind: str, group: str | None = None) -> None:
         self.kind = kind
         self.group = group
         self._items: dict[str, T] = {}
         self._plugins_loaded = False
+        Registry.instances.add(self)
+
+    def snapshot(self) -> tuple[dict[str, T], bool]:
+        """The current contents, for ``restore`` (tests that register throwaway components)."""
+        return dict(self._items), self._plugins_loaded
+
+    def restore(self, state: tuple[dict[str, T], bool]) -> None:
+        items, loaded = state
+        self._items = dict(items)
+        self._plugins_loaded = loaded
 
     def register(self, name: str, *, replace: bool = False) -> Callable[[T], T]:
         """Decorator that adds a component under ``name``."""
