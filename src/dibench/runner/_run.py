@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from dibench.providers._base import InfraError, Provider
 
 from ._store import ResultStore
 
-__all__ = ["RunConfig", "RunProgress", "RunSummary", "plan_work", "run_condition"]
+__all__ = ["RunConfig", "RunProgress", "RunSummary", "drive", "plan_work", "run_condition"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,77 @@ def _row(
     )
 
 
+Attempt = Callable[[str, int], Awaitable[Decision]]
+Finish = Callable[[str, int, Decision | None, Outcome, str], None]
+
+
+async def drive(
+    work: Sequence[tuple[str, int]],
+    attempt: Attempt,
+    finish: Finish,
+    prog: RunProgress,
+    *,
+    concurrency: int,
+    fatal: Sequence[type[BaseException]] = (),
+    recorder: Any = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+) -> str | None:
+    """Run ``attempt`` over (instance id, repeat) work items with bounded concurrency.
+
+    Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
+    resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
+    returned as the abort message; every finished run goes to ``finish`` (which stores it) and
+    its replies to ``recorder``.
+    """
+    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    for w in work:
+        queue.put_nowait(w)
+    aborted: list[str] = []
+
+    async def worker() -> None:
+        while not aborted:
+            try:
+                iid, repeat = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            decision: Decision | None = None
+            cause = ""
+            try:
+                decision = await attempt(iid, repeat)
+                outcome = decision.outcome
+            except InfraError as exc:
+                outcome, cause = Outcome.INFRA_ERROR, str(exc)
+                prog.infra_errors += 1
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+            except tuple(fatal) as exc:  # type: ignore[misc]
+                aborted.append(str(exc))
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+                return
+            else:
+                if recorder is not None:
+                    recorder.flush(iid, repeat)
+            finish(iid, repeat, decision, outcome, cause)
+            prog.done += 1
+            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
+            if decision is not None:
+                prog.calls += len(decision.steps)
+                prog.input_tokens += decision.input_tokens
+                prog.output_tokens += decision.output_tokens
+                prog.cost_usd += decision.cost_usd
+            if on_progress:
+                on_progress(prog)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return aborted[0] if aborted else None
+
+
 async def run_condition(
     ds: Dataset,
     store: ResultStore,
@@ -206,10 +277,6 @@ async def run_condition(
     done = store.done(condition)
     work = [w for w in plan_work(ds, config) if w not in done]
     prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
-    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
-    for w in work:
-        queue.put_nowait(w)
-    aborted: list[str] = []
     cache: dict[str, AgentInput] = {}
 
     def agent_input(iid: str, repeat: int) -> AgentInput:
@@ -220,47 +287,18 @@ async def run_condition(
             base = cache[iid] = _agent_input(ds, iid, 0, system_prefix)
         return dataclasses.replace(base, repeat=repeat, seed=repeat)
 
-    async def worker() -> None:
-        while not aborted:
-            try:
-                iid, repeat = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            inp = agent_input(iid, repeat)
-            decision: Decision | None = None
-            cause = ""
-            try:
-                decision = await adapter.decide(inp, provider)
-                outcome, chosen = decision.outcome, decision.candidate
-            except InfraError as exc:
-                outcome, chosen, cause = Outcome.INFRA_ERROR, None, str(exc)
-                prog.infra_errors += 1
-                if recorder is not None:
-                    recorder.discard(iid, repeat)
-            except tuple(fatal) as exc:  # type: ignore[misc]
-                aborted.append(str(exc))
-                if recorder is not None:
-                    recorder.discard(iid, repeat)
-                return
-            else:
-                if recorder is not None:
-                    recorder.flush(iid, repeat)
-            row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
-            store.put(condition, row, decision, cause)
-            prog.done += 1
-            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
-            if decision is not None:
-                prog.calls += len(decision.steps)
-                prog.input_tokens += decision.input_tokens
-                prog.output_tokens += decision.output_tokens
-                prog.cost_usd += decision.cost_usd
-            if on_progress:
-                on_progress(prog)
+    async def attempt(iid: str, repeat: int) -> Decision:
+        return await adapter.decide(agent_input(iid, repeat), provider)
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, config.concurrency))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
-    return RunSummary(condition, prog, time.perf_counter() - t0, aborted[0] if aborted else None)
+    def finish(
+        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+    ) -> None:
+        chosen = decision.candidate if decision is not None else None
+        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
+        store.put(condition, row, decision, cause)
+
+    aborted = await drive(
+        work, attempt, finish, prog,
+        concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
+    )  # fmt: skip
+    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
