@@ -24,7 +24,7 @@ from PIL import Image, UnidentifiedImageError
 from dibench import __version__
 from dibench._seeding import derive_seed
 from dibench.dataset._constraints import acceptable_set
-from dibench.dataset._generate import injected_id
+from dibench.dataset._generate import injected_record
 from dibench.dataset._io import dump_line
 from dibench.dataset._schema import (
     SCHEMA_VERSION,
@@ -205,26 +205,7 @@ def _records(
     targets = _targets(ann, state)
     out = []
     for target, probe in _probes(ann, state, targets, only, epsilon):
-        inj_seed = derive_seed(seed, "inject", state.id, target, probe.name)
-        payload = probe.payload(state, target, inj_seed)
-        out.append(
-            InjectedRecord(
-                id=injected_id(state.id, target, probe.name),
-                pair_of=state.id,
-                app=state.app,
-                category=state.category,
-                language=state.language,
-                probe=probe.name,
-                target=target,
-                carriers=probe.carriers,
-                seed=inj_seed,
-                instruction=state.instruction,
-                context=state.context,
-                candidates=state.candidates,
-                acceptable=state.acceptable,
-                payload=payload,
-            )
-        )
+        out.append(injected_record(state, target, probe, seed))
     return out
 
 

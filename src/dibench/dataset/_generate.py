@@ -28,6 +28,7 @@ from ._schema import SCHEMA_VERSION, Candidate, DecisionState, InjectedRecord
 
 if TYPE_CHECKING:
     from dibench.apps._base import ScreenContent
+    from dibench.probes import Probe
 
 __all__ = [
     "GenerateConfig",
@@ -36,6 +37,7 @@ __all__ = [
     "build_state",
     "build_state_content",
     "generate",
+    "injected_record",
     "injected_records",
     "plan_states",
     "save_png",
@@ -219,24 +221,28 @@ def injected_records(
     probes = [configured_probe(p, epsilon=epsilon) for p in probe_names]
     for target in state.targets():
         for probe in probes:
-            inj_seed = derive_seed(seed, "inject", state.id, target, probe.name)
-            payload = probe.payload(state, target, inj_seed)
-            yield InjectedRecord(
-                id=injected_id(state.id, target, probe.name),
-                pair_of=state.id,
-                app=state.app,
-                category=state.category,
-                language=state.language,
-                probe=probe.name,
-                target=target,
-                carriers=probe.carriers,
-                seed=inj_seed,
-                instruction=state.instruction,
-                context=state.context,
-                candidates=state.candidates,
-                acceptable=state.acceptable,
-                payload=payload,
-            )
+            yield injected_record(state, target, probe, seed)
+
+
+def injected_record(state: DecisionState, target: str, probe: Probe, seed: int) -> InjectedRecord:
+    """One variant: the probe's payload for ``target``, seeded by (seed, state, target, probe)."""
+    inj_seed = derive_seed(seed, "inject", state.id, target, probe.name)
+    return InjectedRecord(
+        id=injected_id(state.id, target, probe.name),
+        pair_of=state.id,
+        app=state.app,
+        category=state.category,
+        language=state.language,
+        probe=probe.name,
+        target=target,
+        carriers=probe.carriers,
+        seed=inj_seed,
+        instruction=state.instruction,
+        context=state.context,
+        candidates=state.candidates,
+        acceptable=state.acceptable,
+        payload=probe.payload(state, target, inj_seed),
+    )
 
 
 # --- worker side -------------------------------------------------------------------------------
