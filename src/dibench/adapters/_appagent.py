@@ -421,7 +421,7 @@ class AppAgentAdapter(FrameworkAdapter):
             ep.record(turn, action)
             if reply.name == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            ep.act(action)  # a commit (or, on a static screen, a tap elsewhere) ends it here
+            await ep.act(action)  # a commit (or, on a static screen, a tap elsewhere) ends it here
             if reply.summary:
                 last_act = reply.summary
             grid_on = reply.name == "grid"

@@ -3,16 +3,18 @@
 An adapter's ``run`` drives one episode over an ``Environment`` (a static decision screen or an
 interactive simulated app). ``Episode.ask`` sends one Request (seeded ``seed + call``, carrying
 the Observation of the current screen and the role's ``answer`` renderer), ``Episode.record``
-turns the call into a ``Step``, ``Episode.act`` applies an action to the environment (a commit
-or the end of the episode raises ``End``), and raising ``End`` finishes the episode with a
-``Decision``. Images shown to models are derived and PNG-encoded once per
-distinct screen (keyed by a hash of the pixels), because the runner shows the same screenshot
-for every repeat and encoding, not drawing, is what costs.
+turns the call into a ``Step``, ``await Episode.act`` applies an action to the environment (a
+commit or the end of the episode raises ``End``) and awaits how the agent is shown the new
+screen (``Environment.observe``: defenses may transform it, add to the system prompt or block
+the step), and raising ``End`` finishes the episode with a ``Decision``. Images shown to models
+are derived and PNG-encoded once per distinct screen (keyed by a hash of the pixels), because
+the runner shows the same screenshot for every repeat and encoding, not drawing, is what costs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import math
 import threading
@@ -37,7 +39,7 @@ from dibench.providers._base import (
     TextPart,
 )
 
-from ._base import Action, Adapter, AgentInput, Decision, Step, candidate_at
+from ._base import Action, Adapter, AgentInput, Decision, Step, Verdict, candidate_at
 from ._env import OUTSIDE, Environment, Screen, StaticScreen, Transition
 
 __all__ = [
@@ -385,7 +387,11 @@ class Turn:
 
 @dataclass
 class Episode:
-    """Book-keeping of one episode: the current screen, calls, seeds, steps and the budget."""
+    """Book-keeping of one episode: the current screen, calls, seeds, steps and the budget.
+
+    ``screen`` is the screen as the agent is shown it (``Environment.observe``), so actions
+    are taken in its pixels; ``system_prefix`` is the prefix in force for it.
+    """
 
     adapter: FrameworkAdapter
     env: Environment
@@ -401,10 +407,32 @@ class Episode:
     calls: int = 0
     acting_calls: int = 0
     last_action: Action | None = None
+    verdicts: list[Verdict] = field(default_factory=list)
+    _raw: Screen | None = field(default=None, init=False, repr=False)  # as env returned it
+    _own_prefix: str = field(default="", init=False, repr=False)
 
-    def start(self) -> Screen:
-        self.screen = self.env.reset()
+    def __post_init__(self) -> None:
+        self._own_prefix = self.system_prefix
+
+    async def start(self) -> Screen:
+        self.screen = await self._observe(self.env.reset())
         return self.screen
+
+    async def _observe(self, raw: Screen) -> Screen:
+        """The agent's view of a new screen; a blocked step ends the episode here."""
+        seen = await self.env.observe(raw)
+        self.steps.extend(
+            dataclasses.replace(s, screen=s.screen or raw.id, page=s.page or raw.page)
+            for s in seen.steps
+        )
+        self.verdicts.extend(seen.verdicts)
+        self._raw = raw
+        if seen.blocked is not None:
+            raise End(Outcome.BLOCKED, seen.blocked)
+        self.system_prefix = (
+            seen.system_prefix if seen.system_prefix is not None else self._own_prefix
+        )
+        return seen.screen
 
     @property
     def now(self) -> Screen:
@@ -420,7 +448,7 @@ class Episode:
     @property
     def interactive(self) -> bool:
         """An app that moves between screens (not a single decision screen)."""
-        return not isinstance(self.env, StaticScreen)
+        return self.env.interactive
 
     @property
     def instruction(self) -> str:
@@ -503,23 +531,25 @@ class Episode:
         if action is not None:
             self.last_action = action
 
-    def act(self, action: Action) -> Transition:
+    async def act(self, action: Action) -> Transition:
         """Apply an action to the phone; a commit or the end of the episode raises ``End``.
 
         ``none`` and ``finish`` never reach the phone (they are the framework's own moves).
-        A tap the app ignores leaves the same screen and the episode goes on.
+        A tap the app ignores leaves the same screen (the same object, not observed again)
+        and the episode goes on; a new screen is observed before the agent sees it.
         """
         here = self.now
         if action.kind in ("none", "finish"):
-            t = Transition(here, event="no effect")
-        else:
-            t = self.env.step(action)
+            self.previous = here
+            return Transition(here, event="no effect")
+        t = self.env.step(action)
         if t.committed is not None:
             raise End(Outcome.COMMITTED, "", t.committed, action)
         if t.ended is not None:
             raise End(Outcome.NO_COMMIT, t.ended, None, action)
-        self.previous, self.screen = here, t.screen
-        return t
+        screen = here if t.screen is self._raw else await self._observe(t.screen)
+        self.previous, self.screen = here, screen
+        return dataclasses.replace(t, screen=screen)
 
     def unparseable(self, turn: Turn, err: ReplyError) -> NoReturn:
         """Record the failed step and end with PARSE_ERROR."""
@@ -533,6 +563,7 @@ class Episode:
             cause=end.cause,
             action=end.action if end.action is not None else self.last_action,
             steps=tuple(self.steps),
+            verdicts=tuple(self.verdicts),
         )
 
 
@@ -589,15 +620,14 @@ class FrameworkAdapter(Adapter):
         ``episode_steps`` on an interactive app.
         """
         if max_steps is None:
-            interactive = not isinstance(env, StaticScreen)
-            max_steps = self.episode_steps if interactive else self.max_steps
+            max_steps = self.episode_steps if env.interactive else self.max_steps
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
         ep = Episode(
             self, env, provider, instance_id, repeat, seed, system_prefix, max_steps=max_steps
         )
         try:
-            ep.start()
+            await ep.start()
             await self.run(ep)
         except End as end:
             return ep.decision(end)

@@ -294,4 +294,4 @@ class DirectAdapter(FrameworkAdapter):
                 label = items.texts[choice - 1]
                 history.append(f"tapped {label[0] if label else key!r}")
             ep.record(turn, action)
-            ep.act(action)
+            await ep.act(action)

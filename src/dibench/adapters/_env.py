@@ -4,7 +4,8 @@ A static decision screen (the dataset) and an interactive simulated app (``diben
 both environments, so one framework loop serves both. ``reset`` gives the first screen; ``step``
 applies one canonical ``Action`` (coordinates in the pixels of the screen it was taken on) and
 says what happened: a new screen, a commit to a candidate (the decision), or the end of the
-episode without one (the agent left the flow).
+episode without one (the agent left the flow). ``observe`` says how the agent is shown a screen:
+as is, unless a wrapper (defenses) transforms it, inspects it or blocks the step.
 """
 
 from __future__ import annotations
@@ -16,9 +17,17 @@ from PIL import Image
 
 from dibench.dataset._schema import Box, UIElement
 
-from ._base import Action, AgentInput, candidate_at
+from ._base import Action, AgentInput, Step, Verdict, candidate_at
 
-__all__ = ["OUTSIDE", "STATIC_PAGE", "Environment", "Screen", "StaticScreen", "Transition"]
+__all__ = [
+    "OUTSIDE",
+    "STATIC_PAGE",
+    "Environment",
+    "Observed",
+    "Screen",
+    "StaticScreen",
+    "Transition",
+]
 
 OUTSIDE = "tap outside every candidate"
 STATIC_PAGE = "decision"  # page (and screen id) of a static decision screen
@@ -48,6 +57,23 @@ class Transition:
     event: str = ""  # what happened, e.g. "scroll", "open c3", "back", "no effect"
 
 
+@dataclass(frozen=True)
+class Observed:
+    """A screen as the agent is to be shown it (``Environment.observe``).
+
+    A wrapper that changes what the model sees (a defense chain) returns another ``screen``
+    with the same id and page, in the coordinates its own ``step`` accepts; it may replace the
+    system prefix while that screen is shown (warnings), report the model calls it made and its
+    verdicts, or block the step, which ends the episode there (⊥, ``Outcome.BLOCKED``).
+    """
+
+    screen: Screen
+    system_prefix: str | None = None  # None: the episode's own prefix
+    steps: tuple[Step, ...] = ()  # calls made to look at the screen (e.g. a judge's)
+    verdicts: tuple[Verdict, ...] = ()
+    blocked: str | None = None  # the episode's cause when the step is blocked
+
+
 class Environment(ABC):
     """An episode's world. Deterministic: same seed and actions -> same screens."""
 
@@ -55,6 +81,7 @@ class Environment(ABC):
     language: str
     context: tuple[str, ...] = ()
     acceptable: tuple[str, ...] = ()  # only the oracle agent may read it (via Observation)
+    interactive: bool = True  # False: one decision screen (frameworks use their 1-screen protocol)
 
     @abstractmethod
     def reset(self) -> Screen:
@@ -69,6 +96,14 @@ class Environment(ABC):
     def screen(self) -> Screen:
         """The current screen."""
 
+    async def observe(self, screen: Screen) -> Observed:
+        """How the agent is shown ``screen`` (one ``reset`` or ``step`` just returned).
+
+        Async because a wrapper may work in threads or call a model (a judge) before the agent
+        sees the screen; the default shows it as is. Wrappers forward it to what they wrap.
+        """
+        return Observed(screen)
+
 
 class StaticScreen(Environment):
     """A dataset decision screen as an environment: the first choice is the decision.
@@ -77,6 +112,8 @@ class StaticScreen(Environment):
     commits to it, a tap anywhere else ends the episode (⊥, "tap outside every candidate"),
     and every other action leaves the same screen in place.
     """
+
+    interactive = False
 
     def __init__(self, inp: AgentInput) -> None:
         self.inp = inp

@@ -689,7 +689,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
             ep.record(turn, action)
             if op.name == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            ep.act(action)
+            await ep.act(action)
             if not ep.budget_left:
                 return
             after = await self._look(ep) if ep.now is not ep.before else look

@@ -535,7 +535,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
             if self.memory and ep.interactive:
                 await self._remember(ep, messages, turn, mem)
-            ep.act(action)
+            await ep.act(action)
             if not ep.budget_left:
                 return
             after = await self._look(ep) if ep.now is not ep.before else look
@@ -548,6 +548,6 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             else:
                 mem.error = (_operation(a), a.raw)
                 if verdict == "B":
-                    ep.act(Action("back"))  # the original presses Back on a wrong page
+                    await ep.act(Action("back"))  # the original presses Back on a wrong page
                     after = await self._look(ep)
             look = after

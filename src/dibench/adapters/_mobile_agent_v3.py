@@ -414,5 +414,5 @@ class MobileAgentV3Adapter(FrameworkAdapter):
             ep.record(turn, action)
             if action.kind == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            ep.act(action)
+            await ep.act(action)
             history.append(call.conclusion or f"{call.action} {json.dumps(call.args)}")

@@ -339,6 +339,24 @@ def _kv(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
     return out
 
 
+def _provider_options(
+    model: str,
+    provider_opt: tuple[str, ...],
+    base_url: str | None,
+    api_key_env: str | None,
+    concurrency: int,
+) -> dict[str, Any]:
+    """--provider-opt pairs plus the shortcut flags; API providers share --concurrency."""
+    popts = _kv(provider_opt, "--provider-opt")
+    if base_url:
+        popts["base_url"] = base_url
+    if api_key_env:
+        popts["api_key_env"] = api_key_env
+    if model.split(":", 1)[0] in ("openai", "anthropic", "google"):
+        popts.setdefault("concurrency", concurrency)
+    return popts
+
+
 def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
     from rich.progress import (
         BarColumn,
@@ -431,13 +449,7 @@ def run(
 
     _load(load)
     specs = _defenses(defense)
-    popts = _kv(provider_opt, "--provider-opt")
-    if base_url:
-        popts["base_url"] = base_url
-    if api_key_env:
-        popts["api_key_env"] = api_key_env
-    if model.split(":", 1)[0] in ("openai", "anthropic", "google"):
-        popts.setdefault("concurrency", concurrency)
+    popts = _provider_options(model, provider_opt, base_url, api_key_env, concurrency)
     req = RunRequest(
         dataset=dataset,
         out=out,

@@ -6,7 +6,19 @@ from pathlib import Path
 
 import click
 
-from ._main import _csv, _fail, _guard, _kv, _load, _print_summary, _run_progress, load_option
+from ._main import (
+    _csv,
+    _defenses,
+    _fail,
+    _guard,
+    _kv,
+    _label,
+    _load,
+    _print_summary,
+    _provider_options,
+    _run_progress,
+    load_option,
+)
 from ._main import main as cli
 
 
@@ -35,6 +47,13 @@ from ._main import main as cli
 @click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE")
 @click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE")
 @click.option("--no-record", is_flag=True, help="Do not write replies in replay format.")
+@click.option(
+    "--defense",
+    "defense",
+    multiple=True,
+    metavar="SPEC",
+    help="As for `run`: guards every screen of every episode; repeat to compose in order.",
+)
 @load_option
 @_guard
 def simulate(
@@ -56,6 +75,7 @@ def simulate(
     provider_opt: tuple[str, ...],
     adapter_opt: tuple[str, ...],
     no_record: bool,
+    defense: tuple[str, ...],
     load: tuple[str, ...],
 ) -> None:
     """Run a framework x model over simulated shopping/food/hotel flows into OUT (resumable)."""
@@ -63,13 +83,8 @@ def simulate(
     from dibench.sim import EpisodeError
 
     _load(load)
-    popts = _kv(provider_opt, "--provider-opt")
-    if base_url:
-        popts["base_url"] = base_url
-    if api_key_env:
-        popts["api_key_env"] = api_key_env
-    if model.split(":", 1)[0] in ("openai", "anthropic", "google"):
-        popts.setdefault("concurrency", concurrency)
+    specs = _defenses(defense)
+    popts = _provider_options(model, provider_opt, base_url, api_key_env, concurrency)
     probe_names: tuple[str, ...] | None = None
     if probes is not None:
         probe_names = () if probes.strip() == "none" else _csv(probes)
@@ -93,8 +108,9 @@ def simulate(
         provider_options=popts,
         adapter_options=_kv(adapter_opt, "--adapter-opt"),
         record=not no_record,
+        defenses=specs,
     )
-    prog, update = _run_progress(f"{framework} x {model} (simulated apps)")
+    prog, update = _run_progress(f"{_label(framework, model, req.defense)} (simulated apps)")
     try:
         with prog:
             summary = execute_sim(req, update)

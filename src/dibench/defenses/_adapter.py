@@ -4,6 +4,12 @@ Works at the ``Adapter.decide`` boundary so every framework is defended the same
 chain's ``before`` hooks build what the model sees, the inner adapter runs on it, its action is
 mapped back to phone pixels and re-resolved on the phone's candidate boxes, and the ``after``
 hooks see the result.
+
+Interactive episodes (``run_episode`` over a simulator) get the same treatment at every step
+through ``DefendedEnv``: its ``observe`` runs the ``before`` hooks on each new screen (the
+framework's episode awaits it before the model sees the screen), its ``step`` maps the action
+back to phone pixels before the real app applies it, and the ``after`` hooks see the final
+decision.
 """
 
 from __future__ import annotations
@@ -11,14 +17,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dibench.adapters._base import Adapter, AgentInput, Decision, candidate_at
+from dibench.adapters._base import Action, Adapter, AgentInput, Decision, candidate_at
 from dibench.adapters._common import OUTSIDE
+from dibench.adapters._env import Environment, Observed, Screen, StaticScreen, Transition
 from dibench.metrics._rows import Outcome
 from dibench.providers._base import Provider
 
 from ._base import DefenseChain, DefenseContext, View
 
-__all__ = ["DefendedAdapter", "map_back"]
+__all__ = ["DefendedAdapter", "DefendedEnv", "episode_pair", "map_back"]
 
 _POINT_ACTIONS = ("tap", "long_press")
 
@@ -48,6 +55,137 @@ def map_back(decision: Decision, view: View, inp: AgentInput) -> Decision:
     return out
 
 
+def _prefix(*parts: str) -> str:
+    return "\n\n".join(p.strip() for p in parts if p and p.strip())
+
+
+def episode_pair(instance_id: str) -> str:
+    """The benign episode's id of ``<benign>.<target>.<probe>`` (else the id itself).
+
+    Only strips the suffix when its last part names a registered probe: an episode's target
+    need not be on the screen at hand, so the screen's candidates cannot tell.
+    """
+    from dibench.probes import PROBES
+
+    parts = instance_id.rsplit(".", 2)
+    if len(parts) == 3 and parts[2] in PROBES:
+        return parts[0]
+    return instance_id
+
+
+class DefendedEnv(Environment):
+    """``env`` as the model sees it through ``chain``: the defended view of every screen.
+
+    ``observe`` runs the ``before`` hooks on each new screen (one verdict per screen per
+    detector; a block ends the episode ⊥ at that step; warnings join the system prompt while
+    the screen is shown) and returns the view's pixels, UI and boxes in shown coordinates;
+    ``step`` maps an action taken in them back to phone pixels before ``env`` applies it. One
+    ``DefenseContext`` lives for the whole episode; ``ctx.screen`` keys per-screen randomness.
+    """
+
+    def __init__(
+        self,
+        env: Environment,
+        chain: DefenseChain,
+        *,
+        instance_id: str,
+        repeat: int,
+        seed: int,
+        system_prefix: str = "",
+        pair_id: str | None = None,
+    ) -> None:
+        self.env = env
+        self.chain = chain
+        self.instance_id, self.repeat, self.seed = instance_id, repeat, seed
+        self.instruction = env.instruction
+        self.language = env.language
+        self.context = tuple(env.context)
+        self.acceptable = tuple(env.acceptable)
+        self.interactive = env.interactive
+        self.own_prefix = system_prefix
+        self.pair_id = pair_id if pair_id is not None else episode_pair(instance_id)
+        self.ctx: DefenseContext | None = None
+        self.view: View | None = None  # the view of the screen shown last
+        self.blocked: str | None = None  # the cause once a before hook blocked a step
+        self._sent: tuple[Action, Action] | None = None  # last (shown, phone) action
+
+    def reset(self) -> Screen:
+        self.view, self.blocked, self._sent = None, None, None
+        return self.env.reset()
+
+    @property
+    def screen(self) -> Screen:
+        return self.env.screen
+
+    def to_phone(self, action: Action) -> Action:
+        """``action`` (in the pixels of the view shown last) in phone pixels."""
+        if self._sent is not None and self._sent[0] is action:
+            return self._sent[1]
+        view = self.view
+        if view is None or view.identity or action.x is None or action.y is None:
+            return action
+        x, y = view.to_phone(action.x, action.y)
+        return dataclasses.replace(action, x=x, y=y)
+
+    def step(self, action: Action) -> Transition:
+        phone = self.to_phone(action)
+        self._sent = (action, phone)
+        return self.env.step(phone)
+
+    def _input(self, screen: Screen) -> AgentInput:
+        return AgentInput(
+            instance_id=self.instance_id,
+            repeat=self.repeat,
+            seed=self.seed,
+            instruction=self.instruction,
+            context=self.context,
+            language=self.language,
+            screenshot=screen.image,
+            ui=screen.ui,
+            candidate_boxes=dict(screen.candidate_boxes),
+            acceptable=self.acceptable,
+            system_prefix=self.own_prefix,
+            screenshot_png=screen.png,
+        )
+
+    async def observe(self, screen: Screen) -> Observed:
+        raw = await self.env.observe(screen)  # a wrapped environment may have its own view
+        if raw.blocked is not None:
+            return raw
+        screen = raw.screen
+        inp = self._input(screen)
+        if self.ctx is None:
+            self.ctx = DefenseContext(inp, screen=screen.id, pair=self.pair_id)
+        ctx = self.ctx
+        ctx.inp, ctx.screen = inp, screen.id
+        n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
+        view = View.of(inp)
+        blocked = None
+        for defense in self.chain:
+            view = await defense.before(view, ctx)
+            if view.blocked is not None:
+                blocked = self.blocked = f"blocked by {defense.spec}: {view.blocked}"
+                break
+        steps = (*raw.steps, *ctx.steps[n_steps:])
+        verdicts = (*raw.verdicts, *ctx.verdicts[n_verdicts:])
+        if blocked is not None:
+            return Observed(screen, steps=steps, verdicts=verdicts, blocked=blocked)
+        self.view = view
+        shown = screen
+        unchanged = view.image is screen.image and view.ui is screen.ui
+        if not (unchanged and view.candidate_boxes == screen.candidate_boxes):
+            shown = dataclasses.replace(
+                screen,
+                image=view.image,
+                png=view.png,
+                ui=view.ui,
+                candidate_boxes=dict(view.candidate_boxes),
+            )
+        base = raw.system_prefix if raw.system_prefix is not None else self.own_prefix
+        prefix = _prefix(self.chain.system_prefix(self.language), *view.warnings, base)
+        return Observed(shown, system_prefix=prefix, steps=steps, verdicts=verdicts)
+
+
 class DefendedAdapter(Adapter):
     """Runs ``inner`` on what the defenses let the model see; see the module docstring."""
 
@@ -59,8 +197,7 @@ class DefendedAdapter(Adapter):
 
     def model_input(self, inp: AgentInput, view: View) -> AgentInput:
         """The AgentInput the inner adapter receives for ``view``."""
-        parts = [self.chain.system_prefix(inp.language), *view.warnings, inp.system_prefix]
-        prefix = "\n\n".join(p.strip() for p in parts if p and p.strip())
+        prefix = _prefix(self.chain.system_prefix(inp.language), *view.warnings, inp.system_prefix)
         return dataclasses.replace(
             inp,
             screenshot=view.image,
@@ -91,6 +228,50 @@ class DefendedAdapter(Adapter):
         steps = (*ctx.steps[:before_steps], *decision.steps, *ctx.steps[before_steps:])
         return dataclasses.replace(
             decision, steps=steps, verdicts=(*ctx.verdicts, *decision.verdicts)
+        )
+
+    async def run_episode(
+        self,
+        env: Environment,
+        provider: Provider,
+        *,
+        instance_id: str,
+        repeat: int,
+        seed: int,
+        system_prefix: str = "",
+        max_steps: int | None = None,
+    ) -> Decision:
+        """The inner adapter's episode over ``DefendedEnv(env)``, then the ``after`` hooks.
+
+        A single decision screen without a step limit goes through ``decide`` exactly as
+        before. The final action is reported in phone pixels (steps keep what the model said
+        in the pixels it was shown, as in ``decide``).
+        """
+        if isinstance(env, StaticScreen) and max_steps is None:
+            return await super().run_episode(
+                env, provider, instance_id=instance_id, repeat=repeat, seed=seed,
+                system_prefix=system_prefix,
+            )  # fmt: skip
+        denv = DefendedEnv(
+            env, self.chain, instance_id=instance_id, repeat=repeat, seed=seed,
+            system_prefix=system_prefix,
+        )  # fmt: skip
+        decision = await self.inner.run_episode(
+            denv, provider, instance_id=instance_id, repeat=repeat, seed=seed,
+            system_prefix=system_prefix, max_steps=max_steps,
+        )  # fmt: skip
+        if decision.action is not None:
+            decision = dataclasses.replace(decision, action=denv.to_phone(decision.action))
+        ctx, view = denv.ctx, denv.view
+        if denv.blocked is not None or ctx is None or view is None:
+            return decision  # blocked before the model saw the screen: no action to check
+        n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
+        for defense in self.chain:
+            decision = await defense.after(view, decision, ctx)
+        return dataclasses.replace(
+            decision,
+            steps=(*decision.steps, *ctx.steps[n_steps:]),
+            verdicts=(*decision.verdicts, *ctx.verdicts[n_verdicts:]),
         )
 
     def describe(self) -> dict[str, Any]:

@@ -117,12 +117,19 @@ class View:
 
 @dataclass
 class DefenseContext:
-    """Per-decision state shared by the chain: the original input, verdicts and judge steps."""
+    """Per-decision state shared by the chain: the original input, verdicts and judge steps.
+
+    In a multi-step episode one context lives for the whole episode (so a judge's call
+    indices keep counting); ``inp`` is then the current screen in phone pixels, ``screen`` its
+    id and ``pair`` the benign twin's episode id.
+    """
 
     inp: AgentInput
     verdicts: list[Verdict] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     _calls: dict[int, int] = field(default_factory=dict)
+    screen: str = ""  # the screen's id within an episode ("" for a single decision screen)
+    pair: str = ""  # the pair id when known from elsewhere (an episode's id is not parsable)
 
     @property
     def instance_id(self) -> str:
@@ -147,6 +154,8 @@ class DefenseContext:
         Keys randomness shared by a pair, so a benign run and its injected variants differ only
         by the injection, not by their noise.
         """
+        if self.pair:
+            return self.pair
         parts = self.inp.instance_id.rsplit(".", 2)
         if len(parts) == 3 and parts[1] in self.inp.candidate_boxes:
             return parts[0]

@@ -68,8 +68,9 @@ def add_noise(image: Image.Image, sigma: float, rng: np.random.Generator) -> Ima
 class NoiseDefense(Defense):
     """Gaussian pixel noise, ``noise:SIGMA`` (pixel units on the 0-255 scale, default 2).
 
-    Seeded from (seed, pair id, repeat): the benign and injected screens of a pair get the same
-    noise field under the same seed, so their difference is only the injection.
+    Seeded from (seed, pair id, repeat) -- and the screen id in a multi-step episode: the
+    benign and injected screens of a pair get the same noise field under the same seed, so
+    their difference is only the injection, and an episode is deterministic.
     """
 
     main = "sigma"
@@ -80,7 +81,8 @@ class NoiseDefense(Defense):
         self.sigma = float(sigma)
 
     async def before(self, view: View, ctx: DefenseContext) -> View:
-        rng = np_rng(ctx.seed, ctx.pair_id, ctx.repeat, "noise")
+        where = (ctx.screen,) if ctx.screen else ()  # a static screen keeps its old stream
+        rng = np_rng(ctx.seed, ctx.pair_id, ctx.repeat, "noise", *where)
         image = await asyncio.to_thread(add_noise, view.image, self.sigma, rng)
         return view.with_pixels(image)
 

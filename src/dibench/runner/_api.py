@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,22 +129,28 @@ def _fatal_errors() -> tuple[type[BaseException], ...]:
     return (ReplayMissing, OcrUnavailable, MissingSDKError)
 
 
-def execute(
-    req: RunRequest, on_progress: Callable[[RunProgress], None] | None = None
-) -> RunSummary:
-    """Run (or resume) one condition into ``req.out``."""
+Launch = Callable[[ResultStore, Any, Any, Any, Any], Awaitable[RunSummary]]
+
+
+def launch(req: Any, prepare: Callable[[], None], run: Launch) -> RunSummary:
+    """What every kind of run does around its loop, in one place.
+
+    Builds the adapter, provider and defense chain of ``req`` (a RunRequest or SimRequest; any
+    bad option fails before anything is written), creates ``req.out``, lets ``prepare`` write
+    run.json, wraps the provider to record replies in replay format, opens the store and calls
+    ``run(store, adapter, provider, chain, recorder)``, closing clients however it ends.
+    """
     from dibench.adapters import make_adapter
     from dibench.defenses import make_chain
     from dibench.providers import make_provider
     from dibench.providers._replay import RecordingProvider
 
-    ds = Dataset.open(req.dataset)
     _public(req.provider_options)
     adapter = make_adapter(req.framework, **req.adapter_options)
     provider = make_provider(req.model, **req.provider_options)
     chain = make_chain(req.defenses)
     req.out.mkdir(parents=True, exist_ok=True)
-    _update_run_json(req.out, ds, req)
+    prepare()
     recorder = None
     if req.record and not req.model.startswith("replay:"):
         path = replies_path(req.out, req.framework, req.model, req.defense)
@@ -154,25 +160,39 @@ def execute(
 
         async def main() -> RunSummary:
             try:
-                return await run_condition(
-                    ds,
-                    store,
-                    adapter,
-                    provider,
-                    req.config,
-                    framework=req.framework,
-                    model=req.model,
-                    defense=req.defense,
-                    on_progress=on_progress,
-                    fatal=_fatal_errors(),
-                    recorder=recorder,
-                    defenses=chain,
-                )
+                return await run(store, adapter, provider, chain, recorder)
             finally:
                 await provider.aclose()
                 await chain.aclose()
 
         return asyncio.run(main())
+
+
+def execute(
+    req: RunRequest, on_progress: Callable[[RunProgress], None] | None = None
+) -> RunSummary:
+    """Run (or resume) one condition into ``req.out``."""
+    ds = Dataset.open(req.dataset)
+
+    def run(
+        store: ResultStore, adapter: Any, provider: Any, chain: Any, recorder: Any
+    ) -> Awaitable[RunSummary]:
+        return run_condition(
+            ds,
+            store,
+            adapter,
+            provider,
+            req.config,
+            framework=req.framework,
+            model=req.model,
+            defense=req.defense,
+            on_progress=on_progress,
+            fatal=_fatal_errors(),
+            recorder=recorder,
+            defenses=chain,
+        )
+
+    return launch(req, lambda: _update_run_json(req.out, ds, req), run)
 
 
 def load_sweep(path: Path) -> list[RunRequest]:

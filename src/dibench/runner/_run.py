@@ -22,7 +22,15 @@ from dibench.providers._base import InfraError, Provider
 
 from ._store import ResultStore
 
-__all__ = ["RunConfig", "RunProgress", "RunSummary", "drive", "plan_work", "run_condition"]
+__all__ = [
+    "RunConfig",
+    "RunProgress",
+    "RunSummary",
+    "defended",
+    "drive",
+    "plan_work",
+    "run_condition",
+]
 
 
 @dataclass(frozen=True)
@@ -226,6 +234,24 @@ async def drive(
     return aborted[0] if aborted else None
 
 
+def defended(adapter: Adapter, defenses: Any, defense: str) -> tuple[Adapter, Any, str]:
+    """The adapter behind ``defenses`` (a DefenseChain), its chain and the condition's label.
+
+    An adapter that is already a ``DefendedAdapter`` brings its own chain; without defenses
+    the adapter and ``defense`` label are returned unchanged.
+    """
+    from dibench.defenses import DefendedAdapter
+
+    chain = defenses
+    if chain is None and isinstance(adapter, DefendedAdapter):
+        chain = adapter.chain
+    if chain is not None and len(chain):
+        if not isinstance(adapter, DefendedAdapter):
+            adapter = DefendedAdapter(adapter, chain)
+        defense = chain.spec
+    return adapter, chain, defense
+
+
 async def run_condition(
     ds: Dataset,
     store: ResultStore,
@@ -251,16 +277,8 @@ async def run_condition(
     wraps the adapter; the chain's canonical spec then labels the condition and every
     defense's parameters go into its config.
     """
-    from dibench.defenses import DefendedAdapter
-
     t0 = time.perf_counter()
-    chain = defenses
-    if chain is None and isinstance(adapter, DefendedAdapter):
-        chain = adapter.chain
-    if chain is not None and len(chain):
-        if not isinstance(adapter, DefendedAdapter):
-            adapter = DefendedAdapter(adapter, chain)
-        defense = chain.spec
+    adapter, chain, defense = defended(adapter, defenses, defense)
     condition = store.add_condition(
         framework,
         model,

@@ -4,14 +4,15 @@ A simulator episode replaces the dataset's single screen: the framework's own lo
 it commits (the decision), leaves the flow or runs out of steps. ``TrackingEnv`` sits between
 the loop and the simulator and records every transition as a ``Move`` (what the app did, not
 what the prompt said), stored with the result row in one transaction. Benign episodes and their
-injected twins share seed, catalog and instruction, and repeat r uses seed r for both.
+injected twins share seed, catalog and instruction, and repeat r uses seed r for both. A defense
+chain guards every screen of an episode (``DefendedAdapter.run_episode``); moves are recorded in
+phone pixels, after the chain mapped the agent's action back.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,13 +21,13 @@ import orjson
 
 from dibench import __version__
 from dibench.adapters._base import Action, Adapter, Decision
-from dibench.adapters._env import Environment, Screen, Transition
+from dibench.adapters._env import Environment, Observed, Screen, Transition
 from dibench.dataset._io import DatasetError
 from dibench.metrics._explore import Move
 from dibench.metrics._rows import Outcome, ResultRow
-from dibench.providers._base import InfraError, Provider
+from dibench.providers._base import Provider
 
-from ._run import RunProgress, RunSummary
+from ._run import RunProgress, RunSummary, defended, drive
 from ._store import ResultStore
 
 __all__ = [
@@ -48,6 +49,7 @@ class TrackingEnv(Environment):
         self.language = env.language
         self.context = env.context
         self.acceptable = env.acceptable
+        self.interactive = env.interactive
         self.moves: list[Move] = []
         self._t0 = time.perf_counter()
 
@@ -59,6 +61,9 @@ class TrackingEnv(Environment):
     @property
     def screen(self) -> Screen:
         return self.env.screen
+
+    async def observe(self, screen: Screen) -> Observed:
+        return await self.env.observe(screen)
 
     def step(self, action: Action) -> Transition:
         before = self.env.screen
@@ -195,11 +200,18 @@ async def run_episodes(
     on_progress: Callable[[RunProgress], None] | None = None,
     fatal: Sequence[type[BaseException]] = (),
     recorder: Any = None,
+    defenses: Any = None,
 ) -> RunSummary:
-    """Run (or resume) one condition over simulator episodes into ``store``."""
+    """Run (or resume) one condition over simulator episodes into ``store``.
+
+    ``defenses`` (a ``DefenseChain``, or an adapter that is already a ``DefendedAdapter``)
+    guards every screen of every episode, as ``run_condition`` does for single screens: the
+    chain's canonical spec labels the condition and its parameters go into the config.
+    """
     from dibench.sim import make_env
 
     t0 = time.perf_counter()
+    adapter, chain, defense = defended(adapter, defenses, defense)
     condition = store.add_condition(
         framework,
         model,
@@ -208,70 +220,42 @@ async def run_episodes(
             "sim": config.describe(),
             "adapter": adapter.describe(),
             "provider": provider.describe(),
+            "defenses": chain.describe() if chain is not None else [],
         },
     )
     specs, planned = plan_sim_work(config)
     done = store.done(condition)
     work = [w for w in planned if w not in done]
     prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
-    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
-    for w in work:
-        queue.put_nowait(w)
-    aborted: list[str] = []
+    envs: dict[tuple[str, int], TrackingEnv] = {}
 
-    async def worker() -> None:
-        while not aborted:
-            try:
-                iid, repeat = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            spec = specs[iid]
-            env = TrackingEnv(make_env(spec, width=config.width, height=config.height))
-            decision: Decision | None = None
-            cause = ""
-            try:
-                decision = await adapter.run_episode(
-                    env,
-                    provider,
-                    instance_id=iid,
-                    repeat=repeat,
-                    seed=repeat,
-                    system_prefix=system_prefix,
-                    max_steps=config.max_steps or spec.max_steps,
-                )
-                outcome = decision.outcome
-            except InfraError as exc:
-                outcome, cause = Outcome.INFRA_ERROR, str(exc)
-                prog.infra_errors += 1
-                if recorder is not None:
-                    recorder.discard(iid, repeat)
-            except tuple(fatal) as exc:  # type: ignore[misc]
-                aborted.append(str(exc))
-                if recorder is not None:
-                    recorder.discard(iid, repeat)
-                return
-            else:
-                if recorder is not None:
-                    recorder.flush(iid, repeat)
-            row = _row(spec, repeat, framework, model, defense, decision, outcome)
-            store.put(condition, row, decision, cause, moves=env.moves)
-            prog.done += 1
-            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
-            if decision is not None:
-                prog.calls += len(decision.steps)
-                prog.input_tokens += decision.input_tokens
-                prog.output_tokens += decision.output_tokens
-                prog.cost_usd += decision.cost_usd
-            if on_progress:
-                on_progress(prog)
+    async def attempt(iid: str, repeat: int) -> Decision:
+        spec = specs[iid]
+        env = envs[iid, repeat] = TrackingEnv(
+            make_env(spec, width=config.width, height=config.height)
+        )
+        return await adapter.run_episode(
+            env,
+            provider,
+            instance_id=iid,
+            repeat=repeat,
+            seed=repeat,
+            system_prefix=system_prefix,
+            max_steps=config.max_steps or spec.max_steps,
+        )
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, config.concurrency))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
-    return RunSummary(condition, prog, time.perf_counter() - t0, aborted[0] if aborted else None)
+    def finish(
+        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+    ) -> None:
+        env = envs.pop((iid, repeat), None)
+        row = _row(specs[iid], repeat, framework, model, defense, decision, outcome)
+        store.put(condition, row, decision, cause, moves=env.moves if env else ())
+
+    aborted = await drive(
+        work, attempt, finish, prog,
+        concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
+    )  # fmt: skip
+    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
 
 
 @dataclass(frozen=True)
@@ -285,6 +269,22 @@ class SimRequest:
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
     record: bool = True
+    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+
+    def __post_init__(self) -> None:
+        """Canonicalise the defenses (DefenseError on an unknown one or a bad parameter), so
+        ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows."""
+        from dibench.defenses import make_chain
+
+        specs = tuple(d.spec for d in make_chain(self.defenses))
+        object.__setattr__(self, "defenses", specs)
+
+    @property
+    def defense(self) -> str:
+        """The condition's label: the canonical specs joined by '+', or 'none'."""
+        from dibench.defenses import NO_DEFENSE
+
+        return "+".join(self.defenses) or NO_DEFENSE
 
 
 # The settings that decide which episodes exist: one run directory holds one set of episodes.
@@ -310,14 +310,15 @@ def _update_run_json(req: SimRequest) -> None:
             raise DatasetError(
                 f"{req.out} holds results for other simulator episodes: use another --out"
             )
-    key = f"{req.framework}|{req.model}|none"
+    key = f"{req.framework}|{req.model}|{req.defense}"
     conds = [c for c in data.get("conditions", []) if c.get("key") != key]
     conds.append(
         {
             "key": key,
             "framework": req.framework,
             "model": req.model,
-            "defense": "none",
+            "defense": req.defense,
+            "defenses": list(req.defenses),
             "run": req.config.describe(),
             "provider_options": _public(req.provider_options),
             "adapter_options": _public(req.adapter_options),
@@ -339,39 +340,25 @@ def execute_sim(
     req: SimRequest, on_progress: Callable[[RunProgress], None] | None = None
 ) -> RunSummary:
     """Run (or resume) one framework x model over simulator episodes into ``req.out``."""
-    from dibench.adapters import make_adapter
-    from dibench.providers import make_provider
-    from dibench.providers._replay import RecordingProvider
+    from ._api import _fatal_errors, launch
 
-    from ._api import _fatal_errors, _public, replies_path
-
-    _public(req.provider_options)
-    adapter = make_adapter(req.framework, **req.adapter_options)
-    provider = make_provider(req.model, **req.provider_options)
     plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
-    req.out.mkdir(parents=True, exist_ok=True)
-    _update_run_json(req)
-    recorder = None
-    if req.record and not req.model.startswith("replay:"):
-        path = replies_path(req.out, req.framework, req.model, "none")
-        path.parent.mkdir(exist_ok=True)
-        recorder = provider = RecordingProvider(provider, path)
-    with ResultStore(req.out / "results.sqlite") as store:
 
-        async def main() -> RunSummary:
-            try:
-                return await run_episodes(
-                    store,
-                    adapter,
-                    provider,
-                    req.config,
-                    framework=req.framework,
-                    model=req.model,
-                    on_progress=on_progress,
-                    fatal=_fatal_errors(),
-                    recorder=recorder,
-                )
-            finally:
-                await provider.aclose()
+    def run(
+        store: ResultStore, adapter: Any, provider: Any, chain: Any, recorder: Any
+    ) -> Awaitable[RunSummary]:
+        return run_episodes(
+            store,
+            adapter,
+            provider,
+            req.config,
+            framework=req.framework,
+            model=req.model,
+            defense=req.defense,
+            on_progress=on_progress,
+            fatal=_fatal_errors(),
+            recorder=recorder,
+            defenses=chain,
+        )
 
-        return asyncio.run(main())
+    return launch(req, lambda: _update_run_json(req), run)
