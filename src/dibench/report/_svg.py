@@ -385,7 +385,8 @@ def frontier_chart(
     shown = [p for p, m in zip(points, measured, strict=True) if m]
     if not shown:
         return ""
-    legend_w, left, bottom, top = 300.0, 60.0, 48.0, 34.0
+    # ``top`` leaves room for the 'better' hint above the numbers of points at COR 100
+    legend_w, left, bottom, top = 300.0, 60.0, 48.0, 58.0
     entries: list[tuple[list[str], str]] = []
     legend_h = 0.0
     for p, m in zip(points, measured, strict=True):
@@ -440,7 +441,7 @@ def frontier_chart(
         f'text-anchor="middle">ASR (%) — attacks that still succeed</text>'
         f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" font-size="12" '
         f'fill="{MUTED}" text-anchor="middle">benign COR (%)</text>'
-        f'<text x="{left + 6}" y="{top - 12}" font-size="12" fill="{MUTED}">'
+        f'<text x="{left + 6}" y="{top - 38}" font-size="12" fill="{MUTED}">'
         "↖ better: fewer attacks succeed, benign decisions stay correct</text>"
     )
     label_boxes: list[tuple[float, ...]] = []
