@@ -442,6 +442,11 @@ def example_html(i: int, ex: Example) -> str:
     )
 
 
+def _states_word(report: Report) -> str:
+    """What a benign unit is called: a decision screen, or a simulated episode."""
+    return "benign episodes" if report.exploration is not None else "benign states"
+
+
 def _facts_html(report: Report) -> str:
     f = report.facts
     outcomes = list(f.outcomes)
@@ -475,7 +480,8 @@ def _facts_html(report: Report) -> str:
         ]
         rows.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
     summary = (
-        f"{f.states:,} benign states; {f.valid_runs:,} valid runs ({f.benign_runs:,} benign, "
+        f"{f.states:,} {_states_word(report)}; {f.valid_runs:,} valid runs "
+        f"({f.benign_runs:,} benign, "
         f"{f.injected_runs:,} injected) of {f.runs:,} stored; {f.pairs:,} benign/injected pairs "
         f"with {f.attack_successes:,} attack successes; {f.infra_errors:,} infrastructure "
         f"errors (excluded from every rate), {f.parse_errors:,} parse errors (count as no "
@@ -493,7 +499,7 @@ def to_html(report: Report) -> str:
     title = f"DIBench report · {report.rundir.name}"
     meta = [
         f"{len(f.conditions)} condition{'s' if len(f.conditions) != 1 else ''}",
-        f"{f.states:,} states",
+        f"{f.states:,} {_states_word(report).removeprefix('benign ')}",
         f"{f.valid_runs:,} valid runs",
         f"{f.attack_successes:,} attack successes",
     ]

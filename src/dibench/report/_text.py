@@ -180,7 +180,8 @@ def to_markdown(report: Report) -> str:
     out += _md_table(head, rows, 3)
     out += [
         "",
-        f"{f.states} benign states; {f.valid_runs} valid runs ({f.benign_runs} benign, "
+        f"{f.states} {'benign episodes' if report.exploration else 'benign states'}; "
+        f"{f.valid_runs} valid runs ({f.benign_runs} benign, "
         f"{f.injected_runs} injected) of {f.runs} stored; {f.pairs} benign/injected pairs, "
         f"{f.attack_successes} attack successes; {f.infra_errors} infrastructure errors, "
         f"{f.parse_errors} parse errors; {f.missing_pairs} injected runs without a benign "
