@@ -26,6 +26,7 @@ from dibench.adapters._base import AgentInput, Decision, Step, Verdict
 from dibench.adapters._common import scale_box
 from dibench.dataset._schema import Box, UIElement
 from dibench.metrics._rows import Outcome
+from dibench.providers._base import Provider
 
 __all__ = [
     "DEFENSES",
@@ -203,6 +204,14 @@ class Defense:
 
     async def aclose(self) -> None:
         """Release resources (e.g. a judge's HTTP client)."""
+
+    def record_providers(self, wrap: Callable[[Provider], Provider]) -> None:
+        """Route the model calls this defense makes through ``wrap``.
+
+        The runner passes a wrapper that records replies in replay format, so a defended run
+        with a model-based detector can be re-scored offline. Defenses that call no model
+        ignore it.
+        """
 
     # -- identity ------------------------------------------------------------------------
 

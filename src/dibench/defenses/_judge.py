@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dibench.adapters._base import Decision, Step, Verdict
@@ -206,6 +207,9 @@ class LlmJudge(Detector):
 
     async def aclose(self) -> None:
         await self.judge.aclose()
+
+    def record_providers(self, wrap: Callable[[Provider], Provider]) -> None:
+        self.judge = wrap(self.judge)
 
     async def _ask(
         self, ctx: DefenseContext, system: str, parts: list[TextPart | ImagePart]

@@ -8,6 +8,7 @@ format so any run can be re-scored without the model.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import tomllib
 from collections.abc import Awaitable, Callable
@@ -24,7 +25,15 @@ from dibench.dataset._io import DatasetError
 from ._run import RunConfig, RunProgress, RunSummary, run_condition
 from ._store import ResultStore
 
-__all__ = ["RunRequest", "SweepError", "execute", "load_sweep", "replies_path"]
+__all__ = [
+    "RunRequest",
+    "SweepError",
+    "execute",
+    "judge_replies_path",
+    "launch",
+    "load_sweep",
+    "replies_path",
+]
 
 _SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
 
@@ -75,7 +84,12 @@ def _public(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def replies_path(out: Path, framework: str, model: str, defense: str = "none") -> Path:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{framework}__{model}__{defense}")
+    """The replay file a condition's agent replies are recorded to (names kept filesystem-safe)."""
+    label = f"{framework}__{model}__{defense}"
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", label)
+    if len(safe) > 120:  # a long defense spec (URLs, file paths) would exceed NAME_MAX
+        digest = hashlib.blake2b(label.encode(), digest_size=6).hexdigest()
+        safe = f"{safe[:100]}-{digest}"
     return out / "replies" / f"{safe}.jsonl"
 
 
@@ -129,6 +143,26 @@ def _fatal_errors() -> tuple[type[BaseException], ...]:
     return (ReplayMissing, OcrUnavailable, MissingSDKError)
 
 
+def judge_replies_path(agent_path: Path, k: int) -> Path:
+    """Where the k-th model-based detector's replies of a condition are recorded."""
+    return agent_path.with_name(f"{agent_path.stem}__judge{k}.jsonl")
+
+
+class _Recorders:
+    """The agent's recorder and every judge's, flushed or discarded together per episode."""
+
+    def __init__(self, recorders: list[Any]) -> None:
+        self.recorders = recorders
+
+    def flush(self, instance_id: str, repeat: int) -> None:
+        for r in self.recorders:
+            r.flush(instance_id, repeat)
+
+    def discard(self, instance_id: str, repeat: int) -> None:
+        for r in self.recorders:
+            r.discard(instance_id, repeat)
+
+
 Launch = Callable[[ResultStore, Any, Any, Any, Any], Awaitable[RunSummary]]
 
 
@@ -143,7 +177,7 @@ def launch(req: Any, prepare: Callable[[], None], run: Launch) -> RunSummary:
     from dibench.adapters import make_adapter
     from dibench.defenses import make_chain
     from dibench.providers import make_provider
-    from dibench.providers._replay import RecordingProvider
+    from dibench.providers._replay import RecordingProvider, ReplayProvider
 
     _public(req.provider_options)
     adapter = make_adapter(req.framework, **req.adapter_options)
@@ -152,10 +186,27 @@ def launch(req: Any, prepare: Callable[[], None], run: Launch) -> RunSummary:
     req.out.mkdir(parents=True, exist_ok=True)
     prepare()
     recorder = None
-    if req.record and not req.model.startswith("replay:"):
+    if req.record:
         path = replies_path(req.out, req.framework, req.model, req.defense)
         path.parent.mkdir(exist_ok=True)
-        recorder = provider = RecordingProvider(provider, path)
+        recorders: list[RecordingProvider] = []
+        if not req.model.startswith("replay:"):
+            provider = RecordingProvider(provider, path)
+            recorders.append(provider)
+
+        judges: list[Any] = []
+
+        def record(judge: Any) -> Any:  # a detector's own model, recorded beside the agent's
+            judges.append(judge)
+            if isinstance(judge, ReplayProvider):
+                return judge
+            rec = RecordingProvider(judge, judge_replies_path(path, len(judges) - 1))
+            recorders.append(rec)
+            return rec
+
+        for defense in chain:
+            defense.record_providers(record)
+        recorder = _Recorders(recorders) if recorders else None
     with ResultStore(req.out / "results.sqlite") as store:
 
         async def main() -> RunSummary:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import orjson
 
 from ._store import ResultStore
+
+log = logging.getLogger(__name__)
 
 __all__ = ["export_replies", "export_rows", "iter_export_rows"]
 
@@ -83,24 +86,39 @@ def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
 
 
 def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
-    """One replay file per condition: {"instance_id", "repeat", "responses"} per episode."""
+    """Replay files per condition: {"instance_id", "repeat", "responses"} per episode.
+
+    The agent's replies and a model-based detector's (steps with role "judge") go to separate
+    files, named as a live run records them, so each replays through its own provider. A chain
+    with several judges interleaves their steps; those are not exported (one warning).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    from ._api import replies_path
+    from ._api import judge_replies_path, replies_path
 
     written = []
     for key, c in store.conditions().items():
-        path = replies_path(out_dir.parent, c["framework"], c["model"], c["defense"])
-        path = out_dir / path.name
+        path = out_dir / replies_path(out_dir.parent, c["framework"], c["model"], c["defense"]).name
+        judges = [d for d in c["config"].get("defenses", []) if d.get("name") == "llm-judge"]
         cur = store.db.execute(
             "SELECT instance_id, repeat, steps FROM results WHERE condition=? AND outcome!=? "
             "ORDER BY instance_id, repeat",
             (key, "infra_error"),
         )
-        with path.open("wb") as fh:
-            for iid, rep, steps in cur:
-                replies = [s.get("reply", "") for s in json.loads(steps)]
-                fh.write(
-                    orjson.dumps({"instance_id": iid, "repeat": rep, "responses": replies}) + b"\n"
-                )
+        agent_lines: list[bytes] = []
+        judge_lines: list[bytes] = []
+        for iid, rep, steps in cur:
+            parsed = json.loads(steps)
+            agent = [s.get("reply", "") for s in parsed if s.get("role") != "judge"]
+            judge = [s.get("reply", "") for s in parsed if s.get("role") == "judge"]
+            head = {"instance_id": iid, "repeat": rep}
+            agent_lines.append(orjson.dumps({**head, "responses": agent}) + b"\n")
+            judge_lines.append(orjson.dumps({**head, "responses": judge}) + b"\n")
+        path.write_bytes(b"".join(agent_lines))
         written.append(path)
+        if len(judges) == 1:
+            jpath = judge_replies_path(path, 0)
+            jpath.write_bytes(b"".join(judge_lines))
+            written.append(jpath)
+        elif len(judges) > 1:
+            log.warning("%s: %d judges in one chain; replies not exported", key, len(judges))
     return written
