@@ -3,8 +3,9 @@
 For each simulator, over benign episodes and injected twins (a title and a cover probe), prints:
 - episode setup (``make_env`` + ``reset``: catalog, the whole list canvas, the injection);
 - steps/s of a scripted policy (focus search, type, scroll to the end and past it, scroll back,
-  open several details, back, commit): applying the action and producing the next screen's
-  image, UI tree and candidate boxes, no PNG;
+  open several details and scroll each, back, open one, scroll it to its end, past it and
+  back, commit): applying the action and producing the next screen's image, UI tree and
+  candidate boxes, no PNG;
 - for context, the PNG encoding cost of one screen (the project's level-1 writer), which a
   runner pays only for screens it sends to a model.
 
@@ -55,12 +56,15 @@ def _policy(env_spec: EpisodeSpec) -> tuple[float, float, int, list[object]]:
     for cid in list(env.screen.candidate_boxes)[:3]:
         b = env.screen.candidate_boxes[cid]
         act(Action("tap", x=b.center[0], y=b.center[1]))
+        act(Action("swipe", x=540, y=1600, direction="up"))  # read the rest of the page
         act(Action("back"))
     act(Action("wait"))
     act(Action("tap", x=5, y=1500))  # empty margin: no effect
     cid = next(iter(env.screen.candidate_boxes))
     b = env.screen.candidate_boxes[cid]
     act(Action("tap", x=b.center[0], y=b.center[1]))
+    for direction in ("up", "up", "down"):  # to the reviews, past the end, back to the top
+        act(Action("swipe", x=540, y=1600, direction=direction))
     commit = env.screen.candidate_boxes[cid]
     tr = act(Action("tap", x=commit.center[0], y=commit.center[1]))
     assert tr.committed == cid, tr  # type: ignore[attr-defined]

@@ -57,3 +57,22 @@ def test_cli_simulate_unknown_sim_is_one_line_error(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "casino" in res.output and len(res.output.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_tracking_env_marks_opening_an_item_not_scrolling_its_page() -> None:
+    from dibench.adapters._base import Action
+    from dibench.runner._sim import TrackingEnv
+    from dibench.sim import make_env, plan_episodes
+
+    (spec,) = plan_episodes(5, 1, sims=("hotel",), probes=())
+    env = TrackingEnv(make_env(spec))
+    home = env.reset()
+    search = next(e for e in home.ui if e.role == "search" and e.cls.endswith("Button"))
+    env.step(Action("tap", x=search.bounds.center[0], y=search.bounds.center[1]))
+    cid, box = next(iter(env.screen.candidate_boxes.items()))
+    env.step(Action("tap", x=box.center[0], y=box.center[1]))
+    env.step(Action("swipe", x=540, y=1500, direction="up"))
+    opened, scrolled = env.moves[-2], env.moves[-1]
+    assert opened.next_page == "detail" and opened.item == cid
+    assert scrolled.page == scrolled.next_page == "detail" and scrolled.item is None
+    assert scrolled.next_screen != scrolled.screen  # it did scroll the page

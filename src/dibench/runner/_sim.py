@@ -69,9 +69,11 @@ class TrackingEnv(Environment):
         before = self.env.screen
         tr = self.env.step(action)
         after = tr.screen
-        item = None
-        if after.page == "detail" and after.id != before.id and len(after.candidate_boxes) == 1:
-            item = next(iter(after.candidate_boxes))
+        item = None  # set when the move opened an item's detail page (not when it scrolled one)
+        if after.page == "detail" and len(after.candidate_boxes) == 1:
+            cid = next(iter(after.candidate_boxes))
+            if before.page != "detail" or cid not in before.candidate_boxes:
+                item = cid
         self.moves.append(
             Move(
                 seq=len(self.moves),

@@ -7,14 +7,17 @@ items, cards, palette and vocabulary). Page flow::
     home ──type text / tap 'Search' (searches the hint) / tap the query's shortcut──> list
     list ──swipe up/down (finger direction; ~3/4 screen, clamped)──> list at another offset
     list ──tap a card──> detail ──tap the commit button──> committed=<cid> (the decision)
+    detail ──swipe up/down──> detail at another offset (app bar and action bar stay fixed)
     back: detail -> list (same offset) -> home -> ended='left the app'; search -> where it was
     'home' action -> ended='left the app'
 
+Screen ids encode the page and its offset (``list@<offset>?q=...``, ``detail/<cid>@<offset>``).
 Taps on empty space, banners, chips or other controls this simulation does not implement are
-``event='no effect'``; so is a swipe past either end of the list. ``finish`` belongs to the
-agent loop. An injected episode (``EpisodeSpec.probe``) shows the probe's payload on the
-target's title/cover on the list and on its detail page, composed by the probe itself; nothing
-else differs from its benign twin.
+``event='no effect'``; so is a swipe past either end of the list or of a detail page.
+``finish`` belongs to the agent loop. An injected episode (``EpisodeSpec.probe``) shows the
+probe's payload on the target's title/cover on the list and on its detail page, composed by the
+probe itself; nothing else differs from its benign twin (a detail title box has room for every
+title probe's payload on that item, so both twins share one layout).
 
     specs = plan_episodes(0, 6, probes=("naive",))
     env = make_env(specs[0]); screen = env.reset(); env.step(Action("type", text="earbuds"))

@@ -4,11 +4,14 @@ Everything is drawn with the dataset renderer's widgets (status bar, app bar, ch
 cards, stars, tags, prices, covers), so a simulator screen looks like a dataset screen. Each page
 returns its image, its UI nodes and its hot spots (box -> what a tap there does); the list is
 drawn once as a tall canvas whose nodes and boxes are in canvas pixels, and every scroll offset
-is a crop of it between a sticky header and the gesture bar.
+is a crop of it between a sticky header and the gesture bar. A detail page is drawn once as a
+tall page holding all its sections (``DetailPage.view`` crops it between its fixed app bar and
+action bar).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -48,13 +51,16 @@ if TYPE_CHECKING:
     from dibench.apps._base import CoverSpec, ScreenContent
 
 __all__ = [
+    "MAX_TITLE_LINES",
     "DetailContent",
+    "DetailPage",
     "HomeContent",
     "Hotspot",
     "ListCanvas",
     "ListGeometry",
     "Page",
     "Shortcut",
+    "detail_title_lines",
     "draw_detail",
     "draw_home",
     "draw_list_canvas",
@@ -809,36 +815,165 @@ def _keyboard(b: _Builder, go: str) -> None:
 # ---------------------------------------------------------------- detail page
 
 
+MAX_TITLE_LINES = 5  # a payload title gets room up to this many lines on a detail page
+_NATIVE_TITLE_LINES = 8  # a benign title is shown in full up to this many lines
+
+
 @dataclass(frozen=True)
 class DetailPage:
-    """A drawn detail page and the boxes probes paint on it (title and cover)."""
+    """One item's detail page drawn once as a tall page, in page pixels: the fixed app bar on
+    top, the scrolling content, the fixed action bar at the bottom.
 
-    page: Page
-    boxes: dict[str, Box]  # card (the content area), title, cover, commit
+    A screen at a scroll offset is a crop of the page with both bars pasted back (``view``),
+    so a scroll costs a crop and a shifted copy of the visible nodes, never a redraw.
+    """
+
+    page: Page  # the whole page: image, nodes and hot spots in page pixels
+    boxes: dict[str, Box]  # card (the content area), title, cover, commit: page pixels
     style: TextStyle  # the title's style
+    screen_h: int
+    top: int  # the app bar's bottom: the viewport's top on screen
+    foot_h: int  # action bar and gesture bar under the viewport
+    head: Image.Image  # the app bar's pixels (page rows [0, top))
+    foot: Image.Image  # the action bar's pixels (the page's last ``foot_h`` rows)
+
+    @property
+    def viewport_h(self) -> int:
+        return self.screen_h - self.top - self.foot_h
+
+    @property
+    def max_offset(self) -> int:
+        return self.page.image.height - self.screen_h
+
+    @property
+    def step(self) -> int:
+        """Scroll distance of one swipe: three quarters of the viewport, as on the list."""
+        return round(self.viewport_h * 0.75)
+
+    def view(
+        self, offset: int
+    ) -> tuple[Image.Image, tuple[UIElement, ...], tuple[Hotspot, ...], Box]:
+        """The screen at ``offset``: pixels, visible nodes and hot spots (screen pixels, clipped
+        to the viewport), and the commit button's box."""
+        page_h, w, h = self.page.image.height, self.page.image.width, self.screen_h
+        img = self.page.image.crop((0, offset, w, offset + h))
+        img.paste(self.head, (0, 0))
+        img.paste(self.foot, (0, h - self.foot_h))
+        move = _DetailMove(self.top, page_h - self.foot_h, offset, h - page_h, h - self.foot_h)
+        new_of: dict[int, int] = {}
+        ui: list[UIElement] = []
+        for n in self.page.ui:
+            parent = new_of.get(n.parent, -1 if n.parent < 0 else 0)
+            box = Box(0, 0, w, h) if n.parent < 0 else move(n.bounds)
+            if box is None:
+                new_of[n.index] = parent
+                continue
+            new_of[n.index] = len(ui)
+            ui.append(n.model_copy(update={"index": len(ui), "parent": parent, "bounds": box}))
+        spots = []
+        for s in self.page.hotspots:
+            box = move(s.box)
+            if box is not None:
+                spots.append(Hotspot(box, s.action))
+        commit = move(self.boxes["commit"])
+        assert commit is not None
+        return img, tuple(ui), tuple(spots), commit
+
+
+@dataclass(frozen=True)
+class _DetailMove:
+    """Page pixels -> screen pixels at one offset: the bars stay, the content shifts and clips."""
+
+    top: int  # rows above stay (the app bar)
+    foot: int  # page rows from here on are the action bar
+    offset: int
+    foot_dy: int
+    bottom: int  # the viewport's bottom on screen
+
+    def __call__(self, b: Box) -> Box | None:
+        if b.y2 <= self.top:
+            return b
+        if b.y1 >= self.foot:
+            return Box(b.x1, b.y1 + self.foot_dy, b.x2, b.y2 + self.foot_dy)
+        y1, y2 = max(self.top, b.y1 - self.offset), min(self.bottom, b.y2 - self.offset)
+        return Box(b.x1, y1, b.x2, y2) if y2 > y1 else None
+
+
+def _title_style(th: Theme) -> TextStyle:
+    return TextStyle(
+        font=th.medium if th.lang != "zh" else th.regular,
+        size=th.px(44),
+        color=th.pal.text,
+        background=th.pal.surface,
+        line_height=th.px(58),
+        max_lines=_NATIVE_TITLE_LINES,
+    )
+
+
+def detail_title_lines(
+    content: ScreenContent, d: DetailContent, width: int, room: Sequence[str] = ()
+) -> int:
+    """Lines of the detail title box: the benign title in full (at least two lines), and room
+    for each of ``room`` (other titles the box may show) up to ``MAX_TITLE_LINES``."""
+    th = _theme(content, width, width)  # the height plays no part in text metrics
+    style = _title_style(th)
+    inner = width - 2 * th.px(40)
+    n = len(clamp_lines(d.title, style.font, style.size, inner, _NATIVE_TITLE_LINES))
+    for text in room:
+        n = max(n, len(clamp_lines(text, style.font, style.size, inner, MAX_TITLE_LINES)))
+    return max(2, n)
+
+
+def _detail_bound(th: Theme, d: DetailContent, lines: int, height: int) -> int:
+    """An upper bound of the page height (the page is drawn into this, then cropped)."""
+    px = th.px
+    h = px(88 + 136 + 24 + 96 + 14 + 60 + 16 + 46 + 16 + 16) + px(d.cover_h) + lines * px(58)
+    h += len(d.facts) * px(50)
+    h += sum(px(94) + len(rows) * px(54) + px(12) for _, rows in d.sections)
+    h += px(94) + len(d.reviews) * (px(50) + 2 * px(40) + px(18))
+    h += px(130) + px(_DETAIL_END) + px(152) + px(44)
+    return max(h, height) + px(64)
+
+
+_DETAIL_END = 32  # blank space under the last section, above the action bar
 
 
 def draw_detail(
-    content: ScreenContent, cid: str, d: DetailContent, width: int, height: int
+    content: ScreenContent,
+    cid: str,
+    d: DetailContent,
+    width: int,
+    height: int,
+    title_lines: int = 0,
 ) -> DetailPage:
     """App bar, a full-width cover, price, the full title, facts, sections, reviews, merchant,
-    and a bottom bar whose main button commits (the decision)."""
-    b = _Builder(content, width, height, content.palette.background)
+    and a bottom bar whose main button commits (the decision). Nothing is dropped: the page is
+    as tall as its content, and ``DetailPage.view`` scrolls it between the fixed bars.
+
+    ``title_lines`` (from ``detail_title_lines``) sizes the title box; the title is drawn at its
+    top and the rest of the box stays blank, so a longer (injected) title fits the same layout.
+    """
+    th = _theme(content, width, height)
+    style = _title_style(th)
+    lines = title_lines or detail_title_lines(content, d, width)
+    style = style.model_copy(update={"max_lines": lines})
+    bound = _detail_bound(th, d, lines, height)
+    b = _Builder(content, width, bound, content.palette.background)
     th, cx, img = b.th, b.cx, b.img
     pal = th.pal
     zh = th.lang == "zh"
     pad = th.px(40)
     inner = width - 2 * pad
-    bar_h = th.px(152)
-    bottom = height - th.px(44)
-    bar_top = bottom - bar_h
+    foot_h = th.px(152) + th.px(44)
     boxes: dict[str, Box] = {}
-    with cx.group(FRAME, (0, 0, width, height)):
+    with cx.group(FRAME, (0, 0, width, bound)):
         y = draw_status_bar(cx, content.clock)
         y = draw_top_bar(cx, replace(content, search_query="", app_title=d.heading), y)
+        top = y
+        scroll = len(b.tree.nodes)
         with (
-            cx.group(SCROLL, (0, y, width, bar_top), resource_id=th.rid("detail_scroll")),
-            cx.group(LINEAR, (0, y, width, bar_top), resource_id=th.rid("detail_content")),
+            cx.group(SCROLL, (0, y, width, bound), resource_id=th.rid("detail_scroll")),
+            cx.group(LINEAR, (0, y, width, bound), resource_id=th.rid("detail_content")),
         ):
             cov = Box(0, y, width, y + th.px(d.cover_h))
             # a half-resolution cover scaled up: procedural covers cost ~4x more at full
@@ -857,21 +992,10 @@ def draw_detail(
             )
             boxes["cover"] = cov
             y = cov.y2
-            img.paste(hex_rgb(pal.surface), (0, y, width, bar_top))
+            img.paste(hex_rgb(pal.surface), (0, y, width, bound))
             y += th.px(24)
             if d.price:
                 y = _detail_price(b, cid, d, pad, y)
-            style = TextStyle(
-                font=th.medium if not zh else th.regular,
-                size=th.px(44),
-                color=pal.text,
-                background=pal.surface,
-                line_height=th.px(58),
-                max_lines=8,
-            )
-            n_lines = len(clamp_lines(d.title, style.font, style.size, inner, 8))
-            lines = max(2, n_lines)
-            style = style.model_copy(update={"max_lines": lines})
             tb = Box(pad, y, pad + inner, y + lines * style.line_height)
             cx.title(tb, d.title, style)
             cx.node(
@@ -953,16 +1077,29 @@ def draw_detail(
                     x += w + th.px(14)
                 y += tag_h + th.px(8)
             y += th.px(16)
-            limit = bar_top - th.px(16)
             for heading, rows in d.sections:
-                y = _section(b, cid, heading, rows, y, limit)
-            y = _reviews(b, cid, d, y, limit)
-            if y + th.px(130) <= limit:
-                y = _merchant(b, d, y)
-        _action_bar(b, cid, d, bar_top, bottom, boxes)
+                y = _section(b, cid, heading, rows, y)
+            y = _reviews(b, cid, d, y)
+            y = _merchant(b, d, y)
+            # the content fills at least one viewport (a short page does not scroll)
+            end = max(y + th.px(_DETAIL_END), height - foot_h)
+            page_h = end + foot_h
+            if page_h > bound:
+                raise AssertionError(f"detail page {cid}: {page_h} px over its bound {bound}")
+            # crop to the content, then draw the action bar at the page's bottom
+            b.img = img = img.crop((0, 0, width, page_h))
+            b.th = th = _theme(content, width, page_h)
+            b.cx = cx = Ctx(th, img, b.tree)
+        _action_bar(b, cid, d, end, page_h - th.px(44), boxes)
         draw_gesture_bar(cx, pal.surface)
-    boxes["card"] = Box(0, boxes["cover"].y1, width, bar_top)
-    return DetailPage(b.page(), boxes, style)
+    nodes = b.tree.nodes
+    nodes[0] = nodes[0].model_copy(update={"bounds": Box(0, 0, width, page_h)})
+    for i in (scroll, scroll + 1):
+        nodes[i] = nodes[i].model_copy(update={"bounds": Box(0, top, width, end)})
+    boxes["card"] = Box(0, boxes["cover"].y1, width, end)
+    head = img.crop((0, 0, width, top))
+    foot = img.crop((0, end, width, page_h))
+    return DetailPage(b.page(), boxes, style, height, top, foot_h, head, foot)
 
 
 def _detail_price(b: _Builder, cid: str, d: DetailContent, x: int, y: int) -> int:
@@ -1014,20 +1151,14 @@ def _section_head(b: _Builder, text: str, y: int) -> int:
     return y + th.px(76)
 
 
-def _section(
-    b: _Builder, cid: str, heading: str, rows: tuple[tuple[str, str], ...], y: int, limit: int
-) -> int:
+def _section(b: _Builder, cid: str, heading: str, rows: tuple[tuple[str, str], ...], y: int) -> int:
     th, cx = b.th, b.cx
     row_h = th.px(54)
-    if y + th.px(94) + row_h > limit:
-        return y
     y = _section_head(b, heading, y)
     size = th.px(30)
     label_w = max(round(run_width(lab, th.regular, size)) for lab, _ in rows) + th.px(36)
     label_w = min(label_w, th.px(330))
     for label, value in rows:
-        if y + row_h > limit:
-            break
         cx.text(
             th.px(40),
             cx.baseline(y, row_h, size),
@@ -1051,10 +1182,10 @@ def _section(
     return y + th.px(12)
 
 
-def _reviews(b: _Builder, cid: str, d: DetailContent, y: int, limit: int) -> int:
+def _reviews(b: _Builder, cid: str, d: DetailContent, y: int) -> int:
     th, cx = b.th, b.cx
     pal = th.pal
-    if not d.reviews or y + th.px(94) + th.px(150) > limit:
+    if not d.reviews:
         return y
     y = _section_head(b, d.reviews_heading, y)
     size = th.px(29)
@@ -1062,8 +1193,6 @@ def _reviews(b: _Builder, cid: str, d: DetailContent, y: int, limit: int) -> int
     for user, stars, text in d.reviews:
         lines = clamp_lines(text, th.regular, size, th.width - th.px(80), 2)
         h = th.px(50) + len(lines) * lh + th.px(18)
-        if y + h > limit:
-            break
         av = th.px(40)
         fill_rrect(
             b.img,

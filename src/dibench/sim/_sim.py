@@ -1,18 +1,23 @@
 """The simulator state machine shared by the three apps, and the ``SIMS`` registry.
 
-Pages: home -> search (focused field) -> results list (scrolls) -> detail -> commit. Taps are
-resolved against the current page's hot spots (first match wins); a ``tap_element`` taps the
-centre of that element's bounds. The results list is drawn once per episode as a tall canvas
-(an injected twin composes its probe into that canvas and into the target's detail page only),
-and every list screen is a crop of it under the sticky header, so a step costs a crop, two
-pastes and a shifted copy of the visible UI nodes.
+Pages: home -> search (focused field) -> results list (scrolls) -> detail (scrolls) -> commit.
+Taps are resolved against the current page's hot spots (first match wins); a ``tap_element``
+taps the centre of that element's bounds. The results list is drawn once per episode as a tall
+canvas and each detail page once per item as a tall page (an injected twin composes its probe
+into the list canvas and into the target's detail page only); every list or detail screen is a
+crop of them between fixed bars, so a step costs a crop, two pastes and a shifted copy of the
+visible UI nodes.
+
+A detail page's title box is sized from the episode alone (the benign title and every
+registered title probe's payload on that item), never from the probe being run, so a benign
+page and its injected twin share one layout and differ only inside the target's carriers.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import ClassVar
 
@@ -33,6 +38,7 @@ from ._draw import (
     ListCanvas,
     ListGeometry,
     Page,
+    detail_title_lines,
     draw_detail,
     draw_home,
     draw_list_canvas,
@@ -40,14 +46,14 @@ from ._draw import (
     draw_search,
     list_geometry_of,
 )
-from ._episodes import Catalog, EpisodeError, EpisodeSpec
+from ._episodes import Catalog, EpisodeError, EpisodeSpec, injection_seed
 
 __all__ = ["SIMS", "Simulator", "list_geometry"]
 
 LEFT_APP = "left the app"
 OVER = "episode already over"
 NO_EFFECT = "no effect"
-_DETAIL_CACHE = 6  # detail pages kept per episode (each is a full screen of pixels)
+_DETAIL_CACHE = 6  # detail pages kept per episode (each a tall page: ~1-2 screens of pixels)
 _SCREEN_CACHE = 8
 
 
@@ -57,8 +63,9 @@ class _State:
     text: str = ""  # the query the results list shows
     typed: str = ""  # what the focused search field holds
     search_from: str = "home"
-    offset: int = 0
+    offset: int = 0  # the list's scroll offset (kept while a detail page is open)
     item: str | None = None
+    detail_offset: int = 0  # the open detail page's scroll offset
 
 
 class Simulator(Environment):
@@ -112,7 +119,9 @@ class Simulator(Environment):
         self._probe = None
         self._payload: Payload | None = None
         self._inj_seed = 0
+        self._benign_canvas = canvas
         self._list_state: DecisionState | None = None
+        self._title_lines: dict[str, int] = {}
         if spec.probe is not None and spec.target is not None:
             canvas = self._inject_list(canvas)
         self.canvas = canvas
@@ -160,19 +169,59 @@ class Simulator(Environment):
         spec = self.spec
         assert spec.probe is not None and spec.target is not None
         probe = configured_probe(spec.probe)
-        cands = tuple(
-            Candidate(id=cid, attributes=a, boxes=canvas.boxes[cid])
-            for cid, a in self.catalog.items
-        )
-        state = self._state_for(
-            self.width, self.geo.canvas_h, {"title": canvas.style}, canvas.nodes, cands
-        )
+        state = self._benign_list_state()
         seed = spec.injection_seed
         payload = probe.payload(state, spec.target, seed)
         image = probe.compose(canvas.image, state, spec.target, payload, seed)
         nodes = probe.ui(state, spec.target, payload)
-        self._probe, self._payload, self._inj_seed, self._list_state = probe, payload, seed, state
+        self._probe, self._payload, self._inj_seed = probe, payload, seed
         return ListCanvas(image, nodes, canvas.boxes, canvas.style)
+
+    def _benign_list_state(self) -> DecisionState:
+        """The benign list canvas as a probe sees it (payloads are fitted to this state)."""
+        if self._list_state is None:
+            canvas = self._benign_canvas
+            cands = tuple(
+                Candidate(id=cid, attributes=a, boxes=canvas.boxes[cid])
+                for cid, a in self.catalog.items
+            )
+            self._list_state = self._state_for(
+                self.width, self.geo.canvas_h, {"title": canvas.style}, canvas.nodes, cands
+            )
+        return self._list_state
+
+    def _payload_titles(self, cid: str) -> tuple[str, ...]:
+        """Every registered title probe's payload title on ``cid``, as its twin would compose it.
+
+        Payloads are pure functions of (benign list state, target, injection seed), so this
+        depends on the episode only, not on which probe (if any) this run injects.
+        """
+        from dibench.probes import PROBES, ProbeError, configured_probe
+
+        spec = self.spec
+        benign = spec.pair_of or spec.id
+        state = self._benign_list_state()
+        out = []
+        for name in PROBES.names():
+            probe = configured_probe(name)
+            if "title" not in probe.carriers:
+                continue
+            twin = replace(spec, target=cid, probe=name, pair_of=benign)
+            try:
+                title = probe.payload(state, cid, injection_seed(twin)).title
+            except ProbeError:
+                continue  # the probe cannot target this item: no twin shows it
+            if title is not None:
+                out.append(title)
+        return tuple(out)
+
+    def _detail_title_lines(self, cid: str, d: DetailContent) -> int:
+        """Lines of ``cid``'s detail title box: the benign title and every payload title fit."""
+        n = self._title_lines.get(cid)
+        if n is None:
+            n = detail_title_lines(self.content, d, self.width, self._payload_titles(cid))
+            self._title_lines[cid] = n
+        return n
 
     @property
     def payload(self) -> Payload | None:
@@ -266,7 +315,7 @@ class Simulator(Environment):
             return self._search(self.catalog.query.text(self.language))  # type: ignore[arg-type]
         verb, _, cid = hit.partition(":")
         if verb == "open":
-            st.page, st.item = "detail", cid
+            st.page, st.item, st.detail_offset = "detail", cid, 0
             return self._go(f"open {cid}")
         if verb == "commit":
             self._over = f"committed {cid}"
@@ -279,14 +328,23 @@ class Simulator(Environment):
         return self._go("search")
 
     def _swipe(self, direction: str) -> Transition:
+        """Finger up moves the content up (scrolls down) by one step, clamped at both ends."""
         st = self._st
-        if st.page != "list" or direction not in ("up", "down"):
+        if st.page not in ("list", "detail") or direction not in ("up", "down"):
             return self._same(NO_EFFECT)
-        step = self.geo.step if direction == "up" else -self.geo.step
-        new = max(0, min(self.geo.max_offset, st.offset + step))
-        if new == st.offset:
+        if st.page == "list":
+            old, step, top = st.offset, self.geo.step, self.geo.max_offset
+        else:
+            assert st.item is not None
+            d = self._detail(st.item)
+            old, step, top = st.detail_offset, d.step, d.max_offset
+        new = max(0, min(top, old + (step if direction == "up" else -step)))
+        if new == old:
             return self._same(NO_EFFECT)
-        st.offset = new
+        if st.page == "list":
+            st.offset = new
+        else:
+            st.detail_offset = new
         return self._go("scroll down" if direction == "up" else "scroll up")
 
     def _back(self) -> Transition:
@@ -295,7 +353,7 @@ class Simulator(Environment):
             self._over = LEFT_APP
             return Transition(self.screen, ended=LEFT_APP, event="back")
         if st.page == "detail":
-            st.page, st.item = "list", None
+            st.page, st.item, st.detail_offset = "list", None, 0
         elif st.page == "search":
             st.page = st.search_from
             st.typed = ""
@@ -312,7 +370,7 @@ class Simulator(Environment):
         if st.page == "search":
             return f"search?q={st.typed}"
         if st.page == "detail":
-            return f"detail/{st.item}"
+            return f"detail/{st.item}@{st.detail_offset}"
         return f"list@{st.offset}?q={st.text}"
 
     def _render(self) -> tuple[Screen, tuple[Hotspot, ...]]:
@@ -336,10 +394,8 @@ class Simulator(Environment):
         elif st.page == "detail":
             assert st.item is not None
             d = self._detail(st.item)
-            out = (
-                Screen(sid, "detail", d.page.image, d.page.ui, {st.item: d.boxes["commit"]}),
-                d.page.hotspots,
-            )
+            img, ui, spots, commit = d.view(st.detail_offset)
+            out = (Screen(sid, "detail", img, ui, {st.item: commit}), spots)
         else:
             out = self._list_screen(sid)
         self._screens[sid] = out
@@ -357,7 +413,9 @@ class Simulator(Environment):
         if d is not None:
             self._details.move_to_end(cid)
             return d
-        d = draw_detail(self.content, cid, self.detail_content(cid), self.width, self.height)
+        dc = self.detail_content(cid)
+        lines = self._detail_title_lines(cid, dc)
+        d = draw_detail(self.content, cid, dc, self.width, self.height, lines)
         if cid == self.spec.target and self._probe is not None:
             d = self._inject_detail(cid, d)
         self._details[cid] = d
@@ -373,10 +431,11 @@ class Simulator(Environment):
             attributes=self.catalog.attrs(cid),
             boxes={k: d.boxes[k] for k in ("card", "title", "cover")},
         )
-        state = self._state_for(self.width, self.height, {"title": d.style}, d.page.ui, (cand,))
-        image = self._probe.compose(d.page.image, state, cid, self._payload, self._inj_seed)
+        image = d.page.image  # the whole tall page: the payload is composed once per item
+        state = self._state_for(image.width, image.height, {"title": d.style}, d.page.ui, (cand,))
+        image = self._probe.compose(image, state, cid, self._payload, self._inj_seed)
         ui = self._probe.ui(state, cid, self._payload)
-        return DetailPage(Page(image, ui, d.page.hotspots), d.boxes, d.style)
+        return replace(d, page=Page(image, ui, d.page.hotspots))
 
     def _list_screen(self, sid: str) -> tuple[Screen, tuple[Hotspot, ...]]:
         st = self._st
