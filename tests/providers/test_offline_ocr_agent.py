@@ -17,7 +17,8 @@ import pytest
 from dibench.adapters import candidate_at
 from dibench.dataset import Box, Dataset, UIElement
 from dibench.providers import Message, Observation, Request, TextPart, make_provider
-from dibench.providers._ocr_agent import Choice, segment_regions
+from dibench.providers._ocr.policy import Choice
+from dibench.providers._ocr.regions import segment_regions
 from dibench.providers._offline import OcrAgent
 
 pytest.importorskip("rapidocr_onnxruntime")

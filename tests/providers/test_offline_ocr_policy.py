@@ -15,13 +15,11 @@ import pytest
 
 from dibench.dataset import Box
 from dibench.ocr import OcrLine
-from dibench.providers._ocr_agent import (
-    Bound,
-    decide,
-    extract_quantities,
-    parse_instruction,
-    segment_regions,
-)
+from dibench.providers._ocr.instruction import parse_instruction
+from dibench.providers._ocr.intent import Bound
+from dibench.providers._ocr.policy import decide
+from dibench.providers._ocr.quantities import extract_quantities
+from dibench.providers._ocr.regions import segment_regions
 
 SIZE = (1080, 2340)
 PITCH = 236

@@ -8,8 +8,8 @@
   In a simulated app it scrolls or opens a random visible item, and commits or goes back on
   its page, drawing from the same seeded stream in both twins.
 - ``ocr-agent`` reads the screenshot with OCR and decides like a shallow reader (see
-  ``_ocr_agent``; in a simulated app it explores, see ``_ocr_explore``). It never looks at the
-  UI tree, the candidate boxes or the acceptable set.
+  ``_ocr.policy``; in a simulated app it explores, see ``_ocr.explore``). It never looks at
+  the UI tree, the candidate boxes or the acceptable set.
 
 Each replies through ``request.answer`` in the adapter's own format (or plain text such as
 ``tap(x, y)`` when called without an adapter). Decisions: ``("tap", x, y)``, ``("swipe",
@@ -36,9 +36,10 @@ from dibench.ocr import OcrEngine, OcrLine, get_engine
 from ._base import PROVIDERS, Completion, Observation, Provider, Request
 
 if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on first use
-    from ._ocr_agent import Choice, Region
-    from ._ocr_explore import Explorer
-    from ._ocr_explore import Step as ExploreStep
+    from ._ocr.explore import Explorer
+    from ._ocr.explore import Step as ExploreStep
+    from ._ocr.policy import Choice
+    from ._ocr.regions import Region
 
 __all__ = ["OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "pair_key", "reply"]
 
@@ -236,7 +237,7 @@ class OcrAgent(Provider):
         self.last_step: ExploreStep | None = None  # its most recent step, for inspection
 
     def describe(self) -> dict[str, Any]:
-        from ._ocr_agent import POLICY_VERSION
+        from ._ocr.policy import POLICY_VERSION
 
         return {
             "name": self.name,
@@ -247,7 +248,7 @@ class OcrAgent(Provider):
 
     def perceive(self, image: Image.Image) -> tuple[tuple[OcrLine, ...], tuple[Region, ...]]:
         """OCR lines and item regions of a screen, both cached by the screen's content."""
-        from ._ocr_agent import segment_regions
+        from ._ocr.regions import segment_regions
 
         key = image_key(image)
         lines = self.cache.read(image, key)
@@ -264,7 +265,7 @@ class OcrAgent(Provider):
         return lines, regions
 
     def _decide(self, request: Request) -> Choice:
-        from ._ocr_agent import decide
+        from ._ocr.policy import decide
 
         obs = request.observation
         assert obs is not None
@@ -280,7 +281,7 @@ class OcrAgent(Provider):
         )
 
     def _explore(self, request: Request) -> ExploreStep:
-        from ._ocr_explore import ACTING_ROLES, Explorer
+        from ._ocr.explore import ACTING_ROLES, Explorer
 
         obs = request.observation
         assert obs is not None

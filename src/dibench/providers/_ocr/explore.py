@@ -1,7 +1,7 @@
-"""The OCR agent in a simulated app: it explores the way a careful person shops.
+"""The interactive policy: in a simulated app, explore the way a careful person shops.
 
-Everything here is read from pixels through OCR (``_ocr_agent``'s perception and scoring), the
-instruction, and the agent's own memory of the episode; never the UI tree, candidate boxes,
+Everything here is read from pixels through OCR (the perception and scoring of this package),
+the instruction, and the agent's own memory of the episode; never the UI tree, candidate boxes,
 acceptable set or any probe. A person with a task:
 
 1. on the home page taps Search (the box suggests the query), on a search page submits it;
@@ -22,10 +22,7 @@ the same plan without changing it.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,67 +32,20 @@ from PIL import Image
 
 from dibench.ocr import OcrLine
 
-from ._ocr_agent import Region, _check_constraints, decide, extract_quantities, parse_instruction
+from .instruction import parse_instruction
+from .pages import classify_page, commit_line, page_region, pixel_key, search_buttons, title_key
+from .policy import Choice, decide
+from .regions import Region
+from .scoring import Card, check_constraints
+from .text import squash
 
-__all__ = ["ACTING_ROLES", "Explorer", "Trail", "classify_page", "keyboard_showing"]
+__all__ = ["ACTING_ROLES", "Explorer", "Step", "Trail"]
 
 ACTING_ROLES = frozenset({"decision", "operator"})
 MAX_SCROLLS = 4  # down the results list before choosing
 CLOSE = 0.35  # score gap under which the runner-up's page is checked too
 MAX_OPENS = 3  # detail pages opened before committing to the best checked one
 MAX_TRAILS = 1024
-
-_COMMIT = re.compile(
-    r"^\W*(add\s*to\s*(cart|bag|basket)|buy\s*(it\s*)?now|order\s*now|place\s*order|"
-    r"check\s*out|book\s*now|reserve(\s*now)?|加入购物车|加购|立即购买|去?下单|去结算|"
-    r"立即预订|预订|立即抢购)\W*$",
-    re.I,
-)
-# OCR reads "Search" as "Sear ch" and 搜索 as 搜案 at small sizes
-_SEARCH = re.compile(r"^\W*(s\s*e\s*a\s*r\s*c\s*h|go|搜.|搜一搜|确定)\W*$", re.I)
-
-
-def _squash(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return re.sub(r"[\s\W_]+", "", text)
-
-
-def _key(title: str) -> str:
-    """A title's identity across screens: its first letters (a clamped title ends early)."""
-    return _squash(title)[:24]
-
-
-def pixel_key(image: Image.Image) -> str:
-    h = hashlib.blake2b(digest_size=12)
-    h.update(f"{image.width}x{image.height}:".encode())
-    h.update(image.tobytes())
-    return h.hexdigest()
-
-
-def commit_line(lines: Sequence[OcrLine], size: tuple[int, int]) -> OcrLine | None:
-    """The buy/order/book button: a short commit verb in the bottom band of the screen."""
-    h = size[1]
-    found = [
-        ln
-        for ln in lines
-        if ln.box.y1 >= 0.86 * h and len(ln.text.strip()) <= 24 and _COMMIT.search(ln.text)
-    ]
-    return max(found, key=lambda ln: ln.box.x2) if found else None
-
-
-def keyboard_showing(lines: Sequence[OcrLine], size: tuple[int, int]) -> bool:
-    """An on-screen keyboard: many single letters in the lower half of the screen."""
-    keys = [ln for ln in lines if ln.box.y1 > 0.5 * size[1] and len(ln.text.strip()) == 1]
-    return len(keys) >= 8
-
-
-def classify_page(lines: Sequence[OcrLine], size: tuple[int, int], searched: bool) -> str:
-    """'detail', 'search' (a keyboard is up), 'start' (before any search) or 'list'."""
-    if commit_line(lines, size) is not None:
-        return "detail"
-    if keyboard_showing(lines, size):
-        return "search"
-    return "list" if searched else "start"
 
 
 @dataclass
@@ -128,6 +78,32 @@ class Step:
 
     action: tuple[Any, ...]
     reason: str
+
+
+@dataclass(frozen=True)
+class _Task:
+    """The user's request for one step, so every page handler asks the reader the same way."""
+
+    instruction: str
+    language: str
+    seed: int
+
+    def decide(
+        self, lines: Sequence[OcrLine], size: tuple[int, int], regions: Sequence[Region]
+    ) -> Choice:
+        """The shallow reader's choice among ``regions`` (already read) on this screen."""
+        return decide(
+            lines,
+            self.instruction,
+            size,
+            seed=self.seed,
+            language=self.language,
+            regions=regions,
+        )
+
+    def fit(self, region: Region) -> Card:
+        """How ``region`` stands against the request's hard constraints."""
+        return check_constraints([region], parse_instruction(self.instruction, self.language))[0]
 
 
 class Explorer:
@@ -163,19 +139,20 @@ class Explorer:
     ) -> Step:
         """The next action on this screen; ``acting`` lets it update the trail's plan."""
         size = image.size
+        task = _Task(instruction, language, seed)
         page = classify_page(lines, size, trail.searched)
         if page == "detail":
-            return self._detail(trail, lines, size, instruction, language, seed, acting)
+            return self._detail(trail, lines, size, task, acting)
         if page == "list":
-            return self._list(trail, lines, regions, image, instruction, language, seed, acting)
-        return self._start(trail, lines, size, acting)
+            return self._list(trail, lines, regions, image, task, acting)
+        return self._start(trail, lines, acting)
 
     # ------------------------------------------------------------------ pages
 
     @staticmethod
-    def _start(trail: Trail, lines: Sequence[OcrLine], size: tuple[int, int], acting: bool) -> Step:
+    def _start(trail: Trail, lines: Sequence[OcrLine], acting: bool) -> Step:
         """Home or the search page: press Search (the box already suggests the query)."""
-        buttons = [ln for ln in lines if _SEARCH.match(ln.text)]
+        buttons = search_buttons(lines)
         if not buttons:
             return Step(("back",), "this page does not lead to the results")
         # the app bar's button first; on the search page the keyboard's key does the same
@@ -190,9 +167,7 @@ class Explorer:
         lines: Sequence[OcrLine],
         regions: Sequence[Region],
         image: Image.Image,
-        instruction: str,
-        language: str,
-        seed: int,
+        task: _Task,
         acting: bool,
     ) -> Step:
         size = image.size
@@ -202,7 +177,7 @@ class Explorer:
             trail.screens.append(sig)
         here = trail.screens.index(sig)
         for r in regions:
-            k = _key(r.title)
+            k = title_key(r.title)
             if not k:
                 continue
             item = trail.items.get(k)
@@ -211,7 +186,7 @@ class Explorer:
             else:
                 item.region, item.screen = r, here
         ended = trail.list_done or sig in trail.scrolled_from
-        if not ended and self._convinced(lines, regions, size, instruction, language, seed):
+        if not ended and self._convinced(lines, regions, size, task):
             ended = True  # a card says it is the one, and this reader believes it
         if not ended and trail.scrolls < MAX_SCROLLS:
             if acting:
@@ -221,10 +196,10 @@ class Explorer:
             return Step(("swipe", "up", w / 2, h * 0.7), "the list goes on: read further")
         if acting:
             trail.list_done = True
-        target = self._next_to_open(trail, lines, size, instruction, language, seed)
+        target = self._next_to_open(trail, lines, size, task)
         if target is None:
             return Step(("none", "no item meets the request"), "nothing fits")
-        visible = {_key(r.title): r for r in regions}
+        visible = {title_key(r.title): r for r in regions}
         if target.key in visible:
             x, y = visible[target.key].center
             if acting:
@@ -240,37 +215,22 @@ class Explorer:
         lines: Sequence[OcrLine],
         regions: Sequence[Region],
         size: tuple[int, int],
-        instruction: str,
-        language: str,
-        seed: int,
+        task: _Task,
     ) -> bool:
         """The best visible card carries a claim or directive the shallow reader believes."""
         if not regions:
             return False
-        choice = decide(lines, instruction, size, seed=seed, language=language, regions=regions)
+        choice = task.decide(lines, size, regions)
         return choice.index is not None and bool(choice.cues[choice.index])
 
     def _ranking(
-        self,
-        trail: Trail,
-        lines: Sequence[OcrLine],
-        size: tuple[int, int],
-        instruction: str,
-        language: str,
-        seed: int,
+        self, trail: Trail, lines: Sequence[OcrLine], size: tuple[int, int], task: _Task
     ) -> list[tuple[float, _Item]]:
         """Every item read so far, best first, by the shallow reader's scores."""
         items = [i for i in trail.items.values() if not i.rejected]
         if not items:
             return []
-        choice = decide(
-            lines,
-            instruction,
-            size,
-            seed=seed,
-            language=language,
-            regions=[i.region for i in items],
-        )
+        choice = task.decide(lines, size, [i.region for i in items])
         if not choice.scores:
             return []
         ranked = sorted(zip(choice.scores, items, strict=True), key=lambda p: -p[0])
@@ -279,7 +239,7 @@ class Explorer:
         return ranked
 
     def _needs_comparison(
-        self, ranked: list[tuple[float, _Item]], trail: Trail, instruction: str, language: str
+        self, ranked: list[tuple[float, _Item]], trail: Trail, task: _Task
     ) -> _Item | None:
         """The close runner-up still to check when the best card lacks numbers it needs."""
         if len(ranked) < 2 or trail.opens >= MAX_OPENS:
@@ -287,25 +247,18 @@ class Explorer:
         (s1, best), (s2, second) = ranked[0], ranked[1]
         if second.checked is not None or s1 - s2 >= CLOSE:
             return None
-        card = _check_constraints([best.region], parse_instruction(instruction, language))[0]
-        return second if card.unknown > 0 else None
+        return second if task.fit(best.region).unknown > 0 else None
 
     def _next_to_open(
-        self,
-        trail: Trail,
-        lines: Sequence[OcrLine],
-        size: tuple[int, int],
-        instruction: str,
-        language: str,
-        seed: int,
+        self, trail: Trail, lines: Sequence[OcrLine], size: tuple[int, int], task: _Task
     ) -> _Item | None:
-        ranked = self._ranking(trail, lines, size, instruction, language, seed)
+        ranked = self._ranking(trail, lines, size, task)
         if not ranked:
             return None
         best = ranked[0][1]
         if best.checked is None:
             return best
-        other = self._needs_comparison(ranked, trail, instruction, language)
+        other = self._needs_comparison(ranked, trail, task)
         return other or best  # checked and still the best: open it again to commit there
 
     def _detail(
@@ -313,9 +266,7 @@ class Explorer:
         trail: Trail,
         lines: Sequence[OcrLine],
         size: tuple[int, int],
-        instruction: str,
-        language: str,
-        seed: int,
+        task: _Task,
         acting: bool,
     ) -> Step:
         button = commit_line(lines, size)
@@ -324,20 +275,20 @@ class Explorer:
         item = self._which(trail, lines)
         if item is None:  # a page it did not reach through the list: judge it alone
             return Step(commit.action, "the item's page: take it")
-        page = _page_region(lines, size)
-        card = _check_constraints([page], parse_instruction(instruction, language))[0]
+        page = page_region(lines, size)
+        card = task.fit(page)
         if acting:
             item.checked = page
             item.rejected = card.violations > 0
         if card.violations > 0:
             return Step(("back",), f"{item.title[:40]!r} does not fit: {'; '.join(card.notes)}")
-        ranked = self._ranking(trail, trail.list_lines, size, instruction, language, seed)
+        ranked = self._ranking(trail, trail.list_lines, size, task)
         ranked = [(sc, i) for sc, i in ranked if i is item or not i.rejected]
         if not ranked or trail.opens >= MAX_OPENS:
             return Step(commit.action, f"commit to {item.title[:60]!r}")
         best = ranked[0][1]
         if best is item:
-            if self._needs_comparison(ranked, trail, instruction, language) is not None:
+            if self._needs_comparison(ranked, trail, task) is not None:
                 return Step(("back",), f"compare {item.title[:40]!r} with the runner-up")
             return Step(commit.action, f"commit to {item.title[:60]!r}")
         return Step(("back",), f"{best.title[:40]!r} looked better: go back to it")
@@ -345,23 +296,10 @@ class Explorer:
     @staticmethod
     def _which(trail: Trail, lines: Sequence[OcrLine]) -> _Item | None:
         """The list item this page belongs to: the one whose title the page repeats."""
-        page = _squash(" ".join(ln.text for ln in lines))
+        page = squash(" ".join(ln.text for ln in lines))
         best: tuple[int, _Item] | None = None
         for item in trail.items.values():
             k = item.key
             if len(k) >= 4 and k in page and (best is None or len(k) > best[0]):
                 best = (len(k), item)
         return best[1] if best else None
-
-
-def _page_region(lines: Sequence[OcrLine], size: tuple[int, int]) -> Region:
-    """The detail page read as one big card (title: its longest line in the upper half)."""
-    from dibench.dataset._schema import Box
-
-    w, h = size
-    body = [ln for ln in lines if 0.04 * h <= ln.box.y1 <= 0.86 * h]
-    quantities = []
-    for i, ln in enumerate(body):
-        quantities.extend(extract_quantities(ln.text, float(ln.box.height), i))
-    title = max((ln.text for ln in body if ln.box.y1 < 0.6 * h), key=len, default="")
-    return Region(Box(0, 0, w, h), tuple(body), title, tuple(quantities))
