@@ -403,6 +403,30 @@ def _print_summary(summary: Any, out: Path) -> None:
         )
 
 
+def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of every agent run: endpoint, provider/adapter options, recording, defenses."""
+    for option in reversed(
+        (
+            click.option("--base-url", help="Endpoint of an OpenAI-compatible server."),
+            click.option("--api-key-env", help="Environment variable holding the API key."),
+            click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE"),
+            click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE"),
+            click.option("--no-record", is_flag=True, help="Do not record replies for replay."),
+            click.option(
+                "--defense",
+                "defense",
+                multiple=True,
+                metavar="SPEC",
+                help="A defense on every screen the model sees, e.g. jpeg:75, noise:2, "
+                "prompt-warning, keyword-detector:policy=warn; repeat to compose in order "
+                "(see `dibench defenses`).",
+            ),
+        )
+    ):
+        fn = option(fn)
+    return fn
+
+
 @main.command()
 @click.option("--dataset", type=click.Path(path_type=Path), required=True)
 @click.option("--framework", required=True, help="Adapter: appagent, mobile-agent-v2, ...")
@@ -412,19 +436,7 @@ def _print_summary(summary: Any, out: Path) -> None:
 @click.option("--probes", help="Comma-separated probes (default: all in the dataset).")
 @click.option("--limit", type=click.IntRange(min=1), help="First N benign states and variants.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--base-url", help="Endpoint of an OpenAI-compatible server.")
-@click.option("--api-key-env", help="Environment variable holding the API key.")
-@click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE")
-@click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE")
-@click.option("--no-record", is_flag=True, help="Do not write replies in replay format.")
-@click.option(
-    "--defense",
-    "defense",
-    multiple=True,
-    metavar="SPEC",
-    help="A defense, e.g. jpeg:75, noise:2, prompt-warning, keyword-detector:policy=warn; "
-    "repeat to compose in order (see `dibench defenses`).",
-)
+@agent_options
 @load_option
 @_guard
 def run(

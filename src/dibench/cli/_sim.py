@@ -17,6 +17,7 @@ from ._main import (
     _print_summary,
     _provider_options,
     _run_progress,
+    agent_options,
     load_option,
 )
 from ._main import main as cli
@@ -42,18 +43,7 @@ from ._main import main as cli
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--max-steps", type=click.IntRange(min=1), help="Actions per episode (default 30).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--base-url", help="Endpoint of an OpenAI-compatible server.")
-@click.option("--api-key-env", help="Environment variable holding the API key.")
-@click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE")
-@click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE")
-@click.option("--no-record", is_flag=True, help="Do not write replies in replay format.")
-@click.option(
-    "--defense",
-    "defense",
-    multiple=True,
-    metavar="SPEC",
-    help="As for `run`: guards every screen of every episode; repeat to compose in order.",
-)
+@agent_options
 @load_option
 @_guard
 def simulate(
