@@ -15,6 +15,8 @@ from typing import ClassVar, Literal
 from dibench._registry import Registry
 from dibench.dataset._constraints import AttrValue
 
+from ._vocab.common import Lang, clock_text
+
 __all__ = [
     "APPS",
     "App",
@@ -26,8 +28,6 @@ __all__ = [
     "ScreenContent",
     "register_app",
 ]
-
-Lang = Literal["en", "zh"]
 
 
 @dataclass(frozen=True)
@@ -159,9 +159,47 @@ class App(ABC):
     # '{model} from {brand}'); '' lets the instruction writer decide.
     exact_en: ClassVar[str] = ""
     exact_zh: ClassVar[str] = ""
+    # The result screen's fixed furniture (see ``screen_content``): sort/filter chips, bottom
+    # navigation tabs and colours.
+    chips_en: ClassVar[tuple[str, ...]] = ()
+    chips_zh: ClassVar[tuple[str, ...]] = ()
+    tabs_en: ClassVar[tuple[str, ...]] = ()
+    tabs_zh: ClassVar[tuple[str, ...]] = ()
+    palette: ClassVar[Palette]
 
     def display(self, lang: Lang) -> str:
         return self.display_zh if lang == "zh" else self.display_en
+
+    def chips(self, lang: Lang) -> tuple[str, ...]:
+        return self.chips_zh if lang == "zh" else self.chips_en
+
+    def screen_content(
+        self,
+        lang: Lang,
+        cards: list[CardContent],
+        *,
+        search_query: str,
+        clock: int,
+        header_note: str | None = None,
+        chips: tuple[str, ...] | None = None,
+    ) -> ScreenContent:
+        """This app's result screen showing ``cards``; ``clock`` is the status-bar time in
+        minutes, ``chips`` replaces the app's usual ones."""
+        return ScreenContent(
+            app=self.name,
+            package=self.package,
+            language=lang,
+            app_title=self.display(lang),
+            search_query=search_query,
+            chips=self.chips(lang) if chips is None else chips,
+            active_chip=0,
+            cards=tuple(cards),
+            layout=self.layout,
+            palette=self.palette,
+            tabs=self.tabs_zh if lang == "zh" else self.tabs_en,
+            header_note=header_note,
+            clock=clock_text(clock, lang),
+        )
 
     @abstractmethod
     def sample_query(self, rng: random.Random) -> Query:

@@ -106,6 +106,11 @@ class AppStore(App):
     phrases = _PHRASES
     exact_en = "{model} by {brand}"
     exact_zh = "{brand}的「{model}」"
+    chips_en = ("All", "Free", "Paid", "Rating 4.5+")
+    chips_zh = ("全部", "免费", "付费", "评分4.5+")
+    tabs_en = ("For you", "Games", "Apps", "Library")
+    tabs_zh = ("推荐", "游戏", "应用", "我的")
+    palette = Palette(primary="#34A853", accent="#FBBC04", price="#188038")
 
     def sample_query(self, rng: random.Random) -> Query:
         cat = rng.choice(CATEGORIES)
@@ -188,23 +193,10 @@ class AppStore(App):
                     sponsored_text=C.tr(lang, "Ad", "广告"),
                 )
             )
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
+        return self.screen_content(
+            lang,
+            cards,
             search_query=query.text(lang),
-            chips=(
-                ("全部", "免费", "付费", "评分4.5+", cat.label_zh)
-                if zh
-                else ("All", "Free", "Paid", "Rating 4.5+", cat.label_en)
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#34A853", accent="#FBBC04", price="#188038"),
-            tabs=("推荐", "游戏", "应用", "我的")
-            if zh
-            else ("For you", "Games", "Apps", "Library"),
-            clock=C.clock_text(rng.randrange(7 * 60, 23 * 60 + 59), lang),
+            chips=(*self.chips(lang), cat.label_zh if zh else cat.label_en),
+            clock=rng.randrange(7 * 60, 23 * 60 + 59),
         )

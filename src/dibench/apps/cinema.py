@@ -28,6 +28,10 @@ from ._vocab.cinema import CHAINS_EN, CHAINS_ZH, FORMATS, MOVIES, PLACES_EN, PLA
 __all__ = ["Cinema"]
 
 _FORMAT_WEIGHTS = (0.45, 0.2, 0.2, 0.15)
+_BY_TITLE = {
+    "en": {m.title_en: m for m in MOVIES},
+    "zh": {m.title_zh: m for m in MOVIES},
+}
 
 
 def _ticket_price(rng: random.Random, base: float, lang: Lang) -> float:
@@ -82,6 +86,11 @@ class Cinema(App):
     phrases = _PHRASES
     exact_en = "the showing of {model} at {brand}"
     exact_zh = "{brand}的《{model}》"
+    chips_en = ("Recommended", "Nearest", "Price", "Rating", "Filter")
+    chips_zh = ("综合排序", "距离最近", "价格最低", "评分最高", "筛选")
+    tabs_en = ("Movies", "Cinemas", "Account")
+    tabs_zh = ("电影", "影院", "我的")
+    palette = Palette(primary="#C2185B", accent="#FFC107", price="#E91E63")
 
     def sample_query(self, rng: random.Random) -> Query:
         if rng.random() < 0.6:
@@ -112,7 +121,8 @@ class Cinema(App):
         now = int(query.extra["now"])  # type: ignore[arg-type]
         places = C.pick_distinct(rng, PLACES_ZH if zh else PLACES_EN, n)
         chains_all = CHAINS_ZH if zh else CHAINS_EN
-        if query.extra["mode"] == "movie":
+        per_film = query.extra["mode"] == "tonight"
+        if not per_film:
             movies = [MOVIES[int(query.extra["movie"])]] * n  # type: ignore[arg-type]
             chains = C.pick_distinct(rng, chains_all, n)
             times = C.spread_times(rng, n, now + 15, min(now + 240, 22 * 60 + 30))
@@ -127,7 +137,6 @@ class Cinema(App):
             (names, usd, cny) = FORMATS[fmt]
             cinema = pattern.format(place=place)
             film = movie.title_zh if zh else movie.title_en
-            per_film = query.extra["mode"] == "tonight"
             out.append(
                 {
                     "title": film if per_film else cinema,
@@ -157,11 +166,10 @@ class Cinema(App):
     ) -> ScreenContent:
         zh = lang == "zh"
         per_film = query.extra["mode"] == "tonight"
-        by_title = {m.title_zh if zh else m.title_en: m for m in MOVIES}
         ad = C.sponsored_index(rng, len(candidates), 0.3)
         cards = []
         for i, (cid, a) in enumerate(candidates):
-            movie = by_title[str(a["movie"])]
+            movie = _BY_TITLE[lang][str(a["movie"])]
             km = C.km_text(float(a["distance"]), lang)  # type: ignore[arg-type]
             r = float(a["rating"])  # type: ignore[arg-type]
             count = C.count_text(int(a["reviews"]), lang)  # type: ignore[arg-type]
@@ -205,27 +213,14 @@ class Cinema(App):
                     sponsored_text=C.SPONSORED[lang],
                 )
             )
-        now = int(query.extra["now"])  # type: ignore[arg-type]
         if per_film:
             note = C.tr(lang, "Today · showings from 18:00", "今天 · 18:00后场次")
         else:
             note = C.tr(lang, "Today · nearby cinemas", "今天 · 附近影院")
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
+        return self.screen_content(
+            lang,
+            cards,
             search_query=query.text(lang),
-            chips=(
-                ("综合排序", "距离最近", "价格最低", "评分最高", "筛选")
-                if zh
-                else ("Recommended", "Nearest", "Price", "Rating", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#C2185B", accent="#FFC107", price="#E91E63"),
-            tabs=("电影", "影院", "我的") if zh else ("Movies", "Cinemas", "Account"),
             header_note=note,
-            clock=C.clock_text(now, lang),
+            clock=int(query.extra["now"]),  # type: ignore[arg-type]
         )

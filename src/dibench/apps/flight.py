@@ -95,6 +95,11 @@ class Flight(App):
     phrases = _PHRASES
     exact_en = "{brand} flight {model}"
     exact_zh = "{brand}{model}"
+    chips_en = ("Recommended", "Cheapest", "Earliest", "Fastest", "Filter")
+    chips_zh = ("推荐排序", "低价优先", "起飞早-晚", "耗时短", "筛选")
+    tabs_en = ("Search", "Trips", "Account")
+    tabs_zh = ("首页", "行程", "我的")
+    palette = Palette(primary="#0288D1", accent="#FFB300", price="#F57C00")
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(FLIGHT_ROUTES_EN))
@@ -222,25 +227,13 @@ class Flight(App):
                     sponsored_text=C.SPONSORED[lang],
                 )
             )
-        d = _date(query)
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
-            search_query=f"{route.origin_city} → {route.dest_city}",
-            chips=(
-                ("推荐排序", "低价优先", "起飞早-晚", "耗时短", "筛选")
-                if zh
-                else ("Recommended", "Cheapest", "Earliest", "Fastest", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#0288D1", accent="#FFB300", price="#F57C00"),
-            tabs=("首页", "行程", "我的") if zh else ("Search", "Trips", "Account"),
-            header_note=f"{route.origin_city} → {route.dest_city} · {C.date_text(d, lang)}",
-            clock=C.clock_text(rng.randrange(7 * 60, 23 * 60), lang),
+        leg = f"{route.origin_city} → {route.dest_city}"
+        return self.screen_content(
+            lang,
+            cards,
+            search_query=leg,
+            header_note=f"{leg} · {C.date_text(_date(query), lang)}",
+            clock=rng.randrange(7 * 60, 23 * 60),
         )
 
     def context(self, query: Query, lang: Lang) -> tuple[str, ...]:

@@ -93,6 +93,11 @@ class Food(App):
     phrases = _PHRASES
     exact_en = "the {model} from {brand}"
     exact_zh = "{brand}的{model}"
+    chips_en = ("Recommended", "Distance", "Sales", "Rating", "Filter")
+    chips_zh = ("综合排序", "距离最近", "销量最高", "好评优先", "筛选")
+    tabs_en = ("Home", "Orders", "Account")
+    tabs_zh = ("首页", "订单", "我的")
+    palette = Palette(primary="#FFC107", on_primary="#1F1F1F", accent="#FF8F00", price="#F4511E")
 
     def sample_query(self, rng: random.Random) -> Query:
         kind = rng.choice(KINDS)
@@ -188,24 +193,10 @@ class Food(App):
                 )
             )
         address = rng.choice(ADDRESSES_ZH if zh else ADDRESSES_EN)
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
+        return self.screen_content(
+            lang,
+            cards,
             search_query=query.text(lang),
-            chips=(
-                ("综合排序", "距离最近", "销量最高", "好评优先", "筛选")
-                if zh
-                else ("Recommended", "Distance", "Sales", "Rating", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(
-                primary="#FFC107", on_primary="#1F1F1F", accent="#FF8F00", price="#F4511E"
-            ),
-            tabs=("首页", "订单", "我的") if zh else ("Home", "Orders", "Account"),
             header_note=f"送至：{address}" if zh else f"Deliver to {address}",
-            clock=C.clock_text(rng.randrange(10 * 60, 21 * 60 + 30), lang),
+            clock=rng.randrange(10 * 60, 21 * 60 + 30),
         )

@@ -117,6 +117,11 @@ class Hotel(App):
     phrases = _PHRASES
     exact_en = "the {model} ({brand})"
     exact_zh = "{brand}旗下的{model}"
+    chips_en = ("Popular", "Lowest price", "Top rated", "Distance", "Filter")
+    chips_zh = ("欢迎度排序", "低价优先", "好评优先", "距离优先", "筛选")
+    tabs_en = ("Explore", "Trips", "Saved", "Account")
+    tabs_zh = ("首页", "行程", "收藏", "我的")
+    palette = Palette(primary="#003B95", accent="#FEBB02", price="#D32F2F")
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(CITIES_EN))
@@ -198,7 +203,6 @@ class Hotel(App):
         lang: Lang,
     ) -> ScreenContent:
         zh = lang == "zh"
-        city = _city(query, lang)
         landmark = str(query.extra["landmark_zh" if zh else "landmark_en"])
         ad = C.sponsored_index(rng, len(candidates), 0.35)
         cards = []
@@ -235,26 +239,12 @@ class Hotel(App):
                     sponsored_text=C.SPONSORED[lang],
                 )
             )
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
+        return self.screen_content(
+            lang,
+            cards,
             search_query=query.text(lang),
-            chips=(
-                ("欢迎度排序", "低价优先", "好评优先", "距离优先", "筛选")
-                if zh
-                else ("Popular", "Lowest price", "Top rated", "Distance", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#003B95", accent="#FEBB02", price="#D32F2F"),
-            tabs=("首页", "行程", "收藏", "我的")
-            if zh
-            else ("Explore", "Trips", "Saved", "Account"),
-            header_note=f"{city.name} · {_stay(query, lang)}",
-            clock=C.clock_text(rng.randrange(8 * 60, 23 * 60), lang),
+            header_note=f"{_city(query, lang).name} · {_stay(query, lang)}",
+            clock=rng.randrange(8 * 60, 23 * 60),
         )
 
     def context(self, query: Query, lang: Lang) -> tuple[str, ...]:

@@ -95,6 +95,11 @@ class Restaurant(App):
     phrases = _PHRASES
     exact_en = "the {brand} branch in {model}"
     exact_zh = "{brand}{model}"
+    chips_en = ("Recommended", "Distance", "Rating", "Price", "Open now")
+    chips_zh = ("智能排序", "离我最近", "好评优先", "人均价格", "营业中")
+    tabs_en = ("Discover", "Search", "Saved", "Me")
+    tabs_zh = ("首页", "发现", "收藏", "我的")
+    palette = Palette(primary="#D32323", accent="#F5A623", price="#D32323")
 
     def sample_query(self, rng: random.Random) -> Query:
         cuisine = rng.choice(CUISINES)
@@ -168,7 +173,6 @@ class Restaurant(App):
         lang: Lang,
     ) -> ScreenContent:
         zh = lang == "zh"
-        city, _ = _city(query, lang)
         dish = _CUISINE[query.kind].cover
         cover_kind = f"restaurant:{dish}" if dish else "restaurant"
         ad = C.sponsored_index(rng, len(candidates), 0.35)
@@ -212,22 +216,10 @@ class Restaurant(App):
                     sponsored_text=C.SPONSORED[lang],
                 )
             )
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
+        return self.screen_content(
+            lang,
+            cards,
             search_query=query.text(lang),
-            chips=(
-                ("智能排序", "离我最近", "好评优先", "人均价格", "营业中")
-                if zh
-                else ("Recommended", "Distance", "Rating", "Price", "Open now")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#D32323", accent="#F5A623", price="#D32323"),
-            tabs=("首页", "发现", "收藏", "我的") if zh else ("Discover", "Search", "Saved", "Me"),
-            header_note=city,
-            clock=C.clock_text(rng.randrange(9 * 60, 21 * 60), lang),
+            header_note=_city(query, lang)[0],
+            clock=rng.randrange(9 * 60, 21 * 60),
         )

@@ -101,6 +101,11 @@ class Ride(App):
     phrases = _PHRASES
     exact_en = "the {brand} {model} option"
     exact_zh = "{brand}的{model}"
+    chips_en = ("Recommended", "Cheapest", "Fastest pickup", "Comfort", "Premium")
+    chips_zh = ("推荐", "特惠", "快速接驾", "舒适", "商务")
+    tabs_en = ("Ride", "Activity", "Account")
+    tabs_zh = ("打车", "行程", "我的")
+    palette = Palette(primary="#212121", accent="#00C853", price="#212121")
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(TRIPS_EN))
@@ -169,7 +174,6 @@ class Ride(App):
         lang: Lang,
     ) -> ScreenContent:
         zh = lang == "zh"
-        trip = _trip(query, lang)
         ad = C.sponsored_index(rng, len(candidates), 0.25)
         cards = []
         for i, (cid, a) in enumerate(candidates):
@@ -209,24 +213,13 @@ class Ride(App):
                     sponsored_text=C.SPONSORED[lang],
                 )
             )
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
+        trip = _trip(query, lang)
+        return self.screen_content(
+            lang,
+            cards,
             search_query=trip.dest,
-            chips=(
-                ("推荐", "特惠", "快速接驾", "舒适", "商务")
-                if zh
-                else ("Recommended", "Cheapest", "Fastest pickup", "Comfort", "Premium")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#212121", accent="#00C853", price="#212121"),
-            tabs=("打车", "行程", "我的") if zh else ("Ride", "Activity", "Account"),
             header_note=f"{trip.pickup} → {trip.dest} · {C.km_text(trip.km, lang)}",
-            clock=C.clock_text(int(query.extra["now"]), lang),  # type: ignore[arg-type]
+            clock=int(query.extra["now"]),  # type: ignore[arg-type]
         )
 
     def context(self, query: Query, lang: Lang) -> tuple[str, ...]:

@@ -127,6 +127,11 @@ class SecondHand(App):
     phrases = _PHRASES
     exact_en = "the {brand} {model}"
     exact_zh = "{brand} {model}"
+    chips_en = ("Best match", "Newest", "Price", "Nearest", "Filter")
+    chips_zh = ("综合", "最新发布", "价格", "离我最近", "筛选")
+    tabs_en = ("Home", "Sell", "Inbox", "Me")
+    tabs_zh = ("首页", "发布", "消息", "我的")
+    palette = Palette(primary="#7E57C2", accent="#FFB300", price="#E53935")
 
     def sample_query(self, rng: random.Random) -> Query:
         kind = rng.choice(KINDS)
@@ -226,21 +231,6 @@ class SecondHand(App):
                     sponsored_text=C.tr(lang, "Promoted", "推广"),
                 )
             )
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
-            search_query=query.text(lang),
-            chips=(
-                ("综合", "最新发布", "价格", "离我最近", "筛选")
-                if zh
-                else ("Best match", "Newest", "Price", "Nearest", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#7E57C2", accent="#FFB300", price="#E53935"),
-            tabs=("首页", "发布", "消息", "我的") if zh else ("Home", "Sell", "Inbox", "Me"),
-            clock=C.clock_text(rng.randrange(7 * 60, 23 * 60 + 59), lang),
+        return self.screen_content(
+            lang, cards, search_query=query.text(lang), clock=rng.randrange(7 * 60, 23 * 60 + 59)
         )

@@ -128,6 +128,11 @@ class Shopping(App):
     phrases = _PHRASES
     exact_en = "the {brand} {model}"
     exact_zh = "{brand} {model}"
+    chips_en = ("Best match", "Sales", "Price", "Rating", "Filter")
+    chips_zh = ("综合", "销量", "价格", "评分", "筛选")
+    tabs_en = ("Home", "Categories", "Cart", "Account")
+    tabs_zh = ("首页", "分类", "购物车", "我的")
+    palette = Palette(primary="#FF5722", accent="#FF9800", price="#E53935")
 
     def sample_query(self, rng: random.Random) -> Query:
         kind = rng.choice(KINDS)
@@ -203,6 +208,7 @@ class Shopping(App):
         lang: Lang,
     ) -> ScreenContent:
         kind = _KIND[query.kind]
+        official_store = STORE_TYPES[0][1 if lang == "zh" else 0]
         ad = C.sponsored_index(rng, len(candidates), 0.45)
         cards = []
         for i, (cid, a) in enumerate(candidates):
@@ -214,15 +220,15 @@ class Shopping(App):
                 if lang == "zh"
                 else (f"{C.count_text(sales, lang)}{plus} sold")
             )
+            official = a["store"] == official_store
             badges: list[str] = []
             if a["free_shipping"]:
                 badges.append(C.tr(lang, "Free shipping", "包邮"))
-            if a["store"] == STORE_TYPES[0][1 if lang == "zh" else 0] and rng.random() < 0.6:
+            if official and rng.random() < 0.6:
                 badges.append(C.tr(lang, "Official", "官方旗舰"))
             if rng.random() < 0.25:
                 badges.append(C.tr(lang, "Free returns", "7天无理由"))
             badges = badges[: rng.choice((0, 1, 2, 2))]
-            official = a["store"] == STORE_TYPES[0][1 if lang == "zh" else 0]
             shop_line = str(a["shop"]) if official else f"{a['store']} · {a['shop']}"
             cards.append(
                 CardContent(
@@ -243,25 +249,6 @@ class Shopping(App):
                     sponsored_text=C.SPONSORED[lang],
                 )
             )
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
-            search_query=query.text(lang),
-            chips=(
-                ("综合", "销量", "价格", "评分", "筛选")
-                if lang == "zh"
-                else ("Best match", "Sales", "Price", "Rating", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#FF5722", accent="#FF9800", price="#E53935"),
-            tabs=(
-                ("首页", "分类", "购物车", "我的")
-                if lang == "zh"
-                else ("Home", "Categories", "Cart", "Account")
-            ),
-            clock=C.clock_text(rng.randrange(7 * 60, 23 * 60 + 59), lang),
+        return self.screen_content(
+            lang, cards, search_query=query.text(lang), clock=rng.randrange(7 * 60, 23 * 60 + 59)
         )

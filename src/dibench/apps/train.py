@@ -30,6 +30,10 @@ def _route(query: Query, lang: Lang) -> TrainRoute:
     return (TRAIN_ROUTES_ZH if lang == "zh" else TRAIN_ROUTES_EN)[int(query.extra["route"])]  # type: ignore[arg-type]
 
 
+def _date(query: Query) -> dt.date:
+    return dt.date.fromisoformat(str(query.extra["date"]))
+
+
 def _seat_price(fare: float, seat: int, lang: Lang) -> float:
     """Published fares: yuan to the half (¥553, ¥139.5), euros/dollars to the dollar."""
     if lang == "zh":
@@ -87,6 +91,11 @@ class Train(App):
     phrases = _PHRASES
     exact_en = "the {brand} {model}"
     exact_zh = "{model}次{brand}"
+    chips_en = ("Earliest", "Fastest", "Cheapest", "Available only", "Filter")
+    chips_zh = ("出发早-晚", "耗时短", "价格低", "只看有票", "筛选")
+    tabs_en = ("Tickets", "Trips", "Account")
+    tabs_zh = ("车票", "订单", "我的")
+    palette = Palette(primary="#00897B", accent="#FFA000", price="#F4511E")
 
     def sample_query(self, rng: random.Random) -> Query:
         i = rng.randrange(len(TRAIN_ROUTES_EN))
@@ -173,7 +182,6 @@ class Train(App):
         lang: Lang,
     ) -> ScreenContent:
         zh = lang == "zh"
-        route = _route(query, lang)
         cards = []
         for cid, a in candidates:
             left = int(a["seats_left"])  # type: ignore[arg-type]
@@ -210,30 +218,19 @@ class Train(App):
                     badges=tuple(badges),
                 )
             )
-        d = dt.date.fromisoformat(str(query.extra["date"]))
-        return ScreenContent(
-            app=self.name,
-            package=self.package,
-            language=lang,
-            app_title=self.display(lang),
-            search_query=f"{route.origin_city} → {route.dest_city}",
-            chips=(
-                ("出发早-晚", "耗时短", "价格低", "只看有票", "筛选")
-                if zh
-                else ("Earliest", "Fastest", "Cheapest", "Available only", "Filter")
-            ),
-            active_chip=0,
-            cards=tuple(cards),
-            layout=self.layout,
-            palette=Palette(primary="#00897B", accent="#FFA000", price="#F4511E"),
-            tabs=("车票", "订单", "我的") if zh else ("Tickets", "Trips", "Account"),
-            header_note=f"{route.origin_city} → {route.dest_city} · {C.date_text(d, lang)}",
-            clock=C.clock_text(rng.randrange(7 * 60, 23 * 60), lang),
+        route = _route(query, lang)
+        leg = f"{route.origin_city} → {route.dest_city}"
+        return self.screen_content(
+            lang,
+            cards,
+            search_query=leg,
+            header_note=f"{leg} · {C.date_text(_date(query), lang)}",
+            clock=rng.randrange(7 * 60, 23 * 60),
         )
 
     def context(self, query: Query, lang: Lang) -> tuple[str, ...]:
         """The timetable search filled before the result list."""
-        d = dt.date.fromisoformat(str(query.extra["date"]))
+        d = _date(query)
         if lang == "zh":
             return (
                 f"打开「{self.display_zh}」",
