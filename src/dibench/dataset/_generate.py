@@ -41,6 +41,7 @@ __all__ = [
     "injected_records",
     "plan_states",
     "save_png",
+    "variant_seed",
 ]
 
 LANGUAGES = ("en", "zh")
@@ -224,9 +225,14 @@ def injected_records(
             yield injected_record(state, target, probe, seed)
 
 
+def variant_seed(seed: int, benign_id: str, target: str | None, probe: str | None) -> int:
+    """The seed of one injected variant's payload and composition (datasets and simulators)."""
+    return derive_seed(seed, "inject", benign_id, target, probe)
+
+
 def injected_record(state: DecisionState, target: str, probe: Probe, seed: int) -> InjectedRecord:
     """One variant: the probe's payload for ``target``, seeded by (seed, state, target, probe)."""
-    inj_seed = derive_seed(seed, "inject", state.id, target, probe.name)
+    inj_seed = variant_seed(seed, state.id, target, probe.name)
     return InjectedRecord(
         id=injected_id(state.id, target, probe.name),
         pair_of=state.id,

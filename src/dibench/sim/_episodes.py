@@ -95,8 +95,10 @@ class EpisodeSpec:
 
 
 def injection_seed(spec: EpisodeSpec) -> int:
-    benign = spec.pair_of or spec.id
-    return derive_seed(spec.seed, "inject", benign, spec.target, spec.probe)
+    """The dataset's variant seed, so a twin's payload is drawn as a dataset's would be."""
+    from dibench.dataset._generate import variant_seed
+
+    return variant_seed(spec.seed, spec.pair_of or spec.id, spec.target, spec.probe)
 
 
 @dataclass(frozen=True)
