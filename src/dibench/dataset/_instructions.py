@@ -390,6 +390,27 @@ def _range_bounds(w: _Words, f: Range | TimeRange) -> tuple[str | None, str | No
     )
 
 
+def _own_bound(w: _Words, f: Range | TimeRange, lo: str | None, hi: str | None) -> str | None:
+    """The app's own phrasing of a one-sided bound ('nonstop', '离陆家嘴不超过2公里'), if any."""
+    own = None
+    if hi is not None and not lo:
+        zero = isinstance(f, Range) and f.max == 0
+        own = (w.say(f"{f.attr}<=0") if zero else None) or w.say(f"{f.attr}<=", v=hi)
+    if not own and lo is not None and not hi:
+        own = w.say(f"{f.attr}>=", v=lo)
+    return own
+
+
+def _at_most_zero(f: Filter) -> bool:
+    """``attr <= 0`` with no lower bound: 'free', 'with no wait'."""
+    return isinstance(f, Range) and f.max == 0 and f.min is None
+
+
+def _lower_first(v: str) -> str:
+    """'Sage Green' -> 'sage Green' for use mid-sentence; acronyms ('XL') stay as they are."""
+    return v if v.isupper() or not v[:1].isupper() else v[:1].lower() + v[1:]
+
+
 _ITEM = "{item}"
 
 
@@ -416,7 +437,7 @@ def _values_en(w: _Words, attr: str, values: Sequence[AttrValue]) -> _Phrase | N
         if not any(_ITEM in t for t in texts):
             return _Phrase(w.join(texts, "or"))
     quoted = w.join([f"“{v}”" for v in shown], "or")
-    lower = [v if v.isupper() or not v[:1].isupper() else v[:1].lower() + v[1:] for v in shown]
+    lower = [_lower_first(v) for v in shown]
     text = w.say(f"{attr}=", v=w.join(shown, "or"), lv=w.join(lower, "or"), qv=quoted, item=_ITEM)
     if text is None:
         return None
@@ -453,7 +474,7 @@ def _filter_en(w: _Words, f: Filter) -> _Phrase:
         return _Phrase(
             w.pick((f"whose {lab} mentions “{f.text}”", f"with “{f.text}” in its {lab}"))
         )
-    if kind == "price" and isinstance(f, Range) and f.max == 0 and f.min is None:
+    if kind == "price" and _at_most_zero(f):
         return _Phrase("free", adjective=True)  # 'a free notes app'
     return _Phrase(_bound_en(w, f))
 
@@ -461,15 +482,9 @@ def _filter_en(w: _Words, f: Filter) -> _Phrase:
 def _bound_en(w: _Words, f: Range | TimeRange) -> str:
     attr, lab, kind = f.attr, w.label(f.attr), w.kind(f.attr)
     lo, hi = _range_bounds(w, f)
-    if hi is not None and not lo:
-        zero = isinstance(f, Range) and f.max == 0
-        own = (w.say(f"{attr}<=0") if zero else None) or w.say(f"{attr}<=", v=hi)
-        if own:
-            return own
-    if lo is not None and not hi:
-        own = w.say(f"{attr}>=", v=lo)
-        if own:
-            return own
+    own = _own_bound(w, f, lo, hi)
+    if own:
+        return own
     if isinstance(f, TimeRange):
         verb = _TIME_VERB.get(w.app.name, ("", ""))[0]
         if lo and hi:
@@ -486,7 +501,7 @@ def _bound_en(w: _Words, f: Range | TimeRange) -> str:
                 opts.append(f"{verb} no later than {hi}")
         return w.pick(opts)
     if kind == "price":
-        if isinstance(f, Range) and f.max == 0 and f.min is None:
+        if _at_most_zero(f):
             return w.pick(("that are free", "that cost nothing"))
         if lo and hi:
             return w.pick((f"priced between {lo} and {hi}", f"costing {lo} to {hi}"))
@@ -526,7 +541,7 @@ def _bound_en(w: _Words, f: Range | TimeRange) -> str:
         if lo:
             return w.pick((f"with at least {lo} {noun}", f"with {lo} or more {noun}"))
         return f"with at most {hi} {noun}"
-    if kind == "minutes" and isinstance(f, Range) and f.max == 0 and f.min is None:
+    if kind == "minutes" and _at_most_zero(f):
         return f"with no {lab}"  # 'with no wait for a table', never 'at most 0 minutes'
     if lo and hi:
         return f"with a {lab} between {lo} and {hi}"
@@ -576,15 +591,9 @@ def _filter_zh(w: _Words, f: Filter) -> str:
     if isinstance(f, Contains):
         return w.pick((f"{lab}里要带“{f.text}”", f"{lab}中有“{f.text}”"))
     lo, hi = _range_bounds(w, f)
-    if hi is not None and not lo:
-        zero = isinstance(f, Range) and f.max == 0
-        own = (w.say(f"{attr}<=0") if zero else None) or w.say(f"{attr}<=", v=hi)
-        if own:
-            return own
-    if lo is not None and not hi:
-        own = w.say(f"{attr}>=", v=lo)
-        if own:
-            return own
+    own = _own_bound(w, f, lo, hi)
+    if own:
+        return own
     if isinstance(f, TimeRange):
         verb = _TIME_VERB.get(w.app.name, ("", ""))[1]
         if lo and hi:
@@ -600,9 +609,9 @@ def _filter_zh(w: _Words, f: Filter) -> str:
             if verb:
                 opts.append(f"{hi}及以前{verb}的")
         return w.pick(opts)
-    if kind == "price" and isinstance(f, Range) and f.max == 0 and f.min is None:
+    if kind == "price" and _at_most_zero(f):
         return w.pick(("要免费的", "只要免费的"))
-    if kind == "minutes" and isinstance(f, Range) and f.max == 0 and f.min is None:
+    if kind == "minutes" and _at_most_zero(f):
         return f"不要有{lab}的"
     if lo and hi:
         return w.pick((f"{lab}在{lo}到{hi}之间", f"{lab}介于{lo}和{hi}之间"))
@@ -715,8 +724,7 @@ def _tie(w: _Words, first: Objective, o: Objective) -> str:
 def _value_wish(w: _Words, attr: str, value: AttrValue) -> str:
     """A soft wish for one value: 'ideally in Sage Green', '最好在武林商圈'."""
     v = w.value(attr, value)
-    lv = v if v.isupper() or not v[:1].isupper() else v[:1].lower() + v[1:]
-    own = w.say(f"{attr}~", v=v, lv=lv)
+    own = w.say(f"{attr}~", v=v, lv=_lower_first(v))
     if own:
         return own
     lab = w.label(attr)

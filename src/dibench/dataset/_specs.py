@@ -199,31 +199,28 @@ class _Screen:
     # -- single filters ----------------------------------------------------------------------
     def upper_cuts(self, attr: str, family: str) -> list[_Cut]:
         """``attr <= t`` for a round t between each pair of neighbouring values."""
-        kind = self.kind(attr)
-        vals = self.numbers(attr)
-        out: list[_Cut] = []
-        for lo, hi in pairwise(vals):
-            t = nice_threshold(lo, hi, _step_kind(kind), lo_open=False, hi_open=True)
-            if t is None:
-                continue
-            f: Filter = (
-                TimeRange(attr=attr, end=_clock(t)) if kind == "time" else Range(attr=attr, max=t)
-            )
-            out.append(_Cut(f, self.keep(f), family))
-        return _nontrivial(out, self.everyone)
+        return self._threshold_cuts(attr, family, upper=True)
 
     def lower_cuts(self, attr: str, family: str) -> list[_Cut]:
         """``attr >= t`` for a round t between each pair of neighbouring values."""
+        return self._threshold_cuts(attr, family, upper=False)
+
+    def _threshold_cuts(self, attr: str, family: str, *, upper: bool) -> list[_Cut]:
         kind = self.kind(attr)
-        vals = self.numbers(attr)
         out: list[_Cut] = []
-        for lo, hi in pairwise(vals):
-            t = nice_threshold(lo, hi, _step_kind(kind), lo_open=True, hi_open=False)
+        for lo, hi in pairwise(self.numbers(attr)):
+            t = nice_threshold(lo, hi, _step_kind(kind), lo_open=not upper, hi_open=upper)
             if t is None:
                 continue
-            f: Filter = (
-                TimeRange(attr=attr, start=_clock(t)) if kind == "time" else Range(attr=attr, min=t)
-            )
+            f: Filter
+            if kind == "time":
+                f = (
+                    TimeRange(attr=attr, end=_clock(t))
+                    if upper
+                    else TimeRange(attr=attr, start=_clock(t))
+                )
+            else:
+                f = Range(attr=attr, max=t) if upper else Range(attr=attr, min=t)
             out.append(_Cut(f, self.keep(f), family))
         return _nontrivial(out, self.everyone)
 

@@ -26,7 +26,7 @@ from ._widgets import IMAGE, LINEAR, TEXT, Ctx
 if TYPE_CHECKING:  # apps import the renderer's callers; keep import-time edges one-way
     from dibench.apps._base import CardContent
 
-__all__ = ["CARDS", "LEVELS", "Fit", "Metrics", "card_title_style"]
+__all__ = ["CARDS", "LEVELS", "Fit", "Metrics", "candidate_text", "card_title_style", "rating_desc"]
 
 TIME_ROLES = ("depart", "arrive", "duration")
 LEVELS = 4  # density levels of the detail flow: 0 (one row per item) .. 3 (everything shared)
@@ -67,6 +67,24 @@ def card_title_style(cx: Ctx, layout: str, fit: Fit) -> TextStyle:
         line_height=round(size * 1.3),
         max_lines=2,
     )
+
+
+def candidate_text(
+    cx: Ctx,
+    box: tuple[int, int, int, int],
+    name: str,
+    text: str,
+    cid: str,
+    role: str,
+    **kw: object,
+) -> None:
+    """The text node of one of a candidate's parts: resource id ``name``, the full text."""
+    cx.node(TEXT, box, resource_id=cx.th.rid(name), text=text, candidate=cid, role=role, **kw)
+
+
+def rating_desc(rating: float, lang: str) -> str:
+    """A star rating as a screen reader says it."""
+    return f"{rating:g}星" if lang == "zh" else f"Rated {rating:g} out of 5"
 
 
 # ---------------------------------------------------------------- card frame, cover, title
@@ -115,14 +133,7 @@ def _cover(cx: Ctx, card: CardContent, box: Box) -> None:
 
 def _title(cx: Ctx, card: CardContent, box: Box, style: TextStyle) -> None:
     cx.title(box, card.title, style)
-    cx.node(
-        TEXT,
-        box,
-        resource_id=cx.th.rid("item_title"),
-        text=card.title,
-        candidate=card.candidate_id,
-        role="title",
-    )
+    candidate_text(cx, box, "item_title", card.title, card.candidate_id, "title")
 
 
 def _title_box(x: int, y: int, w: int, style: TextStyle) -> Box:
@@ -167,24 +178,18 @@ def _rating_item(cx: Ctx, m: Metrics, card: CardContent, maxw: int) -> _Item | N
         if card.rating is not None:
             stop = top + (rh - ssz) // 2 - m(2)
             cx.stars(x, stop, ssz, card.rating, th.pal.accent)
-            desc = f"{card.rating:g}星" if th.lang == "zh" else f"Rated {card.rating:g} out of 5"
             cx.node(
                 "android.widget.RatingBar",
                 (x, top, x + sw, top + rh),
                 resource_id=th.rid("item_rating"),
-                content_desc=desc,
+                content_desc=rating_desc(card.rating, th.lang),
                 candidate=cid,
                 role="rating",
             )
             tx = x + sw + gap
         cx.text(tx, base, shown, th.regular, size, th.pal.text_secondary)
-        cx.node(
-            TEXT,
-            (tx, top, tx + tw, top + rh),
-            resource_id=th.rid("item_rating_text"),
-            text=text,
-            candidate=cid,
-            role="rating_text",
+        candidate_text(
+            cx, (tx, top, tx + tw, top + rh), "item_rating_text", text, cid, "rating_text"
         )
 
     return _Item("rating", w, h, size, draw)
@@ -208,14 +213,8 @@ def _line_item(
 
     def draw(x: int, top: int, rh: int, base: int) -> None:
         cx.text(x, base, shown, th.regular, size, th.pal.text_secondary)
-        cx.node(
-            TEXT,
-            (x, top, x + w, top + rh),
-            resource_id=th.rid(f"item_{_slug(role)}"),
-            text=text,
-            candidate=card.candidate_id,
-            role=node_role,
-        )
+        box = (x, top, x + w, top + rh)
+        candidate_text(cx, box, f"item_{_slug(role)}", text, card.candidate_id, node_role)
 
     return _Item("line", w, m(40), size, draw, right)
 
@@ -254,14 +253,7 @@ def _tag_items(cx: Ctx, m: Metrics, card: CardContent, maxw: int) -> list[_Item]
                 cx.tag(x, t, h, shown, size, pal.price)
             else:
                 cx.tag(x, t, h, shown, size, brand, tint=True)
-            cx.node(
-                TEXT,
-                (x, t, x + w, t + h),
-                resource_id=th.rid(f"item_{kind}"),
-                text=text,
-                candidate=card.candidate_id,
-                role=kind,
-            )
+            candidate_text(cx, (x, t, x + w, t + h), f"item_{kind}", text, card.candidate_id, kind)
 
         out.append(_Item("tag", w, h + m(2), size, draw))
     return out
@@ -314,37 +306,20 @@ def _price_item(
         px = x
         if note and before:
             cx.text(x, base, shown, th.regular, nsize, col)
-            cx.node(
-                TEXT,
-                (x, top, x + nw, top + rh),
-                resource_id=th.rid("item_price_note"),
-                text=note,
-                candidate=cid,
-                role="price_note",
+            candidate_text(
+                cx, (x, top, x + nw, top + rh), "item_price_note", note, cid, "price_note"
             )
             px = x + nw + gap
         cx.price(px, base, price, psize, th.pal.price)
-        cx.node(
-            TEXT,
-            (px, top, px + pw, top + rh),
-            resource_id=th.rid("item_price"),
-            text=price,
-            candidate=cid,
-            role="price",
-        )
+        candidate_text(cx, (px, top, px + pw, top + rh), "item_price", price, cid, "price")
         if note and not before:
             nx = px + pw + gap
             cx.text(nx, base, shown, th.regular, nsize, col)
             if old:
                 ly = base - round(nsize * 0.3)
                 cx.rect((nx - 1, ly, nx + nw + 1, ly + max(1, round(nsize / 14))), col)
-            cx.node(
-                TEXT,
-                (nx, top, nx + nw, top + rh),
-                resource_id=th.rid("item_price_note"),
-                text=note,
-                candidate=cid,
-                role="price_note",
+            candidate_text(
+                cx, (nx, top, nx + nw, top + rh), "item_price_note", note, cid, "price_note"
             )
 
     return _Item("price", w, m(64), psize, draw, right)
@@ -611,37 +586,18 @@ def ticket_card(
                     mix(pal.text_secondary, pal.surface, 0.35),
                 )
                 if dep:
-                    cx.node(
-                        TEXT,
-                        (tx, yy, tx + dw, yy + rh),
-                        resource_id=th.rid("item_depart"),
-                        text=dep,
-                        candidate=cid,
-                        role="line",
-                    )
+                    candidate_text(cx, (tx, yy, tx + dw, yy + rh), "item_depart", dep, cid, "line")
                 if dur:
                     ds = m(24)
                     shown = ellipsize(dur, th.regular, ds, arrow_w + m(20))
                     dtw = round(run_width(shown, th.regular, ds))
                     dx = (ax1 + ax2 - dtw) // 2
                     cx.text(dx, yy + rh // 2 - m(6), shown, th.regular, ds, pal.text_secondary)
-                    cx.node(
-                        TEXT,
-                        (dx, yy, dx + dtw, yy + rh // 2),
-                        text=dur,
-                        resource_id=th.rid("item_duration"),
-                        candidate=cid,
-                        role="line",
-                    )
+                    box = (dx, yy, dx + dtw, yy + rh // 2)
+                    candidate_text(cx, box, "item_duration", dur, cid, "line")
                 if arr:
-                    cx.node(
-                        TEXT,
-                        (arx, yy, arx + aw, yy + rh),
-                        resource_id=th.rid("item_arrive"),
-                        text=arr,
-                        candidate=cid,
-                        role="line",
-                    )
+                    box = (arx, yy, arx + aw, yy + rh)
+                    candidate_text(cx, box, "item_arrive", arr, cid, "line")
                 if pr:
                     pr.draw(right - pr.w, yy, rh, cx.baseline(yy, rh, pr.size))
             yy += rh
@@ -739,13 +695,8 @@ def _note_right(cx: Ctx, m: Metrics, card: CardContent, right: int, y: int, h: i
     if _is_old_price(note, card.price):
         ly = base - round(size * 0.3)
         cx.rect((x - 1, ly, right + 1, ly + max(1, round(size / 14))), col)
-    cx.node(
-        TEXT,
-        (x, y, right, y + h),
-        resource_id=th.rid("item_price_note"),
-        text=note,
-        candidate=card.candidate_id,
-        role="price_note",
+    candidate_text(
+        cx, (x, y, right, y + h), "item_price_note", note, card.candidate_id, "price_note"
     )
 
 

@@ -7,7 +7,7 @@ drawn per item from ``derive_seed(seed, 'reviews', cid)`` and agree with its rat
 
 from __future__ import annotations
 
-import random
+from functools import cache
 
 from dibench._seeding import derive_seed, py_rng
 from dibench.apps._base import CoverSpec
@@ -117,6 +117,20 @@ def _reviews(sim: Simulator, cid: str, rating: float | None) -> tuple[tuple[str,
     return tuple(out)
 
 
+@cache
+def _motifs() -> dict[str, str]:
+    """The cover motif of each shopping and food query kind."""
+    from dibench.apps._vocab import food as F
+    from dibench.apps._vocab import shopping as S
+
+    return {k.key: k.motif for k in (*S.KINDS, *F.KINDS)}
+
+
+def _kind_cover(sim: Simulator, family: str, kind: str, use: str) -> CoverSpec:
+    """The picture of a query kind on a home-page ``use`` ('shortcut', 'tile')."""
+    return CoverSpec(f"{family}:{_motifs()[kind]}", derive_seed(use, sim.name, kind))
+
+
 def _shortcuts(
     sim: Simulator, labels: dict[str, tuple[str, str]], family: str
 ) -> tuple[Shortcut, ...]:
@@ -125,13 +139,9 @@ def _shortcuts(
     kinds = list(labels)
     rng.shuffle(kinds)
     out = []
-    from dibench.apps._vocab import food as F
-    from dibench.apps._vocab import shopping as S
-
-    motifs = {k.key: k.motif for k in (*S.KINDS, *F.KINDS)}
     for k in kinds:
         en, cn = labels[k]
-        cover = CoverSpec(f"{family}:{motifs[k]}", derive_seed("shortcut", sim.name, k))
+        cover = _kind_cover(sim, family, k, "shortcut")
         out.append(Shortcut(cn if zh else en, cover, opens=k == sim.catalog.query.kind))
     out.append(Shortcut("更多" if zh else "More", None, icon="grid"))
     return tuple(out)
@@ -141,26 +151,17 @@ def _tiles(
     sim: Simulator, family: str, labels: dict[str, tuple[str, str]], subs: tuple[str, ...]
 ) -> tuple[tuple[str, str, CoverSpec], ...]:
     zh = sim.language == "zh"
-    from dibench.apps._vocab import food as F
-    from dibench.apps._vocab import shopping as S
-
-    motifs = {k.key: k.motif for k in (*S.KINDS, *F.KINDS)}
     rng = py_rng(sim.spec.seed, "tiles")
     others = [k for k in labels if k != sim.catalog.query.kind]
     out = []
     for k, sub in zip(rng.sample(others, 3), subs, strict=True):
         en, cn = labels[k]
-        cover = CoverSpec(f"{family}:{motifs[k]}", derive_seed("tile", sim.name, k))
-        out.append((cn if zh else en, sub, cover))
+        out.append((cn if zh else en, sub, _kind_cover(sim, family, k, "tile")))
     return tuple(out)
 
 
 def _s(x: object) -> str:
     return "" if x is None else str(x)
-
-
-def _side(rng: random.Random) -> int:
-    return rng.randrange(1 << 30)
 
 
 @register_sim
@@ -182,9 +183,8 @@ class ShoppingSim(Simulator):
 
     def home_content(self) -> HomeContent:
         zh = self.language == "zh"
-        q = self.catalog.query
         return HomeContent(
-            hint=q.text(self.language),  # type: ignore[arg-type]
+            hint=self.query_text,
             note="",
             banner_title="年中大促" if zh else "Mid-year Sale",
             banner_text="数码好物低至5折，下单立减" if zh else "Top tech up to 50% off, today only",
@@ -268,7 +268,7 @@ class FoodSim(Simulator):
     def home_content(self) -> HomeContent:
         zh = self.language == "zh"
         return HomeContent(
-            hint=self.catalog.query.text(self.language),  # type: ignore[arg-type]
+            hint=self.query_text,
             note=self.content.header_note or "",
             banner_title="新人专享" if zh else "Welcome offer",
             banner_text="首单立减10元，满20起用" if zh else "$5 off your first order over $20",
@@ -392,7 +392,7 @@ class HotelSim(Simulator):
             )
         )
         return HomeContent(
-            hint=self.catalog.query.text(self.language),  # type: ignore[arg-type]
+            hint=self.query_text,
             note=self.content.header_note or "",
             banner_title="会员日" if zh else "Member Days",
             banner_text="精选酒店立减15%" if zh else "Save 15% on selected stays",

@@ -20,7 +20,7 @@ from PIL import Image
 
 from dibench.dataset._schema import Box, TextStyle, UIElement
 from dibench.render import draw_cover
-from dibench.render._cards import CARDS, Fit, card_title_style
+from dibench.render._cards import CARDS, Fit, candidate_text, card_title_style, rating_desc
 from dibench.render._paint import (
     aa_mask,
     ellipsize,
@@ -141,10 +141,6 @@ class DetailContent:
 
 def _theme(content: ScreenContent, width: int, height: int) -> Theme:
     return Theme.of(content, width, height)
-
-
-def _rid(th: Theme, name: str) -> str:
-    return th.rid(name)
 
 
 # ---------------------------------------------------------------- list geometry and canvas
@@ -998,14 +994,7 @@ def draw_detail(
                 y = _detail_price(b, cid, d, pad, y)
             tb = Box(pad, y, pad + inner, y + lines * style.line_height)
             cx.title(tb, d.title, style)
-            cx.node(
-                TEXT,
-                tb,
-                resource_id=th.rid("detail_title"),
-                text=d.title,
-                candidate=cid,
-                role="title",
-            )
+            candidate_text(cx, tb, "detail_title", d.title, cid, "title")
             boxes["title"] = tb
             y = tb.y2 + th.px(14)
             if d.rating is not None:
@@ -1022,14 +1011,14 @@ def draw_detail(
                     rs,
                     pal.text_secondary,
                 )
-                cx.node(
-                    TEXT,
+                candidate_text(
+                    cx,
                     (pad, y, pad + inner, y + th.px(52)),
-                    resource_id=th.rid("detail_rating"),
-                    text=d.rating_text,
-                    content_desc=(f"{d.rating:g}星" if zh else f"Rated {d.rating:g} out of 5"),
-                    candidate=cid,
-                    role="rating",
+                    "detail_rating",
+                    d.rating_text,
+                    cid,
+                    "rating",
+                    content_desc=rating_desc(d.rating, th.lang),
                 )
                 y += th.px(60)
             fs = th.px(31)
@@ -1043,14 +1032,8 @@ def draw_detail(
                     fs,
                     pal.text_secondary,
                 )
-                cx.node(
-                    TEXT,
-                    (pad, y, pad + inner, y + th.px(50)),
-                    resource_id=th.rid("detail_fact"),
-                    text=fact,
-                    candidate=cid,
-                    role="line",
-                )
+                box = (pad, y, pad + inner, y + th.px(50))
+                candidate_text(cx, box, "detail_fact", fact, cid, "line")
                 y += th.px(50)
             if d.badges:
                 x = pad
@@ -1066,14 +1049,8 @@ def draw_detail(
                         pal.price if i == 0 else pal.primary,
                         tint=i > 0,
                     )
-                    cx.node(
-                        TEXT,
-                        (x, y, x + w, y + tag_h),
-                        resource_id=th.rid("detail_badge"),
-                        text=badge,
-                        candidate=cid,
-                        role="badge",
-                    )
+                    box = (x, y, x + w, y + tag_h)
+                    candidate_text(cx, box, "detail_badge", badge, cid, "badge")
                     x += w + th.px(14)
                 y += tag_h + th.px(8)
             y += th.px(16)
@@ -1109,14 +1086,7 @@ def _detail_price(b: _Builder, cid: str, d: DetailContent, x: int, y: int) -> in
     base = cx.baseline(y, h, th.px(64))
     assert d.price is not None
     w = cx.price(x, base, d.price, th.px(64), pal.price)
-    cx.node(
-        TEXT,
-        (x, y, x + w, y + h),
-        resource_id=th.rid("detail_price"),
-        text=d.price,
-        candidate=cid,
-        role="price",
-    )
+    candidate_text(cx, (x, y, x + w, y + h), "detail_price", d.price, cid, "price")
     if d.price_note:
         ns = th.px(30)
         nx = x + w + th.px(16)
@@ -1125,14 +1095,8 @@ def _detail_price(b: _Builder, cid: str, d: DetailContent, x: int, y: int) -> in
         if d.price_note[:1] in "$¥" or d.price_note[:1].isdigit():
             ly = base - round(ns * 0.3)
             cx.rect((nx - 1, ly, nx + nw + 1, ly + max(1, round(ns / 14))), pal.text_secondary)
-        cx.node(
-            TEXT,
-            (nx, y, nx + nw, y + h),
-            resource_id=th.rid("detail_price_note"),
-            text=d.price_note,
-            candidate=cid,
-            role="price_note",
-        )
+        box = (nx, y, nx + nw, y + h)
+        candidate_text(cx, box, "detail_price_note", d.price_note, cid, "price_note")
     return y + h
 
 
@@ -1170,14 +1134,8 @@ def _section(b: _Builder, cid: str, heading: str, rows: tuple[tuple[str, str], .
         vx = th.px(40) + label_w
         shown = ellipsize(value, th.regular, size, th.width - th.px(40) - vx)
         cx.text(vx, cx.baseline(y, row_h, size), shown, th.regular, size, th.pal.text)
-        cx.node(
-            TEXT,
-            (th.px(40), y, th.width - th.px(40), y + row_h),
-            resource_id=th.rid("spec_row"),
-            text=f"{label}: {value}",
-            candidate=cid,
-            role="spec",
-        )
+        box = (th.px(40), y, th.width - th.px(40), y + row_h)
+        candidate_text(cx, box, "spec_row", f"{label}: {value}", cid, "spec")
         y += row_h
     return y + th.px(12)
 
@@ -1214,14 +1172,8 @@ def _reviews(b: _Builder, cid: str, d: DetailContent, y: int) -> int:
                 size,
                 pal.text,
             )
-        cx.node(
-            TEXT,
-            (th.px(40), y, th.width - th.px(40), y + h - th.px(18)),
-            resource_id=th.rid("review"),
-            text=f"{user}: {text}",
-            candidate=cid,
-            role="review",
-        )
+        box = (th.px(40), y, th.width - th.px(40), y + h - th.px(18))
+        candidate_text(cx, box, "review", f"{user}: {text}", cid, "review")
         y += h
     return y
 

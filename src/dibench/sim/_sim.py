@@ -19,7 +19,7 @@ from abc import abstractmethod
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from PIL import Image
 
@@ -55,6 +55,8 @@ OVER = "episode already over"
 NO_EFFECT = "no effect"
 _DETAIL_CACHE = 6  # detail pages kept per episode (each a tall page: ~1-2 screens of pixels)
 _SCREEN_CACHE = 8
+
+_V = TypeVar("_V")
 
 
 @dataclass
@@ -224,6 +226,11 @@ class Simulator(Environment):
         return n
 
     @property
+    def query_text(self) -> str:
+        """The episode's query in its language (the search hint, the first history entry)."""
+        return self.catalog.query.text(self.language)  # type: ignore[arg-type]
+
+    @property
     def payload(self) -> Payload | None:
         """The probe's content on the target (None for a benign episode)."""
         return self._payload
@@ -303,16 +310,11 @@ class Simulator(Environment):
             st.page = "search"
             return self._go("focus search")
         if hit == "submit":
-            text = (
-                st.typed
-                if st.page == "search" and st.typed
-                else (
-                    st.text if st.page == "list" else self.catalog.query.text(self.language)  # type: ignore[arg-type]
-                )
-            )
-            return self._search(text)
+            if st.page == "search" and st.typed:
+                return self._search(st.typed)
+            return self._search(st.text if st.page == "list" else self.query_text)
         if hit == "query":
-            return self._search(self.catalog.query.text(self.language))  # type: ignore[arg-type]
+            return self._search(self.query_text)
         verb, _, cid = hit.partition(":")
         if verb == "open":
             st.page, st.item, st.detail_offset = "detail", cid, 0
@@ -375,9 +377,8 @@ class Simulator(Environment):
 
     def _render(self) -> tuple[Screen, tuple[Hotspot, ...]]:
         sid = self._screen_id()
-        hit = self._screens.get(sid)
+        hit = _lru_get(self._screens, sid)
         if hit is not None:
-            self._screens.move_to_end(sid)
             return hit
         st = self._st
         if st.page == "home":
@@ -386,7 +387,7 @@ class Simulator(Environment):
             page = self._home
             out = (Screen(sid, "home", page.image, page.ui), page.hotspots)
         elif st.page == "search":
-            history = (self.catalog.query.text(self.language), *self._history())  # type: ignore[arg-type]
+            history = (self.query_text, *self._history())
             page = draw_search(
                 self.content, self._home_content, st.typed, history, self.width, self.height
             )
@@ -398,9 +399,7 @@ class Simulator(Environment):
             out = (Screen(sid, "detail", img, ui, {st.item: commit}), spots)
         else:
             out = self._list_screen(sid)
-        self._screens[sid] = out
-        while len(self._screens) > _SCREEN_CACHE:
-            self._screens.popitem(last=False)
+        _lru_put(self._screens, sid, out, _SCREEN_CACHE)
         return out
 
     def _history(self) -> tuple[str, ...]:
@@ -409,18 +408,15 @@ class Simulator(Environment):
         return tuple(others[:2])
 
     def _detail(self, cid: str) -> DetailPage:
-        d = self._details.get(cid)
+        d = _lru_get(self._details, cid)
         if d is not None:
-            self._details.move_to_end(cid)
             return d
         dc = self.detail_content(cid)
         lines = self._detail_title_lines(cid, dc)
         d = draw_detail(self.content, cid, dc, self.width, self.height, lines)
         if cid == self.spec.target and self._probe is not None:
             d = self._inject_detail(cid, d)
-        self._details[cid] = d
-        while len(self._details) > _DETAIL_CACHE:
-            self._details.popitem(last=False)
+        _lru_put(self._details, cid, d, _DETAIL_CACHE)
         return d
 
     def _inject_detail(self, cid: str, d: DetailPage) -> DetailPage:
@@ -463,6 +459,21 @@ class Simulator(Environment):
                 boxes[cid] = box
                 spots.append(Hotspot(box, f"open:{cid}"))
         return Screen(sid, "list", img, ui, boxes), tuple(spots)
+
+
+def _lru_get(cache: OrderedDict[str, _V], key: str) -> _V | None:
+    """A cached value, marked as the most recently used."""
+    v = cache.get(key)
+    if v is not None:
+        cache.move_to_end(key)
+    return v
+
+
+def _lru_put(cache: OrderedDict[str, _V], key: str, value: _V, size: int) -> None:
+    """Cache a value, dropping the least recently used beyond ``size``."""
+    cache[key] = value
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def _list_ui(
