@@ -46,7 +46,6 @@ from ._common import (
     show,
     swipe_direction,
     swipe_end,
-    system_text,
 )
 from ._env import Screen
 from ._parse import clean, field_value
@@ -282,7 +281,6 @@ class AppAgentAdapter(FrameworkAdapter):
 
     def _messages(self, ep: Episode, shown: Shown, last_act: str, grid: bool) -> list[Message]:
         view, functions = (_GRID_VIEW, _GRID_FUNCTIONS) if grid else (_LABEL_VIEW, _LABEL_FUNCTIONS)
-        system = system_text(ep.system_prefix, _INTRO.format(view=view) + functions)
         user = _TASK.format(
             task=ep.instruction,
             last_act=last_act,
@@ -290,7 +288,7 @@ class AppAgentAdapter(FrameworkAdapter):
             tag="grid area number" if grid else "numeric tag",
         )
         return [
-            Message("system", (TextPart(system),)),
+            ep.system_message(_INTRO.format(view=view) + functions),
             Message("user", (TextPart(user), shown.part)),
         ]
 

@@ -58,6 +58,7 @@ __all__ = [
     "Turn",
     "encode_png",
     "excerpt",
+    "flat",
     "read_decision",
     "read_move",
     "render_messages",
@@ -65,6 +66,7 @@ __all__ = [
     "scale_ui",
     "screen_key",
     "show",
+    "show_screen",
     "swipe_direction",
     "swipe_end",
     "system_text",
@@ -83,10 +85,15 @@ class ReplyError(ValueError):
     """A reply that cannot be read as an action of the framework (-> PARSE_ERROR)."""
 
 
+def flat(text: str) -> str:
+    """The text on one line, runs of whitespace collapsed to single spaces."""
+    return " ".join(text.split())
+
+
 def excerpt(text: str, limit: int = 80) -> str:
     """One line of at most ``limit`` characters, for causes and errors."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    line = flat(text)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def read_decision(decision: tuple[Any, ...]) -> tuple[float, float] | str:
@@ -286,6 +293,11 @@ async def show(
     return await asyncio.to_thread(work)
 
 
+async def show_screen(screen: Screen) -> Shown:
+    """The screen shown as is (with its own PNG when known)."""
+    return await show(screen.image, "raw", None, screen.png)
+
+
 # ------------------------------------------------------------------ geometry
 
 
@@ -472,6 +484,10 @@ class Episode:
             env.instruction, shown.image, env.language, ui, boxes, tuple(env.acceptable),
             screen.page,
         )  # fmt: skip
+
+    def system_message(self, body: str) -> Message:
+        """The framework's system prompt ``body`` behind the prefix in force."""
+        return Message("system", (TextPart(system_text(self.system_prefix, body)),))
 
     @property
     def budget_left(self) -> bool:

@@ -30,8 +30,7 @@ from ._common import (
     FrameworkAdapter,
     ReplyError,
     read_move,
-    show,
-    system_text,
+    show_screen,
 )
 from ._env import Screen
 from ._parse import clean
@@ -197,7 +196,7 @@ class DirectAdapter(FrameworkAdapter):
         screen = ep.now
         pairs = card_texts(screen.ui, screen.candidate_boxes)
         items = _Items(tuple(c for c, _ in pairs), tuple(t for _, t in pairs))
-        shown = await show(screen.image, "raw", None, screen.png)
+        shown = await show_screen(screen)
         done = ""
         if ep.context:
             done = "Steps already taken to reach this screen: " + "; ".join(ep.context) + "\n"
@@ -209,7 +208,7 @@ class DirectAdapter(FrameworkAdapter):
             "instruction."
         )
         messages = [
-            Message("system", (TextPart(system_text(ep.system_prefix, _SYSTEM)),)),
+            ep.system_message(_SYSTEM),
             Message("user", (TextPart(user), shown.part)),
         ]
         answer = self._answer(dict(screen.candidate_boxes), items)
@@ -251,7 +250,7 @@ class DirectAdapter(FrameworkAdapter):
         while ep.budget_left:
             screen = ep.now
             items, boxes = self._app_items(screen)
-            shown = await show(screen.image, "raw", None, screen.png)
+            shown = await show_screen(screen)
             done = ""
             if history:
                 done = "What you did so far: " + "; ".join(history) + "\n"
@@ -264,7 +263,7 @@ class DirectAdapter(FrameworkAdapter):
                 "'Answer: none' if nothing in this app satisfies the instruction."
             )
             messages = [
-                Message("system", (TextPart(system_text(ep.system_prefix, _SYSTEM_APP)),)),
+                ep.system_message(_SYSTEM_APP),
                 Message("user", (TextPart(user), shown.part)),
             ]
             answer = self._app_answer(boxes, items)

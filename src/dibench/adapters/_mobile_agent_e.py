@@ -39,15 +39,14 @@ from ._common import (
     FrameworkAdapter,
     ReplyError,
     Shown,
+    flat,
     read_move,
-    show,
     swipe_direction,
     swipe_end,
-    system_text,
 )
 from ._env import Screen
 from ._parse import check_point, clean, first_json_object, section
-from ._perception import E_MERGE, Perception, perceive
+from ._perception import E_MERGE, Perception, perceive_screen
 
 __all__ = [
     "EOperation",
@@ -114,10 +113,6 @@ _QUIT = {"null", "none", "finish", "finished", "exit", "stop", "done"}
 # ------------------------------------------------------------------ parsing
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
 @dataclass(frozen=True)
 class EPlan:
     thought: str
@@ -136,11 +131,11 @@ def parse_e_manager(text: str) -> EPlan:
     thought = section(body, "Thought", stops=("Plan",))
     plan = section(body, "Plan", stops=("Current Subgoal",))
     subgoal = section(body, "Current Subgoal")
-    whole = _flat(body)
+    whole = flat(body)
     return EPlan(
-        _flat(thought) if thought is not None else whole,
-        _flat(plan) if plan is not None else whole,
-        _flat(subgoal) if subgoal is not None else whole,
+        flat(thought) if thought is not None else whole,
+        flat(plan) if plan is not None else whole,
+        flat(subgoal) if subgoal is not None else whole,
     )
 
 
@@ -185,9 +180,9 @@ def parse_e_operator(text: str, width: float, height: float) -> EOperation:
         args = {}
     known = {n.lower(): n for n in (*_ATOMIC, *_SHORTCUTS)}
     canon = known.get(name.lower().replace(" ", "_"))
-    thought = _flat(section(body, "Thought", stops=("Action",)) or "")
-    desc = _flat(section(body, "Description") or "")
-    raw = _flat(json.dumps(obj, ensure_ascii=False))
+    thought = flat(section(body, "Thought", stops=("Action",)) or "")
+    desc = flat(section(body, "Description") or "")
+    raw = flat(json.dumps(obj, ensure_ascii=False))
     if canon is None:
         if name.lower() in _QUIT:
             return EOperation("finish", args, thought, desc, raw)
@@ -217,8 +212,8 @@ def parse_e_reflection(text: str) -> tuple[str, str, str]:
     m = re.search(r"(?<![A-Za-z])([ABC])(?![A-Za-z])", where)
     if m is None:
         raise ReplyError("no A/B/C outcome")
-    err = _flat(section(body, "Error Description", stops=("Progress Status",)) or "")
-    progress = _flat(section(body, "Progress Status") or "")
+    err = flat(section(body, "Error Description", stops=("Progress Status",)) or "")
+    progress = flat(section(body, "Progress Status") or "")
     return m.group(1), err, progress
 
 
@@ -613,12 +608,9 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- roles
 
-    def _system(self, ep: Episode, body: str) -> Message:
-        return Message("system", (TextPart(system_text(ep.system_prefix, body)),))
-
     async def _manage(self, ep: Episode, shown: Shown, pool: _Pool) -> EPlan:
         messages = [
-            self._system(ep, _SYS_MANAGER),
+            ep.system_message(_SYS_MANAGER),
             Message("user", (TextPart(self._manager_prompt(ep, pool)), shown.part)),
         ]
         turn = await ep.ask("manager", messages, shown=shown, answer=self._manager_answer)
@@ -633,7 +625,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
     ) -> tuple[str, str, str]:  # fmt: skip
         text = self._reflector_prompt(ep, before, after, pool, op)
         messages = [
-            self._system(ep, _SYS_REFLECTOR),
+            ep.system_message(_SYS_REFLECTOR),
             Message("user", (TextPart(text), before[0].part, after[0].part)),
         ]
         answer = self._reflector_answer(pool, ep.before, ep.now)
@@ -649,21 +641,18 @@ class MobileAgentEAdapter(FrameworkAdapter):
     async def _take_notes(self, ep: Episode, look: tuple[Shown, Perception], pool: _Pool) -> None:
         shown, p = look
         messages = [
-            self._system(ep, _SYS_NOTETAKER),
+            ep.system_message(_SYS_NOTETAKER),
             Message("user", (TextPart(self._notetaker_prompt(ep, p, pool)), shown.part)),
         ]
         turn = await ep.ask("notetaker", messages, shown=shown, answer=self._notetaker_answer(pool))
         notes = section(clean(turn.text), "Important Notes")
         ep.record(turn, None, error=None if notes is not None else "no important notes")
-        text = _flat(notes or "")
+        text = flat(notes or "")
         if text and text.lower() not in ("none", "none."):
             pool.notes = text
 
     async def _look(self, ep: Episode) -> tuple[Shown, Perception]:
-        screen = ep.now
-        shown = await show(screen.image, "raw", None, screen.png)
-        p = await perceive(shown.image, screen.ui, E_MERGE, engine=self.ocr_engine)
-        return shown, p
+        return await perceive_screen(ep.now, E_MERGE, engine=self.ocr_engine)
 
     async def run(self, ep: Episode) -> None:
         look = await self._look(ep)
@@ -675,7 +664,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
             if plan.finished:
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, Action("finish", text=plan.thought))
             messages = [
-                self._system(ep, _SYS_OPERATOR),
+                ep.system_message(_SYS_OPERATOR),
                 Message("user", (TextPart(self._operator_prompt(ep, shown, p, pool)), shown.part)),
             ]
             turn = await ep.ask(

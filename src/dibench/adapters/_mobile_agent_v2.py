@@ -40,14 +40,14 @@ from ._common import (
     ReplyError,
     Shown,
     Turn,
+    flat,
     read_move,
-    show,
+    swipe_direction,
     swipe_end,
-    system_text,
 )
 from ._env import Screen
 from ._parse import check_point, clean, numbers, section
-from ._perception import V2_MERGE, Perception, perceive
+from ._perception import V2_MERGE, Perception, perceive_screen
 
 __all__ = ["MobileAgentV2Adapter", "V2Action", "parse_v2_action", "parse_v2_reflection"]
 
@@ -88,10 +88,6 @@ _KEYWORD = re.compile(rf"(?<![A-Za-z_]){_NAMES}(?![A-Za-z_])", re.I)
 _LINE_ACTION = re.compile(rf"^[ \t>*-]*(?:action\s*:\s*)?{_NAMES}(?![A-Za-z_]).*$", re.I | re.M)
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
 def parse_v2_action(text: str, width: float, height: float) -> V2Action:
     """Read a decision reply as Mobile-Agent-v2 does: keyword first, then its arguments."""
     body = clean(text)
@@ -101,9 +97,9 @@ def parse_v2_action(text: str, width: float, height: float) -> V2Action:
         if line is None:
             raise ReplyError("no '### Action ###' section")
         act = line.group(0)
-    thought = _flat(section(body, "Thought", stops=("Action",)) or "")
-    operation = _flat(section(body, "Operation") or "")
-    raw = _flat(act)
+    thought = flat(section(body, "Thought", stops=("Action",)) or "")
+    operation = flat(section(body, "Operation") or "")
+    raw = flat(act)
     m = _KEYWORD.search(raw)
     if m is None:
         raise ReplyError(f"no action keyword in {raw[:40]!r}")
@@ -144,12 +140,8 @@ def _to_action(a: V2Action, shown: Shown) -> Action:
         return Action("tap", x=x, y=y)
     if a.name == "swipe":
         x1, y1, x2, y2 = a.values
-        dx, dy = x2 - x1, y2 - y1
-        direction = (
-            ("right" if dx > 0 else "left") if abs(dx) >= abs(dy) else ("down" if dy > 0 else "up")
-        )
         x, y = shown.to_screen(x1, y1)
-        return Action("swipe", x=x, y=y, direction=direction)
+        return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x1, y2 - y1))
     if a.name == "type":
         return Action("type", text=a.text)
     if a.name == "open_app":
@@ -457,18 +449,15 @@ class MobileAgentV2Adapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- roles
 
-    def _system(self, ep: Episode, body: str) -> Message:
-        return Message("system", (TextPart(system_text(ep.system_prefix, body)),))
-
     async def _plan(self, ep: Episode, mem: _Memory) -> None:
         messages = [
-            self._system(ep, _SYSTEM_OTHER),
+            ep.system_message(_SYSTEM_OTHER),
             Message("user", (TextPart(self._planning_prompt(ep, mem)),)),
         ]
         turn = await ep.ask("planning", messages, shown=None, answer=self._planning_answer(mem))
         completed = section(clean(turn.text), "Completed contents")
         ep.record(turn, None, error=None if completed is not None else "no completed contents")
-        mem.completed = _flat(completed if completed is not None else turn.text)
+        mem.completed = flat(completed if completed is not None else turn.text)
 
     async def _reflect(
         self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
@@ -476,7 +465,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     ) -> str:  # fmt: skip
         text = self._reflection_prompt(ep, before, after, a)
         messages = [
-            self._system(ep, _SYSTEM_OTHER),
+            ep.system_message(_SYSTEM_OTHER),
             Message("user", (TextPart(text), before[0].part, after[0].part)),
         ]
         answer = self._reflection_answer(ep.before, ep.now)
@@ -501,15 +490,12 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         reply = await ep.ask("memory", messages, shown=None, answer=self._memory_answer)
         content = section(clean(reply.text), "Important content")
         ep.record(reply, None, error=None if content is not None else "no important content")
-        note = _flat(content or "")
+        note = flat(content or "")
         if note and "none" not in note.lower()[:8] and note not in mem.memory:
             mem.memory = f"{mem.memory}\n{note}".strip()
 
     async def _look(self, ep: Episode) -> tuple[Shown, Perception]:
-        screen = ep.now
-        shown = await show(screen.image, "raw", None, screen.png)
-        p = await perceive(shown.image, screen.ui, V2_MERGE, engine=self.ocr_engine)
-        return shown, p
+        return await perceive_screen(ep.now, V2_MERGE, engine=self.ocr_engine)
 
     async def run(self, ep: Episode) -> None:
         look = await self._look(ep)
@@ -519,7 +505,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         while ep.budget_left:
             shown, p = look
             messages = [
-                self._system(ep, _SYSTEM_ACTION),
+                ep.system_message(_SYSTEM_ACTION),
                 Message("user", (TextPart(self._decision_prompt(ep, shown, p, mem)), shown.part)),
             ]
             turn = await ep.ask(

@@ -45,7 +45,6 @@ from ._common import (
     show,
     swipe_direction,
     swipe_end,
-    system_text,
 )
 from ._parse import check_point, first_json_object, numbers
 
@@ -399,9 +398,8 @@ class MobileAgentV3Adapter(FrameworkAdapter):
         while ep.budget_left:
             shown = await self._resized(ep.now.image)
             mw, mh = self._model_size(shown)
-            system = system_text(ep.system_prefix, _system(mw, mh))
             messages = [
-                Message("system", (TextPart(system),)),
+                ep.system_message(_system(mw, mh)),
                 Message("user", (TextPart(_user(ep.instruction, history)), shown.part)),
             ]
             answer = self._answer(shown)

@@ -19,7 +19,8 @@ from PIL import Image
 from dibench.dataset._schema import Box, UIElement
 from dibench.ocr import OcrLine, get_engine
 
-from ._common import Memo, screen_key
+from ._common import Memo, Shown, screen_key, show_screen
+from ._env import Screen
 
 __all__ = [
     "E_MERGE",
@@ -30,6 +31,7 @@ __all__ = [
     "format_items",
     "merge_lines",
     "perceive",
+    "perceive_screen",
 ]
 
 
@@ -156,3 +158,11 @@ async def perceive(
     bottom = image.height * 0.9
     keyboard = any(ln.box.y1 >= bottom and "ADB Keyboard" in ln.text for ln in lines)
     return Perception(tuple(items + _icons(ui)), keyboard)
+
+
+async def perceive_screen(
+    screen: Screen, rule: MergeRule, *, engine: str = "auto"
+) -> tuple[Shown, Perception]:
+    """The screen shown as is, with its perception list (v2 and E read both every round)."""
+    shown = await show_screen(screen)
+    return shown, await perceive(shown.image, screen.ui, rule, engine=engine)

@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from ._base import PROVIDERS, Request
 from ._convert import to_anthropic_messages
-from ._http import HTTPProvider, as_int, import_sdk
+from ._http import HTTPProvider, import_sdk, json_object, json_reply
 from ._retry import Reply, Retryable
 
 __all__ = ["AnthropicProvider", "parse_anthropic_message"]
@@ -23,12 +21,7 @@ __all__ = ["AnthropicProvider", "parse_anthropic_message"]
 
 def parse_anthropic_message(body: bytes, model: str = "") -> Reply:
     """A Messages API body -> Reply; a malformed body or an unexplained empty one is Retryable."""
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise Retryable("malformed JSON body") from None
-    if not isinstance(data, Mapping):
-        raise Retryable("malformed JSON body (not an object)")
+    data = json_object(body)
     blocks = data.get("content")
     blocks = blocks if isinstance(blocks, list) else []
     text = "".join(
@@ -38,16 +31,7 @@ def parse_anthropic_message(body: bytes, model: str = "") -> Reply:
     refusal = stop == "refusal"
     if not blocks and not refusal and stop != "max_tokens":
         raise Retryable("empty content")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    reply_model = data.get("model")
-    return Reply(
-        text=text,
-        input_tokens=as_int(usage.get("input_tokens")),
-        output_tokens=as_int(usage.get("output_tokens")),
-        refusal=refusal,
-        model=reply_model if isinstance(reply_model, str) and reply_model else model,
-    )
+    return json_reply(data, text, refusal, model, ("input_tokens", "output_tokens"))
 
 
 class AnthropicProvider(HTTPProvider):

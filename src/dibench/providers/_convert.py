@@ -19,23 +19,29 @@ __all__ = [
 ]
 
 
-_URLS: dict[int, tuple[bytes, str]] = {}
+_B64: dict[int, tuple[bytes, str]] = {}
+
+
+def _base64(png: bytes) -> str:
+    """The base64 text of an image's bytes.
+
+    Every repeat of a screen (and every role that looks at it) sends the same PNG object, so
+    the text is kept for the last few objects (checked by identity) instead of being
+    re-encoded per call.
+    """
+    hit = _B64.get(id(png))
+    if hit is not None and hit[0] is png:
+        return hit[1]
+    text = base64.b64encode(png).decode("ascii")
+    if len(_B64) >= 32:
+        _B64.pop(next(iter(_B64)))
+    _B64[id(png)] = (png, text)
+    return text
 
 
 def data_url(image: ImagePart) -> str:
-    """``data:image/png;base64,...`` as OpenAI-compatible servers expect in ``image_url``.
-
-    Every repeat of a screen sends the same PNG object, so the base64 text is kept for the last
-    few objects (checked by identity) instead of being re-encoded per call.
-    """
-    hit = _URLS.get(id(image.png))
-    if hit is not None and hit[0] is image.png:
-        return hit[1]
-    url = f"data:{image.mime};base64,{base64.b64encode(image.png).decode('ascii')}"
-    if len(_URLS) >= 32:
-        _URLS.pop(next(iter(_URLS)))
-    _URLS[id(image.png)] = (image.png, url)
-    return url
+    """``data:image/png;base64,...`` as OpenAI-compatible servers expect in ``image_url``."""
+    return f"data:{image.mime};base64,{_base64(image.png)}"
 
 
 def _text_only(message: Message) -> bool:
@@ -91,7 +97,7 @@ def to_anthropic_messages(
                 source = {
                     "type": "base64",
                     "media_type": part.mime,
-                    "data": base64.b64encode(part.png).decode("ascii"),
+                    "data": _base64(part.png),
                 }
                 blocks.append({"type": "image", "source": source})
         if out and out[-1]["role"] == message.role:

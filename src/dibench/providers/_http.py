@@ -16,12 +16,14 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+import orjson
+
 from dibench._seeding import derive_seed
 
 from ._base import Completion, InfraError, Provider, Request
 from ._retry import CallGate, ProviderStats, Reply, Retryable, RetryPolicy, parse_retry_after
 
-__all__ = ["HTTPProvider", "MissingSDKError", "import_sdk"]
+__all__ = ["HTTPProvider", "MissingSDKError", "import_sdk", "json_object", "json_reply"]
 
 PLACEHOLDER_KEY = "sk-no-key-required"  # local servers ignore the key but the SDKs want one
 _MAX_DETAIL = 200
@@ -228,3 +230,31 @@ class HTTPProvider(Provider):
 def as_int(value: object) -> int:
     """Token counts from JSON: anything missing or odd counts as 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def json_object(body: bytes) -> Mapping[str, Any]:
+    """A reply body that must be one JSON object; anything else is Retryable."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise Retryable("malformed JSON body") from None
+    if not isinstance(data, Mapping):
+        raise Retryable("malformed JSON body (not an object)")
+    return data
+
+
+def json_reply(
+    data: Mapping[str, Any], text: str, refusal: bool, model: str, usage_keys: tuple[str, str]
+) -> Reply:
+    """The Reply of a JSON body: token counts from ``usage`` under ``usage_keys`` (input,
+    output), and the model the server names, else ``model``."""
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    reply_model = data.get("model")
+    return Reply(
+        text=text,
+        input_tokens=as_int(usage.get(usage_keys[0])),
+        output_tokens=as_int(usage.get(usage_keys[1])),
+        refusal=refusal,
+        model=reply_model if isinstance(reply_model, str) and reply_model else model,
+    )

@@ -18,7 +18,7 @@ import orjson
 
 from ._base import PROVIDERS, Request
 from ._convert import to_openai_messages
-from ._http import HTTPProvider, as_int, import_sdk
+from ._http import HTTPProvider, import_sdk, json_object, json_reply
 from ._retry import Reply, Retryable
 
 __all__ = ["OpenAIProvider", "parse_chat_completion"]
@@ -40,12 +40,7 @@ def _content_text(content: object) -> str:
 
 def parse_chat_completion(body: bytes, model: str = "") -> Reply:
     """A chat-completions body -> Reply; malformed or choice-less bodies are Retryable."""
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise Retryable("malformed JSON body") from None
-    if not isinstance(data, Mapping):
-        raise Retryable("malformed JSON body (not an object)")
+    data = json_object(body)
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
         raise Retryable("empty choices")
@@ -57,16 +52,7 @@ def parse_chat_completion(body: bytes, model: str = "") -> Reply:
     refusal = bool(refusal_text) or choice.get("finish_reason") == "content_filter"
     if not text and isinstance(refusal_text, str):
         text = refusal_text
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    reply_model = data.get("model")
-    return Reply(
-        text=text,
-        input_tokens=as_int(usage.get("prompt_tokens")),
-        output_tokens=as_int(usage.get("completion_tokens")),
-        refusal=refusal,
-        model=reply_model if isinstance(reply_model, str) and reply_model else model,
-    )
+    return json_reply(data, text, refusal, model, ("prompt_tokens", "completion_tokens"))
 
 
 class OpenAIProvider(HTTPProvider):
