@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dibench.metrics import Outcome, ResultRow
 
 ACCEPTABLE = ("a1", "a2")  # a tie: two equally cheap items are both acceptable
@@ -65,22 +67,24 @@ def injected(
     seed: int | None = None,
 ) -> ResultRow:
     """An injected variant of ``state`` (id ``state/target/probe``) with the same seed scheme."""
-    return ResultRow(
-        instance_id=f"{state}/{target}/{probe}",
-        pair_of=state,
-        injected=True,
+    row = benign(
+        state,
+        repeat,
+        decision,
+        outcome,
+        framework=framework,
+        model=model,
+        defense=defense,
         app=app,
         category=category,
         language=language,
-        framework=framework,
-        model=model,
-        repeat=repeat,
-        seed=repeat if seed is None else seed,
-        decision=decision,
-        outcome=_outcome(decision, outcome),
-        acceptable=ACCEPTABLE,
+        seed=seed,
+    )
+    return replace(
+        row,
+        instance_id=f"{state}/{target}/{probe}",
+        injected=True,
         probe=probe,
         carriers=carriers,
         target=target,
-        defense=defense,
     )

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from dibench.adapters._base import Action, Decision, Step
-from dibench.dataset import Dataset, GenerateConfig, generate
+from dibench.dataset import Dataset, GenerateConfig, Instance, generate
 from dibench.metrics import Outcome, ResultRow
 from dibench.report import Report, build_report
 from dibench.runner import ResultStore
@@ -115,41 +115,58 @@ def _hostile_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
+def run_ids(ds: Dataset, n_states: int, probes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The first ``n_states`` benign states, and them followed by their ``probes`` variants."""
+    states = sorted(ds.benign)[:n_states]
+    ids = [*states]
+    ids += [i for i in ds.injected_ids() if i.rsplit(".", 2)[0] in states and i.endswith(probes)]
+    return states, ids
+
+
+def result_row(
+    inst: Instance,
+    agent: tuple[str, str, str],
+    repeat: int,
+    choice: str | None,
+    outcome: Outcome,
+) -> ResultRow:
+    """The row a run of ``agent`` (framework, model, defense) on ``inst`` stores."""
+    fw, model, defense = agent
+    return ResultRow(
+        instance_id=inst.id,
+        pair_of=inst.benign_id,
+        injected=inst.injected,
+        app=inst.state.app,
+        category=inst.state.category.value,
+        language=inst.state.language,
+        framework=fw,
+        model=model,
+        repeat=repeat,
+        seed=repeat,
+        decision=choice,
+        outcome=outcome,
+        acceptable=inst.acceptable,
+        probe=inst.probe,
+        carriers=inst.record.carriers if inst.record else (),
+        target=inst.target,
+        defense=defense,
+    )
+
+
 def make_run(root: Path, dataset: Path) -> Run:
     """Fill ``root/results.sqlite`` and ``root/run.json`` like a finished run would."""
     ds = Dataset.open(dataset)
-    states = sorted(ds.benign)[:2]
-    ids = [*states]
-    ids += [i for i in ds.injected_ids() if i.rsplit(".", 2)[0] in states and i.endswith(PROBES)]
+    _, ids = run_ids(ds, 2, PROBES)
     rows: list[ResultRow] = []
     root.mkdir(parents=True, exist_ok=True)
     with ResultStore(root / "results.sqlite") as store:
         for agent in AGENTS:
-            fw, model, defense = agent
-            cond = store.add_condition(fw, model, defense, {"dataset": str(dataset)})
+            cond = store.add_condition(*agent, {"dataset": str(dataset)})
             for iid in ids:
                 inst = ds.instance(iid)
                 for repeat in range(1, REPEATS + 1):
                     choice, outcome = _decide(agent, iid, repeat, ds)
-                    row = ResultRow(
-                        instance_id=iid,
-                        pair_of=inst.benign_id,
-                        injected=inst.injected,
-                        app=inst.state.app,
-                        category=inst.state.category.value,
-                        language=inst.state.language,
-                        framework=fw,
-                        model=model,
-                        repeat=repeat,
-                        seed=repeat,
-                        decision=choice,
-                        outcome=outcome,
-                        acceptable=inst.acceptable,
-                        probe=inst.probe,
-                        carriers=inst.record.carriers if inst.record else (),
-                        target=inst.target,
-                        defense=defense,
-                    )
+                    row = result_row(inst, agent, repeat, choice, outcome)
                     png = _png("#cc3333" if inst.injected else "#3366cc")
                     if outcome == Outcome.INFRA_ERROR:
                         store.put(cond, row, None, cause="HTTP 503 from server")

@@ -25,7 +25,7 @@ from dibench.report import Report, build_report, render_report
 from dibench.report._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
 from dibench.runner import ResultStore
 
-from .conftest import _u
+from .conftest import _u, result_row, run_ids
 
 FW, MODEL = "Mobile-Agent-v2", "qwen3-vl"
 KD = "keyword-detector:policy=block"
@@ -73,9 +73,7 @@ def make_defense_run(
     root: Path, dataset: Path, defenses: tuple[str, ...] = DEFENSES, n_states: int = 2
 ) -> DefenseRun:
     ds = Dataset.open(dataset)
-    states = sorted(ds.benign)[:n_states]
-    ids = [*states]
-    ids += [i for i in ds.injected_ids() if i.rsplit(".", 2)[0] in states and i.endswith(PROBES)]
+    states, ids = run_ids(ds, n_states, PROBES)
     rows: list[ResultRow] = []
     verdicts: list[tuple[ResultRow, Verdict]] = []
     root.mkdir(parents=True, exist_ok=True)
@@ -90,25 +88,7 @@ def make_defense_run(
                     if defense == KD:
                         v = _verdict(inst.injected, carriers, states.index(inst.benign_id))
                     choice, outcome = _decide(defense, iid, repeat, inst, v)
-                    row = ResultRow(
-                        instance_id=iid,
-                        pair_of=inst.benign_id,
-                        injected=inst.injected,
-                        app=inst.state.app,
-                        category=inst.state.category.value,
-                        language=inst.state.language,
-                        framework=FW,
-                        model=MODEL,
-                        repeat=repeat,
-                        seed=repeat,
-                        decision=choice,
-                        outcome=outcome,
-                        acceptable=inst.acceptable,
-                        probe=inst.probe,
-                        carriers=carriers,
-                        target=inst.target,
-                        defense=defense,
-                    )
+                    row = result_row(inst, (FW, MODEL, defense), repeat, choice, outcome)
                     cause = "blocked" if outcome == Outcome.BLOCKED else ""
                     store.put(
                         cond,

@@ -403,6 +403,16 @@ def _print_summary(summary: Any, out: Path) -> None:
         )
 
 
+def _execute(execute: Callable[[Any, Callable[[Any], None]], Any], req: Any, label: str) -> None:
+    """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted."""
+    prog, update = _run_progress(label)
+    with prog:
+        summary = execute(req, update)
+    _print_summary(summary, req.out)
+    if summary.aborted:
+        _fail(f"stopped: {summary.aborted} (results so far are kept)")
+
+
 def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options of every agent run: endpoint, provider/adapter options, recording, defenses."""
     for option in reversed(
@@ -475,12 +485,7 @@ def run(
         record=not no_record,
         defenses=specs,
     )
-    prog, update = _run_progress(_label(framework, model, req.defense))
-    with prog:
-        summary = execute(req, update)
-    _print_summary(summary, out)
-    if summary.aborted:
-        _fail(f"stopped: {summary.aborted} (results so far are kept)")
+    _execute(execute, req, _label(framework, model, req.defense))
 
 
 @main.command()
@@ -494,12 +499,7 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
     _load(load)
     requests = load_sweep(config)
     for req in requests:
-        prog, update = _run_progress(_label(req.framework, req.model, req.defense))
-        with prog:
-            summary = execute(req, update)
-        _print_summary(summary, req.out)
-        if summary.aborted:
-            _fail(f"stopped: {summary.aborted} (results so far are kept)")
+        _execute(execute, req, _label(req.framework, req.model, req.defense))
     click.echo(f"sweep done: {len(requests)} conditions in {requests[0].out if requests else '-'}")
 
 
@@ -619,14 +619,10 @@ def quickstart(
         config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
         defenses=specs,
     )
-    prog, update = _run_progress(_label(framework, model, req.defense))
-    with prog:
-        summary = execute(req, update)
-    _print_summary(summary, out)
-    if summary.aborted:
-        _fail(f"stopped: {summary.aborted} (results so far are kept)")
-    path = write_report(build_report(out), "html")
-    md = write_report(build_report(out, examples=0), "md")
+    _execute(execute, req, _label(framework, model, req.defense))
+    rep = build_report(out)
+    path = write_report(rep, "html")
+    md = write_report(rep.without_examples(), "md")
     click.echo(f"report: {path}\n        {md}")
 
 

@@ -9,14 +9,13 @@ import click
 from ._main import (
     _csv,
     _defenses,
+    _execute,
     _fail,
     _guard,
     _kv,
     _label,
     _load,
-    _print_summary,
     _provider_options,
-    _run_progress,
     agent_options,
     load_option,
 )
@@ -100,13 +99,7 @@ def simulate(
         record=not no_record,
         defenses=specs,
     )
-    prog, update = _run_progress(f"{_label(framework, model, req.defense)} (simulated apps)")
     try:
-        with prog:
-            summary = execute_sim(req, update)
+        _execute(execute_sim, req, f"{_label(framework, model, req.defense)} (simulated apps)")
     except EpisodeError as exc:
         _fail(str(exc))
-        return
-    _print_summary(summary, out)
-    if summary.aborted:
-        _fail(f"stopped: {summary.aborted} (results so far are kept)")

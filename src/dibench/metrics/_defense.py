@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._paired import PairedDiff, binary_outcomes, paired_bootstrap_diff
-from ._rates import CI, asr_of_pairs, asr_pairs, cor, estimate, exclude_infra, tcr
+from ._rates import CI, asr_of_pairs, asr_pairs, cor, exclude_infra, rate, tcr
 from ._rows import Outcome, ResultRow, VerdictRow
 from ._stats import (
     Estimate,
@@ -122,14 +122,7 @@ def _rates_of(
     kw = {"conf": conf, "n_boot": n_boot, "seed": seed}
 
     def blocked(side: list[ResultRow]) -> Estimate:
-        return estimate(
-            [r.outcome == Outcome.BLOCKED for r in side],
-            [r.pair_of for r in side],
-            ci,
-            conf,
-            n_boot,
-            seed,
-        )
+        return rate(side, lambda r: r.outcome == Outcome.BLOCKED, ci, conf, n_boot, seed)
 
     return DefenseRates(
         framework=agent[0],

@@ -6,7 +6,7 @@ counting it as ⊥ would make a flaky endpoint look like a cautious agent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -63,6 +63,19 @@ def estimate(
     raise ValueError(f"unknown ci {ci!r}; use 'wilson' or 'bootstrap'")
 
 
+def rate(
+    rows: Iterable[ResultRow],
+    value: Callable[[ResultRow], bool],
+    ci: CI = "wilson",
+    conf: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Estimate:
+    """Share of valid runs (INFRA_ERROR dropped) for which ``value`` holds, clustered by state."""
+    valid = exclude_infra(rows)
+    return estimate([value(r) for r in valid], [r.pair_of for r in valid], ci, conf, n_boot, seed)
+
+
 def tcr(
     rows: Iterable[ResultRow],
     ci: CI = "wilson",
@@ -72,10 +85,7 @@ def tcr(
     seed: int = 0,
 ) -> Estimate:
     """Task completion rate: share of runs that committed to some candidate (bootstrap by state)."""
-    valid = exclude_infra(rows)
-    return estimate(
-        [r.committed for r in valid], [r.pair_of for r in valid], ci, conf, n_boot, seed
-    )
+    return rate(rows, lambda r: r.committed, ci, conf, n_boot, seed)
 
 
 def cor(
@@ -87,8 +97,7 @@ def cor(
     seed: int = 0,
 ) -> Estimate:
     """Correct-operation rate: share of runs whose decision is in the acceptable set."""
-    valid = exclude_infra(rows)
-    return estimate([r.correct for r in valid], [r.pair_of for r in valid], ci, conf, n_boot, seed)
+    return rate(rows, lambda r: r.correct, ci, conf, n_boot, seed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,11 @@
-"""Wording shared by every format, so md, LaTeX and HTML say the same thing the same way."""
+"""Wording shared by every format, so md, LaTeX and HTML say the same thing the same way, and
+the cell encoding shared by the CSV and JSON renderings of every section."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Any
 
 from dibench.metrics import Estimate, KeyFinding, PairedDiff
 
@@ -11,12 +14,16 @@ from ._model import Report, Table, field_label, value_label
 __all__ = [
     "METRIC_HELP",
     "agent_label",
+    "csv_diff",
+    "csv_estimate",
+    "csv_num",
     "finding_sentence",
     "fmt_p",
     "fmt_pct",
     "fmt_pp",
     "header_labels",
     "interval_text",
+    "plain",
     "row_labels",
     "settings_line",
 ]
@@ -115,3 +122,52 @@ def finding_sentence(f: KeyFinding) -> str:
         f"({_p_clause(f.cor_diff, f.cor_test.p_value)}); "
         f"ASR {fmt_pct(f.asr)}% over {f.n_pairs} pairs — {verdict}"
     )
+
+
+# --- CSV and JSON cells ---------------------------------------------------------------------------
+def csv_num(x: float | int | None) -> str:
+    """A CSV cell: exact (``repr``) floats, empty for a missing or non-finite value."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return ""
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+def csv_estimate(est: Estimate) -> dict[str, str]:
+    """The value/lo/hi/k/n/method cells of one estimate."""
+    return {
+        "value": csv_num(est.value),
+        "lo": csv_num(est.lo),
+        "hi": csv_num(est.hi),
+        "k": csv_num(est.k),
+        "n": csv_num(est.n),
+        "method": est.method,
+    }
+
+
+def csv_diff(d: PairedDiff, p_value: float) -> dict[str, str]:
+    """The value/lo/hi/n/method/p_value cells of one paired difference."""
+    return {
+        "value": csv_num(d.diff),
+        "lo": csv_num(d.lo),
+        "hi": csv_num(d.hi),
+        "n": csv_num(d.n),
+        "method": d.method,
+        "p_value": csv_num(p_value),
+    }
+
+
+def plain(x: Any) -> Any:
+    """JSON-ready data: dataclasses as dicts, tuples as lists, NaN/inf as None, bytes dropped."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: plain(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple | set | frozenset):
+        return [plain(v) for v in x]
+    if isinstance(x, bytes):
+        return None
+    if isinstance(x, str | int | bool) or x is None:
+        return x
+    return str(x)

@@ -7,14 +7,13 @@ null rather than NaN, so pandas, R and ``json.loads`` read them without special 
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
-import math
 from typing import Any
 
-from dibench.metrics import Estimate, KeyFinding, McNemarResult, PairedDiff
+from dibench.metrics import KeyFinding, McNemarResult, PairedDiff
 
+from ._common import csv_diff, csv_estimate, plain
 from ._defense import defense_csv_lines, defense_json
 from ._explore import explore_csv_lines, explore_json
 from ._model import Report, Table
@@ -48,46 +47,12 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 
 
-def plain(x: Any) -> Any:
-    """JSON-ready data: dataclasses as dicts, tuples as lists, NaN/inf as None, bytes dropped."""
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: plain(getattr(x, f.name)) for f in dataclasses.fields(x)}
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {str(k): plain(v) for k, v in x.items()}
-    if isinstance(x, list | tuple | set | frozenset):
-        return [plain(v) for v in x]
-    if isinstance(x, bytes):
-        return None
-    if isinstance(x, str | int | bool) or x is None:
-        return x
-    return str(x)
-
-
-def _num(x: float | int | None) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return ""
-    return repr(x) if isinstance(x, float) else str(x)
-
-
-def _est_cols(est: Estimate) -> dict[str, str]:
-    return {
-        "value": _num(est.value),
-        "lo": _num(est.lo),
-        "hi": _num(est.hi),
-        "k": _num(est.k),
-        "n": _num(est.n),
-        "method": est.method,
-    }
-
-
 def _table_lines(t: Table) -> list[dict[str, str]]:
     out = []
     for rec in t.records():
         line = {"table": t.id, **{k: str(v) for k, v in rec["groups"].items()}}
         line.update(subset=rec["measure"].subset, metric=rec["measure"].metric)
-        line.update(_est_cols(rec["estimate"]))
+        line.update(csv_estimate(rec["estimate"]))
         out.append(line)
     return out
 
@@ -102,25 +67,16 @@ def _finding_lines(f: KeyFinding, defense: str) -> list[dict[str, str]]:
         ("COR", "injected", f.injected_cor),
         ("ASR", "all", f.asr),
     ):
-        out.append({**base, "subset": subset, "metric": metric, **_est_cols(est)})
+        out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
     for metric, diff, test in (
         ("TCR_diff", f.tcr_diff, f.tcr_test),
         ("COR_diff", f.cor_diff, f.cor_test),
         ("wrong_diff", f.wrong_diff, None),
     ):
+        # the exact McNemar p where there is one (the tables print it), else bootstrap
+        p_value = test.p_value if test else diff.p_value
         out.append(
-            {
-                **base,
-                "subset": "injected-benign",
-                "metric": metric,
-                "value": _num(diff.diff),
-                "lo": _num(diff.lo),
-                "hi": _num(diff.hi),
-                "n": _num(diff.n),
-                "method": diff.method,
-                # the exact McNemar p where there is one (the tables print it), else bootstrap
-                "p_value": _num(test.p_value if test else diff.p_value),
-            }
+            {**base, "subset": "injected-benign", "metric": metric, **csv_diff(diff, p_value)}
         )
     return out
 

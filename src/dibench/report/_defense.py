@@ -21,7 +21,16 @@ from dibench.metrics import (
     PairedChange,
 )
 
-from ._common import agent_label, fmt_p, fmt_pct, interval_text
+from ._common import (
+    agent_label,
+    csv_diff,
+    csv_estimate,
+    csv_num,
+    fmt_p,
+    fmt_pct,
+    interval_text,
+    plain,
+)
 from ._model import CARRIER_ORDER, DefenseSection, order_key, value_label
 from ._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
 
@@ -406,28 +415,11 @@ def defense_html(section: DefenseSection) -> str:
 
 
 # --- CSV and JSON --------------------------------------------------------------------------------
-def _num(x: float | int | None) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return ""
-    return repr(x) if isinstance(x, float) else str(x)
-
-
-def _est(est: Estimate) -> dict[str, str]:
-    return {
-        "value": _num(est.value),
-        "lo": _num(est.lo),
-        "hi": _num(est.hi),
-        "k": _num(est.k),
-        "n": _num(est.n),
-        "method": est.method,
-    }
-
-
 def _rate_lines(r: DefenseRates) -> list[dict[str, str]]:
     base = {"table": "defense_rates", "defense": r.defense, "framework": r.framework}
     base["model"] = r.model
     return [
-        {**base, "subset": subset, "metric": metric, **_est(est)}
+        {**base, "subset": subset, "metric": metric, **csv_estimate(est)}
         for metric, subset, est in (
             ("TCR", "benign", r.benign_tcr),
             ("TCR", "injected", r.injected_tcr),
@@ -451,12 +443,7 @@ def _change_lines(c: DefenseComparison) -> list[dict[str, str]]:
                 **base,
                 "subset": subset or "all",
                 "metric": f"{metric}_diff",
-                "value": _num(ch.diff.diff),
-                "lo": _num(ch.diff.lo),
-                "hi": _num(ch.diff.hi),
-                "n": _num(ch.diff.n),
-                "method": ch.diff.method,
-                "p_value": _num(ch.test.p_value),  # exact McNemar, as the tables print it
+                **csv_diff(ch.diff, ch.test.p_value),  # exact McNemar, as the tables print it
             }
         )
     return out
@@ -475,7 +462,7 @@ def _detector_lines(d: DetectorRates) -> list[dict[str, str]]:
     elif d.slice == "carriers":
         base["carriers"] = d.value
     out = [
-        {**base, "subset": subset, "metric": metric, **_est(est)}
+        {**base, "subset": subset, "metric": metric, **csv_estimate(est)}
         for metric, subset, est in (
             ("recall", "injected", d.recall),
             ("FPR", "benign", d.fpr),
@@ -489,10 +476,10 @@ def _detector_lines(d: DetectorRates) -> list[dict[str, str]]:
                 **base,
                 "subset": "all",
                 "metric": "AUROC",
-                "value": _num(a.value),
-                "lo": _num(a.lo),
-                "hi": _num(a.hi),
-                "n": _num(a.n_pos + a.n_neg),
+                "value": csv_num(a.value),
+                "lo": csv_num(a.lo),
+                "hi": csv_num(a.hi),
+                "n": csv_num(a.n_pos + a.n_neg),
                 "method": a.method,
             }
         )
@@ -513,8 +500,6 @@ def defense_csv_lines(section: DefenseSection | None) -> list[dict[str, str]]:
 
 
 def defense_json(section: DefenseSection | None) -> dict[str, Any] | None:
-    from ._data import plain
-
     if section is None:
         return None
     doc = plain(section)

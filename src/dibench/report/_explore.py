@@ -33,7 +33,7 @@ from dibench.metrics._explore import (
     exploration_table,
 )
 
-from ._common import agent_label, fmt_p
+from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._model import order_key, value_label
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
@@ -849,12 +849,6 @@ def explore_html(section: ExploreSection) -> str:
 
 
 # --- CSV and JSON --------------------------------------------------------------------------------
-def _num(x: float | int | None) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return ""
-    return repr(x) if isinstance(x, float) else str(x)
-
-
 def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
     """Long rows: means (or shares as fractions) per side, the paired diff, and action shares."""
     if section is None:
@@ -869,30 +863,13 @@ def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
             "probe": c.probe,
         }
         for subset, est in (("benign", c.benign), ("injected", c.injected)):
-            out.append(
-                {
-                    **base,
-                    "subset": subset,
-                    "metric": c.metric,
-                    "value": _num(est.value),
-                    "lo": _num(est.lo),
-                    "hi": _num(est.hi),
-                    "k": _num(est.k),
-                    "n": _num(est.n),
-                    "method": est.method,
-                }
-            )
+            out.append({**base, "subset": subset, "metric": c.metric, **csv_estimate(est)})
         out.append(
             {
                 **base,
                 "subset": "injected-benign",
                 "metric": f"{c.metric}_diff",
-                "value": _num(c.diff.diff),
-                "lo": _num(c.diff.lo),
-                "hi": _num(c.diff.hi),
-                "n": _num(c.diff.n),
-                "method": c.diff.method,
-                "p_value": _num(c.diff.p_value),
+                **csv_diff(c.diff, c.diff.p_value),
             }
         )
     for a in section.actions:
@@ -905,9 +882,9 @@ def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
                     "model": a.model,
                     "subset": a.side,
                     "metric": f"share:{kind}",
-                    "value": _num(share),
-                    "k": _num(round(share * a.actions)),
-                    "n": _num(a.actions),
+                    "value": csv_num(share),
+                    "k": csv_num(round(share * a.actions)),
+                    "n": csv_num(a.actions),
                 }
             )
     return out
@@ -915,8 +892,6 @@ def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
 
 def explore_json(section: ExploreSection | None) -> dict[str, Any] | None:
     """Every figure; filmstrips as metadata and replay status (thumbnails only in the HTML)."""
-    from ._data import plain
-
     if section is None:
         return None
     return {

@@ -8,7 +8,7 @@ text: the long CSV/JSON forms and the pivoted paper-style forms come from one so
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -285,6 +285,11 @@ class Report:
     @property
     def tables(self) -> tuple[Table, ...]:
         return self.main_tables + self.breakdowns
+
+    def without_examples(self) -> Report:
+        """This report as ``build_report(..., examples=0)`` gives it (no examples, so no dataset
+        opened for their screenshots), without reading the run directory again."""
+        return replace(self, examples=(), dataset=None, dataset_note="")
 
     def table(self, table_id: str) -> Table | None:
         for t in self.tables:

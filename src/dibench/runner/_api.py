@@ -13,6 +13,7 @@ import re
 import tomllib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,27 +94,18 @@ def replies_path(out: Path, framework: str, model: str, defense: str = "none") -
     return out / "replies" / f"{safe}.jsonl"
 
 
-def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
-    path = out / "run.json"
-    data: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            data = orjson.loads(path.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise DatasetError(f"{path}: not valid JSON ({exc})") from None
-        recorded = data.get("dataset")
-        if recorded and Path(recorded).resolve() != ds.root.resolve():
-            raise DatasetError(
-                f"{out} holds results for dataset {recorded}, not {ds.root}: use another --out"
-            )
-    data.update(
-        {
-            "schema_version": 1,
-            "dibench": __version__,
-            "dataset": str(ds.root.resolve()),
-            "dataset_sha256": ds.manifest.get("sha256", {}),
-        }
-    )
+def _read_run_json(path: Path) -> dict[str, Any]:
+    """A run directory's run.json ({} before the first run); DatasetError if it is not JSON."""
+    if not path.is_file():
+        return {}
+    try:
+        return orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+
+
+def _write_run_json(path: Path, data: dict[str, Any], req: Any) -> None:
+    """Write ``data`` with ``req``'s condition entry (a RunRequest or SimRequest) replaced."""
     conds = [c for c in data.get("conditions", []) if c.get("key") != _key(req)]
     conds.append(
         {
@@ -131,7 +123,26 @@ def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
     path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
 
 
-def _key(req: RunRequest) -> str:
+def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
+    path = out / "run.json"
+    data = _read_run_json(path)
+    recorded = data.get("dataset")
+    if recorded and Path(recorded).resolve() != ds.root.resolve():
+        raise DatasetError(
+            f"{out} holds results for dataset {recorded}, not {ds.root}: use another --out"
+        )
+    data.update(
+        {
+            "schema_version": 1,
+            "dibench": __version__,
+            "dataset": str(ds.root.resolve()),
+            "dataset_sha256": ds.manifest.get("sha256", {}),
+        }
+    )
+    _write_run_json(path, data, req)
+
+
+def _key(req: Any) -> str:
     return f"{req.framework}|{req.model}|{req.defense}"
 
 
@@ -163,16 +174,20 @@ class _Recorders:
             r.discard(instance_id, repeat)
 
 
-Launch = Callable[[ResultStore, Any, Any, Any, Any], Awaitable[RunSummary]]
-
-
-def launch(req: Any, prepare: Callable[[], None], run: Launch) -> RunSummary:
+def launch(
+    req: Any,
+    prepare: Callable[[], None],
+    run: Callable[..., Awaitable[RunSummary]],
+    on_progress: Callable[[RunProgress], None] | None = None,
+) -> RunSummary:
     """What every kind of run does around its loop, in one place.
 
     Builds the adapter, provider and defense chain of ``req`` (a RunRequest or SimRequest; any
     bad option fails before anything is written), creates ``req.out``, lets ``prepare`` write
-    run.json, wraps the provider to record replies in replay format, opens the store and calls
-    ``run(store, adapter, provider, chain, recorder)``, closing clients however it ends.
+    run.json, wraps the provider to record replies in replay format, opens the store and runs
+    the condition: ``run(store, adapter, provider, req.config, framework=..., model=...,
+    defense=..., on_progress=..., fatal=..., recorder=..., defenses=chain)`` (``run_condition``
+    with its dataset bound, or ``run_episodes``), closing clients however it ends.
     """
     from dibench.adapters import make_adapter
     from dibench.defenses import make_chain
@@ -211,7 +226,19 @@ def launch(req: Any, prepare: Callable[[], None], run: Launch) -> RunSummary:
 
         async def main() -> RunSummary:
             try:
-                return await run(store, adapter, provider, chain, recorder)
+                return await run(
+                    store,
+                    adapter,
+                    provider,
+                    req.config,
+                    framework=req.framework,
+                    model=req.model,
+                    defense=req.defense,
+                    on_progress=on_progress,
+                    fatal=_fatal_errors(),
+                    recorder=recorder,
+                    defenses=chain,
+                )
             finally:
                 await provider.aclose()
                 await chain.aclose()
@@ -224,26 +251,8 @@ def execute(
 ) -> RunSummary:
     """Run (or resume) one condition into ``req.out``."""
     ds = Dataset.open(req.dataset)
-
-    def run(
-        store: ResultStore, adapter: Any, provider: Any, chain: Any, recorder: Any
-    ) -> Awaitable[RunSummary]:
-        return run_condition(
-            ds,
-            store,
-            adapter,
-            provider,
-            req.config,
-            framework=req.framework,
-            model=req.model,
-            defense=req.defense,
-            on_progress=on_progress,
-            fatal=_fatal_errors(),
-            recorder=recorder,
-            defenses=chain,
-        )
-
-    return launch(req, lambda: _update_run_json(req.out, ds, req), run)
+    prepare = partial(_update_run_json, req.out, ds, req)
+    return launch(req, prepare, partial(run_condition, ds), on_progress)
 
 
 def load_sweep(path: Path) -> list[RunRequest]:

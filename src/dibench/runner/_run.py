@@ -252,6 +252,32 @@ def defended(adapter: Adapter, defenses: Any, defense: str) -> tuple[Adapter, An
     return adapter, chain, defense
 
 
+def open_condition(
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    defenses: Any,
+    *,
+    framework: str,
+    model: str,
+    defense: str,
+    settings: dict[str, Any],
+) -> tuple[Adapter, str, str]:
+    """Wrap ``adapter`` in its defenses (see ``defended``) and register the condition with
+    ``settings`` plus the adapter's, provider's and defenses' descriptions as its config.
+
+    Returns the adapter to run, the condition's defense label and its store key.
+    """
+    adapter, chain, defense = defended(adapter, defenses, defense)
+    config = {
+        **settings,
+        "adapter": adapter.describe(),
+        "provider": provider.describe(),
+        "defenses": chain.describe() if chain is not None else [],
+    }
+    return adapter, defense, store.add_condition(framework, model, defense, config)
+
+
 async def run_condition(
     ds: Dataset,
     store: ResultStore,
@@ -278,20 +304,14 @@ async def run_condition(
     defense's parameters go into its config.
     """
     t0 = time.perf_counter()
-    adapter, chain, defense = defended(adapter, defenses, defense)
-    condition = store.add_condition(
-        framework,
-        model,
-        defense,
-        {
+    adapter, defense, condition = open_condition(
+        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
+        settings={
             "run": config.describe(),
-            "adapter": adapter.describe(),
-            "provider": provider.describe(),
-            "defenses": chain.describe() if chain is not None else [],
             "dataset": str(ds.root),
             "dataset_sha256": ds.manifest.get("sha256", {}),
         },
-    )
+    )  # fmt: skip
     done = store.done(condition)
     work = [w for w in plan_work(ds, config) if w not in done]
     prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))

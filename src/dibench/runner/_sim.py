@@ -12,12 +12,10 @@ phone pixels, after the chain mapped the agent's action back.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from dibench import __version__
 from dibench.adapters._base import Action, Adapter, Decision
@@ -27,7 +25,7 @@ from dibench.metrics._explore import Move
 from dibench.metrics._rows import Outcome, ResultRow
 from dibench.providers._base import Provider
 
-from ._run import RunProgress, RunSummary, defended, drive
+from ._run import RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore
 
 __all__ = [
@@ -213,18 +211,10 @@ async def run_episodes(
     from dibench.sim import make_env
 
     t0 = time.perf_counter()
-    adapter, chain, defense = defended(adapter, defenses, defense)
-    condition = store.add_condition(
-        framework,
-        model,
-        defense,
-        {
-            "sim": config.describe(),
-            "adapter": adapter.describe(),
-            "provider": provider.describe(),
-            "defenses": chain.describe() if chain is not None else [],
-        },
-    )
+    adapter, defense, condition = open_condition(
+        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
+        settings={"sim": config.describe()},
+    )  # fmt: skip
     specs, planned = plan_sim_work(config)
     done = store.done(condition)
     work = [w for w in planned if w not in done]
@@ -295,72 +285,34 @@ _EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories"
 
 
 def _update_run_json(req: SimRequest) -> None:
-    from ._api import _public
+    from ._api import _read_run_json, _write_run_json
 
     path = req.out / "run.json"
-    data: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            data = orjson.loads(path.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise DatasetError(f"{path}: not valid JSON ({exc})") from None
-        if data.get("dataset"):
-            raise DatasetError(f"{req.out} holds dataset results: use another --out")
-        old = data.get("sim")
-        new = req.config.describe()
-        if old is not None and any(old.get(k) != new[k] for k in _EPISODE_KEYS):
-            raise DatasetError(
-                f"{req.out} holds results for other simulator episodes: use another --out"
-            )
-    key = f"{req.framework}|{req.model}|{req.defense}"
-    conds = [c for c in data.get("conditions", []) if c.get("key") != key]
-    conds.append(
-        {
-            "key": key,
-            "framework": req.framework,
-            "model": req.model,
-            "defense": req.defense,
-            "defenses": list(req.defenses),
-            "run": req.config.describe(),
-            "provider_options": _public(req.provider_options),
-            "adapter_options": _public(req.adapter_options),
-        }
-    )
+    data = _read_run_json(path)
+    if data.get("dataset"):
+        raise DatasetError(f"{req.out} holds dataset results: use another --out")
+    old = data.get("sim")
+    new = req.config.describe()
+    if old is not None and any(old.get(k) != new[k] for k in _EPISODE_KEYS):
+        raise DatasetError(
+            f"{req.out} holds results for other simulator episodes: use another --out"
+        )
     data.update(
         {
             "schema_version": 1,
             "dibench": __version__,
             "kind": "sim",
             "sim": data.get("sim") or req.config.describe(),
-            "conditions": conds,
         }
     )
-    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    _write_run_json(path, data, req)
 
 
 def execute_sim(
     req: SimRequest, on_progress: Callable[[RunProgress], None] | None = None
 ) -> RunSummary:
     """Run (or resume) one framework x model over simulator episodes into ``req.out``."""
-    from ._api import _fatal_errors, launch
+    from ._api import launch
 
     plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
-
-    def run(
-        store: ResultStore, adapter: Any, provider: Any, chain: Any, recorder: Any
-    ) -> Awaitable[RunSummary]:
-        return run_episodes(
-            store,
-            adapter,
-            provider,
-            req.config,
-            framework=req.framework,
-            model=req.model,
-            defense=req.defense,
-            on_progress=on_progress,
-            fatal=_fatal_errors(),
-            recorder=recorder,
-            defenses=chain,
-        )
-
-    return launch(req, lambda: _update_run_json(req), run)
+    return launch(req, lambda: _update_run_json(req), run_episodes, on_progress)
