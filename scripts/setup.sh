@@ -1,38 +1,46 @@
 #!/usr/bin/env bash
 # Set up DIBench on a fresh Debian-like machine: the fonts the screens need (Roboto for Latin,
 # WenQuanYi Micro Hei for Chinese) and the package with every extra. With --dev, also what the
-# test suite uses: Debian's headless Chromium (the HTML report is opened in it). Idempotent.
+# test suite opens: the faces its real-style scenes are drawn in (Liberation, DejaVu; see
+# tests/fonts.py) and Debian's headless Chromium (the HTML report is opened in it). Idempotent:
+# a package whose files are already there is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0
 [ "${1:-}" = "--dev" ] && dev=1
 
-fonts=(
-  /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
-  /usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf
+# "file-that-proves-it-is-installed package"; the second group only with --dev.
+need=(
+  "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc fonts-wqy-microhei"
+  "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf fonts-roboto-unhinted"
 )
-missing=0
-for f in "${fonts[@]}"; do [ -f "$f" ] || missing=1; done
-if [ "$missing" = 1 ]; then
+if [ "$dev" = 1 ]; then
+  need+=(
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core"
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf fonts-liberation"
+    "/usr/bin/chromium chromium"
+  )
+fi
+packages=()
+for entry in "${need[@]}"; do
+  file=${entry% *}
+  [ -e "$file" ] || packages+=("${entry##* }")
+done
+
+if [ ${#packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
-    echo "setup: installing fonts-wqy-microhei and fonts-roboto-unhinted (Debian)" >&2
+    echo "setup: installing ${packages[*]} (Debian)" >&2
     $sudo apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      fonts-wqy-microhei fonts-roboto-unhinted >/dev/null
+      "${packages[@]}" >/dev/null
+  elif [ "$dev" = 1 ]; then
+    echo "setup: error: no apt-get; install ${packages[*]} (or their equivalents) by hand" >&2
+    exit 1
   else
     echo "setup: warning: install Roboto and a CJK font, or set DIBENCH_FONT_CJK" >&2
   fi
-fi
-
-if [ "$dev" = 1 ] && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  echo "setup: installing chromium (Debian) for the HTML report tests" >&2
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium \
-    >/dev/null || echo "setup: warning: chromium not installed; its tests will be skipped" >&2
 fi
 
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[dev]"

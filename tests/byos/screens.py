@@ -14,18 +14,7 @@ from xml.sax.saxutils import quoteattr
 
 from PIL import Image, ImageDraw, ImageFont
 
-FONTS = {
-    "roboto": "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf",
-    "roboto-bold": "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Bold.ttf",
-    "liberation": "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "liberation-bold": "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
-    "wqy": "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-}
-
-
-def font_file(name: str) -> str:
-    path = FONTS[name]
-    return path if Path(path).is_file() else "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+from ..fonts import font
 
 
 @dataclass(frozen=True)
@@ -122,7 +111,7 @@ def draw_screen(width: int, height: int, theme: Theme, items: list[Item], title:
             [(0, y), (width, y)],
             fill=tuple(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True)),
         )
-    f_head = ImageFont.truetype(font_file(theme.bold), round(44 * u))
+    f_head = ImageFont.truetype(font(theme.bold), round(44 * u))
     d.text(
         (round(40 * u), round(70 * u)),
         title,
@@ -131,7 +120,7 @@ def draw_screen(width: int, height: int, theme: Theme, items: list[Item], title:
     )
     search = [round(40 * u), round(150 * u), width - round(40 * u), round(230 * u)]
     d.rounded_rectangle(search, radius=round(40 * u), fill=theme.card)
-    f_small = ImageFont.truetype(font_file(theme.font), round(30 * u))
+    f_small = ImageFont.truetype(font(theme.font), round(30 * u))
     d.text(
         (search[0] + round(40 * u), search[1] + round(20 * u)),
         "Search",
@@ -146,8 +135,8 @@ def draw_screen(width: int, height: int, theme: Theme, items: list[Item], title:
         font=f_head,
         fill=(40, 40, 40),
     )
-    f_title = ImageFont.truetype(font_file(theme.font), round(36 * u))
-    f_price = ImageFont.truetype(font_file(theme.bold), round(40 * u))
+    f_title = ImageFont.truetype(font(theme.font), round(36 * u))
+    f_price = ImageFont.truetype(font(theme.bold), round(40 * u))
     y = round(470 * u)
     card_h = round(330 * u)
     tab_h = round(150 * u)

@@ -12,20 +12,20 @@ from PIL import Image, ImageDraw, ImageFont
 from dibench.cli import main
 from dibench.ocr import get_engine, visible_fraction
 
-DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-WQY = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+from ..fonts import font
+
 TITLE = (180, 100, 700, 180)
 COVER = (20, 100, 160, 240)
 
 
-def _screen(path: Path, lines: tuple[str, ...], face: str = DEJAVU) -> Path:
+def _screen(path: Path, lines: tuple[str, ...], face: str = "dejavu") -> Path:
     """A 720-wide light-grey card: a cover, a two-line title in DejaVu (or WenQuanYi)."""
     img = Image.new("RGB", (720, 400), "#EDEDED")
     d = ImageDraw.Draw(img)
     d.rounded_rectangle([10, 90, 710, 250], radius=10, fill="#FAFAFA")
     d.rectangle(COVER, fill=(90, 140, 190))
     d.ellipse([50, 130, 130, 210], fill=(240, 200, 120))
-    f = ImageFont.truetype(face, 22)
+    f = ImageFont.truetype(font(face), 22)
     for i, line in enumerate(lines):
         d.text((182, 106 + 32 * i), line, font=f, fill=(40, 40, 40))
     img.save(path)
@@ -73,7 +73,7 @@ def test_inject_writes_the_payload_into_the_title(shot: Path, tmp_path: Path) ->
 
 
 def test_inject_guesses_chinese_from_the_title(tmp_path: Path) -> None:
-    shot = _screen(tmp_path / "zh.png", ("索尼 头戴式无线降噪耳机", "三十小时续航 黑色"), WQY)
+    shot = _screen(tmp_path / "zh.png", ("索尼 头戴式无线降噪耳机", "三十小时续航 黑色"), "wqy")
     out = tmp_path / "out.png"
     r = invoke("--image", str(shot), "--box", _box(TITLE), "--probe", "naive", "--out", str(out))
     assert r.exit_code == 0, r.output

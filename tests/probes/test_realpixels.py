@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,14 +28,7 @@ from dibench.probes import (
 )
 from dibench.probes._compose import paint_title, title_lines
 
-_FONTS = Path("/usr/share/fonts/truetype")
-FACES = {
-    "dejavu": _FONTS / "dejavu/DejaVuSans.ttf",
-    "dejavu-bold": _FONTS / "dejavu/DejaVuSans-Bold.ttf",
-    "liberation": _FONTS / "liberation/LiberationSans-Regular.ttf",
-    "liberation-bold": _FONTS / "liberation/LiberationSans-Bold.ttf",
-    "wqy": _FONTS / "wqy/wqy-microhei.ttc",
-}
+from ..fonts import font
 
 
 @dataclass(frozen=True)
@@ -181,8 +173,8 @@ def build(scene: Scene, cover: int | None = None) -> Shot:
     cbox = Box(x1 + 20, y1 + 20, x1 + 20 + cs, y1 + 20 + cs)
     img.paste(_photo(cs, scene.name), (cbox.x1, cbox.y1))
     d = ImageDraw.Draw(img)
-    price = ImageFont.truetype(str(FACES["dejavu-bold"]), scene.size)
-    f = ImageFont.truetype(str(FACES[scene.face]), scene.size)
+    price = ImageFont.truetype(font("dejavu-bold"), scene.size)
+    f = ImageFont.truetype(font(scene.face), scene.size)
     tx, ty = cbox.x2 + 24, y1 + 24
     asc, desc = f.getmetrics()
     tbox = Box(tx - 2, ty - 4, x1 + cw - 16, ty + (len(scene.lines) - 1) * scene.pitch + asc + desc)
