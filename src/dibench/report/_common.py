@@ -1,12 +1,19 @@
-"""Wording shared by every format, so md, LaTeX and HTML say the same thing the same way, and
-the cell encoding shared by the CSV and JSON renderings of every section."""
+"""Wording shared by every format, so md, LaTeX and HTML say the same thing the same way, the
+cell encoding shared by the CSV and JSON renderings of every section, and the HTML escaping of
+every text that came from data (names, titles, replies) in every HTML and SVG part.
+
+Hidden control and bidi characters are handled by one policy for all formats,
+``dibench._text_safety.visible``; each format then escapes its own special characters.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from html import escape
 from typing import Any
 
+from dibench._text_safety import visible
 from dibench.metrics import Estimate, KeyFinding, PairedDiff
 
 from ._model import Report, Table, field_label, value_label
@@ -22,6 +29,7 @@ __all__ = [
     "fmt_pct",
     "fmt_pp",
     "header_labels",
+    "html_text",
     "interval_text",
     "plain",
     "row_labels",
@@ -37,6 +45,15 @@ METRIC_HELP: tuple[tuple[str, str], ...] = (
         "while on the benign screen with the same seed it did not.",
     ),
 )
+
+
+def html_text(text: object) -> str:
+    """Text for HTML content, a quoted attribute or SVG ``<text>``: controls shown, then escaped.
+
+    Line breaks are kept (a reply in ``<pre>`` needs them; elsewhere they are just whitespace),
+    so one helper serves every place; ``quote=True`` makes it safe inside ``"..."`` attributes.
+    """
+    return escape(visible(text, multiline=True), quote=True)
 
 
 def fmt_pct(est: Estimate | None, digits: int = 1) -> str:

@@ -2,6 +2,13 @@
 
 Both carry proportions as fractions in [0, 1] (not percent) and leave a missing value empty /
 null rather than NaN, so pandas, R and ``json.loads`` read them without special cases.
+
+Names in both come from the data, and both are opened in viewers that act on text: every CSV
+cell and every JSON string (keys too) has its hidden control and bidi characters shown as a
+literal ``\\uXXXX`` (``visible``, the policy of every format, so a name is spelled the same in
+all of them; JSON keeps line breaks and tabs, which it escapes itself), and a CSV text cell that
+a spreadsheet would take as a formula gets a leading ``'`` (``formula_safe``). Numbers are
+untouched: ``-0.05`` stays a number.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import io
 import json
 from typing import Any
 
+from dibench._text_safety import formula_safe, visible
 from dibench.metrics import KeyFinding, McNemarResult, PairedDiff
 
 from ._common import csv_diff, csv_estimate, plain
@@ -18,7 +26,7 @@ from ._defense import defense_csv_lines, defense_json
 from ._explore import explore_csv_lines, explore_json
 from ._model import Report, Table
 
-__all__ = ["CSV_COLUMNS", "REPORT_JSON_VERSION", "plain", "to_csv", "to_json"]
+__all__ = ["CSV_COLUMNS", "REPORT_JSON_VERSION", "csv_cell", "plain", "to_csv", "to_json"]
 
 REPORT_JSON_VERSION = 1
 GROUP_COLUMNS: tuple[str, ...] = (
@@ -81,18 +89,36 @@ def _finding_lines(f: KeyFinding, defense: str) -> list[dict[str, str]]:
     return out
 
 
+def csv_cell(value: object) -> str:
+    """One CSV cell on one line, hidden characters shown and formula-safe (see the docstring)."""
+    return formula_safe(visible(value))
+
+
 def to_csv(report: Report) -> str:
     """Every estimate as one tidy table: group fields, metric, value, lo, hi, k, n."""
+    lines: list[dict[str, str]] = []
+    for f in report.findings:
+        lines += _finding_lines(f, report.facts.baseline_defense)
+    for t in report.tables:
+        lines += _table_lines(t)
+    lines += defense_csv_lines(report.defenses)
+    lines += explore_csv_lines(report.exploration)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
     w.writeheader()
-    for f in report.findings:
-        w.writerows(_finding_lines(f, report.facts.baseline_defense))
-    for t in report.tables:
-        w.writerows(_table_lines(t))
-    w.writerows(defense_csv_lines(report.defenses))
-    w.writerows(explore_csv_lines(report.exploration))
+    w.writerows({k: csv_cell(v) for k, v in line.items()} for line in lines)
     return buf.getvalue()
+
+
+def _visible_json(x: Any) -> Any:
+    """Every string of a JSON-ready value (dict keys too) with hidden characters shown."""
+    if isinstance(x, str):
+        return visible(x, multiline=True)
+    if isinstance(x, dict):
+        return {_visible_json(k): _visible_json(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_visible_json(v) for v in x]
+    return x
 
 
 def _diff(d: PairedDiff, test: McNemarResult | None) -> dict[str, Any]:
@@ -176,4 +202,4 @@ def to_json(report: Report) -> str:
         "dataset_note": report.dataset_note,
         "notes": list(report.notes),
     }
-    return json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    return json.dumps(_visible_json(doc), ensure_ascii=False, indent=2, allow_nan=False) + "\n"

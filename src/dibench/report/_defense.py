@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from dibench.metrics import (
@@ -31,6 +30,7 @@ from ._common import (
     interval_text,
     plain,
 )
+from ._common import html_text as _e
 from ._model import CARRIER_ORDER, DefenseSection, order_key, value_label
 from ._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
 
@@ -236,10 +236,6 @@ def roc_svgs(section: DefenseSection) -> list[tuple[str, str, str]]:
 
 
 # --- HTML ----------------------------------------------------------------------------------------
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
 def _cell(est: Estimate | None, cls: str = "num") -> str:
     if est is None or est.n == 0 or math.isnan(est.value):
         return f'<td class="{cls} na">–</td>'

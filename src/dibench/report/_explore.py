@@ -17,7 +17,6 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
@@ -34,6 +33,7 @@ from dibench.metrics._explore import (
 )
 
 from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._common import html_text as _e
 from ._model import order_key, value_label
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
@@ -584,10 +584,6 @@ def _kinds(mixes: Iterable[ActionMix]) -> list[str]:
 
 
 # --- plot ----------------------------------------------------------------------------------------
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
 def action_chart(benign: ActionMix | None, injected: ActionMix | None, *, label: str,
                  width: int = 480) -> str:  # fmt: skip
     """Grouped horizontal bars: per action kind, its share of all benign and injected actions.

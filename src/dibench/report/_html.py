@@ -2,8 +2,10 @@
 
 Self-contained means it can be mailed or attached to an issue: CSS inline, images as data URIs,
 plots as inline SVG, and nothing fetched. Titles and replies are attacker- or model-controlled
-text, so every value from the data goes through ``html.escape`` and a Content-Security-Policy
-forbids scripts outright; a payload such as ``<script>`` shows up as text, never runs.
+text, so every value from the data goes through ``html_text`` (hidden control and bidi
+characters shown as ``\\uXXXX``, then ``html.escape``) and a Content-Security-Policy forbids
+scripts outright; a payload such as ``<script>`` shows up as text, never runs, and a U+202E
+cannot turn the text after it around.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import base64
 import math
 from collections.abc import Sequence
-from html import escape
 
 from dibench.metrics import Estimate, KeyFinding
 
@@ -27,6 +28,7 @@ from ._common import (
     row_labels,
     settings_line,
 )
+from ._common import html_text as _e
 from ._defense import defense_html
 from ._explore import CSS as EXPLORE_CSS
 from ._explore import explore_html
@@ -142,10 +144,6 @@ tr.agentrow th span{font-weight:400;color:var(--muted);margin-left:6px}
 .rocs{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 16px}
 @media (max-width:900px){.pair{grid-template-columns:1fr}dl.metrics{grid-template-columns:1fr}}
 """
-
-
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
 
 
 def _tip(est: Estimate) -> str:

@@ -2,8 +2,9 @@
 
 Two chart kinds cover what the report needs: grouped bars with interval whiskers (ASR by probe
 or carrier, one colour per agent) and a dumbbell chart (benign -> injected TCR and COR per
-agent). Every label is escaped: agent names come from the data. Hovering a mark shows its
-exact value through SVG ``<title>``, which browsers show without JavaScript.
+agent). Every label and attribute goes through ``html_text``: agent names come from the data, so
+markup is escaped and hidden control or bidi characters are shown as ``\\uXXXX``. Hovering a mark
+shows its exact value through SVG ``<title>``, which browsers show without JavaScript.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 
+from dibench._text_safety import visible
 from dibench.metrics import Estimate
+
+from ._common import html_text as _e
 
 __all__ = [
     "PALETTE",
@@ -65,17 +68,13 @@ class Dumbbell:
     cor_change: float | None = None
 
 
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
 def _text_width(text: str, size: float) -> float:
     """Rough advance width; wide (CJK) characters count double."""
     return sum(size * (1.0 if ord(ch) > 0x2E80 else 0.58) for ch in text)
 
 
 def _wrap(text: str, size: float, width: float, max_lines: int = 2) -> list[str]:
-    words, lines, line = text.split(), [], ""
+    words, lines, line = visible(text).split(), [], ""
     for w in words:
         cand = f"{line} {w}".strip()
         if line and _text_width(cand, size) > width:
@@ -91,7 +90,8 @@ def _wrap(text: str, size: float, width: float, max_lines: int = 2) -> list[str]
 
 
 def _fit(text: str, size: float, width: float) -> str:
-    """Truncate with an ellipsis so a long name never runs into the plot."""
+    """Truncate with an ellipsis so a long name never runs into the plot (measured as shown)."""
+    text = visible(text)
     if _text_width(text, size) <= width:
         return text
     while text and _text_width(text + "…", size) > width:

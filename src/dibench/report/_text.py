@@ -2,13 +2,16 @@
 
 Markdown is for a README or a pull request, LaTeX for the paper: both print every interval next
 to its value, and both escape whatever came from the data (a model called ``a|b`` or ``x_1``
-must not break the table).
+must not break the table, an app called ``<script>`` must not become a tag when the markdown is
+rendered). Hidden control and bidi characters are first shown as ``\\uXXXX`` (``visible``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from dibench._text_safety import visible
 from dibench.metrics import Estimate, KeyFinding
 
 from ._common import (
@@ -33,13 +36,60 @@ from ._explore import EXPLORE_HEAD, ExploreSection, explore_rows, mix_head, mix_
 from ._explore import INTRO as EXPLORE_INTRO
 from ._model import DefenseSection, Report, RunFacts, Table
 
-__all__ = ["latex_escape", "to_latex", "to_markdown"]
+__all__ = ["latex_escape", "md_escape", "md_line", "to_latex", "to_markdown"]
 
 
 # --- markdown ------------------------------------------------------------------------------------
-def _md(text: object) -> str:
-    """One table cell: pipes escaped, line breaks flattened."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+# Characters that start markup anywhere in a line. ``<``/``>`` become entities (a backslash does
+# not stop every renderer from reading a tag); the rest take CommonMark's backslash escape.
+_MD_ALWAYS = {
+    "\\": "\\\\",
+    "|": "\\|",
+    "`": "\\`",
+    "*": "\\*",
+    "~": "\\~",
+    "#": "\\#",
+    "$": "\\$",
+    "<": "&lt;",
+    ">": "&gt;",
+}
+# ``]`` only where it could close a link, an image or a reference definition
+_MD_LINK = re.compile(r"\](?=[(\[:])")
+# block markers a line must not start with: a list item, a setext rule, ``1.`` / ``1)``
+_MD_BLOCK = re.compile(r"^(?:[-+=]|\d{1,9}(?=[.)]))")
+
+
+def md_escape(text: object) -> str:
+    """Data text as inline markdown that renders literally: no tag, link, emphasis or code.
+
+    Numbers and our own brackets (``41.2 [35.0, 47.1]``) read as before; an underscore inside
+    a word (``VL_72B``) is left alone because CommonMark never takes it as emphasis there.
+    """
+    s = visible(text).strip()
+    out = []
+    for i, ch in enumerate(s):
+        after = s[i + 1 : i + 2]
+        if ch in _MD_ALWAYS:
+            out.append(_MD_ALWAYS[ch])
+        elif ch == "&" and (after.isalnum() or after == "#"):
+            out.append("&amp;")  # could start an entity (``&lt;``); a bare ``a & b`` is text
+        elif ch == "_" and not (i > 0 and s[i - 1].isalnum() and after.isalnum()):
+            out.append("\\_")
+        else:
+            out.append(ch)
+    return _MD_LINK.sub(r"\\]", "".join(out))
+
+
+def md_line(text: object) -> str:
+    """``md_escape`` for text that starts a line (a list item, a caption): no block marker."""
+    s = md_escape(text)
+    m = _MD_BLOCK.match(s)
+    if m is None:
+        return s
+    return s[: m.end()] + "\\" + s[m.end() :] if m.group()[0].isdigit() else "\\" + s
+
+
+_md = md_escape
 
 
 def _md_est(est: Estimate | None) -> str:
@@ -161,15 +211,15 @@ def to_markdown(report: Report) -> str:
     f = report.facts
     out = [f"# DIBench report: {_md(report.rundir.name)}", ""]
     out += [f"- **{name}** — {text}" for name, text in METRIC_HELP]
-    out += ["", settings_line(report), ""]
+    out += ["", md_line(settings_line(report)), ""]
     out += ["## Key finding: benign vs injected", ""]
     if report.findings:
         out += _md_table(FINDING_HEAD, _finding_rows(report.findings), 2)
-        out += [""] + [f"- {_md(finding_sentence(k))}" for k in report.findings]
+        out += [""] + [f"- {md_line(finding_sentence(k))}" for k in report.findings]
     else:
         out.append("No runs to compare.")
     for t in report.tables:
-        out += ["", f"## {_md(t.title)}", "", t.caption, ""]
+        out += ["", f"## {_md(t.title)}", "", md_line(t.caption), ""]
         out += _md_pivot(t) if t.rows else ["No data."]
     if report.defenses is not None:
         out += _md_defenses(report.defenses)
@@ -188,7 +238,7 @@ def to_markdown(report: Report) -> str:
         f"partner.",
     ]
     if report.notes:
-        out += [""] + [f"- {_md(n)}" for n in report.notes]
+        out += [""] + [f"- {md_line(n)}" for n in report.notes]
     return "\n".join(out) + "\n"
 
 
@@ -212,8 +262,20 @@ _LATEX = {
 
 
 def latex_escape(text: object) -> str:
-    """Text that LaTeX prints literally, whatever characters a model or app name holds."""
-    return "".join(_LATEX.get(ch, ch) for ch in str(text).replace("\n", " "))
+    """Text that LaTeX prints literally, whatever characters a model or app name holds.
+
+    Hidden controls are shown first (``visible``: a NUL would stop TeX, a U+202E is invisible),
+    then every special character is escaped. A leading ``[`` or ``*`` gets ``{}`` in front:
+    a cell starts a table row, and the ``\\\\`` or ``\\midrule`` before it would read
+    ``[...]`` as its optional argument and ``*`` as its star form.
+    """
+    s = "".join(_LATEX.get(ch, ch) for ch in visible(text))
+    return "{}" + s if s.lstrip().startswith(("[", "*")) else s
+
+
+def _tex_label(name: str) -> str:
+    """A ``\\label`` key from a table id (which holds a defense spec): only plain characters."""
+    return re.sub(r"[^A-Za-z0-9.+=,/-]", "-", name)
 
 
 def _tex_est(est: Estimate | None) -> str:
@@ -238,7 +300,7 @@ def _tex_table(
         r"\centering",
         r"\small",
         f"\\caption{{{latex_escape(caption)}}}",
-        f"\\label{{tab:dibench-{label}}}",
+        f"\\label{{tab:dibench-{_tex_label(label)}}}",
         f"\\begin{{tabular}}{{{spec}}}",
         r"\toprule",
     ]
