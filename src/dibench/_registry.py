@@ -10,20 +10,113 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
+import os
 import sys
+import types
+import typing
 import weakref
 from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-__all__ = ["Registry", "RegistryError", "load_module"]
+__all__ = ["OptionError", "Registry", "RegistryError", "check_options", "load_module"]
 
 T = TypeVar("T")
 
 
 class RegistryError(LookupError):
     """Unknown or duplicate component name."""
+
+
+class OptionError(ValueError):
+    """A component was given an option it does not take, or a value of the wrong type."""
+
+
+def _params(target: Any) -> tuple[dict[str, inspect.Parameter], dict[str, Any], bool]:
+    """Keyword parameters of a factory and their type hints, following ``**kwargs`` that a
+    class passes up to its bases' ``__init__``; and whether anything unchecked is accepted."""
+    params: dict[str, inspect.Parameter] = {}
+    hints: dict[str, Any] = {}
+    chain = [c.__init__ for c in target.__mro__ if "__init__" in vars(c)] if isinstance(
+        target, type
+    ) else [target]  # fmt: skip
+    open_end = True
+    for fn in chain:
+        if fn is object.__init__:
+            break
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return params, hints, True
+        try:
+            found = typing.get_type_hints(fn)
+        except Exception:  # an annotation that cannot be resolved is simply not checked
+            found = {}
+        for name, p in sig.parameters.items():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name not in params:
+                params[name] = p
+                if name in found:
+                    hints[name] = found[name]
+        open_end = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+        if not open_end:
+            break
+    params.pop("self", None)
+    return params, hints, open_end and not isinstance(target, type)
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON-ish option value can stand for a parameter annotated ``hint``."""
+    if hint is Any or hint is None:
+        return value is None if hint is None else True
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (Path, os.PathLike) or origin is os.PathLike:
+        return isinstance(value, str | os.PathLike)
+    base = origin or hint
+    if base in (tuple, list) or (isinstance(base, type) and base.__name__ == "Sequence"):
+        return isinstance(value, list | tuple)
+    if isinstance(base, type):
+        try:
+            return isinstance(value, base)
+        except TypeError:
+            return True
+    return True
+
+
+def _hint_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def check_options(factory: Any, options: dict[str, Any], what: str) -> None:
+    """Refuse an option that ``factory`` does not take or a value of the wrong type, naming
+    it (``what`` is e.g. "adapter 'direct'"), before the factory runs.
+
+    A factory may name the callable its options go to as ``factory.options_of``.
+    """
+    target = getattr(factory, "options_of", factory)
+    params, hints, unchecked = _params(target)
+    for key, value in options.items():
+        if key not in params:
+            if unchecked:
+                continue
+            known = ", ".join(sorted(params)) or "no options"
+            raise OptionError(f"{key}: not an option of {what} (it takes: {known})")
+        hint = hints.get(key)
+        if hint is not None and not _fits(value, hint):
+            raise OptionError(f"{key}={value!r}: expected {_hint_name(hint)}")
 
 
 class Registry(Generic[T]):

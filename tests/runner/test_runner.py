@@ -213,7 +213,7 @@ def test_replay_missing_record_stops_cleanly(small_dataset_dir: Path, tmp_path: 
         text=True,
         timeout=120,
     )
-    assert r.returncode == 2
+    assert r.returncode == 1  # a run that stopped on the way (2 is for a refused command)
     assert "empty.jsonl" in r.stderr and "Traceback" not in r.stderr
 
 

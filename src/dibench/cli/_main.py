@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from dibench import __version__
 
-_KNOWN_ERRORS: tuple[type[BaseException], ...] = ()
-
 
 def _errors() -> tuple[type[BaseException], ...]:
+    """Failures a user can act on: each becomes one ``dibench: error:`` line, never a trace."""
     from dibench._registry import RegistryError
     from dibench.dataset import DatasetError
+    from dibench.defenses import DefenseError
     from dibench.ocr import OcrUnavailable
     from dibench.providers import InfraError, MissingSDKError
     from dibench.providers._replay import ReplayFormatError, ReplayMissing
     from dibench.render import FontError
-    from dibench.runner import SweepError
+    from dibench.runner import RunDirBusy, RunError, StoreError, SweepError
 
     return (
         RegistryError,
         DatasetError,
+        DefenseError,
         FontError,
         OcrUnavailable,
         InfraError,
@@ -33,29 +37,90 @@ def _errors() -> tuple[type[BaseException], ...]:
         ReplayFormatError,
         ReplayMissing,
         SweepError,
-        FileNotFoundError,
+        RunError,
+        RunDirBusy,
+        StoreError,
     )
 
 
-def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"dibench: error: {message}", err=True)
+def _fail(message: str, code: int = 2) -> NoReturn:
+    click.echo(f"dibench: error: {_one_line(message)}", err=True)
     sys.exit(code)
 
 
+def _one_line(message: str) -> str:
+    """Messages quote names and files a user or a model chose: hidden characters shown."""
+    from dibench._text_safety import visible
+
+    return " ".join(visible(message).split()) or "failed"
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn known errors into one-line messages and a non-zero exit."""
+    """Turn expected failures into one-line messages and a non-zero exit.
+
+    Exit 2 for a command refused as asked; exit 1 where work stopped on the way (a full disk,
+    a failed check): whatever was stored before stays, and re-running resumes.
+    """
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except _errors() as exc:
-            _fail(str(exc))
+            full = "disk is full" in str(exc)
+            _fail(f"stopped: {exc}" if full else str(exc), 1 if full else 2)
+        except sqlite3.Error as exc:  # a store read outside ResultStore's own checks
+            _fail(f"results store: {exc}")
+        except OSError as exc:
+            from dibench._fs import describe_os_error
+
+            if exc.errno in _FULL:
+                _fail(
+                    f"stopped: {describe_os_error(exc)} (results so far are kept; free some "
+                    "space and re-run the same command to resume)",
+                    1,
+                )
+            _fail(describe_os_error(exc))
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _fail("interrupted (results so far are kept; re-run the same command to resume)", 130)
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     return wrapper
+
+
+class _Group(click.Group):
+    """The ``dibench`` group: click's own usage errors also end as one ``dibench: error:`` line
+    naming the flag (click would print a usage block and ``Error:`` on several lines)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            rv = super().main(*args, **kwargs)
+        except click.UsageError as exc:
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            _fail(exc.format_message() + hint, exc.exit_code)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code)
+        except click.Abort:
+            _fail("interrupted", 130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@contextlib.contextmanager
+def _writable_hint(out: Path | None) -> Iterator[None]:
+    """Where a command writes into the run directory by default and cannot (read-only media,
+    no permission), say which flag writes elsewhere."""
+    try:
+        yield
+    except OSError as exc:
+        if out is None and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            from dibench._fs import describe_os_error
+
+            _fail(f"{describe_os_error(exc)}: pass --out to write elsewhere")
+        raise
 
 
 def _csv(value: str | None) -> tuple[str, ...]:
@@ -97,7 +162,7 @@ load_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dibench")
 def main() -> None:
     """DIBench: decision integrity of mobile GUI agents under deceptive injections."""
@@ -316,7 +381,6 @@ def _defenses(specs: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(d.spec for d in make_chain(specs))
     except DefenseError as exc:
         _fail(f"--defense: {exc}")
-        raise  # unreachable: _fail exits
 
 
 def _label(framework: str, model: str, defense: str) -> str:
@@ -390,8 +454,10 @@ def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
 def _print_summary(summary: Any, out: Path) -> None:
     p = summary.progress
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "nothing new"
+    from dibench._text_safety import visible
+
     click.echo(
-        f"{summary.condition}: {p.done}/{p.total} runs stored in {out / 'results.sqlite'} "
+        f"{visible(summary.condition)}: {p.done}/{p.total} runs stored in {out / 'results.sqlite'} "
         f"({p.skipped} already there; this session: {outcomes}; {p.calls} calls, "
         f"{p.input_tokens + p.output_tokens:,} tokens, ${p.cost_usd:.4f}, "
         f"{summary.seconds:.1f} s)"
@@ -410,7 +476,7 @@ def _execute(execute: Callable[[Any, Callable[[Any], None]], Any], req: Any, lab
         summary = execute(req, update)
     _print_summary(summary, req.out)
     if summary.aborted:
-        _fail(f"stopped: {summary.aborted} (results so far are kept)")
+        _fail(f"stopped: {summary.aborted} (results so far are kept)", 1)
 
 
 def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -494,10 +560,15 @@ def run(
 @_guard
 def sweep(config: Path, load: tuple[str, ...]) -> None:
     """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory."""
-    from dibench.runner import execute, load_sweep
+    from dibench.runner import RunError, SweepError, execute, load_sweep, preflight
 
     _load(load)
     requests = load_sweep(config)
+    for req in requests:  # every condition is checked before the first one runs
+        try:
+            preflight(req)
+        except RunError as exc:
+            raise SweepError(f"{config}: {req.model} x {req.framework}: {exc}") from None
     for req in requests:
         _execute(execute, req, _label(req.framework, req.model, req.defense))
     click.echo(f"sweep done: {len(requests)} conditions in {requests[0].out if requests else '-'}")
@@ -532,7 +603,8 @@ def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Pat
     rep = build_report(
         rundir, examples=examples if html else 0, dataset=dataset, filmstrips=3 if html else 0
     )
-    path = write_report(rep, fmt, out)
+    with _writable_hint(out):
+        path = write_report(rep, fmt, out)
     click.echo(f"wrote {path}")
 
 
@@ -555,8 +627,9 @@ def export(rundir: Path, fmt: str, out: Path | None, replies: Path | None) -> No
     db = rundir / "results.sqlite"
     if not db.is_file():
         _fail(f"{rundir}: no results.sqlite")
+    default_out = out is None
     out = out or rundir / f"results.{fmt}"
-    with ResultStore(db) as store:
+    with ResultStore(db, readonly=True) as store, _writable_hint(None if default_out else out):
         n = export_rows(store, out, fmt)
         msg = f"wrote {n} rows to {out}"
         if replies is not None:

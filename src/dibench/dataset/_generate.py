@@ -20,6 +20,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
+from dibench._fs import atomic_write
 from dibench._seeding import derive_seed, py_rng
 
 from ._constraints import Category, acceptable_set
@@ -355,8 +356,9 @@ def generate(
             "injected.jsonl": _sha256(out / "injected.jsonl"),
         },
     }
-    (out / "manifest.json").write_bytes(
-        orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    atomic_write(  # last, and whole: a dataset without a manifest is refused, never misread
+        out / "manifest.json",
+        orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n",
     )
     summary.bytes_on_disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     summary.seconds = time.perf_counter() - t0

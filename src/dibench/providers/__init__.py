@@ -8,6 +8,7 @@ from ._anthropic import AnthropicProvider
 from ._base import (
     PROVIDERS,
     Completion,
+    EndpointError,
     ImagePart,
     InfraError,
     Message,
@@ -37,6 +38,7 @@ __all__ = [
     "AnthropicProvider",
     "CallGate",
     "Completion",
+    "EndpointError",
     "GoogleProvider",
     "HTTPProvider",
     "ImagePart",

@@ -39,6 +39,7 @@ class AnthropicProvider(HTTPProvider):
 
     scheme = "anthropic"
     default_key_env = "ANTHROPIC_API_KEY"
+    base_url_env = "ANTHROPIC_BASE_URL"
 
     def __init__(
         self,
@@ -56,9 +57,10 @@ class AnthropicProvider(HTTPProvider):
     def _new_client(self, api_key: str) -> Any:
         return self._sdk.AsyncAnthropic(
             api_key=api_key,
-            base_url=self.base_url,
+            base_url=self._endpoint,
             timeout=self.policy.timeout_s,
             max_retries=0,
+            default_headers=self._headers or None,  # Basic auth from the URL, if it had any
         )
 
     def _payload(self, request: Request) -> dict[str, Any]:
@@ -94,3 +96,6 @@ class AnthropicProvider(HTTPProvider):
 def anthropic_provider(model: str, **options: Any) -> AnthropicProvider:
     """``anthropic:MODEL``; needs ``pip install "dibench[anthropic]"``."""
     return AnthropicProvider(model, **options)
+
+
+anthropic_provider.options_of = AnthropicProvider  # type: ignore[attr-defined]  # options checked by name and type

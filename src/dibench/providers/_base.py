@@ -21,6 +21,7 @@ from ._stats import ProviderStats
 __all__ = [
     "PROVIDERS",
     "Completion",
+    "EndpointError",
     "ImagePart",
     "InfraError",
     "Message",
@@ -114,8 +115,34 @@ class InfraError(RuntimeError):
     """The call failed for reasons that are not the model's decision (after all retries).
 
     Never counted as an agent outcome: the runner stores it as an infrastructure error and
-    retries it on resume.
+    retries it on resume. Two flags tell the runner whether the endpoint itself is at fault,
+    so a misconfigured run stops early instead of storing an error for every work item:
+    ``permanent`` -- retrying the same call cannot succeed (an HTTP 4xx other than 408, 409,
+    425, 429); ``unanswered`` -- nothing answered (the connection failed, or every attempt
+    timed out).
     """
+
+    permanent: bool = False
+    unanswered: bool = False
+
+    def __init__(
+        self, message: str, *, permanent: bool | None = None, unanswered: bool | None = None
+    ) -> None:
+        super().__init__(message)
+        if permanent is not None:
+            self.permanent = permanent
+        if unanswered is not None:
+            self.unanswered = unanswered
+
+
+class EndpointError(InfraError):
+    """The endpoint, the key or the model name is wrong (HTTP 401, 403, 404).
+
+    Every later call would fail the same way, so the runner stops at the first one; the
+    message says what to check.
+    """
+
+    permanent = True
 
 
 class Provider(ABC):

@@ -66,6 +66,8 @@ class GoogleProvider(HTTPProvider):
 
     scheme = "google"
     default_key_env = "GEMINI_API_KEY"
+    base_url_env = "GOOGLE_GEMINI_BASE_URL"
+    basic_auth_replaces_key = False  # the SDK sends x-goog-api-key beside the URL's Basic auth
 
     def __init__(self, model: str, **options: Any) -> None:
         self._genai = import_sdk("google.genai", "google")
@@ -76,9 +78,10 @@ class GoogleProvider(HTTPProvider):
     def _new_client(self, api_key: str) -> Any:
         types = self._genai.types
         http_options = types.HttpOptions(
-            base_url=self.base_url,
+            base_url=self._endpoint,
             timeout=int(self.policy.timeout_s * 1000),
             retry_options=None,
+            headers=self._headers or None,  # Basic auth from the URL, if it had any
         )
         return self._genai.Client(api_key=api_key, http_options=http_options)
 
@@ -104,8 +107,11 @@ class GoogleProvider(HTTPProvider):
         except (self._errors.UnknownApiResponseError, json.JSONDecodeError):
             raise Retryable("malformed JSON body") from None
         except self._httpx.TimeoutException:
-            raise Retryable(f"timeout after {self.policy.timeout_s:g}s") from None
+            raise Retryable(f"timeout after {self.policy.timeout_s:g}s", unanswered=True) from None
         except self._httpx.TransportError as exc:
+            refused = self._connect_error(exc)
+            if refused is not None:
+                raise refused from None
             raise Retryable(f"connection error ({type(exc).__name__})") from None
         return reply_from_google(response, self.model)
 
@@ -114,3 +120,6 @@ class GoogleProvider(HTTPProvider):
 def google_provider(model: str, **options: Any) -> GoogleProvider:
     """``google:MODEL``; needs ``pip install "dibench[google]"``."""
     return GoogleProvider(model, **options)
+
+
+google_provider.options_of = GoogleProvider  # type: ignore[attr-defined]  # options checked by name and type

@@ -3,14 +3,25 @@
 Subclasses (OpenAI-compatible, Anthropic, Google) say how to build a client, a payload and one
 attempt; everything a run's config, its progress bar and its error log see is decided here, so
 the three behave the same and none of them can leak the key.
+
+Secrets: the key from the environment and any credentials inside ``base_url`` (userinfo, or a
+``?key=`` style parameter) are known to the provider. The client reaches the real endpoint with
+them (userinfo as a Basic auth header, see ``HTTPProvider``); every form that is stored or
+printed (``describe()``, ``repr``, ``base_url``, error messages, httpx2's request log) uses the
+redacted URL, and every secret is scrubbed from each completion's text before the provider
+returns it, so a server that echoes the key cannot get it into the recorder or the store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
+import logging
 import os
 import random
+import re
+import socket
 from abc import abstractmethod
 from collections.abc import Mapping
 from types import ModuleType
@@ -18,15 +29,37 @@ from typing import Any
 
 import orjson
 
+from dibench._secrets import basic_credentials, redact_url, split_userinfo, url_secrets
+from dibench._secrets import scrub as scrub_secrets
 from dibench._seeding import derive_seed
 
-from ._base import Completion, InfraError, Provider, Request
+from ._base import Completion, EndpointError, InfraError, Provider, Request
 from ._retry import CallGate, ProviderStats, Reply, Retryable, RetryPolicy, parse_retry_after
 
 __all__ = ["HTTPProvider", "MissingSDKError", "import_sdk", "json_object", "json_reply"]
 
 PLACEHOLDER_KEY = "sk-no-key-required"  # local servers ignore the key but the SDKs want one
 _MAX_DETAIL = 200
+
+
+class _RedactURLs(logging.Filter):
+    """Redacts the URLs in httpx2's per-request log line (a ``?key=`` parameter, say)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and any("://" in str(a) for a in args):
+            record.args = tuple(redact_url(str(a)) if "://" in str(a) else a for a in args)
+        return True
+
+
+_URL_FILTER = _RedactURLs()
+
+
+def _redact_logged_urls() -> None:
+    """Install ``_RedactURLs`` on the logger of httpx2, which logs each request's full URL."""
+    logger = logging.getLogger("httpx2")
+    if _URL_FILTER not in logger.filters:
+        logger.addFilter(_URL_FILTER)
 
 
 class MissingSDKError(ImportError):
@@ -44,11 +77,23 @@ def import_sdk(module: str, extra: str) -> ModuleType:
 
 
 class HTTPProvider(Provider):
-    """A remote model behind an SDK, with shared retries, limits, accounting and key hygiene."""
+    """A remote model behind an SDK, with shared retries, limits, accounting and key hygiene.
+
+    ``base_url`` may carry credentials (``http://user:password@host/v1``). Given such a URL the
+    SDKs' HTTP client (httpx2) sends them as HTTP Basic auth, which for the openai and anthropic
+    SDKs *replaces* their ``Authorization: Bearer`` key (the Google SDK sends its
+    ``x-goog-api-key`` header as well). We keep exactly that behaviour on the wire (it suits a
+    proxy that wants Basic auth; a server that wants the key must get it from the environment
+    variable) but send the header ourselves and hand the client the URL without its userinfo,
+    because httpx2 logs every request's full URL and the SDKs put it in some exceptions.
+    ``self.base_url`` is the redacted URL, the one every message and ``describe()`` show.
+    """
 
     scheme: str = ""
     default_key_env: str = ""
+    base_url_env: str = ""  # the variable the SDK itself would read the endpoint from
     default_base_url: str | None = None
+    basic_auth_replaces_key: bool = True  # see the class docstring
 
     def __init__(
         self,
@@ -61,6 +106,7 @@ class HTTPProvider(Provider):
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 60.0,
         retry_after_max_s: float = 120.0,
+        cold_connect_retries: int = 2,
         concurrency: int = 16,
         rpm: float | None = None,
         burst: int = 1,
@@ -71,17 +117,36 @@ class HTTPProvider(Provider):
             raise ValueError(f"{self.scheme}: a model name is required, e.g. '{self.scheme}:NAME'")
         self.model = model
         self.name = f"{self.scheme}:{model}"
-        self.base_url = (base_url or self.default_base_url or "").rstrip("/") or None
+        # Read the SDK's own variable here, so what the client uses is what we redact and show.
+        from_env = os.environ.get(self.base_url_env) if self.base_url_env else None
+        endpoint = (base_url or from_env or self.default_base_url or "").rstrip("/") or None
+        self.base_url = redact_url(endpoint) if endpoint else None
+        if endpoint is not None and not re.match(r"https?://", endpoint, re.IGNORECASE):
+            # Read a scheme-less 'user:key@host' as an authority too, so its key stays hidden.
+            shown = redact_url(endpoint if "://" in endpoint else f"//{endpoint}")
+            shown = shown.removeprefix("//")
+            raise EndpointError(
+                f"{self.name}: base_url {shown!r} must start with http:// or https://"
+            )
+        self._url_has_credentials = redact_url(endpoint or "") != (endpoint or "")
+        # The client's URL (no userinfo) and the Basic auth header that carries the userinfo.
+        self._endpoint, userinfo = split_userinfo(endpoint) if endpoint else (None, None)
+        self._headers = (
+            {"Authorization": f"Basic {basic_credentials(userinfo)}"} if userinfo else {}
+        )
         self.api_key_env = api_key_env or self.default_key_env
         key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
         self._key_set = bool(key)
         self._api_key = key or PLACEHOLDER_KEY
+        self._secrets = ((key,) if key else ()) + url_secrets(endpoint)
+        _redact_logged_urls()
         self.policy = RetryPolicy(
             timeout_s=timeout_s,
             max_retries=max_retries,
             backoff_base_s=backoff_base_s,
             backoff_max_s=backoff_max_s,
             retry_after_max_s=retry_after_max_s,
+            cold_connect_retries=cold_connect_retries,
         )
         self.gate = CallGate(
             self.name,
@@ -120,12 +185,26 @@ class HTTPProvider(Provider):
     # -- the Provider interface -------------------------------------------------------------
 
     async def complete(self, request: Request) -> Completion:
+        """The reply with every known secret scrubbed (a server may echo the key back)."""
         payload = self._payload(request)
         client = self._client_for_loop()
         # Jitter seeded by the call's identity: a rerun waits the same, and no global RNG.
         key = (request.seed, request.instance_id, request.repeat, request.call, request.role)
         rng = random.Random(derive_seed("backoff", self.name, *key))
-        return await self.gate.run(lambda: self._attempt(client, payload), rng, model=self.model)
+        try:
+            done = await self.gate.run(
+                lambda: self._attempt(client, payload), rng, model=self.model
+            )
+        except InfraError as exc:
+            message = str(exc)
+            clean = self.scrub(message)
+            if clean != message:
+                exc.args = (clean,)  # keep the type and flags the runner reads
+            raise
+        text, model = self.scrub(done.text), self.scrub(done.model)
+        if text != done.text or model != done.model:
+            done = dataclasses.replace(done, text=text, model=model)
+        return done
 
     async def aclose(self) -> None:
         client, loop = self._client, self._client_loop
@@ -149,6 +228,7 @@ class HTTPProvider(Provider):
             "backoff_base_s": p.backoff_base_s,
             "backoff_max_s": p.backoff_max_s,
             "retry_after_max_s": p.retry_after_max_s,
+            "cold_connect_retries": p.cold_connect_retries,
             "concurrency": self.gate.concurrency,
             "rpm": self.gate.limiter.rpm if self.gate.limiter else None,
             "price_in": self.gate.price_in,
@@ -168,11 +248,14 @@ class HTTPProvider(Provider):
             self._client_loop = loop
         return self._client
 
+    @property
+    def where(self) -> str:
+        """The endpoint as messages name it: the redacted URL."""
+        return self.base_url or "the default endpoint"
+
     def scrub(self, text: str) -> str:
-        """Remove the API key from text that may have echoed it (a server's error message)."""
-        if self._key_set and self._api_key in text:
-            text = text.replace(self._api_key, "***")
-        return text
+        """Remove the API key and the URL's credentials from text that may have echoed them."""
+        return scrub_secrets(text, self._secrets) if self._secrets else text
 
     def _detail(self, body: object) -> str:
         """A one-line excerpt of a server's error body, key removed."""
@@ -193,30 +276,70 @@ class HTTPProvider(Provider):
     def _status_error(
         self, status: int, headers: Mapping[str, str] | None, body: object
     ) -> Exception:
-        """Map an HTTP error status to Retryable or to an InfraError that explains itself."""
+        """Map an HTTP error status to Retryable or to an InfraError that explains itself.
+
+        401, 403 and 404 are EndpointErrors (the key, the URL or the model is wrong, so the run
+        stops); another 4xx is a permanent InfraError (this request is rejected: retrying it
+        cannot help, but the next one may pass).
+        """
         if status in (408, 409, 425, 429) or status >= 500:
             return Retryable(f"HTTP {status}", parse_retry_after(headers))
         detail = self._detail(body)
-        where = self.base_url or "the default endpoint"
+        where = self.where
+        error: type[InfraError] = EndpointError
         if status == 401:
             state = "set" if self._key_set else "unset"
             msg = f"HTTP 401 unauthorized at {where}: check the API key in ${self.api_key_env}"
             msg += f" (currently {state})"
+            if self._url_has_credentials and self.basic_auth_replaces_key:
+                msg += " and the user:password in the URL (sent as Basic auth in the key's place)"
         elif status == 403:
             msg = f"HTTP 403 forbidden at {where}: the key in ${self.api_key_env} lacks access"
         elif status == 404:
             msg = f"HTTP 404 not found: model {self.model!r} at {where}"
+            msg += " (check the model name and the URL's path)"
         else:
-            msg = f"HTTP {status} (bad request, not retried)"
+            msg, error = f"HTTP {status} (bad request, not retried)", InfraError
         if detail:
             msg += f": {detail}"
-        return InfraError(f"{self.name}: {msg}")
+        return error(f"{self.name}: {msg}", permanent=True)
+
+    def _connect_error(self, exc: BaseException) -> Retryable | None:
+        """A Retryable for an attempt whose connection could not be opened, else None.
+
+        Told apart from a connection that broke mid-reply because the retry policy fails fast
+        on it while the endpoint has never been reached (a wrong URL, a server not up).
+        """
+        chain: list[BaseException] = []
+        link: BaseException | None = exc
+        while link is not None and link not in chain:
+            chain.append(link)
+            link = link.__cause__ or link.__context__
+        connect = any(t.__name__ == "ConnectError" for e in chain for t in type(e).__mro__)
+        if not connect and not any(isinstance(e, ConnectionRefusedError) for e in chain):
+            return None
+        reason = type(chain[-1]).__name__
+        for e in reversed(chain):  # the innermost OS error says most
+            if isinstance(e, ConnectionRefusedError):
+                reason = "connection refused"
+                break
+            if isinstance(e, socket.gaierror):
+                reason = f"unknown host ({e.strerror})" if e.strerror else "unknown host"
+                break
+            if isinstance(e, OSError) and (e.strerror or str(e)):
+                reason = e.strerror or str(e)
+                break
+        reason = self.scrub(" ".join(reason.split()))[:_MAX_DETAIL]
+        return Retryable(f"cannot connect to {self.where}: {reason}", connect_failed=True)
 
     def _stainless_error(self, sdk: ModuleType, exc: Exception) -> Exception:
         """Classify an exception of the openai/anthropic SDKs (both share one generated core)."""
         if isinstance(exc, sdk.APITimeoutError):
-            return Retryable(f"timeout after {self.policy.timeout_s:g}s")
+            return Retryable(f"timeout after {self.policy.timeout_s:g}s", unanswered=True)
         if isinstance(exc, sdk.APIConnectionError):
+            refused = self._connect_error(exc)
+            if refused is not None:
+                return refused
             inner = exc.__cause__ or exc.__context__
             kind = type(inner).__name__ if inner is not None else "unknown"
             return Retryable(f"connection error ({kind})")

@@ -329,17 +329,19 @@ class OcrAgent(Provider):
         )
 
 
-def _oracle(rest: str = "", **options: Any) -> Provider:
+def _oracle(rest: str = "") -> Provider:
     return OracleAgent()
 
 
-def _random(rest: str = "", **options: Any) -> Provider:
+def _random(rest: str = "") -> Provider:
     return RandomAgent()
 
 
-def _ocr_agent(rest: str = "", **options: Any) -> Provider:
-    cache_size = int(options.get("cache_size", 64))
-    return OcrAgent(rest or str(options.get("engine", "")), cache_size=cache_size)
+def _ocr_agent(rest: str = "", *, engine: str = "", cache_size: int = 64) -> Provider:
+    """``ocr-agent`` or ``ocr-agent:ENGINE``; options ``engine`` and ``cache_size`` (screens)."""
+    if cache_size < 1:
+        raise ValueError(f"cache_size must be at least 1, got {cache_size}")
+    return OcrAgent(rest or engine, cache_size=cache_size)
 
 
 for _name, _factory in (("oracle", _oracle), ("random", _random), ("ocr-agent", _ocr_agent)):

@@ -93,9 +93,10 @@ class OpenAIProvider(HTTPProvider):
     def _new_client(self, api_key: str) -> Any:
         return self._sdk.AsyncOpenAI(
             api_key=api_key,
-            base_url=self.base_url,
+            base_url=self._endpoint,
             timeout=self.policy.timeout_s,
             max_retries=0,
+            default_headers=self._headers or None,  # Basic auth from the URL, if it had any
         )
 
     def _payload(self, request: Request) -> bytes:
@@ -144,3 +145,6 @@ class OpenAIProvider(HTTPProvider):
 def openai_provider(model: str, **options: Any) -> OpenAIProvider:
     """``openai:MODEL``; see OpenAIProvider and HTTPProvider for the options."""
     return OpenAIProvider(model, **options)
+
+
+openai_provider.options_of = OpenAIProvider  # type: ignore[attr-defined]  # options checked by name and type

@@ -12,6 +12,7 @@ the same (instance_id, repeat) supersedes an earlier one, so a resumed run may a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -225,12 +226,19 @@ class RecordingProvider(Provider):
         line = orjson.dumps(record) + b"\n"
         with self._write_lock:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            start = os.fstat(fd).st_size
             try:
                 view = memoryview(line)
                 while view:
                     view = view[os.write(fd, view) :]
                 if self.fsync:
                     os.fsync(fd)
+            except OSError:
+                # A full disk wrote part of the line: cut it, so the next record the resumed
+                # run appends does not follow a torn one (the episode is re-run anyway).
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, start)
+                raise
             finally:
                 os.close(fd)
 

@@ -3,11 +3,17 @@
 ``build_report(rundir)`` reads the run's store once and computes every figure; ``write_report``
 renders it as markdown, LaTeX, CSV, JSON or one self-contained HTML file. Formats never compute
 numbers of their own, so all of them agree.
+
+Names, titles and replies come from the data and may be hostile: every format escapes them for
+its own syntax (no tag in markdown or HTML, no formula in CSV, no command in LaTeX), and all of
+them show hidden control and bidi characters as ``\\uXXXX`` (``dibench._text_safety.visible``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from dibench._fs import atomic_write
 
 from ._build import build_report
 from ._data import CSV_COLUMNS, to_csv, to_json
@@ -80,5 +86,5 @@ def write_report(report: Report, fmt: str, out: Path | None = None) -> Path:
     text = render_report(report, fmt)
     path = Path(out) if out is not None else report.rundir / f"report.{EXTENSIONS[fmt]}"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    atomic_write(path, text)  # a full disk leaves the old report, never half a new one
     return path

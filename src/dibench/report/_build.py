@@ -373,7 +373,7 @@ def build_report(
         raise FileNotFoundError(f"{rundir}: no results.sqlite here (not a run directory?)")
     config, notes = _read_config(rundir)
     st = _Stats(ci, conf, n_boot, seed)
-    with ResultStore(db) as store:
+    with ResultStore(db, readonly=True) as store:
         conditions = store.conditions()
         all_rows = list(store.rows(with_infra=True))
         rows = exclude_infra(all_rows)

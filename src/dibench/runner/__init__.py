@@ -1,17 +1,23 @@
 """Running agents over a dataset: the async runner and its crash-safe SQLite store."""
 
-from ._api import RunRequest, SweepError, execute, load_sweep, replies_path
+from ._api import RunRequest, SweepError, execute, load_sweep, preflight, replies_path
+from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
+from ._lock import RunDirBusy, RunLock
 from ._run import RunConfig, RunProgress, RunSummary, plan_work, run_condition
-from ._store import STORE_SCHEMA_VERSION, ResultStore, condition_key
+from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError, condition_key
 
 __all__ = [
     "STORE_SCHEMA_VERSION",
     "ResultStore",
     "RunConfig",
+    "RunDirBusy",
+    "RunError",
+    "RunLock",
     "RunProgress",
     "RunRequest",
     "RunSummary",
+    "StoreError",
     "SweepError",
     "condition_key",
     "execute",
@@ -20,6 +26,7 @@ __all__ = [
     "iter_export_rows",
     "load_sweep",
     "plan_work",
+    "preflight",
     "replies_path",
     "run_condition",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
+import shutil
 import tomllib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -20,9 +21,13 @@ from typing import Any
 import orjson
 
 from dibench import __version__
+from dibench._fs import atomic_write
+from dibench._secrets import redact_url
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import DatasetError
 
+from ._errors import RunError
+from ._lock import RunLock
 from ._run import RunConfig, RunProgress, RunSummary, run_condition
 from ._store import ResultStore
 
@@ -33,6 +38,7 @@ __all__ = [
     "judge_replies_path",
     "launch",
     "load_sweep",
+    "preflight",
     "replies_path",
 ]
 
@@ -74,14 +80,53 @@ class RunRequest:
         object.__setattr__(self, "defense", chain.spec)
 
 
-def _public(options: dict[str, Any]) -> dict[str, Any]:
+def _public(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, Any]:
+    """``options`` as they may be stored: a key passed as a value is refused, URLs redacted."""
     for k in options:
         if _SECRET.search(k) and not k.endswith("_env"):
-            raise ValueError(
-                f"option {k!r} looks like a secret: pass the name of an environment variable "
-                "(e.g. api_key_env=MY_KEY) instead"
+            raise RunError(
+                f"{flag} {k}: looks like a secret; pass the name of an environment variable "
+                f"instead (e.g. {flag} {k}_env=MY_KEY)"
             )
-    return dict(options)
+    return {k: redact_url(v) if isinstance(v, str) else v for k, v in options.items()}
+
+
+# Settings that change how fast or where calls go, not what a run's rows mean: a resume may
+# change them. Every other recorded setting of a condition must match to resume into it.
+_PACING = frozenset(
+    {"concurrency", "rpm", "burst", "timeout_s", "max_retries", "backoff_base_s",
+     "backoff_max_s", "retry_after_max_s", "price_in", "price_out", "base_url", "api_key_env"}
+)  # fmt: skip
+
+
+def _identity(entry: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a run.json condition entry that decide which rows it holds."""
+    flat = {f"{k}": v for k, v in (entry.get("run") or {}).items() if k != "concurrency"}
+    for group in ("provider_options", "adapter_options"):
+        for k, v in (entry.get(group) or {}).items():
+            if group == "adapter_options" or k not in _PACING:
+                flat[f"{group.split('_')[0]} {k}"] = v
+    return flat
+
+
+def _show(value: Any) -> str:
+    if value in ((), [], None, ""):
+        return "default" if value is None else "all"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _check_resume(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
+    """Refuse to resume a condition under other settings, with a one-line diff of them."""
+    a, b = _identity(old), _identity(new)
+    changed = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if changed:
+        diff = "; ".join(f"{k}: {_show(a.get(k))} -> {_show(b.get(k))}" for k in changed)
+        raise RunError(
+            f"{out} already holds {new['key']} with other settings ({diff}): re-run with the "
+            "recorded settings to resume, or use another --out"
+        )
 
 
 def replies_path(out: Path, framework: str, model: str, defense: str = "none") -> Path:
@@ -105,22 +150,27 @@ def _read_run_json(path: Path) -> dict[str, Any]:
 
 
 def _write_run_json(path: Path, data: dict[str, Any], req: Any) -> None:
-    """Write ``data`` with ``req``'s condition entry (a RunRequest or SimRequest) replaced."""
-    conds = [c for c in data.get("conditions", []) if c.get("key") != _key(req)]
-    conds.append(
-        {
-            "key": _key(req),
-            "framework": req.framework,
-            "model": req.model,
-            "defense": req.defense,
-            "defenses": list(req.defenses),
-            "run": req.config.describe(),
-            "provider_options": _public(req.provider_options),
-            "adapter_options": _public(req.adapter_options),
-        }
-    )
-    data["conditions"] = conds
-    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    """Write ``data`` with ``req``'s condition entry (a RunRequest or SimRequest) added, at once.
+
+    A condition already recorded under other settings is refused (``_check_resume``), so a
+    resume never rewrites what the stored rows were run with.
+    """
+    entry = {
+        "key": _key(req),
+        "framework": req.framework,
+        "model": req.model,
+        "defense": req.defense,
+        "defenses": list(req.defenses),
+        "run": req.config.describe(),
+        "provider_options": _public(req.provider_options),
+        "adapter_options": _public(req.adapter_options, "--adapter-opt"),
+    }
+    conds = data.get("conditions", [])
+    for c in conds:
+        if c.get("key") == entry["key"]:
+            _check_resume(c, entry, path.parent)
+    data["conditions"] = [c for c in conds if c.get("key") != entry["key"]] + [entry]
+    atomic_write(path, orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
 
 
 def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
@@ -174,6 +224,82 @@ class _Recorders:
             r.discard(instance_id, repeat)
 
 
+def _components(req: Any) -> tuple[Any, Any, Any]:
+    """The adapter, provider and defense chain of ``req``; a bad option names its flag."""
+    from dibench._registry import check_options
+    from dibench.adapters import ADAPTERS
+    from dibench.defenses import make_chain
+    from dibench.providers import PROVIDERS
+
+    _public(req.provider_options)
+    _public(req.adapter_options, "--adapter-opt")
+    scheme, _, rest = req.model.partition(":")
+    adapter_factory, provider_factory = ADAPTERS.get(req.framework), PROVIDERS.get(scheme)
+    try:
+        check_options(adapter_factory, req.adapter_options, f"adapter {req.framework!r}")
+        adapter = adapter_factory(**req.adapter_options)
+    except (TypeError, ValueError) as exc:
+        raise RunError(f"--adapter-opt: {req.framework}: {_plain(exc)}") from None
+    try:
+        check_options(provider_factory, req.provider_options, f"provider {scheme!r}")
+        provider = provider_factory(rest, **req.provider_options)
+    except (TypeError, ValueError) as exc:
+        raise RunError(f"--provider-opt: {req.model}: {_plain(exc)}") from None
+    return adapter, provider, make_chain(req.defenses)
+
+
+def _plain(exc: Exception) -> str:
+    """A constructor's complaint without its Python qualifications."""
+    return re.sub(r"^[\w.]*__init__\(\) |^\w+\(\) ", "", str(exc))
+
+
+def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
+    """Refuse probe names the dataset has no instances of (else only benign runs would run)."""
+    if not probes:
+        return
+    present = {iid.rsplit(".", 1)[1] for iid in ds.injected_ids()}
+    unknown = [p for p in probes if p not in present]
+    if unknown:
+        known = ", ".join(sorted(present)) or "none: the dataset has no injected instances"
+        raise RunError(f"--probes: {ds.root} has no probe {unknown[0]!r} (it has: {known})")
+
+
+def preflight(req: RunRequest) -> Dataset:
+    """Everything a run checks before it writes anything: the dataset, its probes, options."""
+    ds = Dataset.open(req.dataset)
+    check_probes(ds, req.config.probes)
+    _components(req)
+    return ds
+
+
+def _recording(req: Any, provider: Any, chain: Any) -> tuple[Any, _Recorders | None]:
+    """The agent's provider wrapped to record its replies, and every model-based detector's
+    (recorded beside the agent's); with recording off, ``provider`` and None."""
+    from dibench.providers._replay import RecordingProvider, ReplayProvider
+
+    if not req.record:
+        return provider, None
+    path = replies_path(req.out, req.framework, req.model, req.defense)
+    path.parent.mkdir(exist_ok=True)
+    recorders: list[RecordingProvider] = []
+    if not req.model.startswith("replay:"):
+        provider = RecordingProvider(provider, path)
+        recorders.append(provider)
+    judges: list[Any] = []
+
+    def record(judge: Any) -> Any:
+        judges.append(judge)
+        if isinstance(judge, ReplayProvider):
+            return judge
+        rec = RecordingProvider(judge, judge_replies_path(path, len(judges) - 1))
+        recorders.append(rec)
+        return rec
+
+    for defense in chain:
+        defense.record_providers(record)
+    return provider, (_Recorders(recorders) if recorders else None)
+
+
 def launch(
     req: Any,
     prepare: Callable[[], None],
@@ -183,67 +309,45 @@ def launch(
     """What every kind of run does around its loop, in one place.
 
     Builds the adapter, provider and defense chain of ``req`` (a RunRequest or SimRequest; any
-    bad option fails before anything is written), creates ``req.out``, lets ``prepare`` write
-    run.json, wraps the provider to record replies in replay format, opens the store and runs
-    the condition: ``run(store, adapter, provider, req.config, framework=..., model=...,
-    defense=..., on_progress=..., fatal=..., recorder=..., defenses=chain)`` (``run_condition``
-    with its dataset bound, or ``run_episodes``), closing clients however it ends.
+    bad option fails before anything is written), creates ``req.out`` and takes its lock (a
+    second writer is refused), lets ``prepare`` write run.json, wraps the provider to record
+    replies in replay format, opens the store and runs the condition: ``run(store, adapter,
+    provider, req.config, framework=..., model=..., defense=..., on_progress=..., fatal=...,
+    recorder=..., defenses=chain)`` (``run_condition`` with its dataset bound, or
+    ``run_episodes``), closing clients however it ends.
     """
-    from dibench.adapters import make_adapter
-    from dibench.defenses import make_chain
-    from dibench.providers import make_provider
-    from dibench.providers._replay import RecordingProvider, ReplayProvider
-
-    _public(req.provider_options)
-    adapter = make_adapter(req.framework, **req.adapter_options)
-    provider = make_provider(req.model, **req.provider_options)
-    chain = make_chain(req.defenses)
+    adapter, provider, chain = _components(req)
+    fresh = not req.out.exists()
     req.out.mkdir(parents=True, exist_ok=True)
-    prepare()
-    recorder = None
-    if req.record:
-        path = replies_path(req.out, req.framework, req.model, req.defense)
-        path.parent.mkdir(exist_ok=True)
-        recorders: list[RecordingProvider] = []
-        if not req.model.startswith("replay:"):
-            provider = RecordingProvider(provider, path)
-            recorders.append(provider)
+    try:
+        with RunLock(req.out), ResultStore(req.out / "results.sqlite") as store:
+            prepare()
+            fresh = False  # from here on the directory holds a run
+            provider, recorder = _recording(req, provider, chain)
 
-        judges: list[Any] = []
+            async def main() -> RunSummary:
+                try:
+                    return await run(
+                        store,
+                        adapter,
+                        provider,
+                        req.config,
+                        framework=req.framework,
+                        model=req.model,
+                        defense=req.defense,
+                        on_progress=on_progress,
+                        fatal=_fatal_errors(),
+                        recorder=recorder,
+                        defenses=chain,
+                    )
+                finally:
+                    await provider.aclose()
+                    await chain.aclose()
 
-        def record(judge: Any) -> Any:  # a detector's own model, recorded beside the agent's
-            judges.append(judge)
-            if isinstance(judge, ReplayProvider):
-                return judge
-            rec = RecordingProvider(judge, judge_replies_path(path, len(judges) - 1))
-            recorders.append(rec)
-            return rec
-
-        for defense in chain:
-            defense.record_providers(record)
-        recorder = _Recorders(recorders) if recorders else None
-    with ResultStore(req.out / "results.sqlite") as store:
-
-        async def main() -> RunSummary:
-            try:
-                return await run(
-                    store,
-                    adapter,
-                    provider,
-                    req.config,
-                    framework=req.framework,
-                    model=req.model,
-                    defense=req.defense,
-                    on_progress=on_progress,
-                    fatal=_fatal_errors(),
-                    recorder=recorder,
-                    defenses=chain,
-                )
-            finally:
-                await provider.aclose()
-                await chain.aclose()
-
-        return asyncio.run(main())
+            return asyncio.run(main())
+    finally:
+        if fresh:  # refused before the run began: leave no empty run directory behind
+            shutil.rmtree(req.out, ignore_errors=True)
 
 
 def execute(
@@ -251,6 +355,7 @@ def execute(
 ) -> RunSummary:
     """Run (or resume) one condition into ``req.out``."""
     ds = Dataset.open(req.dataset)
+    check_probes(ds, req.config.probes)
     prepare = partial(_update_run_json, req.out, ds, req)
     return launch(req, prepare, partial(run_condition, ds), on_progress)
 
@@ -279,18 +384,41 @@ def load_sweep(path: Path) -> list[RunRequest]:
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{path}: not valid TOML ({exc})") from None
 
-    def need(key: str, kind: type) -> Any:
+    def field_of(key: str, kind: type | tuple[type, ...], default: Any = ..., *, what: str = ""
+                 ) -> Any:  # fmt: skip
+        """``data[key]`` checked against ``kind`` (a bool is no number; ints >= 1 unless
+        ``what`` says otherwise); missing: ``default``, or an error if there is none."""
         if key not in data:
-            raise SweepError(f"{path}: field {key}: missing")
-        if not isinstance(data[key], kind):
-            raise SweepError(f"{path}: field {key}: expected {kind.__name__}")
-        return data[key]
+            if default is ...:
+                raise SweepError(f"{path}: field {key}: missing")
+            return default
+        value = data[key]
+        ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
+        if ok and kind is int and value < 1:
+            ok = False
+        if not ok:
+            name = what or (kind.__name__ if isinstance(kind, type) else "value")
+            raise SweepError(f"{path}: field {key}: expected {name}, got {value!r}")
+        return value
+
+    def names(key: str, default: Any = ...) -> tuple[str, ...]:
+        value = field_of(key, list, default, what="a list of strings")
+        if not all(isinstance(v, str) and v for v in value):
+            raise SweepError(f"{path}: field {key}: expected a list of strings, got {value!r}")
+        return tuple(value)
 
     base = Path(path).parent
-    dataset = base / need("dataset", str)
-    out = base / need("out", str)
-    frameworks = need("frameworks", list)
-    models = need("models", list)
+    dataset = base / field_of("dataset", str)
+    out = base / field_of("out", str)
+    frameworks = names("frameworks")
+    if not frameworks:
+        raise SweepError(f"{path}: field frameworks: expected at least one framework")
+    models = field_of("models", list, what="an array of [[models]] tables")
+    adapter_options = field_of("adapter_options", dict, {}, what="a table of tables")
+    for fw, opts in adapter_options.items():
+        if not isinstance(opts, dict):
+            raise SweepError(f"{path}: field adapter_options.{fw}: expected a table")
+    record = field_of("record", bool, True, what="true or false")
     from dibench.defenses import DefenseError, make_chain
 
     defenses = data.get("defenses", ["none"])
@@ -308,29 +436,33 @@ def load_sweep(path: Path) -> list[RunRequest]:
         except DefenseError as exc:
             raise SweepError(f"{path}: field defenses[{i}]: {exc}") from None
     config = RunConfig(
-        repeats=int(data.get("repeats", 10)),
-        probes=tuple(data.get("probes", ())),
-        limit=data.get("limit"),
-        concurrency=int(data.get("concurrency", 8)),
+        repeats=field_of("repeats", int, 10, what="a whole number >= 1"),
+        probes=names("probes", []),
+        limit=field_of("limit", int, None, what="a whole number >= 1"),
+        concurrency=field_of("concurrency", int, 8, what="a whole number >= 1"),
     )
     requests = []
     for i, m in enumerate(models):
-        if not isinstance(m, dict) or not isinstance(m.get("spec"), str):
-            raise SweepError(f"{path}: field models[{i}].spec: missing")
+        if not isinstance(m, dict) or not isinstance(m.get("spec"), str) or not m["spec"]:
+            raise SweepError(f"{path}: field models[{i}].spec: expected a provider spec string")
         opts = {k: v for k, v in m.items() if k != "spec"}
+        try:
+            _public(opts)
+        except RunError as exc:
+            raise SweepError(f"{path}: field models[{i}]: {exc}") from None
         for fw in frameworks:
             for specs in chains:
                 requests.append(
                     RunRequest(
                         dataset=dataset,
                         out=out,
-                        framework=str(fw),
+                        framework=fw,
                         model=m["spec"],
                         config=config,
-                        provider_options=_public(opts),
-                        adapter_options=dict(data.get("adapter_options", {}).get(str(fw), {})),
+                        provider_options=opts,
+                        adapter_options=dict(adapter_options.get(fw, {})),
                         defenses=specs,
-                        record=bool(data.get("record", True)),
+                        record=record,
                     )
                 )
     return requests

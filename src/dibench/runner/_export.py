@@ -10,6 +10,8 @@ from typing import Any
 
 import orjson
 
+from dibench._fs import atomic_path, atomic_write
+
 from ._store import ResultStore
 
 log = logging.getLogger(__name__)
@@ -67,9 +69,7 @@ def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
     """Write every stored row (infra errors included, marked by outcome); returns the count."""
     rows = list(iter_export_rows(store))
     if fmt == "jsonl":
-        with out.open("wb") as fh:
-            for r in rows:
-                fh.write(orjson.dumps(r) + b"\n")
+        atomic_write(out, b"".join(orjson.dumps(r) + b"\n" for r in rows))
     elif fmt == "parquet":
         try:
             import pyarrow as pa
@@ -79,7 +79,8 @@ def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
                 'Parquet export needs pyarrow: pip install "dibench[parquet]"'
             ) from None
         table = pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS})
-        pq.write_table(table, out)
+        with atomic_path(out) as tmp:
+            pq.write_table(table, tmp)
     else:
         raise ValueError(f"--format: unknown export format {fmt!r} (jsonl, parquet)")
     return len(rows)
@@ -113,11 +114,11 @@ def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
             head = {"instance_id": iid, "repeat": rep}
             agent_lines.append(orjson.dumps({**head, "responses": agent}) + b"\n")
             judge_lines.append(orjson.dumps({**head, "responses": judge}) + b"\n")
-        path.write_bytes(b"".join(agent_lines))
+        atomic_write(path, b"".join(agent_lines))
         written.append(path)
         if len(judges) == 1:
             jpath = judge_replies_path(path, 0)
-            jpath.write_bytes(b"".join(judge_lines))
+            atomic_write(jpath, b"".join(judge_lines))
             written.append(jpath)
         elif len(judges) > 1:
             log.warning("%s: %d judges in one chain; replies not exported", key, len(judges))

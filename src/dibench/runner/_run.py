@@ -18,7 +18,7 @@ from typing import Any
 from dibench.adapters._base import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset
 from dibench.metrics._rows import Outcome, ResultRow
-from dibench.providers._base import InfraError, Provider
+from dibench.providers._base import EndpointError, InfraError, Provider
 
 from ._store import ResultStore
 
@@ -166,6 +166,71 @@ def _row(
 Attempt = Callable[[str, int], Awaitable[Decision]]
 Finish = Callable[[str, int, Decision | None, Outcome, str], None]
 
+# Runs that must fail, with none succeeded, before a session gives up on its endpoint. Three:
+# with every attempt already retried inside the provider, three failed runs and no success
+# leave little doubt, yet one unlucky run does not stop anything. Rejected requests must span
+# this many *instances*: work is instance-major, and one instance's image or text may be what
+# the server rejects (an oversized image, a content filter) while every other passes.
+DEAD_AFTER = 3
+
+
+class _DeadEndpoint:
+    """Tells a session whose endpoint is unusable from one with sporadic failures.
+
+    An ``EndpointError`` (401, 403, 404: ``permanent`` and not request-specific) stops the
+    session at once. Until some run succeeds, ``DEAD_AFTER`` runs that nothing answered
+    (connection failed, timeouts) or ``DEAD_AFTER`` instances whose requests were rejected
+    (other 4xx) stop it too. After one success every infrastructure error is stored and retried
+    on resume as before; so are server errors (5xx, 429 after all retries) at any time, since a
+    server that answers may be busy or loading.
+    """
+
+    def __init__(self) -> None:
+        self.succeeded = False
+        self.finished = 0
+        self.unanswered = 0
+        self.rejected: set[str] = set()
+        self.last = ""
+
+    def success(self) -> None:
+        self.succeeded = True
+        self.finished += 1
+
+    @property
+    def nothing_answered(self) -> bool:
+        """Every run of the session so far failed with no answer (and there was one)."""
+        return 0 < self.unanswered == self.finished
+
+    def failure(self, iid: str, exc: InfraError) -> str | None:
+        """The abort message if this failure means the endpoint is unusable, else None."""
+        self.finished += 1
+        if isinstance(exc, EndpointError):
+            return str(exc)
+        if self.succeeded:
+            return None
+        if exc.unanswered:
+            self.unanswered += 1
+            self.last = str(exc)
+            if self.unanswered >= DEAD_AFTER:
+                return self.verdict()
+        elif exc.permanent:
+            self.rejected.add(iid)
+            if len(self.rejected) >= DEAD_AFTER:
+                return (
+                    f"every call was rejected ({len(self.rejected)} instances, none succeeded): "
+                    f"{exc}: check --model and --provider-opt"
+                )
+        return None
+
+    def verdict(self) -> str:
+        """Why the session stops when nothing ever answered."""
+        n = self.unanswered
+        runs = "run" if n == 1 else "runs"
+        return (
+            f"every call failed ({n} {runs} got no answer, none succeeded): {self.last}: "
+            "check --base-url and that the server is running"
+        )
+
 
 async def drive(
     work: Sequence[tuple[str, int]],
@@ -183,14 +248,30 @@ async def drive(
     Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
     resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
     returned as the abort message; every finished run goes to ``finish`` (which stores it) and
-    its replies to ``recorder``.
+    its replies to ``recorder``. An unusable endpoint (see ``_DeadEndpoint``: a wrong key, URL
+    or model, or nothing answering before any run succeeded) stops new work the same way,
+    after the failed run is stored; so does a session whose work ran out with nothing ever
+    answered, so a dead endpoint never looks like a finished run. The first run of a session
+    runs alone, the other workers start when it has finished.
     """
     queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
     for w in work:
         queue.put_nowait(w)
     aborted: list[str] = []
+    dead = _DeadEndpoint()
+    # The first run goes alone: a wrong key, URL or model then costs one call and one stored
+    # error, not one per worker; a healthy endpoint loses one run's latency, once.
+    opened = asyncio.Event()
 
-    async def worker() -> None:
+    async def worker(first: bool) -> None:
+        if not first:
+            await opened.wait()
+        try:
+            await take_work()
+        finally:
+            opened.set()  # however the first worker ends, the others must not wait forever
+
+    async def take_work() -> None:
         while not aborted:
             try:
                 iid, repeat = queue.get_nowait()
@@ -198,12 +279,14 @@ async def drive(
                 return
             decision: Decision | None = None
             cause = ""
+            stop: str | None = None
             try:
                 decision = await attempt(iid, repeat)
                 outcome = decision.outcome
             except InfraError as exc:
                 outcome, cause = Outcome.INFRA_ERROR, str(exc)
                 prog.infra_errors += 1
+                stop = dead.failure(iid, exc)
                 if recorder is not None:
                     recorder.discard(iid, repeat)
             except tuple(fatal) as exc:  # type: ignore[misc]
@@ -212,6 +295,7 @@ async def drive(
                     recorder.discard(iid, repeat)
                 return
             else:
+                dead.success()
                 if recorder is not None:
                     recorder.flush(iid, repeat)
             finish(iid, repeat, decision, outcome, cause)
@@ -224,13 +308,18 @@ async def drive(
                 prog.cost_usd += decision.cost_usd
             if on_progress:
                 on_progress(prog)
+            if stop is not None and not aborted:
+                aborted.append(stop)
+            opened.set()
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, concurrency))]
+    workers = [asyncio.create_task(worker(i == 0)) for i in range(max(1, concurrency))]
     try:
         await asyncio.gather(*workers)
     finally:
         for w in workers:
             w.cancel()
+    if not aborted and dead.nothing_answered:
+        aborted.append(dead.verdict())  # the work ran out before DEAD_AFTER runs failed
     return aborted[0] if aborted else None
 
 

@@ -21,7 +21,7 @@ from dibench.adapters._base import Decision
 from dibench.metrics._explore import Move, Trajectory
 from dibench.metrics._rows import Outcome, ResultRow, VerdictRow
 
-__all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "condition_key"]
+__all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "StoreError", "condition_key"]
 
 STORE_SCHEMA_VERSION = 1
 
@@ -55,6 +55,22 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
+class StoreError(RuntimeError):
+    """The store cannot be opened or written (corrupt file, full disk); names the file."""
+
+
+def _why(exc: sqlite3.Error) -> str:
+    """SQLite's words for the failures a user can fix, in plain terms."""
+    text = str(exc)
+    if "disk is full" in text or "disk I/O" in text:
+        return f"{text}: free some space and re-run the same command to resume"
+    if "not a database" in text or "malformed" in text:
+        return f"{text}: not a readable results store; move it away to start over"
+    if "readonly" in text or "read-only" in text:
+        return f"{text}: the run directory is not writable"
+    return text
+
+
 def condition_key(framework: str, model: str, defense: str = "none") -> str:
     """A stable id for one experimental condition inside a run directory."""
     return f"{framework}|{model}|{defense}"
@@ -63,22 +79,55 @@ def condition_key(framework: str, model: str, defense: str = "none") -> str:
 class ResultStore:
     """Results of one run directory (``results.sqlite``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        """Open (or create) the store; ``readonly`` opens a finished run on read-only media.
+
+        A file that is not a store, or a store of another schema, fails here with a
+        ``StoreError`` naming it, before any work starts.
+        """
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
+        self.readonly = readonly
         self._last_png: bytes | None = None
         self._last_sha = ""
-        got = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if got is None:
-            self.db.execute(
-                "INSERT INTO meta VALUES ('schema_version', ?)", (str(STORE_SCHEMA_VERSION),)
+        try:
+            if readonly:
+                self.db = self._open_readonly()
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(_SCHEMA)
+            got = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if got is None and not readonly:
+                self.db.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?)", (str(STORE_SCHEMA_VERSION),)
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {_why(exc)}") from None
+        if got is not None and str(got[0]) != str(STORE_SCHEMA_VERSION):
+            self.db.close()
+            raise StoreError(
+                f"{self.path}: store schema {got[0]}, this DIBench reads {STORE_SCHEMA_VERSION}"
             )
-        elif int(got[0]) != STORE_SCHEMA_VERSION:
-            raise ValueError(f"{self.path}: store schema {got[0]} != {STORE_SCHEMA_VERSION}")
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        """Read without writing anything beside the file (no -wal/-shm on read-only media).
+
+        ``mode=ro`` still needs the WAL index; where the folder cannot take one, the file is
+        opened ``immutable`` (safe for a finished run: nobody writes it meanwhile).
+        """
+        if not self.path.is_file():
+            raise StoreError(f"{self.path}: no such file")
+        uri = self.path.resolve().as_uri()
+        try:
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            db = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
 
     def close(self) -> None:
         self.db.close()
@@ -149,16 +198,16 @@ class ResultStore:
         ``moves`` is the environment's record of a multi-step episode (simulators); it is
         written in the same transaction, so a trajectory never outlives or lacks its row.
         """
-        steps = []
-        if decision is not None:
-            for s in decision.steps:
-                d = asdict(s)
-                png = d.pop("image_png")
-                d["image"] = self._image(png) if png else None
-                d["action"] = asdict(s.action) if s.action else None
-                steps.append(d)
         self.db.execute("BEGIN")
         try:
+            steps = []
+            if decision is not None:
+                for s in decision.steps:
+                    d = asdict(s)
+                    png = d.pop("image_png")
+                    d["image"] = self._image(png) if png else None
+                    d["action"] = asdict(s.action) if s.action else None
+                    steps.append(d)
             self.db.execute(
                 "INSERT OR REPLACE INTO results VALUES "
                 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -224,8 +273,12 @@ class ResultStore:
                     ],
                 )
             self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
+        except BaseException as exc:
+            if self.db.in_transaction:  # SQLite has already rolled back after a full disk
+                self.db.execute("ROLLBACK")
+            self._last_png = None  # the image of this transaction may not have been kept
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: {_why(exc)}") from None
             raise
 
     def rows(

@@ -1,0 +1,9 @@
+"""The runner's usage errors: refused before any work, one line naming the flag or file."""
+
+from __future__ import annotations
+
+__all__ = ["RunError"]
+
+
+class RunError(ValueError):
+    """A run that must not start as asked (unknown probe, bad option, changed settings)."""
