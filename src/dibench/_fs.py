@@ -29,7 +29,10 @@ def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path beside ``path`` for a writer that wants a file name (Parquet, a
     stream); on success it is flushed to disk and renamed over ``path``, else removed."""
     path = Path(path)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # name the file the user asked for, not our temporary one
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     tmp = Path(name)
     try:
         os.fchmod(fd, _mode(path))

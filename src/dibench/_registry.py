@@ -97,23 +97,29 @@ def _fits(value: Any, hint: Any) -> bool:
 
 
 def _hint_name(hint: Any) -> str:
+    if typing.get_origin(hint) is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(hint))
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
-def check_options(factory: Any, options: dict[str, Any], what: str) -> None:
+def check_options(factory: Any, options: dict[str, Any], what: str, *, positional: int = 0) -> None:
     """Refuse an option that ``factory`` does not take or a value of the wrong type, naming
     it (``what`` is e.g. "adapter 'direct'"), before the factory runs.
 
-    A factory may name the callable its options go to as ``factory.options_of``.
+    ``positional``: how many leading parameters the caller fills itself (a provider's model
+    name), so they are not options. A factory may name the callable its options go to as
+    ``factory.options_of``.
     """
     target = getattr(factory, "options_of", factory)
     params, hints, unchecked = _params(target)
+    for name in list(params)[:positional]:
+        params.pop(name)
     for key, value in options.items():
         if key not in params:
             if unchecked:
                 continue
-            known = ", ".join(sorted(params)) or "no options"
-            raise OptionError(f"{key}: not an option of {what} (it takes: {known})")
+            known = f"it takes: {', '.join(sorted(params))}" if params else "it takes none"
+            raise OptionError(f"{key}: not an option of {what} ({known})")
         hint = hints.get(key)
         if hint is not None and not _fits(value, hint):
             raise OptionError(f"{key}={value!r}: expected {_hint_name(hint)}")

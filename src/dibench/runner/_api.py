@@ -241,7 +241,7 @@ def _components(req: Any) -> tuple[Any, Any, Any]:
     except (TypeError, ValueError) as exc:
         raise RunError(f"--adapter-opt: {req.framework}: {_plain(exc)}") from None
     try:
-        check_options(provider_factory, req.provider_options, f"provider {scheme!r}")
+        check_options(provider_factory, req.provider_options, f"provider {scheme!r}", positional=1)
         provider = provider_factory(rest, **req.provider_options)
     except (TypeError, ValueError) as exc:
         raise RunError(f"--provider-opt: {req.model}: {_plain(exc)}") from None
