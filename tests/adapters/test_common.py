@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from dibench.adapters import ADAPTERS, AgentInput, FrameworkAdapter, make_adapter
@@ -171,6 +171,7 @@ def test_memo_computes_each_key_once_under_concurrency() -> None:
     x1=st.integers(0, 1000), y1=st.integers(0, 2000), w=st.integers(1, 600), h=st.integers(1, 600),
     sx=st.floats(0.05, 3.0), sy=st.floats(0.05, 3.0),
 )  # fmt: skip
+@example(x1=0, y1=250, w=1, h=2, sx=2.0, sy=1.1)  # 275 / 1.1 < 250 in floats
 def test_scaled_boxes_map_back_inside_the_original(
     x1: int, y1: int, w: int, h: int, sx: float, sy: float
 ) -> None:

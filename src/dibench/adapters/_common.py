@@ -311,6 +311,16 @@ def scale_box(box: Box, sx: float, sy: float) -> Box:
         return box
     x1, y1 = math.ceil(box.x1 * sx - 1e-9), math.ceil(box.y1 * sy - 1e-9)
     x2, y2 = math.floor(box.x2 * sx + 1e-9), math.floor(box.y2 * sy + 1e-9)
+    # The tolerance above can round onto an edge that maps back a hair outside (275 / 1.1 is
+    # 249.99999999999997 in floats): step inwards until the edges map back inside.
+    while x1 < x2 and x1 / sx < box.x1:
+        x1 += 1
+    while y1 < y2 and y1 / sy < box.y1:
+        y1 += 1
+    while x2 > x1 and (x2 - 1) / sx >= box.x2:
+        x2 -= 1
+    while y2 > y1 and (y2 - 1) / sy >= box.y2:
+        y2 -= 1
     if x2 <= x1:
         x1, x2 = math.floor(box.x1 * sx), math.floor(box.x1 * sx) + 1
     if y2 <= y1:
