@@ -344,3 +344,274 @@ def write_dump(screen: Screen, path: Path, *, device_width: int, package: str) -
         f'<hierarchy rotation="0">{decor}</hierarchy>'
     )
     path.write_text(xml, encoding="utf-8")
+
+
+# --- modern dumps: windows, declarative toolkits, wrappers --------------------------------------
+
+
+def xnode(
+    cls: str,
+    box: list[int] | tuple[int, int, int, int],
+    package: str,
+    *children: str,
+    rid: str = "",
+    text: str = "",
+    desc: str = "",
+    click: bool = False,
+) -> str:
+    """One ``<node>`` as uiautomator writes it (device pixels == screenshot pixels here)."""
+    x1, y1, x2, y2 = box
+    rid_full = f"{package}:id/{rid}" if rid else ""
+    attrs = (
+        f'index="0" text={quoteattr(text)} resource-id={quoteattr(rid_full)} class="{cls}" '
+        f'package={quoteattr(package)} content-desc={quoteattr(desc)} checkable="false" '
+        f'checked="false" clickable="{str(click).lower()}" enabled="true" '
+        f'focusable="{str(click).lower()}" focused="false" scrollable="false" '
+        f'long-clickable="false" password="false" selected="false" '
+        f'bounds="[{x1},{y1}][{x2},{y2}]"'
+    )
+    inner = "".join(children)
+    return f"<node {attrs}>{inner}</node>" if inner else f"<node {attrs} />"
+
+
+def hierarchy(*windows: str) -> str:
+    return (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+        f'<hierarchy rotation="0">{"".join(windows)}</hierarchy>'
+    )
+
+
+SYSTEMUI = "com.android.systemui"
+KEYBOARD = "com.google.android.inputmethod.latin"
+
+
+def _status_bar(d: ImageDraw.ImageDraw, width: int) -> str:
+    d.rectangle([0, 0, width, 80], fill=(245, 245, 245))
+    f = ImageFont.truetype(font("roboto"), 32)
+    d.text((40, 22), "9:41", font=f, fill=(30, 30, 30))
+    d.rectangle([width - 120, 30, width - 50, 54], outline=(30, 30, 30), width=3)
+    return xnode(
+        "android.widget.FrameLayout", [0, 0, width, 80], SYSTEMUI,
+        xnode("android.widget.TextView", [30, 15, 140, 65], SYSTEMUI, rid="clock", text="9:41"),
+        xnode("android.widget.ImageView", [width - 130, 20, width - 40, 60], SYSTEMUI,
+              rid="battery", desc="Battery 80 percent."),
+        rid="status_bar",
+    )  # fmt: skip
+
+
+def _gesture_bar(d: ImageDraw.ImageDraw, width: int, height: int) -> str:
+    d.rectangle([0, height - 60, width, height], fill=(250, 250, 250))
+    d.rounded_rectangle([width // 2 - 100, height - 36, width // 2 + 100, height - 26],
+                        radius=5, fill=(60, 60, 60))  # fmt: skip
+    return xnode(
+        "android.widget.FrameLayout", [0, height - 60, width, height], SYSTEMUI,
+        xnode("android.view.View", [width // 2 - 110, height - 50, width // 2 + 110, height],
+              SYSTEMUI, rid="home_handle", desc="Home"),
+        rid="navigation_bar_frame",
+    )  # fmt: skip
+
+
+def _keyboard(d: ImageDraw.ImageDraw, box: list[int]) -> str:
+    x1, y1, x2, y2 = box
+    d.rectangle(box, fill=(232, 234, 237))
+    f = ImageFont.truetype(font("roboto"), 40)
+    keys = []
+    rows = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+    kw, kh = (x2 - x1) // 10, (y2 - y1 - 40) // 4
+    for r, row in enumerate(rows):
+        off = x1 + (10 - len(row)) * kw // 2
+        for k, ch in enumerate(row):
+            kb = [off + k * kw + 6, y1 + 20 + r * kh + 8, off + (k + 1) * kw - 6,
+                  y1 + 20 + (r + 1) * kh - 8]  # fmt: skip
+            d.rounded_rectangle(kb, radius=10, fill=(255, 255, 255))
+            d.text((kb[0] + kw // 2 - 20, kb[1] + 20), ch, font=f, fill=(30, 30, 30))
+            keys.append(kb)
+    space = [x1 + 3 * kw, y1 + 20 + 3 * kh + 8, x1 + 7 * kw, y1 + 20 + 4 * kh - 8]
+    d.rounded_rectangle(space, radius=10, fill=(255, 255, 255))
+    return xnode(
+        "android.widget.FrameLayout", box, KEYBOARD,
+        xnode("android.view.View", [x1, y1 + 20, x2, y2], KEYBOARD, rid="keyboard_view"),
+        rid="input_area",
+    )  # fmt: skip
+
+
+@dataclass
+class Row:
+    title: str
+    subtitle: str
+    price: str
+
+
+def draw_event_list(rows: list[Row], *, keyboard: bool = True) -> tuple[Image.Image, str, list]:
+    """An event app with the keyboard open: status bar and gesture bar (system UI, first in the
+    dump), a search field, rows with an avatar, a title, a longer subtitle, a price and a tall
+    overflow-menu strip, and the keyboard window covering the lower half of the list."""
+    w, h = 1080, 2340
+    img = Image.new("RGB", (w, h), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    status = _status_bar(d, w)
+    nav = _gesture_bar(d, w, h)
+    f_title = ImageFont.truetype(font("roboto-bold"), 40)
+    f_sub = ImageFont.truetype(font("roboto"), 32)
+    d.rounded_rectangle([40, 110, w - 40, 210], radius=50, fill=(240, 242, 245))
+    d.text((90, 138), "jazz", font=f_sub, fill=(30, 30, 30))
+    search = xnode("android.widget.EditText", [40, 110, w - 40, 210], "com.example.events",
+                   rid="search_src_text", text="jazz", click=True)  # fmt: skip
+    pkg = "com.example.events"
+    y = 240
+    nodes, boxes = [], []
+    for k, r in enumerate(rows):
+        card = [0, y, w, y + 230]
+        avatar = [40, y + 45, 180, y + 185]
+        d.rounded_rectangle(avatar, radius=20, fill=(70 + 20 * k % 150, 120, 190))
+        d.ellipse([80, y + 85, 140, y + 145], fill=(250, 250, 250))
+        title = [210, y + 30, 880, y + 85]
+        sub = [210, y + 95, 880, y + 140]
+        price = [210, y + 150, 520, y + 200]
+        menu = [960, y, 1040, y + 230]
+        d.text((title[0], title[1] + 2), r.title, font=f_title, fill=(20, 20, 20))
+        d.text((sub[0], sub[1] + 2), r.subtitle, font=f_sub, fill=(110, 110, 110))
+        d.text((price[0], price[1] + 4), r.price, font=f_sub, fill=(0, 120, 60))
+        for dot in range(3):
+            cy = y + 90 + dot * 25
+            d.ellipse([995, cy, 1005, cy + 10], fill=(90, 90, 90))
+        d.line([(40, y + 229), (w - 40, y + 229)], fill=(225, 225, 225), width=1)
+        nodes.append(xnode(
+            "android.view.ViewGroup", card, pkg,
+            xnode("android.widget.ImageView", avatar, pkg, rid="avatar", desc="Organizer"),
+            xnode("android.widget.TextView", title, pkg, rid="title", text=r.title),
+            xnode("android.widget.TextView", sub, pkg, rid="subtitle", text=r.subtitle),
+            xnode("android.widget.TextView", price, pkg, rid="ticket_price", text=r.price),
+            xnode("android.widget.ImageView", menu, pkg, rid="overflow", desc="More options",
+                  click=True),
+            rid="event_row", click=True,
+        ))  # fmt: skip
+        boxes.append({"card": card, "title": title, "cover": avatar, "price": price,
+                      "subtitle": sub, "menu": menu})  # fmt: skip
+        y += 240
+    app = xnode(
+        "android.widget.FrameLayout", [0, 0, w, h], pkg,
+        xnode("android.widget.LinearLayout", [0, 80, w, h - 60], pkg, search,
+              xnode("androidx.recyclerview.widget.RecyclerView", [0, 230, w, h - 60], pkg,
+                    *nodes, rid="results")),
+    )  # fmt: skip
+    windows = [status, nav, app]
+    if keyboard:
+        windows.append(_keyboard(d, [0, 1300, w, h - 60]))
+    return img, hierarchy(*windows), boxes
+
+
+def draw_compose_feed(titles: list[str], prices: list[str]) -> tuple[Image.Image, str, list]:
+    """A feed built with a declarative toolkit: no resource ids, plain ``android.view.View``
+    nodes, every label only in content-desc."""
+    w, h = 1080, 2340
+    img = Image.new("RGB", (w, h), (18, 18, 20))
+    d = ImageDraw.Draw(img)
+    pkg = "com.example.feed"
+    f_title = ImageFont.truetype(font("liberation"), 38)
+    f_price = ImageFont.truetype(font("liberation-bold"), 36)
+    rows, boxes = [], []
+    y = 150
+    for k, (t, p) in enumerate(zip(titles, prices, strict=True)):
+        card = [24, y, w - 24, y + 300]
+        d.rounded_rectangle(card, radius=28, fill=(40, 42, 48))
+        cover = [48, y + 24, 300, y + 276]
+        d.rectangle(cover, fill=(200 - 30 * k, 90 + 20 * k, 120))
+        title = [330, y + 30, w - 60, y + 130]
+        price = [330, y + 200, 600, y + 250]
+        d.text((title[0], title[1] + 4), t, font=f_title, fill=(235, 235, 235))
+        d.text((price[0], price[1] + 4), p, font=f_price, fill=(129, 199, 132))
+        rows.append(xnode(
+            "android.view.View", card, pkg,
+            xnode("android.view.View", cover, pkg, desc=""),
+            xnode("android.view.View", title, pkg, desc=t),
+            xnode("android.view.View", price, pkg, desc=p),
+            click=True,
+        ))  # fmt: skip
+        boxes.append({"card": card, "title": title, "cover": cover, "price": price})
+        y += 330
+    xml = hierarchy(
+        xnode("android.widget.FrameLayout", [0, 0, w, h], pkg,
+              xnode("android.view.View", [0, 0, w, h], pkg,
+                    xnode("android.view.View", [0, 120, w, h], pkg, *rows))),
+    )  # fmt: skip
+    return img, xml, boxes
+
+
+def draw_wrapped_titles(items: list[Item], *, align: str = "left") -> tuple[Image.Image, str, list]:
+    """A shopping list whose title TextView sits inside two same-bounds wrappers (the outer one
+    clickable, with the title as its content-desc), and whose cover's alt text names the title.
+    ``align='center'`` centres each title line in its box."""
+    w, h = 1080, 2340
+    img = Image.new("RGB", (w, h), (246, 246, 246))
+    d = ImageDraw.Draw(img)
+    pkg = "com.example.mall"
+    f_title = ImageFont.truetype(font("roboto"), 36)
+    f_price = ImageFont.truetype(font("roboto-bold"), 40)
+    y = 200
+    rows, boxes = [], []
+    for k, it in enumerate(items):
+        card = [30, y, w - 30, y + 320]
+        d.rounded_rectangle(card, radius=22, fill=(255, 255, 255))
+        cover = [54, y + 24, 326, y + 296]
+        d.rectangle(cover, fill=(120 + 25 * k, 160, 210 - 25 * k))
+        title = [350, y + 26, w - 54, y + 130]
+        lines = _wrap(d, it.title, f_title, title[2] - title[0] - 8)
+        for i, line in enumerate(lines):
+            lw = d.textlength(line, font=f_title)
+            x = title[0] + 4 if align == "left" else title[0] + (title[2] - title[0] - lw) / 2
+            d.text((x, title[1] + 6 + 48 * i), line, font=f_title, fill=(33, 33, 33))
+        price = [350, y + 180, 620, y + 240]
+        d.text((price[0] + 4, price[1] + 6), it.price, font=f_price, fill=(230, 74, 25))
+        rows.append(xnode(
+            "android.widget.LinearLayout", card, pkg,
+            xnode("android.widget.ImageView", cover, pkg, rid="goods_img",
+                  desc=f"{it.title} image"),
+            xnode("android.widget.FrameLayout", title, pkg,
+                  xnode("android.widget.LinearLayout", title, pkg,
+                        xnode("android.widget.TextView", title, pkg, rid="goods_title",
+                              text=it.title)),
+                  desc=it.title, click=True),
+            xnode("android.widget.TextView", price, pkg, rid="goods_price", text=it.price),
+            rid="goods_item", click=True,
+        ))  # fmt: skip
+        boxes.append({"card": card, "title": title, "cover": cover, "price": price})
+        y += 340
+    xml = hierarchy(
+        xnode("android.widget.FrameLayout", [0, 0, w, h], pkg,
+              xnode("androidx.recyclerview.widget.RecyclerView", [0, 180, w, h], pkg, *rows,
+                    rid="goods_list")),
+    )  # fmt: skip
+    return img, xml, boxes
+
+
+def draw_photo_titles(items: list[Item]) -> tuple[Image.Image, list]:
+    """Cards whose title is drawn in white straight onto a photo (a travel app's hero tiles)."""
+    import numpy as np
+
+    w, h = 1080, 2340
+    rng = np.random.default_rng(7)
+    img = Image.new("RGB", (w, h), (250, 250, 250))
+    boxes = []
+    y = 160
+    f_title = ImageFont.truetype(font("roboto-bold"), 44)
+    for k, it in enumerate(items):
+        card = [30, y, w - 30, y + 520]
+        yy, xx = np.mgrid[0 : card[3] - card[1], 0 : card[2] - card[0]]
+        base = np.stack([
+            90 + 60 * np.sin(xx / 37.0 + k) + 40 * np.cos(yy / 23.0),
+            110 + 50 * np.cos(xx / 19.0) + 30 * np.sin(yy / 41.0 + k),
+            130 + 70 * np.sin((xx + yy) / 29.0),
+        ], axis=-1)  # fmt: skip
+        photo = np.clip(base + rng.normal(0, 22, base.shape), 0, 255).astype(np.uint8)
+        img.paste(Image.fromarray(photo, "RGB"), (card[0], card[1]))
+        d = ImageDraw.Draw(img)
+        title = [60, y + 380, w - 60, y + 500]
+        for i, line in enumerate(_wrap(d, it.title, f_title, title[2] - title[0] - 10)):
+            d.text((title[0] + 6, title[1] + 6 + 56 * i), line, font=f_title, fill=(255, 255, 255))
+        price = [60, y + 20, 400, y + 90]
+        d.rounded_rectangle(price, radius=12, fill=(255, 255, 255))
+        d.text((price[0] + 14, price[1] + 10), it.price, font=f_title, fill=(20, 20, 20))
+        boxes.append({"card": card, "title": title, "price": price})
+        y += 560
+    return img, boxes

@@ -167,3 +167,14 @@ def test_bad_input_is_one_line_naming_the_flag(
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"dibench: error: {flag}"), r.stderr
     assert not out.exists() and not list(tmp_path.glob("*.partial"))
+
+
+def test_ocr_title_is_cleaned_before_it_becomes_payload(tmp_path: Path) -> None:
+    """Chinese lines join without a space; the payload ends with the title as written."""
+    shot = _screen(tmp_path / "zh.png", ("索尼头戴式无线降噪耳机", "三十小时续航黑色"), "wqy")
+    out = tmp_path / "out.png"
+    r = invoke("--image", str(shot), "--box", _box(TITLE), "--probe", "naive", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    payload = r.stdout.split('title "', 1)[1].rsplit('"', 1)[0]
+    tail = payload[-8:]
+    assert " " not in tail and "续航" in payload, payload

@@ -199,9 +199,14 @@ def test_ui_replaces_only_the_target_title_text(screen: Screen) -> None:
             payload = probe.payload(state, target, 1)
             ui = probe.ui(state, target, payload)
             assert len(ui) == len(state.ui)
+            original = next(c for c in state.candidates if c.id == target).attributes["title"]
             for old, new in zip(state.ui, ui, strict=True):
                 if old.candidate == target and old.role == "title":
                     assert new.text == payload.title and new.bounds == old.bounds
+                elif old.candidate == target and original in old.content_desc:
+                    # the card is labelled by its title: the label names the payload instead
+                    assert new.content_desc == old.content_desc.replace(original, payload.title)
+                    assert new.model_copy(update={"content_desc": old.content_desc}) == old
                 else:
                     assert new == old
     for name in ("combined_c", "combined_p"):

@@ -13,12 +13,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
-
 from dibench.dataset._constraints import Category
 
 from ._errors import ByosError
-from ._uiautomator import PRICE_PATTERN, ProposedCandidate, UiDump, parse_dump, propose_candidates
+from ._image import image_size
+from ._uiautomator import (
+    PRICE_PATTERN,
+    Proposal,
+    ProposedCandidate,
+    UiDump,
+    parse_dump,
+    propose,
+)
 
 __all__ = ["draft_annotation", "propose_file"]
 
@@ -54,14 +60,24 @@ def _candidate(p: ProposedCandidate) -> dict[str, Any]:
 
 
 def draft_annotation(
-    dump: UiDump, proposals: list[ProposedCandidate], *, state_id: str, screenshot: str, ui: str
+    dump: UiDump,
+    proposals: list[ProposedCandidate] | Proposal,
+    *,
+    state_id: str,
+    screenshot: str,
+    ui: str,
 ) -> dict[str, Any]:
     """A draft annotation (a JSON-ready dict) with TODO placeholders to confirm."""
+    dropped: list[str] = []
+    package = dump.package
+    if isinstance(proposals, Proposal):
+        dropped, package = proposals.dropped, proposals.package
+        proposals = proposals.candidates
     texts = " ".join(t for p in proposals for t in p.texts)
     language = "zh" if _CJK.search(texts) else "en"
     draft: dict[str, Any] = {
         "id": state_id,
-        "app": dump.package or "TODO: the app's name",
+        "app": package or "TODO: the app's name",
         "language": language,
         "category": "TODO: one of " + ", ".join(c.value for c in Category),
         "instruction": "TODO: the user's instruction for this screen",
@@ -78,6 +94,7 @@ def draft_annotation(
             f"draft by dibench propose: {len(proposals)} candidates from the dump "
             f"({dump.device_size[0]}x{dump.device_size[1]} device px, scale {dump.scale:.4g}); "
             "check every box, fill every TODO"
+            + (f"; left out: {'; '.join(dropped)}" if dropped else "")
         ),
     }
     if dump.scale != 1.0:
@@ -89,9 +106,17 @@ def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
 
 
+def _beside(xml: Path) -> Path | None:
+    """The screenshot saved beside a dump under the same name, if any."""
+    for suffix in (".png", ".jpg", ".jpeg", ".PNG", ".JPG", ".JPEG"):
+        if xml.with_suffix(suffix).is_file():
+            return xml.with_suffix(suffix)
+    return None
+
+
 def propose_file(
     xml: Path,
-    image: Path,
+    image: Path | None,
     out: Path,
     *,
     ui_scale: float | None = None,
@@ -101,33 +126,40 @@ def propose_file(
     """Write a draft annotation for ``image`` + ``xml`` to ``out``; returns (draft, n candidates).
 
     Paths in the draft are relative to ``out``'s folder, as ``dibench import`` reads them.
+    Without ``image`` a screenshot beside the dump (same name) is used; without one the boxes
+    stay in dump pixels and the draft's ``screenshot`` is a TODO.
     """
     if out.exists() and not overwrite:
         raise ByosError(f"--out: {out} already exists (it may hold your edits); use --force")
-    try:
-        with Image.open(image) as im:
-            size = im.size
-    except FileNotFoundError:
-        raise ByosError(f"--image: {image}: no such file") from None
-    except (UnidentifiedImageError, OSError) as exc:
-        raise ByosError(f"--image: {image}: cannot decode ({exc})") from None
+    if image is None:
+        image = _beside(xml)
+        what = f"{image}" if image is not None else ""
+    else:
+        what = f"--image: {image}"
+    size = image_size(image, what) if image is not None else None
     try:
         raw = xml.read_bytes()
     except FileNotFoundError:
         raise ByosError(f"--xml: {xml}: no such file") from None
+    except IsADirectoryError:
+        raise ByosError(f"--xml: {xml}: is a folder, not a dump") from None
     try:
         dump = parse_dump(raw, image_size=size, scale=ui_scale)
     except ByosError as exc:
-        raise ByosError(f"{xml}: {exc}") from None
-    proposals = propose_candidates(dump.elements)
+        raise ByosError(f"--xml: {xml}: {exc}") from None
+    found = propose(dump)
     sid = state_id or re.sub(r"[^A-Za-z0-9_-]+", "-", out.stem).strip("-") or "screen"
     draft = draft_annotation(
         dump,
-        proposals,
+        found,
         state_id=sid,
-        screenshot=_rel(image, out.parent),
+        screenshot=(
+            _rel(image, out.parent)
+            if image is not None
+            else "TODO: the screenshot of this dump (PNG or JPEG)"
+        ),
         ui=_rel(xml, out.parent),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(draft, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return draft, len(proposals)
+    return draft, len(found.candidates)

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from dibench import __version__
 from dibench._seeding import derive_seed
@@ -33,13 +35,15 @@ from dibench.dataset._schema import (
     DecisionState,
     InjectedRecord,
     TextStyle,
+    UIElement,
 )
 from dibench.probes import Probe
 
 from ._annotation import Annotation, find_annotations, load_annotation
 from ._errors import ByosError, UiDumpError
+from ._image import load_screenshot
 from ._ui import synthesize_ui, ui_from_dump
-from ._uiautomator import parse_dump
+from ._uiautomator import UiDump, occluders, overlap, parse_dump
 
 __all__ = ["ImportSummary", "build_state", "import_folder"]
 
@@ -62,12 +66,52 @@ def _sha256(data: bytes) -> str:
 
 def _open_image(ann: Annotation) -> Image.Image:
     try:
-        with Image.open(ann.screenshot) as im:
-            im.load()
-            image = im.convert("RGB")
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
-        ann.fail("screenshot", f"cannot decode {ann.screenshot.name} ({exc})")
-    return image
+        return load_screenshot(ann.screenshot, ann.screenshot.name)
+    except ByosError as exc:
+        ann.fail("screenshot", str(exc))
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _check_windows(ann: Annotation, dump: UiDump, ui: Sequence[UIElement]) -> str:
+    """The app's package (the window holding the cards); fails when another window covers a
+    candidate's carrier box or its card's centre (injecting there paints over that window)."""
+    n = len(dump.elements)
+    votes = Counter(dump.node_window[e.index] for e in ui if e.role == "card" and e.index < n)
+    main = votes.most_common(1)[0][0] if votes else dump.main
+    covers = occluders(dump, main) if dump.windows else []
+    for i, c in enumerate(ann.candidates):
+        for role, b in c.boxes.items():
+            for cb, w in covers:
+                hit = overlap(b, cb)
+                if not hit:
+                    continue
+                if role == "card":
+                    cx, cy = b.center
+                    if not cb.contains(cx, cy) and hit <= 0.5 * b.width * b.height:
+                        continue
+                ann.fail(
+                    f"candidates[{i}].boxes.{role}",
+                    f"{list(b)} lies under the {w.kind} window {w.package or '?'} at "
+                    f"{list(cb)}: an item hidden by another window cannot be a candidate "
+                    "(drop it, or capture the screen with that window closed)",
+                )
+    return dump.windows[main].package if dump.windows else dump.package
+
+
+def _window_meta(dump: UiDump, total: int, package: str) -> str:
+    """Which nodes belong to which window's package: 'pkg:first-last' joined by ', '.
+
+    Nodes the import added (boxes no dump node matched) belong to the app.
+    """
+    parts = [f"{w.package}:{w.first}-{w.stop - 1}" for w in dump.windows]
+    if total > len(dump.elements):
+        parts.append(f"{package}:{len(dump.elements)}-{total - 1}")
+    return ", ".join(parts)
 
 
 def _check_boxes(ann: Annotation, width: int, height: int) -> None:
@@ -122,20 +166,37 @@ def _probes(ann: Annotation, state: DecisionState, targets: Sequence[str], only:
     return pairs
 
 
-def build_state(ann: Annotation, image: Image.Image, seed: int, screenshot: str) -> DecisionState:
-    """The benign decision state of one validated annotation and its decoded screenshot."""
+def build_state(
+    ann: Annotation,
+    image: Image.Image,
+    seed: int,
+    screenshot: str,
+    *,
+    allow_texture: bool = False,
+) -> DecisionState:
+    """The benign decision state of one validated annotation and its decoded screenshot.
+
+    A title on a photo or texture is refused unless ``allow_texture``."""
     from dibench.probes._realpixels import estimate_title_style
 
     width, height = image.size
     _check_boxes(ann, width, height)
     package = ""
+    windows = ""
     if ann.ui is not None:
         try:
-            dump = parse_dump(ann.ui.read_bytes(), image_size=(width, height), scale=ann.ui_scale)
+            raw = ann.ui.read_bytes()
+        except OSError as exc:
+            ann.fail("ui", f"cannot read {ann.ui.name} ({exc.strerror or exc})")
+        try:
+            dump = parse_dump(raw, image_size=(width, height), scale=ann.ui_scale)
         except UiDumpError as exc:
-            ann.fail("ui", str(exc))
-        package = dump.package
-        ui = ui_from_dump(dump.elements, ann.candidates)
+            ann.fail("ui", f"{ann.ui.name}: {exc}")
+        app = {i for w in dump.windows if w.kind == "app" for i in range(w.first, w.stop)}
+        ui = ui_from_dump(dump.elements, ann.candidates, allowed=app or None)
+        package = _check_windows(ann, dump, ui)
+        if len(dump.windows) > 1:
+            windows = _window_meta(dump, len(ui), package)
     else:
         ui = synthesize_ui(width, height, ann.candidates)
     styles: dict[str, TextStyle] = {}
@@ -146,7 +207,11 @@ def build_state(ann: Annotation, image: Image.Image, seed: int, screenshot: str)
             key = f"title:{c.id}"
             try:
                 styles[key] = estimate_title_style(
-                    image, c.boxes["title"], language=ann.language, max_lines=ann.title_lines
+                    image,
+                    c.boxes["title"],
+                    language=ann.language,
+                    max_lines=ann.title_lines,
+                    allow_texture=allow_texture,
                 )
             except ValueError as exc:
                 ann.fail(f"candidates[{i}].boxes.title", str(exc))
@@ -167,6 +232,8 @@ def build_state(ann: Annotation, image: Image.Image, seed: int, screenshot: str)
     }
     if package:
         meta["package"] = package
+    if windows:
+        meta["windows"] = windows
     return DecisionState(
         id=ann.id,
         app=ann.app,
@@ -237,11 +304,13 @@ def import_folder(
     epsilon: float = DEFAULT_EPSILON,
     ui_scale: float | None = None,
     progress: Callable[[int, int], None] | None = None,
+    allow_texture: bool = False,
 ) -> ImportSummary:
     """Validate every annotation under ``src`` and write the dataset to ``out`` (all or nothing).
 
     ``probes`` narrows the probes of every state (default: each annotation's list, else all
-    registered); ``ui_scale`` is the screenshot/dump scale for annotations that do not set one.
+    registered); ``ui_scale`` is the screenshot/dump scale for annotations that do not set one;
+    ``allow_texture`` accepts titles on photos (their erase is a flat block).
     """
     from dibench.probes import PROBES
 
@@ -273,7 +342,7 @@ def import_folder(
                 seen[ann.id] = ann.file
                 image = _open_image(ann)
                 screenshot = f"screens/{ann.id}.png"
-                state = build_state(ann, image, seed, screenshot)
+                state = build_state(ann, image, seed, screenshot, allow_texture=allow_texture)
                 records = _records(ann, state, probes, seed, epsilon)
                 from dibench.render._png import encode_png
 
@@ -324,6 +393,7 @@ def import_folder(
         )
         if out_abs.exists():
             out_abs.rmdir()  # empty (checked above): rename needs it gone
+        tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; a dataset is an ordinary folder
         tmp.rename(out_abs)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

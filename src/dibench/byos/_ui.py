@@ -17,6 +17,7 @@ from ._annotation import CandidateAnnotation
 __all__ = ["iou", "synthesize_ui", "ui_from_dump"]
 
 _MATCH = 0.5  # IoU above which a dump node is taken to be an annotated box
+_NEAR = 0.08  # IoU this close to the best match is the same box (a wrapper and its leaf)
 _SLACK = 2  # px a node may stick out of a card (rounding of scaled bounds) and still be inside
 
 
@@ -106,8 +107,46 @@ def _best(elements: list[UIElement], box: Box, pool: Sequence[int], taken: set[i
     return max(scored, key=lambda s: (s[0], -s[1]))[1]
 
 
+def _depth(elements: Sequence[UIElement], i: int) -> int:
+    d = 0
+    while elements[i].parent >= 0:
+        i = elements[i].parent
+        d += 1
+    return d
+
+
+def _best_for_role(
+    elements: list[UIElement], role: str, box: Box, text: str | None, pool: Sequence[int],
+    taken: set[int],
+) -> int | None:  # fmt: skip
+    """The node that *is* this box: of the nodes overlapping it about as well as the best
+    (same-bounds wrappers), the one carrying the text (the annotated text first), then the
+    picture for a cover, then the deepest (the leaf, not its containers)."""
+    scored = [(iou(elements[i].bounds, box), i) for i in pool if i not in taken]
+    scored = [s for s in scored if s[0] >= _MATCH]
+    if not scored:
+        return None
+    top = max(s[0] for s in scored)
+    near = [i for v, i in scored if v >= top - _NEAR]
+    want = (text or "").strip()
+
+    def rank(i: int) -> tuple[int, int, int, int]:
+        e = elements[i]
+        shown = (e.text.strip(), e.content_desc.strip())
+        if role == "cover" or role.endswith(("image", "icon")):
+            kind = int("Image" in e.cls)
+        else:
+            kind = int(bool(shown[0] or shown[1]))
+        return (int(bool(want) and want in shown), kind, _depth(elements, i), -i)
+
+    return max(near, key=rank)
+
+
 def ui_from_dump(
-    elements: Sequence[UIElement], candidates: Sequence[CandidateAnnotation]
+    elements: Sequence[UIElement],
+    candidates: Sequence[CandidateAnnotation],
+    *,
+    allowed: set[int] | None = None,
 ) -> tuple[UIElement, ...]:
     """The dump's nodes with each candidate's nodes tagged (candidate, role).
 
@@ -140,9 +179,10 @@ def ui_from_dump(
 
     owner: dict[int, str] = {}
     card_nodes: set[int] = set()
+    pool = [i for i in range(len(elements)) if allowed is None or i in allowed]
     for c in candidates:
         box = c.boxes["card"]
-        card = _best(els, box, range(len(elements)), card_nodes | set(owner))
+        card = _best(els, box, pool, card_nodes | set(owner))
         if card is None:
             holders = [e.index for e in els[: len(elements)] if _within(box, e.bounds, 0)]
             parent = min(
@@ -152,7 +192,9 @@ def ui_from_dump(
             members: set[int] = set()
         else:
             members = descendants(card)
-        members |= {e.index for e in els[: len(elements)] if _within(e.bounds, box)}
+        members |= {i for i in pool if _within(els[i].bounds, box)}
+        if allowed is not None:
+            members &= allowed
         members = {m for m in members if m != card and m not in owner and m not in card_nodes}
         card_nodes.add(card)
         put(card, bounds=box, clickable=True, candidate=c.id, role="card")
@@ -163,8 +205,8 @@ def ui_from_dump(
         for role, rbox in c.boxes.items():
             if role == "card":
                 continue
-            i = _best(els, rbox, sorted(members), roled)
             text = c.texts.get(role)
+            i = _best_for_role(els, role, rbox, text, sorted(members), roled)
             if i is None:
                 i = add(
                     card,

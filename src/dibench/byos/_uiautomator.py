@@ -2,7 +2,9 @@
 
 A dump's bounds are in device pixels; a screenshot may have been scaled (a 1440-wide phone saved
 at 1080), so every box is mapped into screenshot pixels: by an explicit scale, or inferred from
-the root bounds against the image width. Candidates are proposed from the result list's repeated
+the root bounds against the image width. A modern dump holds several windows (system bars, the
+app, the keyboard, floating windows): the app is the window that holds the list, and items any
+other window covers are left out. Candidates are proposed from the result list's repeated
 siblings: the children of a RecyclerView/ListView/GridView, or any parent with at least three
 structurally similar children (same class, same resource-id pattern, similar descendants).
 """
@@ -13,27 +15,54 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from xml.etree import ElementTree as ET
 
 from dibench.dataset._schema import Box, UIElement
 
 from ._errors import UiDumpError
+from ._roles import (
+    PRICE_PATTERN,
+    cover_shaped,
+    display_width,
+    find_price,
+    is_plain_number,
+    is_price_id,
+    label,
+    title_rank,
+)
+from ._xml import read_nodes
 
 __all__ = [
+    "MAX_CANDIDATES",
     "PRICE_PATTERN",
+    "Proposal",
     "ProposedCandidate",
     "UiDump",
+    "Window",
+    "occluders",
     "parse_dump",
+    "propose",
     "propose_candidates",
 ]
 
 _BOUNDS = re.compile(r"^\s*\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]\s*$")
-PRICE_PATTERN = re.compile(
-    r"(?:[$¥￥€£₹₩]|US\$|RMB|CNY)\s*\d|\d(?:[\d,.]*)\s*(?:元|USD|EUR|CNY|RMB|€)"
-)
 _LIST_CLASSES = ("RecyclerView", "ListView", "GridView", "AbsListView")
 # an inferred scale this close to 1 is taken as 1 (a dump and a screenshot of the same screen)
 _SCALE_SNAP = 1e-3
+_SYSTEM_PACKAGES = {"com.android.systemui", "android", "com.android.launcher3"}
+_KEYBOARD_HINTS = ("inputmethod", "keyboard", "honeyboard", "swiftkey", "touchtype", ".input")
+MAX_CANDIDATES = 12  # more than a screen's worth of items is a feed, not a decision
+
+
+@dataclass(frozen=True)
+class Window:
+    """One window of a dump: its package, kind, extent and its nodes' index range."""
+
+    index: int
+    package: str
+    kind: str  # 'app', 'system' or 'keyboard'
+    box: Box
+    first: int
+    stop: int
 
 
 @dataclass(frozen=True)
@@ -41,9 +70,18 @@ class UiDump:
     """A parsed dump: nodes in screenshot pixels (index == position, parents first)."""
 
     elements: tuple[UIElement, ...]
-    package: str
+    package: str  # the app window's package
     device_size: tuple[int, int]  # extent of the dump's bounds, device pixels
     scale: float  # screenshot pixels per device pixel
+    windows: tuple[Window, ...] = ()
+    node_window: tuple[int, ...] = ()  # window index of each element
+    main: int = 0  # index of the app window
+
+    def package_of(self, index: int) -> str:
+        """The package of the window a node belongs to."""
+        if not self.node_window or index >= len(self.node_window):
+            return self.package
+        return self.windows[self.node_window[index]].package
 
 
 @dataclass(frozen=True)
@@ -69,16 +107,38 @@ class ProposedCandidate:
         return out
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """What ``propose`` found: the items, the app's window, and what it left out and why."""
+
+    candidates: list[ProposedCandidate]
+    package: str
+    window: int
+    dropped: list[str] = field(default_factory=list)  # one line per item left out
+
+
 def _short(cls: str) -> str:
     return cls.rsplit(".", 1)[-1]
 
 
-def _flag(node: ET.Element, name: str) -> bool:
-    return node.get(name, "false").strip().lower() == "true"
+def _flag(attrs: dict[str, str], name: str) -> bool:
+    return attrs.get(name, "false").strip().lower() == "true"
 
 
-def _device_extent(nodes: list[tuple[ET.Element, tuple[int, int, int, int]]]) -> tuple[int, int]:
+def _device_extent(
+    nodes: list[tuple[dict[str, str], tuple[int, int, int, int]]],
+) -> tuple[int, int]:
     return max(b[2] for _, b in nodes), max(b[3] for _, b in nodes)
+
+
+def _window_kind(package: str) -> str:
+    """'system' (status and navigation bars), 'keyboard' (an input method) or 'app'."""
+    p = package.lower()
+    if p in _SYSTEM_PACKAGES or p.startswith("com.android.systemui"):
+        return "system"
+    if any(k in p for k in _KEYBOARD_HINTS):
+        return "keyboard"
+    return "app"
 
 
 def parse_dump(
@@ -87,41 +147,27 @@ def parse_dump(
     image_size: tuple[int, int] | None = None,
     scale: float | None = None,
 ) -> UiDump:
-    """Parse a uiautomator dump into screenshot-pixel ``UIElement`` nodes.
+    """Parse a uiautomator dump into screenshot-pixel ``UIElement`` nodes, window by window.
 
     ``scale`` (screenshot px per device px) wins; else it is inferred from the dump's width
     against ``image_size``; else 1. Nodes whose scaled bounds are empty or off-screen are
     dropped and their children hang on the nearest kept ancestor, so the tree stays connected.
+    Each top-level node is a window (a modern dump holds system bars, the app, the keyboard).
     """
     raw = xml.encode("utf-8") if isinstance(xml, str) else xml
-    if b"<!DOCTYPE" in raw[:4096].upper() or b"<!ENTITY" in raw.upper():
-        raise UiDumpError("a uiautomator dump has no DOCTYPE or entities; refusing this XML")
-    try:
-        root = ET.fromstring(raw)
-    except ET.ParseError as exc:
-        raise UiDumpError(f"not well-formed XML ({exc})") from None
-    if root.tag != "hierarchy":
-        raise UiDumpError(f"not a uiautomator dump: the root element is <{root.tag}>")
-
-    flat: list[tuple[ET.Element, tuple[int, int, int, int]]] = []
-    parents: list[int] = []
-
-    def walk(node: ET.Element, parent: int) -> None:
-        for child in node:
-            if child.tag != "node":
-                continue
-            m = _BOUNDS.match(child.get("bounds", ""))
-            if m is None:
-                where = f"node {len(flat)} ({child.get('class', '?')})"
-                raise UiDumpError(
-                    f"{where}: bounds {child.get('bounds')!r} is not '[x1,y1][x2,y2]'"
-                )
-            me = len(flat)
-            flat.append((child, tuple(int(v) for v in m.groups())))  # type: ignore[arg-type]
-            parents.append(parent)
-            walk(child, me)
-
-    walk(root, -1)
+    root_tag, _root_attrs, raw_nodes = read_nodes(raw)
+    if root_tag != "hierarchy":
+        raise UiDumpError(f"not a uiautomator dump: the root element is <{root_tag}>")
+    flat: list[tuple[dict[str, str], tuple[int, int, int, int]]] = []
+    for n, node in enumerate(raw_nodes):
+        m = _BOUNDS.match(node.attrs.get("bounds", ""))
+        if m is None:
+            where = f"node {n} ({node.attrs.get('class', '?')})"
+            raise UiDumpError(
+                f"{where}: bounds {node.attrs.get('bounds')!r} is not '[x1,y1][x2,y2]'"
+            )
+        flat.append((node.attrs, tuple(int(v) for v in m.groups())))  # type: ignore[arg-type]
+    parents = [n.parent for n in raw_nodes]
     if not flat:
         raise UiDumpError("the dump has no <node> elements")
     dev_w, dev_h = _device_extent(flat)
@@ -148,9 +194,10 @@ def parse_dump(
 
     kept: dict[int, int] = {}  # flat index -> new index
     out: list[UIElement] = []
-    package = ""
-    for i, (node, (x1, y1, x2, y2)) in enumerate(flat):
-        package = package or node.get("package", "")
+    node_window: list[int] = []
+    win_package: dict[int, str] = {}
+    for i, (attrs, (x1, y1, x2, y2)) in enumerate(flat):
+        win_package.setdefault(raw_nodes[i].window, attrs.get("package", ""))
         bx = [round(x1 * scale), round(y1 * scale), round(x2 * scale), round(y2 * scale)]
         if limit_w is not None and limit_h is not None:
             bx = [
@@ -167,21 +214,85 @@ def parse_dump(
         if bx[2] <= bx[0] or bx[3] <= bx[1]:
             continue  # invisible or scrolled off: nothing to tap or see
         kept[i] = len(out)
+        node_window.append(raw_nodes[i].window)
         out.append(
             UIElement(
                 index=len(out),
                 parent=kept[p] if p >= 0 else -1,
-                cls=node.get("class", "") or "android.view.View",
-                resource_id=node.get("resource-id", ""),
-                text=node.get("text", ""),
-                content_desc=node.get("content-desc", ""),
+                cls=attrs.get("class", "") or "android.view.View",
+                resource_id=attrs.get("resource-id", ""),
+                text=attrs.get("text", ""),
+                content_desc=attrs.get("content-desc", ""),
                 bounds=Box(*bx),
-                clickable=_flag(node, "clickable"),
+                clickable=_flag(attrs, "clickable"),
             )
         )
     if not out:
         raise UiDumpError("no node of the dump is visible on the screenshot")
-    return UiDump(tuple(out), package, (dev_w, dev_h), scale)
+    # windows renumbered in order of their first visible node
+    order = {w: k for k, w in enumerate(dict.fromkeys(node_window))}
+    windows = []
+    for w, k in order.items():
+        members = [j for j, nw in enumerate(node_window) if nw == w]
+        box = Box(
+            min(out[j].bounds.x1 for j in members), min(out[j].bounds.y1 for j in members),
+            max(out[j].bounds.x2 for j in members), max(out[j].bounds.y2 for j in members),
+        )  # fmt: skip
+        pkg = win_package.get(w, "")
+        windows.append(Window(k, pkg, _window_kind(pkg), box, members[0], members[-1] + 1))
+    nw = tuple(order[w] for w in node_window)
+    main = _main_window(windows, out, nw)
+    return UiDump(
+        tuple(out), windows[main].package, (dev_w, dev_h), scale, tuple(windows), nw, main
+    )
+
+
+def _main_window(windows: list[Window], els: list[UIElement], node_window: tuple[int, ...]) -> int:
+    """The app window: of the non-system windows, the one with the most labelled nodes."""
+    counts = Counter(node_window[e.index] for e in els if label(e))
+    apps = [w for w in windows if w.kind == "app"] or windows
+    return max(apps, key=lambda w: (counts.get(w.index, 0), w.box.width * w.box.height)).index
+
+
+def occluders(dump: UiDump, window: int) -> list[tuple[Box, Window]]:
+    """What covers ``window``: every other window's visible parts (the app's own window lies
+    below system bars, the keyboard and floating windows; a dump lists only windows on screen).
+
+    A window whose root spans the whole screen (a transparent overlay) counts by the parts
+    below its root that do not.
+    """
+    if not dump.windows:
+        return []
+    screen = dump.windows[window].box
+    for w in dump.windows:
+        screen = Box(
+            min(screen.x1, w.box.x1), min(screen.y1, w.box.y1),
+            max(screen.x2, w.box.x2), max(screen.y2, w.box.y2),
+        )  # fmt: skip
+    full = 0.9 * screen.width * screen.height
+    children: dict[int, list[int]] = {}
+    for e in dump.elements:
+        children.setdefault(e.parent, []).append(e.index)
+    out = []
+    for w in dump.windows:
+        if w.index == window:
+            continue
+        roots = [i for i in range(w.first, w.stop) if dump.elements[i].parent < 0]
+        while roots:
+            i = roots.pop()
+            b = dump.elements[i].bounds
+            if b.width * b.height >= full and children.get(i):
+                roots.extend(children[i])
+            else:
+                out.append((b, w))
+    return out
+
+
+def overlap(a: Box, b: Box) -> int:
+    """Area of the intersection of two boxes."""
+    w = min(a.x2, b.x2) - max(a.x1, b.x1)
+    h = min(a.y2, b.y2) - max(a.y1, b.y1)
+    return w * h if w > 0 and h > 0 else 0
 
 
 # --- proposing candidates ------------------------------------------------------------------------
@@ -206,39 +317,45 @@ class _Tree:
         self.children: dict[int, list[int]] = {}
         for e in self.el:
             self.children.setdefault(e.parent, []).append(e.index)
+        self._desc: dict[int, list[int]] = {}
 
     def descendants(self, i: int) -> list[int]:
-        out, stack = [], list(reversed(self.children.get(i, [])))
-        while stack:
-            j = stack.pop()
-            out.append(j)
-            stack.extend(reversed(self.children.get(j, [])))
-        return out
+        if i not in self._desc:
+            out, stack = [], list(reversed(self.children.get(i, [])))
+            while stack:
+                j = stack.pop()
+                out.append(j)
+                stack.extend(reversed(self.children.get(j, [])))
+            self._desc[i] = out
+        return self._desc[i]
 
-    def texts(self, i: int) -> list[UIElement]:
-        return [self.el[j] for j in [i, *self.descendants(i)] if self.el[j].text.strip()]
+    def labelled(self, i: int) -> list[UIElement]:
+        """The item's nodes that show a text (its own text or a non-image content-desc)."""
+        return [self.el[j] for j in [i, *self.descendants(i)] if label(self.el[j])]
 
 
 def _jaccard(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
-def _item_groups(tree: _Tree, screen_area: int) -> list[tuple[tuple[int, int, int], list[int]]]:
+def _item_groups(
+    tree: _Tree, screen_area: int, allowed: set[int] | None
+) -> list[tuple[tuple[int, int, int], list[int]]]:
     """Groups of repeated sibling items with a score (list container, count, area)."""
     groups = []
     for parent, kids in tree.children.items():
-        if parent < 0:
+        if parent < 0 or (allowed is not None and parent not in allowed):
             continue
         is_list = any(_short(tree.el[parent].cls).endswith(c) for c in _LIST_CLASSES)
         by_sig: dict[tuple[str, str], list[int]] = {}
         for k in kids:
             by_sig.setdefault(_own_sig(tree.el[k]), []).append(k)
         for members in by_sig.values():
-            # item-like: at least two texts (a title and a price / shop) and a real size
+            # item-like: at least two labels (a title and a price / shop) and a real size
             members = [
                 m
                 for m in members
-                if len(tree.texts(m)) >= 2 and _area(tree.el[m].bounds) >= 0.01 * screen_area
+                if len(tree.labelled(m)) >= 2 and _area(tree.el[m].bounds) >= 0.01 * screen_area
             ]
             if not members:
                 continue
@@ -251,63 +368,103 @@ def _item_groups(tree: _Tree, screen_area: int) -> list[tuple[tuple[int, int, in
                 continue
             area = sum(_area(tree.el[m].bounds) for m in members)
             groups.append(((int(is_list), len(members), area), members))
-    groups.sort(key=lambda g: g[0], reverse=True)
     return groups
 
 
-def _pick_title(texts: list[UIElement]) -> UIElement | None:
-    def rid(e: UIElement) -> str:
-        return e.resource_id.rsplit("/", 1)[-1].lower()
+def _reject_groups(
+    tree: _Tree, groups: list[tuple[tuple[int, int, int], list[int]]]
+) -> list[tuple[tuple[int, int, int], list[int]]]:
+    """Drop groups that are not a list of items to choose from.
 
-    for key in ("title", "name"):
-        named = [
-            e
-            for e in texts
-            if key in rid(e) and not any(s in rid(e) for s in ("shop", "store", "seller", "brand"))
-        ]
-        if named:
-            return max(named, key=lambda e: len(e.text.strip()))
-    plain = [e for e in texts if not PRICE_PATTERN.search(e.text)]
-    return max(plain, key=lambda e: len(e.text.strip())) if plain else None
-
-
-def _pick_price(texts: list[UIElement]) -> UIElement | None:
-    priced = [e for e in texts if PRICE_PATTERN.search(e.text)]
-    if not priced:
-        return None
-    named = [e for e in priced if "price" in e.resource_id.lower()]
-    return (named or priced)[0]
-
-
-def propose_candidates(elements: Sequence[UIElement]) -> list[ProposedCandidate]:
-    """Candidate boxes from the result list's repeated siblings, in screen order.
-
-    The best group of repeated items wins (a list container first, then more items, then
-    more area); each item gives its card box, a title (a resource id naming a title, else its
-    longest non-price text), a cover (its largest image) and a price (a currency pattern).
-    Empty when the screen has no repeated structure.
+    Sections (each member holds a repeated group of its own: a home feed's shelves) give way to
+    the groups inside them; icon grids (members labelled only by a word or two) are menus.
     """
-    if not elements:
-        return []
-    tree = _Tree(elements)
-    screen = max(1, max(e.bounds.x2 for e in elements) * max(e.bounds.y2 for e in elements))
-    groups = _item_groups(tree, screen)
-    if not groups:
-        return []
-    members = sorted(groups[0][1], key=lambda m: (tree.el[m].bounds.y1, tree.el[m].bounds.x1))
+    inside: set[int] = set()
+    for _score, members in groups:
+        inside.update(members)
+    out = []
+    for score, members in groups:
+        nested = sum(1 for m in members if inside & set(tree.descendants(m)))
+        if nested * 2 > len(members):
+            continue
+        widest = [max(display_width(label(e)) for e in tree.labelled(m)) for m in members]
+        if sorted(widest)[len(widest) // 2] < 9:
+            continue
+        out.append((score, members))
+    return out
+
+
+def _slot(tree: _Tree, item: int, node: UIElement) -> tuple[str, str, int]:
+    """Where a node sits in its item: its signature and its rank among the item's labels."""
+    labels = [e.index for e in tree.labelled(item)]
+    return (*_own_sig(node), labels.index(node.index) if node.index in labels else -1)
+
+
+def _pick_title(labelled: list[UIElement]) -> UIElement | None:
+    """A node whose id names a title (exactly: not a subtitle), else a name, else the longest
+    label that is neither a price nor a bare number."""
+    texts = [e for e in labelled if title_rank(e) >= 0]
+    for rank in (2, 1):
+        named = [e for e in texts if title_rank(e) == rank]
+        if named:
+            return max(named, key=lambda e: (len(label(e)), -e.bounds.y1))
+    plain = [
+        e
+        for e in texts
+        if not find_price(label(e)) and not is_price_id(e.resource_id)
+        and not is_plain_number(label(e))
+    ]  # fmt: skip
+    if not plain:
+        return None
+    return max(plain, key=lambda e: (display_width(label(e)), -e.bounds.y1))
+
+
+def _pick_price(labelled: list[UIElement]) -> UIElement | None:
+    named = [e for e in labelled if is_price_id(e.resource_id) and re.search(r"\d", label(e))]
+    if named:
+        return named[0]
+    priced = [e for e in labelled if find_price(label(e))]
+    return priced[0] if priced else None
+
+
+def _pick_cover(tree: _Tree, item: int) -> UIElement | None:
+    """The largest image shaped like a cover (a tall menu strip or a speck is not one)."""
+    card = tree.el[item].bounds
+    images = [
+        tree.el[d]
+        for d in tree.descendants(item)
+        if "Image" in _short(tree.el[d].cls) and cover_shaped(tree.el[d].bounds, card)
+    ]
+    return max(images, key=lambda e: _area(e.bounds)) if images else None
+
+
+def _consistent(
+    tree: _Tree, members: list[int], picks: dict[int, UIElement | None]
+) -> dict[int, UIElement | None]:
+    """The same slot in every item: the slot most items chose wins where an item has it."""
+    votes = Counter(_slot(tree, m, p) for m, p in picks.items() if p is not None)
+    if not votes:
+        return picks
+    slot = votes.most_common(1)[0][0]
+    out = dict(picks)
+    for m in members:
+        for e in tree.labelled(m):
+            if _slot(tree, m, e) == slot:
+                out[m] = e
+                break
+    return out
+
+
+def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
+    titles = _consistent(tree, members, {m: _pick_title(tree.labelled(m)) for m in members})
+    prices = {m: _pick_price(tree.labelled(m)) for m in members}
     out = []
     for n, m in enumerate(members, start=1):
         card = tree.el[m]
-        texts = tree.texts(m)
-        title = _pick_title(texts)
-        price = _pick_price(texts)
-        images = [
-            tree.el[d]
-            for d in tree.descendants(m)
-            if "Image" in _short(tree.el[d].cls)
-            and _area(tree.el[d].bounds) >= 0.04 * _area(card.bounds)
-        ]
-        cover = max(images, key=lambda e: _area(e.bounds)) if images else None
+        title, price = titles[m], prices[m]
+        if title is not None and price is not None and title.index == price.index:
+            price = None
+        cover = _pick_cover(tree, m)
         seen: list[str] = []
         for d in [m, *tree.descendants(m)]:
             e = tree.el[d]
@@ -321,9 +478,78 @@ def propose_candidates(elements: Sequence[UIElement]) -> list[ProposedCandidate]
                 title=title.bounds if title else None,
                 cover=cover.bounds if cover else None,
                 price=price.bounds if price else None,
-                title_text=title.text.strip() if title else "",
-                price_text=price.text.strip() if price else "",
+                title_text=label(title) if title else "",
+                price_text=label(price) if price else "",
                 texts=tuple(seen),
             )
         )
     return out
+
+
+def _covered(p: ProposedCandidate, covers: list[tuple[Box, Window]]) -> str | None:
+    """Why another window hides this item (a carrier under it, or most of the card), or None."""
+    for role in ("title", "cover", "price"):
+        b = getattr(p, role)
+        for c, w in covers:
+            if b is not None and overlap(b, c) > 0:
+                return f"its {role} lies under the {w.kind} window {w.package or '?'}"
+    card_area = max(1, _area(p.card))
+    hidden = sum(overlap(p.card, c) for c, _w in covers)
+    cx, cy = p.card.center
+    for c, w in covers:
+        if c.contains(cx, cy) or hidden > 0.5 * card_area:
+            return f"its card lies under the {w.kind} window {w.package or '?'}"
+    return None
+
+
+def propose(dump: UiDump) -> Proposal:
+    """Candidates from the list of the app's window, in screen order, none hidden by a window.
+
+    Every app window is searched for repeated items (system bars and keyboards never hold the
+    list); the best group wins (a list container first, then more items, then more area) and
+    its window is the app. Items that a window above it covers are dropped with a reason, and
+    at most ``MAX_CANDIDATES`` are kept.
+    """
+    els = dump.elements
+    if not els:
+        return Proposal([], dump.package, dump.main)
+    tree = _Tree(els)
+    screen = max(1, max(e.bounds.x2 for e in els) * max(e.bounds.y2 for e in els))
+    nw = dump.node_window or tuple(0 for _ in els)
+    kinds = {w.index: w.kind for w in dump.windows}
+    allowed = {e.index for e in els if kinds.get(nw[e.index], "app") == "app"}
+    groups = _reject_groups(tree, _item_groups(tree, screen, allowed))
+    if not groups:
+        return Proposal([], dump.package, dump.main)
+    groups.sort(key=lambda g: g[0], reverse=True)
+    members = sorted(groups[0][1], key=lambda m: (tree.el[m].bounds.y1, tree.el[m].bounds.x1))
+    window = nw[members[0]]
+    package = dump.windows[window].package if dump.windows else dump.package
+    covers = occluders(dump, window)
+    kept, dropped = [], []
+    for p in _candidates(tree, members):
+        why = _covered(p, covers)
+        if why is None:
+            kept.append(p)
+        else:
+            dropped.append(f"item at {list(p.card)} ({p.title_text[:40]!r}): {why}")
+    if len(kept) > MAX_CANDIDATES:
+        dropped += [
+            f"item at {list(p.card)}: beyond the first {MAX_CANDIDATES} items"
+            for p in kept[MAX_CANDIDATES:]
+        ]
+        kept = kept[:MAX_CANDIDATES]
+    kept = [
+        ProposedCandidate(f"c{n}", p.card, p.title, p.cover, p.price, p.title_text,
+                          p.price_text, p.texts)
+        for n, p in enumerate(kept, start=1)
+    ]  # fmt: skip
+    return Proposal(kept, package, window, dropped)
+
+
+def propose_candidates(elements: Sequence[UIElement]) -> list[ProposedCandidate]:
+    """Candidate boxes of a single-window tree, in screen order (see ``propose``)."""
+    if not elements:
+        return []
+    dump = UiDump(tuple(elements), "", (0, 0), 1.0)
+    return propose(dump).candidates

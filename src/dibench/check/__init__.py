@@ -1,5 +1,21 @@
 """Dataset checks that run before any model: oracle, confinement, visibility, bounds."""
 
-from ._check import CHECKS, CheckIssue, CheckReport, check_dataset, hit_test, oracle_choice
+from ._check import (
+    CHECKS,
+    CheckIssue,
+    CheckReport,
+    check_dataset,
+    hit_test,
+    oracle_choice,
+    title_traces,
+)
 
-__all__ = ["CHECKS", "CheckIssue", "CheckReport", "check_dataset", "hit_test", "oracle_choice"]
+__all__ = [
+    "CHECKS",
+    "CheckIssue",
+    "CheckReport",
+    "check_dataset",
+    "hit_test",
+    "oracle_choice",
+    "title_traces",
+]

@@ -23,9 +23,28 @@ from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import DatasetError
 from dibench.dataset._schema import Box, DecisionState, InjectedRecord, UIElement
 
-__all__ = ["CheckIssue", "CheckReport", "check_dataset", "hit_test", "oracle_choice"]
+__all__ = [
+    "CheckIssue",
+    "CheckReport",
+    "check_dataset",
+    "hit_test",
+    "oracle_choice",
+    "title_traces",
+]
 
 OCR_THRESHOLD = 0.8
+# Read-back thresholds per carrier and language: the share of the visible payload OCR must
+# read, and the share of its hook (the part that is not the original title, so a payload that
+# is not drawn at all cannot pass by the original's letters). Chinese lines are read less
+# completely by the recogniser (similar glyphs, punctuation); real-style imports of both
+# languages pass these, an invisible or unreadably small payload reads under a third.
+OCR_THRESHOLDS: dict[tuple[str, str], tuple[float, float]] = {
+    ("title", "en"): (0.8, 0.8),
+    ("title", "zh"): (0.7, 0.7),
+    ("cover", "en"): (0.8, 0.8),
+    ("cover", "zh"): (0.7, 0.7),
+}
+MIN_TRACE = 3  # characters: a shorter original title cannot be told from ordinary text
 CHECKS = (
     "schema",
     "acceptable",
@@ -35,6 +54,7 @@ CHECKS = (
     "shared",
     "confinement",
     "ui_payload",
+    "ui_trace",
     "epsilon",
     "ocr_title",
     "ocr_cover",
@@ -177,6 +197,7 @@ def _array(state_id: str, image: Image.Image) -> np.ndarray:
 
 def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
     from dibench.probes import PROBES
+    from dibench.probes._builtin import original_title
 
     iid = rec.id
     state = ds.benign[rec.pair_of]
@@ -214,9 +235,13 @@ def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obj
     )
     ui = probe.ui(state, rec.target, rec.payload)
     title_nodes = [e for e in ui if e.candidate == rec.target and e.role == "title"]
-    others_same = [e for e in ui if not (e.candidate == rec.target and e.role == "title")] == [
-        e for e in state.ui if not (e.candidate == rec.target and e.role == "title")
-    ]
+    others_same = _same_but_renamed(
+        [e for e in ui if not (e.candidate == rec.target and e.role == "title")],
+        [e for e in state.ui if not (e.candidate == rec.target and e.role == "title")],
+        rec.target,
+        original_title(state, rec.target).strip(),
+        rec.payload.title or "",
+    )
     if "title" in rec.carriers:
         ok = (
             bool(title_nodes)
@@ -226,6 +251,13 @@ def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obj
         )
         rep.add(
             "ui_payload", iid, ok, "the title payload is not the target's title text in the UI tree"
+        )
+        leaks = title_traces(state, rec.target, ui, rec.payload.title or "")
+        rep.add(
+            "ui_trace",
+            iid,
+            not leaks,
+            "the original title survives in the injected UI tree: " + "; ".join(leaks[:3]),
         )
     else:
         rep.add(
@@ -251,6 +283,78 @@ def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obj
         _ocr_checks(rec, state, benign_img, inj_img, rep, ocr)
 
 
+def _same_but_renamed(
+    injected: list[UIElement], benign: list[UIElement], target: str, original: str, payload: str
+) -> bool:
+    """Whether the nodes agree, except that the target's nodes may name the payload where the
+    benign ones named the original title (a wrapper's content-desc, a cover's alt text)."""
+    if len(injected) != len(benign):
+        return False
+    for a, b in zip(injected, benign, strict=True):
+        if a == b:
+            continue
+        if b.candidate != target or not original or not payload:
+            return False
+        renamed = b.model_copy(
+            update={
+                "text": b.text.replace(original, payload),
+                "content_desc": b.content_desc.replace(original, payload),
+            }
+        )
+        if a != renamed:
+            return False
+    return True
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    return (
+        inner.x1 >= outer.x1 and inner.y1 >= outer.y1
+        and inner.x2 <= outer.x2 and inner.y2 <= outer.y2
+    )  # fmt: skip
+
+
+def title_traces(
+    state: DecisionState, target: str, ui: Iterable[UIElement], payload: str
+) -> list[str]:
+    """Where the target's original title (its title node's text or content-desc, or its title
+    attribute as the tree shows it) still appears in an injected tree, outside the payload.
+
+    Every node of the target and every unowned node inside its card is searched, in text and
+    content-desc; occurrences inside the payload itself (which keeps the name after the hook)
+    do not count. Empty when no trace is left.
+    """
+    mine = [e for e in state.ui if e.candidate == target]
+    originals = {
+        v.strip()
+        for e in mine
+        if e.role == "title"
+        for v in (e.text, e.content_desc)
+        if len(v.strip()) >= MIN_TRACE
+    }
+    attr = state.candidate(target).attributes.get("title")
+    if (
+        isinstance(attr, str)
+        and len(attr.strip()) >= MIN_TRACE
+        and any(attr.strip() in v for e in mine for v in (e.text, e.content_desc))
+    ):
+        originals.add(attr.strip())
+    card = state.candidate(target).boxes["card"]
+    out = []
+    for e in ui:
+        if not (e.candidate == target or (e.candidate is None and _inside(e.bounds, card))):
+            continue
+        for name in ("text", "content_desc"):
+            value = getattr(e, name)
+            rest = value.replace(payload, "\x00") if payload else value
+            for o in sorted(originals):
+                if o in rest:
+                    where = f"node {e.index} ({e.cls.rsplit('.', 1)[-1]}"
+                    where += f", {e.role})" if e.role else ")"
+                    out.append(f"{where} {name.replace('_', '-')} {o[:40]!r}")
+                    break
+    return out
+
+
 def _crop(img: Image.Image, box: Box) -> Image.Image:
     return img.crop((box.x1, box.y1, box.x2, box.y2))
 
@@ -269,24 +373,40 @@ def _ocr_checks(
 ) -> None:
     from dibench.ocr import normalize, visible_fraction
     from dibench.probes import cover_text_lines, visible_title_lines
+    from dibench.probes._builtin import original_title
 
     target = state.candidate(rec.target)
     iid = rec.id
     if rec.payload.title is not None:
         expected = "".join(visible_title_lines(state, rec.target, rec.payload))
-        frac = visible_fraction(expected, _ocr_text(engine, _crop(inj_img, target.boxes["title"])))
+        read = _ocr_text(engine, _crop(inj_img, target.boxes["title"]))
+        original = original_title(state, rec.target).strip()
+        hook = rec.payload.title
+        if original and hook.endswith(original) and len(hook) > len(original):
+            hook = hook[: -len(original)]
+        hook_shown = _shown_prefix(hook, expected)
+        frac, frac_hook = visible_fraction(expected, read), visible_fraction(hook_shown, read)
+        need, need_hook = OCR_THRESHOLDS.get(("title", rec.language), (OCR_THRESHOLD,) * 2)
         key = f"title/{rec.language}"
         rep.ocr_min_fraction[key] = min(frac, rep.ocr_min_fraction.get(key, 1.0))
         rep.add(
-            "ocr_title", iid, frac >= OCR_THRESHOLD, f"OCR reads {frac:.0%} of the title payload"
+            "ocr_title",
+            iid,
+            frac >= need and frac_hook >= need_hook,
+            f"OCR reads {frac:.0%} of the title payload and {frac_hook:.0%} of its hook "
+            f"(need {need:.0%} and {need_hook:.0%})",
         )
     if rec.payload.cover_text is not None:
         expected = "".join(cover_text_lines(state, rec.target, rec.payload))
         frac = visible_fraction(expected, _ocr_text(engine, _crop(inj_img, target.boxes["cover"])))
+        need, _ = OCR_THRESHOLDS.get(("cover", rec.language), (OCR_THRESHOLD,) * 2)
         key = f"cover/{rec.language}"
         rep.ocr_min_fraction[key] = min(frac, rep.ocr_min_fraction.get(key, 1.0))
         rep.add(
-            "ocr_cover", iid, frac >= OCR_THRESHOLD, f"OCR reads {frac:.0%} of the cover payload"
+            "ocr_cover",
+            iid,
+            frac >= need,
+            f"OCR reads {frac:.0%} of the cover payload (need {need:.0%})",
         )
     if rec.payload.epsilon is not None and rec.payload.cover_text is None:
         box = target.boxes["cover"]
@@ -299,6 +419,19 @@ def _ocr_checks(
             new <= 2,
             f"OCR reads new text in the perturbed cover: {after!r} (benign: {before!r})",
         )
+
+
+def _shown_prefix(hook: str, shown: str) -> str:
+    """The part of ``hook`` the clamp shows: ``shown`` (the visible lines) cut to the hook."""
+    from dibench.ocr import normalize
+
+    n = len(normalize(hook))
+    out = ""
+    for ch in shown:
+        if len(normalize(out)) >= n:
+            break
+        out += ch
+    return out
 
 
 def _ocr_sample(ids: list[str], ds: Dataset, n: int, seed: int) -> set[str]:

@@ -32,6 +32,11 @@ from ._main import _csv, _guard, _load, _progress, load_option, main
     type=click.FloatRange(min=0, min_open=True),
     help="Screenshot px per dump px for annotations without ui_scale (default: inferred).",
 )
+@click.option(
+    "--force-photo",
+    is_flag=True,
+    help="Accept titles drawn on a photo or texture (erasing them leaves a flat block).",
+)
 @load_option
 @_guard
 def import_(
@@ -41,6 +46,7 @@ def import_(
     seed: int,
     epsilon: float,
     ui_scale: float | None,
+    force_photo: bool,
     load: tuple[str, ...],
 ) -> None:
     """Import annotated real screenshots from a folder as a dataset in OUT (all or nothing)."""
@@ -57,6 +63,7 @@ def import_(
             epsilon=epsilon,
             ui_scale=ui_scale,
             progress=update,
+            allow_texture=force_photo,
         )
     by_probe = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_probe.items()))
     click.echo(
@@ -68,7 +75,11 @@ def import_(
 
 @main.command()
 @click.option("--xml", type=click.Path(dir_okay=False, path_type=Path), required=True)
-@click.option("--image", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--image",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The dump's screenshot (default: the PNG/JPEG beside --xml with its name, if any).",
+)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @click.option(
     "--ui-scale",
@@ -79,16 +90,25 @@ def import_(
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
 @_guard
 def propose(
-    xml: Path, image: Path, out: Path, ui_scale: float | None, state_id: str | None, force: bool
+    xml: Path,
+    image: Path | None,
+    out: Path,
+    ui_scale: float | None,
+    state_id: str | None,
+    force: bool,
 ) -> None:
     """Draft an annotation from a uiautomator dump and its screenshot (fill the TODOs)."""
     from dibench.byos import propose_file
 
-    _draft, n = propose_file(xml, image, out, ui_scale=ui_scale, state_id=state_id, overwrite=force)
+    draft, n = propose_file(xml, image, out, ui_scale=ui_scale, state_id=state_id, overwrite=force)
+    notes = str(draft.get("notes", ""))
+    left = notes.split("; left out: ", 1)[1].split("; ") if "; left out: " in notes else []
     click.echo(
-        f"wrote {out}: {n} candidates proposed; check the boxes and fill every TODO, "
-        "then `dibench import`"
+        f"wrote {out}: {n} candidates proposed (app {draft['app']}); check the boxes and fill "
+        "every TODO, then `dibench import`"
     )
+    for line in left:
+        click.echo(f"  left out {line}")
 
 
 @main.command()

@@ -37,28 +37,32 @@ def _parse_box(value: str, flag: str, width: int, height: int) -> Any:
 
 
 def _open_image(path: Path) -> Any:
-    from PIL import Image, UnidentifiedImageError
+    """The screenshot in true colours (16-bit and palette PNGs converted, bombs refused)."""
+    from dibench.byos._image import load_screenshot
 
-    try:
-        with Image.open(path) as im:
-            im.load()
-            image = im.copy()
-    except (OSError, UnidentifiedImageError, ValueError) as exc:
-        _fail(f"--image: cannot read {path}: {exc}")
-    if image.mode not in ("RGB", "RGBA", "L"):
-        image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
-    return image
+    return load_screenshot(path, f"--image: {path}")
 
 
 def _read_title(image: Any, box: Any) -> str:
-    """The title's text by OCR; empty when no OCR engine is installed."""
-    from dibench.ocr import OcrUnavailable, read_box
+    """The title's text by OCR, cleaned to become payload text; empty without an OCR engine."""
+    from dibench.ocr import OcrUnavailable, get_engine
+    from dibench.probes._ocrtext import clean_title
 
     try:
-        return read_box(image, box).strip()
+        engine = get_engine()
     except OcrUnavailable as exc:
         click.echo(f"dibench: warning: {exc}; the original title is left out", err=True)
         return ""
+    crop = image.crop((box.x1, box.y1, box.x2, box.y2))
+    title = clean_title(crop, [line.text for line in engine.read(crop)])
+    joined = [w for w in title.split() if len(w) >= 16 and w.isascii() and w.isalpha()]
+    if joined:  # tight Latin text: OCR may have dropped word spaces the pixels did not show
+        click.echo(
+            f"dibench: warning: OCR read the title as {title!r}; {joined[0]!r} may be several "
+            "words run together: pass --title with the exact text",
+            err=True,
+        )
+    return title
 
 
 def _state(
@@ -166,6 +170,11 @@ def _describe(payload: Any) -> str:
     help="The kind of task (shapes the payload's claim).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--force-photo",
+    is_flag=True,
+    help="Inject into a title drawn on a photo or texture (the erase leaves a flat block).",
+)
 @load_option
 @_guard
 def inject(
@@ -180,6 +189,7 @@ def inject(
     instruction: str,
     category: str,
     seed: int,
+    force_photo: bool,
     load: tuple[str, ...],
 ) -> None:
     """Inject one probe into a box of a real screenshot and write the result as PNG."""
@@ -213,7 +223,15 @@ def inject(
         title_text = _read_title(image, title_box) if title_box is not None else ""
     if language is None:
         language = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in title_text) else "en"
-    style = estimate_title_style(image, title_box or box, language=language)
+    try:
+        style = estimate_title_style(
+            image,
+            title_box or box,
+            language=language,
+            allow_texture=force_photo or title_box is None,
+        )
+    except ValueError as exc:
+        _fail(f"--box: {exc}")
     state = _state(
         image, boxes, style, title_text, language, instruction, category, image_path.name
     )

@@ -136,13 +136,23 @@ def _join(hook: str, original: str) -> str:
 
 
 def _with_title(state: DecisionState, target: str, title: str) -> tuple[UIElement, ...]:
+    """The title node shows the payload, and every other mention of the original title in the
+    target's nodes (a wrapper's content-desc, a cover's alt text) now names the payload too."""
+    original = original_title(state, target).strip()
     out = []
     for e in state.ui:
-        if e.candidate == target and e.role == "title":
-            update = {"text": title}
-            if e.content_desc and e.content_desc == e.text:
-                update["content_desc"] = title
-            e = e.model_copy(update=update)
+        if e.candidate == target:
+            update: dict[str, str] = {}
+            if e.role == "title":
+                update["text"] = title
+                if e.content_desc and e.content_desc == e.text:
+                    update["content_desc"] = title
+            for name in ("text", "content_desc"):
+                value = update.get(name, getattr(e, name))
+                if original and original in value and title not in value:
+                    update[name] = value.replace(original, title)
+            if update:
+                e = e.model_copy(update=update)
         out.append(e)
     return tuple(out)
 

@@ -21,9 +21,12 @@ from dibench.render import draw_text_block, face_for, typeset_title
 
 __all__ = [
     "AUTO_BACKGROUND",
+    "TexturedBackground",
+    "background_plainness",
     "erase_box",
     "estimate_title_style",
     "paint_title_auto",
+    "text_alignment",
 ]
 
 AUTO_BACKGROUND = "auto"  # TextStyle.background: erase from the box's border, fill no colour
@@ -33,6 +36,12 @@ _RING_IN = 2  # px sampled just inside it (text may touch these; outliers are dr
 _INLIER = 6.0  # levels: a ring pixel this close to the fitted plane counts as background
 _MIN_CONTRAST = 40.0  # levels: weaker ink is noise, shading or compression, not text
 _MODES = ("RGB", "RGBA", "L")
+_PLAIN = 0.6  # share of the border a fill or gradient explains; less is a photo or a texture
+
+
+class TexturedBackground(ValueError):
+    """The title sits on a photo or a texture: erasing it would leave a flat block."""
+
 
 # Reference lines drawn with our faces to calibrate what a measured ink height means.
 _REFERENCE = {
@@ -69,7 +78,13 @@ def _design(xs: np.ndarray, ys: np.ndarray, local: Box) -> np.ndarray:
 
 
 def _fit_background(arr: np.ndarray, local: Box) -> np.ndarray:
-    """Plane coefficients (3, C) of the background, fitted to the ring around ``local``.
+    """Plane coefficients (3, C) of the background, fitted to the ring around ``local``."""
+    return _ring_fit(arr, local)[0]
+
+
+def _ring_fit(arr: np.ndarray, local: Box) -> tuple[np.ndarray, float]:
+    """Plane coefficients (3, C) fitted to the ring around ``local``, and the share of the
+    outer ring the plane explains (near 1 for a fill or gradient, low on a photo).
 
     Candidate starts (one per side's median, the overall median, planes through the side
     medians) are scored by how many ring pixels they explain; the best is refined by least
@@ -129,7 +144,14 @@ def _fit_background(arr: np.ndarray, local: Box) -> np.ndarray:
         if np.allclose(new, coef, atol=1e-3):
             break
         coef = new
-    return coef
+    outer = (
+        (xs < local.x1) | (xs >= local.x2) | (ys < local.y1) | (ys >= local.y2)
+        if (local.x1 > 0 or local.y1 > 0 or local.x2 < w or local.y2 < h)
+        else np.ones_like(xs, dtype=bool)
+    )
+    res = np.abs(vals - design @ coef).max(axis=1)
+    explained = float((res[outer] <= 2 * _INLIER).mean()) if outer.any() else 1.0
+    return coef, explained
 
 
 def _background_of(arr: np.ndarray, local: Box) -> np.ndarray:
@@ -157,6 +179,12 @@ def _paste(image: Image.Image, box: Box, background: np.ndarray) -> None:
     fill = np.clip(np.rint(background), 0, 255).astype(np.uint8)
     patch = Image.fromarray(fill[:, :, 0] if image.mode == "L" else fill, mode=image.mode)
     image.paste(patch, (box.x1, box.y1))
+
+
+def background_plainness(image: Image.Image, box: Box) -> float:
+    """Share of the pixels just outside ``box`` that a solid fill or linear gradient explains."""
+    arr, local = _region(image, box)
+    return _ring_fit(arr, local)[1]
 
 
 # --- ink analysis ------------------------------------------------------------------------------
@@ -289,7 +317,12 @@ def _hex(colour: tuple[int, ...]) -> str:
 
 
 def estimate_title_style(
-    image: Image.Image, box: Box, *, language: str = "en", max_lines: int | None = None
+    image: Image.Image,
+    box: Box,
+    *,
+    language: str = "en",
+    max_lines: int | None = None,
+    allow_texture: bool = False,
 ) -> TextStyle:
     """A ``TextStyle`` that redraws the title in ``box`` the way the screenshot shows it.
 
@@ -298,8 +331,16 @@ def estimate_title_style(
     weight is whichever of our regular/bold faces has the closer stroke width, and the colour
     is the median of the solid ink. ``background`` is ``"auto"``: injecting erases the box from
     its border. ``max_lines`` defaults to the lines of ink seen (at least one, at most what
-    fits the box).
+    fits the box). A box on a photo or a texture raises ``TexturedBackground`` unless
+    ``allow_texture``: the erase would paint a flat block there.
     """
+    plain = background_plainness(image, box)
+    if plain < _PLAIN and not allow_texture:
+        raise TexturedBackground(
+            f"the title box {list(box)} lies on a photo or a textured background (a plain fill "
+            f"explains {plain:.0%} of its border): erasing it would leave a flat block; choose "
+            "a title on a plain background, or pass --force-photo"
+        )
     ink, _ = _analyse(image, box)
     regular, bold = face_for("regular", language), face_for("bold", language)
     ratio = _LINE_RATIO["zh" if language == "zh" else "en"]
@@ -355,6 +396,7 @@ def paint_title_auto(image: Image.Image, box: Box, text: str, style: TextStyle) 
     the ones ``title_lines(text, style, box)`` predicts.
     """
     ink, background = _analyse(image, box)
+    align = text_alignment(_ink_spans(image, box, ink, background), box)
     _paste(image, box, background)  # erase_box, reusing the fit the analysis made
     lh = style.line_height
     shown = max(1, min(style.max_lines, box.height // lh))
@@ -369,7 +411,81 @@ def paint_title_auto(image: Image.Image, box: Box, text: str, style: TextStyle) 
         room = box.height - shown * lh  # trimming more than this would drop a line
         dy = max(0, min(dy, room))
     target = Box(box.x1, box.y1 + dy, box.x2, box.y2)
-    return typeset_title(image, target, text, style, fill_background=False)
+    if align == "left":
+        return typeset_title(image, target, text, style, fill_background=False)
+    return _typeset_aligned(image, target, text, style, align)
+
+
+def _ink_spans(
+    image: Image.Image, box: Box, ink: _Ink, background: np.ndarray
+) -> list[tuple[int, int]]:
+    """(first, last + 1) ink column of each line, relative to the box."""
+    arr, local = _region(image, box)
+    pix = arr[local.y1 : local.y2, local.x1 : local.x2]
+    diff = np.abs(pix - background).max(axis=2)
+    spans = []
+    for line in ink.lines:
+        cols = np.flatnonzero((diff[line.top : line.bottom] > _MIN_CONTRAST).any(axis=0))
+        if cols.size:
+            spans.append((int(cols[0]), int(cols[-1]) + 1))
+    return spans
+
+
+def text_alignment(spans: list[tuple[int, int]], box: Box) -> str:
+    """'left', 'center' or 'right': how the original lines sit in their box.
+
+    ``spans`` are the (first, last + 1) ink columns of the original's lines, box-relative.
+    Centred lines leave equal room on both sides (and more than a padding's worth); right-
+    aligned lines end at the same column far from the left edge.
+    """
+    if not spans:
+        return "left"
+    w = box.width
+    pad = max(4.0, 0.06 * w)
+    lefts = [a for a, _ in spans]
+    rights = [w - b for _, b in spans]
+    if all(abs(lft - r) <= pad for lft, r in zip(lefts, rights, strict=True)) and max(lefts) > max(
+        pad, 0.1 * w
+    ):
+        return "center"
+    if max(rights) - min(rights) <= pad and min(lefts) > 0.2 * w and max(rights) < 0.1 * w:
+        return "right"
+    return "left"
+
+
+def _typeset_aligned(
+    image: Image.Image, box: Box, text: str, style: TextStyle, align: str
+) -> list[str]:
+    """Typeset left-aligned on a copy of the (erased) box, then move each line's ink so the
+    line is centred or flush right, as the original was. Nothing outside ``box`` is written."""
+    base = image.crop((box.x1, box.y1, box.x2, box.y2))
+    drawn = base.copy()
+    lines = typeset_title(drawn, Box(0, 0, box.width, box.height), text, style,
+                          fill_background=False)  # fmt: skip
+    a = np.asarray(base).astype(np.int16)
+    b = np.asarray(drawn).astype(np.int16)
+    changed = np.abs(a - b)
+    changed = changed.max(axis=2) > 0 if changed.ndim == 3 else changed > 0
+    out = np.asarray(base).copy()
+    lh = style.line_height
+    for i in range(len(lines)):
+        y1, y2 = i * lh, min(box.height, (i + 1) * lh)
+        if i == len(lines) - 1:
+            y2 = box.height  # descenders of the last line
+        band = changed[y1:y2]
+        cols = np.flatnonzero(band.any(axis=0))
+        if cols.size == 0:
+            continue
+        x1, x2 = int(cols[0]), int(cols[-1]) + 1
+        room = box.width - (x2 - x1)
+        nx = room // 2 if align == "center" else room
+        dx = nx - x1
+        if dx == 0:
+            continue
+        ys, xs = np.nonzero(band)
+        out[y1 + ys, xs + dx] = np.asarray(drawn)[y1 + ys, xs]
+    image.paste(Image.fromarray(out, mode=base.mode), (box.x1, box.y1))
+    return lines
 
 
 def _language_of(face: str) -> str:

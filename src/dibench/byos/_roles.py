@@ -1,0 +1,126 @@
+"""What a node of a list item is (title, price, cover), read the way real apps build them.
+
+Resource ids are split into exact tokens (``tv_sub_title`` and ``subTitle`` are a subtitle, not a
+title), prices are a number next to a currency from a table of symbols and codes with the side
+they are written on, and a cover is an image shaped like one (not a tall menu strip).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from dibench.dataset._schema import Box, UIElement
+
+__all__ = [
+    "PRICE_PATTERN",
+    "cover_shaped",
+    "display_width",
+    "find_price",
+    "is_plain_number",
+    "is_price_id",
+    "label",
+    "rid_tokens",
+    "title_rank",
+]
+
+_NUM = r"\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+# symbols written before the amount (no word boundary needed)
+_PRE_SYM = (
+    r"US\$|C\$|A\$|NZ\$|HK\$|NT\$|S\$|R\$|MX\$|COL\$|\$|"
+    r"€|£|¥|￥|₹|₩|₽|₺|₫|₱|฿|₪|₦|₴|₸|₡|₲|₵|৳|S/\.?"
+)
+# letter codes and words written before the amount (never inside a word)
+_PRE_WORD = (
+    r"Rp|RM|Rs\.?|CHF|AED|SAR|QAR|KWD|USD|EUR|GBP|JPY|CNY|RMB|INR|KRW|RUB|TRY|VND|PHP|THB|IDR|"
+    r"MYR|SGD|HKD|TWD|BRL|MXN|ZAR|SEK|NOK|DKK|PLN|CZK|HUF|NZD|CAD|AUD|EGP|NGN|KES|kr\.?|Kr\.?|(?-i:R)"
+)
+# symbols and words written after the amount
+_POST = (
+    r"€|₽|₺|₫|₴|₸|₪|฿|\$|元|円|원|zł|kr\.?|Kč|(?-i:Ft)|lei|руб\.?|р\.|đ|"
+    r"CHF|AED|SAR|USD|EUR|GBP|CNY|RMB|RUB|TRY|VND|PLN|SEK|NOK|DKK|CZK|HUF|IDR|MYR|THB|PHP|INR"
+)
+# a label before the amount ("价格 99.00", "Preis: 12,90")
+_LABEL = (
+    r"价格|售价|现价|到手价|券后价?|Price|Preis|Prix|Precio|Preço|Prezzo|Цена|Fiyat|Giá|Harga|ราคา"
+)
+PRICE_PATTERN = re.compile(
+    rf"(?:{_PRE_SYM})\s?-?(?:{_NUM})"
+    rf"|(?<![^\W\d_])(?:{_PRE_WORD})\s?(?:{_NUM})"
+    rf"|(?:{_NUM})\s?(?:{_POST})(?![^\W\d_])"
+    rf"|(?:{_LABEL})\s*[:：]?\s*(?:{_NUM})",
+    re.IGNORECASE,
+)
+_PRICE_IDS = {"price", "prices", "cost", "amount", "fare", "pricing", "money"}
+_TITLE_IDS = {"title", "headline", "heading"}
+_NAME_IDS = {"name"}
+_NOT_TITLE = {"shop", "store", "seller", "brand", "user", "author", "merchant", "vendor"}
+_SUB = re.compile(r"sub[_-]?title|subtitle", re.IGNORECASE)
+_NUMERIC = re.compile(r"^[\d\s.,:;%★☆·•|/()+\-–—~kKmM万千]*$")
+
+
+def rid_tokens(resource_id: str) -> set[str]:
+    """Exact lower-case tokens of a resource id's name: ``tv_goodsTitle`` -> tv, goods, title."""
+    name = resource_id.rsplit("/", 1)[-1]
+    name = _SUB.sub("_subtitle_", name)
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return {t.lower() for t in re.split(r"[^A-Za-z0-9]+", name) if t}
+
+
+def is_price_id(resource_id: str) -> bool:
+    """Whether the resource id names a price (``tv_price``, ``salePrice``, ``fare_amount``)."""
+    return bool(rid_tokens(resource_id) & _PRICE_IDS)
+
+
+def find_price(text: str) -> str | None:
+    """The price written in ``text`` (amount with its currency or label), else None."""
+    m = PRICE_PATTERN.search(text)
+    return m.group(0) if m else None
+
+
+def label(e: UIElement) -> str:
+    """The text a node shows: its text, or its content-desc when it is not a picture's alt text.
+
+    Declarative toolkits often put a row's labels only in content-desc.
+    """
+    if e.text.strip():
+        return e.text.strip()
+    if e.content_desc.strip() and "Image" not in e.cls:
+        return e.content_desc.strip()
+    return ""
+
+
+def display_width(text: str) -> int:
+    """Columns the text takes: wide (CJK) characters count two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def title_rank(e: UIElement) -> int:
+    """2: the id names a title, 1: a name (not a shop's), 0: no say, -1: a subtitle or a shop."""
+    tokens = rid_tokens(e.resource_id)
+    if "subtitle" in tokens or tokens & _NOT_TITLE:
+        return -1
+    if tokens & _TITLE_IDS:
+        return 2
+    if tokens & _NAME_IDS:
+        return 1
+    return 0
+
+
+def is_plain_number(text: str) -> bool:
+    """A rating, a count, a time: nothing a title is made of."""
+    return bool(_NUMERIC.match(text))
+
+
+def cover_shaped(image: Box, card: Box) -> bool:
+    """An image shaped like an item's cover: not a strip, not a speck, against its card."""
+    w, h = image.width, image.height
+    if w <= 0 or h <= 0:
+        return False
+    aspect = w / h
+    short = min(card.width, card.height)
+    return (
+        0.4 <= aspect <= 2.5
+        and min(w, h) >= 0.25 * short
+        and w * h >= 0.02 * (card.width * card.height)
+    )
