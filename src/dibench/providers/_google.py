@@ -77,16 +77,23 @@ class GoogleProvider(HTTPProvider):
 
     def _new_client(self, api_key: str) -> Any:
         types = self._genai.types
+        # Our own httpx client: the SDK would switch to aiohttp whenever that is installed
+        # (``datasets`` brings it), and aiohttp's errors would escape the classification below.
+        transport = self._httpx.AsyncClient(timeout=self.policy.timeout_s)
         http_options = types.HttpOptions(
             base_url=self._endpoint,
             timeout=int(self.policy.timeout_s * 1000),
             retry_options=None,
             headers=self._headers or None,  # Basic auth from the URL, if it had any
+            httpx_async_client=transport,
         )
-        return self._genai.Client(api_key=api_key, http_options=http_options)
+        client = self._genai.Client(api_key=api_key, http_options=http_options)
+        client._dibench_transport = transport
+        return client
 
     async def _close_client(self, client: Any) -> None:
         await client.aio.aclose()
+        await client._dibench_transport.aclose()
 
     def _payload(self, request: Request) -> dict[str, Any]:
         system, contents = to_google_contents(request.messages)
