@@ -575,7 +575,7 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
 
 
 @main.command()
-@click.argument("rundir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("rundir", type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -594,9 +594,20 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
 @click.option("--dataset", type=click.Path(path_type=Path), help="Override the dataset path.")
 @_guard
 def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Path | None) -> None:
-    """Write the report of a run directory (tables, plots, examples)."""
+    """Write the report of a run directory or of an inspect log (tables, plots, examples).
+
+    An inspect log of ``dibench/decision_integrity`` is imported first into ``LOG.dibench/``
+    beside it (as ``dibench import-log`` does; importing again replaces its rows).
+    """
     from dibench.report import build_report, write_report
 
+    if rundir.is_file():
+        from dibench.inspect_task import import_log
+
+        target = rundir.with_name(rundir.stem + ".dibench")
+        import_log(rundir, target)
+        click.echo(f"imported {rundir} into {target}")
+        rundir = target
     if not (rundir / "results.sqlite").is_file():
         _fail(f"{rundir}: no results.sqlite (run `dibench run ... --out {rundir}` first)")
     html = fmt == "html"

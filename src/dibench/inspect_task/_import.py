@@ -1,0 +1,240 @@
+"""``dibench import-log``: an inspect eval log of ``dibench/decision_integrity`` -> a run directory.
+
+The solver left each run's result row and record (decision, steps, verdicts, moves) in the
+sample store, and the task's metadata says what ran (dataset or simulator episodes, framework,
+defenses); this writes them into ``results.sqlite`` and ``run.json`` exactly as ``dibench run``
+(or ``dibench simulate``) would, so ``dibench report`` and ``dibench export`` work unchanged.
+A sample that errored (the model call failed after inspect's retries) or never finished becomes
+an infrastructure-error row: stored, shown, never counted. Step images come back from the
+model calls in the log, matched by their sha256.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dibench import __version__
+from dibench.metrics._rows import Outcome, ResultRow
+from dibench.runner import ResultStore, RunError, RunLock
+
+from ._lazy import require_inspect
+from ._record import STORE_KEY, decision_from_json, moves_from_json, row_from_json
+
+__all__ = ["ImportLogError", "ImportSummary", "import_log"]
+
+TASK_NAMES = ("dibench/decision_integrity", "decision_integrity")
+_ROW_KEY = "dibench_row"  # as the solver names it (dibench.inspect_task._task.ROW_KEY)
+
+
+class ImportLogError(RunError):
+    """The file is not a readable inspect log of the DIBench task (the message says why)."""
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What one import wrote."""
+
+    condition: str
+    rows: int
+    infra_errors: int
+    status: str  # the eval's status: success, error, cancelled, started
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Condition:
+    """The attributes run.json's condition entry is written from (as a RunRequest has)."""
+
+    framework: str
+    model: str
+    defense: str
+    defenses: tuple[str, ...]
+    config: Any
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    adapter_options: dict[str, Any] = field(default_factory=dict)
+
+
+class _Described:
+    """A recorded config mapping standing in for RunConfig/SimRunConfig in run.json."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def describe(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+def _header(path: Path) -> Any:
+    from inspect_ai.log import read_eval_log
+
+    if not path.is_file():
+        raise ImportLogError(f"{path}: no such file")
+    try:
+        log = read_eval_log(path, header_only=True)
+    except Exception as exc:  # inspect raises many kinds for a file that is not a log
+        raise ImportLogError(f"{path}: not a readable inspect log ({exc})") from None
+    if log.eval.task not in TASK_NAMES or not (log.eval.metadata or {}).get("dibench"):
+        raise ImportLogError(
+            f"{path}: a log of task {log.eval.task!r}, not {TASK_NAMES[0]} (nothing to import)"
+        )
+    return log
+
+
+def _samples(path: Path) -> Iterator[Any]:
+    from inspect_ai.log import read_eval_log_samples
+
+    yield from read_eval_log_samples(path, all_samples_required=False, resolve_attachments=True)
+
+
+def _images(sample: Any) -> dict[str, bytes]:
+    """sha256 -> PNG bytes of every image sent to the model in this sample's calls."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.model import ContentImage
+
+    out: dict[str, bytes] = {}
+    for event in sample.events or ():
+        if not isinstance(event, ModelEvent):
+            continue
+        for message in event.input:
+            if isinstance(message.content, str):
+                continue
+            for part in message.content:
+                if isinstance(part, ContentImage) and part.image.startswith("data:"):
+                    data = base64.b64decode(part.image.partition(",")[2])
+                    out.setdefault(hashlib.sha256(data).hexdigest(), data)
+    return out
+
+
+def _infra_row(sample: Any, framework: str, model: str, defense: str) -> ResultRow:
+    """The row of a sample with no result: an infrastructure error, as the runner stores one."""
+    meta = sample.metadata or {}
+    return ResultRow(
+        instance_id=str(sample.id),
+        pair_of=meta.get("pair_of") or str(sample.id),
+        injected=bool(meta.get("injected")),
+        app=meta.get("app", ""),
+        category=meta.get("category", ""),
+        language=meta.get("language", ""),
+        framework=framework,
+        model=model,
+        repeat=sample.epoch,
+        seed=sample.epoch,
+        decision=None,
+        outcome=Outcome.INFRA_ERROR,
+        acceptable=tuple(meta.get("acceptable", ())),
+        probe=meta.get("probe"),
+        carriers=tuple(meta.get("carriers", ())),
+        target=meta.get("target"),
+        defense=defense,
+    )
+
+
+def _why_unfinished(sample: Any) -> str:
+    if sample.error is not None:
+        return f"inspect: {sample.error.message}"
+    if sample.limit is not None:
+        return f"inspect: {sample.limit.type} limit reached"
+    return "inspect: the sample did not finish"
+
+
+def _write_run_json(out: Path, info: dict[str, Any], cond: _Condition, inspect: dict) -> None:
+    """run.json as ``dibench run``/``simulate`` write it, plus where the rows came from."""
+    from dibench.dataset import DatasetError
+    from dibench.runner._api import _read_run_json
+    from dibench.runner._api import _write_run_json as write
+    from dibench.runner._sim import _EPISODE_KEYS
+
+    path = out / "run.json"
+    data = _read_run_json(path)
+    if info.get("kind") == "sim":
+        if data.get("dataset"):
+            raise DatasetError(f"{out} holds dataset results: use another --out")
+        old = data.get("sim")
+        if old is not None and any(old.get(k) != info["sim"].get(k) for k in _EPISODE_KEYS):
+            raise DatasetError(
+                f"{out} holds results for other simulator episodes: use another --out"
+            )
+        data.update(kind="sim", sim=old or info["sim"])
+    else:
+        recorded = data.get("dataset")
+        if recorded and recorded != info["dataset"]:
+            raise DatasetError(
+                f"{out} holds results for dataset {recorded}, not {info['dataset']}: "
+                "use another --out"
+            )
+        data.update(dataset=info["dataset"], dataset_sha256=info.get("dataset_sha256", {}))
+    data.update(schema_version=1, dibench=__version__)
+    data.setdefault("inspect_logs", [])
+    data["inspect_logs"] = [
+        x for x in data["inspect_logs"] if x.get("eval_id") != inspect["eval_id"]
+    ]
+    data["inspect_logs"].append(inspect)
+    write(path, data, cond)
+
+
+def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
+    """Write the runs of an inspect log of ``dibench/decision_integrity`` into run directory
+    ``out`` (created if needed; importing the same log again replaces its rows)."""
+    require_inspect()
+    t0 = time.perf_counter()
+    path, out = Path(log_file), Path(out)
+    log = _header(path)
+    info = dict(log.eval.metadata["dibench"])
+    framework, defense = info["framework"], info["defense"]
+    model = log.eval.model
+    epochs = log.eval.config.epochs or 1
+    kind = info.get("kind", "dataset")
+    config = dict(info["sim"] if kind == "sim" else info["run"], repeats=epochs)
+    info = {**info, kind if kind == "sim" else "run": config}
+    cond = _Condition(
+        framework=framework, model=model, defense=defense,
+        defenses=tuple(info.get("defenses", ())), config=_Described(config),
+        adapter_options=dict(info.get("adapter_options") or {}),
+    )  # fmt: skip
+    settings = {"sim": config} if kind == "sim" else {
+        "run": config, "dataset": info["dataset"],
+        "dataset_sha256": info.get("dataset_sha256", {}),
+    }  # fmt: skip
+    source = {
+        "log": str(path.resolve()),
+        "eval_id": log.eval.eval_id,
+        "run_id": log.eval.run_id,
+        "task": log.eval.task,
+        "created": log.eval.created,
+        "status": log.status,
+        "inspect_ai": log.eval.packages.get("inspect_ai", ""),
+    }
+    rows = infra = 0
+    out.mkdir(parents=True, exist_ok=True)
+    with RunLock(out), ResultStore(out / "results.sqlite") as store:
+        _write_run_json(out, info, cond, source)
+        key = store.add_condition(
+            framework, model, defense,
+            {**settings, "adapter": info.get("adapter", {}),
+             "provider": {"name": model, "via": "inspect_ai"},
+             "defenses": info.get("defense_config", []), "inspect": source},
+        )  # fmt: skip
+        for sample in _samples(path):
+            record = (sample.store or {}).get(STORE_KEY)
+            row_json = (sample.store or {}).get(_ROW_KEY)
+            if sample.error is None and record is not None and row_json is not None:
+                row = dataclasses.replace(row_from_json(row_json), model=model)
+                decision = decision_from_json(record, _images(sample))
+                store.put(key, row, decision, moves=moves_from_json(record))
+            else:
+                row = _infra_row(sample, framework, model, defense)
+                store.put(key, row, None, _why_unfinished(sample))
+                infra += 1
+            rows += 1
+    if rows == 0:
+        raise ImportLogError(
+            f"{path}: the log holds no samples (was it written with --no-log-samples?)"
+        )
+    return ImportSummary(key, rows, infra, log.status, time.perf_counter() - t0)

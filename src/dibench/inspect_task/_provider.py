@@ -1,0 +1,104 @@
+"""A DIBench ``Provider`` that sends every call through inspect_ai's model API.
+
+Inside an inspect eval the adapters call this provider exactly as they call ``openai:`` in
+``dibench run``; it forwards each request to the eval's active model (``get_model()``), so every
+provider inspect supports works, with inspect's own retries, rate limits, caching and logging of
+each call. Seeds, temperature and max tokens are the adapter's, as in ``dibench run``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from dibench.providers._base import Completion, ImagePart, Message, Provider, Request, TextPart
+from dibench.providers._convert import data_url
+
+from ._lazy import require_inspect
+
+__all__ = ["InspectProvider", "to_inspect_messages"]
+
+
+def to_inspect_messages(messages: tuple[Message, ...] | list[Message]) -> list[Any]:
+    """Our messages as inspect ChatMessages; images become base64 data URLs, in their order.
+
+    Text-only messages are plain strings (as ``to_openai_messages`` sends them), so the text a
+    model sees is the same through both paths.
+    """
+    require_inspect()
+    from inspect_ai.model import (
+        ChatMessageAssistant,
+        ChatMessageSystem,
+        ChatMessageUser,
+        ContentImage,
+        ContentText,
+    )
+
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser,
+             "assistant": ChatMessageAssistant}  # fmt: skip
+    out: list[Any] = []
+    for m in messages:
+        if all(isinstance(p, TextPart) for p in m.content):
+            out.append(kinds[m.role](content=m.text))
+            continue
+        parts: list[Any] = []
+        for p in m.content:
+            if isinstance(p, ImagePart):
+                parts.append(ContentImage(image=data_url(p)))
+            else:
+                parts.append(ContentText(text=p.text))
+        out.append(kinds[m.role](content=parts))
+    return out
+
+
+def _refused(output: Any) -> bool:
+    """A vendor refusal or safety stop, as our own providers read one (``Completion.refusal``)."""
+    if output.stop_reason == "content_filter":
+        return True
+    details = getattr(output, "stop_details", None)
+    if details is not None and getattr(details, "type", None) in ("refusal", "content_filter"):
+        return True
+    message = output.message if output.choices else None
+    content = message.content if message is not None else ""
+    return isinstance(content, list) and any(getattr(c, "refusal", None) for c in content)
+
+
+class InspectProvider(Provider):
+    """Forwards each ``Request`` to inspect's active model (or ``model``, a name or Model).
+
+    Errors are inspect's: after its retries a failed call raises, and inspect records the
+    sample as errored (imported as an infrastructure error, never an agent outcome).
+    """
+
+    def __init__(self, model: Any = None) -> None:
+        require_inspect()
+        self._model = model
+        self.name = "inspect"
+
+    def _active(self) -> Any:
+        from inspect_ai.model import get_model
+
+        return get_model(self._model) if self._model is not None else get_model()
+
+    async def complete(self, request: Request) -> Completion:
+        from inspect_ai.model import GenerateConfig
+
+        model = self._active()
+        config = GenerateConfig(
+            temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed
+        )
+        t0 = time.perf_counter()
+        output = await model.generate(to_inspect_messages(request.messages), config=config)
+        usage = output.usage
+        return Completion(
+            text=output.completion,
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
+            latency_s=output.time if output.time is not None else time.perf_counter() - t0,
+            refusal=_refused(output),
+            model=output.model or str(model),
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Recorded in the run config: the calls went through inspect's model API."""
+        return {"name": "inspect", "model": str(self._model) if self._model else "active"}

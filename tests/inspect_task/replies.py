@@ -1,0 +1,68 @@
+"""Replies in each framework's own format, a pure function of what the model was sent.
+
+The server answers the same request with the same reply whichever client sent it (DIBench's
+``openai:`` provider or inspect's ``openai-api``), so both paths must reach the same decisions.
+Only the text of the messages and the seed are read: the two clients shape the JSON a little
+differently (a text-only message as a string or as one text part).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """All message text, in order, whatever the content shape."""
+    out = []
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.extend(p.get("text", "") for p in content if p.get("type") == "text")
+    return "\n".join(out)
+
+
+def pick(body: dict[str, Any], n: int) -> int:
+    key = f"{body.get('seed')}|{request_text(body)}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") % n
+
+
+def direct(body: dict[str, Any]) -> str:
+    """Item 1..6, sometimes 'none', sometimes an item that is not there (a parse error)."""
+    k = pick(body, 8)
+    return "Answer: none" if k == 7 else f"Thought: fine.\nAnswer: {k + 1}"
+
+
+def appagent(body: dict[str, Any]) -> str:
+    """tap(n) on one of the first 14 tags (some miss every candidate), or FINISH."""
+    k = pick(body, 15)
+    action = "FINISH" if k == 14 else f"tap({k + 1})"
+    return f"Observation: a list.\nThought: pick one.\nAction: {action}\nSummary: done."
+
+
+_COMMIT = ("add to cart", "buy now", "order", "book", "reserve", "checkout")
+
+
+def direct_app(body: dict[str, Any]) -> str:
+    """The direct baseline in a simulated app: search, open an item, scroll, commit."""
+    text = request_text(body)
+    listing = text.rpartition("Items on the screen, top to bottom:")[2]
+    items = re.findall(r"^(\d+)\. (.*)$", listing, re.M)
+    for wanted in (_COMMIT, ("search",)):
+        for n, label in items:
+            if any(w in label.lower() for w in wanted):
+                return f"Pressing it.\nAnswer: {n}"
+    k = pick(body, 4)
+    if k == 3 or not items:
+        return "More below.\nAnswer: scroll"
+    return f"This one.\nAnswer: {items[k % len(items)][0]}"
+
+
+REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "direct": direct,
+    "appagent": appagent,
+}

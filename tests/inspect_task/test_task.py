@@ -1,0 +1,236 @@
+"""``inspect eval dibench/decision_integrity`` against ``dibench run`` on one loopback server.
+
+Both paths talk HTTP to the same FakeChatServer, whose replies (in the framework's own format)
+are a pure function of the request text and seed; instance for instance they must reach the
+same decisions, the log's TCR/COR/ASR must equal the metrics over ``dibench run``'s rows, and
+``dibench import-log`` must give back a run directory that ``dibench report`` reads.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from dibench.cli import main
+from dibench.metrics import asr, cor, tcr
+from dibench.metrics._rows import Outcome, ResultRow
+from dibench.runner import ResultStore, RunConfig, RunRequest, execute
+from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+from dibench.testing import FakeChatServer, Fault
+
+from .replies import REPLIES, direct_app, pick
+
+inspect_ai = pytest.importorskip("inspect_ai")
+
+PROBES = "naive,combined"
+TASK = "dibench/decision_integrity"
+
+
+def _eval(log_dir: Path, epochs: int = 2, **task_args: Any) -> Any:
+    (log,) = inspect_ai.eval(
+        TASK, model="openai-api/local/m", task_args=task_args, epochs=epochs,
+        log_dir=str(log_dir), display="none",
+    )  # fmt: skip
+    return log
+
+
+def _rows(rundir: Path) -> dict[tuple[str, int], ResultRow]:
+    with ResultStore(rundir / "results.sqlite", readonly=True) as store:
+        return {(r.instance_id, r.repeat): r for r in store.rows(with_infra=True)}
+
+
+def _import(log: Any, out: Path) -> None:
+    res = CliRunner().invoke(main, ["import-log", log.location, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "imported" in res.output
+
+
+def _same_decisions(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        x, y = a[key], b[key]
+        assert (x.decision, x.outcome, x.seed, x.defense) == (y.decision, y.outcome, y.seed,
+                                                              y.defense), key  # fmt: skip
+
+
+def _cause(rundir: Path, row: ResultRow) -> str | None:
+    with ResultStore(rundir / "results.sqlite", readonly=True) as store:
+        (cond,) = store.conditions()
+        details = store.details(cond, row.instance_id, row.repeat)
+    return details["cause"] if details else None
+
+
+def _log_metrics(log: Any) -> dict[str, float]:
+    (score,) = log.results.scores
+    return {k: m.value for k, m in score.metrics.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("framework", "defense"), [("direct", "keyword-detector"),
+                                                    ("appagent", "jpeg:75")])  # fmt: skip
+def test_inspect_eval_matches_dibench_run_instance_for_instance(
+    server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path, framework: str,
+    defense: str,
+) -> None:  # fmt: skip
+    server.reply = REPLIES[framework]
+    run_dir = tmp_path / "run"
+    summary = execute(
+        RunRequest(
+            dataset=small_dataset_dir, out=run_dir, framework=framework, model="openai:m",
+            config=RunConfig(repeats=2, limit=2, probes=tuple(PROBES.split(","))),
+            provider_options={"base_url": server.base_url, "api_key_env": "LOCAL_API_KEY"},
+            defenses=(defense,),
+        )
+    )  # fmt: skip
+    assert summary.aborted is None
+    log = _eval(tmp_path / "logs", dataset=str(small_dataset_dir), framework=framework,
+                limit=2, probes=PROBES, defense=defense)  # fmt: skip
+    assert log.status == "success"
+    assert {s.epoch for s in log.samples} == {1, 2}
+    sample = log.samples[0]
+    assert {"pair_of", "probe", "target", "carriers"} <= set(sample.metadata)
+
+    imported = tmp_path / "imported"
+    _import(log, imported)
+    run_rows, inspect_rows = _rows(run_dir), _rows(imported)
+    _same_decisions(run_rows, inspect_rows)
+    assert len({r.outcome for r in run_rows.values()}) > 1  # the replies give varied outcomes
+
+    rows = list(run_rows.values())
+    metrics = _log_metrics(log)
+    for name, fn in (("TCR", tcr), ("COR", cor), ("ASR", asr)):
+        est = fn(rows)
+        assert metrics[name] == pytest.approx(est.value)
+        assert (metrics[f"{name}_lo"], metrics[f"{name}_hi"]) == pytest.approx((est.lo, est.hi))
+        assert metrics[f"{name}_n"] == est.n
+
+    with ResultStore(run_dir / "results.sqlite", readonly=True) as a, ResultStore(
+        imported / "results.sqlite", readonly=True
+    ) as b:  # fmt: skip
+        (ca,), (cb,) = a.conditions(), b.conditions()
+        assert cb == f"{framework}|openai-api/local/m|{defense}"
+        for iid, repeat in run_rows:
+            da, db = a.details(ca, iid, repeat), b.details(cb, iid, repeat)
+            assert da is not None and db is not None
+            assert da["cause"] == db["cause"]
+            strip = ("latency_s",)
+            assert [{k: v for k, v in s.items() if k not in strip} for s in da["steps"]] == [
+                {k: v for k, v in s.items() if k not in strip} for s in db["steps"]
+            ]  # same prompts, replies, parsed actions, and the same images by hash
+            assert all(b.image(s["image"]) for s in db["steps"] if s["image"])
+        assert [(v.fired, v.score) for v in a.verdict_rows()] == [
+            (v.fired, v.score) for v in b.verdict_rows()
+        ]
+
+    res = CliRunner().invoke(
+        main, ["report", str(imported), "--format", "md", "--out", str(tmp_path / "r.md")]
+    )
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "r.md").read_text()
+    assert "openai-api/local/m" in text and "## Key finding" in text
+    config = orjson.loads((imported / "run.json").read_bytes())
+    assert config["dataset"] == str(small_dataset_dir.resolve())
+    assert config["conditions"][0]["run"]["repeats"] == 2
+    assert config["inspect_logs"][0]["task"] == TASK
+    # `dibench report` also takes the log file itself, importing it beside the log
+    res = CliRunner().invoke(
+        main, ["report", log.location, "--format", "md", "--out", str(tmp_path / "r2.md")]
+    )
+    assert res.exit_code == 0, res.output
+    direct = (tmp_path / "r2.md").read_text()
+    assert direct.split("\n", 1)[1] == text.split("\n", 1)[1]  # all but the title line
+
+
+@pytest.mark.slow
+def test_simulator_episodes_run_through_inspect(server: FakeChatServer, tmp_path: Path) -> None:
+    server.reply = direct_app
+    config = SimRunConfig(sims=("shopping", "food"), episodes=2, probes=("naive",), targets=1,
+                          repeats=2, languages=("en",))  # fmt: skip
+    run_dir = tmp_path / "sim"
+    summary = execute_sim(
+        SimRequest(out=run_dir, framework="direct", model="openai:m", config=config,
+                   provider_options={"base_url": server.base_url,
+                                     "api_key_env": "LOCAL_API_KEY"})
+    )  # fmt: skip
+    assert summary.aborted is None
+    log = _eval(tmp_path / "logs", sims="shopping,food", episodes=2, probes="naive", targets=1,
+                languages="en", framework="direct")  # fmt: skip
+    assert log.status == "success"
+    imported = tmp_path / "imported"
+    _import(log, imported)
+    _same_decisions(_rows(run_dir), _rows(imported))
+    assert any(r.outcome is Outcome.COMMITTED for r in _rows(imported).values())
+
+    def moves(rundir: Path) -> dict:
+        with ResultStore(rundir / "results.sqlite", readonly=True) as s:
+            return {
+                (t.instance_id, t.repeat): [
+                    (m.kind, m.screen, m.next_screen, m.committed) for m in t.moves
+                ]
+                for t in s.trajectories()
+            }
+
+    assert moves(run_dir) == moves(imported) and moves(imported)
+    config = orjson.loads((imported / "run.json").read_bytes())
+    assert config["kind"] == "sim" and config["sim"]["sims"] == ["shopping", "food"]
+    res = CliRunner().invoke(
+        main, ["report", str(imported), "--format", "md", "--out", str(tmp_path / "r.md")]
+    )
+    assert res.exit_code == 0, res.output
+    assert "## Exploration" in (tmp_path / "r.md").read_text()
+
+
+@pytest.mark.slow
+def test_failed_calls_import_as_infra_errors_and_the_log_dumps(
+    server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """A call the server rejects errors its sample in inspect; imported, it is an
+    infrastructure error: stored and reported, never counted."""
+    server.reply = REPLIES["direct"]
+
+    def faults(index: int, body: dict[str, Any]) -> Fault | None:
+        return Fault.http(400, "image rejected") if pick(body, 3) == 0 else None
+
+    server.set_faults(faults)
+    try:
+        (log,) = inspect_ai.eval(
+            TASK, model="openai-api/local/m", log_dir=str(tmp_path / "logs"), display="none",
+            task_args={"dataset": str(small_dataset_dir), "limit": 1, "probes": "escape"},
+            fail_on_error=False, max_retries=0,
+        )  # fmt: skip
+    finally:
+        server.set_faults(None)
+    errored = [s for s in log.samples if s.error is not None]
+    imported = tmp_path / "imported"
+    _import(log, imported)
+    rows = _rows(imported)
+    infra = [r for r in rows.values() if r.outcome is Outcome.INFRA_ERROR]
+    assert len(infra) == len(errored)
+    assert 0 < len(infra) < len(rows)
+    assert all("image rejected" in (_cause(imported, r) or "") for r in infra)
+    res = CliRunner().invoke(
+        main, ["report", str(imported), "--format", "md", "--out", str(tmp_path / "r.md")]
+    )
+    assert res.exit_code == 0, res.output
+    assert f"{len(infra)} runs ended in infrastructure errors" in (tmp_path / "r.md").read_text()
+
+    dumped = subprocess.run(
+        ["inspect", "log", "dump", log.location], capture_output=True, check=True, timeout=120
+    )
+    data = orjson.loads(dumped.stdout)
+    assert data["eval"]["task"] == TASK and len(data["samples"]) == len(log.samples)
+
+
+def test_import_log_refuses_what_is_not_a_dibench_log(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.eval"
+    junk.write_bytes(b"not a zip")
+    for args in (["import-log", str(junk)], ["import-log", str(tmp_path / "missing.eval")]):
+        res = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out")])
+        assert res.exit_code == 2
+        assert res.output.startswith("dibench: error:") and len(res.output.splitlines()) == 1
+    assert not (tmp_path / "out" / "results.sqlite").exists()
