@@ -250,6 +250,8 @@ def test_logged_request_urls_are_redacted(
     """httpx2 logs every request's URL at INFO; a ``?key=`` in the base URL is masked there."""
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
     caplog.set_level(logging.INFO)
+    # on the logger itself too: a library imported earlier (inspect_ai) may have raised its level
+    caplog.set_level(logging.INFO, logger="httpx2")
     with FakeChatServer("ok") as srv:
         p = provider("openai:m", f"{srv.base_url}?api_key={URL_KEY}")
         with pytest.raises(EndpointError):  # the openai SDK drops the path of such a URL: 404
