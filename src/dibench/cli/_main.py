@@ -406,14 +406,21 @@ def _kv(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
 def _provider_options(
     model: str,
     provider_opt: tuple[str, ...],
-    base_url: str | None,
+    base_url: tuple[str, ...],
     api_key_env: str | None,
     concurrency: int,
 ) -> dict[str, Any]:
-    """--provider-opt pairs plus the shortcut flags; API providers share --concurrency."""
+    """--provider-opt pairs plus the shortcut flags; API providers share --concurrency.
+
+    One ``--base-url`` is stored as a string (as it always was, so old runs resume), several
+    as a list: the provider spreads its calls over them.
+    """
     popts = _kv(provider_opt, "--provider-opt")
-    if base_url:
-        popts["base_url"] = base_url
+    urls = [u for u in base_url if u]
+    if len(urls) == 1:
+        popts["base_url"] = urls[0]
+    elif urls:
+        popts["base_url"] = urls
     if api_key_env:
         popts["api_key_env"] = api_key_env
     if model.split(":", 1)[0] in ("openai", "anthropic", "google"):
@@ -483,7 +490,12 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options of every agent run: endpoint, provider/adapter options, recording, defenses."""
     for option in reversed(
         (
-            click.option("--base-url", help="Endpoint of an OpenAI-compatible server."),
+            click.option(
+                "--base-url",
+                multiple=True,
+                help="Endpoint of an OpenAI-compatible server; repeat to spread calls over "
+                "several servers of the same model.",
+            ),
             click.option("--api-key-env", help="Environment variable holding the API key."),
             click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE"),
             click.option("--adapter-opt", "adapter_opt", multiple=True, metavar="KEY=VALUE"),
@@ -524,7 +536,7 @@ def run(
     probes: str | None,
     limit: int | None,
     concurrency: int,
-    base_url: str | None,
+    base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
     adapter_opt: tuple[str, ...],

@@ -59,7 +59,7 @@ def simulate(
     repeats: int,
     max_steps: int | None,
     concurrency: int,
-    base_url: str | None,
+    base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
     adapter_opt: tuple[str, ...],

@@ -54,13 +54,13 @@ class AnthropicProvider(HTTPProvider):
         self.send_temperature = send_temperature
         self.extra_body = dict(extra_body or {})
 
-    def _new_client(self, api_key: str) -> Any:
+    def _new_client(self, api_key: str, endpoint: str | None, headers: dict[str, str]) -> Any:
         return self._sdk.AsyncAnthropic(
             api_key=api_key,
-            base_url=self._endpoint,
+            base_url=endpoint,
             timeout=self.policy.timeout_s,
             max_retries=0,
-            default_headers=self._headers or None,  # Basic auth from the URL, if it had any
+            default_headers=headers or None,  # Basic auth from the URL, if it had any
         )
 
     def _payload(self, request: Request) -> dict[str, Any]:

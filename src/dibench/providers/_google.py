@@ -75,16 +75,16 @@ class GoogleProvider(HTTPProvider):
         self._httpx = import_sdk("httpx2", "google")
         super().__init__(model, **options)
 
-    def _new_client(self, api_key: str) -> Any:
+    def _new_client(self, api_key: str, endpoint: str | None, headers: dict[str, str]) -> Any:
         types = self._genai.types
         # Our own httpx client: the SDK would switch to aiohttp whenever that is installed
         # (``datasets`` brings it), and aiohttp's errors would escape the classification below.
         transport = self._httpx.AsyncClient(timeout=self.policy.timeout_s)
         http_options = types.HttpOptions(
-            base_url=self._endpoint,
+            base_url=endpoint,
             timeout=int(self.policy.timeout_s * 1000),
             retry_options=None,
-            headers=self._headers or None,  # Basic auth from the URL, if it had any
+            headers=headers or None,  # Basic auth from the URL, if it had any
             httpx_async_client=transport,
         )
         client = self._genai.Client(api_key=api_key, http_options=http_options)

@@ -15,6 +15,7 @@ returns it, so a server that echoes the key cannot get it into the recorder or t
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import importlib
 import logging
@@ -22,6 +23,7 @@ import os
 import random
 import re
 import socket
+import time
 from abc import abstractmethod
 from collections.abc import Mapping
 from types import ModuleType
@@ -34,12 +36,15 @@ from dibench._secrets import scrub as scrub_secrets
 from dibench._seeding import derive_seed
 
 from ._base import Completion, EndpointError, InfraError, Provider, Request
+from ._endpoints import EndpointPool
 from ._retry import CallGate, ProviderStats, Reply, Retryable, RetryPolicy, parse_retry_after
 
 __all__ = ["HTTPProvider", "MissingSDKError", "import_sdk", "json_object", "json_reply"]
 
 PLACEHOLDER_KEY = "sk-no-key-required"  # local servers ignore the key but the SDKs want one
 _MAX_DETAIL = 200
+# The endpoint the current attempt went to, so its errors name it (several endpoints).
+_WHERE: contextvars.ContextVar[str | None] = contextvars.ContextVar("dibench_where", default=None)
 
 
 class _RedactURLs(logging.Filter):
@@ -87,6 +92,13 @@ class HTTPProvider(Provider):
     variable) but send the header ourselves and hand the client the URL without its userinfo,
     because httpx2 logs every request's full URL and the SDKs put it in some exceptions.
     ``self.base_url`` is the redacted URL, the one every message and ``describe()`` show.
+
+    ``base_url`` may be a list of endpoints serving the same model (a fleet of vLLM servers):
+    each attempt goes to the healthy one with the fewest attempts in flight, a failing one is
+    benched, ejected after ``eject_after`` failures in a row (``eject_s``, doubling) and probed
+    again later, and a failed attempt moves to another ready endpoint without counting against
+    ``max_retries`` (see ``EndpointPool`` and ``CallGate.run``). ``concurrency`` and ``rpm``
+    stay totals over all of them. One URL takes the one-endpoint path, unchanged.
     """
 
     scheme: str = ""
@@ -99,7 +111,7 @@ class HTTPProvider(Provider):
         self,
         model: str,
         *,
-        base_url: str | None = None,
+        base_url: str | list[str] | tuple[str, ...] | None = None,
         api_key_env: str | None = None,
         timeout_s: float = 120.0,
         max_retries: int = 5,
@@ -112,6 +124,8 @@ class HTTPProvider(Provider):
         burst: int = 1,
         price_in: float = 0.0,
         price_out: float = 0.0,
+        eject_after: int = 3,
+        eject_s: float = 30.0,
     ) -> None:
         if not model:
             raise ValueError(f"{self.scheme}: a model name is required, e.g. '{self.scheme}:NAME'")
@@ -119,16 +133,20 @@ class HTTPProvider(Provider):
         self.name = f"{self.scheme}:{model}"
         # Read the SDK's own variable here, so what the client uses is what we redact and show.
         from_env = os.environ.get(self.base_url_env) if self.base_url_env else None
+        urls = self._endpoint_list(base_url)
+        many = urls[1:]
+        base_url = urls[0] if urls else None
         endpoint = (base_url or from_env or self.default_base_url or "").rstrip("/") or None
         self.base_url = redact_url(endpoint) if endpoint else None
-        if endpoint is not None and not re.match(r"https?://", endpoint, re.IGNORECASE):
-            # Read a scheme-less 'user:key@host' as an authority too, so its key stays hidden.
-            shown = redact_url(endpoint if "://" in endpoint else f"//{endpoint}")
-            shown = shown.removeprefix("//")
-            raise EndpointError(
-                f"{self.name}: base_url {shown!r} must start with http:// or https://"
-            )
-        self._url_has_credentials = redact_url(endpoint or "") != (endpoint or "")
+        for url in (endpoint, *many):
+            if url is not None and not re.match(r"https?://", url, re.IGNORECASE):
+                # Read a scheme-less 'user:key@host' as an authority too, so its key stays hidden.
+                shown = redact_url(url if "://" in url else f"//{url}")
+                shown = shown.removeprefix("//")
+                raise EndpointError(
+                    f"{self.name}: base_url {shown!r} must start with http:// or https://"
+                )
+        self._url_has_credentials = any(redact_url(u or "") != (u or "") for u in (endpoint, *many))
         # The client's URL (no userinfo) and the Basic auth header that carries the userinfo.
         self._endpoint, userinfo = split_userinfo(endpoint) if endpoint else (None, None)
         self._headers = (
@@ -139,6 +157,8 @@ class HTTPProvider(Provider):
         self._key_set = bool(key)
         self._api_key = key or PLACEHOLDER_KEY
         self._secrets = ((key,) if key else ()) + url_secrets(endpoint)
+        for url in many:
+            self._secrets += url_secrets(url)
         _redact_logged_urls()
         self.policy = RetryPolicy(
             timeout_s=timeout_s,
@@ -159,12 +179,40 @@ class HTTPProvider(Provider):
         )
         self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
+        if eject_after < 1 or eject_s < 0:  # checked with one endpoint too: a typo fails early
+            raise ValueError(
+                f"eject_after must be >= 1 and eject_s >= 0, got {eject_after}, {eject_s}"
+            )
+        self.pool: EndpointPool | None = None
+        if many:
+            self.pool = EndpointPool(
+                [u.rstrip("/") for u in urls],
+                label=self.name,
+                backoff_base_s=backoff_base_s,
+                backoff_max_s=backoff_max_s,
+                eject_after=eject_after,
+                eject_s=eject_s,
+            )
+            self.base_url = ", ".join(e.url for e in self.pool.endpoints)
+
+    def _endpoint_list(self, base_url: str | list[str] | tuple[str, ...] | None) -> list[str]:
+        """``base_url`` as a list of URLs; a list must hold at least one non-empty string."""
+        if base_url is None or isinstance(base_url, str):
+            return [base_url] if base_url else []
+        urls = list(base_url)
+        if not urls or not all(isinstance(u, str) and u.strip() for u in urls):
+            shown = [redact_url(u) if isinstance(u, str) else u for u in urls]
+            raise ValueError(
+                f"{self.name}: base_url must be a URL or a non-empty list of URLs, got {shown!r}"
+            )
+        return urls
 
     # -- what subclasses provide ------------------------------------------------------------
 
     @abstractmethod
-    def _new_client(self, api_key: str) -> Any:
-        """A fresh SDK client with the SDK's own retries disabled."""
+    def _new_client(self, api_key: str, endpoint: str | None, headers: dict[str, str]) -> Any:
+        """A fresh SDK client for ``endpoint`` (no userinfo; ``headers`` carry it as Basic
+        auth) with the SDK's own retries disabled."""
 
     @abstractmethod
     def _payload(self, request: Request) -> Any:
@@ -187,14 +235,24 @@ class HTTPProvider(Provider):
     async def complete(self, request: Request) -> Completion:
         """The reply with every known secret scrubbed (a server may echo the key back)."""
         payload = self._payload(request)
-        client = self._client_for_loop()
         # Jitter seeded by the call's identity: a rerun waits the same, and no global RNG.
         key = (request.seed, request.instance_id, request.repeat, request.call, request.role)
         rng = random.Random(derive_seed("backoff", self.name, *key))
         try:
-            done = await self.gate.run(
-                lambda: self._attempt(client, payload), rng, model=self.model
-            )
+            if self.pool is None:
+                client = self._client_for_loop()
+                done = await self.gate.run(
+                    lambda: self._attempt(client, payload), rng, model=self.model
+                )
+            else:
+                pool = self.pool
+                done = await self.gate.run(
+                    lambda: self._pooled_attempt(pool, payload),
+                    rng,
+                    model=self.model,
+                    failover=lambda _exc: pool.any_healthy(),
+                    max_failovers=2 * len(pool),
+                )
         except InfraError as exc:
             message = str(exc)
             clean = self.scrub(message)
@@ -206,21 +264,65 @@ class HTTPProvider(Provider):
             done = dataclasses.replace(done, text=text, model=model)
         return done
 
+    async def _pooled_attempt(self, pool: EndpointPool, payload: Any) -> Reply:
+        """One attempt at the endpoint ``pool`` picks, booked to that endpoint's health.
+
+        A 401/403/404 ejects the endpoint for good and becomes a Retryable (the call moves on),
+        unless it was the last usable one: then ``pick`` raises that EndpointError next time.
+        """
+        ep = pool.pick()
+        client = ep.client(lambda: self._new_client(self._api_key, ep.client_url, ep.headers))
+        token = _WHERE.set(ep.url)
+        ep.outstanding += 1
+        start = time.perf_counter()
+        try:
+            reply = await self._attempt(client, payload)
+        except Retryable as exc:
+            pool.failed(ep, exc.cause, exc.retry_after_s)
+            raise
+        except EndpointError as exc:
+            pool.refused(ep, exc)
+            if all(e.misconfigured is not None for e in pool.endpoints):
+                raise
+            raise Retryable(f"{ep.url} ejected ({exc})") from None
+        except InfraError:
+            pool.succeeded(ep, time.perf_counter() - start)  # it answered: the request was bad
+            raise
+        except asyncio.CancelledError:  # the gate's timeout (or the run stopping)
+            pool.failed(ep, f"timeout after {self.policy.timeout_s:g}s")
+            raise
+        finally:
+            ep.outstanding -= 1
+            _WHERE.reset(token)
+        pool.succeeded(ep, time.perf_counter() - start)
+        return reply
+
     async def aclose(self) -> None:
         client, loop = self._client, self._client_loop
         self._client = self._client_loop = None
-        if client is not None and loop is asyncio.get_running_loop():
+        running = asyncio.get_running_loop()
+        if client is not None and loop is running:
             await self._close_client(client)
+        for ep in self.pool.endpoints if self.pool is not None else ():
+            client, loop = ep.take_client()
+            if client is not None and loop is running:
+                await self._close_client(client)
 
     def stats(self) -> ProviderStats:
         return self.gate.stats
 
+    def endpoint_stats(self) -> list[dict[str, Any]]:
+        """Per-endpoint totals (several endpoints; empty for one): attempts, errors,
+        ejections, latency and state, for run facts."""
+        return [s.as_dict() for s in self.pool.stats()] if self.pool is not None else []
+
     def describe(self) -> dict[str, Any]:
         p = self.policy
-        return {
+        pool = self.pool
+        info: dict[str, Any] = {
             "name": self.name,
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": [e.url for e in pool.endpoints] if pool is not None else self.base_url,
             "api_key_env": self.api_key_env,
             "api_key_set": self._key_set,
             "timeout_s": p.timeout_s,
@@ -234,6 +336,12 @@ class HTTPProvider(Provider):
             "price_in": self.gate.price_in,
             "price_out": self.gate.price_out,
         }
+        if pool is not None:
+            # Settings only: describe() is stored when a run starts, where live totals would
+            # read as zeros. The totals come from endpoint_stats() when the run ends.
+            info["eject_after"] = pool.eject_after
+            info["eject_s"] = pool.eject_s
+        return info
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
@@ -244,14 +352,14 @@ class HTTPProvider(Provider):
         """One client per event loop: an HTTP pool bound to a closed loop cannot be reused."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            self._client = self._new_client(self._api_key)
+            self._client = self._new_client(self._api_key, self._endpoint, self._headers)
             self._client_loop = loop
         return self._client
 
     @property
     def where(self) -> str:
-        """The endpoint as messages name it: the redacted URL."""
-        return self.base_url or "the default endpoint"
+        """The endpoint as messages name it: the redacted URL (of this attempt's endpoint)."""
+        return _WHERE.get() or self.base_url or "the default endpoint"
 
     def scrub(self, text: str) -> str:
         """Remove the API key and the URL's credentials from text that may have echoed them."""

@@ -69,7 +69,7 @@ class OpenAIProvider(HTTPProvider):
         self,
         model: str,
         *,
-        base_url: str | None = None,
+        base_url: str | list[str] | tuple[str, ...] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         image_detail: str | None = None,
         token_param: str = "max_tokens",
@@ -78,7 +78,8 @@ class OpenAIProvider(HTTPProvider):
     ) -> None:
         self._sdk = import_sdk("openai", "openai")  # fail before any other work
         self._httpx = import_sdk("httpx2", "openai")
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
+        if base_url is None or base_url == "":  # an empty list is refused, not defaulted
+            base_url = os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
         super().__init__(model, base_url=base_url, **options)
         if token_param not in _TOKEN_PARAMS:
             raise ValueError(f"token_param must be one of {_TOKEN_PARAMS}, got {token_param!r}")
@@ -90,13 +91,13 @@ class OpenAIProvider(HTTPProvider):
         self.token_param = token_param
         self.omit = tuple(omit)
 
-    def _new_client(self, api_key: str) -> Any:
+    def _new_client(self, api_key: str, endpoint: str | None, headers: dict[str, str]) -> Any:
         return self._sdk.AsyncOpenAI(
             api_key=api_key,
-            base_url=self._endpoint,
+            base_url=endpoint,
             timeout=self.policy.timeout_s,
             max_retries=0,
-            default_headers=self._headers or None,  # Basic auth from the URL, if it had any
+            default_headers=headers or None,  # Basic auth from the URL, if it had any
         )
 
     def _payload(self, request: Request) -> bytes:

@@ -267,19 +267,41 @@ class CallGate:
             return reply, time.perf_counter() - start
 
     async def run(
-        self, attempt: Callable[[], Awaitable[Reply]], rng: random.Random, *, model: str = ""
+        self,
+        attempt: Callable[[], Awaitable[Reply]],
+        rng: random.Random,
+        *,
+        model: str = "",
+        failover: Callable[[Retryable], bool] | None = None,
+        max_failovers: int = 0,
     ) -> Completion:
-        """Call ``attempt`` until it returns, raises InfraError, or retries run out."""
+        """Call ``attempt`` until it returns, raises InfraError, or retries run out.
+
+        ``failover`` (several endpoints): after a failed attempt it says whether another
+        endpoint is ready; if so the next attempt starts at once and does not count against
+        ``max_retries`` (at most ``max_failovers`` times per call), because the endpoint, not
+        the request, failed. Without it the loop is the one-endpoint loop, unchanged.
+        """
         policy = self.policy
         cause = "no attempt made"
         unanswered = False
-        attempts = 0
-        for attempts in range(1, policy.max_retries + 2):
+        attempts = 0  # attempts that count against max_retries
+        sent = 0  # every attempt, failovers included
+        failovers = 0
+        while True:
+            attempts += 1
+            sent += 1
             try:
                 reply, latency = await self._one(attempt)
             except Retryable as exc:
                 cause, unanswered = exc.cause, exc.unanswered
                 self._reached = self._reached or not exc.connect_failed
+                if failover is not None and failovers < max_failovers and failover(exc):
+                    failovers += 1
+                    attempts -= 1
+                    log.info("%s: %s; trying another endpoint", self.label, cause)
+                    self._tally.add(retries=1)
+                    continue
                 limit = policy.max_retries
                 if exc.connect_failed and not self._reached:
                     limit = min(limit, policy.cold_connect_retries)
@@ -318,9 +340,9 @@ class CallGate:
                 latency_s=latency,
                 cost_usd=cost,
                 refusal=reply.refusal,
-                attempts=attempts,
+                attempts=sent,
                 model=reply.model or model,
             )
         self._tally.add(calls=1, errors=1)
-        noun = "attempt" if attempts == 1 else "attempts"
-        raise InfraError(f"{self.label}: {cause} after {attempts} {noun}", unanswered=unanswered)
+        noun = "attempt" if sent == 1 else "attempts"
+        raise InfraError(f"{self.label}: {cause} after {sent} {noun}", unanswered=unanswered)

@@ -8,6 +8,7 @@ run facts (what ran, what failed, what it cost) needed to judge whether the rate
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ from ._model import (
     Column,
     ConditionFacts,
     DefenseSection,
+    EndpointFacts,
     Key,
     Measure,
     Report,
@@ -295,7 +297,39 @@ def _facts(
         infra_excluded_pairs=join.infra_excluded,
         defenses=defenses,
         baseline_defense=baseline,
+        endpoints=_endpoint_facts(store),
     )
+
+
+def _endpoint_facts(store: ResultStore) -> tuple[EndpointFacts, ...]:
+    """Per-endpoint totals a multi-endpoint run left in the store's meta table."""
+    out: list[EndpointFacts] = []
+    try:
+        rows = store.db.execute(
+            "SELECT key, value FROM meta WHERE key LIKE 'endpoints|%' ORDER BY key"
+        ).fetchall()
+    except sqlite3.Error:  # a store from before the meta table: no endpoint facts
+        return ()
+    for key, value in rows:
+        try:
+            entries = json.loads(value)
+        except (TypeError, ValueError):
+            continue
+        for e in entries if isinstance(entries, list) else []:
+            if not isinstance(e, dict) or not isinstance(e.get("url"), str):
+                continue
+            out.append(
+                EndpointFacts(
+                    condition=key.removeprefix("endpoints|"),
+                    url=e["url"],
+                    calls=int(e.get("calls") or 0),
+                    errors=int(e.get("errors") or 0),
+                    ejections=int(e.get("ejections") or 0),
+                    mean_latency_s=float(e.get("mean_latency_s") or 0.0),
+                    state=str(e.get("state") or ""),
+                )
+            )
+    return tuple(out)
 
 
 def _read_config(rundir: Path) -> tuple[dict[str, Any], list[str]]:

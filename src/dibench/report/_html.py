@@ -32,7 +32,7 @@ from ._common import html_text as _e
 from ._defense import defense_html
 from ._explore import CSS as EXPLORE_CSS
 from ._explore import explore_html
-from ._model import Example, Measure, Report, StepView, Table, value_label
+from ._model import Example, Measure, Report, RunFacts, StepView, Table, value_label
 from ._svg import Dumbbell, Series, bar_chart, dumbbell_chart
 
 __all__ = ["CSP", "to_html"]
@@ -487,7 +487,29 @@ def _facts_html(report: Report) -> str:
     )
     return (
         f'<p class="lede">{_e(summary)}</p><div class="tablewrap"><table class="est">'
-        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>" + _endpoints_html(f)
+    )
+
+
+def _endpoints_html(f: RunFacts) -> str:
+    """Per-endpoint calls, errors and ejections of a run spread over several endpoints."""
+    if not f.endpoints:
+        return ""
+    head = (
+        "<tr><th>condition</th><th>endpoint</th><th>state</th><th class='num'>calls</th>"
+        "<th class='num'>errors</th><th class='num'>ejections</th>"
+        "<th class='num'>mean latency (ms)</th></tr>"
+    )
+    rows = "".join(
+        f"<tr><td>{_e(e.condition.replace('|', ' / '))}</td><td>{_e(e.url)}</td>"
+        f'<td>{_e(e.state)}</td><td class="num">{e.calls:,}</td>'
+        f'<td class="num">{e.errors:,}</td><td class="num">{e.ejections:,}</td>'
+        f'<td class="num">{e.mean_latency_s * 1e3:,.1f}</td></tr>'
+        for e in f.endpoints
+    )
+    return (
+        '<h3>Endpoints</h3><div class="tablewrap"><table class="est">'
+        f"<thead>{head}</thead><tbody>{rows}</tbody></table></div>"
     )
 
 

@@ -174,6 +174,20 @@ class ConditionFacts:
 
 
 @dataclass(frozen=True)
+class EndpointFacts:
+    """One endpoint of a condition run against several ``base_url``s: attempts sent to it,
+    the failed ones, how often it was ejected, mean latency of its answers, last state."""
+
+    condition: str
+    url: str
+    calls: int
+    errors: int
+    ejections: int
+    mean_latency_s: float
+    state: str
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """Totals a reader checks before trusting any rate: how much ran and what went wrong."""
 
@@ -194,6 +208,7 @@ class RunFacts:
     infra_excluded_pairs: int
     defenses: tuple[str, ...]
     baseline_defense: str
+    endpoints: tuple[EndpointFacts, ...] = ()  # only runs spread over several endpoints
 
     @property
     def infra_errors(self) -> int:

@@ -154,6 +154,19 @@ FINDING_HEAD = (
 )
 
 
+ENDPOINT_HEAD = ("condition", "endpoint", "state", "calls", "errors", "ejections",
+                 "mean latency (ms)")  # fmt: skip
+
+
+def endpoint_rows(facts: RunFacts) -> list[list[object]]:
+    """One row per endpoint of a run spread over several ``--base-url``s."""
+    return [
+        [e.condition.replace("|", " / "), e.url, e.state, e.calls, e.errors, e.ejections,
+         f"{e.mean_latency_s * 1e3:.1f}"]
+        for e in facts.endpoints
+    ]  # fmt: skip
+
+
 def _facts_rows(facts: RunFacts) -> tuple[list[str], list[list[object]]]:
     outcomes = list(facts.outcomes)
     head = ["framework", "model", "defense", "runs", *outcomes, "tokens in", "tokens out", "USD"]
@@ -237,6 +250,9 @@ def to_markdown(report: Report) -> str:
         f"{f.parse_errors} parse errors; {f.missing_pairs} injected runs without a benign "
         f"partner.",
     ]
+    if f.endpoints:
+        out += ["", "### Endpoints", ""]
+        out += _md_table(ENDPOINT_HEAD, endpoint_rows(f), 3)
     if report.notes:
         out += [""] + [f"- {md_line(n)}" for n in report.notes]
     return "\n".join(out) + "\n"

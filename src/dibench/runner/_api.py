@@ -8,6 +8,7 @@ format so any run can be re-scored without the model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import re
 import shutil
@@ -29,7 +30,7 @@ from dibench.dataset._io import DatasetError
 from ._errors import RunError
 from ._lock import RunLock
 from ._run import RunConfig, RunProgress, RunSummary, run_condition
-from ._store import ResultStore
+from ._store import ResultStore, condition_key
 
 __all__ = [
     "RunRequest",
@@ -88,7 +89,42 @@ def _public(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, 
                 f"{flag} {k}: looks like a secret; pass the name of an environment variable "
                 f"instead (e.g. {flag} {k}_env=MY_KEY)"
             )
-    return {k: redact_url(v) if isinstance(v, str) else v for k, v in options.items()}
+    return {k: _redacted(v) for k, v in options.items()}
+
+
+def _redacted(value: Any) -> Any:
+    """A stored option value with URL credentials hidden (each URL of a list of them)."""
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, list | tuple):
+        return [redact_url(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+ENDPOINTS_META = "endpoints|"  # + condition key: per-endpoint totals of a multi-endpoint run
+_SUMMED = ("calls", "errors", "ejections", "latency_s")
+
+
+def record_endpoint_stats(store: ResultStore, condition: str, provider: Any) -> None:
+    """Add the provider's per-endpoint totals (several ``base_url``s) to the store's, so a
+    resumed run's facts count every session; one endpoint records nothing."""
+    stats = getattr(provider, "endpoint_stats", None)
+    new = stats() if callable(stats) else []
+    if not new or not any(e["calls"] for e in new):
+        return
+    key = ENDPOINTS_META + condition
+    old = {e["url"]: e for e in store.meta(key) or [] if isinstance(e, dict) and "url" in e}
+    merged = []
+    for entry in new:
+        total = dict(entry)
+        prev = old.pop(entry["url"], None) or {}
+        for k in _SUMMED:
+            total[k] = entry[k] + (prev.get(k) or 0)
+        ok = total["calls"] - total["errors"]
+        total["mean_latency_s"] = round(total["latency_s"] / ok, 6) if ok else 0.0
+        merged.append(total)
+    merged += old.values()  # an endpoint of an earlier session, not given this time
+    store.set_meta(key, merged)
 
 
 # Settings that change how fast or where calls go, not what a run's rows mean: a resume may
@@ -317,6 +353,7 @@ def launch(
     ``run_episodes``), closing clients however it ends.
     """
     adapter, provider, chain = _components(req)
+    endpoints = provider  # the provider itself, before any recording wrapper
     fresh = not req.out.exists()
     req.out.mkdir(parents=True, exist_ok=True)
     try:
@@ -341,6 +378,10 @@ def launch(
                         defenses=chain,
                     )
                 finally:
+                    # Facts, not results: a store that fails here must not hide the run's error.
+                    with contextlib.suppress(Exception):
+                        key = condition_key(req.framework, req.model, req.defense)
+                        record_endpoint_stats(store, key, endpoints)
                     await provider.aclose()
                     await chain.aclose()
 
@@ -373,7 +414,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
     defenses = ["none", "jpeg:75", ["jpeg:75", "prompt-warning"]]  # one condition each
     [[models]]
     spec = "openai:qwen2.5-vl-7b-instruct"
-    base_url = "http://127.0.0.1:8000/v1"
+    base_url = "http://127.0.0.1:8000/v1"  # or a list: calls spread over the servers
     concurrency = 32
     ```
     """
