@@ -4,7 +4,8 @@ A ``Defense`` may add to the system prompt (``system_prefix``), inspect or trans
 model sees (``before``: screenshot, UI text, candidate boxes; attach a verdict or block) and
 check the proposed action (``after``). ``DefendedAdapter`` runs any adapter behind a
 ``DefenseChain``. Built-ins, registered in ``DEFENSES`` by name: ``noise``, ``jpeg``,
-``downscale``, ``prompt-warning``, ``keyword-detector`` (offline) and ``llm-judge``. Users
+``downscale``, ``prompt-warning``, ``keyword-detector`` (offline), ``llm-judge`` and
+``evidence-check`` (claims checked against the app's own fields before a commit). Users
 register their own with ``@DEFENSES.register("name")`` in a module given to ``--load`` or
 through the ``dibench.defenses`` entry point.
 """
@@ -27,6 +28,16 @@ from ._base import (
     parse_spec,
 )
 from ._detect import POLICIES, Detector, Finding, mask_regions
+from ._evidence import (
+    Claim,
+    Evidence,
+    EvidenceCheck,
+    Field,
+    card_fields,
+    check_claims,
+    extract_claims,
+    field_values,
+)
 from ._judge import LlmJudge, parse_judgement
 from ._keywords import KeywordDetector, score_text
 from ._preprocess import (
@@ -45,6 +56,7 @@ __all__ = [
     "DEFENSES",
     "NO_DEFENSE",
     "POLICIES",
+    "Claim",
     "DefendedAdapter",
     "Defense",
     "DefenseChain",
@@ -52,6 +64,9 @@ __all__ = [
     "DefenseError",
     "Detector",
     "DownscaleDefense",
+    "Evidence",
+    "EvidenceCheck",
+    "Field",
     "Finding",
     "JpegDefense",
     "KeywordDetector",
@@ -62,8 +77,12 @@ __all__ = [
     "View",
     "add_noise",
     "canonical_spec",
+    "card_fields",
     "chain_label",
+    "check_claims",
     "downscale",
+    "extract_claims",
+    "field_values",
     "jpeg_encode",
     "jpeg_roundtrip",
     "make_chain",

@@ -21,7 +21,7 @@ from dibench.adapters._base import Action, Adapter, AgentInput, Decision, candid
 from dibench.adapters._common import OUTSIDE
 from dibench.adapters._env import Environment, Observed, Screen, StaticScreen, Transition
 from dibench.metrics._rows import Outcome
-from dibench.providers._base import Provider
+from dibench.providers._base import Completion, Provider, Request
 
 from ._base import DefenseChain, DefenseContext, View
 
@@ -53,6 +53,26 @@ def map_back(decision: Decision, view: View, inp: AgentInput) -> Decision:
             )
         return dataclasses.replace(out, candidate=cid, outcome=Outcome.COMMITTED, cause="")
     return out
+
+
+class _Continued(Provider):
+    """``inner`` with call indices (and seeds) continued after ``offset`` earlier calls.
+
+    A second attempt (``reconsider``) is a new episode to the adapter, whose calls count from
+    0 again; shifting them keeps replay files and recorded replies one sequence per run.
+    """
+
+    def __init__(self, inner: Provider, offset: int) -> None:
+        self.inner, self.offset, self.name = inner, offset, inner.name
+
+    async def complete(self, request: Request) -> Completion:
+        shifted = dataclasses.replace(
+            request, call=request.call + self.offset, seed=request.seed + self.offset
+        )
+        return await self.inner.complete(shifted)
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
 
 
 def _prefix(*parts: str) -> str:
@@ -226,6 +246,23 @@ class DefendedAdapter(Adapter):
         for defense in self.chain:
             decision = await defense.after(view, decision, ctx)
         steps = (*ctx.steps[:before_steps], *decision.steps, *ctx.steps[before_steps:])
+        if ctx.reconsider_notes and not ctx.reconsidered:
+            # An after hook asked the agent to decide again: one more call with its note.
+            ctx.reconsidered = True
+            again = view
+            for note in ctx.reconsider_notes:
+                again = again.warn(note)
+            n_steps = len(ctx.steps)
+            continued = _Continued(provider, len(decision.steps))
+            second = await self.inner.decide(self.model_input(inp, again), continued)
+            second = map_back(second, again, inp)
+            for defense in self.chain:
+                second = await defense.after(again, second, ctx)
+            steps = (*steps, *second.steps, *ctx.steps[n_steps:])
+            return dataclasses.replace(
+                second, steps=steps,
+                verdicts=(*ctx.verdicts, *decision.verdicts, *second.verdicts),
+            )  # fmt: skip
         return dataclasses.replace(
             decision, steps=steps, verdicts=(*ctx.verdicts, *decision.verdicts)
         )
@@ -265,6 +302,59 @@ class DefendedAdapter(Adapter):
         ctx, view = denv.ctx, denv.view
         if denv.blocked is not None or ctx is None or view is None:
             return decision  # blocked before the model saw the screen: no action to check
+        n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
+        for defense in self.chain:
+            decision = await defense.after(view, decision, ctx)
+        if ctx.reconsider_notes and not ctx.reconsidered:
+            # Ask again: the episode is replayed from its start with the notes in the prompt;
+            # the hooks then check the second proposal (and block rather than ask again).
+            ctx.reconsidered = True
+            first = dataclasses.replace(
+                decision,
+                steps=(*decision.steps, *ctx.steps[n_steps:]),
+                verdicts=(*decision.verdicts, *ctx.verdicts[n_verdicts:]),
+            )
+            notes = _prefix(*ctx.reconsider_notes, system_prefix)
+            continued = _Continued(provider, len(decision.steps))
+            second = await self._episode_again(
+                env, continued, instance_id, repeat, seed, notes, max_steps
+            )
+            return dataclasses.replace(
+                second,
+                steps=(*first.steps, *second.steps),
+                verdicts=(*first.verdicts, *second.verdicts),
+            )
+        return dataclasses.replace(
+            decision,
+            steps=(*decision.steps, *ctx.steps[n_steps:]),
+            verdicts=(*decision.verdicts, *ctx.verdicts[n_verdicts:]),
+        )
+
+    async def _episode_again(
+        self,
+        env: Environment,
+        provider: Provider,
+        instance_id: str,
+        repeat: int,
+        seed: int,
+        system_prefix: str,
+        max_steps: int | None,
+    ) -> Decision:
+        """The episode once more under ``system_prefix``, its after hooks told it is a retry."""
+        denv = DefendedEnv(
+            env, self.chain, instance_id=instance_id, repeat=repeat, seed=seed,
+            system_prefix=system_prefix,
+        )  # fmt: skip
+        decision = await self.inner.run_episode(
+            denv, provider, instance_id=instance_id, repeat=repeat, seed=seed,
+            system_prefix=system_prefix, max_steps=max_steps,
+        )  # fmt: skip
+        if decision.action is not None:
+            decision = dataclasses.replace(decision, action=denv.to_phone(decision.action))
+        ctx, view = denv.ctx, denv.view
+        if denv.blocked is not None or ctx is None or view is None:
+            return decision
+        ctx.reconsidered = True
         n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
         for defense in self.chain:
             decision = await defense.after(view, decision, ctx)

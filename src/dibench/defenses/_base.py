@@ -131,6 +131,12 @@ class DefenseContext:
     _calls: dict[int, int] = field(default_factory=dict)
     screen: str = ""  # the screen's id within an episode ("" for a single decision screen)
     pair: str = ""  # the pair id when known from elsewhere (an episode's id is not parsable)
+    # Notes of ``after`` hooks that ask the agent to decide once more (``request_reconsider``);
+    # ``reconsidered`` is True while the second attempt is being checked.
+    reconsider_notes: list[str] = field(default_factory=list)
+    reconsidered: bool = False
+    # State a defense keeps between its hooks over an episode (key it by something unique).
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def instance_id(self) -> str:
@@ -168,6 +174,14 @@ class DefenseContext:
     def add_step(self, step: Step) -> None:
         """Record a model call a defense made (role 'judge'), so its tokens and cost count."""
         self.steps.append(step)
+
+    def request_reconsider(self, note: str) -> None:
+        """Ask, from an ``after`` hook, that the agent decide again with ``note`` in its prompt.
+
+        ``DefendedAdapter`` grants it once per decision (or episode); the hooks then see the
+        second proposal with ``reconsidered`` set, and should block rather than ask again.
+        """
+        self.reconsider_notes.append(note)
 
     def next_call(self, owner: object) -> int:
         """The owner's call index in this episode (0, 1, ...): replay files key on it."""
