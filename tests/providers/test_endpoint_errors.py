@@ -95,16 +95,18 @@ def test_what_a_failure_says_about_the_endpoint(
             f"{scheme}:{model}", base_url=url(scheme, srv.url), **{**FAST, "timeout_s": 0.3}
         )
         err = failure(p)
-        expected = 1 if permanent else 3  # a permanent error is never retried
         # an attempt the client gave up on (0.3 s timeout) may still be in the server's
         # parser on a loaded machine: let its count settle before reading it
         settle = time.monotonic() + 3.0
-        while srv.requests < expected and time.monotonic() < settle:
+        while srv.requests < 1 and time.monotonic() < settle:
             time.sleep(0.01)
         requests = srv.requests
     assert isinstance(err, EndpointError) is endpoint
     assert (err.permanent, err.unanswered) == (permanent, unanswered)
-    assert requests == expected
+    # a permanent error is never retried; any other gets both retries. The client counts its
+    # attempts; the server may see fewer when a loaded machine lets one time out unsent.
+    assert p.stats().retries == (0 if permanent else 2)
+    assert requests == 1 if permanent else 1 <= requests <= 3
 
 
 @pytest.mark.parametrize(("scheme", "module", "model"), VENDORS)
