@@ -289,48 +289,26 @@ class DefendedAdapter(Adapter):
                 env, provider, instance_id=instance_id, repeat=repeat, seed=seed,
                 system_prefix=system_prefix,
             )  # fmt: skip
-        denv = DefendedEnv(
-            env, self.chain, instance_id=instance_id, repeat=repeat, seed=seed,
-            system_prefix=system_prefix,
-        )  # fmt: skip
-        decision = await self.inner.run_episode(
-            denv, provider, instance_id=instance_id, repeat=repeat, seed=seed,
-            system_prefix=system_prefix, max_steps=max_steps,
-        )  # fmt: skip
-        if decision.action is not None:
-            decision = dataclasses.replace(decision, action=denv.to_phone(decision.action))
-        ctx, view = denv.ctx, denv.view
-        if denv.blocked is not None or ctx is None or view is None:
-            return decision  # blocked before the model saw the screen: no action to check
-        n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
-        for defense in self.chain:
-            decision = await defense.after(view, decision, ctx)
-        if ctx.reconsider_notes and not ctx.reconsidered:
-            # Ask again: the episode is replayed from its start with the notes in the prompt;
-            # the hooks then check the second proposal (and block rather than ask again).
-            ctx.reconsidered = True
-            first = dataclasses.replace(
-                decision,
-                steps=(*decision.steps, *ctx.steps[n_steps:]),
-                verdicts=(*decision.verdicts, *ctx.verdicts[n_verdicts:]),
-            )
-            notes = _prefix(*ctx.reconsider_notes, system_prefix)
-            continued = _Continued(provider, len(decision.steps))
-            second = await self._episode_again(
-                env, continued, instance_id, repeat, seed, notes, max_steps
-            )
-            return dataclasses.replace(
-                second,
-                steps=(*first.steps, *second.steps),
-                verdicts=(*first.verdicts, *second.verdicts),
-            )
+        decision, ctx, own_steps = await self._checked(
+            env, provider, instance_id, repeat, seed, system_prefix, max_steps, retry=False
+        )
+        if ctx is None or not ctx.reconsider_notes or ctx.reconsidered:
+            return decision
+        # Ask again: the episode is replayed from its start with the notes in the prompt; the
+        # hooks then check the second proposal (and block rather than ask again).
+        ctx.reconsidered = True
+        notes = _prefix(*ctx.reconsider_notes, system_prefix)
+        continued = _Continued(provider, own_steps)
+        second, _, _ = await self._checked(
+            env, continued, instance_id, repeat, seed, notes, max_steps, retry=True
+        )
         return dataclasses.replace(
-            decision,
-            steps=(*decision.steps, *ctx.steps[n_steps:]),
-            verdicts=(*decision.verdicts, *ctx.verdicts[n_verdicts:]),
+            second,
+            steps=(*decision.steps, *second.steps),
+            verdicts=(*decision.verdicts, *second.verdicts),
         )
 
-    async def _episode_again(
+    async def _checked(
         self,
         env: Environment,
         provider: Provider,
@@ -339,8 +317,15 @@ class DefendedAdapter(Adapter):
         seed: int,
         system_prefix: str,
         max_steps: int | None,
-    ) -> Decision:
-        """The episode once more under ``system_prefix``, its after hooks told it is a retry."""
+        *,
+        retry: bool,
+    ) -> tuple[Decision, Any, int]:
+        """One defended episode and its ``after`` hooks (told, on a ``retry``, that it is one).
+
+        Returns the decision with the hooks' steps and verdicts appended, the episode's
+        DefenseContext (None when it was blocked before the model saw a screen) and how many
+        steps the agent itself made (where a retry continues the call numbering).
+        """
         denv = DefendedEnv(
             env, self.chain, instance_id=instance_id, repeat=repeat, seed=seed,
             system_prefix=system_prefix,
@@ -353,16 +338,18 @@ class DefendedAdapter(Adapter):
             decision = dataclasses.replace(decision, action=denv.to_phone(decision.action))
         ctx, view = denv.ctx, denv.view
         if denv.blocked is not None or ctx is None or view is None:
-            return decision
-        ctx.reconsidered = True
+            return decision, None, len(decision.steps)  # no action reached the hooks
+        if retry:
+            ctx.reconsidered = True
         n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
         for defense in self.chain:
             decision = await defense.after(view, decision, ctx)
-        return dataclasses.replace(
+        merged = dataclasses.replace(
             decision,
             steps=(*decision.steps, *ctx.steps[n_steps:]),
             verdicts=(*decision.verdicts, *ctx.verdicts[n_verdicts:]),
         )
+        return merged, ctx, len(decision.steps)
 
     def describe(self) -> dict[str, Any]:
         return {**self.inner.describe(), "defenses": self.chain.describe()}

@@ -137,7 +137,7 @@ _PACING = frozenset(
 
 def _identity(entry: dict[str, Any]) -> dict[str, Any]:
     """The settings of a run.json condition entry that decide which rows it holds."""
-    flat = {f"{k}": v for k, v in (entry.get("run") or {}).items() if k != "concurrency"}
+    flat = {k: v for k, v in (entry.get("run") or {}).items() if k != "concurrency"}
     for group in ("provider_options", "adapter_options"):
         for k, v in (entry.get(group) or {}).items():
             if group == "adapter_options" or k not in _PACING:
