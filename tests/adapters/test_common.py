@@ -34,7 +34,7 @@ from dibench.providers import (
 
 from .conftest import Screen, ScriptedProvider, tap
 
-NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "direct"]
+NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "gui-owl", "direct"]
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 

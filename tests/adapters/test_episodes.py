@@ -35,7 +35,7 @@ from dibench.sim import EpisodeSpec, make_env, plan_episodes
 from .conftest import ScriptedProvider
 
 W, H = 540, 1170
-NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "direct"]
+NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "gui-owl", "direct"]
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 
@@ -74,7 +74,7 @@ def test_static_screen_reproduces_the_single_screen_rules(inp: AgentInput) -> No
         assert (t.screen, t.committed, t.ended) == (first, None, None)
 
 
-@pytest.mark.parametrize("name", ["appagent", "mobile-agent-v3", "direct"])
+@pytest.mark.parametrize("name", ["appagent", "gui-owl", "direct"])
 def test_decide_is_a_run_over_the_static_screen(name: str, inp: AgentInput) -> None:
     oracle = make_provider("oracle")
     adapter = make_adapter(name)
@@ -93,7 +93,7 @@ def test_decide_is_a_run_over_the_static_screen(name: str, inp: AgentInput) -> N
 
 
 def test_step_limits_default_per_kind_of_episode() -> None:
-    adapter = make_adapter("mobile-agent-v3")
+    adapter = make_adapter("gui-owl")
     assert adapter.max_steps == 3 and adapter.describe()["episode_steps"] == 20
     assert make_adapter("direct", episode_steps=12).describe()["episode_steps"] == 12
     with pytest.raises(ValueError, match="episode_steps"):
@@ -226,7 +226,7 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
             "### Important Notes ###\nNone",
         ),
     ),
-    "mobile-agent-v3": (v3_reply, ()),
+    "gui-owl": (v3_reply, ()),
     "direct": (direct_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
@@ -307,9 +307,9 @@ def test_a_recorded_oracle_episode_replays_step_for_step(
     spec = specs["hotel"]
     path = tmp_path / "oracle.jsonl"
     recorder = RecordingProvider(make_provider("oracle"), path)
-    live = run("mobile-agent-v3", spec, recorder)
+    live = run("gui-owl", spec, recorder)
     recorder.flush(spec.id, 0)
-    replayed = run("mobile-agent-v3", spec, ReplayProvider(path))
+    replayed = run("gui-owl", spec, ReplayProvider(path))
     assert live.candidate == replayed.candidate and live.candidate in spec.acceptable
     assert [(s.reply, s.screen, s.action) for s in live.steps] == [
         (s.reply, s.screen, s.action) for s in replayed.steps
@@ -325,7 +325,7 @@ def test_leaving_the_app_and_the_step_limit_end_without_a_decision(
     back = '{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}'
     record = {"instance_id": spec.id, "repeat": 0, "responses": [f"<tool_call>{back}</tool_call>"]}
     path.write_text(json.dumps(record) + "\n")
-    d = run("mobile-agent-v3", spec, ReplayProvider(path))
+    d = run("gui-owl", spec, ReplayProvider(path))
     assert (d.candidate, d.outcome, d.cause) == (None, Outcome.NO_COMMIT, "left the app")
     d = run("direct", spec, make_provider("random"), episode_steps=1)
     assert d.outcome == Outcome.NO_COMMIT and d.cause == "ran out of steps"

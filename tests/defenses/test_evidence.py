@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from dibench.adapters import AgentInput, Decision, make_adapter
 from dibench.adapters._annotate import label_elements
-from dibench.adapters._mobile_agent_v3 import smart_resize
+from dibench.adapters._gui_owl import smart_resize
 from dibench.cli import main
 from dibench.dataset import Dataset
 from dibench.dataset._schema import Box
@@ -209,7 +209,7 @@ def _appagent_reply(inp: AgentInput, cid: str) -> str:
     )
 
 
-FORMATS = {"appagent": _appagent_reply, "direct": _direct_reply, "mobile-agent-v3": _owl_reply}
+FORMATS = {"appagent": _appagent_reply, "direct": _direct_reply, "gui-owl": _owl_reply}
 
 
 def _replay(path: Path, iid: str, replies: list[str]) -> str:

@@ -92,7 +92,7 @@ def test_noise_is_seeded_per_repeat_and_shared_by_a_pair(small_dataset: Dataset)
     assert np.array_equal(a[same], nb[same])  # same noise field for the benign twin
 
 
-@pytest.mark.parametrize("framework", ["direct", "appagent", "mobile-agent-v3"])
+@pytest.mark.parametrize("framework", ["direct", "appagent", "gui-owl"])
 @pytest.mark.parametrize("factor", [0.9, 0.75])
 def test_downscale_maps_taps_back_to_the_right_candidate(
     small_dataset: Dataset, framework: str, factor: float
@@ -110,7 +110,7 @@ def test_downscale_maps_taps_back_to_the_right_candidate(
             assert shown(d).shape[:2] == (round(h * factor), round(w * factor))
 
 
-@pytest.mark.parametrize("framework", ["appagent", "mobile-agent-v3"])
+@pytest.mark.parametrize("framework", ["appagent", "gui-owl"])
 def test_downscaled_random_taps_resolve_on_phone_boxes(
     small_dataset: Dataset, framework: str
 ) -> None:

@@ -41,7 +41,7 @@ from dibench.sim import EpisodeSpec, make_env, plan_episodes
 from .conftest import run
 
 W, H = 540, 1170
-FRAMEWORKS = ["direct", "mobile-agent-v3", "appagent"]
+FRAMEWORKS = ["direct", "gui-owl", "appagent"]
 BENIGN = "sim-food-exact_match-en-000"
 EARLY = f"{BENIGN}.c3.combined"  # the payload is on the first results screen
 LATE = f"{BENIGN}.c9.combined"  # the payload comes into view after one scroll

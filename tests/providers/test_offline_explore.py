@@ -55,7 +55,7 @@ def test_plain_replies_cover_the_whole_vocabulary() -> None:
     assert reply(req, ("none", "no fit")) == "none(no fit)"
 
 
-@pytest.mark.parametrize("name", ["direct", "mobile-agent-v3", "appagent"])
+@pytest.mark.parametrize("name", ["direct", "gui-owl", "appagent"])
 def test_the_random_agent_stays_paired_across_twins(name: str, planned: list[EpisodeSpec]) -> None:
     benign = [s for s in planned if not s.injected]
     for spec in benign:

@@ -3,7 +3,7 @@
 Built-ins, registered in ``ADAPTERS`` by name (options are keyword arguments of the class):
 ``appagent`` (tagged screenshot, ``tap(n)``), ``mobile-agent-v2`` (OCR/icon perception,
 planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/operator/reflector,
-JSON atomic actions), ``mobile-agent-v3`` (GUI-Owl ``mobile_use`` tool calls on a
+JSON atomic actions), ``gui-owl`` (GUI-Owl end to end: ``mobile_use`` tool calls on a
 Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
@@ -16,9 +16,9 @@ from ._base import ADAPTERS, Action, Adapter, AgentInput, Decision, Step, candid
 from ._common import GAVE_UP, OUT_OF_STEPS, OUTSIDE, REFUSED, FrameworkAdapter
 from ._direct import DirectAdapter
 from ._env import Environment, Screen, StaticScreen, Transition
+from ._gui_owl import GuiOwlAdapter, smart_resize
 from ._mobile_agent_e import MobileAgentEAdapter
 from ._mobile_agent_v2 import MobileAgentV2Adapter
-from ._mobile_agent_v3 import MobileAgentV3Adapter, smart_resize
 
 __all__ = [
     "ADAPTERS",
@@ -34,9 +34,9 @@ __all__ = [
     "DirectAdapter",
     "Environment",
     "FrameworkAdapter",
+    "GuiOwlAdapter",
     "MobileAgentEAdapter",
     "MobileAgentV2Adapter",
-    "MobileAgentV3Adapter",
     "Screen",
     "StaticScreen",
     "Step",
@@ -48,5 +48,5 @@ __all__ = [
 
 
 def make_adapter(name: str, **options: object) -> Adapter:
-    """An adapter by name, e.g. ``make_adapter("mobile-agent-v3", coords="norm1000")``."""
+    """An adapter by name, e.g. ``make_adapter("gui-owl", coords="norm1000")``."""
     return ADAPTERS.get(name)(**options)

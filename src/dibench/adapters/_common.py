@@ -23,7 +23,7 @@ from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from PIL import Image
 
@@ -41,21 +41,25 @@ from dibench.providers._base import (
 
 from ._base import Action, Adapter, AgentInput, Decision, Step, Verdict, candidate_at
 from ._env import OUTSIDE, Environment, Screen, StaticScreen, Transition
+from ._prompts import PromptTemplates
 
 __all__ = [
     "GAVE_UP",
     "OUTSIDE",
     "OUT_OF_STEPS",
+    "PARSE_MODES",
     "REFUSED",
     "AnswerFn",
     "End",
     "Episode",
     "FrameworkAdapter",
+    "FrameworkError",
     "Memo",
     "Move",
     "ReplyError",
     "Shown",
     "Turn",
+    "encode_jpeg",
     "encode_png",
     "excerpt",
     "flat",
@@ -83,6 +87,20 @@ T = TypeVar("T")
 
 class ReplyError(ValueError):
     """A reply that cannot be read as an action of the framework (-> PARSE_ERROR)."""
+
+
+class FrameworkError(ReplyError):
+    """A reply on which the original framework would crash or abort (-> FRAMEWORK_ERROR).
+
+    Raised by ``parse="faithful"`` readers; the message says what the original does, e.g.
+    ``int('540.5') raises ValueError in AppAgent's parse_explore_rsp``.
+    """
+
+
+PARSE_MODES = ("faithful", "robust")
+"""How adapters read replies: ``faithful`` as the original framework's code does, action for
+action (its markers, keyword priority, integer conversion, crashes); ``robust`` tolerantly
+(markdown, case, loose layouts), so a parse error means the reply really holds no action."""
 
 
 def flat(text: str) -> str:
@@ -231,6 +249,16 @@ def encode_png(image: Image.Image) -> bytes:
     return fast_png(image, 1)
 
 
+def encode_jpeg(image: Image.Image, quality: int = 75) -> bytes:
+    """JPEG as Pillow writes it (75 is Pillow's default, which Mobile-Agent-v2 and -E use:
+    they save the screenshot with ``Image.save(path, "JPEG")`` and send that file)."""
+    import io
+
+    buf = io.BytesIO()
+    image.convert("RGB").save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
 @dataclass(frozen=True)
 class Shown:
     """An image as a model sees it, with its scale relative to the screenshot."""
@@ -255,12 +283,23 @@ Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
 
 def _make_shown(
-    screenshot: Image.Image, transform: Transform | None, png: bytes | None = None
+    screenshot: Image.Image,
+    transform: Transform | None,
+    png: bytes | None = None,
+    jpeg: int | None = None,
 ) -> Shown:
     if transform is None:
         image, extra = screenshot, None
     else:
         image, extra = transform(screenshot)
+    if jpeg is not None:
+        part = ImagePart(
+            png=encode_jpeg(image, jpeg), width=image.width, height=image.height,
+            mime="image/jpeg",
+        )  # fmt: skip
+        sx = image.width / screenshot.width
+        sy = image.height / screenshot.height
+        return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)
     data = png if transform is None and png is not None else encode_png(image)
     part = ImagePart(png=data, width=image.width, height=image.height)
     sx = image.width / screenshot.width
@@ -273,14 +312,18 @@ async def show(
     variant: Hashable,
     transform: Transform | None,
     png: bytes | None = None,
+    *,
+    jpeg: int | None = None,
 ) -> Shown:
     """The shown image for (screen, variant), derived and encoded once across runs.
 
     ``variant`` must identify the transform and everything it depends on (UI labels, sizes).
     ``png`` (AgentInput.screenshot_png) is the screenshot's own encoding when the runner has it
     (a screenshot read from disk): it is sent as is and keys the cache, so nothing is re-encoded
-    or re-hashed pixel by pixel. Runs in a worker thread so that hashing and encoding never
-    stall other episodes.
+    or re-hashed pixel by pixel. ``jpeg`` (a quality) sends the image as JPEG instead of PNG
+    (``Shown.png`` then holds the JPEG bytes; ``Shown.image`` stays the undegraded image the
+    frameworks draw on and offline agents read). Runs in a worker thread so that hashing and
+    encoding never stall other episodes.
     """
 
     def work() -> Shown:
@@ -288,7 +331,9 @@ async def show(
             screen = "png:" + hashlib.blake2b(png, digest_size=16).hexdigest()
         else:
             screen = screen_key(screenshot)
-        return _SHOWN.get((screen, variant), lambda: _make_shown(screenshot, transform, png))
+        return _SHOWN.get(
+            (screen, variant, jpeg), lambda: _make_shown(screenshot, transform, png, jpeg)
+        )
 
     return await asyncio.to_thread(work)
 
@@ -578,8 +623,10 @@ class Episode:
         return dataclasses.replace(t, screen=screen)
 
     def unparseable(self, turn: Turn, err: ReplyError) -> NoReturn:
-        """Record the failed step and end with PARSE_ERROR."""
+        """Record the failed step and end with PARSE_ERROR (FRAMEWORK_ERROR for a crash)."""
         self.record(turn, None, error=str(err))
+        if isinstance(err, FrameworkError):
+            raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({err}): {excerpt(turn.text)!r}")
         raise End(Outcome.PARSE_ERROR, f"unparseable reply ({err}): {excerpt(turn.text)!r}")
 
     def decision(self, end: End) -> Decision:
@@ -594,10 +641,17 @@ class Episode:
 
 
 class FrameworkAdapter(Adapter):
-    """An adapter whose ``run`` raises ``End``; falling off the end means out of steps."""
+    """An adapter whose ``run`` raises ``End``; falling off the end means out of steps.
+
+    ``parse`` is ``faithful`` (read replies as the original framework's code does, crashes
+    included) or ``robust`` (tolerant); ``prompts`` a folder of user prompt templates
+    (``_prompts``), one file per role in ``prompt_roles``.
+    """
 
     default_max_tokens: int = 1024
     episode_steps: int = 20  # acting calls allowed in an interactive episode
+    # role -> placeholder names its template may use (see docs/FRAMEWORKS.md)
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(
         self,
@@ -606,7 +660,13 @@ class FrameworkAdapter(Adapter):
         episode_steps: int | None = None,
         temperature: float = 0.0,
         max_tokens: int | None = None,
+        parse: str = "faithful",
+        prompts: str | None = None,
     ) -> None:
+        if parse not in PARSE_MODES:
+            raise ValueError(f"parse={parse!r}: expected one of {', '.join(PARSE_MODES)}")
+        self.parse = parse
+        self.prompts = PromptTemplates(prompts, self.prompt_roles, self.name)
         if max_steps is not None:
             if max_steps < 1:
                 raise ValueError("max_steps must be at least 1")
@@ -673,5 +733,12 @@ class FrameworkAdapter(Adapter):
             "episode_steps": self.episode_steps,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            "parse": self.parse,
+            "prompts": self.prompts.fingerprint(),
             **self.options(),
         }
+
+    @property
+    def faithful(self) -> bool:
+        """Replies are read as the original framework's code reads them."""
+        return self.parse == "faithful"

@@ -14,6 +14,8 @@ class Outcome(StrEnum):
     COMMITTED = "committed"
     NO_COMMIT = "no_commit"  # gave up, ran out of steps, tapped outside every candidate
     PARSE_ERROR = "parse_error"  # reply could not be parsed into an action
+    # the original framework would crash or abort on this reply (parse=faithful): ⊥
+    FRAMEWORK_ERROR = "framework_error"
     REFUSAL = "refusal"
     BLOCKED = "blocked"  # a defense blocked the step
     # transport/server failure after retries: excluded from metrics, re-run on resume

@@ -9,9 +9,9 @@ import json
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, MobileAgentV3Adapter, smart_resize
+from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
 from dibench.adapters._common import ReplyError
-from dibench.adapters._mobile_agent_v3 import parse_v3_tool_call
+from dibench.adapters._gui_owl import parse_owl_tool_call
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 
@@ -27,7 +27,7 @@ def owl(arguments: dict[str, object], *, thinking: str = "The JBL pair is cheape
 
 
 def run(inp: AgentInput, provider: Provider, **options: object) -> Decision:
-    return asyncio.run(MobileAgentV3Adapter(**options).decide(inp, provider))  # type: ignore[arg-type]
+    return asyncio.run(GuiOwlAdapter(**options).decide(inp, provider))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -88,12 +88,12 @@ def test_smart_resize_rejects_degenerate_images() -> None:
     ],
 )
 def test_parse_tool_call_variants(reply: str, action: str, coordinate: object) -> None:
-    call = parse_v3_tool_call(reply)
+    call = parse_owl_tool_call(reply)
     assert call.action == action and call.args["coordinate"] == coordinate
 
 
 def test_parse_keeps_thinking_and_conclusion() -> None:
-    call = parse_v3_tool_call(owl({"action": "terminate", "status": "failure"}))
+    call = parse_owl_tool_call(owl({"action": "terminate", "status": "failure"}))
     assert call.thought == "The JBL pair is cheapest."
     assert call.conclusion == "Clicked the JBL headphones."
     assert call.args["status"] == "failure"
@@ -120,7 +120,7 @@ def test_parse_keeps_thinking_and_conclusion() -> None:
 )
 def test_parse_rejects_broken_tool_calls(reply: str, message: str) -> None:
     with pytest.raises(ReplyError, match=message):
-        parse_v3_tool_call(reply)
+        parse_owl_tool_call(reply)
 
 
 # --------------------------------------------------------------------- episodes
@@ -222,4 +222,4 @@ def test_answer_none_terminates(inp: AgentInput) -> None:
 
 def test_bad_coords_option_is_rejected() -> None:
     with pytest.raises(ValueError, match="coords must be"):
-        MobileAgentV3Adapter(coords="relative")  # type: ignore[arg-type]
+        GuiOwlAdapter(coords="relative")  # type: ignore[arg-type]

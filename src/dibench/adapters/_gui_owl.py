@@ -1,4 +1,4 @@
-"""Mobile-Agent-v3 / GUI-Owl (X-PLUG/MobileAgent): one ``mobile_use`` tool call per step.
+"""GUI-Owl end to end (X-PLUG/MobileAgent; Mobile-Agent-v3's model alone): one tool call a step.
 
 Protocol, as in GUI-Owl's Android agent and cookbook:
 - the screenshot is resized the way the Qwen2.5-VL processor does (``smart_resize``: both
@@ -51,9 +51,9 @@ from ._parse import check_point, first_json_object, numbers
 __all__ = [
     "MAX_PIXELS",
     "MIN_PIXELS",
-    "MobileAgentV3Adapter",
+    "GuiOwlAdapter",
     "ToolCall",
-    "parse_v3_tool_call",
+    "parse_owl_tool_call",
     "smart_resize",
 ]
 
@@ -223,7 +223,7 @@ def _tag(text: str, name: str) -> str:
     return m.group(1).strip() if m else ""
 
 
-def parse_v3_tool_call(text: str) -> ToolCall:
+def parse_owl_tool_call(text: str) -> ToolCall:
     """The first ``mobile_use`` call: inside <tool_call> if present, else any such JSON."""
     thought = _tag(text, "thinking") or _tag(text, "think")
     conclusion = _tag(text, "conclusion")
@@ -261,11 +261,11 @@ def _point(value: Any, what: str) -> tuple[float, float]:
     return x, y
 
 
-@ADAPTERS.register("mobile-agent-v3")
-class MobileAgentV3Adapter(FrameworkAdapter):
+@ADAPTERS.register("gui-owl")
+class GuiOwlAdapter(FrameworkAdapter):
     """GUI-Owl's end-to-end tool-call protocol (see the module docstring)."""
 
-    name = "mobile-agent-v3"
+    name = "gui-owl"
     max_steps = 3
 
     def __init__(
@@ -405,7 +405,7 @@ class MobileAgentV3Adapter(FrameworkAdapter):
             answer = self._answer(shown)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
-                call = parse_v3_tool_call(turn.text)
+                call = parse_owl_tool_call(turn.text)
                 action = self._action(call, shown)
             except ReplyError as err:
                 ep.unparseable(turn, err)
