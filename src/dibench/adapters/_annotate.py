@@ -9,13 +9,13 @@ each with nine named points (``center``, ``top-left``, ...). Drawn here with Pil
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from dibench.dataset._schema import Box, UIElement
+from dibench.render._addressing import MIN_DIST, centre, label_elements
 from dibench.render._fonts import font
 
 __all__ = [
@@ -26,29 +26,6 @@ __all__ = [
     "draw_labels",
     "label_elements",
 ]
-
-MIN_DIST = 30  # px between element centres below which AppAgent keeps only the first
-
-
-def _centre(b: Box) -> tuple[float, float]:
-    return (b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2
-
-
-def label_elements(ui: Sequence[UIElement], min_dist: float = MIN_DIST) -> tuple[UIElement, ...]:
-    """The elements AppAgent tags, in tag order (tag n is element n - 1).
-
-    Clickable nodes in UI order, skipping one whose centre nearly coincides with a kept one
-    (a search box inside its clickable search bar gets no second tag).
-    """
-    kept: list[UIElement] = []
-    for e in ui:
-        if not e.clickable:
-            continue
-        cx, cy = _centre(e.bounds)
-        if any(math.dist((cx, cy), _centre(k.bounds)) <= min_dist for k in kept):
-            continue
-        kept.append(e)
-    return tuple(kept)
 
 
 def _tag_font_size(width: int) -> int:
@@ -75,7 +52,7 @@ def draw_labels(
         label = str(n)
         left, top, right, bottom = face.getbbox(label)
         tw, th = right - left, bottom - top
-        cx, cy = _centre(e.bounds)
+        cx, cy = centre(e.bounds)
         x1 = round(cx - tw / 2 - pad_x)
         y1 = round(cy - th / 2 - pad_y)
         x2, y2 = x1 + tw + 2 * pad_x, y1 + th + 2 * pad_y

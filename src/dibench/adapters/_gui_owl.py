@@ -31,6 +31,7 @@ from PIL import Image
 
 from dibench.metrics._rows import Outcome
 from dibench.providers._base import Message, TextPart
+from dibench.render._addressing import MAX_PIXELS, MIN_PIXELS, smart_resize
 
 from ._base import ADAPTERS, Action
 from ._common import (
@@ -56,38 +57,6 @@ __all__ = [
     "parse_owl_tool_call",
     "smart_resize",
 ]
-
-MIN_PIXELS = 56 * 56  # 3136
-MAX_PIXELS = 28 * 28 * 12800  # 10,035,200: GUI-Owl's setting
-
-
-def smart_resize(
-    height: int,
-    width: int,
-    factor: int = 28,
-    min_pixels: int = MIN_PIXELS,
-    max_pixels: int = MAX_PIXELS,
-) -> tuple[int, int]:
-    """(height, width) as the Qwen2.5-VL processor resizes an image.
-
-    Both sides become multiples of ``factor`` (rounded to the nearest), then the whole image is
-    scaled down (or up) with its aspect ratio kept until the pixel count fits the bounds.
-    """
-    if height < 2 or width < 2:
-        raise ValueError(f"image {width}x{height} is too small")
-    if max(height, width) / min(height, width) > 200:
-        raise ValueError(f"aspect ratio of {width}x{height} exceeds 200")
-    h = max(factor, round(height / factor) * factor)
-    w = max(factor, round(width / factor) * factor)
-    if h * w > max_pixels:
-        beta = math.sqrt(height * width / max_pixels)
-        h = max(factor, math.floor(height / beta / factor) * factor)
-        w = max(factor, math.floor(width / beta / factor) * factor)
-    elif h * w < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h = math.ceil(height * beta / factor) * factor
-        w = math.ceil(width * beta / factor) * factor
-    return h, w
 
 
 def _tool(width: int, height: int) -> dict[str, Any]:
