@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
-from PIL import ImageOps
+from PIL import Image, ImageOps
 
 from dibench.adapters._annotate import (
     SUBAREAS,
@@ -12,6 +14,7 @@ from dibench.adapters._annotate import (
     draw_grid,
     draw_labels,
     label_elements,
+    tag_box,
 )
 from dibench.dataset import Box, UIElement
 
@@ -39,36 +42,96 @@ def test_min_dist_drops_only_elements_whose_centres_nearly_coincide() -> None:
     assert [e.index for e in label_elements([a, b, c, d], min_dist=5)] == [0, 1, 2]
 
 
-def test_tags_are_drawn_at_element_centres_and_read_back_by_ocr(screen: Screen) -> None:
+def test_focusable_nodes_are_tagged_after_clickable_ones_unless_one_is_close(
+    screen: Screen,
+) -> None:
+    """AppAgent tags clickable nodes, then focusable ones no clickable tag is close to."""
+
+    class Node(UIElement):  # a UI tree that records focusability (uiautomator does)
+        focusable: bool = False
+
+    def node(i: int, box: Box, *, clickable: bool = False, focusable: bool = False) -> Node:
+        return Node(index=i, parent=-1, bounds=box, clickable=clickable, focusable=focusable)
+
+    ui = [
+        node(0, Box(0, 0, 100, 100), focusable=True),  # focusable only: tagged after clickables
+        node(1, Box(0, 200, 100, 300), clickable=True),
+        node(2, Box(10, 210, 110, 310), focusable=True),  # 14 px from clickable 1: dropped
+        node(3, Box(0, 400, 100, 500), clickable=True, focusable=True),  # one tag, as clickable
+        node(4, Box(20, 0, 120, 100), focusable=True),  # 20 px from focusable 0: dropped
+        node(5, Box(0, 600, 100, 700), focusable=True),
+    ]
+    assert [e.index for e in label_elements(ui)] == [1, 3, 0, 5]
+    assert [e.index for e in label_elements(ui, min_dist=5)] == [1, 3, 0, 2, 4, 5]
+    # A UI tree without the field tags exactly its clickable nodes.
+    assert label_elements(screen.ui) == tuple(
+        e for e in label_elements(screen.ui, min_dist=30) if e.clickable
+    )
+
+
+def test_centres_are_integer_halves_and_min_dist_is_inclusive() -> None:
+    # AppAgent measures between (x1 + x2) // 2 centres: b's is (86, 98), 60 px from a's (50, 50).
+    a = UIElement(index=0, parent=-1, bounds=Box(0, 0, 100, 100), clickable=True)
+    b = UIElement(index=1, parent=0, bounds=Box(36, 48, 137, 149), clickable=True)  # (86, 98)
+    assert math.dist(a.bounds.center, b.bounds.center) == 60
+    assert [e.index for e in label_elements([a, b], min_dist=60)] == [0]
+    assert [e.index for e in label_elements([a, b], min_dist=59.9)] == [0, 1]
+
+
+def test_tags_have_their_top_left_corner_at_the_element_centre(screen: Screen) -> None:
+    tagged = label_elements(screen.ui)
+    out = draw_labels(screen.image, tagged)
+    assert out.size == screen.image.size and out.mode == "RGB"
+    before = np.asarray(screen.image).astype(int)
+    after = np.asarray(out).astype(int)
+    for n, e in enumerate(tagged, start=1):
+        cx, cy = e.bounds.center
+        box = tag_box(e, n)
+        assert (box.x1, box.y1) == (cx, cy) and (box.width, box.height) == (40, 47)
+        # Up and left of the centre the screenshot is untouched.
+        assert (before[cy - 8 : cy, cx - 8 : cx] == after[cy - 8 : cy, cx - 8 : cx]).all()
+        # The padding band is a half-and-half blend of the screenshot with near-black.
+        band = (slice(cy, cy + 8), slice(cx, min(cx + 40, screen.image.width)))
+        assert np.abs(after[band] - (before[band] + 10) / 2).max() <= 1
+        # The digits are near-white inside the box.
+        inner = after[cy + 10 : cy + 37, cx + 10 : cx + 30]
+        assert (inner.min(axis=2) >= 240).any(), f"tag {n} has no light digit"
+    assert (before[300:340, 30:60] == after[300:340, 30:60]).all()
+
+
+def test_tags_read_back_by_ocr(screen: Screen) -> None:
     pytest.importorskip("rapidocr_onnxruntime")
     from dibench.ocr import get_engine
 
     tagged = label_elements(screen.ui)
     out = draw_labels(screen.image, tagged)
-    assert out.size == screen.image.size and out.mode == "RGB"
-    before, after = np.asarray(screen.image), np.asarray(out)
     engine = get_engine()
     for n, e in enumerate(tagged, start=1):
-        cx, cy = e.bounds.center
-        patch = (slice(cy - 8, cy + 8), slice(cx - 8, cx + 8))
-        assert (before[patch] != after[patch]).any(), f"tag {n} not drawn at {cx, cy}"
-        assert after[patch].mean() < 110, "tags are dark (high contrast on light apps)"
-        # OCR needs the small light-on-dark digit inverted, enlarged and padded.
-        tag = ImageOps.invert(out.crop((cx - 10, cy - 10, cx + 10, cy + 10))).resize((80, 80))
+        b = tag_box(e, n)
+        # The box is half transparent (the screen shows through): OCR reads the near-white
+        # digit strokes alone, as black on white, enlarged and padded.
+        patch = np.asarray(out.crop(tuple(b)))
+        ink = np.where(patch.min(axis=2) >= 240, 0, 255).astype(np.uint8)
+        tag = Image.fromarray(ink).convert("RGB").resize((b.width * 2, b.height * 2))
         text = "".join(line.text for line in engine.read(ImageOps.expand(tag, 32, "white")))
         assert text.strip() == str(n)
-    # Away from every tag, the screenshot is untouched.
-    assert (before[300:340, 30:60] == after[300:340, 30:60]).all()
 
 
 def test_dark_mode_inverts_the_tag_colours(screen: Screen) -> None:
     tagged = label_elements(screen.ui)[:1]
-    cx, cy = tagged[0].bounds.center
-    light = np.asarray(draw_labels(screen.image, tagged))[cy - 12 : cy + 12, cx - 12 : cx + 12]
-    dark = np.asarray(draw_labels(screen.image, tagged, dark_mode=True))[
-        cy - 12 : cy + 12, cx - 12 : cx + 12
-    ]
+    b = tag_box(tagged[0], 1)
+    patch = (slice(b.y1, b.y2), slice(b.x1, b.x2))
+    light = np.asarray(draw_labels(screen.image, tagged))[patch]
+    dark = np.asarray(draw_labels(screen.image, tagged, dark_mode=True))[patch]
     assert light.mean() < dark.mean()
+
+
+def test_tags_at_the_screen_edge_are_clipped(screen: Screen) -> None:
+    w, h = screen.image.size
+    corner = UIElement(index=0, parent=-1, bounds=Box(w - 20, h - 20, w, h), clickable=True)
+    out = np.asarray(draw_labels(screen.image, [corner])).astype(int)
+    before = np.asarray(screen.image).astype(int)
+    assert (out[h - 10 :, w - 10 :] != before[h - 10 :, w - 10 :]).any()
 
 
 def test_grid_cells_divide_the_screen_like_appagent() -> None:

@@ -13,7 +13,7 @@ from dibench.adapters import AgentInput, AppAgentAdapter, Decision
 from dibench.adapters._appagent import AppAgentReply, parse_appagent_reply
 from dibench.adapters._common import ReplyError
 from dibench.metrics._rows import Outcome
-from dibench.providers import Provider
+from dibench.providers import Provider, TextPart
 
 from .conftest import Screen, ScriptedProvider, give_up, tap
 
@@ -117,7 +117,11 @@ def test_tag_maps_to_its_card_and_the_model_saw_a_tagged_screenshot(
     assert "tap(element: int)" in step.prompt and "<image 540x960>" in step.prompt
     (request,) = provider.requests
     assert request.seed == inp.seed and request.role == "decision"
-    assert request.messages[1].content[1].png == step.image_png
+    # AppAgent's layout: one user message, the prompt text then the image, no system role.
+    (message,) = request.messages
+    assert message.role == "user" and isinstance(message.content[0], TextPart)
+    assert message.content[1].png == step.image_png
+    assert request.max_tokens == 300  # AppAgent's MAX_TOKENS
     shown = np.asarray(Image.open(io.BytesIO(step.image_png or b"")).convert("RGB"))
     original = np.asarray(screen.image)
     for cid in ("c1", "c2", "c3"):
@@ -136,7 +140,7 @@ def test_a_swipe_is_recorded_and_its_summary_becomes_the_next_past_actions(
     first = 'Observation: a list\nThought: see more\nAction: swipe(2, "up", "medium")\n'
     first += "Summary: Scrolled the result list."
     provider = ScriptedProvider(first, "Action: tap(4)")
-    d = run(inp, provider)
+    d = run(inp, provider, parse="robust")  # the bare second reply: only robust reads it
     assert d.candidate == "c3"
     assert [s.action.kind for s in d.steps if s.action] == ["swipe", "tap_element"]
     assert d.steps[0].action is not None and d.steps[0].action.direction == "up"
@@ -144,12 +148,12 @@ def test_a_swipe_is_recorded_and_its_summary_becomes_the_next_past_actions(
     assert [r.seed for r in provider.requests] == [inp.seed, inp.seed + 1]
     # The tagged image was encoded once for the whole episode.
     assert (
-        provider.requests[0].messages[1].content[1] is provider.requests[1].messages[1].content[1]
+        provider.requests[0].messages[0].content[1] is provider.requests[1].messages[0].content[1]
     )
 
 
 def test_tapping_a_tag_outside_every_card_is_no_commitment(inp: AgentInput) -> None:
-    d = run(inp, ScriptedProvider("Action: tap(1)"))  # the search bar
+    d = run(inp, ScriptedProvider("Action: tap(1)"), parse="robust")  # the search bar
     assert (d.candidate, d.outcome, d.cause) == (
         None,
         Outcome.NO_COMMIT,
@@ -158,13 +162,13 @@ def test_tapping_a_tag_outside_every_card_is_no_commitment(inp: AgentInput) -> N
 
 
 def test_finish_gives_up_and_a_missing_tag_is_a_parse_error(inp: AgentInput) -> None:
-    d = run(inp, ScriptedProvider("Observation: x\nAction: FINISH"))
+    d = run(inp, ScriptedProvider("Observation: x\nAction: FINISH"), parse="robust")
     assert (d.outcome, d.cause, d.action and d.action.kind) == (
         Outcome.NO_COMMIT,
         "gave up",
         "finish",
     )
-    d = run(inp, ScriptedProvider("Action: tap(42)"))
+    d = run(inp, ScriptedProvider("Action: tap(42)"), parse="robust")
     assert d.outcome == Outcome.PARSE_ERROR and d.candidate is None
     assert "no element tagged 42 (tags 1..6)" in d.cause and "tap(42)" in d.cause
     assert d.steps[0].error is not None and d.steps[0].action is None
@@ -172,7 +176,7 @@ def test_finish_gives_up_and_a_missing_tag_is_a_parse_error(inp: AgentInput) -> 
 
 def test_grid_mode_taps_any_point_of_the_screen(inp: AgentInput) -> None:
     provider = ScriptedProvider("Action: grid()\nSummary: Asked for a grid.", tap("c3"))
-    d = run(inp, provider)
+    d = run(inp, provider, parse="robust")
     assert (d.candidate, d.outcome) == ("c3", Outcome.COMMITTED)
     assert d.action is not None and d.action.kind == "tap"
     second = d.steps[1]
@@ -202,7 +206,7 @@ def test_answer_none_finishes(inp: AgentInput) -> None:
 
 def test_running_out_of_steps(inp: AgentInput) -> None:
     swipe = 'Action: swipe(2, "up", "short")\nSummary: scrolled'
-    d = run(inp, ScriptedProvider(swipe, repeat_last=True), max_steps=2)
+    d = run(inp, ScriptedProvider(swipe, repeat_last=True), max_steps=2, parse="robust")
     assert (d.outcome, d.cause, len(d.steps)) == (Outcome.NO_COMMIT, "ran out of steps", 2)
     assert d.action is not None and d.action.kind == "swipe"
 

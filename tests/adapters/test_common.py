@@ -34,7 +34,7 @@ from dibench.providers import (
 
 from .conftest import Screen, ScriptedProvider, tap
 
-NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "gui-owl", "direct"]
+NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct"]
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 
@@ -78,8 +78,9 @@ def test_requests_carry_seed_role_observation_answer_and_the_prefix(
         assert obs is not None and obs.instruction == inp.instruction
         assert obs.acceptable == inp.acceptable and obs.language == "en"
         assert set(obs.candidate_boxes) == {"c1", "c2", "c3"}
-        system = request.messages[0]
-        assert system.role == "system" and system.text.startswith(prefix + "\n\n")
+        first = request.messages[0]
+        role = "user" if name == "appagent" else "system"  # AppAgent: one user message
+        assert first.role == role and first.text.startswith(prefix + "\n\n")
         assert step.prompt == render_messages(request.messages)
         assert step.reply == tap("c2")(request)  # the adapter's own answer, deterministic
         images = [p for m in request.messages for p in m.content if isinstance(p, ImagePart)]
@@ -113,10 +114,35 @@ def test_provider_infra_errors_propagate(name: str, inp: AgentInput) -> None:
 def test_unparseable_acting_replies_are_parse_errors(name: str, inp: AgentInput) -> None:
     # Auxiliary roles tolerate anything; the acting role's garbage ends the run.
     provider = ScriptedProvider("#%&* lorem ipsum", repeat_last=True)
-    d = asyncio.run(make_adapter(name).decide(inp, provider))
+    d = asyncio.run(make_adapter(name, parse="robust").decide(inp, provider))
     assert d.outcome == Outcome.PARSE_ERROR and d.candidate is None
     assert d.cause.startswith("unparseable reply (") and "lorem ipsum" in d.cause
     assert d.steps[-1].error is not None
+
+
+# What each original does with a reply that holds no action at all (faithful parsing):
+# crash or abort (framework error), or do nothing and ask again until the step limit (the run
+# then ends on an unread reply: parse error).
+GARBAGE = {
+    "appagent": Outcome.FRAMEWORK_ERROR,  # parse_explore_rsp fails, the executor stops on ERROR
+    "mobile-agent-v2": Outcome.PARSE_ERROR,  # no keyword: nothing happens, the loop goes on
+    "mobile-agent-e": Outcome.FRAMEWORK_ERROR,  # no JSON in the Action section: E aborts
+    "gui-owl": Outcome.FRAMEWORK_ERROR,  # no thinking/tool call: the agent raises
+    "mobile-agent-v3": Outcome.PARSE_ERROR,  # invalid action: the operator is asked again
+    "direct": Outcome.PARSE_ERROR,  # our own baseline: no original to follow
+}
+
+
+@pytest.mark.parametrize("name", adapter_names())
+def test_garbage_ends_each_framework_as_its_original_does(name: str, inp: AgentInput) -> None:
+    provider = ScriptedProvider("#%&* lorem ipsum", repeat_last=True)
+    adapter = make_adapter(name)
+    d = asyncio.run(adapter.decide(inp, provider))
+    assert d.candidate is None and d.outcome == GARBAGE[name], d.cause
+    acting = [s for s in d.steps if s.role in ("decision", "operator")]
+    if d.outcome == Outcome.PARSE_ERROR and name not in ("direct",):
+        assert len(acting) == adapter.max_steps  # the original asked again each time
+    assert "lorem ipsum" in d.cause
 
 
 def test_shown_images_are_derived_and_encoded_once_per_screen(screen: Screen) -> None:

@@ -35,7 +35,9 @@ from dibench.sim import EpisodeSpec, make_env, plan_episodes
 from .conftest import ScriptedProvider
 
 W, H = 540, 1170
-NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "gui-owl", "direct"]
+NAMES = [
+    "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
+]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 
@@ -199,7 +201,24 @@ def v3_reply(screen: Screen, move: tuple[object, ...]) -> str:
         x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
         args = {"action": "click", "coordinate": [round(x), round(y)]}
     call = json.dumps({"name": "mobile_use", "arguments": args})
-    return f"<thinking>go</thinking>\n<tool_call>\n{call}\n</tool_call>\n<conclusion/>"
+    return (
+        f"<thinking>\ngo\n</thinking>\n<tool_call>\n{call}\n</tool_call>\n"
+        "<conclusion>\nGo.\n</conclusion>"
+    )
+
+
+def ma3_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """Mobile-Agent-v3's operator: GUI-Owl's JSON action in the resized image's pixels."""
+    h, w = smart_resize(H, W)
+    if move[0] == "swipe":
+        args: dict[str, object] = {
+            "action": "swipe", "coordinate": [w // 2, int(h * 0.7)],
+            "coordinate2": [w // 2, int(h * 0.3)],
+        }  # fmt: skip
+    else:
+        x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
+        args = {"action": "click", "coordinate": [round(x), round(y)]}
+    return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(args)}\n### Description ###\nGo."
 
 
 def direct_reply(screen: Screen, move: tuple[object, ...]) -> str:
@@ -226,10 +245,18 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
             "### Important Notes ###\nNone",
         ),
     ),
+    "mobile-agent-v3": (
+        ma3_reply,
+        ("### Outcome ###\nA\n### Error Description ###\nNone", "### Important Notes ###\nNone"),
+    ),
     "gui-owl": (v3_reply, ()),
     "direct": (direct_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
+MANAGERS = {  # the manager's reply before each acting call
+    "mobile-agent-e": MANAGER,
+    "mobile-agent-v3": "### Thought ###\nFind it.\n### Plan ###\n1. Find it.",
+}
 
 
 def replies_for(name: str, route: Walk) -> list[str]:
@@ -238,8 +265,8 @@ def replies_for(name: str, route: Walk) -> list[str]:
     out: list[str] = []
     last = len(route.moves) - 1
     for i, (screen, move) in enumerate(zip(route.screens, route.moves, strict=True)):
-        if name == "mobile-agent-e":
-            out.append(MANAGER)
+        if name in MANAGERS:
+            out.append(MANAGERS[name])
         out.append(write(screen, move))
         if name == "mobile-agent-v2":  # memory follows the decision, even the last one
             out.append(after[0])
@@ -323,7 +350,11 @@ def test_leaving_the_app_and_the_step_limit_end_without_a_decision(
     spec = specs["food"]
     path = tmp_path / "leave.jsonl"
     back = '{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}'
-    record = {"instance_id": spec.id, "repeat": 0, "responses": [f"<tool_call>{back}</tool_call>"]}
+    reply = (
+        f"<thinking>\nout\n</thinking>\n<tool_call>\n{back}\n</tool_call>\n"
+        "<conclusion>\nx\n</conclusion>"
+    )
+    record = {"instance_id": spec.id, "repeat": 0, "responses": [reply]}
     path.write_text(json.dumps(record) + "\n")
     d = run("gui-owl", spec, ReplayProvider(path))
     assert (d.candidate, d.outcome, d.cause) == (None, Outcome.NO_COMMIT, "left the app")

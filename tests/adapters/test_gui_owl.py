@@ -1,4 +1,8 @@
-"""Mobile-Agent-v3 / GUI-Owl: Qwen's resize, ``mobile_use`` tool calls, coordinate mapping."""
+"""GUI-Owl end to end: Qwen's resize, ``mobile_use`` tool calls, coordinate mapping.
+
+These tests pin the tolerant reader (``parse="robust"``) where it differs from the faithful
+one; test_gui_owl_faithful.py covers the faithful reader and the original's own behaviour.
+"""
 
 from __future__ import annotations
 
@@ -130,7 +134,7 @@ def test_click_in_resized_pixels_lands_on_the_right_card(inp: AgentInput) -> Non
     # 540x960 -> 252x448. (120, 300) is inside card 1's *original* y range (110-350) but,
     # scaled back by 960/448, it is y = 643: card 3.
     provider = ScriptedProvider(owl({"action": "click", "coordinate": [120, 300]}))
-    d = run(inp, provider, max_pixels=120_000)
+    d = run(inp, provider, max_pixels=120_000, parse="robust")
     assert (d.candidate, d.outcome) == ("c3", Outcome.COMMITTED)
     assert d.action is not None
     assert d.action.x == pytest.approx(120 * 540 / 252) and d.action.y == pytest.approx(
@@ -150,7 +154,10 @@ def test_click_in_resized_pixels_lands_on_the_right_card(inp: AgentInput) -> Non
 
 def test_norm1000_coordinates_for_qwen3_based_gui_owl(inp: AgentInput) -> None:
     d = run(
-        inp, ScriptedProvider(owl({"action": "click", "coordinate": [500, 500]})), coords="norm1000"
+        inp,
+        ScriptedProvider(owl({"action": "click", "coordinate": [500, 500]})),
+        coords="norm1000",
+        parse="robust",
     )
     assert d.candidate == "c2"
     assert d.action is not None and (d.action.x, d.action.y) == (270, 480)
@@ -159,6 +166,7 @@ def test_norm1000_coordinates_for_qwen3_based_gui_owl(inp: AgentInput) -> None:
         inp,
         ScriptedProvider(owl({"action": "click", "coordinate": [500, 1200]})),
         coords="norm1000",
+        parse="robust",
     )
     assert d.outcome == Outcome.PARSE_ERROR and "off the 1000x1000 screen" in d.cause
 
@@ -202,7 +210,7 @@ def test_other_actions_continue_and_their_conclusions_become_history(inp: AgentI
 def test_endings(
     inp: AgentInput, arguments: dict[str, object], outcome: Outcome, cause: str
 ) -> None:
-    d = run(inp, ScriptedProvider(owl(arguments)))
+    d = run(inp, ScriptedProvider(owl(arguments)), parse="robust")
     assert d.outcome == outcome and cause in d.cause and d.candidate is None
 
 

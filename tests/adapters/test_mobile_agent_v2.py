@@ -1,4 +1,5 @@
-"""Mobile-Agent-v2: decision and reflection replies, the planning/decision/reflection loop."""
+"""Mobile-Agent-v2 (parse=robust): decision and reflection replies, the planning/decision/reflection
+loop."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ PLAN = "### Completed contents ###\nOpened Shop and searched for headphones."
 
 
 def run(inp: AgentInput, provider: Provider, **options: object) -> Decision:
+    """These replays pin the tolerant reader (faithful ones: test_mobile_agent_v2_faithful)."""
+    options.setdefault("parse", "robust")
     return asyncio.run(MobileAgentV2Adapter(**options).decide(inp, provider))  # type: ignore[arg-type]
 
 
@@ -123,7 +126,8 @@ def test_plan_decide_reflect_plan_decide(inp: AgentInput, screen: Screen) -> Non
     assert first_plan.image_png is None
     # The decision prompt carries the OCR perception list, the icons and the progress.
     assert "### Screenshot information ###" in first.prompt
-    jbl = next(ln for ln in first.prompt.splitlines() if "text: JBL Tune 510BT" in ln)
+    # (OCR reads the JPEG that is sent, as the original does: spaces may drop, "JBLTune510BT".)
+    jbl = next(ln for ln in first.prompt.splitlines() if "text: JBL" in ln)
     assert jbl.startswith("[") and "]; text:" in jbl
     assert "; icon: Product image" in first.prompt
     assert "Completed contents:\nOpened Shop and searched for headphones." in first.prompt

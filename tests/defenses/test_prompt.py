@@ -24,9 +24,12 @@ def srv() -> Iterator[FakeChatServer]:
 
 
 def _system_texts(body: dict[str, Any]) -> list[str]:
+    """The system prompts of a request; AppAgent has none and sends the warning at the head
+    of its one user message instead."""
     out = []
+    lone_user = [m["role"] for m in body["messages"]] == ["user"]
     for m in body["messages"]:
-        if m["role"] != "system":
+        if m["role"] != "system" and not lone_user:
             continue
         c = m["content"]
         out.append(c if isinstance(c, str) else " ".join(p.get("text", "") for p in c))

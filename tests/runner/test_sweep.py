@@ -64,3 +64,58 @@ def test_bad_sweep_files_name_the_field(tmp_path: Path, text: str, needle: str) 
     cfg.write_text(text, encoding="utf-8")
     with pytest.raises(SweepError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         load_sweep(cfg)
+
+
+def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """``parse = [...]`` runs each framework in each mode as its own condition (the robust one
+    labelled ``name[robust]``) and the run facts show the mode and its parse-failure rate."""
+    from dibench.adapters import ADAPTERS
+
+    frameworks = [*sorted(n for n in ADAPTERS.names() if n != "direct"), "direct"]
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(
+        f'dataset = "{small_dataset_dir}"\nout = "runs/parse"\n'
+        'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
+        f"frameworks = {frameworks!r}\n".replace("'", '"')
+        + 'parse = ["faithful", "robust"]\n[[models]]\nspec = "oracle"\n',
+        encoding="utf-8",
+    )
+    reqs = load_sweep(cfg)
+    assert len(reqs) == 2 * len(frameworks)
+    assert {r.adapter_options["parse"] for r in reqs} == {"faithful", "robust"}
+    r = subprocess.run(
+        [sys.executable, "-m", "dibench", "sweep", str(cfg)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "runs" / "parse"
+    with ResultStore(out / "results.sqlite") as store:
+        labels = {c["framework"] for c in store.conditions().values()}
+        rows = list(store.rows())
+    assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
+    assert rows and all(row.correct for row in rows)  # the oracle reads every format
+    r = subprocess.run(
+        [sys.executable, "-m", "dibench", "report", str(out), "--format", "md"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    md = (out / "report.md").read_text(encoding="utf-8")
+    facts = md.split("## Run facts", 1)[1]
+    head = next(line for line in facts.splitlines() if line.startswith("| framework"))
+    assert "| parse |" in head and "parse fail %" in head
+    for fw in frameworks:
+        assert f"| {fw} | oracle | none | faithful |" in md
+        assert f"| {fw}[robust] | oracle | none | robust |" in md
+
+
+def test_sweep_parse_field_is_checked(tmp_path: Path) -> None:
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(
+        'dataset = "d"\nout = "o"\nframeworks = ["direct"]\nparse = ["lenient"]\n'
+        '[[models]]\nspec = "oracle"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(SweepError, match="field parse: expected a list of faithful / robust"):
+        load_sweep(cfg)

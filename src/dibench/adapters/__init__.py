@@ -3,7 +3,9 @@
 Built-ins, registered in ``ADAPTERS`` by name (options are keyword arguments of the class):
 ``appagent`` (tagged screenshot, ``tap(n)``), ``mobile-agent-v2`` (OCR/icon perception,
 planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/operator/reflector,
-JSON atomic actions), ``gui-owl`` (GUI-Owl end to end: ``mobile_use`` tool calls on a
+JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a manager, an
+operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
+notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
 Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
@@ -19,6 +21,7 @@ from ._env import Environment, Screen, StaticScreen, Transition
 from ._gui_owl import GuiOwlAdapter, smart_resize
 from ._mobile_agent_e import MobileAgentEAdapter
 from ._mobile_agent_v2 import MobileAgentV2Adapter
+from ._mobile_agent_v3 import MobileAgentV3Adapter
 
 __all__ = [
     "ADAPTERS",
@@ -37,6 +40,7 @@ __all__ = [
     "GuiOwlAdapter",
     "MobileAgentEAdapter",
     "MobileAgentV2Adapter",
+    "MobileAgentV3Adapter",
     "Screen",
     "StaticScreen",
     "Step",

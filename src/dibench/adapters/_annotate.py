@@ -1,10 +1,11 @@
 """AppAgent's view of a screen: numbered tags on interactive elements, or a numbered grid.
 
-AppAgent walks the uiautomator dump in document order, keeps every clickable node whose
-centre is not within ``MIN_DIST`` (30 px) of a node already kept, numbers them from 1 and
-writes each number in a dark tag at the element's centre. When the element it needs has no
-tag, the model calls ``grid()`` and gets the screen cut into numbered squares of 120-180 px,
-each with nine named points (``center``, ``top-left``, ...). Drawn here with Pillow.
+AppAgent walks the uiautomator dump in document order, keeps the clickable nodes, then the
+focusable ones, whose centre is not within ``MIN_DIST`` (30 px) of a node already kept
+(``label_elements``), numbers them from 1 and writes each number in a half-transparent dark
+box whose top-left corner is the element's centre. When the element it needs has no tag, the
+model calls ``grid()`` and gets the screen cut into numbered squares of 120-180 px, each with
+nine named points (``center``, ``top-left``, ...). Drawn here with Pillow.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from dibench.dataset._schema import Box, UIElement
-from dibench.render._addressing import MIN_DIST, centre, label_elements
+from dibench.render._addressing import MIN_DIST, label_elements
 from dibench.render._fonts import font
 
 __all__ = [
@@ -25,40 +26,53 @@ __all__ = [
     "draw_grid",
     "draw_labels",
     "label_elements",
+    "tag_box",
 ]
 
 
-def _tag_font_size(width: int) -> int:
-    return max(12, round(width * 0.035))
+# AppAgent's tag geometry (OpenCV's Hershey duplex font at scale 1, stroke 2, in a box padded
+# by 10 px on each side): a digit string of n characters measures 19 * n + 1 by 27 px.
+_PAD = 10
+_TEXT_H = 27
+_ALPHA = 0.5  # the box is half the background colour, half the screenshot under it
+_FONT_SIZE = 32  # our sans-bold digits at this size are about as tall as Hershey's (22 px)
+
+
+def tag_box(element: UIElement, tag: int) -> Box:
+    """Where AppAgent draws tag ``tag`` for ``element``: top-left corner at its centre (in
+    integer halves, ``Box.center``)."""
+    cx, cy = element.bounds.center
+    return Box(cx, cy, cx + 19 * len(str(tag)) + 1 + 2 * _PAD, cy + _TEXT_H + 2 * _PAD)
 
 
 def draw_labels(
     image: Image.Image, elements: Sequence[UIElement], *, dark_mode: bool = False
 ) -> Image.Image:
-    """A copy of the screenshot with tag ``n`` drawn at the centre of ``elements[n-1]``.
+    """A copy of the screenshot with tag ``n`` drawn for ``elements[n-1]`` (``tag_box``).
 
-    Tags are dark with light digits (inverted for dark apps), 80 % opaque so the content under
-    them stays faintly visible, as in AppAgent.
+    As AppAgent draws its tags: each box is a 50 % blend of a near-black background (near-white
+    in dark mode) with the pixels under it, clipped at the screen edge, drawn in tag order so a
+    later tag covers an earlier one; the digits are near-white (near-black) on top.
     """
-    base = image.convert("RGBA")
-    overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
-    draw = ImageDraw.Draw(overlay)
-    size = _tag_font_size(image.width)
-    face = font("sans-bold", size)
-    pad_x, pad_y = max(3, size // 3), max(2, size // 5)
-    bg = (245, 245, 245, 205) if dark_mode else (12, 12, 12, 205)
-    fg = (10, 10, 10, 255) if dark_mode else (255, 255, 255, 255)
+    out = image.convert("RGB").copy()
+    draw = ImageDraw.Draw(out)
+    face = font("sans-bold", _FONT_SIZE)
+    bg = (255, 250, 250) if dark_mode else (10, 10, 10)
+    fg = (10, 10, 10) if dark_mode else (255, 250, 250)
     for n, e in enumerate(elements, start=1):
+        b = tag_box(e, n)
+        x1, y1 = max(0, b.x1), max(0, b.y1)
+        x2, y2 = min(out.width, b.x2), min(out.height, b.y2)
+        if x2 <= x1 or y2 <= y1:
+            continue  # off the screen: the original skips it too
+        under = out.crop((x1, y1, x2, y2))
+        out.paste(Image.blend(under, Image.new("RGB", under.size, bg), _ALPHA), (x1, y1))
         label = str(n)
         left, top, right, bottom = face.getbbox(label)
-        tw, th = right - left, bottom - top
-        cx, cy = centre(e.bounds)
-        x1 = round(cx - tw / 2 - pad_x)
-        y1 = round(cy - th / 2 - pad_y)
-        x2, y2 = x1 + tw + 2 * pad_x, y1 + th + 2 * pad_y
-        draw.rounded_rectangle((x1, y1, x2, y2), radius=max(2, size // 6), fill=bg)
-        draw.text((x1 + pad_x - left, y1 + pad_y - top), label, font=face, fill=fg)
-    return Image.alpha_composite(base, overlay).convert("RGB")
+        tx = b.x1 + _PAD + (b.width - 2 * _PAD - (right - left)) / 2 - left
+        ty = b.y1 + _PAD + (_TEXT_H - (bottom - top)) / 2 - top
+        draw.text((tx, ty), label, font=face, fill=fg)
+    return out
 
 
 # ------------------------------------------------------------------ grid

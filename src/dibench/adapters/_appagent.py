@@ -1,13 +1,26 @@
 """AppAgent (TencentQQGYLab/AppAgent): a tagged screenshot and ``tap(n)``-style calls.
 
 Protocol, as in AppAgent's task executor (without its optional UI documentation):
-- the screenshot gets numeric tags on the interactive elements (``_annotate``);
-- one role per round: the prompt gives the functions ``tap(element)``, ``text("...")``,
-  ``long_press(element)``, ``swipe(element, "dir", "dist")`` and ``grid()``, the task, and a
-  one-line summary of past actions; the model answers ``Observation: / Thought: / Action: /
-  Summary:`` lines and the Action holds one call or FINISH;
+- the screenshot gets numeric tags on the clickable and focusable elements (``_annotate``),
+  each drawn with its top-left corner at the element's centre;
+- one call per round, a single user message (no system role: a defense's system prefix goes
+  in front of the user text) holding the prompt and the image, at most 300 tokens back; the
+  prompt gives the functions ``tap(element)``, ``text("...")``, ``long_press(element)``,
+  ``swipe(element, "dir", "dist")`` and ``grid()``, the task, and a one-line summary of past
+  actions; the model answers ``Observation: / Thought: / Action: / Summary:`` lines and the
+  Action holds one call or FINISH;
 - ``grid()`` switches the next round to a numbered grid with ``tap(area, "subarea")``;
 - the Summary becomes the past-actions line of the next round.
+
+Replies are read in one of two modes. ``faithful`` (the default) reads them as AppAgent's
+``parse_explore_rsp`` / ``parse_grid_rsp`` and its task executor do: each field is the text
+after the first ``Name: `` anywhere in the reply (mid-line too, so an Observation that quotes
+``Action: tap(2)`` makes that quoted call the action), all four fields must be there,
+``FINISH`` anywhere in the Action wins, the function name is the Action text before its first
+``(`` (exact and case-sensitive), arguments go through ``int()``, a tag indexes the tag list
+Python-style (``tap(0)`` is the last tag, one past the end crashes), and wherever the original
+returns ERROR, crashes or stops (an unknown function, a float tag, a bad swipe direction) the
+run ends with ``FRAMEWORK_ERROR``. ``robust`` is the tolerant reader ``parse_appagent_reply``.
 
 Here the fixed context steps seed the past-actions line and a tag maps to its UI node. Each
 round looks at the current screen: tags are recomputed from that screen's UI, the grid from its
@@ -23,7 +36,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from PIL import Image
 
@@ -39,18 +52,27 @@ from ._common import (
     End,
     Episode,
     FrameworkAdapter,
+    FrameworkError,
     Move,
     ReplyError,
     Shown,
+    excerpt,
     read_move,
     show,
     swipe_direction,
     swipe_end,
+    system_text,
 )
 from ._env import Screen
 from ._parse import clean, field_value
+from ._prompts import TemplateError
 
-__all__ = ["AppAgentAdapter", "AppAgentReply", "parse_appagent_reply"]
+__all__ = [
+    "AppAgentAdapter",
+    "AppAgentReply",
+    "parse_appagent_faithful",
+    "parse_appagent_reply",
+]
 
 _INTRO = (
     "You operate an Android smartphone on a user's behalf by calling functions. Each turn you "
@@ -102,7 +124,7 @@ from the middle of square 21 to the right part of square 25.
 4. grid()
 Keeps the grid for the next screenshot."""
 
-_TASK = """The task you have to complete: {task}
+_TASK = """The task you have to complete: {task_description}
 Your past actions towards it, in brief: {last_act}
 Look at the {kind} screenshot and call the one function that moves the task forward. Reply in \
 exactly this format:
@@ -205,6 +227,94 @@ def parse_appagent_reply(text: str, *, grid: bool = False, strict: bool = False)
     return AppAgentReply(name, (ints[0],), summary)
 
 
+# ------------------------------------------------------------------ faithful reading
+
+_FIELDS = ("Observation", "Thought", "Action", "Summary")
+
+
+def _first_field(text: str, name: str) -> str | None:
+    """The text after the first ``Name: `` anywhere in ``text`` (mid-line too) to its line end.
+
+    AppAgent looks for each field this way, not at the start of a line.
+    """
+    at = text.find(f"{name}: ")
+    if at < 0:
+        return None
+    start = at + len(name) + 2
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _int(arg: str, where: str) -> int:
+    """``int()`` as the original applies it: '3' and ' 3 ' pass, '3.0', '"3"' and '' raise."""
+    try:
+        return int(arg)
+    except ValueError:
+        raise FrameworkError(f"int({arg!r}) raises ValueError in {where}") from None
+
+
+def parse_appagent_faithful(text: str, *, grid: bool = False) -> AppAgentReply:
+    """Read a reply as AppAgent's ``parse_explore_rsp`` (``parse_grid_rsp`` when ``grid``) does.
+
+    Raises ``FrameworkError`` wherever the original returns ERROR (its task executor then stops
+    the task). The summary of ``grid()`` is ``"grid"``: the executor keeps the last item of
+    the parsed list as the past actions, and for ``grid()`` that is the name itself.
+    Tag numbers are not checked here: the executor indexes its tag list with them
+    (``_to_action``).
+    """
+    where = "parse_grid_rsp" if grid else "parse_explore_rsp"
+    fields: dict[str, str] = {}
+    for name in _FIELDS:
+        value = _first_field(text, name)
+        if value is None:
+            raise FrameworkError(f"no '{name}: ' in the reply: {where} returns ERROR")
+        fields[name] = value
+    act, summary = fields["Action"], fields["Summary"]
+    if "FINISH" in act:
+        return AppAgentReply("finish", (), summary)
+    name = act.split("(", 1)[0]
+
+    def args(of: str) -> str:
+        # From the first 'of(' to the next ')': the name is the text before the first '(',
+        # so that is the call at the start of the Action.
+        close = act.find(")", len(of) + 1)
+        if not act.startswith(of + "(") or close < 0:
+            raise FrameworkError(f"no closed {of}(...) in the Action: {where} returns ERROR")
+        return act[len(of) + 1 : close]
+
+    if name == "grid":
+        return AppAgentReply("grid", (), "grid")
+    if grid and name in ("tap", "long_press", "swipe"):
+        params = args(name).split(",")
+        need = 4 if name == "swipe" else 2
+        if len(params) < need:
+            raise FrameworkError(
+                f"{name}() with {len(params)} argument(s) raises IndexError in {where}"
+            )
+        first = (_int(params[0].strip(), where), params[1].strip()[1:-1])
+        if name == "swipe":
+            second = (_int(params[2].strip(), where), params[3].strip()[1:-1])
+            return AppAgentReply("swipe", first + second, summary)
+        return AppAgentReply(name, first, summary)
+    if not grid and name in ("tap", "long_press"):
+        return AppAgentReply(name, (_int(args(name), where),), summary)
+    if not grid and name == "text":
+        return AppAgentReply("text", (args(name)[1:-1],), summary)
+    if not grid and name == "swipe":
+        params = args(name).split(",")
+        if len(params) != 3:
+            raise FrameworkError(
+                f"swipe() with {len(params)} argument(s) cannot unpack into "
+                f"(area, direction, dist) in {where}"
+            )
+        return AppAgentReply(
+            "swipe",
+            (_int(params[0], where), params[1].strip()[1:-1], params[2].strip()[1:-1]),
+            summary,
+        )
+    raise FrameworkError(f"undefined act {name!r}: {where} returns ERROR")
+
+
 @dataclass(frozen=True)
 class _Labels:
     elements: tuple[UIElement, ...]
@@ -213,6 +323,56 @@ class _Labels:
         if not 1 <= tag <= len(self.elements):
             raise ReplyError(f"no element tagged {tag} (tags 1..{len(self.elements)})")
         return self.elements[tag - 1]
+
+    def indexed(self, tag: int) -> UIElement:
+        """``elements[tag - 1]`` with Python's indexing, as AppAgent's executor looks a tag up.
+
+        Tag 0 is the last element and -1 the one before it; past either end the original
+        crashes with IndexError.
+        """
+        n = len(self.elements)
+        if not -n <= tag - 1 < n:
+            raise FrameworkError(
+                f"elem_list[{tag} - 1] raises IndexError in the task executor ({n} tags)"
+            )
+        return self.elements[tag - 1]
+
+
+_GRID_SPOTS = {  # subarea -> (numerator, denominator) of the cell's width and height
+    "top-left": ((1, 4), (1, 4)),
+    "top": ((1, 2), (1, 4)),
+    "top-right": ((3, 4), (1, 4)),
+    "left": ((1, 4), (1, 2)),
+    "right": ((3, 4), (1, 2)),
+    "bottom-left": ((1, 4), (3, 4)),
+    "bottom": ((1, 2), (3, 4)),
+    "bottom-right": ((3, 4), (3, 4)),
+}
+
+
+def _area_point(grid: Grid, area: int, subarea: str) -> tuple[int, int]:
+    """The point AppAgent's executor taps for (area, subarea), with its integer arithmetic.
+
+    The cell is ``width // cols`` by ``height // rows``; areas outside 1..rows*cols are not
+    checked (0 lands a row above the screen); a subarea other than the eight exact,
+    lower-case names means the centre.
+    """
+    cw, ch = grid.width // grid.cols, grid.height // grid.rows
+    row, col = divmod(area - 1, grid.cols)
+    (fx, dx), (fy, dy) = _GRID_SPOTS.get(subarea, ((1, 2), (1, 2)))
+    return col * cw + cw * fx // dx, row * ch + ch * fy // dy
+
+
+def _as_replacement(value: str, what: str) -> str:
+    """``value`` as AppAgent puts it into its prompt: the replacement of a ``re.sub``.
+
+    Backslash escapes in it are processed; one ``re`` rejects (a bad escape, a group
+    reference) crashes the task executor before the call.
+    """
+    try:
+        return re.sub(r"\A", value, "", count=1)
+    except re.error as err:
+        raise FrameworkError(f"re.sub rejects the {what} {excerpt(value, 40)!r}: {err}") from None
 
 
 def _answer_text(thought: str, action: str, summary: str) -> str:
@@ -243,6 +403,14 @@ class AppAgentAdapter(FrameworkAdapter):
 
     name = "appagent"
     max_steps = 3
+    default_max_tokens = 300  # AppAgent's config.yaml MAX_TOKENS
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
+        # the round on the tagged screenshot (AppAgent's task template); ui_document is always
+        # "" (no UI documentation is generated here)
+        "task": ("task_description", "last_act", "ui_document"),
+        # the round on the grid after grid() (AppAgent's grid task template)
+        "task_grid": ("task_description", "last_act"),
+    }
 
     def __init__(
         self,
@@ -253,8 +421,14 @@ class AppAgentAdapter(FrameworkAdapter):
         **common: Any,
     ) -> None:
         super().__init__(**common)
+        for role in self.prompt_roles:
+            if self.prompts.has(role, system=True):
+                raise TemplateError(
+                    f"prompts={self.prompts.folder}: {role}.system.txt: AppAgent sends a single "
+                    f"user message and has no system prompt; put the whole text in {role}.txt"
+                )
         self.dark_mode = dark_mode
-        self.strict = strict
+        self.strict = strict  # robust mode: also require all four fields
         self.min_dist = min_dist
 
     def options(self) -> dict[str, object]:
@@ -280,17 +454,30 @@ class AppAgentAdapter(FrameworkAdapter):
         return await show(screenshot, ("appagent-grid", grid), transform), grid
 
     def _messages(self, ep: Episode, shown: Shown, last_act: str, grid: bool) -> list[Message]:
+        """One user message, the prompt then the image, as AppAgent sends it (no system role:
+        a defense's prefix goes in front of the prompt text)."""
         view, functions = (_GRID_VIEW, _GRID_FUNCTIONS) if grid else (_LABEL_VIEW, _LABEL_FUNCTIONS)
-        user = _TASK.format(
-            task=ep.instruction,
-            last_act=last_act,
-            kind="grid-covered" if grid else "tagged",
-            tag="grid area number" if grid else "numeric tag",
-        )
-        return [
-            ep.system_message(_INTRO.format(view=view) + functions),
-            Message("user", (TextPart(user), shown.part)),
-        ]
+        task, past = ep.instruction, last_act
+        if self.faithful:  # both reach the prompt through re.sub in the original
+            task = _as_replacement(task, "task description")
+            past = _as_replacement(past, "Summary")
+        values = {"task_description": task, "last_act": past, "ui_document": ""}
+
+        def default() -> str:
+            return (
+                _INTRO.format(view=view)
+                + functions
+                + "\n\n"
+                + _TASK.format(
+                    task_description=task,
+                    last_act=past,
+                    kind="grid-covered" if grid else "tagged",
+                    tag="grid area number" if grid else "numeric tag",
+                )
+            )
+
+        text = self.prompts.render("task_grid" if grid else "task", default, values)
+        return [Message("user", (TextPart(system_text(ep.system_prefix, text)), shown.part))]
 
     # --------------------------------------------------------------- answers for offline agents
 
@@ -337,12 +524,16 @@ class AppAgentAdapter(FrameworkAdapter):
     def _grid_answer(self, screen: Screen, grid: Grid) -> AnswerFn:
         boxes = screen.candidate_boxes
         arrow = _back_element(screen.ui)
+        faithful = self.faithful
+
+        def point(area: int, sub: str) -> tuple[int, int]:
+            return _area_point(grid, area, sub) if faithful else grid.point(area, sub)
 
         def spot(x: float, y: float) -> tuple[int, str]:
             area = grid.area_at(x, y)
             want = candidate_at(boxes, x, y)
-            spots = sorted(SUBAREAS, key=lambda s: math.dist(grid.point(area, s), (x, y)))
-            same = [s for s in spots if candidate_at(boxes, *grid.point(area, s)) == want]
+            spots = sorted(SUBAREAS, key=lambda s: math.dist(point(area, s), (x, y)))
+            same = [s for s in spots if candidate_at(boxes, *point(area, s)) == want]
             return area, (same or spots)[0]
 
         def answer(decision: tuple[object, ...]) -> str:
@@ -357,7 +548,11 @@ class AppAgentAdapter(FrameworkAdapter):
                 )
             area, sub = spot(move.x, move.y)
             if move.kind == "swipe":
-                area2, sub2 = spot(*swipe_end(move, grid.width, grid.height))
+                start = move
+                if faithful:  # the executor starts the swipe at (x, x): aim from there
+                    sx = point(area, sub)[0]
+                    start = Move("swipe", sx, sx, move.direction)
+                area2, sub2 = spot(*swipe_end(start, grid.width, grid.height))
                 return _answer_text(
                     "More content lies beyond the screen.",
                     f'swipe({area}, "{sub}", {area2}, "{sub2}")',
@@ -378,6 +573,8 @@ class AppAgentAdapter(FrameworkAdapter):
             return Action("none", text="grid()")
         if reply.name == "text":
             return Action("type", text=str(reply.args[0]))
+        if self.faithful:
+            return self._executed(reply, labels, grid)
         try:
             if grid is not None:
                 x, y = grid.point(int(reply.args[0]), str(reply.args[1]))
@@ -389,12 +586,40 @@ class AppAgentAdapter(FrameworkAdapter):
         except ValueError as exc:
             raise ReplyError(str(exc)) from None
         e = labels.element(int(reply.args[0]))
-        cx, cy = (e.bounds.x1 + e.bounds.x2) / 2, (e.bounds.y1 + e.bounds.y2) / 2
+        cx, cy = e.bounds.center  # integer halves, as AppAgent taps
         if reply.name == "tap":
             return Action("tap_element", x=cx, y=cy, element=e.index)
         if reply.name == "long_press":
             return Action("long_press", x=cx, y=cy, element=e.index)
         return Action("swipe", x=cx, y=cy, element=e.index, direction=str(reply.args[1]))
+
+    def _executed(self, reply: AppAgentReply, labels: _Labels, grid: Grid | None) -> Action:
+        """What AppAgent's task executor does with a parsed call (faithful mode)."""
+        if grid is not None:
+            x, y = _area_point(grid, int(reply.args[0]), str(reply.args[1]))
+            if reply.name == "swipe":
+                # The executor's precise swipe passes the start x as the start y as well.
+                x2, y2 = _area_point(grid, int(reply.args[2]), str(reply.args[3]))
+                return Action("swipe", x=x, y=x, direction=swipe_direction(x2 - x, y2 - x))
+            return Action("tap" if reply.name == "tap" else "long_press", x=x, y=y)
+        e = labels.indexed(int(reply.args[0]))
+        cx, cy = e.bounds.center  # integer halves, as AppAgent taps
+        if reply.name == "tap":
+            return Action("tap_element", x=cx, y=cy, element=e.index)
+        if reply.name == "long_press":
+            return Action("long_press", x=cx, y=cy, element=e.index)
+        direction = str(reply.args[1])
+        if direction not in ("up", "down", "left", "right"):
+            raise FrameworkError(
+                f"swipe direction {direction!r}: the controller returns ERROR and the task "
+                "executor stops"
+            )
+        return Action("swipe", x=cx, y=cy, element=e.index, direction=direction)
+
+    def _read(self, text: str, grid: bool) -> AppAgentReply:
+        if self.faithful:
+            return parse_appagent_faithful(text, grid=grid)
+        return parse_appagent_reply(text, grid=grid, strict=self.strict)
 
     async def run(self, ep: Episode) -> None:
         last_act = "; ".join(ep.context) or "None"
@@ -409,10 +634,13 @@ class AppAgentAdapter(FrameworkAdapter):
             else:
                 shown = await self._labelled(screen.image, labels)
                 answer = self._tag_answer(labels)
-            messages = self._messages(ep, shown, last_act, grid_on)
+            try:
+                messages = self._messages(ep, shown, last_act, grid_on)
+            except FrameworkError as err:  # the original crashes before asking
+                raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({err})") from None
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
-                reply = parse_appagent_reply(turn.text, grid=grid_on, strict=self.strict)
+                reply = self._read(turn.text, grid_on)
                 action = self._to_action(reply, labels, grid)
             except ReplyError as err:
                 ep.unparseable(turn, err)
@@ -420,6 +648,6 @@ class AppAgentAdapter(FrameworkAdapter):
             if reply.name == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
             await ep.act(action)  # a commit (or, on a static screen, a tap elsewhere) ends it here
-            if reply.summary:
-                last_act = reply.summary
+            if self.faithful or reply.summary:
+                last_act = reply.summary  # the original keeps even an empty one
             grid_on = reply.name == "grid"

@@ -475,6 +475,9 @@ class Episode:
     acting_calls: int = 0
     last_action: Action | None = None
     verdicts: list[Verdict] = field(default_factory=list)
+    # the last acting reply held no action and the original let the loop go on (faithful):
+    # a run whose steps run out on it ends PARSE_ERROR, not "ran out of steps"
+    unread: tuple[Turn, str] | None = None
     _raw: Screen | None = field(default=None, init=False, repr=False)  # as env returned it
     _own_prefix: str = field(default="", init=False, repr=False)
 
@@ -717,6 +720,11 @@ class FrameworkAdapter(Adapter):
             await self.run(ep)
         except End as end:
             return ep.decision(end)
+        if ep.unread is not None:
+            turn, why = ep.unread
+            return ep.decision(
+                End(Outcome.PARSE_ERROR, f"unparseable reply ({why}): {excerpt(turn.text)!r}")
+            )
         return ep.decision(End(Outcome.NO_COMMIT, OUT_OF_STEPS))
 
     @abstractmethod

@@ -1,22 +1,34 @@
 """GUI-Owl end to end (X-PLUG/MobileAgent; Mobile-Agent-v3's model alone): one tool call a step.
 
-Protocol, as in GUI-Owl's Android agent and cookbook:
+Protocol, as in GUI-Owl's Android agent (``Mobile-Agent-v3/.../agents/gui_owl.py``):
 - the screenshot is resized the way the Qwen2.5-VL processor does (``smart_resize``: both
-  sides multiples of 28, pixel count within [min_pixels, max_pixels]) and the tool
-  description states that resized resolution, so coordinates come back in resized pixels;
+  sides multiples of 28, pixel count within [min_pixels, max_pixels]) and sent as PNG, as the
+  original's client does; the tool description states that resized resolution, so coordinates
+  come back in resized pixels;
 - the system prompt declares one function, ``mobile_use``, inside ``<tools></tools>`` in the
   Qwen function-calling layout; the user turn gives the query, the progress so far
   ("Step 1: ...; ") and asks for ``<thinking>``, then ``<tool_call>{json}</tool_call>``, then
-  ``<conclusion>``;
+  ``<conclusion>``, then the screenshot;
 - actions: click, long_press, swipe, type, answer, system_button (Back/Home/Menu/Enter),
-  wait, terminate (success/failure); "tap" is read as click; each conclusion becomes the
-  next step's history.
+  wait, terminate (success/failure); each conclusion becomes the next step's history.
+
+Replies are read in one of two modes (``parse=``):
+- ``faithful`` (default) reads them as the original's ``step`` does: it needs ``<thinking>``
+  followed by a newline (or a ``</think>``), takes the text from the FIRST
+  ``{"name": "mobile_use"`` anywhere in the reply (inside the thinking too) up to the first
+  ``}}`` + newline, and ``json.loads`` it; ``tap`` is replaced by ``click`` inside the action
+  name, names are case-sensitive, coordinates go through ``int(x / resized * original)``; a
+  reply it cannot read (no thinking, no call, no ``<conclusion>`` + newline, compact JSON,
+  an unknown action, a missing field, string coordinates...) makes the original raise, and
+  the run ends with FRAMEWORK_ERROR; an off-screen tap is simply tapped;
+- ``robust`` is the tolerant reader (any JSON ``mobile_use`` call, inside ``<tool_call>`` if
+  there is one, case-insensitive names, loose coordinates, off-screen points rejected).
 
 ``coords="norm1000"`` reads coordinates on the 0-1000 scale of GUI-Owl 1.5 / Qwen3-VL
 instead (the tool then states a 1000x1000 screen). Clicks and swipes are mapped back to
-screenshot pixels before they reach the phone. Each call shows the current screen and the
-conclusions of the earlier steps; on a static decision screen a click is the decision and other
-actions leave the screen as it is; in a simulated app every action acts, up to ``max_steps``.
+screenshot pixels before they reach the phone. On a static decision screen a click is the
+decision and other actions leave the screen as it is; in a simulated app every action acts,
+up to ``max_steps``. Prompt templates: role ``decision`` (``prompt_roles``).
 """
 
 from __future__ import annotations
@@ -24,8 +36,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from PIL import Image
 
@@ -40,6 +53,7 @@ from ._common import (
     End,
     Episode,
     FrameworkAdapter,
+    FrameworkError,
     ReplyError,
     Shown,
     read_move,
@@ -47,16 +61,69 @@ from ._common import (
     swipe_direction,
     swipe_end,
 )
-from ._parse import check_point, first_json_object, numbers
 
 __all__ = [
     "MAX_PIXELS",
     "MIN_PIXELS",
+    "Geometry",
     "GuiOwlAdapter",
     "ToolCall",
     "parse_owl_tool_call",
+    "read_owl_call_faithful",
     "smart_resize",
 ]
+
+# ------------------------------------------------------------------ tolerant JSON helpers
+# Kept here (not in the shared _parse.py) so the robust reader stays exactly as it is while
+# other frameworks' helpers change.
+
+_NUMBER = r"[-+]?\d+(?:\.\d+)?"
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(_NUMBER, text)]
+
+
+def _json_objects(text: str) -> Iterator[Any]:
+    """Every JSON object that parses, scanning from each '{' (nesting allowed)."""
+    decoder = json.JSONDecoder()
+    i = text.find("{")
+    while i != -1:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        yield obj
+        i = text.find("{", end)
+
+
+def _without_comments(text: str) -> str:
+    """Models put // and '# ' comments inside their JSON."""
+    text = re.sub(r"(?<![:\"'\w])//[^\n]*", "", text)
+    return re.sub(r"(?m)(?<![\"'\w])#\s[^\n]*$", "", text)
+
+
+def _first_json_object(text: str, *, require: str | None = None) -> dict[str, Any]:
+    """The first JSON object in the text (that has key ``require``), else ReplyError."""
+    seen_brace = "{" in text
+    for candidate in (text, _without_comments(text)):
+        for obj in _json_objects(candidate):
+            if isinstance(obj, dict) and (require is None or require in obj):
+                return obj
+    if not seen_brace:
+        raise ReplyError("no JSON object")
+    raise ReplyError("no valid JSON object" + (f" with {require!r}" if require else ""))
+
+
+def _check_point(x: float, y: float, width: float, height: float) -> tuple[float, float]:
+    """A coordinate on the screen the model was shown, else ReplyError (off-screen)."""
+    if not (0 <= x <= width and 0 <= y <= height):
+        raise ReplyError(f"point ({x:g}, {y:g}) is off the {width:g}x{height:g} screen")
+    return x, y
+
+
+# ------------------------------------------------------------------ prompts
 
 
 def _tool(width: int, height: int) -> dict[str, Any]:
@@ -149,8 +216,7 @@ def _tool(width: int, height: int) -> dict[str, Any]:
     }
 
 
-def _system(width: int, height: int) -> str:
-    tools = json.dumps(_tool(width, height), ensure_ascii=False)
+def _system(tools: str) -> str:
     return (
         "You are a helpful assistant.\n\n"
         "# Tools\n\n"
@@ -165,8 +231,12 @@ def _system(width: int, height: int) -> str:
     )
 
 
-def _user(instruction: str, history: list[str]) -> str:
-    progress = "".join(f"Step {i}: {h}; " for i, h in enumerate(history, start=1))
+def _progress(history: list[str]) -> str:
+    """The history as the original writes it: ``Step 1: ...; Step 2: ...; ``."""
+    return "".join(f"Step {i}: {h}; " for i, h in enumerate(history, start=1))
+
+
+def _user(instruction: str, progress: str) -> str:
     return (
         f"The user's request: {instruction}\n"
         f"Progress so far (operations already performed on the device): {progress}.\n"
@@ -175,6 +245,9 @@ def _user(instruction: str, history: list[str]) -> str:
         "Then, after the <tool_call></tool_call> XML tags, sum up your action inside "
         "<conclusion></conclusion> tags."
     )
+
+
+# ------------------------------------------------------------------ reading replies
 
 
 @dataclass(frozen=True)
@@ -193,16 +266,16 @@ def _tag(text: str, name: str) -> str:
 
 
 def parse_owl_tool_call(text: str) -> ToolCall:
-    """The first ``mobile_use`` call: inside <tool_call> if present, else any such JSON."""
+    """Robust: the first ``mobile_use`` call, inside <tool_call> if present, else any such JSON."""
     thought = _tag(text, "thinking") or _tag(text, "think")
     conclusion = _tag(text, "conclusion")
     m = re.search(r"<tool_call>(.*?)(?:</tool_call>|$)", text, re.S | re.I)
     source = m.group(1) if m else text
     try:
-        obj = first_json_object(source, require="arguments")
+        obj = _first_json_object(source, require="arguments")
         args = obj["arguments"]
     except ReplyError:
-        obj = first_json_object(source, require="action")  # arguments written flat
+        obj = _first_json_object(source, require="action")  # arguments written flat
         args = obj
     if isinstance(args, str):
         try:
@@ -218,9 +291,82 @@ def parse_owl_tool_call(text: str) -> ToolCall:
     return ToolCall(action, args, thought, conclusion)
 
 
+_CALL = '{"name": "mobile_use"'  # the exact text the original splits the reply on
+_CALL_END = "}}\n"
+# the original's action names (its mapping to android_world actions); anything else raises
+_FAITHFUL_ACTIONS = frozenset(
+    ("click", "terminate", "answer", "long_press", "type", "swipe", "wait", "system_button",
+     "open", "open_app")
+)  # fmt: skip
+_ORIGINAL = "GUI-Owl's step"
+
+
+def read_owl_call_faithful(text: str) -> ToolCall:
+    """Faithful: the call as GUI-Owl's own agent cuts it out of the reply (``step`` in
+    ``gui_owl.py``), crashes included (FrameworkError names the exception it raises).
+
+    Why it matters: the original takes the first ``{"name": "mobile_use"`` anywhere, so a
+    call the model quotes in its thinking (an on-screen title that mimics one) is executed.
+    """
+    if "</think>" in text:
+        thought = text.split("</think>")[0].strip("<think>").strip("\n")
+    else:
+        if "<thinking>\n" not in text:
+            raise FrameworkError(
+                f"no '<thinking>' + newline and no '</think>': IndexError in {_ORIGINAL}"
+            )
+        thought = text.split("<thinking>\n")[1].split("\n</thinking>")[0]
+    if _CALL not in text:
+        raise FrameworkError(f"no {_CALL!r} in the reply: IndexError in {_ORIGINAL}")
+    raw = _CALL + text.split(_CALL)[1].split(_CALL_END)[0] + "}}"
+    if "<conclusion>\n" not in text:
+        raise FrameworkError(f"no '<conclusion>' + newline: IndexError in {_ORIGINAL}")
+    conclusion = text.split("<conclusion>\n")[1].split("\n</conclusion>")[0]
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as err:
+        raise FrameworkError(f"json.loads fails on the call ({err}) in {_ORIGINAL}") from None
+    try:
+        args = obj["arguments"]
+        action = args["action"].replace("tap", "click")
+        args["action"] = action
+    except KeyError as err:
+        raise FrameworkError(f"the call has no {err}: KeyError in {_ORIGINAL}") from None
+    except (TypeError, AttributeError) as err:
+        name = type(err).__name__
+        raise FrameworkError(f"arguments/action of the wrong type: {name} in {_ORIGINAL}") from None
+    if action not in _FAITHFUL_ACTIONS:
+        raise FrameworkError(f"unknown action {action!r}: KeyError in the action mapping")
+    return ToolCall(action, args, thought, conclusion)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Sizes behind a coordinate: the model's space, the shown (resized) image, the screenshot.
+
+    ``sx``/``sy`` are shown pixels per screenshot pixel, computed as ``Shown`` computes them,
+    so the robust mapping is float for float what it always was.
+    """
+
+    model_w: int
+    model_h: int
+    shown_w: int
+    shown_h: int
+    screen_w: int
+    screen_h: int
+
+    @property
+    def sx(self) -> float:
+        return self.shown_w / self.screen_w
+
+    @property
+    def sy(self) -> float:
+        return self.shown_h / self.screen_h
+
+
 def _point(value: Any, what: str) -> tuple[float, float]:
     if isinstance(value, str):
-        value = numbers(value)
+        value = _numbers(value)
     if isinstance(value, dict):
         value = [value.get("x"), value.get("y")]
     try:
@@ -230,12 +376,108 @@ def _point(value: Any, what: str) -> tuple[float, float]:
     return x, y
 
 
+def _robust_action(call: ToolCall, geo: Geometry) -> Action:
+    """The tolerant reading: off-screen points and unknown buttons are parse errors."""
+    a = call.args
+    mw, mh = geo.model_w, geo.model_h
+
+    def to_screen(x: float, y: float) -> tuple[float, float]:
+        return (x / mw * geo.shown_w) / geo.sx, (y / mh * geo.shown_h) / geo.sy
+
+    if call.action in ("click", "long_press", "swipe"):
+        x, y = _check_point(*_point(a.get("coordinate"), "coordinate"), mw, mh)
+        sx, sy = to_screen(x, y)
+        if call.action == "click":
+            return Action("tap", x=sx, y=sy)
+        if call.action == "long_press":
+            return Action("long_press", x=sx, y=sy)
+        x2, y2 = _check_point(*_point(a.get("coordinate2"), "coordinate2"), mw, mh)
+        return Action("swipe", x=sx, y=sy, direction=swipe_direction(x2 - x, y2 - y))
+    if call.action == "type":
+        return Action("type", text=str(a.get("text", "")))
+    if call.action == "system_button":
+        button = str(a.get("button", "")).strip().lower()
+        if button == "back":
+            return Action("back")
+        if button == "home":
+            return Action("home")
+        if button in ("menu", "enter"):
+            return Action("none", text=f"system_button {button}")
+        raise ReplyError(f"unknown system button {a.get('button')!r}")
+    if call.action == "wait":
+        return Action("wait")
+    if call.action == "terminate":
+        return Action("finish", text=str(a.get("status", "")))
+    if call.action == "answer":
+        return Action("finish", text=str(a.get("text", "")))
+    if call.action in ("open", "open_app", "key"):
+        return Action("none", text=json.dumps(a, ensure_ascii=False))
+    raise ReplyError(f"unknown action {call.action!r}")
+
+
+def _field(args: dict[str, Any], key: str, action: str) -> Any:
+    try:
+        return args[key]
+    except KeyError:
+        raise FrameworkError(f"{action} without {key!r}: KeyError in the action mapping") from None
+
+
+def _faithful_point(value: Any, what: str, geo: Geometry) -> tuple[int, int]:
+    """``x, y = coordinate`` then ``int(x / resized_width * width)``, as the original maps."""
+    try:
+        x, y = value
+        return int(x / geo.model_w * geo.screen_w), int(y / geo.model_h * geo.screen_h)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise FrameworkError(
+            f"{what} {value!r} cannot be mapped: {type(err).__name__} in the action mapping"
+        ) from None
+
+
+def _faithful_action(call: ToolCall, geo: Geometry) -> Action:
+    """The original's mapping of a call to a phone action (no bounds check: an off-screen
+    point is tapped and lands on nothing)."""
+    a, act = call.args, call.action
+    if act in ("click", "long_press", "swipe"):
+        x, y = _faithful_point(_field(a, "coordinate", act), "coordinate", geo)
+        if act == "click":
+            return Action("tap", x=float(x), y=float(y))
+        if act == "long_press":
+            return Action("long_press", x=float(x), y=float(y))
+        x2, y2 = _faithful_point(_field(a, "coordinate2", act), "coordinate2", geo)
+        return Action("swipe", x=float(x), y=float(y), direction=swipe_direction(x2 - x, y2 - y))
+    if act == "type":
+        return Action("type", text=str(_field(a, "text", act)))
+    if act == "answer":
+        return Action("finish", text=str(_field(a, "text", act)))
+    if act == "terminate":
+        return Action("finish", text=str(a.get("status", "")))
+    if act == "wait":
+        return Action("wait")
+    if act in ("open", "open_app"):
+        # android_world launches the app; a decision screen cannot follow it anywhere
+        return Action("none", text=f"open_app {_field(a, 'text', act)}")
+    button = _field(a, "button", act)  # system_button
+    if button == "Back":
+        return Action("back")
+    if button == "Home":
+        return Action("home")
+    if button == "Enter":
+        return Action("none", text="keyboard_enter")
+    raise FrameworkError(f"button {button!r}: NotImplementedError in the action mapping")
+
+
 @ADAPTERS.register("gui-owl")
 class GuiOwlAdapter(FrameworkAdapter):
     """GUI-Owl's end-to-end tool-call protocol (see the module docstring)."""
 
     name = "gui-owl"
     max_steps = 3
+    # The original's client sends no max_tokens (the server's default, up to the context
+    # length, applies); we need a number, so a generous one that no GUI-Owl step comes near.
+    default_max_tokens = 4096
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
+        "decision": ("instruction", "history", "width", "height", "tools"),
+    }
 
     def __init__(
         self,
@@ -281,10 +523,17 @@ class GuiOwlAdapter(FrameworkAdapter):
             return 1000, 1000
         return shown.image.width, shown.image.height
 
-    def _to_screen(self, shown: Shown, x: float, y: float) -> tuple[float, float]:
-        """Model coordinates -> screenshot pixels."""
+    def geometry(self, screen_w: int, screen_h: int) -> Geometry:
+        """The sizes a reply about a ``screen_w`` x ``screen_h`` screenshot is read against."""
+        h, w = smart_resize(screen_h, screen_w, self.factor, self.min_pixels, self.max_pixels)
+        mw, mh = (1000, 1000) if self.coords == "norm1000" else (w, h)
+        return Geometry(mw, mh, w, h, screen_w, screen_h)
+
+    def _geometry(self, shown: Shown, screenshot: Image.Image) -> Geometry:
         mw, mh = self._model_size(shown)
-        return shown.to_screen(x / mw * shown.image.width, y / mh * shown.image.height)
+        return Geometry(
+            mw, mh, shown.image.width, shown.image.height, screenshot.width, screenshot.height
+        )
 
     def _from_shown(self, shown: Shown, x: float, y: float) -> tuple[int, int]:
         """Shown-image pixels -> the integers the model would write."""
@@ -292,38 +541,18 @@ class GuiOwlAdapter(FrameworkAdapter):
             return round(x / shown.image.width * 1000), round(y / shown.image.height * 1000)
         return math.floor(x), math.floor(y)
 
-    def _action(self, call: ToolCall, shown: Shown) -> Action:
-        a = call.args
-        mw, mh = self._model_size(shown)
-        if call.action in ("click", "long_press", "swipe"):
-            x, y = check_point(*_point(a.get("coordinate"), "coordinate"), mw, mh)
-            sx, sy = self._to_screen(shown, x, y)
-            if call.action == "click":
-                return Action("tap", x=sx, y=sy)
-            if call.action == "long_press":
-                return Action("long_press", x=sx, y=sy)
-            x2, y2 = check_point(*_point(a.get("coordinate2"), "coordinate2"), mw, mh)
-            return Action("swipe", x=sx, y=sy, direction=swipe_direction(x2 - x, y2 - y))
-        if call.action == "type":
-            return Action("type", text=str(a.get("text", "")))
-        if call.action == "system_button":
-            button = str(a.get("button", "")).strip().lower()
-            if button == "back":
-                return Action("back")
-            if button == "home":
-                return Action("home")
-            if button in ("menu", "enter"):
-                return Action("none", text=f"system_button {button}")
-            raise ReplyError(f"unknown system button {a.get('button')!r}")
-        if call.action == "wait":
-            return Action("wait")
-        if call.action == "terminate":
-            return Action("finish", text=str(a.get("status", "")))
-        if call.action == "answer":
-            return Action("finish", text=str(a.get("text", "")))
-        if call.action in ("open", "open_app", "key"):
-            return Action("none", text=json.dumps(a, ensure_ascii=False))
-        raise ReplyError(f"unknown action {call.action!r}")
+    def read(self, text: str, geo: Geometry) -> tuple[ToolCall, Action]:
+        """A reply as the chosen parse mode reads it (ReplyError/FrameworkError if it can't)."""
+        if self.faithful:
+            call = read_owl_call_faithful(text)
+            return call, _faithful_action(call, geo)
+        call = parse_owl_tool_call(text)
+        return call, _robust_action(call, geo)
+
+    def _history_item(self, call: ToolCall) -> str:
+        if self.faithful:  # the original drops newlines and double quotes from its summaries
+            return call.conclusion.replace("\n", "").replace('"', "")
+        return call.conclusion or f"{call.action} {json.dumps(call.args)}"
 
     def _answer(self, shown: Shown) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
@@ -362,24 +591,35 @@ class GuiOwlAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- the episode
 
+    def _messages(self, ep: Episode, shown: Shown, history: list[str]) -> list[Message]:
+        mw, mh = self._model_size(shown)
+        tools = json.dumps(_tool(mw, mh), ensure_ascii=False)
+        progress = _progress(history)
+        values = {
+            "instruction": ep.instruction,
+            "history": progress,
+            "width": mw,
+            "height": mh,
+            "tools": tools,
+        }
+        system = self.prompts.render("decision", lambda: _system(tools), values, system=True)
+        user = self.prompts.render("decision", lambda: _user(ep.instruction, progress), values)
+        return [ep.system_message(system), Message("user", (TextPart(user), shown.part))]
+
     async def run(self, ep: Episode) -> None:
         history = list(ep.context)
         while ep.budget_left:
-            shown = await self._resized(ep.now.image)
-            mw, mh = self._model_size(shown)
-            messages = [
-                ep.system_message(_system(mw, mh)),
-                Message("user", (TextPart(_user(ep.instruction, history)), shown.part)),
-            ]
+            screenshot = ep.now.image
+            shown = await self._resized(screenshot)
+            messages = self._messages(ep, shown, history)
             answer = self._answer(shown)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
-                call = parse_owl_tool_call(turn.text)
-                action = self._action(call, shown)
+                call, action = self.read(turn.text, self._geometry(shown, screenshot))
             except ReplyError as err:
                 ep.unparseable(turn, err)
             ep.record(turn, action)
             if action.kind == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
             await ep.act(action)
-            history.append(call.conclusion or f"{call.action} {json.dumps(call.args)}")
+            history.append(self._history_item(call))

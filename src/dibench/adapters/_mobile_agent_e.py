@@ -17,15 +17,30 @@ the screens before and after the action. On a static decision screen a tap is th
 nothing else changes the screen; in a simulated app every action acts, and after a successful
 action the notetaker (``### Important Notes ###``) records content worth keeping across screens,
 as in E. Up to ``max_steps`` operator calls. The self-evolution reflectors are left out.
+
+Every role sees the screenshot as E sends it: a JPEG written by Pillow at quality 75, with
+``max_tokens`` 2048 as E's API call. ``parse="faithful"`` (the default) reads each reply as E's
+``parse_response`` methods and ``Operator.execute`` do (``read_e_*``): the text after the last
+exact marker, E's own JSON extraction, exact action names, ``int()`` of coordinates; where E
+ends the task abnormally or crashes the run ends with FRAMEWORK_ERROR, and E's own stopping
+rules apply (three failed actions in a row, the same action three times, the IndexError of its
+hint after a single failed tap). ``parse="robust"`` (``parse_e_*``) is the tolerant reader.
+User prompt templates: roles ``manager`` (first plan), ``manager_update``, ``operator``,
+``reflection`` and ``notetaker`` (placeholders in ``prompt_roles``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import io
 import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from PIL import Image
 
 from dibench.metrics._rows import Outcome
 from dibench.providers._base import Message, TextPart
@@ -37,25 +52,41 @@ from ._common import (
     End,
     Episode,
     FrameworkAdapter,
+    FrameworkError,
+    Memo,
     ReplyError,
     Shown,
+    Turn,
+    excerpt,
     flat,
     read_move,
+    show,
     swipe_direction,
     swipe_end,
 )
 from ._env import Screen
 from ._parse import check_point, clean, first_json_object, section
-from ._perception import E_MERGE, Perception, perceive_screen
+from ._perception import E_MERGE, Perception, perceive
 
 __all__ = [
+    "E_JPEG_QUALITY",
     "EOperation",
     "EPlan",
     "MobileAgentEAdapter",
+    "e_json",
+    "operation_action",
     "parse_e_manager",
     "parse_e_operator",
     "parse_e_reflection",
+    "read_e_manager",
+    "read_e_notes",
+    "read_e_operator",
+    "read_e_reflection",
 ]
+
+E_JPEG_QUALITY = 75
+"""E saves every screenshot with Pillow's ``save(path, "JPEG")`` (quality 75) and sends that
+file base64-encoded as ``image/jpeg``, to every role."""
 
 _SYS_MANAGER = (
     "You are a helpful AI assistant for operating mobile phones. Your job is to keep track of "
@@ -118,10 +149,13 @@ class EPlan:
     thought: str
     plan: str
     subgoal: str
+    exact: bool = False  # read faithfully: only E's own test ends the task
 
     @property
     def finished(self) -> bool:
-        """E checks for "Finished" in the subgoal; a lone lowercase "finished" counts too."""
+        """E checks for "Finished" in the subgoal; robustly a lone "finished" counts too."""
+        if self.exact:
+            return "Finished" in self.subgoal
         return "Finished" in self.subgoal or bool(_DONE.match(self.subgoal))
 
 
@@ -148,6 +182,7 @@ class EOperation:
     thought: str = ""
     description: str = ""
     raw: str = ""  # the JSON as the model wrote it
+    crash: str = ""  # faithful: E crashes after this operation's first sub-step ran
 
     def json(self) -> str:
         return json.dumps({"name": self.name, "arguments": self.arguments or None})
@@ -217,15 +252,166 @@ def parse_e_reflection(text: str) -> tuple[str, str, str]:
     return m.group(1), err, progress
 
 
-def _to_action(op: EOperation, shown: Shown) -> Action:
-    """The canonical action, coordinates mapped back to the screen's pixels."""
+# ------------------------------------------------------------------ faithful reading
+#
+# Mobile-Agent-E reads every reply the same way: the text after the LAST ``### Name ###`` (the
+# whole reply when the marker is missing), cut at the FIRST following marker, newlines turned
+# into spaces and one pass of double spaces collapsed; no markdown or case tolerance.
+
+_T, _A, _D = "### Thought ###", "### Action ###", "### Description ###"
+_E_QUIT = ("null", "none", "finish", "exit", "stop")  # compared lowercased, nothing else
+_E_DICT = re.compile(r"({.*?})", re.S)  # lazy: never spans a nested object
+_E_FENCE = re.compile(r"```json\s*(.*?)\s*```", re.S)  # 'json' tag, lowercase, only
+
+
+def _e_cut(text: str, marker: str, until: str | None = None) -> str:
+    part = text.split(marker)[-1]
+    if until is not None:
+        part = part.split(until)[0]
+    return part.replace("\n", " ").replace("  ", " ").strip()
+
+
+def e_json(text: str) -> Any:
+    """E's JSON extraction: None when nothing parses (a literal ``null`` too).
+
+    Everything from the first ``//`` (when present) and from the first ``#`` (when ``"# "``
+    occurs) is cut, on the already flattened section, so a URL or a ``#1`` cuts the JSON
+    short. Then the whole text, the first ```` ```json ```` fence, and each lazy ``{...}``
+    (which cannot hold a nested object) are tried in turn.
+    """
+    if "//" in text:
+        text = re.sub(r"//.*", "", text)
+    if "# " in text:
+        text = re.sub(r"#.*", "", text)
+    tries = [text]
+    fence = _E_FENCE.search(text)
+    if fence:
+        tries.append(fence.group(1))
+    tries.extend(_E_DICT.findall(text))
+    for candidate in tries:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    return None
+
+
+def _crash(err: Exception, where: str) -> FrameworkError:
+    return FrameworkError(f"{type(err).__name__}: {err} in {where}; the run crashes")
+
+
+def _e_atomic(name: str, args: Any) -> dict[str, Any]:
+    """The arguments as ``execute_atomic_action`` uses them (int() of coordinates)."""
+    if name == "Tap":
+        return {"x": int(args["x"]), "y": int(args["y"])}
+    if name == "Swipe":
+        return {k: int(args[k]) for k in ("x1", "y1", "x2", "y2")}
+    if name == "Type":
+        text = args["text"]
+        text.replace("\n", "_")  # the controller edits the text: a non-string crashes here
+        return {"text": text}
+    if name == "Open_App":
+        return {"app_name": args["app_name"].strip()}
+    return {}  # Enter, Switch_App, Back, Home, Wait never read their arguments
+
+
+def _e_shortcut(args: Any) -> tuple[dict[str, Any], str]:
+    """Tap_Type_and_Enter as E runs it: each sub-step's argument is the shortcut's argument of
+    that name, or else the NAME ITSELF ("text" is typed when "text" is missing). Any error in a
+    sub-step makes E's handler raise TypeError (it adds a str to the exception): the tap stays
+    done when the crash comes later (returned as the second value)."""
+
+    def arg(key: str) -> Any:
+        return args[key] if key in args else key  # noqa: SIM401 - E tests `in`, then indexes
+
+    try:
+        point = {"x": int(arg("x")), "y": int(arg("y"))}
+    except Exception as err:  # E's handler catches everything
+        raise _crash(err, "the shortcut's first step (its handler then raises TypeError)") from None
+    try:
+        text = arg("text")
+        text.replace("\n", "_")
+    except Exception as err:
+        return point, f"{type(err).__name__}: {err} in the shortcut's Type step after its tap"
+    return {**point, "text": text}, ""
+
+
+def read_e_operator(text: str) -> EOperation:
+    """The operator's reply read as Mobile-Agent-E's ``Operator.parse_response`` + ``execute``.
+
+    FrameworkError where E ends the task abnormally (no JSON in the Action section, an
+    unknown or differently cased name) or crashes (KeyError, TypeError, ValueError of int(),
+    AttributeError); the quit words give ``finish``. Coordinates are not checked against the
+    screen, as E taps wherever it is told.
+    """
+    thought = _e_cut(text, _T, _A)
+    section_text = _e_cut(text, _A, _D)
+    desc = _e_cut(text, _D)
+    obj = e_json(section_text)
+    if obj is None:
+        raise FrameworkError(
+            "no JSON in the Action section: Operator.execute returns None and the run ends "
+            "abnormally"
+        )
+    try:
+        name, args = obj["name"], obj["arguments"]
+        name = name.strip()
+    except (KeyError, TypeError, AttributeError) as err:
+        raise _crash(err, "Operator.execute") from None
+    raw = json.dumps(obj, ensure_ascii=False)
+    if name in _ATOMIC:
+        try:
+            values = _e_atomic(name, args)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:
+            raise _crash(err, f"execute_atomic_action({name!r})") from None
+        return EOperation(name, values, thought, desc, raw)
+    if name in _SHORTCUTS:
+        values, crash = _e_shortcut(args)
+        return EOperation(name, values, thought, desc, raw, crash=crash)
+    if name.lower() in _E_QUIT:
+        return EOperation("finish", {}, thought, desc, raw)
+    raise FrameworkError(
+        f"invalid action name {name!r} (names are matched exactly): Operator.execute returns "
+        "None and the run ends abnormally"
+    )
+
+
+def read_e_manager(text: str) -> EPlan:
+    """Thought, plan and subgoal as E's ``Manager.parse_response`` reads them (never fails)."""
+    return EPlan(
+        _e_cut(text, "### Thought ###", "### Plan ###"),
+        _e_cut(text, "### Plan ###", "### Current Subgoal ###"),
+        _e_cut(text, "### Current Subgoal ###"),
+        exact=True,
+    )
+
+
+def read_e_reflection(text: str) -> tuple[str, str, str]:
+    """E's reading of the reflector: the first of "A", "B", "C" found as a (case-sensitive)
+    substring of the Outcome section, in that order; none is a ValueError that ends the run."""
+    outcome = _e_cut(text, "### Outcome ###", "### Error Description ###")
+    err = _e_cut(text, "### Error Description ###", "### Progress Status ###")
+    progress = _e_cut(text, "### Progress Status ###")
+    for letter in "ABC":
+        if letter in outcome:
+            return letter, err, progress
+    raise FrameworkError(f"ValueError('Invalid outcome: {excerpt(outcome, 40)}') in the loop")
+
+
+def read_e_notes(text: str) -> str:
+    """The notetaker's notes as E keeps them (the whole reply without the marker)."""
+    return _e_cut(text, "### Important Notes ###")
+
+
+def operation_action(op: EOperation, sx: float = 1.0, sy: float = 1.0) -> Action:
+    """The canonical action; ``sx``/``sy`` (shown pixels per screen pixel) map points back."""
     a = op.arguments
     if op.name in ("Tap", "Tap_Type_and_Enter"):
-        x, y = shown.to_screen(float(a["x"]), float(a["y"]))
+        x, y = float(a["x"]) / sx, float(a["y"]) / sy
         return Action("tap", x=x, y=y, text=a.get("text"))
     if op.name == "Swipe":
         direction = swipe_direction(a["x2"] - a["x1"], a["y2"] - a["y1"])
-        x, y = shown.to_screen(a["x1"], a["y1"])
+        x, y = a["x1"] / sx, a["y1"] / sy
         return Action("swipe", x=x, y=y, direction=direction)
     if op.name == "Type":
         return Action("type", text=str(a["text"]))
@@ -238,6 +424,10 @@ def _to_action(op: EOperation, shown: Shown) -> Action:
     if op.name == "finish":
         return Action("finish", text=op.thought)
     return Action("none", text=op.json())  # Open_App, Enter, Switch_App: nothing to choose
+
+
+def _to_action(op: EOperation, shown: Shown) -> Action:
+    return operation_action(op, shown.sx, shown.sy)
 
 
 # ------------------------------------------------------------------ the adapter
@@ -258,13 +448,126 @@ class _Pool:
     context: tuple[str, ...] = ()
 
 
+def _shortcut_rows(*, signature: bool) -> list[str]:
+    out = []
+    for name, (args, desc, pre) in _SHORTCUTS.items():
+        head = f"{name}({', '.join(args)})" if signature else name
+        out.append(f"- {head}: {desc} | Precondition: {pre}\n")
+    return out
+
+
+def _atomic_rows(width: int, height: int, keyboard: bool) -> list[str]:
+    fill = {"half_w": width // 2, "half_h": height // 2, "tenth_h": height // 10}
+    return [
+        f"- {name}({', '.join(args)}): {desc.format(**fill)}\n"
+        for name, (args, desc) in _ATOMIC.items()
+        if keyboard or name != "Type"
+    ]
+
+
+def _history_rows(pool: _Pool) -> list[str]:
+    """The operator's view of its last (up to) five actions."""
+    n = min(5, len(pool.actions))
+    if n == 0:
+        return []
+    rows = zip(
+        pool.actions[-n:], pool.descriptions[-n:], pool.outcomes[-n:], pool.errors[-n:],
+        strict=True,
+    )  # fmt: skip
+    out = []
+    for act, desc, outcome, err in rows:
+        if outcome == "A":
+            out.append(f"Action: {act} | Description: {desc} | Outcome: Successful\n")
+        else:
+            out.append(f"Action: {act} | Description: {desc} | Outcome: Failed | Feedback: {err}\n")
+    return out
+
+
+def _stuck_rows(pool: _Pool, k: int) -> list[str]:
+    """The manager's log of the last ``k`` actions when all of them failed (else none)."""
+    if len(pool.outcomes) < k or not all(o in "BC" for o in pool.outcomes[-k:]):
+        return []
+    rows = zip(pool.actions[-k:], pool.descriptions[-k:], pool.errors[-k:], strict=True)
+    return [
+        f"- Attempt: Action: {a} | Description: {d} | Outcome: Failed | Feedback: {e}\n"
+        for a, d, e in rows
+    ]
+
+
+_TAP_HINT = (
+    "\nHINT: Several taps in a row changed nothing on the screen. Consider a Swipe to see more "
+    "content, or another way to reach the current subgoal.\n"
+)
+
+
+def _tap_hint(pool: _Pool, rows: list[str]) -> bool:
+    """E's hint after failed taps: the last action changed nothing and it and the one before
+    mention "Tap" (with one action only, E's own check fails: see ``_hint_crash``)."""
+    return len(rows) >= 2 and pool.outcomes[-1] == "C" and "Tap" in rows[-1] and "Tap" in rows[-2]
+
+
+def _hint_crash(pool: _Pool) -> str:
+    """E reads the second-to-last history row when the last action (a "Tap") changed nothing:
+    with a single action in the history that is an IndexError, before the operator is asked."""
+    rows = _history_rows(pool)
+    if len(rows) == 1 and pool.outcomes[-1] == "C" and "Tap" in rows[-1]:
+        return (
+            "IndexError: list index out of range in Operator.get_prompt (its hint after failed "
+            "taps reads the second-to-last action, and only one was taken); the run crashes"
+        )
+    return ""
+
+
+def _e_stop(pool: _Pool, raw_actions: list[str]) -> str:
+    """E's own stopping rules at the top of each round ("" when none applies): three failed
+    actions in a row, or the same action three times in a row (Swipe and Back excepted)."""
+    if len(pool.outcomes) >= 3 and all(o in "BC" for o in pool.outcomes[-3:]):
+        return "stopped after 3 consecutive failed actions"
+    if len(raw_actions) >= 3 and len(set(raw_actions[-3:])) == 1:
+        key = raw_actions[-1]
+        if "Swipe" not in key and "Back" not in key:
+            return "stopped after the same action 3 times"
+    return ""
+
+
+def _repeat_key(op: EOperation) -> str:
+    """E's key for repeated actions: the name, then -arg-value for each argument (or -None)."""
+    if not op.arguments:
+        return op.name + "-None"
+    return op.name + "".join(f"-{k}-{v}" for k, v in op.arguments.items())
+
+
+_DECODED: Memo[Image.Image] = Memo(maxsize=12)
+
+
+def _decoded(jpeg: bytes) -> Image.Image:
+    """The pixels of the JPEG E writes, decoded once per distinct file."""
+    key = hashlib.blake2b(jpeg, digest_size=16).hexdigest()
+    return _DECODED.get(key, lambda: Image.open(io.BytesIO(jpeg)).convert("RGB"))
+
+
 @ADAPTERS.register("mobile-agent-e")
 class MobileAgentEAdapter(FrameworkAdapter):
     """Mobile-Agent-E's hierarchy (see the module docstring)."""
 
     name = "mobile-agent-e"
     max_steps = 3
-    default_max_tokens = 2048
+    default_max_tokens = 2048  # E's inference_chat sends max_tokens=2048 for every role
+    _MANAGER = ("instruction", "context", "plan", "subgoal", "progress", "notes", "shortcuts",
+                "stuck")  # fmt: skip
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
+        "manager": _MANAGER,  # the first plan
+        "manager_update": _MANAGER,  # every later round (E's manager has both prompts)
+        "operator": (
+            "instruction", "plan", "progress", "subgoal", "width", "height", "perception",
+            "keyboard", "tips", "notes", "atomic_actions", "shortcuts", "history", "hint",
+        ),
+        "reflection": (
+            "instruction", "progress", "subgoal", "width", "height", "perception_before",
+            "perception_after", "keyboard_before", "keyboard_after", "action", "description",
+        ),
+        "notetaker": ("instruction", "plan", "subgoal", "progress", "notes", "perception"),
+    }  # fmt: skip
     err_to_manager = 2  # consecutive failed actions before the manager hears "stuck"
 
     def __init__(
@@ -294,9 +597,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     def _manager_prompt(self, ep: Episode, pool: _Pool) -> str:
         out = f"### User Instruction ###\n{ep.instruction}\n\n"
-        shortcuts = "".join(
-            f"- {n}: {desc} | Precondition: {pre}\n" for n, (_, desc, pre) in _SHORTCUTS.items()
-        )
+        shortcuts = "".join(_shortcut_rows(signature=False))
         shortcut_block = (
             "### Available Shortcuts from Past Experience ###\n"
             "Shortcuts are sequences of operations learned from past experience that can make a "
@@ -328,14 +629,10 @@ class MobileAgentEAdapter(FrameworkAdapter):
         out += f"### Previous Subgoal ###\n{pool.subgoal}\n\n"
         out += f"### Progress Status ###\n{pool.progress or 'No progress yet.'}\n\n"
         out += f"### Important Notes ###\n{pool.notes or 'No important notes recorded.'}\n\n"
-        k = self.err_to_manager
-        if len(pool.outcomes) >= k and all(o in "BC" for o in pool.outcomes[-k:]):
+        stuck = _stuck_rows(pool, self.err_to_manager)
+        if stuck:
             out += "### Potentially Stuck! ###\nSeveral attempts have failed. The logs:\n"
-            for act, desc, err in zip(
-                pool.actions[-k:], pool.descriptions[-k:], pool.errors[-k:], strict=True
-            ):
-                out += f"- Attempt: Action: {act} | Description: {desc} | Outcome: Failed | "
-                out += f"Feedback: {err}\n"
+            out += "".join(stuck)
         return out + (
             "---\n"
             "The sections above summarise the plan you are following, the subgoal you are "
@@ -407,11 +704,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
             "#### Atomic Actions ####\n"
             "The atomic actions, written as `name(arguments): description`:\n"
         )
-        fill = {"half_w": w // 2, "half_h": h // 2, "tenth_h": h // 10}
-        for name, (args, desc) in _ATOMIC.items():
-            if name == "Type" and not p.keyboard:
-                continue
-            out += f"- {name}({', '.join(args)}): {desc.format(**fill)}\n"
+        out += "".join(_atomic_rows(w, h, p.keyboard))
         if not p.keyboard:
             out += (
                 "NOTE: You cannot type now because the keyboard is not open. To type, open the "
@@ -422,25 +715,12 @@ class MobileAgentEAdapter(FrameworkAdapter):
             "The shortcuts, written as `name(arguments): description | Precondition: "
             "precondition`:\n"
         )
-        for name, (args, desc, pre) in _SHORTCUTS.items():
-            out += f"- {name}({', '.join(args)}): {desc} | Precondition: {pre}\n"
+        out += "".join(_shortcut_rows(signature=True))
         out += "\n### Latest Action History ###\n"
-        if pool.actions:
-            out += "Your most recent actions and whether they worked:\n"
-            n = min(5, len(pool.actions))
-            rows = zip(
-                pool.actions[-n:],
-                pool.descriptions[-n:],
-                pool.outcomes[-n:],
-                pool.errors[-n:],
-                strict=True,
-            )
-            for act, desc, outcome, err in rows:
-                if outcome == "A":
-                    out += f"Action: {act} | Description: {desc} | Outcome: Successful\n"
-                else:
-                    out += f"Action: {act} | Description: {desc} | Outcome: Failed | "
-                    out += f"Feedback: {err}\n"
+        rows = _history_rows(pool)
+        if rows:
+            out += "Your most recent actions and whether they worked:\n" + "".join(rows)
+            out += _TAP_HINT if _tap_hint(pool, rows) else ""
             out += "\n"
         else:
             out += "No actions have been taken yet.\n\n"
@@ -608,28 +888,120 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- roles
 
+    def _system(self, ep: Episode, role: str, default: str) -> Message:
+        return ep.system_message(self.prompts.render(role, default, {}, system=True))
+
+    def _manager_values(self, ep: Episode, pool: _Pool) -> dict[str, object]:
+        return {
+            "instruction": ep.instruction,
+            "context": "\n".join(f"- {c}" for c in pool.context),
+            "plan": pool.plan,
+            "subgoal": pool.subgoal,
+            "progress": pool.progress,
+            "notes": pool.notes,
+            "shortcuts": "".join(_shortcut_rows(signature=False)).rstrip("\n"),
+            "stuck": "".join(_stuck_rows(pool, self.err_to_manager)).rstrip("\n"),
+        }
+
     async def _manage(self, ep: Episode, shown: Shown, pool: _Pool) -> EPlan:
-        messages = [
-            ep.system_message(_SYS_MANAGER),
-            Message("user", (TextPart(self._manager_prompt(ep, pool)), shown.part)),
-        ]
+        role = "manager" if not pool.plan else "manager_update"
+        system = self._system(ep, "manager", _SYS_MANAGER)
+        if role == "manager_update" and self.prompts.has(role, system=True):
+            system = self._system(ep, role, _SYS_MANAGER)
+        text = self.prompts.render(
+            role, lambda: self._manager_prompt(ep, pool), self._manager_values(ep, pool)
+        )
+        messages = [system, Message("user", (TextPart(text), shown.part))]
         turn = await ep.ask("manager", messages, shown=shown, answer=self._manager_answer)
-        plan = parse_e_manager(turn.text)
+        plan = read_e_manager(turn.text) if self.faithful else parse_e_manager(turn.text)
         ep.record(turn, Action("finish", text=plan.thought) if plan.finished else None)
         pool.plan, pool.subgoal = plan.plan, plan.subgoal
         return plan
+
+    def _operator_values(
+        self, ep: Episode, shown: Shown, p: Perception, pool: _Pool
+    ) -> dict[str, object]:
+        w, h = shown.image.width, shown.image.height
+        rows = _history_rows(pool)
+        return {
+            "instruction": ep.instruction,
+            "plan": pool.plan,
+            "progress": pool.progress,
+            "subgoal": pool.subgoal,
+            "width": w,
+            "height": h,
+            "perception": p.lines(),
+            "keyboard": "open" if p.keyboard else "not open",
+            "tips": self.tips,
+            "notes": pool.notes,
+            "atomic_actions": "".join(_atomic_rows(w, h, p.keyboard)).rstrip("\n"),
+            "shortcuts": "".join(_shortcut_rows(signature=True)).rstrip("\n"),
+            "history": "".join(rows).rstrip("\n"),
+            "hint": _TAP_HINT.strip() if _tap_hint(pool, rows) else "",
+        }
+
+    async def _operate(
+        self, ep: Episode, look: tuple[Shown, Perception], pool: _Pool
+    ) -> tuple[Turn, EOperation]:
+        shown, p = look
+        w, h = shown.image.width, shown.image.height
+        if self.faithful and pool.actions:
+            crash = _hint_crash(pool)
+            if crash:
+                raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({crash})")
+        text = self.prompts.render(
+            "operator",
+            lambda: self._operator_prompt(ep, shown, p, pool),
+            self._operator_values(ep, shown, p, pool),
+        )
+        messages = [
+            self._system(ep, "operator", _SYS_OPERATOR),
+            Message("user", (TextPart(text), shown.part)),
+        ]
+        turn = await ep.ask(
+            "operator", messages, shown=shown, answer=self._operator_answer(shown), acting=True
+        )
+        try:
+            if self.faithful:
+                return turn, read_e_operator(turn.text)
+            return turn, parse_e_operator(turn.text, w, h)
+        except ReplyError as err:
+            ep.unparseable(turn, err)
 
     async def _reflect(
         self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
         pool: _Pool, op: EOperation,
     ) -> tuple[str, str, str]:  # fmt: skip
-        text = self._reflector_prompt(ep, before, after, pool, op)
+        shown = before[0]
+        values = {
+            "instruction": ep.instruction,
+            "progress": pool.progress,
+            "subgoal": pool.subgoal,
+            "width": shown.image.width,
+            "height": shown.image.height,
+            "perception_before": before[1].lines(),
+            "perception_after": after[1].lines(),
+            "keyboard_before": "open" if before[1].keyboard else "not open",
+            "keyboard_after": "open" if after[1].keyboard else "not open",
+            "action": op.json(),
+            "description": op.description,
+        }
+        text = self.prompts.render(
+            "reflection", lambda: self._reflector_prompt(ep, before, after, pool, op), values
+        )
         messages = [
-            ep.system_message(_SYS_REFLECTOR),
+            self._system(ep, "reflection", _SYS_REFLECTOR),
             Message("user", (TextPart(text), before[0].part, after[0].part)),
         ]
         answer = self._reflector_answer(pool, ep.before, ep.now)
         turn = await ep.ask("reflection", messages, shown=after[0], answer=answer)
+        if self.faithful:
+            try:
+                result = read_e_reflection(turn.text)
+            except FrameworkError as err:
+                ep.unparseable(turn, err)
+            ep.record(turn, None)
+            return result
         try:
             result = parse_e_reflection(turn.text)
         except ReplyError as err:
@@ -640,11 +1012,24 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     async def _take_notes(self, ep: Episode, look: tuple[Shown, Perception], pool: _Pool) -> None:
         shown, p = look
+        values = {
+            "instruction": ep.instruction,
+            "plan": pool.plan,
+            "subgoal": pool.subgoal,
+            "progress": pool.progress,
+            "notes": pool.notes,
+            "perception": p.lines(),
+        }
+        text = self.prompts.render("notetaker", lambda: self._notetaker_prompt(ep, p, pool), values)
         messages = [
-            ep.system_message(_SYS_NOTETAKER),
-            Message("user", (TextPart(self._notetaker_prompt(ep, p, pool)), shown.part)),
+            self._system(ep, "notetaker", _SYS_NOTETAKER),
+            Message("user", (TextPart(text), shown.part)),
         ]
         turn = await ep.ask("notetaker", messages, shown=shown, answer=self._notetaker_answer(pool))
+        if self.faithful:
+            ep.record(turn, None)
+            pool.notes = read_e_notes(turn.text)
+            return
         notes = section(clean(turn.text), "Important Notes")
         ep.record(turn, None, error=None if notes is not None else "no important notes")
         text = flat(notes or "")
@@ -652,33 +1037,34 @@ class MobileAgentEAdapter(FrameworkAdapter):
             pool.notes = text
 
     async def _look(self, ep: Episode) -> tuple[Shown, Perception]:
-        return await perceive_screen(ep.now, E_MERGE, engine=self.ocr_engine)
+        """The screen as E sends it (JPEG at quality 75) and its perception list, read as E
+        reads it: OCR over the JPEG file (``Shown.image`` stays the undegraded screenshot that
+        offline agents read)."""
+        screen = ep.now
+        shown = await show(screen.image, "raw", None, screen.png, jpeg=E_JPEG_QUALITY)
+        seen = await asyncio.to_thread(_decoded, shown.png)
+        return shown, await perceive(seen, screen.ui, E_MERGE, engine=self.ocr_engine)
 
     async def run(self, ep: Episode) -> None:
         look = await self._look(ep)
         pool = _Pool(progress="; ".join(ep.context), context=ep.context)
+        repeats: list[str] = []  # E's keys of the actions taken, for its repetition rule
         while ep.budget_left:
-            shown, p = look
-            w, h = shown.image.width, shown.image.height
-            plan = await self._manage(ep, shown, pool)
+            if self.faithful:
+                stop = _e_stop(pool, repeats)
+                if stop:
+                    raise End(Outcome.NO_COMMIT, stop)
+            plan = await self._manage(ep, look[0], pool)
             if plan.finished:
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, Action("finish", text=plan.thought))
-            messages = [
-                ep.system_message(_SYS_OPERATOR),
-                Message("user", (TextPart(self._operator_prompt(ep, shown, p, pool)), shown.part)),
-            ]
-            turn = await ep.ask(
-                "operator", messages, shown=shown, answer=self._operator_answer(shown), acting=True
-            )
-            try:
-                op = parse_e_operator(turn.text, w, h)
-            except ReplyError as err:
-                ep.unparseable(turn, err)
-            action = _to_action(op, shown)
+            turn, op = await self._operate(ep, look, pool)
+            action = _to_action(op, look[0])
             ep.record(turn, action)
             if op.name == "finish":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
             await ep.act(action)
+            if op.crash:
+                raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({op.crash}; the run crashes)")
             if not ep.budget_left:
                 return
             after = await self._look(ep) if ep.now is not ep.before else look
@@ -689,7 +1075,11 @@ class MobileAgentEAdapter(FrameworkAdapter):
             pool.descriptions.append(op.description)
             pool.outcomes.append(outcome)
             pool.errors.append(err)
-            pool.progress = progress or pool.progress
+            repeats.append(_repeat_key(op))
+            if self.faithful:
+                pool.progress = progress
+            else:
+                pool.progress = progress or pool.progress
             look = after
             if outcome == "A" and ep.interactive and self.notes:
                 await self._take_notes(ep, look, pool)

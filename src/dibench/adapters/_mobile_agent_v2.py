@@ -18,14 +18,36 @@ the action; B ("wrong page") presses Back, as the original does. On a static dec
 tap is the decision and nothing else changes the screen, so before and after are the same. The
 memory unit (a follow-up turn after each decision that keeps "important content" for later
 screens) runs in simulated apps only (``memory``; it is off-path on a single decision screen).
+
+Replies are read in one of two modes. ``faithful`` (the default) reads them as ``run.py`` does:
+the action is the text after the LAST ``### Action ###`` (anywhere, even mid-line; the whole
+reply when there is none) up to the next ``### Operation ###``; the keywords ``Open app``,
+``Tap``, ``Swipe``, ``Type``, ``Back``, ``Home``, ``Stop`` are tested in that order as
+case-sensitive substrings; coordinates are the text inside the last ``(``...``)`` split on
+``", "`` and converted with ``int()``, so a float, a missing number or ``(540,1206)`` crashes the
+original (-> ``FRAMEWORK_ERROR``); no keyword at all does nothing and the loop goes on (the step
+is spent, reflection still runs). ``Open app (name)`` taps just above the OCR line whose text is
+exactly ``name``, as the original does. A reflection is A, B or C by the first of those capital
+letters found anywhere after the last ``### Answer ###`` (none of them: nothing changes).
+``robust`` is the tolerant reader (``parse_v2_action``, ``parse_v2_reflection``).
+
+Pipeline, as the original: every screenshot goes out as JPEG at Pillow's default quality (75; it
+converts the adb PNG with ``Image.save(path, "JPEG")`` and sends that file) and the perception
+(OCR) reads the decoded JPEG; the default hint restates the original's default ``add_info``; at
+most 2048 tokens per reply.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import io
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from PIL import Image
 
 from dibench.metrics._rows import Outcome
 from dibench.providers._base import Message, TextPart
@@ -37,19 +59,43 @@ from ._common import (
     End,
     Episode,
     FrameworkAdapter,
+    FrameworkError,
+    Memo,
     ReplyError,
     Shown,
     Turn,
     flat,
     read_move,
+    show,
     swipe_direction,
     swipe_end,
 )
 from ._env import Screen
 from ._parse import check_point, clean, numbers, section
-from ._perception import V2_MERGE, Perception, perceive_screen
+from ._perception import V2_MERGE, Perception, _read, perceive
 
-__all__ = ["MobileAgentV2Adapter", "V2Action", "parse_v2_action", "parse_v2_reflection"]
+__all__ = [
+    "DEFAULT_HINT",
+    "JPEG_QUALITY",
+    "MobileAgentV2Adapter",
+    "V2Action",
+    "parse_v2_action",
+    "parse_v2_reflection",
+    "read_v2_action",
+    "read_v2_completed",
+    "read_v2_memory",
+    "read_v2_verdict",
+]
+
+JPEG_QUALITY = 75
+"""Pillow's default JPEG quality: the original saves every screenshot with ``Image.save(path,
+"JPEG")`` and sends (and OCRs) that file."""
+
+DEFAULT_HINT = (
+    'To open an app from its icon, use the action "Open app". To leave an app, use the action '
+    '"Home".'
+)
+"""Our wording of the hint the original always adds (its default ``add_info``)."""
 
 _SYSTEM_ACTION = (
     "You are a helpful AI assistant that operates a mobile phone. Help me use the phone to "
@@ -133,6 +179,123 @@ def parse_v2_reflection(text: str) -> str:
     return m.group(1)
 
 
+# ------------------------------------------------------------------ faithful reading
+
+_MARK_THOUGHT = "### Thought ###"
+_MARK_ACTION = "### Action ###"
+_MARK_OPERATION = "### Operation ###"
+_MARK_ANSWER = "### Answer ###"
+_MARK_COMPLETED = "### Completed contents ###"
+_MARK_IMPORTANT = "### Important content ###"
+# run.py's keyword tests, in its order: the first one contained in the action wins.
+_PRIORITY = (
+    ("Open app", "open_app"),
+    ("Tap", "tap"),
+    ("Swipe", "swipe"),
+    ("Type", "type"),
+    ("Back", "back"),
+    ("Home", "home"),
+    ("Stop", "stop"),
+)
+
+
+def _one_line(text: str) -> str:
+    """Newlines to spaces and ONE pass of double spaces to single ones, then strip (so four
+    spaces become two, exactly as the original's string clean-up)."""
+    return text.replace("\n", " ").replace("  ", " ").strip()
+
+
+def _after_last(text: str, marker: str) -> str:
+    """What follows the last ``marker``; the whole text when it is absent."""
+    return text.rpartition(marker)[2]
+
+
+def _before_first(text: str, marker: str) -> str:
+    """What precedes the first ``marker``; the whole text when it is absent."""
+    return text.partition(marker)[0]
+
+
+def _in_last_parens(text: str) -> str:
+    """From the last '(' to the next ')' (either may be missing: then up to the end / all)."""
+    return _before_first(_after_last(text, "("), ")")
+
+
+def _ints(pieces: list[str], what: str) -> tuple[int, int]:
+    """The first two pieces through ``int()``; what the original does on failure is a crash."""
+    out = []
+    for i in range(2):
+        if i >= len(pieces):
+            raise FrameworkError(
+                f"{what}: only {len(pieces)} value(s) in {', '.join(pieces)!r}; Mobile-Agent-v2's "
+                "run.py raises IndexError and stops"
+            )
+        try:
+            out.append(int(pieces[i]))
+        except ValueError:
+            raise FrameworkError(
+                f"{what}: int({pieces[i]!r}) raises ValueError in Mobile-Agent-v2's run.py, "
+                "which stops"
+            ) from None
+    return out[0], out[1]
+
+
+def read_v2_action(text: str) -> V2Action:
+    """A decision reply read exactly as Mobile-Agent-v2's ``run.py`` reads it.
+
+    ``name`` is ``none`` when no keyword is contained in the action (the original then does
+    nothing and goes on); a reply the original crashes on raises ``FrameworkError``. Values
+    are the integers the original would send to adb (no bounds check: it taps anywhere).
+    """
+    thought = _one_line(
+        _before_first(_after_last(text, _MARK_THOUGHT), _MARK_ACTION).replace(":", "")
+    )
+    operation = _one_line(_after_last(text, _MARK_OPERATION))
+    act = _one_line(_before_first(_after_last(text, _MARK_ACTION), _MARK_OPERATION))
+    name = next((n for key, n in _PRIORITY if key in act), "none")
+    if name == "tap":
+        x, y = _ints(_in_last_parens(act).split(", "), "Tap")
+        return V2Action("tap", (float(x), float(y)), "", act, thought, operation)
+    if name == "swipe":
+        start = _before_first(_after_last(act, "Swipe ("), "), (").split(", ")
+        end = _before_first(_after_last(act, "), ("), ")").split(", ")
+        x1, y1 = _ints(start, "Swipe")
+        x2, y2 = _ints(end, "Swipe")
+        values = (float(x1), float(y1), float(x2), float(y2))
+        return V2Action("swipe", values, "", act, thought, operation)
+    if name == "type":
+        if "(text)" in act:  # 'Type (text) "hello"': the last quoted piece
+            typed = _before_first(_after_last(act, ' "'), '"')
+        else:
+            typed = _in_last_parens(act)
+        return V2Action("type", (), typed, act, thought, operation)
+    if name == "open_app":
+        return V2Action("open_app", (), _in_last_parens(act), act, thought, operation)
+    return V2Action(name, (), "", act, thought, operation)
+
+
+def read_v2_verdict(text: str) -> str:
+    """'A', 'B' or 'C' as the original reads a reflection: the first of those capital letters
+    (in that order) contained anywhere after the last ``### Answer ###`` (the word "Action"
+    counts as A); "" when none is there (the original then changes nothing)."""
+    answer = _after_last(text, _MARK_ANSWER).replace("\n", " ").strip()
+    return next((v for v in "ABC" if v in answer), "")
+
+
+def read_v2_completed(text: str) -> str:
+    """The planning reply's completed contents, as the original reads them."""
+    return _after_last(text, _MARK_COMPLETED).replace("\n", " ").strip()
+
+
+def read_v2_memory(text: str, memory: str) -> str:
+    """The memory after a memory-unit reply, as the original keeps it: the first paragraph
+    after the last ``### Important content ###`` is appended (with a newline) unless it
+    contains "None" or is already kept."""
+    note = _before_first(_after_last(text, _MARK_IMPORTANT), "\n\n").strip() + "\n"
+    if "None" in note or note in memory:
+        return memory
+    return memory + note
+
+
 def _to_action(a: V2Action, shown: Shown) -> Action:
     """The canonical action, coordinates mapped back to the screen's pixels."""
     if a.name == "tap":
@@ -150,12 +313,15 @@ def _to_action(a: V2Action, shown: Shown) -> Action:
         return Action("back")
     if a.name == "home":
         return Action("home")
+    if a.name == "none":
+        return Action("none", text=f"no action keyword in {a.raw[:60]!r}")
     return Action("finish", text=a.operation or a.thought)
 
 
-def _operation(a: V2Action) -> str:
-    """The history keeps the operation without its purpose ('Tap X to do Y' -> 'Tap X')."""
-    return (a.operation or a.raw).split(" to ")[0].strip()
+def _operation(a: V2Action, faithful: bool = False) -> str:
+    """The history keeps the operation without its purpose ('Tap X to do Y' -> 'Tap X');
+    the original uses the Operation text as it read it, even when empty."""
+    return (a.operation if faithful else a.operation or a.raw).split(" to ")[0].strip()
 
 
 @dataclass
@@ -169,19 +335,57 @@ class _Memory:
     memory: str = ""  # important content kept by the memory unit
 
 
+@dataclass(frozen=True)
+class _Look:
+    """A screen as v2 takes it in: the JPEG it sends, the pixels it reads and its perception."""
+
+    shown: Shown
+    seen: Image.Image  # the decoded JPEG (what the original's OCR reads)
+    perception: Perception
+
+
+_DECODED: Memo[Image.Image] = Memo(maxsize=12)
+
+
+def _decode(data: bytes) -> Image.Image:
+    """The sent JPEG decoded once per distinct encoding (repeats share the object, so the
+    perception's OCR cache, keyed per image object, is hit too)."""
+    key = hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _DECODED.get(key, lambda: Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def _steps(history: list[tuple[str, str]], op: str, act: str) -> str:
+    return "\n".join(
+        f"Step-{i}: [{op}: {o}; {act}: {a}]" for i, (o, a) in enumerate(history, start=1)
+    )
+
+
 @ADAPTERS.register("mobile-agent-v2")
 class MobileAgentV2Adapter(FrameworkAdapter):
     """Mobile-Agent-v2's multi-role protocol (see the module docstring)."""
 
     name = "mobile-agent-v2"
     max_steps = 3
+    default_max_tokens = 2048  # the original's API call (MobileAgent/api.py)
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
+        "decision": (
+            "instruction", "width", "height", "perception", "keyboard", "hint", "history",
+            "completed", "memory", "last_operation", "last_action",
+        ),
+        "reflection": (
+            "instruction", "width", "height", "perception_before", "perception_after",
+            "keyboard_before", "keyboard_after", "hint", "operation", "action",
+        ),
+        "planning": ("instruction", "hint", "history", "completed", "thought", "operation"),
+        "memory": ("instruction", "memory"),
+    }  # fmt: skip
 
     def __init__(
         self,
         *,
         reflection: bool = True,
         memory: bool = True,
-        hint: str = "",
+        hint: str = DEFAULT_HINT,
         ocr_engine: str = "auto",
         **common: Any,
     ) -> None:
@@ -200,6 +404,25 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         }
 
     # --------------------------------------------------------------- prompts
+
+    def _system(self, role: str, default: str, values: dict[str, object]) -> str:
+        return self.prompts.render(role, default, values, system=True)
+
+    def _decision_values(self, ep: Episode, look: _Look, mem: _Memory) -> dict[str, object]:
+        image, p = look.shown.image, look.perception
+        return {
+            "instruction": ep.instruction,
+            "width": image.width,
+            "height": image.height,
+            "perception": p.lines(),
+            "keyboard": "yes" if p.keyboard else "no",
+            "hint": self.hint,
+            "history": _steps(mem.history, "Operation", "Action"),
+            "completed": mem.completed,
+            "memory": mem.memory.strip(),
+            "last_operation": mem.error[0] if mem.error else "",
+            "last_action": mem.error[1] if mem.error else "",
+        }
 
     def _decision_prompt(self, ep: Episode, shown: Shown, p: Perception, mem: _Memory) -> str:
         w, h = shown.image.width, shown.image.height
@@ -220,20 +443,17 @@ class MobileAgentV2Adapter(FrameworkAdapter):
                 f"{self.hint}\n"
             )
         if mem.history:
-            steps = "\n".join(
-                f"Step-{i}: [Operation: {op}; Action: {act}]"
-                for i, (op, act) in enumerate(mem.history, start=1)
-            )
             out.append(
                 "### History operations ###\n"
                 "These operations were completed before reaching this page. Take them into "
-                f"account when you decide the next operation:\n{steps}\n"
+                "account when you decide the next operation:\n"
+                f"{_steps(mem.history, 'Operation', 'Action')}\n"
             )
-        if mem.memory:
+        if mem.memory.strip():
             out.append(
                 "### Memory ###\n"
                 "During earlier operations you recorded this content, useful for the "
-                f"instruction:\n{mem.memory}\n"
+                f"instruction:\n{mem.memory.strip()}\n"
             )
         if mem.completed:
             out.append(
@@ -280,6 +500,23 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         )
         return "\n".join(out)
 
+    def _reflection_values(
+        self, ep: Episode, before: _Look, after: _Look, a: V2Action
+    ) -> dict[str, object]:
+        image = before.shown.image
+        return {
+            "instruction": ep.instruction,
+            "width": image.width,
+            "height": image.height,
+            "perception_before": before.perception.lines(),
+            "perception_after": after.perception.lines(),
+            "keyboard_before": "yes" if before.perception.keyboard else "no",
+            "keyboard_after": "yes" if after.perception.keyboard else "no",
+            "hint": self.hint,
+            "operation": _operation(a, self.faithful),
+            "action": a.raw,
+        }
+
     def _reflection_prompt(
         self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
         a: V2Action,
@@ -306,7 +543,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "### Current operation ###\n"
             f"The user's instruction is: {ep.instruction}.{need} While carrying it out, "
             "this operation was performed on the phone:\n"
-            f"Operation thought: {_operation(a)}\n"
+            f"Operation thought: {_operation(a, self.faithful)}\n"
             f"Operation action: {a.raw}\n\n"
             "### Response requirements ###\n"
             "Using the screenshots before and after the current operation, answer this: did the "
@@ -333,6 +570,17 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "Reply in this format:\n### Important content ###\nThe content, or None."
         )
 
+    def _planning_values(self, ep: Episode, mem: _Memory) -> dict[str, object]:
+        op = mem.history[-1][0] if mem.history else ""
+        return {
+            "instruction": ep.instruction,
+            "hint": self.hint,
+            "history": _steps(mem.history, "Operation thought", "Operation action"),
+            "completed": mem.completed,
+            "thought": mem.last_thought or op,
+            "operation": op,
+        }
+
     def _planning_prompt(self, ep: Episode, mem: _Memory) -> str:
         head = (
             "### Background ###\n"
@@ -344,10 +592,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
                 f"### Hint ###\nThese hints help you carry out the instruction:\n{self.hint}\n\n"
             )
         if len(mem.history) > 1:
-            steps = "\n".join(
-                f"Step-{i}: [Operation thought: {op}; Operation action: {act}]"
-                for i, (op, act) in enumerate(mem.history, start=1)
-            )
+            steps = _steps(mem.history, "Operation thought", "Operation action")
             return head + (
                 "### History operations ###\n"
                 "To carry out the instruction you have performed these operations:\n"
@@ -450,26 +695,41 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     # --------------------------------------------------------------- roles
 
     async def _plan(self, ep: Episode, mem: _Memory) -> None:
+        values = self._planning_values(ep, mem)
+        user = self.prompts.render("planning", lambda: self._planning_prompt(ep, mem), values)
         messages = [
-            ep.system_message(_SYSTEM_OTHER),
-            Message("user", (TextPart(self._planning_prompt(ep, mem)),)),
+            ep.system_message(self._system("planning", _SYSTEM_OTHER, values)),
+            Message("user", (TextPart(user),)),
         ]
         turn = await ep.ask("planning", messages, shown=None, answer=self._planning_answer(mem))
+        if self.faithful:
+            ep.record(turn, None)
+            mem.completed = read_v2_completed(turn.text)
+            return
         completed = section(clean(turn.text), "Completed contents")
         ep.record(turn, None, error=None if completed is not None else "no completed contents")
         mem.completed = flat(completed if completed is not None else turn.text)
 
-    async def _reflect(
-        self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
-        a: V2Action,
-    ) -> str:  # fmt: skip
-        text = self._reflection_prompt(ep, before, after, a)
+    async def _reflect(self, ep: Episode, before: _Look, after: _Look, a: V2Action) -> str:
+        """A, B or C; "" (faithful) when the reply holds none, and then nothing changes."""
+        values = self._reflection_values(ep, before, after, a)
+        text = self.prompts.render(
+            "reflection",
+            lambda: self._reflection_prompt(
+                ep, (before.shown, before.perception), (after.shown, after.perception), a
+            ),
+            values,
+        )
         messages = [
-            ep.system_message(_SYSTEM_OTHER),
-            Message("user", (TextPart(text), before[0].part, after[0].part)),
+            ep.system_message(self._system("reflection", _SYSTEM_OTHER, values)),
+            Message("user", (TextPart(text), before.shown.part, after.shown.part)),
         ]
         answer = self._reflection_answer(ep.before, ep.now)
-        turn = await ep.ask("reflection", messages, shown=after[0], answer=answer)
+        turn = await ep.ask("reflection", messages, shown=after.shown, answer=answer)
+        if self.faithful:
+            verdict = read_v2_verdict(turn.text)
+            ep.record(turn, None, error=None if verdict else "no A/B/C: nothing changes")
+            return verdict
         try:
             verdict = parse_v2_reflection(turn.text)
         except ReplyError as err:
@@ -482,20 +742,48 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         self, ep: Episode, decision: list[Message], turn: Turn, mem: _Memory
     ) -> None:
         """The memory unit: a follow-up turn in the decision's conversation."""
+        values = {"instruction": ep.instruction, "memory": mem.memory.strip()}
+        prompt = self.prompts.render("memory", lambda: self._memory_prompt(ep), values)
         messages = [
             *decision,
             Message("assistant", (TextPart(turn.text),)),
-            Message("user", (TextPart(self._memory_prompt(ep)),)),
+            Message("user", (TextPart(prompt),)),
         ]
         reply = await ep.ask("memory", messages, shown=None, answer=self._memory_answer)
+        if self.faithful:
+            ep.record(reply, None)
+            mem.memory = read_v2_memory(reply.text, mem.memory)
+            return
         content = section(clean(reply.text), "Important content")
         ep.record(reply, None, error=None if content is not None else "no important content")
         note = flat(content or "")
         if note and "none" not in note.lower()[:8] and note not in mem.memory:
             mem.memory = f"{mem.memory}\n{note}".strip()
 
-    async def _look(self, ep: Episode) -> tuple[Shown, Perception]:
-        return await perceive_screen(ep.now, V2_MERGE, engine=self.ocr_engine)
+    async def _look(self, ep: Episode) -> _Look:
+        """The screen as the original takes it in: sent as JPEG, read (OCR) from that JPEG."""
+        screen = ep.now
+        shown = await show(screen.image, "raw", None, screen.png, jpeg=JPEG_QUALITY)
+        seen = await asyncio.to_thread(_decode, shown.png)
+        p = await perceive(seen, screen.ui, V2_MERGE, engine=self.ocr_engine)
+        return _Look(shown, seen, p)
+
+    async def _open_app(self, look: _Look, a: V2Action) -> Action:
+        """Open app, as the original does it: tap one text height above the centre of the
+        first OCR line that reads exactly the name; no such line, no tap."""
+        lines = await asyncio.to_thread(_read, look.seen, self.ocr_engine)
+        for line in lines:
+            if line.text == a.text:
+                b = line.box
+                x, y = int((b.x1 + b.x2) / 2), int((b.y1 + b.y2) / 2) - int(b.y2 - b.y1)
+                sx, sy = look.shown.to_screen(x, y)
+                return Action("tap", x=sx, y=sy, text=f"Open app ({a.text})")
+        return Action("none", text=f"Open app ({a.text}): no OCR line reads {a.text!r}")
+
+    def _read_decision(self, turn: Turn, shown: Shown) -> V2Action:
+        if self.faithful:
+            return read_v2_action(turn.text)
+        return parse_v2_action(turn.text, shown.image.width, shown.image.height)
 
     async def run(self, ep: Episode) -> None:
         look = await self._look(ep)
@@ -503,24 +791,37 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         if mem.history:
             await self._plan(ep, mem)
         while ep.budget_left:
-            shown, p = look
+            shown = look.shown
+            values = self._decision_values(ep, look, mem)
+            user = self.prompts.render(
+                "decision",
+                lambda: self._decision_prompt(ep, shown, look.perception, mem),  # noqa: B023
+                values,
+            )
             messages = [
-                ep.system_message(_SYSTEM_ACTION),
-                Message("user", (TextPart(self._decision_prompt(ep, shown, p, mem)), shown.part)),
+                ep.system_message(self._system("decision", _SYSTEM_ACTION, values)),
+                Message("user", (TextPart(user), shown.part)),
             ]
             turn = await ep.ask(
                 "decision", messages, shown=shown, answer=self._decision_answer(shown), acting=True
             )
             try:
-                a = parse_v2_action(turn.text, shown.image.width, shown.image.height)
+                a = self._read_decision(turn, shown)
             except ReplyError as err:
                 ep.unparseable(turn, err)
-            action = _to_action(a, shown)
-            ep.record(turn, action)
+            if self.faithful and a.name == "open_app":
+                action = await self._open_app(look, a)
+            else:
+                action = _to_action(a, shown)
+            nothing = "no action keyword: the original does nothing and goes on"
+            ep.record(turn, action, error=nothing if a.name == "none" else None)
+            ep.unread = (turn, nothing) if a.name == "none" else None
+            if a.name == "stop" and not self.faithful:
+                raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
+            if self.memory and ep.interactive:  # the original asks before it acts, even on Stop
+                await self._remember(ep, messages, turn, mem)
             if a.name == "stop":
                 raise End(Outcome.NO_COMMIT, GAVE_UP, None, action)
-            if self.memory and ep.interactive:
-                await self._remember(ep, messages, turn, mem)
             await ep.act(action)
             if not ep.budget_left:
                 return
@@ -528,11 +829,12 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             mem.last_thought = a.thought
             verdict = await self._reflect(ep, look, after, a) if self.reflection else "A"
             if verdict == "A":
-                mem.history.append((_operation(a), a.raw))
+                mem.history.append((_operation(a, self.faithful), a.raw))
                 mem.error = None
                 await self._plan(ep, mem)
-            else:
-                mem.error = (_operation(a), a.raw)
+            elif verdict:
+                full = a.operation if self.faithful else _operation(a)
+                mem.error = (full, a.raw)
                 if verdict == "B":
                     await ep.act(Action("back"))  # the original presses Back on a wrong page
                     after = await self._look(ep)

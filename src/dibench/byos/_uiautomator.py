@@ -225,6 +225,7 @@ def parse_dump(
                 content_desc=attrs.get("content-desc", ""),
                 bounds=Box(*bx),
                 clickable=_flag(attrs, "clickable"),
+                focusable=_flag(attrs, "focusable"),
             )
         )
     if not out:

@@ -545,7 +545,7 @@ def run(
     load: tuple[str, ...],
 ) -> None:
     """Run a framework x model over a dataset into OUT (re-run the same command to resume)."""
-    from dibench.runner import RunConfig, RunRequest, execute
+    from dibench.runner import RunConfig, RunRequest, execute, label_of
 
     _load(load)
     specs = _defenses(defense)
@@ -563,7 +563,7 @@ def run(
         record=not no_record,
         defenses=specs,
     )
-    _execute(execute, req, _label(framework, model, req.defense))
+    _execute(execute, req, _label(label_of(req), model, req.defense))
 
 
 @main.command()
@@ -572,7 +572,7 @@ def run(
 @_guard
 def sweep(config: Path, load: tuple[str, ...]) -> None:
     """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory."""
-    from dibench.runner import RunError, SweepError, execute, load_sweep, preflight
+    from dibench.runner import RunError, SweepError, execute, label_of, load_sweep, preflight
 
     _load(load)
     requests = load_sweep(config)
@@ -582,7 +582,7 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
         except RunError as exc:
             raise SweepError(f"{config}: {req.model} x {req.framework}: {exc}") from None
     for req in requests:
-        _execute(execute, req, _label(req.framework, req.model, req.defense))
+        _execute(execute, req, _label(label_of(req), req.model, req.defense))
     click.echo(f"sweep done: {len(requests)} conditions in {requests[0].out if requests else '-'}")
 
 

@@ -90,6 +90,7 @@ class UIElement(_Frozen):
     content_desc: str = ""
     bounds: ValidBox
     clickable: bool = False
+    focusable: bool = False  # AppAgent tags focusable nodes too (input fields)
     candidate: str | None = None  # id of the candidate this node belongs to
     role: str | None = None  # card, title, cover, price, ... for candidate nodes
 

@@ -38,7 +38,7 @@ def ui_to_xml(elements: Sequence[UIElement], package: str = "", rotation: int = 
                 "checked": "false",
                 "clickable": "true" if e.clickable else "false",
                 "enabled": "true",
-                "focusable": "true" if e.clickable else "false",
+                "focusable": "true" if e.clickable or e.focusable else "false",
                 "focused": "false",
                 "scrollable": "true" if e.cls.endswith("RecyclerView") else "false",
                 "long-clickable": "false",

@@ -21,21 +21,40 @@ def centre(b: Box) -> tuple[float, float]:
     return (b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2
 
 
+def _tap_point(b: Box) -> tuple[int, int]:
+    """An element's centre as AppAgent computes it, in integer halves (``Box.center``): the
+    point it taps, measures ``MIN_DIST`` between and puts a tag's top-left corner at."""
+    return b.center
+
+
+def _spread(nodes: Sequence[UIElement], min_dist: float) -> list[UIElement]:
+    """Nodes in UI order, skipping one whose centre lies within ``min_dist`` of a kept one."""
+    kept: list[UIElement] = []
+    for e in nodes:
+        c = _tap_point(e.bounds)
+        if all(math.dist(c, _tap_point(k.bounds)) > min_dist for k in kept):
+            kept.append(e)
+    return kept
+
+
 def label_elements(ui: Sequence[UIElement], min_dist: float = MIN_DIST) -> tuple[UIElement, ...]:
     """The elements AppAgent tags, in tag order (tag n is element n - 1).
 
-    Clickable nodes in UI order, skipping one whose centre nearly coincides with a kept one
-    (a search box inside its clickable search bar gets no second tag).
+    As AppAgent's task executor: the clickable nodes in UI (document) order, each dropped when
+    its centre is within ``min_dist`` of a clickable node already kept (a search box inside its
+    clickable search bar gets no second tag); then the focusable nodes, thinned among
+    themselves the same way, each appended only when no *clickable* kept node is that close.
+    So every clickable tag comes before every focusable-only one, and at a clash the clickable
+    node wins. ``focusable`` is read with a False default, for UI trees that lack the field.
     """
-    kept: list[UIElement] = []
-    for e in ui:
-        if not e.clickable:
-            continue
-        cx, cy = centre(e.bounds)
-        if any(math.dist((cx, cy), centre(k.bounds)) <= min_dist for k in kept):
-            continue
-        kept.append(e)
-    return tuple(kept)
+    clickable = _spread([e for e in ui if e.clickable], min_dist)
+    focusable = _spread([e for e in ui if getattr(e, "focusable", False)], min_dist)
+    extra = [
+        f
+        for f in focusable
+        if all(math.dist(_tap_point(f.bounds), _tap_point(c.bounds)) > min_dist for c in clickable)
+    ]
+    return tuple(clickable + extra)
 
 
 MIN_PIXELS = 56 * 56  # 3136

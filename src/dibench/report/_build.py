@@ -231,6 +231,15 @@ def _defense_notes(section: DefenseSection | None) -> list[str]:
     ]
 
 
+def _parse_mode(info: dict[str, Any]) -> str:
+    """The condition's parse mode as its adapter recorded it ("" for adapters without one)."""
+    adapter = (info.get("config") or {}).get("adapter") or {}
+    if not isinstance(adapter, dict):
+        return ""
+    inner = adapter.get("inner") if isinstance(adapter.get("inner"), dict) else None
+    return str(adapter.get("parse") or (inner or {}).get("parse") or "")
+
+
 def _facts(
     store: ResultStore,
     conditions: dict[str, dict[str, Any]],
@@ -272,6 +281,7 @@ def _facts(
                 output_tokens=a["tout"],
                 cost_usd=a["cost"],
                 latency_s=a["lat"],
+                parse=_parse_mode(info),
             )
         )
     outcomes: dict[str, int] = {}

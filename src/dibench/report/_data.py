@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import Any
 
 from dibench._text_safety import formula_safe, visible
@@ -185,6 +186,12 @@ def to_json(report: Report) -> str:
             **plain(f),
             "infra_errors": f.infra_errors,
             "parse_errors": f.parse_errors,
+            "framework_errors": f.framework_errors,
+            "parse_failure_rate": {
+                c.condition: (None if math.isnan(r) else r)
+                for c in f.conditions
+                for r in (c.parse_failure_rate,)
+            },
         },
         "key_findings": [_finding(k) for k in report.findings],
         "tables": [_table(t) for t in report.tables],

@@ -449,27 +449,32 @@ def _facts_html(report: Report) -> str:
     f = report.facts
     outcomes = list(f.outcomes)
     head = (
-        "<tr><th>agent</th><th>defense</th><th class='num'>runs</th>"
+        "<tr><th>agent</th><th>defense</th><th>parse</th><th class='num'>runs</th>"
         + "".join(f'<th class="num">{_e(o.replace("_", " "))}</th>' for o in outcomes)
-        + "<th class='num'>tokens in</th><th class='num'>tokens out</th>"
+        + "<th class='num'>parse fail %</th><th class='num'>tokens in</th>"
+        "<th class='num'>tokens out</th>"
         "<th class='num'>cost (USD)</th><th class='num'>model time (s)</th></tr>"
     )
     rows = []
     for c in [*f.conditions, None]:
         if c is None:
-            lead = "<th>total</th><td></td>"
+            lead = "<th>total</th><td></td><td></td>"
             counts = [f.runs, *(f.outcomes.get(o, 0) for o in outcomes)]
+            valid = f.runs - f.infra_errors
+            fail = (f.parse_errors + f.framework_errors) / valid if valid else math.nan
             money = (f.input_tokens, f.output_tokens, f.cost_usd, f.latency_s)
             cls = ' class="block"'
         else:
             lead = (
                 f'<th class="agent">{_e(c.framework)}<span>{_e(c.model)}</span></th>'
-                f"<td>{_e(c.defense)}</td>"
+                f"<td>{_e(c.defense)}</td><td>{_e(c.parse or '-')}</td>"
             )
             counts = [c.runs, *(c.outcomes.get(o, 0) for o in outcomes)]
+            fail = c.parse_failure_rate
             money = (c.input_tokens, c.output_tokens, c.cost_usd, c.latency_s)
             cls = ""
         cells = [lead, *(f'<td class="num">{v:,}</td>' for v in counts)]
+        cells.append(f'<td class="num">{"-" if math.isnan(fail) else f"{100 * fail:.1f}"}</td>')
         cells += [
             f'<td class="num">{money[0]:,}</td>',
             f'<td class="num">{money[1]:,}</td>',
@@ -482,8 +487,10 @@ def _facts_html(report: Report) -> str:
         f"({f.benign_runs:,} benign, "
         f"{f.injected_runs:,} injected) of {f.runs:,} stored; {f.pairs:,} benign/injected pairs "
         f"with {f.attack_successes:,} attack successes; {f.infra_errors:,} infrastructure "
-        f"errors (excluded from every rate), {f.parse_errors:,} parse errors (count as no "
-        f"decision); {f.missing_pairs:,} injected runs without a benign partner."
+        f"errors (excluded from every rate), {f.parse_errors:,} parse errors and "
+        f"{f.framework_errors:,} framework errors (replies the original framework would crash "
+        f"on; both count as no decision); {f.missing_pairs:,} injected runs without a benign "
+        f"partner."
     )
     return (
         f'<p class="lede">{_e(summary)}</p><div class="tablewrap"><table class="est">'

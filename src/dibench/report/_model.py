@@ -171,6 +171,18 @@ class ConditionFacts:
     output_tokens: int
     cost_usd: float
     latency_s: float
+    parse: str = ""  # how the adapter read replies: faithful, robust ("" if not recorded)
+
+    @property
+    def parse_failures(self) -> int:
+        """Runs that ended because a reply could not be read (or crashed the framework)."""
+        return self.outcomes.get("parse_error", 0) + self.outcomes.get("framework_error", 0)
+
+    @property
+    def parse_failure_rate(self) -> float:
+        """Parse failures per agent run (infra errors excluded); NaN with no runs."""
+        valid = self.runs - self.outcomes.get("infra_error", 0)
+        return self.parse_failures / valid if valid else math.nan
 
 
 @dataclass(frozen=True)
@@ -217,6 +229,11 @@ class RunFacts:
     @property
     def parse_errors(self) -> int:
         return self.outcomes.get("parse_error", 0)
+
+    @property
+    def framework_errors(self) -> int:
+        """Replies the original framework would have crashed on (faithful parsing)."""
+        return self.outcomes.get("framework_error", 0)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ rendered). Hidden control and bidi characters are first shown as ``\\uXXXX`` (``
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -167,16 +168,28 @@ def endpoint_rows(facts: RunFacts) -> list[list[object]]:
     ]  # fmt: skip
 
 
+def _pct(rate: float) -> str:
+    return "-" if math.isnan(rate) else f"{100 * rate:.1f}"
+
+
+def _total_failure_rate(facts: RunFacts) -> float:
+    valid = facts.runs - facts.infra_errors
+    return (facts.parse_errors + facts.framework_errors) / valid if valid else math.nan
+
+
 def _facts_rows(facts: RunFacts) -> tuple[list[str], list[list[object]]]:
     outcomes = list(facts.outcomes)
-    head = ["framework", "model", "defense", "runs", *outcomes, "tokens in", "tokens out", "USD"]
+    head = ["framework", "model", "defense", "parse", "runs", *outcomes, "parse fail %"]
+    head += ["tokens in", "tokens out", "USD"]
     rows: list[list[object]] = [
         [
             c.framework,
             c.model,
             c.defense,
+            c.parse or "-",
             c.runs,
             *(c.outcomes.get(o, 0) for o in outcomes),
+            _pct(c.parse_failure_rate),
             f"{c.input_tokens:,}",
             f"{c.output_tokens:,}",
             f"{c.cost_usd:.2f}",
@@ -188,8 +201,10 @@ def _facts_rows(facts: RunFacts) -> tuple[list[str], list[list[object]]]:
             "total",
             "",
             "",
+            "",
             facts.runs,
             *(facts.outcomes.get(o, 0) for o in outcomes),
+            _pct(_total_failure_rate(facts)),
             f"{facts.input_tokens:,}",
             f"{facts.output_tokens:,}",
             f"{facts.cost_usd:.2f}",
@@ -240,14 +255,15 @@ def to_markdown(report: Report) -> str:
         out += _md_explore(report.exploration)
     out += ["", "## Run facts", ""]
     head, rows = _facts_rows(f)
-    out += _md_table(head, rows, 3)
+    out += _md_table(head, rows, 4)
     out += [
         "",
         f"{f.states} {'benign episodes' if report.exploration else 'benign states'}; "
         f"{f.valid_runs} valid runs ({f.benign_runs} benign, "
         f"{f.injected_runs} injected) of {f.runs} stored; {f.pairs} benign/injected pairs, "
         f"{f.attack_successes} attack successes; {f.infra_errors} infrastructure errors, "
-        f"{f.parse_errors} parse errors; {f.missing_pairs} injected runs without a benign "
+        f"{f.parse_errors} parse errors, {f.framework_errors} framework errors (replies the "
+        f"original framework would crash on); {f.missing_pairs} injected runs without a benign "
         f"partner.",
     ]
     if f.endpoints:
@@ -424,8 +440,9 @@ def to_latex(report: Report) -> str:
     head, facts = _facts_rows(report.facts)
     out += _tex_table(
         "run-facts",
-        "Run facts: runs and outcomes per condition, tokens and cost.",
-        3,
+        "Run facts: runs and outcomes per condition (with how replies were parsed and the "
+        "share that failed to parse), tokens and cost.",
+        4,
         [],
         head,
         [[latex_escape(c) for c in r] for r in facts],

@@ -1,6 +1,15 @@
 """Running agents over a dataset: the async runner and its crash-safe SQLite store."""
 
-from ._api import RunRequest, SweepError, execute, load_sweep, preflight, replies_path
+from ._api import (
+    RunRequest,
+    SweepError,
+    execute,
+    framework_label,
+    label_of,
+    load_sweep,
+    preflight,
+    replies_path,
+)
 from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
 from ._lock import RunDirBusy, RunLock
@@ -23,7 +32,9 @@ __all__ = [
     "execute",
     "export_replies",
     "export_rows",
+    "framework_label",
     "iter_export_rows",
+    "label_of",
     "load_sweep",
     "plan_work",
     "preflight",

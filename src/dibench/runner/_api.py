@@ -228,8 +228,21 @@ def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
     _write_run_json(path, data, req)
 
 
+def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
+    """The condition's framework name: the adapter's, with ``[robust]`` when it reads replies
+    tolerantly (``--adapter-opt parse=robust``), so both parse modes of one framework are two
+    conditions of one run directory and sit side by side in its report."""
+    parse = adapter_options.get("parse")
+    return f"{framework}[{parse}]" if parse not in (None, "faithful") else framework
+
+
+def label_of(req: Any) -> str:
+    """``framework_label`` of a RunRequest or SimRequest."""
+    return framework_label(req.framework, req.adapter_options)
+
+
 def _key(req: Any) -> str:
-    return f"{req.framework}|{req.model}|{req.defense}"
+    return f"{label_of(req)}|{req.model}|{req.defense}"
 
 
 def _fatal_errors() -> tuple[type[BaseException], ...]:
@@ -315,7 +328,7 @@ def _recording(req: Any, provider: Any, chain: Any) -> tuple[Any, _Recorders | N
 
     if not req.record:
         return provider, None
-    path = replies_path(req.out, req.framework, req.model, req.defense)
+    path = replies_path(req.out, label_of(req), req.model, req.defense)
     path.parent.mkdir(exist_ok=True)
     recorders: list[RecordingProvider] = []
     if not req.model.startswith("replay:"):
@@ -369,7 +382,7 @@ def launch(
                         adapter,
                         provider,
                         req.config,
-                        framework=req.framework,
+                        framework=label_of(req),
                         model=req.model,
                         defense=req.defense,
                         on_progress=on_progress,
@@ -380,7 +393,7 @@ def launch(
                 finally:
                     # Facts, not results: a store that fails here must not hide the run's error.
                     with contextlib.suppress(Exception):
-                        key = condition_key(req.framework, req.model, req.defense)
+                        key = condition_key(label_of(req), req.model, req.defense)
                         record_endpoint_stats(store, key, endpoints)
                     await provider.aclose()
                     await chain.aclose()
@@ -411,6 +424,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
     limit = 20
     probes = ["combined", "naive"]
     frameworks = ["direct", "appagent"]
+    parse = ["faithful", "robust"]  # optional: each framework in each parse mode
     defenses = ["none", "jpeg:75", ["jpeg:75", "prompt-warning"]]  # one condition each
     [[models]]
     spec = "openai:qwen2.5-vl-7b-instruct"
@@ -460,6 +474,17 @@ def load_sweep(path: Path) -> list[RunRequest]:
         if not isinstance(opts, dict):
             raise SweepError(f"{path}: field adapter_options.{fw}: expected a table")
     record = field_of("record", bool, True, what="true or false")
+    from dibench.adapters._common import PARSE_MODES
+
+    modes: tuple[str | None, ...] = (None,)
+    if "parse" in data:
+        modes = names("parse")
+        bad = [m for m in modes if m not in PARSE_MODES]
+        if bad or not modes:
+            raise SweepError(
+                f"{path}: field parse: expected a list of {' / '.join(PARSE_MODES)}, "
+                f"got {data['parse']!r}"
+            )
     from dibench.defenses import DefenseError, make_chain
 
     defenses = data.get("defenses", ["none"])
@@ -492,18 +517,22 @@ def load_sweep(path: Path) -> list[RunRequest]:
         except RunError as exc:
             raise SweepError(f"{path}: field models[{i}]: {exc}") from None
         for fw in frameworks:
-            for specs in chains:
-                requests.append(
-                    RunRequest(
-                        dataset=dataset,
-                        out=out,
-                        framework=fw,
-                        model=m["spec"],
-                        config=config,
-                        provider_options=opts,
-                        adapter_options=dict(adapter_options.get(fw, {})),
-                        defenses=specs,
-                        record=record,
+            for mode in modes:
+                a_opts = dict(adapter_options.get(fw, {}))
+                if mode is not None:
+                    a_opts["parse"] = mode
+                for specs in chains:
+                    requests.append(
+                        RunRequest(
+                            dataset=dataset,
+                            out=out,
+                            framework=fw,
+                            model=m["spec"],
+                            config=config,
+                            provider_options=opts,
+                            adapter_options=a_opts,
+                            defenses=specs,
+                            record=record,
+                        )
                     )
-                )
     return requests
