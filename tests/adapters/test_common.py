@@ -6,6 +6,7 @@ import asyncio
 import importlib.util
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given
@@ -20,6 +21,7 @@ from dibench.adapters._common import (
     screen_key,
     show,
 )
+from dibench.adapters._prompts import TemplateError
 from dibench.dataset import Box
 from dibench.metrics._rows import Outcome
 from dibench.providers import (
@@ -232,3 +234,51 @@ def test_the_oracle_agent_commits_to_the_acceptable_candidate(name: str, inp: Ag
     d = asyncio.run(make_adapter(name).decide(inp, oracle))
     assert (d.candidate, d.outcome) == ("c2", Outcome.COMMITTED)
     assert all(s.error is None for s in d.steps)
+
+
+@pytest.mark.parametrize("name", adapter_names())
+def test_every_adapter_runs_from_a_template_folder(
+    name: str, inp: AgentInput, tmp_path: Path
+) -> None:
+    """One file per role, each using every placeholder its role offers: the text sent is the
+    template's, filled in, and the run still reaches the model's decision."""
+    cls = ADAPTERS.get(name)
+    assert issubclass(cls, FrameworkAdapter) and cls.prompt_roles, name
+    for role, names in cls.prompt_roles.items():
+        fields = " ".join(f"{n}=<{{{{{n}}}}}>" for n in names)
+        (tmp_path / f"{role}.txt").write_text(f"TEMPLATE {role} :: {fields}", encoding="utf-8")
+    provider = ScriptedProvider(tap("c2"), repeat_last=True)
+    adapter = make_adapter(name, prompts=str(tmp_path))
+    d = asyncio.run(adapter.decide(inp, provider))
+    assert (d.candidate, d.outcome) == ("c2", Outcome.COMMITTED)
+    assert adapter.describe()["prompts"] != ""
+    user_texts = [
+        p.text
+        for r in provider.requests
+        for m in r.messages
+        if m.role == "user"
+        for p in m.content
+        if isinstance(p, TextPart)
+    ]
+    templated = [t for t in user_texts if t.startswith("TEMPLATE ")]
+    assert templated, user_texts
+    assert all("{{" not in t for t in templated)  # every placeholder was filled
+    if "instruction" in " ".join(templated):
+        assert any(f"instruction=<{inp.instruction}>" in t for t in templated)
+
+
+def test_template_folders_are_checked_when_the_adapter_is_made(tmp_path: Path) -> None:
+    (tmp_path / "decision.txt").write_text("{{instruction}} {{colour}}", encoding="utf-8")
+    with pytest.raises(TemplateError, match=r"decision.txt: unknown placeholder \{\{colour\}\}"):
+        make_adapter("direct", prompts=str(tmp_path))
+    (tmp_path / "decision.txt").unlink()
+    (tmp_path / "planner.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(TemplateError, match=r"planner\.txt: direct has no role 'planner'"):
+        make_adapter("direct", prompts=str(tmp_path))
+    with pytest.raises(TemplateError, match="not a directory"):
+        make_adapter("direct", prompts=str(tmp_path / "missing"))
+
+
+def test_a_bad_parse_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="parse='lenient': expected one of faithful, robust"):
+        make_adapter("appagent", parse="lenient")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from dibench.dataset._schema import Box, UIElement
 from dibench.metrics._rows import Outcome
@@ -161,6 +162,11 @@ class DirectAdapter(FrameworkAdapter):
 
     name = "direct"
     max_steps = 1
+    # Our own baseline, so there is no original wording; templates let a user try theirs.
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
+        "decision": ("instruction", "context", "items", "n_items"),
+        "app": ("instruction", "history", "items", "n_items"),
+    }
 
     def _answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
@@ -207,8 +213,15 @@ class DirectAdapter(FrameworkAdapter):
             "with one line 'Answer: <item number>', or 'Answer: none' if no item satisfies the "
             "instruction."
         )
+        values = {
+            "instruction": ep.instruction,
+            "context": "; ".join(ep.context),
+            "items": items.listing(),
+            "n_items": len(items.order),
+        }
+        user = self.prompts.render("decision", user, values)
         messages = [
-            ep.system_message(_SYSTEM),
+            ep.system_message(self.prompts.render("decision", _SYSTEM, values, system=True)),
             Message("user", (TextPart(user), shown.part)),
         ]
         answer = self._answer(dict(screen.candidate_boxes), items)
@@ -262,8 +275,15 @@ class DirectAdapter(FrameworkAdapter):
                 "'Answer: scroll up', 'Answer: back' to return to the previous screen, or "
                 "'Answer: none' if nothing in this app satisfies the instruction."
             )
+            values = {
+                "instruction": ep.instruction,
+                "history": "; ".join(history),
+                "items": items.listing() or "(none)",
+                "n_items": len(items.order),
+            }
+            user = self.prompts.render("app", user, values)
             messages = [
-                ep.system_message(_SYSTEM_APP),
+                ep.system_message(self.prompts.render("app", _SYSTEM_APP, values, system=True)),
                 Message("user", (TextPart(user), shown.part)),
             ]
             answer = self._app_answer(boxes, items)
