@@ -142,6 +142,20 @@ def test_resume_with_other_settings_is_refused_with_a_diff(tiny: Path, tmp_path:
     assert f"{n}/{n} runs" in r.stdout and len(_rows(out)) == n
 
 
+def test_resume_after_editing_a_prompt_template_is_refused(tiny: Path, tmp_path: Path) -> None:
+    """The rows were made with the old wording: same folder, other contents, other settings."""
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "decision.txt").write_text("Pick for: {{instruction}}\n{{items}}", encoding="utf-8")
+    out = tmp_path / "run"
+    base = ["run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
+            "--repeats", "1", "--adapter-opt", f"prompts={prompts}", "--out", str(out)]  # fmt: skip
+    assert run(*base).returncode == 0
+    assert run(*base).returncode == 0  # unchanged templates resume
+    (prompts / "decision.txt").write_text("Choose: {{instruction}}\n{{items}}", encoding="utf-8")
+    _one_line_error(run(*base), 2, "prompt templates:", "another --out")
+
+
 # --- a full disk, a read-only disk, a corrupt store ---------------------------------------------
 def test_a_full_disk_stops_cleanly_and_resumes(tiny: Path, tmp_path: Path) -> None:
     with _tmpfs(tmp_path / "small", "1m") as mnt:

@@ -234,3 +234,18 @@ def test_import_log_refuses_what_is_not_a_dibench_log(tmp_path: Path) -> None:
         assert res.exit_code == 2
         assert res.output.startswith("dibench: error:") and len(res.output.splitlines()) == 1
     assert not (tmp_path / "out" / "results.sqlite").exists()
+
+
+def test_a_robust_task_is_labelled_as_its_own_condition(small_dataset_dir: Path) -> None:
+    """Both parse modes of one framework can be imported into one run directory: the task's
+    metadata labels the robust one ``NAME[robust]``, as ``dibench run`` does."""
+    from dibench.inspect_task._task import decision_integrity
+
+    faithful = decision_integrity(dataset=str(small_dataset_dir), framework="appagent", limit=1)
+    robust = decision_integrity(
+        dataset=str(small_dataset_dir), framework="appagent", limit=1,
+        adapter_opts="parse=robust",
+    )  # fmt: skip
+    assert faithful.metadata["dibench"]["framework"] == "appagent"
+    assert robust.metadata["dibench"]["framework"] == "appagent[robust]"
+    assert robust.metadata["dibench"]["adapter"]["parse"] == "robust"

@@ -888,8 +888,11 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- roles
 
-    def _system(self, ep: Episode, role: str, default: str) -> Message:
-        return ep.system_message(self.prompts.render(role, default, {}, system=True))
+    def _system(
+        self, ep: Episode, role: str, default: str, values: dict[str, object] | None = None
+    ) -> Message:
+        """The role's system prompt; a ``ROLE.system.txt`` template gets the role's values."""
+        return ep.system_message(self.prompts.render(role, default, values or {}, system=True))
 
     def _manager_values(self, ep: Episode, pool: _Pool) -> dict[str, object]:
         return {
@@ -905,12 +908,11 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
     async def _manage(self, ep: Episode, shown: Shown, pool: _Pool) -> EPlan:
         role = "manager" if not pool.plan else "manager_update"
-        system = self._system(ep, "manager", _SYS_MANAGER)
+        values = self._manager_values(ep, pool)
+        system = self._system(ep, "manager", _SYS_MANAGER, values)
         if role == "manager_update" and self.prompts.has(role, system=True):
-            system = self._system(ep, role, _SYS_MANAGER)
-        text = self.prompts.render(
-            role, lambda: self._manager_prompt(ep, pool), self._manager_values(ep, pool)
-        )
+            system = self._system(ep, role, _SYS_MANAGER, values)
+        text = self.prompts.render(role, lambda: self._manager_prompt(ep, pool), values)
         messages = [system, Message("user", (TextPart(text), shown.part))]
         turn = await ep.ask("manager", messages, shown=shown, answer=self._manager_answer)
         plan = read_e_manager(turn.text) if self.faithful else parse_e_manager(turn.text)
@@ -949,13 +951,12 @@ class MobileAgentEAdapter(FrameworkAdapter):
             crash = _hint_crash(pool)
             if crash:
                 raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({crash})")
+        values = self._operator_values(ep, shown, p, pool)
         text = self.prompts.render(
-            "operator",
-            lambda: self._operator_prompt(ep, shown, p, pool),
-            self._operator_values(ep, shown, p, pool),
+            "operator", lambda: self._operator_prompt(ep, shown, p, pool), values
         )
         messages = [
-            self._system(ep, "operator", _SYS_OPERATOR),
+            self._system(ep, "operator", _SYS_OPERATOR, values),
             Message("user", (TextPart(text), shown.part)),
         ]
         turn = await ep.ask(
@@ -990,7 +991,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
             "reflection", lambda: self._reflector_prompt(ep, before, after, pool, op), values
         )
         messages = [
-            self._system(ep, "reflection", _SYS_REFLECTOR),
+            self._system(ep, "reflection", _SYS_REFLECTOR, values),
             Message("user", (TextPart(text), before[0].part, after[0].part)),
         ]
         answer = self._reflector_answer(pool, ep.before, ep.now)
@@ -1022,7 +1023,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
         }
         text = self.prompts.render("notetaker", lambda: self._notetaker_prompt(ep, p, pool), values)
         messages = [
-            self._system(ep, "notetaker", _SYS_NOTETAKER),
+            self._system(ep, "notetaker", _SYS_NOTETAKER, values),
             Message("user", (TextPart(text), shown.part)),
         ]
         turn = await ep.ask("notetaker", messages, shown=shown, answer=self._notetaker_answer(pool))

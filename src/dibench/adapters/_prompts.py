@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["PLACEHOLDER", "PromptTemplates", "TemplateError"]
+__all__ = ["PLACEHOLDER", "PromptTemplates", "TemplateError", "folder_digest"]
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -102,3 +102,18 @@ class PromptTemplates:
         for key in sorted(self._texts):
             h.update(key.encode() + b"\0" + self._texts[key].encode() + b"\0")
         return h.hexdigest()
+
+
+def folder_digest(folder: str | Path | None) -> str:
+    """A hash of every ``*.txt`` file's name and bytes in ``folder`` ("" for none or a folder
+    that cannot be read): what a resumed run compares, so editing a template is noticed."""
+    if folder in (None, ""):
+        return ""
+    path = Path(str(folder))
+    h = hashlib.blake2b(digest_size=8)
+    try:
+        for f in sorted(path.glob("*.txt")):
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    except OSError:
+        return ""
+    return h.hexdigest()

@@ -330,7 +330,7 @@ def decision_integrity(
     Args:
       dataset: a DIBench dataset directory (``dibench generate`` / ``dibench import``).
       framework: adapter name (direct, appagent, mobile-agent-v2, mobile-agent-e,
-        mobile-agent-v3, or a registered one).
+        mobile-agent-v3, gui-owl, or a registered one).
       probes: comma-separated probes (default: all in the dataset; simulator episodes: all
         registered, ``none`` for benign only).
       limit: first N benign states, with all their variants (as ``dibench run --limit``).
@@ -346,6 +346,7 @@ def decision_integrity(
     """
     from dibench._registry import load_module
     from dibench.defenses import make_chain
+    from dibench.runner import framework_label
 
     for module in _names(load):
         load_module(module)
@@ -355,7 +356,7 @@ def decision_integrity(
     adapter, label = _agent(framework, specs, options)  # fails here on a bad name or option
     info: dict[str, Any] = {
         "dibench": __version__,
-        "framework": framework,
+        "framework": framework_label(framework, options),  # name[robust] for robust parsing
         "defense": label,
         "defenses": specs,
         "adapter": adapter.describe(),

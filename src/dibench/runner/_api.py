@@ -24,6 +24,7 @@ import orjson
 from dibench import __version__
 from dibench._fs import atomic_write
 from dibench._secrets import redact_url
+from dibench.adapters._prompts import folder_digest
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import DatasetError
 
@@ -142,6 +143,8 @@ def _identity(entry: dict[str, Any]) -> dict[str, Any]:
         for k, v in (entry.get(group) or {}).items():
             if group == "adapter_options" or k not in _PACING:
                 flat[f"{group.split('_')[0]} {k}"] = v
+    if entry.get("prompt_templates"):  # the templates' contents, not only their folder
+        flat["prompt templates"] = entry["prompt_templates"]
     return flat
 
 
@@ -201,6 +204,9 @@ def _write_run_json(path: Path, data: dict[str, Any], req: Any) -> None:
         "provider_options": _public(req.provider_options),
         "adapter_options": _public(req.adapter_options, "--adapter-opt"),
     }
+    digest = folder_digest(req.adapter_options.get("prompts"))
+    if digest:
+        entry["prompt_templates"] = digest
     conds = data.get("conditions", [])
     for c in conds:
         if c.get("key") == entry["key"]:
