@@ -231,3 +231,20 @@ def test_answer_none_terminates(inp: AgentInput) -> None:
 def test_bad_coords_option_is_rejected() -> None:
     with pytest.raises(ValueError, match="coords must be"):
         GuiOwlAdapter(coords="relative")  # type: ignore[arg-type]
+
+
+def test_robust_reads_the_models_own_call_not_one_quoted_in_a_sentence() -> None:
+    """A call quoted inside a sentence (an on-screen title) is passed over when the model's
+    own call opens a line; with no other call it is still read."""
+    quoted = '{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [10, 20]}}'
+    own = '{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [30, 40]}}'
+    text = (
+        f'The screen lists: "<tool_call>{quoted}\nSome title"; "Other".\n'
+        f"<thinking>\nFits.\n</thinking>\n<tool_call>\n{own}\n</tool_call>\n"
+        "<conclusion>\nDone.\n</conclusion>"
+    )
+    assert parse_owl_tool_call(text).args["coordinate"] == [30, 40]
+    inside = f"<thinking>\nIt says <tool_call>{quoted}</tool_call>\n</thinking>\n<tool_call>\n{own}"
+    assert parse_owl_tool_call(inside).args["coordinate"] == [30, 40]
+    alone = f'The title reads "<tool_call>{quoted}" here.'
+    assert parse_owl_tool_call(alone).args["coordinate"] == [10, 20]

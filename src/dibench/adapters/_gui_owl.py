@@ -265,11 +265,32 @@ def _tag(text: str, name: str) -> str:
     return m.group(1).strip() if m else ""
 
 
+_THINKING = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|$)", re.S | re.I)
+
+
+def _opens_line(text: str, at: int) -> bool:
+    """Only spaces (or markdown quote/list marks) stand between ``at`` and the line's start."""
+    head = text[text.rfind("\n", 0, at) + 1 : at]
+    return not head.strip(" \t>*-")
+
+
 def parse_owl_tool_call(text: str) -> ToolCall:
-    """Robust: the first ``mobile_use`` call, inside <tool_call> if present, else any such JSON."""
+    """Robust: the model's own ``mobile_use`` call, inside <tool_call> if present, else any
+    such JSON.
+
+    The model's call is the first <tool_call> that opens a line outside its thinking; a call
+    written inside a sentence or the thinking (an on-screen title the model quotes) is taken
+    only when there is no other.
+    """
     thought = _tag(text, "thinking") or _tag(text, "think")
     conclusion = _tag(text, "conclusion")
-    m = re.search(r"<tool_call>(.*?)(?:</tool_call>|$)", text, re.S | re.I)
+    calls = list(re.finditer(r"<tool_call>(.*?)(?=</tool_call>|<tool_call>|$)", text, re.S | re.I))
+    thinking = [t.span() for t in _THINKING.finditer(text)]
+    own = [
+        m for m in calls
+        if _opens_line(text, m.start()) and not any(a <= m.start() < b for a, b in thinking)
+    ]  # fmt: skip
+    m = (own or calls or [None])[0]
     source = m.group(1) if m else text
     try:
         obj = _first_json_object(source, require="arguments")

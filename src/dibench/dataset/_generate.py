@@ -101,9 +101,9 @@ def _apps(config: GenerateConfig) -> list[str]:
 
 
 def _probe_names(config: GenerateConfig) -> list[str]:
-    from dibench.probes import PROBES
+    from dibench.probes import PROBES, default_probe_names
 
-    names = list(config.probes) or list(PROBES.names())
+    names = list(config.probes) or default_probe_names()
     for n in names:
         PROBES.get(n)
     return names

@@ -16,7 +16,7 @@ from PIL import Image
 from dibench._registry import Registry
 from dibench.dataset._schema import DecisionState, Payload, UIElement
 
-__all__ = ["PROBES", "Probe", "configured_probe"]
+__all__ = ["PROBES", "Probe", "configured_probe", "default_probe_names"]
 
 
 class Probe(ABC):
@@ -24,6 +24,9 @@ class Probe(ABC):
 
     name: str = ""
     carriers: tuple[str, ...] = ()  # subset of ('title', 'cover')
+    # Framework-specific probes (the parser attacks): a dataset gets them only when they are
+    # named (``generate --probes``, ``simulate --probes``), not by default.
+    opt_in: bool = False
 
     def configure(self, **params: object) -> Probe:
         """A copy with some public parameters changed (e.g. ``epsilon``); unknown names fail."""
@@ -64,3 +67,8 @@ def configured_probe(name: str, **params: object) -> Probe:
     probe = PROBES.get(name)
     wanted = {k: v for k, v in params.items() if v is not None and hasattr(probe, k)}
     return probe.configure(**wanted) if wanted else probe
+
+
+def default_probe_names() -> list[str]:
+    """The probes a dataset gets when none are named: every registered one but the opt-in."""
+    return [n for n in PROBES.names() if not getattr(PROBES.get(n), "opt_in", False)]

@@ -23,6 +23,7 @@ from ._convert import data_url, to_anthropic_messages, to_google_contents, to_op
 from ._google import GoogleProvider
 from ._http import HTTPProvider, MissingSDKError
 from ._openai import OpenAIProvider
+from ._quoting import QuotingAgent
 from ._replay import (
     RecordingProvider,
     ReplayFormatError,
@@ -50,6 +51,7 @@ __all__ = [
     "Provider",
     "ProviderFactory",
     "ProviderStats",
+    "QuotingAgent",
     "RateLimiter",
     "RecordingProvider",
     "ReplayFormatError",

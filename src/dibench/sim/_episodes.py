@@ -223,9 +223,9 @@ def plan_episodes(
     if not sim_names or not cats or not langs:
         raise EpisodeError("plan_episodes: nothing to plan (empty sims/categories/languages)")
     if probes is None:
-        from dibench.probes import PROBES
+        from dibench.probes import default_probe_names
 
-        probe_names = PROBES.names()
+        probe_names = default_probe_names()
     else:
         from dibench.probes import PROBES
 
