@@ -128,10 +128,17 @@ def _csv(value: str | None) -> tuple[str, ...]:
 
 
 def _load(modules: tuple[str, ...]) -> None:
+    """Import each module, or register the templates of a probe definition file (.toml/.json,
+    as ``dibench attack`` writes)."""
     from dibench._registry import load_module
 
     for m in modules:
-        load_module(m)
+        if m.endswith((".toml", ".json")):
+            from dibench.attack import load_probe_file
+
+            load_probe_file(m)
+        else:
+            load_module(m)
 
 
 def _progress(label: str) -> tuple[Any, Callable[[int, int], None]]:
@@ -158,7 +165,8 @@ load_option = click.option(
     "load",
     multiple=True,
     metavar="MODULE",
-    help="Import a module (dotted name or .py file) that registers probes/apps first.",
+    help="Import a module (dotted name or .py file) that registers probes/apps first, or "
+    "register the templates of a probe definition file (.toml/.json, see `dibench attack`).",
 )
 
 
@@ -777,6 +785,8 @@ def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, lim
             if limit and shown >= limit:
                 break
 
+
+from . import _attack as _attack  # noqa: E402  (registers `dibench attack`; needs `main` above)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

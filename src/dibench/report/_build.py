@@ -411,7 +411,10 @@ def build_report(
     """
     from dibench.runner import ResultStore
 
+    from ._attack import attack_section, load_attack_probes
+
     rundir = Path(rundir)
+    load_attack_probes(rundir)  # an attack directory's templates, so its screens compose
     db = rundir / "results.sqlite"
     if not db.is_file():
         raise FileNotFoundError(f"{rundir}: no results.sqlite here (not a run directory?)")
@@ -466,6 +469,7 @@ def build_report(
             f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "
             "every rate (resume the run to retry them)"
         )
+    attack = attack_section(rundir, examples=min(examples, 3))
     return Report(
         rundir=rundir,
         config=config,
@@ -483,4 +487,5 @@ def build_report(
         notes=tuple(notes),
         defenses=section,
         exploration=exploration,
+        attack=attack,
     )

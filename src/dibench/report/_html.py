@@ -576,6 +576,11 @@ def to_html(report: Report) -> str:
         sections.append(
             ("exploration", "Exploration", "Exploration", explore_html(report.exploration))
         )
+    if report.attack is not None:
+        from ._attack import attack_html_body
+
+        body = attack_html_body(report.attack)
+        sections.append(("attack", "Adaptive attack", "Adaptive attack", body))
     if report.examples or f.attack_successes:
         legend = (
             '<p class="legend-key">Screens: <i style="border-color:#d32f2f"></i>attack target'

@@ -22,6 +22,7 @@ from dibench.metrics import (
 )
 
 if TYPE_CHECKING:
+    from ._attack import AttackSection
     from ._explore import ExploreSection
 
 __all__ = [
@@ -313,6 +314,7 @@ class Report:
     notes: tuple[str, ...] = ()
     defenses: DefenseSection | None = None  # None: no defended condition and no verdicts
     exploration: ExploreSection | None = None  # None: no recorded trajectories (dataset runs)
+    attack: AttackSection | None = None  # None: not a ``dibench attack`` directory
 
     @property
     def tables(self) -> tuple[Table, ...]:

@@ -253,6 +253,10 @@ def to_markdown(report: Report) -> str:
         out += _md_defenses(report.defenses)
     if report.exploration is not None:
         out += _md_explore(report.exploration)
+    if report.attack is not None:
+        from ._attack import attack_md
+
+        out += ["", *attack_md(report.attack).rstrip().splitlines()]
     out += ["", "## Run facts", ""]
     head, rows = _facts_rows(f)
     out += _md_table(head, rows, 4)

@@ -1,0 +1,51 @@
+"""Adaptive attack search with held-out evaluation (``dibench attack``).
+
+A black-box search over a grammar of persuasion and deception moves (``_grammar``) for payload
+templates (``TemplateProbe``) that maximise paired ASR against one agent, queried through the
+normal runner on training states only, within a query budget; the frozen top-K templates and the
+best fixed probe are then compared on held-out pairs. Found templates are saved as a probe
+definition file that ``--load`` registers for every command.
+"""
+
+from ._grammar import CARRIERS, MOVES, Genome, crossover, mutate, random_genome, seed_population
+from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
+from ._split import Split, choose_target, split_states
+from ._template import (
+    FORMAT,
+    SLOTS,
+    ProbeFileError,
+    TemplateProbe,
+    TemplateSpec,
+    load_probe_file,
+    read_probe_file,
+    register_template,
+    slot_values,
+    write_probe_file,
+)
+
+__all__ = [
+    "CARRIERS",
+    "FORMAT",
+    "MOVES",
+    "SLOTS",
+    "AttackConfig",
+    "AttackRequest",
+    "AttackResult",
+    "Genome",
+    "ProbeFileError",
+    "Split",
+    "TemplateProbe",
+    "TemplateSpec",
+    "choose_target",
+    "crossover",
+    "load_probe_file",
+    "mutate",
+    "random_genome",
+    "read_probe_file",
+    "register_template",
+    "run_attack",
+    "seed_population",
+    "slot_values",
+    "split_states",
+    "write_probe_file",
+]

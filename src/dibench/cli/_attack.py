@@ -1,0 +1,162 @@
+"""``dibench attack``: adaptive template search on train states, judged on held-out pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._main import (
+    _csv,
+    _defenses,
+    _fail,
+    _guard,
+    _kv,
+    _load,
+    _provider_options,
+    agent_options,
+    load_option,
+)
+from ._main import main as cli
+
+
+@cli.command()
+@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.option("--framework", required=True, help="Adapter: direct, appagent, mobile-agent-v2, ...")
+@click.option("--model", required=True, help="Provider spec of the target agent (ocr-agent, ...).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    required=True,
+    help="Agent queries the search may spend on train states (one run of one screen each).",
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--carriers",
+    default="title",
+    show_default=True,
+    help="Comma-separated carriers the search may use: title, cover, title+cover.",
+)
+@click.option("--attacker", help="Provider spec of an attacker model proposing rewrites.")
+@click.option("--attacker-opt", "attacker_opt", multiple=True, metavar="KEY=VALUE")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--train-frac",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.5,
+    show_default=True,
+)
+@click.option("--disjoint-apps", is_flag=True, help="Held-out states come from other apps.")
+@click.option("--top-k", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--population",
+    type=click.IntRange(min=2),
+    default=8,
+    show_default=True,
+    help="Candidates per generation.",
+)
+@click.option(
+    "--states",
+    type=click.IntRange(min=2),
+    help="Use at most N benign states (train + held-out; default: all with a target).",
+)
+@click.option(
+    "--baselines",
+    help="Comma-separated fixed probes to beat (default: the dataset's probes on the carriers).",
+)
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option(
+    "--search-only", is_flag=True, help="Stop after the search (re-run without it to evaluate)."
+)
+@agent_options
+@load_option
+@_guard
+def attack(
+    dataset: Path,
+    framework: str,
+    model: str,
+    budget: int,
+    out: Path,
+    carriers: str,
+    attacker: str | None,
+    attacker_opt: tuple[str, ...],
+    seed: int,
+    train_frac: float,
+    disjoint_apps: bool,
+    top_k: int,
+    repeats: int,
+    population: int,
+    states: int | None,
+    baselines: str | None,
+    concurrency: int,
+    search_only: bool,
+    base_url: tuple[str, ...],
+    api_key_env: str | None,
+    provider_opt: tuple[str, ...],
+    adapter_opt: tuple[str, ...],
+    no_record: bool,
+    defense: tuple[str, ...],
+    load: tuple[str, ...],
+) -> None:
+    """Search payload templates that maximise paired ASR against an agent (re-run to resume).
+
+    Queries go through the normal runner on train states only, within --budget; the top-K
+    templates, frozen, then run on held-out pairs beside the best fixed probe. Writes
+    OUT/templates.toml (use it with --load FILE) and a run directory `dibench report OUT` reads.
+    """
+    from dibench.attack import AttackConfig, AttackRequest, run_attack
+
+    _load(load)
+    specs = _defenses(defense)
+    try:
+        config = AttackConfig(
+            budget=budget,
+            carriers=_csv(carriers),
+            seed=seed,
+            train_frac=train_frac,
+            disjoint_apps=disjoint_apps,
+            top_k=top_k,
+            repeats=repeats,
+            population=population,
+            states=states,
+            baselines=_csv(baselines) or None,
+            attacker=attacker,
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    req = AttackRequest(
+        dataset=dataset,
+        out=out,
+        framework=framework,
+        model=model,
+        config=config,
+        provider_options=_provider_options(model, provider_opt, base_url, api_key_env, concurrency),
+        adapter_options=_kv(adapter_opt, "--adapter-opt"),
+        defenses=specs,
+        attacker_options=_kv(attacker_opt, "--attacker-opt"),
+        concurrency=concurrency,
+        record=not no_record,
+        evaluate=not search_only,
+    )
+    res = run_attack(req, lambda msg: click.echo(msg, err=True))
+    click.echo(f"search: {res.spent}/{res.budget} queries on {res.train_states} train states")
+    if res.templates is None:
+        click.echo(f"held-out evaluation not run ({res.heldout_states} states kept apart)")
+        return
+    click.echo(
+        f"held-out: {res.heldout['pairs']} pairs on {res.heldout_states} states, "
+        f"{res.heldout['eval_queries']} queries"
+    )
+    for r in res.heldout["results"]:
+        n = r["n"]
+        asr = f"{100 * r['asr']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]" if n else "n/a"
+        click.echo(
+            f"  {r['probe']:<16} {r['kind']:<8} held-out ASR {asr} ({r['k']}/{n})  {r['describe']}"
+        )
+    for t in res.heldout["tests"]:
+        click.echo(
+            f"  {t['template']} - {t['fixed']}: {100 * t['diff']:+.1f} pp "
+            f"[{100 * t['lo']:+.1f}, {100 * t['hi']:+.1f}], McNemar p={t['mcnemar_p']:.3g}"
+        )
+    click.echo(f"templates: {res.templates} (use with --load {res.templates})")

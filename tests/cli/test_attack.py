@@ -1,0 +1,121 @@
+"""``dibench attack`` as a user meets it, and its template file used by other commands.
+
+The target agent is the test agent of ``tests/attack/planted.py`` (loaded with ``--load``); the
+found templates are then loaded as a probe definition file into ``generate``, ``check`` (with
+OCR read-back) and ``run`` with another framework.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dibench.attack import read_probe_file
+from dibench.dataset import Dataset
+from dibench.runner import ResultStore
+
+PLANTED = str(Path(__file__).parents[1] / "attack" / "planted.py")
+SMALL = ("--width", "540", "--height", "1170")
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dibench", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small attack run: dataset generated and searched through the command line."""
+    base = tmp_path_factory.mktemp("cli-attack")
+    r = run("generate", "--out", str(base / "d"), "--benign", "6", "--seed", "3",
+            "--probes", "naive,combined", "--workers", "1", *SMALL)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = run("attack", "--dataset", str(base / "d"), "--framework", "direct", "--model",
+            "planted", "--budget", "40", "--population", "6", "--top-k", "2", "--seed", "1",
+            "--out", str(base / "a"), "--load", PLANTED)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "search: " in r.stdout and "/40 queries" in r.stdout and "held-out ASR" in r.stdout
+    assert "McNemar" in r.stdout
+    return base / "a"
+
+
+def test_templates_load_into_generate_check_and_another_framework(
+    found: Path, tmp_path: Path
+) -> None:
+    templates = found / "templates.toml"
+    names = [s.name for s in read_probe_file(templates)]
+    assert len(names) == 2
+    d2 = tmp_path / "d2"
+    r = run("generate", "--out", str(d2), "--benign", "4", "--seed", "9", "--workers", "1",
+            "--probes", ",".join(["naive", *names]), "--load", str(templates), *SMALL)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert {i.rsplit(".", 1)[1] for i in Dataset.open(d2).injected_ids()} == {"naive", *names}
+    r = run("check", "--dataset", str(d2), "--load", str(templates), "--ocr-sample", "6",
+            "--workers", "1")  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all checks passed" in r.stdout
+    out = tmp_path / "run"
+    r = run("run", "--dataset", str(d2), "--framework", "appagent", "--model", "oracle",
+            "--repeats", "1", "--out", str(out), "--load", str(templates))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    with ResultStore(out / "results.sqlite", readonly=True) as store:
+        probes = {row.probe for row in store.rows() if row.injected}
+    assert set(names) <= probes
+
+
+def test_attack_dir_is_a_run_directory_for_report(found: Path, tmp_path: Path) -> None:
+    r = run("report", str(found), "--format", "md", "--out", str(tmp_path / "r.md"))
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "r.md").read_text()
+    for name in [s.name for s in read_probe_file(found / "templates.toml")]:
+        assert name in text
+    assert "## Adaptive attack" in text  # the report builder adds the attack's own section
+    r = run("report", str(found), "--format", "html", "--out", str(tmp_path / "r.html"))
+    assert r.returncode == 0, r.stderr
+    assert "Adaptive attack" in (tmp_path / "r.html").read_text()
+
+
+def _count(db: Path) -> int:
+    with ResultStore(db, readonly=True) as store:
+        return sum(1 for _ in store.rows(with_infra=True))
+
+
+def test_rerun_spends_nothing_more(found: Path) -> None:
+    before = (_count(found / "search" / "results.sqlite"), _count(found / "results.sqlite"))
+    r = run("attack", "--dataset", str(found.parent / "d"), "--framework", "direct", "--model",
+            "planted", "--budget", "40", "--population", "6", "--top-k", "2", "--seed", "1",
+            "--out", str(found), "--load", PLANTED)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    after = (_count(found / "search" / "results.sqlite"), _count(found / "results.sqlite"))
+    assert after == before and f"search: {before[0]}/40" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--carriers", "banner"), "--carriers"),
+        (("--budget", "0"), "--budget"),
+    ],
+)
+def test_bad_options_fail_in_one_line(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    base = ["attack", "--dataset", str(tmp_path), "--framework", "direct", "--model", "oracle",
+            "--budget", "5", "--out", str(tmp_path / "o")]  # fmt: skip
+    r = run(*base, *args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dibench: error:") and needle in lines[0]
+
+
+def test_bad_probe_file_fails_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[probe]]\nname = "x.y"\n[probe.levels]\nen = ["hi"]\n')
+    r = run("defenses", "--load", str(bad))
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"dibench: error: {bad}: field probe[0].name: expected letters, digits, '-' or '_' "
+        "(no dots), got 'x.y'"
+    ]
