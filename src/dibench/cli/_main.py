@@ -183,7 +183,11 @@ def main() -> None:
 @click.option("--apps", help="Comma-separated app names (default: all registered).")
 @click.option("--categories", help="Comma-separated task categories (default: all five).")
 @click.option("--languages", default="en,zh", show_default=True)
-@click.option("--probes", help="Comma-separated probe names (default: all registered).")
+@click.option(
+    "--probes",
+    help="Comma-separated probe names (default: every registered probe except the opt-in "
+    "parser attacks mimic-*).",
+)
 @click.option("--width", type=click.IntRange(min=360), default=1080, show_default=True)
 @click.option("--height", type=click.IntRange(min=640), default=2340, show_default=True)
 @click.option(
@@ -484,14 +488,79 @@ def _print_summary(summary: Any, out: Path) -> None:
         )
 
 
-def _execute(execute: Callable[[Any, Callable[[Any], None]], Any], req: Any, label: str) -> None:
-    """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted."""
+def _execute(execute: Callable[..., Any], req: Any, label: str) -> None:
+    """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted.
+
+    The command's ``--backend`` options (``backend_options``) choose where the work runs.
+    """
+    backend = _backend()
     prog, update = _run_progress(label)
     with prog:
-        summary = execute(req, update)
+        summary = execute(req, update) if backend is None else execute(req, update, backend=backend)
     _print_summary(summary, req.out)
     if summary.aborted:
         _fail(f"stopped: {summary.aborted} (results so far are kept)", 1)
+
+
+def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Keep a backend option in the context, where ``_execute`` finds it (the commands'
+    own signatures do not change)."""
+    ctx.meta[f"dibench.{param.name}"] = value
+    return value
+
+
+def backend_options(fn: Any) -> Any:
+    """``--backend local|ray``, ``--ray-address`` and ``--ray-workers`` (a command function,
+    or a command already made: ``simulate`` lives in another module)."""
+    options = (
+        click.option(
+            "--backend",
+            type=click.Choice(["local", "ray"]),
+            default="local",
+            show_default=True,
+            expose_value=False,
+            callback=_keep,
+            help="Where runs execute: this process, or Ray actors (extra dibench[ray]; this "
+            "process still writes the run directory). A run may resume under either.",
+        ),
+        click.option(
+            "--ray-address",
+            metavar="ADDR",
+            expose_value=False,
+            callback=_keep,
+            help="Ray cluster to join (default: start a local Ray instance).",
+        ),
+        click.option(
+            "--ray-workers",
+            type=click.IntRange(min=1),
+            expose_value=False,
+            callback=_keep,
+            help="Ray actors running work units (default: the cluster's CPUs).",
+        ),
+    )
+    # A function collects options bottom-up, a made command appends them: both in this order.
+    for option in options if isinstance(fn, click.Command) else reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _backend() -> Any:
+    """The ``RayBackend`` the current command asked for, or None (run in this process)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or ctx.meta.get("dibench.backend", "local") == "local":
+        for flag in ("ray_address", "ray_workers"):
+            if ctx is not None and ctx.meta.get(f"dibench.{flag}") is not None:
+                raise click.BadParameter(
+                    "needs --backend ray", param_hint="--" + flag.replace("_", "-")
+                )
+        return None
+    from dibench.runner._ray import RayBackend
+
+    return RayBackend(
+        address=ctx.meta.get("dibench.ray_address"),
+        workers=ctx.meta.get("dibench.ray_workers"),
+        preload=tuple(ctx.params.get("load") or ()),
+    )
 
 
 def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -533,6 +602,7 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--limit", type=click.IntRange(min=1), help="First N benign states and variants.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @agent_options
+@backend_options
 @load_option
 @_guard
 def run(
@@ -576,6 +646,7 @@ def run(
 
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@backend_options
 @load_option
 @_guard
 def sweep(config: Path, load: tuple[str, ...]) -> None:

@@ -17,6 +17,7 @@ from ._main import (
     _load,
     _provider_options,
     agent_options,
+    backend_options,
     load_option,
 )
 from ._main import main as cli
@@ -35,7 +36,10 @@ from ._main import main as cli
     help="Benign episodes; each brings its injected twins (targets x probes).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--probes", help="Comma-separated probes (default: all registered; 'none': benign).")
+@click.option(
+    "--probes",
+    help="Comma-separated probes (default: all registered but the opt-in mimic-*; 'none': benign).",
+)
 @click.option("--languages", default="en,zh", show_default=True)
 @click.option("--categories", help="Comma-separated task categories (default: all five).")
 @click.option("--targets", type=click.IntRange(min=1), default=2, show_default=True)
@@ -43,6 +47,7 @@ from ._main import main as cli
 @click.option("--max-steps", type=click.IntRange(min=1), help="Actions per episode (default 30).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
 @agent_options
+@backend_options
 @load_option
 @_guard
 def simulate(

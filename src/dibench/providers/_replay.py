@@ -201,6 +201,12 @@ class RecordingProvider(Provider):
             episode[request.call] = (completion.text, completion.refusal)
         return completion
 
+    def add(self, instance_id: str, repeat: int, calls: dict[int, tuple[str, bool]]) -> None:
+        """Hold an episode's replies made elsewhere (a Ray worker), call index -> (text,
+        refusal), to be written by ``flush`` or dropped by ``discard`` like this provider's own."""
+        with self._lock:
+            self._pending[(instance_id, repeat)] = dict(calls)
+
     def flush(self, instance_id: str, repeat: int) -> None:
         """Append the episode's record and forget it; called by the runner when it ends."""
         with self._lock:

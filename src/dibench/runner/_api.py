@@ -411,13 +411,22 @@ def launch(
 
 
 def execute(
-    req: RunRequest, on_progress: Callable[[RunProgress], None] | None = None
+    req: RunRequest,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    *,
+    backend: Any = None,
 ) -> RunSummary:
-    """Run (or resume) one condition into ``req.out``."""
+    """Run (or resume) one condition into ``req.out``.
+
+    ``backend``: None runs in this process; a ``RayBackend`` (``dibench.runner._ray``) runs the
+    work units on Ray actors while this process stays the only writer. It is not a setting of
+    the condition: a run may resume under either.
+    """
     ds = Dataset.open(req.dataset)
     check_probes(ds, req.config.probes)
     prepare = partial(_update_run_json, req.out, ds, req)
-    return launch(req, prepare, partial(run_condition, ds), on_progress)
+    run = partial(run_condition, ds) if backend is None else backend.dataset_runner(req, ds)
+    return launch(req, prepare, run, on_progress)
 
 
 def load_sweep(path: Path) -> list[RunRequest]:

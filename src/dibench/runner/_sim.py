@@ -309,10 +309,15 @@ def _update_run_json(req: SimRequest) -> None:
 
 
 def execute_sim(
-    req: SimRequest, on_progress: Callable[[RunProgress], None] | None = None
+    req: SimRequest,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    *,
+    backend: Any = None,
 ) -> RunSummary:
-    """Run (or resume) one framework x model over simulator episodes into ``req.out``."""
+    """Run (or resume) one framework x model over simulator episodes into ``req.out``
+    (``backend`` as for ``execute``: None, or a ``RayBackend`` running each episode on Ray)."""
     from ._api import launch
 
     plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
-    return launch(req, lambda: _update_run_json(req), run_episodes, on_progress)
+    run = run_episodes if backend is None else backend.episode_runner(req)
+    return launch(req, lambda: _update_run_json(req), run, on_progress)

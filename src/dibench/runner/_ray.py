@@ -1,0 +1,879 @@
+"""The Ray backend (``--backend ray``): work units on a pool of Ray actors, one writer.
+
+The driver (the ``dibench`` process) plans the work, keeps the run directory's lock, its store
+and its replay files, and runs the same ``drive`` loop as the local backend: every guarantee of
+that loop (infra errors stored and retried on resume, a fatal error or a dead endpoint stopping
+new work, replies flushed only for stored runs, the progress counters, tokens and cost) holds
+unchanged. Only ``attempt`` differs: instead of calling the adapter in-process it waits for the
+run's result to stream back from an actor.
+
+Each actor builds its own adapter, provider and defense chain from the request's specs and
+options, and opens the dataset from its path (every node must see the dataset at that path:
+shared storage, or a copy at the same place). Work units:
+
+- dataset runs: one benign state with all its injected twins and all their pending repeats
+  (split into a few repeat ranges only when there are fewer states than about four per
+  actor), so a screen is composed, encoded and (for the OCR agent) read once per unit, as the
+  local backend does once per instance;
+- simulator runs: one episode (episode id, repeat).
+
+An actor streams each run's ``Decision`` back as it finishes, with the replies its provider and
+judges received (the driver writes them to the replay files) and, for episodes, the moves. An
+image the actor already sent in the same unit is sent as a reference. A killed actor loses
+nothing: its unfinished runs are resubmitted to the other actors (a replacement actor is
+started); a unit that has killed ``MAX_DEATHS`` actors is stored as infrastructure errors,
+which a resume re-runs. The backend is pacing, not a setting: a run may resume under the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import heapq
+import itertools
+import math
+import os
+import pickle
+import time
+import traceback
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from dibench.adapters._base import Adapter, AgentInput, Decision
+from dibench.dataset._dataset import Dataset
+from dibench.metrics._rows import Outcome
+from dibench.providers._base import Completion, InfraError, Provider, Request
+
+from ._errors import RunError
+from ._run import RunConfig, RunProgress, RunSummary, _agent_input, _row, drive, plan_work
+from ._store import ResultStore
+
+__all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
+
+MAX_DEATHS = 3  # actors a unit may kill before its runs are stored as infra errors
+_KEY_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+             "GOOGLE_API_KEY")  # fmt: skip
+
+Item = tuple[str, int]
+
+
+def _ray() -> Any:
+    """The ``ray`` module, or a one-line error naming the extra that installs it."""
+    try:
+        import ray
+    except ImportError:
+        raise RunError("--backend ray: Ray is not installed (pip install 'dibench[ray]')") from None
+    return ray
+
+
+def _connect(address: str | None) -> Any:
+    """Join the Ray cluster at ``address`` (None: start a local instance), once per process."""
+    ray = _ray()
+    if ray.is_initialized():
+        return ray
+    import logging
+
+    try:
+        ray.init(
+            address=address,
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            namespace="dibench",
+        )
+    except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
+        where = f"--ray-address {address}" if address else "--backend ray"
+        raise RunError(f"{where}: cannot start or reach a Ray cluster ({exc})") from None
+    return ray
+
+
+@dataclass(frozen=True)
+class RayBackend:
+    """Where and on how many actors a run's work units go (``execute(req, backend=...)``).
+
+    ``address``: a Ray cluster as ``ray.init`` takes it (``HOST:6379``, ``auto``; run the
+    driver on a node of the cluster); None starts a local instance. ``workers``: actors in the
+    pool (None: the cluster's CPUs); each takes an equal share of the cluster's CPUs (at most
+    one) and runs its CPU work on that many threads.
+    ``preload``: ``--load`` modules or probe files every actor loads before it starts.
+    """
+
+    address: str | None = None
+    workers: int | None = None
+    preload: tuple[str, ...] = ()
+
+    def dataset_runner(self, req: Any, ds: Dataset) -> Callable[..., Awaitable[RunSummary]]:
+        """``run_condition`` for ``launch``, with the units run on the pool."""
+        _connect(self.address)
+        return partial(_run_dataset, self, req, ds)
+
+    def episode_runner(self, req: Any) -> Callable[..., Awaitable[RunSummary]]:
+        """``run_episodes`` for ``launch``, with every episode run on the pool."""
+        _connect(self.address)
+        return partial(_run_sim, self, req)
+
+
+# --- units -------------------------------------------------------------------------------------
+
+
+def dataset_units(
+    work: Sequence[Item], benign_of: Callable[[str], str], blocks: int, repeats: int
+) -> list[list[Item]]:
+    """Split ``work`` (in plan order) into units: one benign state with all its injected
+    twins, over one of ``blocks`` equal ranges of the ``repeats`` (instance by instance, then
+    repeat by repeat, as in the plan). A state's screens share pixels (the OCR agent's band
+    caches, the composition's base image), and a screen's repeats share its encoding and its
+    OCR, so a unit keeps together what the local backend would reuse."""
+    per = math.ceil(repeats / max(1, blocks))
+    units: dict[tuple[str, int], list[Item]] = {}
+    for item in work:
+        units.setdefault((benign_of(item[0]), (item[1] - 1) // per), []).append(item)
+    return list(units.values())
+
+
+def repeat_blocks(states: int, workers: int, repeats: int) -> int:
+    """Repeat ranges per state: one, unless there are too few states for every actor to have
+    about four units (then a screen may be read once per actor instead of once)."""
+    return max(1, min(repeats, math.ceil(4 * workers / max(1, states))))
+
+
+# --- the worker (runs inside a Ray actor) --------------------------------------------------------
+
+
+@dataclass
+class _Result:
+    """One run's outcome as it crosses from an actor to the driver."""
+
+    decision: Decision | None = None
+    error: BaseException | None = None
+    replies: list[dict[int, tuple[str, bool]]] = field(default_factory=list)
+    moves: tuple[Any, ...] = ()
+    refs: tuple[int | None, ...] = ()  # per step: its image's number (sent once per unit)
+
+
+@dataclass(frozen=True)
+class _WorkerSpec:
+    """What an actor needs to build everything a run needs, as the driver would."""
+
+    kind: str  # "dataset" or "sim"
+    request: Any  # RunRequest or SimRequest, pacing options already divided by the pool size
+    threads: int
+    concurrency: int  # runs in flight in this actor
+    system_prefix: str = ""
+    preload: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str = ""
+
+
+class _Capture(Provider):
+    """Keeps each run's replies in memory for the driver's replay files (the actor writes no
+    file: the driver is the run directory's only writer)."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._runs: dict[Item, dict[int, tuple[str, bool]]] = {}
+
+    async def complete(self, request: Request) -> Completion:
+        completion = await self.inner.complete(request)
+        run = self._runs.setdefault((request.instance_id, request.repeat), {})
+        run[request.call] = (completion.text, completion.refusal)
+        return completion
+
+    def pop(self, item: Item) -> dict[int, tuple[str, bool]]:
+        return self._runs.pop(item, {})
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    def stats(self) -> Any:
+        return self.inner.stats()
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` as it can travel to the driver: itself when it pickles, else a RuntimeError
+    with its text; the worker's traceback rides along as a note."""
+    with contextlib.suppress(Exception):
+        exc.add_note(
+            f"(on Ray worker pid {os.getpid()})\n" + "".join(traceback.format_tb(exc.__traceback__))
+        )
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def _preload(specs: Sequence[str]) -> None:
+    """Load ``--load`` modules and probe files as the CLI did on the driver."""
+    from dibench._registry import load_module
+
+    for m in specs:
+        if m.endswith((".toml", ".json")):
+            from dibench.attack import load_probe_file
+
+            load_probe_file(m)
+        else:
+            load_module(m)
+
+
+class _Worker:
+    """The body of one Ray actor. Construction never raises: a failure is kept and reported
+    by ``ready`` so the driver can say why a worker cannot start (no dataset at that path on
+    its node, a missing extra, a module that does not load)."""
+
+    def __init__(self, spec: _WorkerSpec) -> None:
+        self.spec = spec
+        self.error: BaseException | None = None
+        self._sem: asyncio.Semaphore | None = None
+        self._inputs: OrderedDict[str, AgentInput] = OrderedDict()
+        try:
+            self._setup(spec)
+        except Exception as exc:
+            self.error = _portable(exc)
+
+    def _setup(self, spec: _WorkerSpec) -> None:
+        from dibench.providers._replay import ReplayProvider
+
+        from ._api import _components
+        from ._run import defended
+
+        os.environ.update(spec.env)
+        if spec.cwd and os.path.isdir(spec.cwd):
+            os.chdir(spec.cwd)  # relative paths (replay files, --load files) as on the driver
+        _preload(spec.preload)
+        req = spec.request
+        adapter, provider, chain = _components(req)
+        self.endpoints = provider
+        self.captures: list[_Capture] = []
+        if req.record:  # the same order as the driver's recorders (see _api._recording)
+            if not req.model.startswith("replay:"):
+                provider = _Capture(provider)
+                self.captures.append(provider)
+
+            def capture(judge: Provider) -> Provider:
+                if isinstance(judge, ReplayProvider):
+                    return judge
+                wrapped = _Capture(judge)
+                self.captures.append(wrapped)
+                return wrapped
+
+            for defense in chain:
+                defense.record_providers(capture)
+        self.adapter, _, _ = defended(adapter, chain, req.defense)
+        self.provider, self.chain = provider, chain
+        if spec.kind == "dataset":
+            self.ds = Dataset.open(req.dataset)
+        else:
+            from ._sim import plan_sim_work
+
+            self.specs, _ = plan_sim_work(req.config)
+
+    async def ready(self) -> dict[str, Any]:
+        """The worker's pid, or the error that kept it from starting."""
+        return {"pid": os.getpid(), "error": self.error, "captures": len(self.captures)
+                if self.error is None else 0}  # fmt: skip
+
+    async def endpoint_stats(self) -> list[dict[str, Any]]:
+        stats = getattr(self.endpoints, "endpoint_stats", None)
+        return stats() if callable(stats) else []
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.provider.aclose()
+            await self.chain.aclose()
+
+    def _input(self, iid: str, repeat: int) -> AgentInput:
+        base = self._inputs.get(iid)
+        if base is None:
+            if len(self._inputs) >= 16:
+                self._inputs.popitem(last=False)
+            base = self._inputs[iid] = _agent_input(self.ds, iid, 0, self.spec.system_prefix)
+        else:
+            self._inputs.move_to_end(iid)
+        return dataclasses.replace(base, repeat=repeat, seed=repeat)
+
+    async def _one(self, item: Item) -> _Result:
+        iid, repeat = item
+        env = None
+        try:
+            if self.spec.kind == "dataset":
+                decision = await self.adapter.decide(self._input(iid, repeat), self.provider)
+            else:
+                from dibench.sim import make_env
+
+                from ._sim import TrackingEnv
+
+                spec, config = self.specs[iid], self.spec.request.config
+                env = TrackingEnv(make_env(spec, width=config.width, height=config.height))
+                decision = await self.adapter.run_episode(
+                    env, self.provider, instance_id=iid, repeat=repeat, seed=repeat,
+                    system_prefix=self.spec.system_prefix,
+                    max_steps=config.max_steps or spec.max_steps,
+                )  # fmt: skip
+        except Exception as exc:
+            for c in self.captures:
+                c.pop(item)
+            return _Result(error=_portable(exc), moves=tuple(env.moves) if env else ())
+        replies = [c.pop(item) for c in self.captures]
+        return _Result(decision=decision, replies=replies, moves=tuple(env.moves) if env else ())
+
+    async def run(self, items: list[Item]) -> AsyncIterator[list[tuple[Item, _Result]]]:
+        """Run ``items`` (``concurrency`` at a time across this actor's units), yielding the
+        results as they finish (all those ready at once in one batch)."""
+        if self.error is not None:
+            raise self.error
+        if self._sem is None:
+            loop = asyncio.get_running_loop()
+            # CPU work (OCR, encoding) on this actor's share of the CPUs, as its resources say.
+            loop.set_default_executor(ThreadPoolExecutor(max_workers=self.spec.threads))
+            self._sem = asyncio.Semaphore(self.spec.concurrency)
+        sem = self._sem
+        done: asyncio.Queue[tuple[Item, _Result]] = asyncio.Queue()
+
+        async def one(item: Item) -> None:
+            async with sem:
+                done.put_nowait((item, await self._one(item)))
+
+        tasks = [asyncio.create_task(one(item)) for item in items]
+        sent: dict[int, tuple[bytes, int]] = {}
+        try:
+            left = len(items)
+            while left:
+                batch = [await done.get()]
+                while not done.empty():
+                    batch.append(done.get_nowait())
+                left -= len(batch)
+                yield [(item, _by_reference(result, sent)) for item, result in batch]
+        finally:
+            for t in tasks:
+                t.cancel()
+
+
+def _by_reference(result: _Result, sent: dict[int, tuple[bytes, int]]) -> _Result:
+    """Send each image once per unit: the repeats of an instance show the same bytes object,
+    later steps carry its number only (no hashing: identity is enough and free)."""
+    d = result.decision
+    if d is None or not any(s.image_png for s in d.steps):
+        return result
+    steps, refs = [], []
+    for s in d.steps:
+        png = s.image_png
+        if not png:
+            steps.append(s)
+            refs.append(None)
+            continue
+        known = sent.get(id(png))
+        if known is not None and known[0] is png:
+            s = dataclasses.replace(s, image_png=None)
+            refs.append(known[1])
+        else:
+            sent[id(png)] = (png, len(sent))  # keeps ``png`` alive, so its id stays its own
+            refs.append(len(sent) - 1)
+        steps.append(s)
+    result.decision = dataclasses.replace(d, steps=tuple(steps))
+    result.refs = tuple(refs)
+    return result
+
+
+def _restore(result: _Result, images: dict[int, bytes]) -> _Result:
+    """Put the images back (one bytes object per screen, so the store hashes it once)."""
+    d = result.decision
+    if d is None or not result.refs:
+        return result
+    steps = []
+    for s, ref in zip(d.steps, result.refs, strict=True):
+        if ref is not None:
+            if s.image_png:
+                images[ref] = s.image_png
+            s = dataclasses.replace(s, image_png=images[ref])
+        steps.append(s)
+    result.decision = dataclasses.replace(d, steps=tuple(steps))
+    return result
+
+
+# --- the driver's side -----------------------------------------------------------------------
+
+
+@dataclass
+class _Unit:
+    index: int
+    items: list[Item]
+    pending: set[Item] = field(default_factory=set)
+    deaths: int = 0
+    submitted: bool = False
+
+
+@dataclass
+class _Slot:
+    actor: Any
+    pid: int = 0
+    inflight: int = 0
+    alive: bool = True
+
+
+class _Pool:
+    """The actors and the units given to them; resolves one future per run.
+
+    Units go out in plan order (a resubmitted unit first); an actor takes a new unit while it
+    has fewer than ``2 x concurrency`` runs in hand. Results are buffered per run until the
+    drive loop asks for them, at most ``ahead`` units beyond the one it is on.
+    """
+
+    def __init__(
+        self, spec: _WorkerSpec, workers: int, cpus: float, units: list[list[Item]]
+    ) -> None:
+        self.ray = _ray()
+        self.spec = spec
+        self.workers = workers
+        self.cpus = cpus
+        self.units = [_Unit(i, items) for i, items in enumerate(units)]
+        self.unit_of = {item: u.index for u in self.units for item in u.items}
+        self.futures: dict[Item, asyncio.Future[_Result]] = {}
+        self.capacity = 2 * spec.concurrency
+        self.ahead = workers
+        self.opened = False  # lookahead starts after the first result (the first run goes alone)
+        self.heap: list[tuple[int, int, _Unit]] = []
+        self.seq = itertools.count()
+        self.slots: list[_Slot] = []
+        self.spares = 3 * workers  # replacement actors allowed over the run
+        self.deaths = 0
+        self.last_death = ""
+        self.starting = 0
+        self.closing = False
+        self.wake = asyncio.Event()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.dispatcher: asyncio.Task[None] | None = None
+        self.captures = 0
+        self.actor_cls = self.ray.remote(_Worker)
+
+    # lifecycle
+    def _new_actor(self) -> Any:
+        return self.actor_cls.options(
+            num_cpus=self.cpus, scheduling_strategy="SPREAD", max_restarts=0
+        ).remote(self.spec)
+
+    async def start(self) -> None:
+        actors = [self._new_actor() for _ in range(self.workers)]
+        try:
+            infos = await asyncio.gather(*(_aref(a.ready.remote()) for a in actors))
+        except _deaths(self.ray) as exc:
+            infos = [{"error": exc}]
+        for info in infos:
+            if info["error"] is not None:
+                for a in actors:
+                    self.ray.kill(a)
+                raise _worker_failed(info["error"])
+        self.captures = infos[0]["captures"]
+        self.slots = [_Slot(a, info["pid"]) for a, info in zip(actors, infos, strict=True)]
+        self.dispatcher = asyncio.create_task(self._dispatch())
+
+    async def close(self) -> list[list[dict[str, Any]]]:
+        """Stop everything; the endpoint totals of every live actor."""
+        self.closing = True
+        if self.dispatcher is not None:
+            self.dispatcher.cancel()
+        live = [s for s in self.slots if s.alive]
+        stats: list[list[dict[str, Any]]] = []
+        for s in live:
+            with contextlib.suppress(Exception):
+                stats.append(await asyncio.wait_for(_aref(s.actor.endpoint_stats.remote()), 30))
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(_aref(s.actor.close.remote()), 10)
+        for s in self.slots:
+            with contextlib.suppress(Exception):
+                self.ray.kill(s.actor)
+        for t in list(self.tasks):
+            t.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        return stats
+
+    # submission
+    def submit_through(self, k: int) -> None:
+        for u in self.units[: k + 1]:
+            if not u.submitted:
+                u.submitted = True
+                u.pending = set(u.items)
+                loop = asyncio.get_running_loop()
+                for item in u.items:
+                    self.futures[item] = loop.create_future()
+                heapq.heappush(self.heap, (u.index, next(self.seq), u))
+        self.wake.set()
+
+    async def result(self, item: Item) -> _Result:
+        k = self.unit_of[item]
+        self.submit_through(min(len(self.units) - 1, k + (self.ahead if self.opened else 0)))
+        try:
+            return await self.futures[item]
+        finally:
+            self.futures.pop(item, None)
+
+    def _resolve(self, unit: _Unit, item: Item, result: _Result) -> None:
+        if item not in unit.pending:
+            return
+        unit.pending.discard(item)
+        self.opened = True
+        fut = self.futures.get(item)
+        if fut is not None and not fut.done():
+            fut.set_result(result)
+
+    def _fail_unit(self, unit: _Unit, error: BaseException) -> None:
+        for item in sorted(unit.pending, key=unit.items.index):
+            self._resolve(unit, item, _Result(error=error))
+
+    # dispatching
+    async def _dispatch(self) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.heap:
+                live = [s for s in self.slots if s.alive]
+                if not live and not self.starting:
+                    _, _, unit = heapq.heappop(self.heap)
+                    self._fail_unit(unit, InfraError(
+                        f"no Ray worker left ({self.deaths} died, last: {self.last_death}); "
+                        "re-run the same command to resume"
+                    ))  # fmt: skip
+                    continue
+                free = [s for s in live if s.inflight < self.capacity]
+                if not free:
+                    break
+                slot = min(free, key=lambda s: s.inflight)
+                _, _, unit = heapq.heappop(self.heap)
+                slot.inflight += len(unit.pending)
+                task = asyncio.create_task(self._run_on(slot, unit))
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+
+    async def _run_on(self, slot: _Slot, unit: _Unit) -> None:
+        ray = self.ray
+        items = [i for i in unit.items if i in unit.pending]
+        left = len(items)
+        images: dict[int, bytes] = {}
+        try:
+            async for ref in slot.actor.run.remote(items):
+                for item, result in await ref:
+                    self._resolve(unit, item, _restore(result, images))
+                    left -= 1
+                    slot.inflight -= 1
+                self.wake.set()
+        except _deaths(ray) as exc:
+            slot.inflight -= left
+            if self.closing:
+                return
+            unit.deaths += 1
+            self._lost(slot, exc)
+            if unit.deaths >= MAX_DEATHS:
+                self._fail_unit(unit, InfraError(
+                    f"Ray workers died {unit.deaths} times running this unit (last: "
+                    f"{_first_line(exc)}); re-run the same command to resume"
+                ))  # fmt: skip
+            elif unit.pending:
+                heapq.heappush(self.heap, (unit.index, next(self.seq), unit))
+        except ray.exceptions.RayTaskError as exc:  # the actor's own failure (a bug)
+            slot.inflight -= left
+            self._fail_unit(unit, exc.as_instanceof_cause())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never leave a run's future unresolved: drive would wait
+            slot.inflight -= left
+            self._fail_unit(unit, exc)
+        finally:
+            self.wake.set()
+
+    def _lost(self, slot: _Slot, exc: BaseException) -> None:
+        """A dead actor leaves the pool; a new one takes its place while spares last."""
+        if not slot.alive:
+            return
+        slot.alive = False
+        self.deaths += 1
+        self.last_death = _first_line(exc)
+        with contextlib.suppress(Exception):
+            self.ray.kill(slot.actor)
+        self._spawn()
+
+    def _spawn(self) -> None:
+        """Start a replacement actor if spares last (each try uses one, so this ends)."""
+        if self.spares > 0 and not self.closing:
+            self.spares -= 1
+            self.starting += 1
+            task = asyncio.create_task(self._replace())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _replace(self) -> None:
+        try:
+            actor = self._new_actor()
+            try:
+                info = await _aref(actor.ready.remote())
+            except _deaths(self.ray) as exc:
+                info = {"error": exc}
+            if info["error"] is None and not self.closing:
+                self.slots.append(_Slot(actor, info["pid"]))
+            else:
+                with contextlib.suppress(Exception):
+                    self.ray.kill(actor)
+                if info["error"] is not None:
+                    self.last_death = _first_line(info["error"])
+                    self._spawn()
+        finally:
+            self.starting -= 1
+            self.wake.set()
+
+
+async def _aref(ref: Any) -> Any:
+    return await ref
+
+
+def _deaths(ray: Any) -> tuple[type[BaseException], ...]:
+    """What a dead or unreachable actor raises at its caller."""
+    e = ray.exceptions
+    return (e.RayActorError, e.ActorUnavailableError, e.WorkerCrashedError, e.ObjectLostError)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+
+
+def _worker_failed(error: BaseException) -> BaseException:
+    """Why an actor cannot start, as the error the local backend would have raised."""
+    from dibench.dataset._io import DatasetError
+
+    if isinstance(error, RunError | DatasetError):
+        return type(error)(f"a Ray worker could not start: {error}")
+    return RunError(f"a Ray worker could not start: {type(error).__name__}: {error}")
+
+
+def _env(options: dict[str, Any]) -> dict[str, str]:
+    """The environment a provider reads its key and endpoint from, for actors on other nodes:
+    the providers' default key variables, every ``*_env`` option's variable and DIBENCH_*."""
+    names = set(_KEY_VARS)
+    names.update(v for k, v in options.items() if k.endswith("_env") and isinstance(v, str))
+    names.update(k for k in os.environ if k.startswith("DIBENCH_"))
+    return {k: os.environ[k] for k in names if k in os.environ}
+
+
+def _share(req: Any, workers: int, concurrency: int) -> Any:
+    """``req`` with its call budget split over the pool: each actor's provider gets 1/N of
+    ``concurrency`` and ``rpm`` (pacing only: the rows do not depend on them)."""
+    opts = dict(req.provider_options)
+    if isinstance(opts.get("concurrency"), int):
+        opts["concurrency"] = max(1, math.ceil(opts["concurrency"] / workers))
+    if isinstance(opts.get("rpm"), int | float) and not isinstance(opts.get("rpm"), bool):
+        opts["rpm"] = opts["rpm"] / workers
+    return dataclasses.replace(req, provider_options=opts)
+
+
+def _pool_size(backend: RayBackend) -> tuple[int, float]:
+    """Actors and CPUs per actor: ``workers`` (default: the cluster's CPUs), each with an
+    equal share of the CPUs, at most one."""
+    ray = _ray()
+    cpus = float(ray.cluster_resources().get("CPU", 1.0))
+    workers = backend.workers or max(1, int(cpus))
+    return workers, min(1.0, cpus / workers)
+
+
+def _absolute(req: Any) -> Any:
+    """``req`` with the dataset path made absolute (actors may start in another directory)."""
+    if hasattr(req, "dataset"):
+        return dataclasses.replace(req, dataset=req.dataset.resolve())
+    return req
+
+
+async def _drive_on_pool(
+    backend: RayBackend,
+    kind: str,
+    req: Any,
+    units: list[list[Item]],
+    concurrency: int,
+    prog: RunProgress,
+    store: ResultStore,
+    condition: str,
+    finish: Callable[[str, int, Decision | None, Outcome, str], None],
+    moves: dict[Item, tuple[Any, ...]],
+    *,
+    system_prefix: str,
+    on_progress: Callable[[RunProgress], None] | None,
+    fatal: Sequence[type[BaseException]],
+    recorder: Any,
+) -> str | None:
+    """``drive`` over ``units`` on a fresh actor pool; the pool is gone when it returns."""
+    from ._api import record_endpoint_stats
+
+    work = [item for unit in units for item in unit]
+    if not work:
+        return await drive(work, _nothing, finish, prog, concurrency=1, fatal=fatal,
+                           recorder=recorder, on_progress=on_progress)  # fmt: skip
+    workers, cpus = _pool_size(backend)
+    workers = min(workers, len(units))
+    spec = _WorkerSpec(
+        kind=kind,
+        request=_share(_absolute(req), workers, concurrency),
+        threads=max(1, round(cpus)),
+        concurrency=max(1, math.ceil(concurrency / workers)),
+        system_prefix=system_prefix,
+        preload=backend.preload,
+        env=_env(req.provider_options),
+        cwd=os.getcwd(),
+    )
+    pool = _Pool(spec, workers, cpus, units)
+    await pool.start()
+    recorders = list(recorder.recorders) if recorder is not None else []
+    if len(recorders) != pool.captures:
+        await pool.close()
+        raise RuntimeError(f"{len(recorders)} recorders on the driver, {pool.captures} on workers")
+
+    async def attempt(iid: str, repeat: int) -> Decision:
+        result = await pool.result((iid, repeat))
+        if result.moves:
+            moves[iid, repeat] = result.moves
+        if result.error is not None:
+            raise result.error
+        for rec, calls in zip(recorders, result.replies, strict=True):
+            _feed(rec, (iid, repeat), calls)
+        assert result.decision is not None
+        return result.decision
+
+    try:
+        return await drive(
+            work, attempt, finish, prog,
+            concurrency=max(concurrency, workers),
+            fatal=fatal, recorder=recorder, on_progress=on_progress,
+        )  # fmt: skip
+    finally:
+        for stats in await pool.close():
+            with contextlib.suppress(Exception):
+                record_endpoint_stats(store, condition, _Totals(stats))
+
+
+async def _nothing(iid: str, repeat: int) -> Decision:  # pragma: no cover - never called
+    raise AssertionError("no work")
+
+
+class _Totals:
+    """One actor's per-endpoint totals, shaped as ``record_endpoint_stats`` reads a provider."""
+
+    def __init__(self, stats: list[dict[str, Any]]) -> None:
+        self.stats = stats
+
+    def endpoint_stats(self) -> list[dict[str, Any]]:
+        return self.stats
+
+
+def _feed(rec: Any, item: Item, calls: dict[int, tuple[str, bool]]) -> None:
+    """Hand a run's replies, received by an actor, to the driver's recorder, which writes them
+    when ``drive`` flushes the run (after its row is stored) or drops them on ``discard``."""
+    rec.add(item[0], item[1], calls)
+
+
+async def _run_dataset(
+    backend: RayBackend,
+    req: Any,
+    ds: Dataset,
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    config: RunConfig,
+    *,
+    framework: str,
+    model: str,
+    defense: str = "none",
+    system_prefix: str = "",
+    on_progress: Callable[[RunProgress], None] | None = None,
+    fatal: Sequence[type[BaseException]] = (),
+    recorder: Any = None,
+    defenses: Any = None,
+) -> RunSummary:
+    """``run_condition`` with the runs on the actor pool: the same condition, plan, rows."""
+    from ._run import open_condition
+
+    t0 = time.perf_counter()
+    adapter, defense, condition = open_condition(
+        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
+        settings={
+            "run": config.describe(),
+            "dataset": str(ds.root),
+            "dataset_sha256": ds.manifest.get("sha256", {}),
+        },
+    )  # fmt: skip
+    done = store.done(condition)
+    work = [w for w in plan_work(ds, config) if w not in done]
+    prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
+    workers, _ = _pool_size(backend)
+    benign_of = {s: s for s in ds.benign}
+    states = {benign_of.get(i) or i.rsplit(".", 2)[0] for i, _ in work}
+    units = dataset_units(
+        work,
+        lambda iid: benign_of.get(iid) or iid.rsplit(".", 2)[0],
+        repeat_blocks(len(states), workers, config.repeats),
+        config.repeats,
+    )
+    if units and len(units[0]) > 1:  # the first run goes alone, as in drive
+        units[:1] = [units[0][:1], units[0][1:]]
+
+    def finish(
+        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+    ) -> None:
+        chosen = decision.candidate if decision is not None else None
+        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
+        store.put(condition, row, decision, cause)
+
+    aborted = await _drive_on_pool(
+        backend, "dataset", req, units, config.concurrency, prog, store, condition, finish, {},
+        system_prefix=system_prefix, on_progress=on_progress, fatal=fatal, recorder=recorder,
+    )  # fmt: skip
+    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
+
+
+async def _run_sim(
+    backend: RayBackend,
+    req: Any,
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    config: Any,
+    *,
+    framework: str,
+    model: str,
+    defense: str = "none",
+    system_prefix: str = "",
+    on_progress: Callable[[RunProgress], None] | None = None,
+    fatal: Sequence[type[BaseException]] = (),
+    recorder: Any = None,
+    defenses: Any = None,
+) -> RunSummary:
+    """``run_episodes`` with every episode on the actor pool."""
+    from ._run import open_condition
+    from ._sim import _row as sim_row
+    from ._sim import plan_sim_work
+
+    t0 = time.perf_counter()
+    adapter, defense, condition = open_condition(
+        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
+        settings={"sim": config.describe()},
+    )  # fmt: skip
+    specs, planned = plan_sim_work(config)
+    done = store.done(condition)
+    work = [w for w in planned if w not in done]
+    prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
+    moves: dict[Item, tuple[Any, ...]] = {}
+
+    def finish(
+        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+    ) -> None:
+        row = sim_row(specs[iid], repeat, framework, model, defense, decision, outcome)
+        store.put(condition, row, decision, cause, moves=moves.pop((iid, repeat), ()))
+
+    aborted = await _drive_on_pool(
+        backend, "sim", req, [[w] for w in work], config.concurrency, prog, store, condition,
+        finish, moves, system_prefix=system_prefix, on_progress=on_progress, fatal=fatal,
+        recorder=recorder,
+    )  # fmt: skip
+    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)

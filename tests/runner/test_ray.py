@@ -1,0 +1,276 @@
+"""The Ray backend against the local one: same rows, same replies, nothing lost to a kill.
+
+One local Ray instance (2 CPUs, no dashboard, token auth off) serves the whole module; every
+run goes through the real runner, store, adapters and offline agents, and the comparisons are
+made on what the stores and replay files hold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from dibench.dataset import Dataset
+from dibench.runner import RunConfig, RunError, RunRequest, execute, plan_work
+from dibench.runner._ray import RayBackend, dataset_units, repeat_blocks
+from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+from dibench.testing import FakeChatServer
+
+ray = pytest.importorskip("ray")
+
+CONFIG = RunConfig(repeats=2, limit=2, probes=("naive", "combined"), concurrency=4)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A local Ray instance for the module; its address lets a subprocess driver join it."""
+    os.environ["RAY_AUTH_MODE"] = "disabled"
+    ray.init(num_cpus=2, include_dashboard=False, namespace="dibench-tests")
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+def _snapshot(out: Path) -> dict[str, Any]:
+    """What a run directory holds, less what differs between any two runs (wall-clock times,
+    latencies, the run directory's own path)."""
+    con = sqlite3.connect(out / "results.sqlite")
+    rows = {}
+    for rec in con.execute("SELECT * FROM results"):
+        cols = [d[0] for d in con.execute("SELECT * FROM results LIMIT 0").description]
+        row = dict(zip(cols, rec, strict=True))
+        row.pop("finished")
+        row.pop("latency_s")
+        row["steps"] = [
+            {k: v for k, v in s.items() if k != "latency_s"} for s in json.loads(row["steps"])
+        ]
+        rows[row["condition"], row["instance_id"], row["repeat"]] = row
+    conditions = {}
+    for key, cfg in con.execute("SELECT condition, config FROM conditions"):
+        cfg = json.loads(cfg)
+        cfg["provider"].pop("record_to", None)
+        conditions[key] = cfg
+    moves = {
+        (c, i, r, q): {f: v for f, v in json.loads(m).items() if f != "t"}
+        for c, i, r, q, m in con.execute(
+            "SELECT condition, instance_id, repeat, seq, move FROM moves"
+        )
+    }
+    images = {sha for (sha,) in con.execute("SELECT sha256 FROM images")}
+    con.close()
+    return {"rows": rows, "conditions": conditions, "moves": moves, "images": images}
+
+
+def _replies(out: Path) -> dict[str, list[tuple[str, int, tuple[str, ...]]]]:
+    """Every replay file's records, sorted (the backends finish runs in different orders)."""
+    files = {}
+    for f in sorted((out / "replies").glob("*.jsonl")):
+        recs = [orjson.loads(line) for line in f.read_bytes().splitlines()]
+        files[f.name] = sorted((r["instance_id"], r["repeat"], tuple(r["responses"])) for r in recs)
+    return files
+
+
+def _run(ds: Path, out: Path, framework: str, model: str, backend: Any = None) -> Any:
+    req = RunRequest(dataset=ds, out=out, framework=framework, model=model, config=CONFIG)
+    return execute(req, backend=backend)
+
+
+def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset: Dataset) -> None:
+    config = RunConfig(repeats=5, limit=3, probes=("naive",))
+    work = plan_work(small_dataset, config)
+    state = lambda iid: iid.split(".")[0]  # noqa: E731
+    assert repeat_blocks(3, 2, 5) == 3 and repeat_blocks(40, 2, 5) == 1
+    units = dataset_units(work, state, 2, 5)
+    assert sorted(w for u in units for w in u) == sorted(work)  # every run once
+    assert len(units) == 3 * 2
+    for u in units:
+        assert len({state(i) for i, _ in u}) == 1  # one benign state, benign screen first
+        assert u[0][0] == state(u[0][0]) and {r for _, r in u} in ({1, 2, 3}, {4, 5})
+        assert u == [w for w in work if w in set(u)]  # in plan order
+    assert len(dataset_units(work, state, 1, 5)) == 3
+
+
+@pytest.mark.parametrize(("framework", "model"), [("direct", "oracle"), ("appagent", "random")])
+def test_offline_agents_store_the_same_rows_on_both_backends(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path, framework: str, model: str
+) -> None:
+    local = _run(small_dataset_dir, tmp_path / "local", framework, model)
+    remote = _run(small_dataset_dir, tmp_path / "ray", framework, model, RayBackend(workers=2))
+    assert remote.aborted is None and remote.progress.done == remote.progress.total > 20
+    assert remote.progress.outcomes == local.progress.outcomes
+    assert remote.progress.calls == local.progress.calls
+    assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
+    assert _replies(tmp_path / "ray") == _replies(tmp_path / "local")
+    # the backend is not a setting: the Ray run resumes under the local backend (nothing left)
+    again = _run(small_dataset_dir, tmp_path / "ray", framework, model)
+    assert again.progress.skipped == again.progress.total == remote.progress.total
+
+
+@pytest.mark.slow
+def test_a_recording_replays_through_a_framework_on_ray(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """Recorded with the local backend (a multi-call framework), replayed on both."""
+    recorded = _run(small_dataset_dir, tmp_path / "rec", "mobile-agent-v3", "random")
+    assert recorded.progress.calls > recorded.progress.done  # several calls per run
+    replay = f"replay:{next((tmp_path / 'rec' / 'replies').glob('*.jsonl'))}"
+    _run(small_dataset_dir, tmp_path / "local", "mobile-agent-v3", replay)
+    remote = _run(small_dataset_dir, tmp_path / "ray", "mobile-agent-v3", replay, RayBackend())
+    assert remote.aborted is None
+    assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
+    decisions = {
+        k[1:]: (r["decision"], r["outcome"]) for k, r in _snapshot(tmp_path / "rec")["rows"].items()
+    }
+    assert {
+        k[1:]: (r["decision"], r["outcome"]) for k, r in _snapshot(tmp_path / "ray")["rows"].items()
+    } == decisions
+
+
+def test_simulator_episodes_store_the_same_rows_and_moves(cluster: str, tmp_path: Path) -> None:
+    config = SimRunConfig(episodes=2, repeats=2, targets=1, probes=("naive",))
+    for name, backend in (("local", None), ("ray", RayBackend(workers=2))):
+        req = SimRequest(out=tmp_path / name, framework="direct", model="oracle", config=config)
+        execute_sim(req, backend=backend)
+    ray_run = _snapshot(tmp_path / "ray")
+    assert ray_run["moves"] and ray_run == _snapshot(tmp_path / "local")
+
+
+def _worker_pids() -> list[int]:
+    """The pids of this process's Ray actors running work units (Linux /proc)."""
+    parent: dict[int, int] = {}
+    title: dict[int, bytes] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+                parent[int(d.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+                title[int(d.name)] = (d / "cmdline").read_bytes()
+            except (OSError, ValueError):
+                continue
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parent.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [p for p, t in title.items() if t.startswith(b"ray::_Worker") and ours(p)]
+
+
+def test_a_worker_killed_mid_run_loses_nothing(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    killed: list[tuple[int, int, int]] = []
+
+    def kill_one(p: Any) -> None:
+        if not killed and p.done - p.skipped >= 10:
+            pids = _worker_pids()
+            assert len(pids) == 2
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append((pids[0], p.done, p.total))
+
+    req = RunRequest(
+        dataset=small_dataset_dir, out=tmp_path / "ray", framework="direct", model="random",
+        config=CONFIG,
+    )  # fmt: skip
+    summary = execute(req, kill_one, backend=RayBackend(workers=2))
+    assert killed and killed[0][1] < killed[0][2]  # killed mid-run
+    assert killed[0][0] not in _worker_pids()
+    assert summary.aborted is None and summary.progress.infra_errors == 0
+    assert summary.progress.done == summary.progress.total  # each run stored once, none lost
+    _run(small_dataset_dir, tmp_path / "local", "direct", "random")
+    assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
+    lines = (next((tmp_path / "ray" / "replies").glob("*.jsonl"))).read_bytes().splitlines()
+    assert len(lines) == summary.progress.total  # replies of the killed worker's runs: once
+
+
+@pytest.mark.slow
+def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "killed"
+    db = out / "results.sqlite"
+    with FakeChatServer(reply="Answer: 1", latency_s=0.3) as srv:
+        cmd = [
+            sys.executable, "-m", "dibench", "run", "--dataset", str(small_dataset_dir),
+            "--framework", "direct", "--model", "openai:fake-vl", "--base-url", srv.base_url,
+            "--limit", "2", "--repeats", "3", "--probes", "naive,combined",
+            "--concurrency", "2", "--out", str(out),
+            "--backend", "ray", "--ray-address", cluster, "--ray-workers", "2",
+        ]  # fmt: skip
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test", "RAY_AUTH_MODE": "disabled"}
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        committed, deadline = 0, time.time() + 120
+        while time.time() < deadline and committed < 10 and proc.poll() is None:
+            time.sleep(0.1)
+            if db.exists():
+                with sqlite3.connect(db) as con:
+                    try:
+                        committed = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+                    except sqlite3.OperationalError:
+                        committed = 0
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        # the dead driver's actors go with it; wait until nothing calls the server any more
+        calls, settled = -1, time.time() + 30
+        while srv.requests != calls and time.time() < settled:
+            calls = srv.requests
+            time.sleep(1.0)
+        before = {
+            (i, r): f for i, r, f in sqlite3.connect(db).execute(
+                "SELECT instance_id, repeat, finished FROM results"
+            )
+        }  # fmt: skip
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        planned = plan_work(Dataset.open(small_dataset_dir), dataclasses.replace(CONFIG, repeats=3))
+        after = {
+            (i, r): f for i, r, f in sqlite3.connect(db).execute(
+                "SELECT instance_id, repeat, finished FROM results"
+            )
+        }  # fmt: skip
+        assert len(before) >= 10 and set(after) == set(planned)  # nothing lost
+        assert all(after[k] == v for k, v in before.items())  # nothing re-run
+        assert srv.requests - calls == len(planned) - len(before)  # only the missing runs
+        replies = next((out / "replies").glob("*.jsonl")).read_bytes().splitlines()
+        assert {(r["instance_id"], r["repeat"]) for r in map(orjson.loads, replies)} == set(planned)
+
+
+def test_a_worker_that_cannot_start_stops_the_run_before_any_row(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    backend = RayBackend(workers=2, preload=("dibench_no_such_module",))
+    with pytest.raises(RunError, match=r"a Ray worker could not start: .*dibench_no_such_module"):
+        _run(small_dataset_dir, tmp_path / "ray", "direct", "oracle", backend)
+    with sqlite3.connect(tmp_path / "ray" / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone() == (0,)
+
+
+def test_unknown_backend_options_are_one_line_errors(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "dibench", "run", "--dataset", str(small_dataset_dir),
+         "--framework", "direct", "--model", "oracle", "--out", str(tmp_path / "x"),
+         "--ray-workers", "2"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith("dibench: error: Invalid value for --ray-workers: needs --backend ray")
+    assert not (tmp_path / "x").exists()
