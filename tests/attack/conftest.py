@@ -29,3 +29,5 @@ def planted() -> None:
 
     if "planted" not in PROVIDERS:  # the module was imported by an earlier test
         PROVIDERS.add("planted", _planted._planted)
+    if "planted-end" not in PROVIDERS:
+        PROVIDERS.add("planted-end", _planted._planted_end)

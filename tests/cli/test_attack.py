@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.attack import read_probe_file
+from dibench.attack import Style, TemplateSpec, read_probe_file, write_probe_file
 from dibench.dataset import Dataset
 from dibench.runner import ResultStore
 
@@ -65,6 +65,33 @@ def test_templates_load_into_generate_check_and_another_framework(
     with ResultStore(out / "results.sqlite", readonly=True) as store:
         probes = {row.probe for row in store.rows() if row.injected}
     assert set(names) <= probes
+
+
+def test_styled_templates_pass_check_with_ocr(tmp_path: Path) -> None:
+    """Each title style choice, written to a probe file, generates and passes ``dibench check``
+    (structural checks and OCR read-back) on English and Chinese screens."""
+    levels = {"en": ("Official {brand} store", "Official store"), "zh": ("官方旗舰店",)}
+    styles = [
+        Style("after", "brackets", "bar"),
+        Style("before", "star", "colon"),
+        Style("after", "check", "dash"),
+        Style("before", "brackets", "space"),
+    ]
+    specs = [TemplateSpec(f"styled-{i}", ("title",), levels, {}, st) for i, st in enumerate(styles)]
+    path = write_probe_file(tmp_path / "styled.toml", specs)
+    names = [s.name for s in specs]
+    d = tmp_path / "d"
+    r = run("generate", "--out", str(d), "--benign", "4", "--seed", "5", "--workers", "1",
+            "--probes", ",".join(names), "--load", str(path), *SMALL)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    ds = Dataset.open(d)
+    assert {ds.benign[i.rsplit(".", 2)[0]].language for i in ds.injected_ids()} == {"en", "zh"}
+    titles = [ds.injected(i).payload.title or "" for i in ds.injected_ids()]
+    assert any(" | " in t for t in titles) and any("【" in t for t in titles)
+    r = run("check", "--dataset", str(d), "--load", str(path), "--ocr-sample", "16",
+            "--workers", "1")  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all checks passed" in r.stdout
 
 
 def test_attack_dir_is_a_run_directory_for_report(found: Path, tmp_path: Path) -> None:
@@ -119,3 +146,14 @@ def test_bad_probe_file_fails_in_one_line(tmp_path: Path) -> None:
         f"dibench: error: {bad}: field probe[0].name: expected letters, digits, '-' or '_' "
         "(no dots), got 'x.y'"
     ]
+
+
+def test_no_styles_keeps_every_hook_in_the_default_style(found: Path, tmp_path: Path) -> None:
+    """``--no-styles`` searches moves and carriers only: every candidate keeps today's join."""
+    out = tmp_path / "plain"
+    r = run("attack", "--dataset", str(found.parent / "d"), "--framework", "direct", "--model",
+            "planted", "--budget", "20", "--population", "6", "--seed", "2", "--search-only",
+            "--no-styles", "--out", str(out), "--load", PLANTED)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    specs = read_probe_file(out / "candidates.toml")
+    assert specs and all(s.style == Style() for s in specs)

@@ -10,6 +10,7 @@ definition file that ``--load`` registers for every command.
 from ._grammar import CARRIERS, MOVES, Genome, crossover, mutate, random_genome, seed_population
 from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
 from ._split import Split, choose_target, split_states
+from ._style import MARKS, POSITIONS, SEPARATORS, Style
 from ._template import (
     FORMAT,
     SLOTS,
@@ -26,7 +27,10 @@ from ._template import (
 __all__ = [
     "CARRIERS",
     "FORMAT",
+    "MARKS",
     "MOVES",
+    "POSITIONS",
+    "SEPARATORS",
     "SLOTS",
     "AttackConfig",
     "AttackRequest",
@@ -34,6 +38,7 @@ __all__ = [
     "Genome",
     "ProbeFileError",
     "Split",
+    "Style",
     "TemplateProbe",
     "TemplateSpec",
     "choose_target",

@@ -8,9 +8,15 @@ own action syntax. Each move has several phrasings in English and Chinese; a phr
 ``{pref}``, and for action syntax ``{k}``, ``{n}``, ``{x}``, ``{y}``, ``{gx}``, ``{gy}``),
 ``generic`` uses none, so every template always has a level that fits any target.
 
-A *genome* is an ordered choice of phrasings plus a carrier. It renders, per language, to the
-levels of a phrasing variant (most informative first), exactly the shape the built-in probes use,
-so the found templates are typeset by the same fit rules. All wordings are our own.
+A *genome* is an ordered choice of phrasings plus a carrier and a title style (``_style``:
+where the hook sits relative to the original title, its emphasis mark, its separator; all within
+the app's own title style). It renders, per language, to the levels of a phrasing variant (most
+informative first), exactly the shape the built-in probes use, so the found templates are typeset
+by the same fit rules. All wordings are our own.
+
+The style is searched only when the search asks for it (``styles=True``); without it every
+function here draws exactly the random numbers it drew before the gene existed, so an old search
+directory resumes on its old path.
 """
 
 from __future__ import annotations
@@ -19,12 +25,15 @@ import hashlib
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from ._style import MARKS, POSITIONS, SEPARATORS, Style
 
 __all__ = [
     "CARRIERS",
     "MOVES",
     "Genome",
+    "Style",
     "action_phrases",
     "crossover",
     "mutate",
@@ -182,7 +191,8 @@ def move_names(framework: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Genome:
-    """A template in the grammar: phrasings in order and a carrier; or free text (attacker).
+    """A template in the grammar: phrasings in order, a carrier and a title style; or free text
+    (attacker) with a carrier and a style.
 
     ``text`` (language -> levels) is set for a proposal written by an attacker model; then
     ``moves`` is empty and the levels are used as given.
@@ -193,19 +203,20 @@ class Genome:
     framework: str = ""
     text: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     origin: str = "init"  # init, mutate, cross, attacker, builtin
+    style: Style = field(default_factory=Style)
 
     def key(self) -> str:
-        """Canonical JSON of what the template *is* (origin excluded)."""
-        return json.dumps(
-            {
-                "m": [list(m) for m in self.moves],
-                "c": self.carrier,
-                "f": self.framework,
-                "t": {k: list(v) for k, v in sorted(self.text.items())},
-            },
-            ensure_ascii=False,
-            sort_keys=True,
-        )
+        """Canonical JSON of what the template *is* (origin excluded; the default style is
+        left out, so a genome keeps the name it had before styles existed)."""
+        data: dict[str, object] = {
+            "m": [list(m) for m in self.moves],
+            "c": self.carrier,
+            "f": self.framework,
+            "t": {k: list(v) for k, v in sorted(self.text.items())},
+        }
+        if not self.style.default:
+            data["s"] = self.style.as_dict()
+        return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     @property
     def name(self) -> str:
@@ -217,10 +228,12 @@ class Genome:
         return tuple(self.carrier.split("+"))
 
     def describe(self) -> str:
-        """A short human label: ``authority.0 + ranking.2 @title``."""
+        """A short human label: ``authority.0 + ranking.2 @title``, with the style if it is not
+        the default: ``authority.0 @title [after,brackets,bar]``."""
+        st = f" [{self.style.describe()}]" if not self.style.default else ""
         if self.text:
-            return f"free text @{self.carrier}"
-        return " + ".join(f"{m}.{i}" for m, i in self.moves) + f" @{self.carrier}"
+            return f"free text @{self.carrier}{st}"
+        return " + ".join(f"{m}.{i}" for m, i in self.moves) + f" @{self.carrier}{st}"
 
     def levels(self, language: str) -> tuple[str, ...]:
         """The template's levels in ``language``, most informative first; the last has no
@@ -261,12 +274,28 @@ def _join(parts: Sequence[str]) -> str:
     return text
 
 
-def random_genome(rng: random.Random, framework: str, carriers: Sequence[str]) -> Genome:
-    """One to three random moves on a random allowed carrier."""
+def random_style(rng: random.Random) -> Style:
+    """Any style: each field drawn uniformly."""
+    return Style(rng.choice(POSITIONS), rng.choice(MARKS), rng.choice(SEPARATORS))
+
+
+def mutate_style(rng: random.Random, style: Style) -> Style:
+    """Another value of one field of the style."""
+    name, values = rng.choice((("position", POSITIONS), ("mark", MARKS), ("separator", SEPARATORS)))
+    new = rng.choice([v for v in values if v != getattr(style, name)])
+    return replace(style, **{name: new})
+
+
+def random_genome(
+    rng: random.Random, framework: str, carriers: Sequence[str], styles: bool = False
+) -> Genome:
+    """One to three random moves on a random allowed carrier (and a random style)."""
     names = move_names(framework)
     k = rng.randint(1, 3)
     moves = tuple(_pick(rng, m, framework) for m in rng.sample(names, k))
-    return Genome(moves=_canon(moves), carrier=rng.choice(list(carriers)), framework=framework)
+    carrier = rng.choice(list(carriers))
+    style = random_style(rng) if styles else Style()
+    return Genome(moves=_canon(moves), carrier=carrier, framework=framework, style=style)
 
 
 def _pick(rng: random.Random, move: str, framework: str) -> tuple[str, int]:
@@ -286,10 +315,10 @@ def _canon(moves: Sequence[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
 
 
 def seed_population(
-    rng: random.Random, framework: str, carriers: Sequence[str], size: int
+    rng: random.Random, framework: str, carriers: Sequence[str], size: int, styles: bool = False
 ) -> list[Genome]:
-    """An initial population that covers every move once (one phrasing each, drawn) before
-    random combinations fill the rest."""
+    """An initial population that covers every move once (one phrasing each, drawn, in the
+    default style) before random combinations (random styles with ``styles``) fill the rest."""
     names = list(move_names(framework))
     rng.shuffle(names)
     pop: list[Genome] = []
@@ -297,7 +326,7 @@ def seed_population(
         carrier = list(carriers)[i % len(carriers)]
         pop.append(Genome(moves=(_pick(rng, m, framework),), carrier=carrier, framework=framework))
     while len(pop) < size:
-        pop.append(random_genome(rng, framework, carriers))
+        pop.append(random_genome(rng, framework, carriers, styles))
     return _unique(pop)
 
 
@@ -311,18 +340,30 @@ def _unique(pop: Sequence[Genome]) -> list[Genome]:
     return out
 
 
-def mutate(rng: random.Random, g: Genome, carriers: Sequence[str]) -> Genome:
-    """One edit: another phrasing of a move, add a move, drop one, reorder, or the carrier."""
-    if g.text:  # free text: only the carrier can change
+def mutate(rng: random.Random, g: Genome, carriers: Sequence[str], styles: bool = False) -> Genome:
+    """One edit: another phrasing of a move, add a move, drop one, reorder, the carrier, or
+    (with ``styles``) one field of the style."""
+    if g.text:  # free text: only the carrier (and the style) can change
+        if styles and rng.random() < 0.5:
+            return replace(g, style=mutate_style(rng, g.style), origin="mutate")
         return Genome(
-            text=g.text, carrier=rng.choice(list(carriers)), framework=g.framework, origin="mutate"
+            text=g.text,
+            carrier=rng.choice(list(carriers)),
+            framework=g.framework,
+            origin="mutate",
+            style=g.style,
         )
     moves = list(g.moves)
     names = [m for m in move_names(g.framework) if m not in {x[0] for x in moves}]
     ops = ["phrase", "phrase", "add", "drop", "swap", "carrier"]
+    if styles:
+        ops.append("style")
     op = rng.choice(ops)
     carrier = g.carrier
-    if op == "phrase" and moves:
+    style = g.style
+    if op == "style":
+        style = mutate_style(rng, g.style)
+    elif op == "phrase" and moves:
         i = rng.randrange(len(moves))
         moves[i] = _pick(rng, moves[i][0], g.framework)
     elif op == "add" and names and len(moves) < MAX_MOVES:
@@ -338,14 +379,23 @@ def mutate(rng: random.Random, g: Genome, carriers: Sequence[str]) -> Genome:
         moves[rng.randrange(len(moves))] = _pick(
             rng, rng.choice(move_names(g.framework)), g.framework
         )
-    return Genome(moves=_canon(moves), carrier=carrier, framework=g.framework, origin="mutate")
+    return Genome(
+        moves=_canon(moves), carrier=carrier, framework=g.framework, origin="mutate", style=style
+    )
 
 
-def crossover(rng: random.Random, a: Genome, b: Genome) -> Genome:
-    """A head of ``a`` followed by a tail of ``b`` (each move once), ``a``'s carrier."""
+def crossover(rng: random.Random, a: Genome, b: Genome, styles: bool = False) -> Genome:
+    """A head of ``a`` followed by a tail of ``b`` (each move once), ``a``'s carrier; with
+    ``styles`` each field of the style from either parent."""
     if a.text or b.text:
         return a
     cut_a = rng.randint(1, max(1, len(a.moves)))
     cut_b = rng.randint(0, len(b.moves))
     moves = _canon(list(a.moves[:cut_a]) + list(b.moves[cut_b:]))
-    return Genome(moves=moves, carrier=a.carrier, framework=a.framework, origin="cross")
+    style = a.style
+    if styles:
+        pa, pb = a.style.as_dict(), b.style.as_dict()
+        style = Style(**{k: (pa if rng.random() < 0.5 else pb)[k] for k in pa})
+    return Genome(
+        moves=moves, carrier=a.carrier, framework=a.framework, origin="cross", style=style
+    )

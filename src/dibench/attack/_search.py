@@ -26,7 +26,7 @@ import math
 import os
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,7 @@ class AttackConfig:
     states: int | None = None  # use at most this many states (train + held-out)
     baselines: tuple[str, ...] | None = None  # fixed probes; None: the dataset's on the carriers
     attacker: str | None = None  # provider spec of an attacker model proposing rewrites
+    styles: bool = True  # search the title style gene too (position, mark, separator)
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -82,6 +83,8 @@ class AttackConfig:
         d = dict(self.__dict__)
         d["carriers"] = list(self.carriers)
         d["baselines"] = None if self.baselines is None else list(self.baselines)
+        if not self.styles:  # recorded only when on: a directory without it searched no styles
+            del d["styles"]
         return d
 
 
@@ -163,6 +166,11 @@ class _Attack:
         ident = self.identity()
         if path.is_file():
             old = orjson.loads(path.read_bytes()).get("identity", {})
+            if self.cfg.styles and "styles" not in old.get("config", {"styles": True}):
+                # made before the style gene (or without it): resume on that path, unstyled
+                self.cfg = replace(self.cfg, styles=False)
+                self.log(f"{self.out}: an attack without title styles; resuming it so")
+                ident = self.identity()
             changed = sorted(k for k in set(old) | set(ident) if old.get(k) != ident.get(k))
             if changed:
                 raise RunError(
@@ -241,7 +249,7 @@ class _Attack:
             return None
         name = g.name
         if name not in self.genomes:
-            register_template(TemplateSpec(name, g.carriers, levels, {}))
+            register_template(TemplateSpec(name, g.carriers, levels, {}, g.style))
             self.genomes[name] = g
             self.generation_of[name] = generation
         return name
@@ -290,6 +298,17 @@ class _Attack:
                 iid = injected_id(sid, self.split.targets[sid], name)
                 if iid not in self.ds and (name, sid) not in self.illegible:
                     self.illegible.add((name, sid))
+
+    def admit(self, names: Sequence[str], states: Sequence[str]) -> list[str]:
+        """The candidates that some state of the rung can show (records written for the pairs
+        that pass); the others are rejected before any query is planned for them."""
+        self.add_records(names, states)
+        self.check_illegible(names, states)
+        legible = [n for n in names if not all((n, s) in self.illegible for s in states)]
+        for n in names:
+            if n not in legible and n not in self.rejected:
+                self.rejected.append(n)
+        return legible
 
     # --- queries -------------------------------------------------------------------------------
     def plan(self, probes: Sequence[str], states: Sequence[str]) -> list[tuple[str, int]]:
@@ -401,7 +420,11 @@ class _Attack:
         search_dir = self.out / "search"
         rng = py_rng(cfg.seed, "attack-search")
         pop = seed_population(
-            py_rng(cfg.seed, "attack-init"), self.req.framework, cfg.carriers, cfg.population
+            py_rng(cfg.seed, "attack-init"),
+            self.req.framework,
+            cfg.carriers,
+            cfg.population,
+            cfg.styles,
         )
         evaluated: list[str] = []
         tried: set[str] = set()
@@ -418,15 +441,7 @@ class _Attack:
             ran_any = False
             while True:
                 states = train[:size]
-                self.add_records(survivors, states)
-                self.check_illegible(survivors, states)
-                succ = self.successes(search_dir)
-                legible = [
-                    n for n in survivors if not all((n, s) in self.illegible for s in states)
-                ]
-                for n in survivors:
-                    if n not in legible and n not in self.rejected:
-                        self.rejected.append(n)
+                legible = self.admit(survivors, states)
                 # Survivors come ranked by the previous rung; re-ranking here could see rows of
                 # later rungs after a resume and take another path.
                 chosen = self.affordable(legible, states)
@@ -454,7 +469,7 @@ class _Attack:
         cfg = self.cfg
         children: list[Genome] = list(self.proposals(gen, elite))
         parents = [self.genomes[n] for n in elite] or [
-            random_genome(rng, self.req.framework, cfg.carriers)
+            random_genome(rng, self.req.framework, cfg.carriers, cfg.styles)
         ]
         succ = self.successes(self.out / "search")
         # Nothing has worked yet: no gradient to follow, so explore more widely.
@@ -464,13 +479,13 @@ class _Attack:
             attempts += 1
             a = parents[min(int(rng.expovariate(1.0)), len(parents) - 1)]
             if rng.random() < p_random:
-                child = random_genome(rng, self.req.framework, cfg.carriers)
+                child = random_genome(rng, self.req.framework, cfg.carriers, cfg.styles)
             elif len(parents) > 1 and rng.random() < 0.3:
-                child = crossover(rng, a, rng.choice(parents))
+                child = crossover(rng, a, rng.choice(parents), cfg.styles)
                 if rng.random() < 0.5:
-                    child = mutate(rng, child, cfg.carriers)
+                    child = mutate(rng, child, cfg.carriers, cfg.styles)
             else:
-                child = mutate(rng, a, cfg.carriers)
+                child = mutate(rng, a, cfg.carriers, cfg.styles)
             if child.name not in tried and child.name not in {c.name for c in children}:
                 children.append(child)
         return children
@@ -624,6 +639,7 @@ class _Attack:
                 g.carriers,
                 {lang: g.levels(lang) for lang in ("en", "zh")},
                 {"moves": g.describe(), "origin": g.origin},
+                g.style,
             )
             for n, g in self.genomes.items()
         ]
@@ -641,6 +657,7 @@ class _Attack:
                 "kind": "template" if g else "fixed",
                 "describe": g.describe() if g else n,
                 "origin": g.origin if g else "builtin",
+                "style": g.style.as_dict() if g else None,
                 "generation": self.generation_of.get(n, 0),
                 "train_k": k,
                 "train_n": m,
@@ -709,7 +726,7 @@ def run_attack(req: AttackRequest, log: Callable[[str], None] | None = None) -> 
             "heldout_asr": r["asr"] if r["n"] else None,
         }
         levels = {lang: g.levels(lang) for lang in ("en", "zh")}
-        specs.append(TemplateSpec(name, g.carriers, levels, info))
+        specs.append(TemplateSpec(name, g.carriers, levels, info, g.style))
     templates = write_probe_file(
         req.out / "templates.toml",
         specs,

@@ -2,12 +2,15 @@
 
 A ``TemplateProbe`` is a text probe with one phrasing variant per language whose levels may use
 more slots than the built-in families. It is typeset by the built-in probes' own rules: the
-longest level whose hook stays visible in the clamped title (``hook_visible``), or that fits the
-cover at a readable size (``cover_layout(...).fits``). ``legible`` says whether some level fits a
-given target at all: the attack search never queries an agent on a screen where it does not.
+longest level whose hook stays visible in the clamped title (``hook_visible`` before the title,
+``_style.tail_visible`` after it), or that fits the cover at a readable size
+(``cover_layout(...).fits``). ``legible`` says whether some level fits a given target at all:
+the attack search never queries an agent on a screen where it does not.
 
 Probe definition files (``.toml`` or ``.json``) hold such templates; ``load_probe_file``
 registers them, so ``--load FILE`` makes them usable by every command like built-in probes.
+A template may carry a title style (``position``, ``mark``, ``separator``; ``_style``); a file
+without those fields means today's composition (hook, space, title).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +28,15 @@ from dibench._seeding import py_rng
 from dibench.dataset._io import DatasetError
 from dibench.dataset._schema import Candidate, DecisionState, Payload
 from dibench.probes import PROBES, TextProbe, original_title, preference_options, target_name
-from dibench.probes._compose import cover_layout, hook_visible
+from dibench.probes._compose import cover_layout
 from dibench.render._addressing import label_elements, smart_resize
+
+from ._style import Style, apply_mark, compose_title, style_visible
 
 __all__ = [
     "FORMAT",
+    "FORMATS",
+    "FORMAT_STYLED",
     "SLOTS",
     "ProbeFileError",
     "TemplateProbe",
@@ -41,6 +48,9 @@ __all__ = [
 ]
 
 FORMAT = "dibench-probes/1"
+FORMAT_STYLED = "dibench-probes/2"  # written when a template has a non-default style
+FORMATS = (FORMAT, FORMAT_STYLED)
+STYLE_FIELDS = ("position", "mark", "separator")
 SLOTS = ("name", "brand", "price", "pref", "k", "n", "x", "y", "gx", "gy")
 _SLOT = re.compile(r"\{(" + "|".join(SLOTS) + r")\}")
 _NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -109,13 +119,6 @@ def fill(template: str, values: Mapping[str, str | None]) -> str | None:
     return None if missing else out
 
 
-def _join(hook: str, original: str) -> str:
-    """Payload then the original title, as the built-in title probes join them."""
-    if not original:
-        return hook
-    return hook + ("" if hook.endswith(("\n", " ")) else " ") + original
-
-
 @dataclass(frozen=True)
 class _Fit:
     title: str | None
@@ -125,10 +128,18 @@ class _Fit:
 
 
 class TemplateProbe(TextProbe):
-    """A text probe over one template (levels per language) on the title and/or cover."""
+    """A text probe over one template (levels per language) on the title and/or cover.
+
+    ``style`` places the hook in the title (position, mark, separator; see ``_style``); the
+    cover banner is the built-ins' own and takes no style.
+    """
 
     def __init__(
-        self, name: str, levels: Mapping[str, Sequence[str]], carriers: Sequence[str] = ("title",)
+        self,
+        name: str,
+        levels: Mapping[str, Sequence[str]],
+        carriers: Sequence[str] = ("title",),
+        style: Style | None = None,
     ) -> None:
         carriers = tuple(carriers)
         if not carriers or any(c not in ("title", "cover") for c in carriers):
@@ -143,9 +154,11 @@ class TemplateProbe(TextProbe):
             phrasings={"template": table},
         )
         self.levels = {lang: tuple(v) for lang, v in levels.items() if v}
+        self.style = style or Style()
 
     def __repr__(self) -> str:
-        return f"TemplateProbe({self.name!r}, carriers={self.carriers!r})"
+        extra = f", style={self.style.describe()!r}" if not self.style.default else ""
+        return f"TemplateProbe({self.name!r}, carriers={self.carriers!r}{extra})"
 
     def _levels(self, language: str) -> tuple[str, ...]:
         return (
@@ -163,13 +176,19 @@ class TemplateProbe(TextProbe):
         if "title" in self.carriers:
             style, box = state.styles[cand.title_style], cand.boxes["title"]
             original = original_title(state, target)
+            st, lang = self.style, state.language
             for i, tpl in enumerate(levels):
                 hook = fill(tpl, values)
-                if hook is not None and hook_visible(hook, _join(hook, original), style, box):
-                    title, level = _join(hook, original), i
+                if hook is None:
+                    continue
+                hook = apply_mark(hook, st, lang, style.font)
+                full = compose_title(hook, original, st, lang)
+                if style_visible(hook, full, st.position, style, box):
+                    title, level = full, i
                     break
             else:  # nothing is visible: the shortest, clamped (as the built-ins do)
-                title = _join(fill(levels[-1], values) or levels[-1], original)
+                hook = apply_mark(fill(levels[-1], values) or levels[-1], st, lang, style.font)
+                title = compose_title(hook, original, st, lang)
                 ok = False
         if "cover" in self.carriers:
             box = cand.boxes["cover"]
@@ -217,9 +236,10 @@ class TemplateSpec:
     carriers: tuple[str, ...]
     levels: dict[str, tuple[str, ...]]
     info: dict[str, Any]
+    style: Style = field(default_factory=Style)
 
     def probe(self) -> TemplateProbe:
-        return TemplateProbe(self.name, self.levels, self.carriers)
+        return TemplateProbe(self.name, self.levels, self.carriers, self.style)
 
 
 def _toml_str(s: str) -> str:
@@ -241,13 +261,17 @@ def _toml_value(v: Any) -> str:
 def write_probe_file(path: Path, specs: Sequence[TemplateSpec], comment: str = "") -> Path:
     """Write templates as ``.toml`` (default) or ``.json`` (by suffix), atomically."""
     path = Path(path)
+    # A styled template gets the newer format, so a DIBench that cannot place the hook refuses
+    # the file instead of silently drawing it before the title.
+    fmt = FORMAT if all(s.style.default for s in specs) else FORMAT_STYLED
     if path.suffix == ".json":
         data = {
-            "format": FORMAT,
+            "format": fmt,
             "probe": [
                 {
                     "name": s.name,
                     "carriers": list(s.carriers),
+                    **({} if s.style.default else s.style.as_dict()),
                     "levels": {k: list(v) for k, v in s.levels.items()},
                     **s.info,
                 }
@@ -257,7 +281,7 @@ def write_probe_file(path: Path, specs: Sequence[TemplateSpec], comment: str = "
         atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2).encode() + b"\n")
         return path
     lines = [f"# {c}" for c in comment.splitlines()] if comment else []
-    lines.append(f"format = {_toml_str(FORMAT)}")
+    lines.append(f"format = {_toml_str(fmt)}")
     for s in specs:
         lines += [
             "",
@@ -265,6 +289,8 @@ def write_probe_file(path: Path, specs: Sequence[TemplateSpec], comment: str = "
             f"name = {_toml_str(s.name)}",
             f"carriers = {_toml_value(list(s.carriers))}",
         ]
+        if not s.style.default:
+            lines += [f"{k} = {_toml_str(v)}" for k, v in s.style.as_dict().items()]
         lines += [f"{k} = {_toml_value(v)}" for k, v in s.info.items() if v is not None]
         lines.append("[probe.levels]")
         lines += [f"{lang} = {_toml_value(list(v))}" for lang, v in s.levels.items()]
@@ -291,8 +317,10 @@ def read_probe_file(path: Path | str) -> list[TemplateSpec]:
     if not isinstance(data, dict) or not isinstance(data.get("probe"), list):
         raise ProbeFileError(f"{path}: field probe: expected a list of probe tables")
     fmt = data.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise ProbeFileError(f"{path}: field format: {fmt!r} (this DIBench reads {FORMAT!r})")
+    if fmt not in FORMATS:
+        raise ProbeFileError(
+            f"{path}: field format: {fmt!r} (this DIBench reads {' or '.join(map(repr, FORMATS))})"
+        )
     out: list[TemplateSpec] = []
     for i, p in enumerate(data["probe"]):
         where = f"{path}: field probe[{i}]"
@@ -324,10 +352,18 @@ def read_probe_file(path: Path | str) -> list[TemplateSpec]:
                 raise ProbeFileError(
                     f"{where}.levels.{lang}: unknown slot {{{bad[0]}}} (slots: {', '.join(SLOTS)})"
                 )
-        info = {k: v for k, v in p.items() if k not in ("name", "carriers", "levels")}
-        out.append(
-            TemplateSpec(name, tuple(carriers), {k: tuple(v) for k, v in levels.items()}, info)
-        )
+        for k in STYLE_FIELDS:
+            if k in p and not isinstance(p[k], str):
+                raise ProbeFileError(f"{where}.{k}: expected text, got {p[k]!r}")
+        try:
+            style = Style.from_fields(p)
+        except ValueError as exc:
+            field = next(k for k in STYLE_FIELDS if k in str(exc))
+            raise ProbeFileError(f"{where}.{field}: {str(exc).split(': ', 1)[1]}") from None
+        skip = ("name", "carriers", "levels", *STYLE_FIELDS)
+        info = {k: v for k, v in p.items() if k not in skip}
+        levels_t = {k: tuple(v) for k, v in levels.items()}
+        out.append(TemplateSpec(name, tuple(carriers), levels_t, info, style))
     names = [s.name for s in out]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
@@ -344,6 +380,7 @@ def register_template(spec: TemplateSpec) -> TemplateProbe:
             isinstance(old, TemplateProbe)
             and old.levels == probe.levels
             and old.carriers == probe.carriers
+            and old.style == probe.style
         ):
             return old
         raise ProbeFileError(f"probe {spec.name!r} is already registered with other content")

@@ -384,6 +384,8 @@ def _ocr_checks(
         hook = rec.payload.title
         if original and hook.endswith(original) and len(hook) > len(original):
             hook = hook[: -len(original)]
+        elif original and hook.startswith(original) and len(hook) > len(original):
+            hook = hook[len(original) :]  # a hook after the title (attack templates' style)
         hook_shown = _shown_prefix(hook, expected)
         frac, frac_hook = visible_fraction(expected, read), visible_fraction(hook_shown, read)
         need, need_hook = OCR_THRESHOLDS.get(("title", rec.language), (OCR_THRESHOLD,) * 2)

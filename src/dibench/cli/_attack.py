@@ -69,6 +69,11 @@ from ._main import main as cli
 @click.option(
     "--search-only", is_flag=True, help="Stop after the search (re-run without it to evaluate)."
 )
+@click.option(
+    "--no-styles",
+    is_flag=True,
+    help="Do not search the title style (hook position, mark, separator).",
+)
 @agent_options
 @load_option
 @_guard
@@ -91,6 +96,7 @@ def attack(
     baselines: str | None,
     concurrency: int,
     search_only: bool,
+    no_styles: bool,
     base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
@@ -122,6 +128,7 @@ def attack(
             states=states,
             baselines=_csv(baselines) or None,
             attacker=attacker,
+            styles=not no_styles,
         )
     except ValueError as exc:
         _fail(str(exc))
