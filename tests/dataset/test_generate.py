@@ -11,7 +11,7 @@ import pytest
 
 from dibench.apps import APPS
 from dibench.dataset import Category, Dataset, GenerateConfig, acceptable_set, generate, plan_states
-from dibench.probes import PROBES
+from dibench.probes import default_probe_names
 
 from ..conftest import SMALL
 
@@ -41,7 +41,8 @@ def test_small_dataset_pairs_every_target_with_every_probe(small_dataset: Datase
     assert len(small_dataset.benign) == SMALL.benign
     assert {s.app for s in small_dataset.benign.values()} == set(APPS.names())
     assert {s.language for s in small_dataset.benign.values()} == {"en", "zh"}
-    expected = sum(len(s.targets()) for s in small_dataset.benign.values()) * len(PROBES.names())
+    probes = default_probe_names()  # the opt-in parser attacks only when named
+    expected = sum(len(s.targets()) for s in small_dataset.benign.values()) * len(probes)
     assert len(small_dataset.injected_ids()) == expected
     by_pair: dict[str, set[tuple[str, str]]] = {}
     for rec in small_dataset.iter_injected():
@@ -51,7 +52,7 @@ def test_small_dataset_pairs_every_target_with_every_probe(small_dataset: Datase
         by_pair.setdefault(rec.pair_of, set()).add((rec.target, rec.probe))
     for sid, pairs in by_pair.items():
         state = small_dataset.benign[sid]
-        assert pairs == {(t, p) for t in state.targets() for p in PROBES.names()}
+        assert pairs == {(t, p) for t in state.targets() for p in probes}
 
 
 def test_acceptable_sets_come_from_the_spec(small_dataset: Dataset) -> None:
