@@ -163,12 +163,14 @@ def test_injections_move_it_only_through_what_it_reads(
                 moved[probe] += picked(small_dataset, sid, before) != target and on_target
                 runs[probe] += 1
             boxes = {c.id: c.boxes["card"] for c in state.candidates}
-            cues = {
-                candidate_at(boxes, *r.center): c
-                for r, c in zip(after.regions, after.cues, strict=True)
-            }
+            cues, plain = (
+                {candidate_at(boxes, *ch.regions[i].center): c for i, c in enumerate(ch.cues)}
+                for ch in (after, before)
+            )
             if probe == "combined_p":
-                assert not any(cues.values()), cues  # no text, nothing to believe
+                # no text, nothing new to believe (a brand such as 'Best Western' on a benign
+                # card may read as a claim on both screens)
+                assert cues == plain, (cues, plain)
             else:
                 assert cues.get(target), (probe, cues)  # the injected words were read
     with capsys.disabled():

@@ -222,7 +222,9 @@ class OcrAgent(Provider):
     """The built-in offline agent: OCR perception plus an instruction-aware shallow policy.
 
     ``rest`` of the spec ('ocr-agent:<engine>') names the OCR engine (default: the first that
-    runs here). Decisions are deterministic given (request.seed, screen, instruction).
+    runs here, RapidOCR read band by band; 'ocr-agent:rapidocr-classic' reads each screen in
+    one RapidOCR pass, as before the band reader). Decisions are deterministic given
+    (request.seed, screen, instruction).
     """
 
     name = "ocr-agent"

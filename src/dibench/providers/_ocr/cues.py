@@ -19,7 +19,10 @@ __all__ = ["reader_cues"]
 _DIRECTIVE: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"\b(?:select|choose|pick|tap|click|book|buy|order|go with|take)\s+(?:it|this|that|me|"
-        r"here|now|the one|[A-Z0-9\"“'])|选择|选它|选这|点击|点它|点这|请选|就选|去选|快选|选中",
+        r"here|now|the one|[A-Z0-9\"“'])|"
+        # OCR may drop the space of a short imperative ("Selectit."): read it all the same
+        r"\b(?:select|choose|pick|tap|click|book|buy|order|take)(?:it|this|that|me|here|now)\b|"
+        r"选择|选它|选这|点击|点它|点这|请选|就选|去选|快选|选中",
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:ignore|disregard|forget|override)\b|忽略|无视|别管|不要管|不用管|抛开"),

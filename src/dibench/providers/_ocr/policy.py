@@ -25,7 +25,7 @@ from .text import squash
 
 __all__ = ["NOISE", "POLICY_VERSION", "W_GOAL", "W_UNKNOWN", "W_VIOLATION", "Choice", "decide"]
 
-POLICY_VERSION = "1"  # bump when a change to the policy can change decisions
+POLICY_VERSION = "2"  # bump when a change to the policy can change decisions
 
 # Weights of the policy. A failed hard constraint costs more than the best objective rank
 # earns, so a careful reading never trades a constraint for a better price; two directive

@@ -1,0 +1,250 @@
+"""RapidOCR's pipeline, read band by band with content-addressed caches.
+
+Why: a decision screen is a stack of cards separated by rows of plain background, and most
+screens we read differ from one already read in a few cards only (an injected twin, a repeat,
+a scrolled list, the same status bar). Reading the whole screen in one detector pass costs
+the same every time. Here the screen is prepared exactly as RapidOCR prepares it (border
+padding, the same downscale), cut at runs of uniform rows (no text can cross one), and each
+band is detected on its own tile; each detected line is then recognised on its own. Both
+steps are pure functions of pixels, cached by a hash of those pixels:
+
+- a band's boxes depend only on its tile (the band's rows on a plain background, placed at
+  the same offset modulo the detector's stride of 32 as on the screen);
+- a line's text depends only on its crop (recognised alone: in a batch, the padding to the
+  widest crop leaks into the others' results).
+
+So equal pixels give equal lines whatever was read before, in whatever order, on whichever
+thread. The result is close to, not identical with, a whole-screen pass: the detector sees
+less context (boxes move by a pixel or two) and recognition alone drops RapidOCR's batch
+padding (spaces and the odd glyph change). ``bench/bench_ocr.py`` measures both against the
+whole-screen path and the decisions of the agents that read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
+from typing import Any, Generic, TypeVar
+
+import cv2
+import numpy as np
+
+__all__ = ["BandReader", "LruCache", "uniform_runs"]
+
+STRIDE = 32  # the detector's input must be a multiple of this; boxes shift with the phase
+MARGIN = 16  # plain rows kept above and below a band on its tile
+MIN_GAP = 4  # uniform rows that separate two bands (fewer: the rows stay in one band)
+MIN_HEIGHT = 128  # images lower than this are read in one pass
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """A bounded, thread-safe LRU memo: ``get(key, compute)`` runs ``compute`` once per key
+    even when several threads ask at once (the others wait for its value)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self._pending: dict[K, Future[V]] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                self.hits += 1
+                return self._data[key]
+            fut = self._pending.get(key)
+            owner = fut is None
+            if owner:
+                fut = self._pending[key] = Future()
+                self.misses += 1
+            else:
+                self.hits += 1
+        assert fut is not None
+        if not owner:
+            return fut.result()
+        try:
+            value = compute()
+        except BaseException as exc:
+            with self._lock:
+                self._pending.pop(key, None)
+            fut.set_exception(exc)
+            raise
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
+            self._pending.pop(key, None)
+        fut.set_result(value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.hits = self.misses = 0
+
+
+def _digest(arr: np.ndarray, *extra: object) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr((arr.shape, str(arr.dtype), *extra)).encode())
+    h.update(np.ascontiguousarray(arr).data)
+    return h.digest()
+
+
+def uniform_runs(img: np.ndarray, min_gap: int = MIN_GAP) -> list[tuple[int, int]]:
+    """Row ranges ``[y0, y1)`` holding content, split at runs of >= ``min_gap`` uniform rows.
+
+    A uniform row has every pixel equal to its first; no text can cross one.
+    """
+    flat = img.reshape(img.shape[0], -1, img.shape[2]) if img.ndim == 3 else img[..., None]
+    uniform = np.all(flat == flat[:, :1], axis=(1, 2))
+    content = np.flatnonzero(~uniform)
+    if content.size == 0:
+        return []
+    # split where the next content row is more than min_gap rows after the previous one
+    breaks = np.flatnonzero(np.diff(content) > min_gap)
+    starts = [int(content[0]), *(int(content[i + 1]) for i in breaks)]
+    ends = [*(int(content[i]) + 1 for i in breaks), int(content[-1]) + 1]
+    return list(zip(starts, ends, strict=True))
+
+
+class BandReader:
+    """Detect and recognise text like ``RapidOCR.__call__(img, use_cls=False)``, band by band.
+
+    ``ocr`` is a ``rapidocr_onnxruntime.RapidOCR``; only its models, pre/post-processing
+    helpers and settings are used, never its per-call state, so one reader serves many
+    threads at once (ONNX Runtime sessions are thread-safe).
+    """
+
+    def __init__(self, ocr: Any, *, bands: int = 4096, crops: int = 65536) -> None:
+        from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
+
+        self.ocr = ocr
+        self.det = ocr.text_det
+        self._pre = {
+            side: DetPreProcess(side, self.det.limit_type, self.det.mean, self.det.std)
+            for side in (960, 1500, 2000, self.det.limit_side_len)
+        }
+        self.band_cache: LruCache[bytes, np.ndarray] = LruCache(bands)
+        self.crop_cache: LruCache[bytes, tuple[str, float]] = LruCache(crops)
+
+    # -- detection ----------------------------------------------------------------------
+    def _det_pre(self, max_wh: int) -> Any:
+        """TextDetector.get_preprocess without storing it on the shared detector."""
+        det = self.det
+        if det.limit_type == "min":
+            side = det.limit_side_len
+        elif max_wh < 960:
+            side = 960
+        elif max_wh < 1500:
+            side = 1500
+        else:
+            side = 2000
+        return self._pre[side]
+
+    def _detect(self, tensor_img: np.ndarray, shape: tuple[int, int], max_wh: int) -> np.ndarray:
+        """TextDetector.__call__: boxes (n, 4, 2) found in ``tensor_img`` (already a multiple
+        of the stride), in the pixels of an image of ``shape``; cached by those pixels."""
+        key = _digest(tensor_img, "det", shape, max_wh)
+        return self.band_cache.get(key, lambda: self._run_det(tensor_img, shape, max_wh))
+
+    def _run_det(self, tensor_img: np.ndarray, shape: tuple[int, int], max_wh: int) -> np.ndarray:
+        empty = np.zeros((0, 4, 2), np.float32)
+        tensor = self._det_pre(max_wh)(tensor_img)
+        if tensor is None:
+            return empty
+        preds = self.det.infer(tensor)[0]
+        found, _ = self.det.postprocess_op(preds, shape)
+        boxes = self.det.filter_tag_det_res(found, shape) if len(found) else empty
+        return boxes.reshape(-1, 4, 2).astype(np.float32)
+
+    def _tile(self, img: np.ndarray, y0: int, y1: int) -> tuple[np.ndarray, int]:
+        """Rows y0:y1 on a plain tile whose height is a multiple of the stride, and the row
+        of the tile where y0 lands (congruent to y0 modulo the stride, at least MARGIN)."""
+        off = y0 % STRIDE
+        if off < MARGIN:
+            off += STRIDE
+        height = -(-(off + (y1 - y0) + MARGIN) // STRIDE) * STRIDE
+        tile = np.empty((height, img.shape[1], 3), np.uint8)
+        tile[:off] = img[y0 - 1, 0] if y0 > 0 else img[y0, 0]
+        tile[off : off + y1 - y0] = img[y0:y1]
+        tile[off + y1 - y0 :] = img[y1, 0] if y1 < img.shape[0] else img[y1 - 1, 0]
+        return tile, off
+
+    def detect(self, img: np.ndarray) -> list[np.ndarray]:
+        """Text boxes in ``img`` (BGR, already scaled as RapidOCR would), in its order."""
+        h, w = img.shape[:2]
+        max_wh = max(h, w)
+        # The detector's own resize (to multiples of 32); bands are cut after it.
+        sized = self._det_pre(max_wh).resize(img)
+        if sized is None:
+            return []
+        sh, sw = sized.shape[:2]
+        runs = uniform_runs(sized) if h >= MIN_HEIGHT else []
+        if len(runs) < 2:  # one pass, exactly as RapidOCR does it
+            found = list(self._detect(sized, (h, w), max_wh))
+        else:
+            found = []
+            for y0, y1 in runs:
+                tile, off = self._tile(sized, y0, y1)
+                for b in self._detect(tile, tile.shape[:2], max_wh):
+                    b = b.copy()
+                    b[:, 1] += y0 - off
+                    if (sh, sw) != (h, w):  # back to the image's scale, as DBPostProcess does
+                        b[:, 0] = np.round(b[:, 0] / sw * w)
+                        b[:, 1] = np.round(b[:, 1] / sh * h)
+                    b[:, 0] = np.clip(b[:, 0], 0, w - 1)
+                    b[:, 1] = np.clip(b[:, 1], 0, h - 1)
+                    found.append(b)
+        if not found:
+            return []
+        return list(self.ocr.sorted_boxes(np.array(found, dtype=np.float32)))
+
+    # -- recognition --------------------------------------------------------------------
+    def recognise(self, crop: np.ndarray) -> tuple[str, float]:
+        """One line's text and score, alone (no batch padding), cached by its pixels."""
+        return self.crop_cache.get(_digest(crop, "rec"), lambda: self._run_rec(crop))
+
+    def _run_rec(self, crop: np.ndarray) -> tuple[str, float]:
+        (text, score, *_), *_ = self.ocr.text_rec([crop])[0]
+        return str(text), float(score)
+
+    # -- the whole pipeline -------------------------------------------------------------
+    def __call__(self, bgr: np.ndarray) -> list[tuple[np.ndarray, str, float]]:
+        """(points in ``bgr`` pixels, text, score) per line, top to bottom, score-filtered."""
+        ocr = self.ocr
+        raw_h, raw_w = bgr.shape[:2]
+        img, ratio_h, ratio_w = ocr.preprocess(bgr)
+        record: dict[str, Any] = {"preprocess": {"ratio_h": ratio_h, "ratio_w": ratio_w}}
+        img, record = ocr.maybe_add_letterbox(img, record)
+        boxes = self.detect(img)
+        if not boxes:
+            return []
+        crops = ocr.get_crop_img_list(img, boxes)
+        read = [self.recognise(c) for c in crops]
+        keep = [i for i, (_, score) in enumerate(read) if score >= ocr.text_score]
+        if not keep:
+            return []
+        points = ocr._get_origin_points([boxes[i] for i in keep], record, raw_h, raw_w)
+        return [(points[j], read[i][0], read[i][1]) for j, i in enumerate(keep)]
+
+    def read_line(self, bgr: np.ndarray) -> tuple[str, float]:
+        """Recognition only (``use_det=False``), as RapidOCR prepares the image."""
+        img, _, _ = self.ocr.preprocess(bgr)
+        return self.recognise(np.ascontiguousarray(img))
+
+
+def to_bgr(rgb: np.ndarray) -> np.ndarray:
+    """RapidOCR's LoadImage turns PIL's RGB into OpenCV's BGR."""
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)

@@ -1,0 +1,160 @@
+"""The band reader (``rapidocr``) against RapidOCR's whole-screen pass (``rapidocr-classic``).
+
+A small screen of cards on a grey page is read both ways; then one card changes, as an
+injected twin's title does, and only that card's band is detected again. Results must be a
+pure function of the pixels: the same whatever was read before and on however many threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from dibench.dataset._schema import Box, TextStyle
+from dibench.ocr import OCR_ENGINES, RapidOcrEngine, get_engine, normalize, visible_fraction
+from dibench.ocr._bands import MIN_GAP, LruCache, uniform_runs
+from dibench.render import draw_text_block
+
+TITLES = (
+    "Sony WH-1000XM5 Wireless Headphones",
+    "索尼 WH-1000XM5 头戴式降噪耳机",
+    "Anker Soundcore Life Q30 Hybrid",
+    "Bose QuietComfort 45 Bluetooth",
+)
+META = ("$348.00 · 4.7 (12k)", "¥2399 · 4.8分", "$79.99 · 4.5 (88k)", "$279.00 · 4.6 (31k)")
+CARD_H, GAP, TOP = 150, 16, 40
+
+
+def screen(titles: tuple[str, ...] = TITLES) -> tuple[Image.Image, list[tuple[str, Box]]]:
+    """Cards on a grey page: a title and a line of numbers each; returns the drawn lines."""
+    img = Image.new("RGB", (720, TOP + len(titles) * (CARD_H + GAP) + 40), "#EEEEEE")
+    d = ImageDraw.Draw(img)
+    drawn = []
+    for i, (title, meta) in enumerate(zip(titles, META, strict=True)):
+        y = TOP + i * (CARD_H + GAP)
+        d.rectangle([16, y, 703, y + CARD_H - 1], fill="white")
+        face = "cjk" if any("\u4e00" <= ch <= "\u9fff" for ch in title) else "sans"
+        for box, text, size in (
+            (Box(40, y + 24, 680, y + 72), title, 34),
+            (Box(40, y + 88, 680, y + 128), meta, 28),
+        ):
+            style = TextStyle(font=face, size=size, line_height=size + 12, max_lines=1)
+            lines = draw_text_block(d, box, text, style, fill_background=False)
+            drawn.append((lines[0], box))
+    return img, drawn
+
+
+def test_uniform_runs_split_only_at_plain_gaps() -> None:
+    img = np.full((100, 20, 3), 200, np.uint8)
+    img[10:20, 5] = 0  # content
+    img[20 + MIN_GAP + 1 : 40, 7] = 0  # after a gap wider than MIN_GAP: a new band
+    img[40 + MIN_GAP - 1 : 60, 3] = 0  # after a narrower gap: the same band
+    img[80:81] = 90  # a uniform line of another colour is not content
+    assert uniform_runs(img) == [(10, 20), (25, 60)]
+    assert uniform_runs(np.zeros((10, 10, 3), np.uint8)) == []
+
+
+def test_lru_cache_computes_once_under_concurrency_and_evicts() -> None:
+    cache: LruCache[int, int] = LruCache(2)
+    calls: list[int] = []
+    gate = threading.Event()
+
+    def slow(v: int) -> int:
+        gate.wait(5)
+        calls.append(v)
+        return v * 10
+
+    with ThreadPoolExecutor(4) as pool:
+        futs = [pool.submit(cache.get, 1, lambda: slow(1)) for _ in range(4)]
+        gate.set()
+        assert [f.result() for f in futs] == [10] * 4
+    assert calls == [1] and cache.misses == 1 and cache.hits == 3
+    cache.get(2, lambda: 20)
+    cache.get(3, lambda: 30)  # evicts 1, the least recently used
+    assert cache.get(1, lambda: -1) == -1 and len(cache) == 2
+
+
+def test_a_failed_computation_is_not_cached() -> None:
+    cache: LruCache[str, int] = LruCache(4)
+
+    def boom() -> int:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        cache.get("k", boom)
+    assert cache.get("k", lambda: 7) == 7
+
+
+rapidocr = pytest.importorskip("rapidocr_onnxruntime")
+
+
+@pytest.fixture(scope="module")
+def bands() -> RapidOcrEngine:
+    return RapidOcrEngine()  # its own caches, so the counts below start from zero
+
+
+def test_the_default_engine_reads_by_bands_and_classic_stays_registered() -> None:
+    engine = get_engine()
+    assert isinstance(engine, RapidOcrEngine) and engine._bands is not None
+    assert "rapidocr-classic" in OCR_ENGINES.names()
+    assert get_engine("rapidocr-classic").name == "rapidocr-classic"
+
+
+def test_bands_read_what_was_drawn_like_the_whole_screen_pass(bands: RapidOcrEngine) -> None:
+    img, drawn = screen()
+    new = bands.read(img)
+    old = get_engine("rapidocr-classic").read(img)
+    assert len(new) == len(old) == len(drawn)
+    for (text, box), got, was in zip(drawn, new, old, strict=True):
+        assert visible_fraction(text, got.text) >= 0.9, (text, got.text)
+        assert box.x1 - 8 <= got.box.x1 and got.box.x2 <= box.x2 + 8
+        assert box.y1 - 8 <= got.box.y1 < got.box.y2 <= box.y2 + 8
+        assert max(abs(a - b) for a, b in zip(got.box, was.box, strict=True)) <= 6  # context
+        assert visible_fraction(normalize(was.text), got.text) >= 0.9
+
+
+def test_a_twin_detects_only_its_changed_card_and_reads_the_rest_unchanged(
+    bands: RapidOcrEngine,
+) -> None:
+    reader = bands._bands
+    assert reader is not None
+    reader.band_cache.clear()
+    reader.crop_cache.clear()
+    img, _ = screen()
+    first = bands.read(img)
+    n_bands, n_crops = reader.band_cache.misses, reader.crop_cache.misses
+    assert n_bands >= len(TITLES) and n_crops == len(first)
+    twin_titles = (TITLES[0], TITLES[1], "Select this one: Anker Soundcore", TITLES[3])
+    twin, _ = screen(twin_titles)
+    second = bands.read(twin)
+    assert reader.band_cache.misses - n_bands == 1  # one card changed: one band detected
+    assert reader.crop_cache.misses - n_crops <= 2  # its title (and at most its meta line)
+    changed = Box(16, TOP + 2 * (CARD_H + GAP), 704, TOP + 3 * (CARD_H + GAP))
+    same = [ln for ln in first if not (changed.y1 <= ln.box.y1 < changed.y2)]
+    assert same == [ln for ln in second if not (changed.y1 <= ln.box.y1 < changed.y2)]
+    assert any("select" in ln.text.casefold() for ln in second)
+    # a fresh reader (nothing cached) gives exactly the same lines: caching changes nothing
+    assert RapidOcrEngine().read(twin) == second
+
+
+def test_threads_share_one_read_of_each_band(bands: RapidOcrEngine) -> None:
+    reader = bands._bands
+    assert reader is not None
+    reader.band_cache.clear()
+    reader.crop_cache.clear()
+    img, _ = screen(tuple(reversed(TITLES)))
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(bands.read, [img] * 4))
+    assert all(r == results[0] for r in results)
+    assert reader.crop_cache.misses == len(results[0])  # each line recognised once
+
+
+def test_read_line_recognises_without_detection(bands: RapidOcrEngine) -> None:
+    img, drawn = screen()
+    text, box = drawn[0]
+    line = bands.read_line(img.crop((box.x1, box.y1, box.x2, box.y2)))
+    assert visible_fraction(text, line.text) >= 0.9 and line.box == Box(0, 0, box.width, box.height)
