@@ -21,6 +21,8 @@ def test_csv_parses_back_to_every_estimate(report: Report) -> None:
     n_defense = 7 * len(report.defenses.rates) + sum(
         len(c.changes) for c in report.defenses.comparisons
     )
+    # seven cost figures (calls, defense calls, tokens in/out, and the three extras) per rate
+    n_defense += 7 * sum(1 for r in report.defenses.rates if r.cost is not None)
     assert len(lines) == n_cells + 8 * len(report.findings) + n_defense
     main = report.table("main")
     assert main is not None

@@ -282,7 +282,8 @@ def test_a_detector_alone_still_gets_the_section(tmp_path: Path, report_dataset:
     md = render_report(rep, "md")
     section = md[md.index("## Defenses") : md.index("### Detectors")]
     line = next(ln for ln in section.splitlines() if ln.startswith(f"| {FW} | {MODEL} | {KD} |"))
-    assert line.count("n/a") == 7  # without (2), differences (2), p-values (2), pairs
+    # without (2), differences (2), p-values (2), pairs, extra calls and tokens (3)
+    assert line.count("n/a") == 10
 
 
 def test_frontier_chart_escapes_and_wraps_long_specs() -> None:

@@ -229,6 +229,7 @@ class DefendedAdapter(Adapter):
 
     async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
         ctx = DefenseContext(inp)
+        ctx.memo["agent_provider"] = provider  # a defense may ask the agent's model a follow-up
         view = View.of(inp)
         for defense in self.chain:
             view = await defense.before(view, ctx)
@@ -339,6 +340,7 @@ class DefendedAdapter(Adapter):
         ctx, view = denv.ctx, denv.view
         if denv.blocked is not None or ctx is None or view is None:
             return decision, None, len(decision.steps)  # no action reached the hooks
+        ctx.memo["agent_provider"] = provider  # a defense may ask the agent's model a follow-up
         if retry:
             ctx.reconsidered = True
         n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)

@@ -33,20 +33,37 @@ import asyncio
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from PIL import Image
 
-from dibench.adapters._base import AgentInput, Decision, Verdict
+from dibench.adapters._base import AgentInput, Decision, Step, Verdict
 from dibench.dataset._schema import Box, UIElement
+from dibench.providers._base import Provider
+from dibench.providers._replay import ReplayProvider
 
 from ._base import DEFENSES, Defense, DefenseContext, View
+from ._evidence_model import (
+    AGENT_PROVIDER,
+    ModelClaim,
+    SameModel,
+    agent_messages,
+    claims_question,
+    claims_step,
+    followup_request,
+    locate_model_claims,
+    parse_claims,
+    unwrap_agent,
+    verifier_messages,
+)
 
 __all__ = [
+    "CLAIM_SOURCES",
     "CONDITIONS",
     "EVIDENCE_POLICIES",
+    "FALLBACKS",
     "Claim",
     "Evidence",
     "EvidenceCheck",
@@ -60,6 +77,8 @@ __all__ = [
 Kind = Literal["price", "rating", "distance", "duration", "time", "count"]
 EVIDENCE_POLICIES = ("block", "reconsider", "warn", "flag")
 CONDITIONS = ("contradiction", "outranked", "missing", "third_party")
+CLAIM_SOURCES = ("instruction", "model")
+FALLBACKS = ("instruction", "allow", "block")
 
 # Roles of the UI nodes whose text the listing's owner writes (third-party content). Every other
 # text node inside a card is a field the app itself renders.
@@ -72,8 +91,12 @@ _CUR = r"[$¥￥€£]"
 _PRICE = re.compile(
     rf"(?:(?:US|HK|C|A)?{_CUR}\s*(?P<a>{_NUM}))|(?:(?P<b>{_NUM})\s*(?:元|块|yuan|RMB|USD|CNY))"
 )
-_FREE = re.compile(r"(?<![A-Za-z])(?:free|免费)(?![A-Za-z ]*(?:cancel|ship|deliver|wifi|wi-fi))",
-                   re.I)  # fmt: skip
+# "Free" as a price, not a free amenity (cancellation, shipping, Wi-Fi, parking, breakfast...).
+_FREE = re.compile(
+    r"(?<![A-Za-z])free(?![A-Za-z ]*(?:cancel|ship|deliver|wifi|wi-fi|parking|breakfast|"
+    r"pick-?up|return|refund|trial))|免费(?!\s*(?:取消|配送|退|停车|wi-?fi|早餐|接送|送|试用|寄))",
+    re.I,
+)
 _RATING = re.compile(
     r"(?<![\d.,:/$¥￥€£])(?P<v>[0-5]\.\d{1,2}|10\.0)(?![\d.,:])"
     r"(?!\s*(?:km|公里|千米|米|m\b|h\b|hr|小时|min|分钟|MB|GB|KB|k\b|K\b|万|千|%|x\b|倍|折|天|"
@@ -344,7 +367,7 @@ class Evidence:
     """What the screen says about one claim for the proposed item."""
 
     claim: str
-    status: Literal["supported", "contradicted", "outranked", "third_party", "missing"]
+    status: Literal["supported", "contradicted", "outranked", "third_party", "missing", "noted"]
     party: str = ""  # first / third / "" (no evidence)
     value: float | None = None
     text: str = ""
@@ -352,6 +375,10 @@ class Evidence:
     via: str = ""
     note: str = ""
     peers: dict[str, float] = field(default_factory=dict)  # superlatives: other cards' values
+    # claims=model: where the text the agent quoted as its evidence is on the card ("": not found)
+    quoted: str = ""
+    quoted_party: str = ""
+    quoted_box: tuple[int, int, int, int] | None = None
 
 
 def _inside(inner: Box, outer: Box, slack: int = 2) -> bool:
@@ -509,7 +536,10 @@ class EvidenceCheck(Defense):
     """Checks, before a commit, that the instruction's claims hold by the app's own fields.
 
     ``evidence-check:policy=block|reconsider|warn|flag,on=contradiction,outranked,missing,
-    third_party,tolerance=0,ocr=true``; see the module docstring.
+    third_party,tolerance=0,ocr=true``; see the module docstring. ``claims=model`` asks the
+    agent for its claims instead (``verifier=same`` or a provider spec, ``fallback=instruction|
+    allow|block`` for a reply that cannot be read; ``max_tokens``, ``base_url``,
+    ``api_key_env`` for the verifier's provider): see ``_evidence_model``.
     """
 
     main = "policy"
@@ -520,11 +550,23 @@ class EvidenceCheck(Defense):
         on: str = "contradiction,outranked,missing,third_party",
         tolerance: float = 0.0,
         ocr: bool = True,
+        claims: str = "instruction",
+        verifier: str = "same",
+        fallback: str = "instruction",
+        max_tokens: int = 512,
+        base_url: str = "",
+        api_key_env: str = "",
     ) -> None:
         self.policy = policy
         self.on = ",".join(s.strip() for s in on.split(",") if s.strip())
         self.tolerance = tolerance
         self.ocr = bool(ocr)
+        self.claims = claims
+        self.verifier = verifier.strip()
+        self.fallback = fallback
+        self.max_tokens = int(max_tokens)
+        self.base_url = base_url
+        self.api_key_env = api_key_env
         if policy not in EVIDENCE_POLICIES:
             raise ValueError(
                 f"policy must be one of {', '.join(EVIDENCE_POLICIES)}, got {policy!r}"
@@ -534,6 +576,47 @@ class EvidenceCheck(Defense):
             raise ValueError(f"on: unknown condition {bad[0]!r} (one of {', '.join(CONDITIONS)})")
         if tolerance < 0:
             raise ValueError(f"tolerance must be >= 0, got {tolerance:g}")
+        if claims not in CLAIM_SOURCES:
+            raise ValueError(f"claims must be one of {', '.join(CLAIM_SOURCES)}, got {claims!r}")
+        if fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        if not self.verifier:
+            raise ValueError("verifier must be 'same' or a provider spec")
+        if claims == "instruction" and (
+            self.verifier != "same" or base_url or api_key_env
+        ):  # fmt: skip
+            raise ValueError("verifier, base_url and api_key_env need claims=model")
+        self.verifier_provider: Provider | None = None
+        if claims == "model":
+            self.verifier_provider = self._make_verifier()
+
+    def _make_verifier(self) -> Provider:
+        if self.verifier == "same":
+            if self.base_url or self.api_key_env:
+                raise ValueError("base_url and api_key_env are for a separate verifier")
+            return SameModel()
+        from dibench._registry import RegistryError
+        from dibench.providers._base import make_provider
+
+        options: dict[str, str] = {}
+        if self.base_url:
+            options["base_url"] = self.base_url
+        if self.api_key_env:
+            options["api_key_env"] = self.api_key_env
+        try:
+            return make_provider(self.verifier, **options)
+        except RegistryError as exc:
+            raise ValueError(f"verifier={self.verifier}: {exc}") from None
+
+    def record_providers(self, wrap: Callable[[Provider], Provider]) -> None:
+        if self.verifier_provider is not None:
+            self.verifier_provider = wrap(self.verifier_provider)
+
+    async def aclose(self) -> None:
+        if self.verifier_provider is not None:
+            await self.verifier_provider.aclose()
 
     @property
     def _memo_key(self) -> str:
@@ -568,28 +651,85 @@ class EvidenceCheck(Defense):
             cards[cid] = fields
         return cards, via
 
+    async def _model_claims(
+        self, decision: Decision, ctx: DefenseContext, inp: AgentInput, chosen: str
+    ) -> tuple[list[ModelClaim] | None, str]:
+        """The agent's claims from the follow-up, or None with why (the fallback applies)."""
+        assert self.verifier_provider is not None
+        same = self.verifier == "same"
+        step = _proposing_step(decision)
+        agent: Provider | None = None
+        if same:
+            found = ctx.memo.get(AGENT_PROVIDER)
+            agent = unwrap_agent(found) if isinstance(found, Provider) else None
+            if agent is None:
+                return None, "verifier=same: the driver passed no agent provider"
+            if isinstance(agent, ReplayProvider):
+                return None, (
+                    "verifier=same over a replayed agent: replay the follow-ups with "
+                    "verifier=replay:FILE (the run's __judge file)"
+                )
+            if step is None:
+                return None, "verifier=same: the agent made no call to follow up"
+        if chosen not in inp.candidate_boxes:
+            return None, f"{chosen} is not on the screen it was seen on"
+        question = claims_question(ctx.language, same=same)
+        messages = (
+            agent_messages(step, question) if same and step is not None
+            else verifier_messages(inp, chosen, step.reply if step else "", question)
+        )  # fmt: skip
+        call = ctx.next_call(self)
+        request = followup_request(
+            messages, inp, chosen, seed=ctx.seed + call, call=call, max_tokens=self.max_tokens
+        )
+        token = SameModel.bind(agent) if agent is not None else None
+        try:
+            completion = await self.verifier_provider.complete(request)  # InfraError propagates
+        finally:
+            if token is not None:
+                SameModel.unbind(token)
+        found_claims = None if completion.refusal else parse_claims(completion.text)
+        error = ""
+        if found_claims is None:
+            error = "verifier refused" if completion.refusal else "unparseable claims reply"
+        ctx.add_step(claims_step(messages, completion, error or None))
+        return found_claims, error
+
     async def after(self, view: View, decision: Decision, ctx: DefenseContext) -> Decision:
         if decision.candidate is None:
             return decision
         chosen = decision.candidate
         claims = extract_claims(ctx.inp.instruction, ctx.language)
         seen: dict[str, AgentInput] = ctx.memo.get(self._memo_key, {})
-        cards, via = await asyncio.to_thread(self._cards, seen.get(chosen, ctx.inp))
-        evidence = check_claims(claims, chosen, cards, self.tolerance)
+        where = seen.get(chosen, ctx.inp)
+        cards, via = await asyncio.to_thread(self._cards, where)
+        source, error, stated = "instruction", "", None
+        if self.claims == "model":
+            stated, error = await self._model_claims(decision, ctx, where, chosen)
+            source = "model" if stated is not None else f"fallback:{self.fallback}"
+        if stated is not None:
+            evidence = locate_model_claims(stated, claims, chosen, cards, self.tolerance)
+        elif source == "fallback:allow":
+            evidence = []
+        elif source == "fallback:block":
+            evidence = [Evidence("claims", "missing", note=f"no claims: {error}")]
+        else:
+            evidence = check_claims(claims, chosen, cards, self.tolerance)
         conds = set(self.on.split(","))
         failed = [
             e for e in evidence
             if (e.status == "contradicted" and "contradiction" in conds)
             or (e.status == "outranked" and "outranked" in conds)
-            or (e.status == "missing" and "missing" in conds)
+            or (e.status == "missing" and ("missing" in conds or source == "fallback:block"))
             or (e.status == "third_party" and "third_party" in conds)
         ]  # fmt: skip
-        checked = [e for e in evidence if e.status != "missing"]
-        score = len(failed) / len(evidence) if evidence else 0.0
+        checked = [e for e in evidence if e.status not in ("missing", "noted")]
+        scored = [e for e in evidence if e.status != "noted"]
+        score = len(failed) / len(scored) if scored else 0.0
         fired = bool(failed)
         why = "; ".join(f"{e.claim}: {e.status}" + (f" ({e.note})" if e.note else "")
                         for e in failed)  # fmt: skip
-        detail = {
+        detail: dict[str, object] = {
             "candidate": chosen,
             "claims": [asdict(c) for c in claims],
             "evidence": [asdict(e) for e in evidence],
@@ -598,6 +738,12 @@ class EvidenceCheck(Defense):
             "checked": len(checked),
             "why": why,
         }
+        if self.claims == "model":
+            detail["claims_from"] = source
+            detail["model_claims"] = [asdict(c) for c in stated or []]
+            detail["verifier"] = self.verifier
+            if error:
+                detail["verifier_error"] = error
         ctx.add_verdict(
             Verdict(
                 defense=self.spec,
@@ -616,6 +762,13 @@ class EvidenceCheck(Defense):
         if self.policy == "reconsider":
             ctx.request_reconsider(reconsider_note(chosen, failed, ctx.language))
         return decision
+
+
+def _proposing_step(decision: Decision) -> Step | None:
+    """The agent's step that proposed the commit: its last tap, else its last call."""
+    own = [s for s in decision.steps if s.role != "judge"]
+    taps = [s for s in own if s.action is not None and s.action.kind in ("tap", "long_press")]
+    return taps[-1] if taps else (own[-1] if own else None)
 
 
 def reconsider_note(chosen: str, failed: Sequence[Evidence], language: str) -> str:

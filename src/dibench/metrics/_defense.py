@@ -39,14 +39,17 @@ __all__ = [
     "NO_DEFENSE",
     "Auroc",
     "DefenseComparison",
+    "DefenseCost",
     "DefenseRates",
     "DetectorRates",
     "DetectorRoc",
     "PairedChange",
     "RocCurve",
+    "RunUsage",
     "auroc",
     "auroc_interval",
     "compare_defenses",
+    "defense_costs",
     "defense_rates",
     "detector_metrics",
     "detector_rocs",
@@ -56,6 +59,108 @@ __all__ = [
 
 NO_DEFENSE = "none"
 Agent = tuple[str, str]
+
+
+# --- what a defense costs in model calls and tokens ----------------------------------------------
+@dataclass(frozen=True)
+class RunUsage:
+    """The model calls and tokens of one run (condition x instance x repeat).
+
+    ``calls`` counts every call the run made (the agent's and the defenses'); ``defense_calls``
+    the defenses' own (steps with role "judge": a judge, the evidence follow-up).
+    """
+
+    framework: str
+    model: str
+    defense: str
+    instance_id: str
+    repeat: int
+    calls: int
+    defense_calls: int
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True)
+class DefenseCost:
+    """Calls and tokens per run of one condition, and the extra over the same agent's baseline.
+
+    Means are over the condition's runs; ``extra_*`` are paired on the (instance, repeat)
+    units both conditions ran (``matched`` of them): with minus without, so a defense that asks
+    the model again, or makes the agent decide twice, shows it here. None when the agent has
+    no baseline condition (or no unit in common).
+    """
+
+    framework: str
+    model: str
+    defense: str
+    runs: int
+    calls: float
+    defense_calls: float
+    input_tokens: float
+    output_tokens: float
+    matched: int = 0
+    extra_calls: float | None = None
+    extra_input_tokens: float | None = None
+    extra_output_tokens: float | None = None
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values) / len(values)) if values else float("nan")
+
+
+def defense_costs(
+    usage: Iterable[RunUsage], *, baseline: str = NO_DEFENSE
+) -> tuple[DefenseCost, ...]:
+    """One ``DefenseCost`` per (framework, model, defense), the baseline's extras being 0."""
+    groups: dict[Agent, dict[str, dict[tuple[str, int], RunUsage]]] = {}
+    for u in usage:
+        groups.setdefault((u.framework, u.model), {}).setdefault(u.defense, {})[
+            (u.instance_id, u.repeat)
+        ] = u
+    out = []
+    for agent, conds in sorted(groups.items()):
+        base = conds.get(baseline)
+        for d in sorted(conds, key=_defense_order):
+            units = conds[d]
+            runs = list(units.values())
+            extra: dict[str, float | None] = {
+                "extra_calls": None, "extra_input_tokens": None, "extra_output_tokens": None
+            }  # fmt: skip
+            matched = 0
+            if base is not None:
+                keys = [k for k in units if k in base]
+                matched = len(keys)
+                if keys:
+                    for name, attr in (("extra_calls", "calls"),
+                                       ("extra_input_tokens", "input_tokens"),
+                                       ("extra_output_tokens", "output_tokens")):  # fmt: skip
+                        extra[name] = _mean(
+                            [getattr(units[k], attr) - getattr(base[k], attr) for k in keys]
+                        )
+            out.append(
+                DefenseCost(
+                    framework=agent[0],
+                    model=agent[1],
+                    defense=d,
+                    runs=len(runs),
+                    calls=_mean([r.calls for r in runs]),
+                    defense_calls=_mean([r.defense_calls for r in runs]),
+                    input_tokens=_mean([r.input_tokens for r in runs]),
+                    output_tokens=_mean([r.output_tokens for r in runs]),
+                    matched=matched,
+                    **extra,
+                )
+            )
+    return tuple(out)
+
+
+def _cost_index(
+    usage: Iterable[RunUsage] | None, baseline: str
+) -> dict[tuple[str, str, str], DefenseCost]:
+    if usage is None:
+        return {}
+    return {(c.framework, c.model, c.defense): c for c in defense_costs(usage, baseline=baseline)}
 
 
 # --- defense comparison ---------------------------------------------------------------------------
@@ -79,6 +184,7 @@ class DefenseRates:
     injected_blocked: Estimate
     n_pairs: int
     missing_pairs: int
+    cost: DefenseCost | None = None  # calls and tokens per run, when the usage was given
 
 
 @dataclass(frozen=True)
@@ -106,6 +212,11 @@ class DefenseComparison:
     baseline: DefenseRates | None
     changes: tuple[PairedChange, ...]
 
+    @property
+    def cost(self) -> DefenseCost | None:
+        """Calls and tokens per run, and the extra over the baseline (None: usage not given)."""
+        return self.rates.cost
+
     def change(self, metric: str) -> PairedChange | None:
         for c in self.changes:
             if c.metric == metric:
@@ -114,7 +225,14 @@ class DefenseComparison:
 
 
 def _rates_of(
-    agent: Agent, defense: str, rows: list[ResultRow], ci: CI, conf: float, n_boot: int, seed: int
+    agent: Agent,
+    defense: str,
+    rows: list[ResultRow],
+    ci: CI,
+    conf: float,
+    n_boot: int,
+    seed: int,
+    cost: DefenseCost | None = None,
 ) -> DefenseRates:
     benign = [r for r in rows if not r.injected]
     injected = [r for r in rows if r.injected]
@@ -137,6 +255,7 @@ def _rates_of(
         injected_blocked=blocked(injected),
         n_pairs=len(join),
         missing_pairs=join.missing_pairs,
+        cost=cost,
     )
 
 
@@ -158,15 +277,19 @@ def defense_rates(
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
+    usage: Iterable[RunUsage] | None = None,
 ) -> tuple[DefenseRates, ...]:
     """One ``DefenseRates`` per (framework, model, defense): the points of the frontier plot.
 
-    Ordered by agent, then ``"none"`` first and the defenses by name.
+    Ordered by agent, then ``"none"`` first and the defenses by name. With ``usage`` (the
+    runs' calls and tokens) each carries its ``DefenseCost`` against ``"none"``.
     """
+    costs = _cost_index(usage, NO_DEFENSE)
     out = []
     for agent, conds in sorted(_by_condition(rows).items()):
         for d in sorted(conds, key=_defense_order):
-            out.append(_rates_of(agent, d, conds[d], ci, conf, n_boot, seed))
+            cost = costs.get((*agent, d))
+            out.append(_rates_of(agent, d, conds[d], ci, conf, n_boot, seed, cost))
     return tuple(out)
 
 
@@ -204,17 +327,22 @@ def compare_defenses(
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
+    usage: Iterable[RunUsage] | None = None,
 ) -> tuple[DefenseComparison, ...]:
     """Every defended condition against its agent's ``baseline`` condition, paired.
 
     Units missing from either side (a run that never happened, an infra error) are dropped
-    from the differences only; each side's own rates keep all its valid runs.
+    from the differences only; each side's own rates keep all its valid runs. With ``usage``
+    every side carries its calls and tokens per run and the extra over the baseline.
     """
+    costs = _cost_index(usage, baseline)
     out = []
     for agent, conds in sorted(_by_condition(rows).items()):
         base_rows = conds.get(baseline)
         base = (
-            _rates_of(agent, baseline, base_rows, ci, conf, n_boot, seed)
+            _rates_of(
+                agent, baseline, base_rows, ci, conf, n_boot, seed, costs.get((*agent, baseline))
+            )
             if base_rows is not None
             else None
         )
@@ -229,7 +357,9 @@ def compare_defenses(
                     framework=agent[0],
                     model=agent[1],
                     defense=d,
-                    rates=_rates_of(agent, d, conds[d], ci, conf, n_boot, seed),
+                    rates=_rates_of(
+                        agent, d, conds[d], ci, conf, n_boot, seed, costs.get((*agent, d))
+                    ),
                     baseline=base,
                     changes=changes,
                 )

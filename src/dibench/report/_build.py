@@ -31,7 +31,9 @@ from dibench.metrics import (
     key_finding,
     summary_table,
 )
+from dibench.metrics._defense import RunUsage
 
+from ._defense import usage_rows
 from ._examples import make_example, pick_successes
 from ._explore import build_explore
 from ._model import (
@@ -203,16 +205,21 @@ def _breakdowns(
 
 
 def _defense_section(
-    rows: list[ResultRow], verdicts: list[VerdictRow], defenses: tuple[str, ...], st: _Stats
+    rows: list[ResultRow],
+    verdicts: list[VerdictRow],
+    defenses: tuple[str, ...],
+    st: _Stats,
+    usage: list[RunUsage] | None = None,
 ) -> DefenseSection | None:
-    """The Defenses section, when the run defended anything or recorded a detector verdict."""
+    """The Defenses section, when the run defended anything or recorded a detector verdict;
+    ``usage`` (every run's calls and tokens) gives each defense's extra cost."""
     if not verdicts and all(d == NO_DEFENSE for d in defenses):
         return None
     kw = st.kw()
     return DefenseSection(
         baseline=NO_DEFENSE,
-        rates=defense_rates(rows, **kw),
-        comparisons=compare_defenses(rows, baseline=NO_DEFENSE, **kw),
+        rates=defense_rates(rows, usage=usage, **kw),
+        comparisons=compare_defenses(rows, baseline=NO_DEFENSE, usage=usage, **kw),
         detectors=detector_metrics(verdicts, **kw),
         rocs=detector_rocs(verdicts),
     )
@@ -448,7 +455,9 @@ def build_report(
             )
         sim = config.get("kind") == "sim"
         exs = tuple(make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
-        section = _defense_section(rows, list(store.verdict_rows()), defenses, st)
+        section = _defense_section(
+            rows, list(store.verdict_rows()), defenses, st, usage_rows(store)
+        )
         exploration = build_explore(
             store,
             config,

@@ -19,6 +19,8 @@ from dibench.metrics import (
     Estimate,
     PairedChange,
 )
+from dibench.metrics._defense import DefenseCost, RunUsage
+from dibench.metrics._rows import Outcome
 
 from ._common import (
     agent_label,
@@ -38,6 +40,7 @@ __all__ = [
     "COMPARISON_HEAD",
     "DETECTOR_HEAD",
     "comparison_rows",
+    "cost_text",
     "defense_csv_lines",
     "defense_html",
     "defense_json",
@@ -46,6 +49,7 @@ __all__ = [
     "ordered_detectors",
     "roc_svgs",
     "slice_label",
+    "usage_rows",
 ]
 
 INTRO = (
@@ -119,7 +123,46 @@ COMPARISON_HEAD = (
     "blocked benign",
     "blocked injected",
     "pairs",
+    "extra calls/run",
+    "extra input tokens/run",
+    "extra output tokens/run",
 )
+
+
+def usage_rows(store: Any) -> list[RunUsage]:
+    """Every valid run's calls (all steps, and the defenses' own: role "judge") and tokens,
+    read from a ``ResultStore`` (infrastructure errors left out, as from every rate)."""
+    sql = (
+        "SELECT c.framework, c.model, c.defense, r.instance_id, r.repeat, "
+        "json_array_length(r.steps), "
+        "(SELECT COUNT(*) FROM json_each(r.steps) WHERE json_extract(value, '$.role') = 'judge'),"
+        " COALESCE(r.input_tokens, 0), COALESCE(r.output_tokens, 0) "
+        "FROM results r JOIN conditions c ON c.condition = r.condition WHERE r.outcome != ?"
+    )
+    return [
+        RunUsage(fw, model, d, iid, rep, int(calls or 0), int(own or 0), int(i), int(o))
+        for fw, model, d, iid, rep, calls, own, i, o in store.db.execute(
+            sql, (Outcome.INFRA_ERROR.value,)
+        )
+    ]
+
+
+def _extra(value: float | None, tokens: bool) -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{value:+,.0f}" if tokens else f"{value:+.2f}"
+
+
+def cost_text(cost: DefenseCost | None) -> tuple[str, str, str]:
+    """(extra calls, extra input tokens, extra output tokens) per run, as the tables print them:
+    '–' when the runs' usage was not read, 'n/a' when the agent has no baseline to compare."""
+    if cost is None:
+        return "–", "–", "–"
+    return (
+        _extra(cost.extra_calls, False),
+        _extra(cost.extra_input_tokens, True),
+        _extra(cost.extra_output_tokens, True),
+    )
 
 
 def comparison_rows(section: DefenseSection) -> list[list[str]]:
@@ -147,6 +190,7 @@ def comparison_rows(section: DefenseSection) -> list[list[str]]:
                 _pct(c.rates.benign_blocked),
                 _pct(c.rates.injected_blocked),
                 str(asr_change.diff.n) if asr_change else "n/a",
+                *cost_text(c.rates.cost),
             ]
         )
     return out
@@ -191,6 +235,18 @@ def detector_rows(section: DefenseSection) -> list[list[str]]:
 
 
 # --- plots ---------------------------------------------------------------------------------------
+NO_DEFENSE_LABEL = "none"
+
+
+def _frontier_label(r: DefenseRates) -> str:
+    """The defense's legend entry, with the calls and tokens it adds per run when known."""
+    cost = r.cost
+    if cost is None or cost.extra_calls is None or r.defense == NO_DEFENSE_LABEL:
+        return r.defense
+    calls, tin, tout = cost_text(cost)
+    return f"{r.defense} ({calls} calls, {tin}/{tout} tokens per run)"
+
+
 def frontier_svgs(section: DefenseSection) -> list[tuple[str, str]]:
     """(agent, svg) per agent that ran a defense (a lone no-defense point shows nothing)."""
     out = []
@@ -199,7 +255,9 @@ def frontier_svgs(section: DefenseSection) -> list[tuple[str, str]]:
         if all(r.defense == section.baseline for r in rates):
             continue
         points = [
-            FrontierPoint(r.defense, r.asr, r.benign_cor, r.defense == section.baseline)
+            FrontierPoint(
+                _frontier_label(r), r.asr, r.benign_cor, r.defense == section.baseline, r.defense
+            )
             for r in rates
         ]
         agent = agent_label(fw, model)
@@ -278,15 +336,20 @@ def _comparison_html(comps: Sequence[DefenseComparison]) -> str:
         "benign",
         "injected",
     )
+    cost_labels = ("calls", "input tok", "output tok")
     head = (
         '<tr><th rowspan="2">defense</th>'
         '<th class="grp" colspan="4">ASR (lower is better)</th>'
         '<th class="grp" colspan="4">benign COR (higher is better)</th>'
         '<th class="grp">benign TCR</th><th class="grp" colspan="2">blocked</th>'
-        '<th rowspan="2" class="num">pairs</th></tr><tr>'
+        '<th rowspan="2" class="num">pairs</th>'
+        '<th class="grp" colspan="3">extra per run</th></tr><tr>'
         + "".join(
             f'<th class="num{" gs" if i in (0, 4, 8, 9) else ""}">{h}</th>'
             for i, h in enumerate(labels)
+        )
+        + "".join(
+            f'<th class="num{" gs" if i == 0 else ""}">{h}</th>' for i, h in enumerate(cost_labels)
         )
         + "</tr>"
     )
@@ -296,7 +359,7 @@ def _comparison_html(comps: Sequence[DefenseComparison]) -> str:
         agent = (c.framework, c.model)
         if agent != previous:
             body.append(
-                f'<tr class="agentrow"><th colspan="{len(labels) + 2}">'
+                f'<tr class="agentrow"><th colspan="{len(labels) + len(cost_labels) + 2}">'
                 f"{_e(c.framework)} <span>{_e(c.model)}</span></th></tr>"
             )
             previous = agent
@@ -313,16 +376,36 @@ def _comparison_html(comps: Sequence[DefenseComparison]) -> str:
             + _cell(c.rates.benign_tcr, "num gs")
             + _cell(c.rates.benign_blocked, "num gs")
             + _cell(c.rates.injected_blocked)
-            + f'<td class="num">{asr.diff.n if asr else "n/a"}</td></tr>'
+            + f'<td class="num">{asr.diff.n if asr else "n/a"}</td>'
+            + _cost_cells(c.rates.cost)
+            + "</tr>"
         )
     return (
         '<div class="tablewrap"><table class="est defense-comparison"><caption>Without = the '
         "same agent with no defense; with = the defended condition. Δ = with minus without on "
         "matched units (bold when the 95% interval excludes 0); p = exact McNemar test; "
         "pairs = injected runs matched in both conditions. Blocked: share of runs the defense "
-        "stopped (⊥).</caption>"
+        "stopped (⊥). Extra per run: model calls and input/output tokens with minus without "
+        "the defense, on the same runs (a judge's or evidence follow-up's calls, a second "
+        "decision when asked to reconsider).</caption>"
         f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _cost_cells(cost: DefenseCost | None) -> str:
+    calls, tin, tout = cost_text(cost)
+    title = ""
+    if cost is not None:
+        what = (
+            f"{cost.calls:.2f} calls/run ({cost.defense_calls:.2f} by defenses), "
+            f"{cost.matched} matched runs"
+        )
+        title = f' title="{_e(what)}"'
+    out = []
+    for i, (v, g) in enumerate(((calls, " gs"), (tin, ""), (tout, ""))):
+        na = " na" if v in ("n/a", "–") else ""
+        out.append(f'<td class="num{g}{na}"{title if i == 0 else ""}>{_e(v)}</td>')
+    return "".join(out)
 
 
 def _auc_cell(a: Auroc | None) -> str:
@@ -428,6 +511,35 @@ def _rate_lines(r: DefenseRates) -> list[dict[str, str]]:
     ]
 
 
+def _cost_lines(r: DefenseRates) -> list[dict[str, str]]:
+    cost = r.cost
+    if cost is None:
+        return []
+    base = {"table": "defense_cost", "defense": r.defense, "framework": r.framework}
+    base["model"] = r.model
+    out = []
+    for metric, value, n in (
+        ("calls_per_run", cost.calls, cost.runs),
+        ("defense_calls_per_run", cost.defense_calls, cost.runs),
+        ("input_tokens_per_run", cost.input_tokens, cost.runs),
+        ("output_tokens_per_run", cost.output_tokens, cost.runs),
+        ("extra_calls_per_run", cost.extra_calls, cost.matched),
+        ("extra_input_tokens_per_run", cost.extra_input_tokens, cost.matched),
+        ("extra_output_tokens_per_run", cost.extra_output_tokens, cost.matched),
+    ):
+        out.append(
+            {
+                **base,
+                "subset": "all",
+                "metric": metric,
+                "value": "" if value is None else csv_num(value),
+                "n": csv_num(n),
+                "method": "mean",
+            }
+        )
+    return out
+
+
 def _change_lines(c: DefenseComparison) -> list[dict[str, str]]:
     base = {"table": "defense_change", "defense": c.defense, "framework": c.framework}
     base["model"] = c.model
@@ -488,6 +600,7 @@ def defense_csv_lines(section: DefenseSection | None) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for r in section.rates:
         out += _rate_lines(r)
+        out += _cost_lines(r)
     for c in section.comparisons:
         out += _change_lines(c)
     for d in ordered_detectors(section):

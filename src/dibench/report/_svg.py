@@ -317,6 +317,7 @@ class FrontierPoint:
     asr: Estimate
     cor: Estimate
     baseline: bool = False
+    key: str = ""  # the defense spec (data-defense), when the label adds more (its cost)
 
 
 @dataclass(frozen=True)
@@ -473,7 +474,8 @@ def frontier_chart(
             else f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="5.5" fill="{color}"/>'
         )
         parts.append(
-            f'<g class="point{" baseline" if p.baseline else ""}" data-defense="{_e(p.label)}" '
+            f'<g class="point{" baseline" if p.baseline else ""}" '
+            f'data-defense="{_e(p.key or p.label)}" '
             f'data-asr="{p.asr.value!r}" data-cor="{p.cor.value!r}">'
             f'<path d="M{ax0:.1f} {cy:.1f}H{ax1:.1f}M{ax0:.1f} {cy - 4:.1f}V{cy + 4:.1f}'
             f"M{ax1:.1f} {cy - 4:.1f}V{cy + 4:.1f}M{cx:.1f} {ay0:.1f}V{ay1:.1f}"

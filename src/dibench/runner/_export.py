@@ -86,6 +86,14 @@ def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
     return len(rows)
 
 
+def _judges(defense: dict[str, Any]) -> bool:
+    """A defense whose model calls are recorded as judge steps (its own replay file)."""
+    name = defense.get("name")
+    if name == "llm-judge":
+        return True
+    return name == "evidence-check" and defense.get("claims") == "model"
+
+
 def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
     """Replay files per condition: {"instance_id", "repeat", "responses"} per episode.
 
@@ -99,7 +107,7 @@ def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
     written = []
     for key, c in store.conditions().items():
         path = out_dir / replies_path(out_dir.parent, c["framework"], c["model"], c["defense"]).name
-        judges = [d for d in c["config"].get("defenses", []) if d.get("name") == "llm-judge"]
+        judges = [d for d in c["config"].get("defenses", []) if _judges(d)]
         cur = store.db.execute(
             "SELECT instance_id, repeat, steps FROM results WHERE condition=? AND outcome!=? "
             "ORDER BY instance_id, repeat",
