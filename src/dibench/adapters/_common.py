@@ -278,6 +278,9 @@ class Shown:
 
 
 _SHOWN: Memo[Shown] = Memo(maxsize=12)
+# (id of the PNG bytes, variant, jpeg) -> (those bytes, Shown), touched on the event loop only:
+# every repeat of a screen passes the same bytes object, found again without hashing 300 KB.
+_SHOWN_BY_PNG: dict[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = {}
 
 Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
@@ -326,6 +329,11 @@ async def show(
     encoding never stall other episodes.
     """
 
+    if png is not None:
+        hit = _SHOWN_BY_PNG.get((id(png), variant, jpeg))
+        if hit is not None and hit[0] is png:
+            return hit[1]  # a repeat of a screen: no hashing, no hop to a thread
+
     def work() -> Shown:
         if png is not None:
             screen = "png:" + hashlib.blake2b(png, digest_size=16).hexdigest()
@@ -335,7 +343,12 @@ async def show(
             (screen, variant, jpeg), lambda: _make_shown(screenshot, transform, png, jpeg)
         )
 
-    return await asyncio.to_thread(work)
+    shown = await asyncio.to_thread(work)
+    if png is not None:
+        if len(_SHOWN_BY_PNG) >= 16:  # a Shown may hold a derived bitmap: keep few
+            _SHOWN_BY_PNG.pop(next(iter(_SHOWN_BY_PNG)))
+        _SHOWN_BY_PNG[(id(png), variant, jpeg)] = (png, shown)
+    return shown
 
 
 async def show_screen(screen: Screen) -> Shown:

@@ -7,6 +7,7 @@ sees must be exactly the bytes the benchmark rendered.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 from ._base import ImagePart, Message, TextPart
@@ -49,13 +50,16 @@ def _text_only(message: Message) -> bool:
 
 
 def to_openai_messages(
-    messages: tuple[Message, ...] | list[Message], image_detail: str | None = None
+    messages: tuple[Message, ...] | list[Message],
+    image_detail: str | None = None,
+    url: Callable[[ImagePart], str] = data_url,
 ) -> list[dict[str, Any]]:
     """Chat-completions messages.
 
     Text-only messages are sent as a plain string: some servers (older vLLM, several local
     runners) reject part lists for system and assistant turns. Messages with images become
-    ``text`` / ``image_url`` part lists in their original order.
+    ``text`` / ``image_url`` part lists in their original order. ``url`` gives each image's
+    URL (default: its data URL; the OpenAI provider passes placeholders it splices later).
     """
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -67,7 +71,7 @@ def to_openai_messages(
             if isinstance(part, TextPart):
                 parts.append({"type": "text", "text": part.text})
             else:
-                image_url: dict[str, Any] = {"url": data_url(part)}
+                image_url: dict[str, Any] = {"url": url(part)}
                 if image_detail:
                     image_url["detail"] = image_detail
                 parts.append({"type": "image_url", "image_url": image_url})

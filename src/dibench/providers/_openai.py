@@ -11,13 +11,13 @@ auth headers, base URL, timeouts, connection pooling and the mapping of HTTP err
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
-from ._base import PROVIDERS, Request
-from ._convert import to_openai_messages
+from ._base import PROVIDERS, ImagePart, Request
+from ._convert import data_url, to_openai_messages
 from ._http import HTTPProvider, import_sdk, json_object, json_reply
 from ._retry import Reply, Retryable
 
@@ -53,6 +53,26 @@ def parse_chat_completion(body: bytes, model: str = "") -> Reply:
     if not text and isinstance(refusal_text, str):
         text = refusal_text
     return json_reply(data, text, refusal, model, ("prompt_tokens", "completion_tokens"))
+
+
+# A placeholder for an image URL in a dumped body: MARK index MARK. A request whose text holds
+# the marker itself (NUL characters) is dumped the plain way.
+_MARK = "\x00dibench-image\x00"
+_MARK_JSON = orjson.dumps(_MARK)[1:-1]  # the marker as it appears in JSON
+_URL_JSON: dict[int, tuple[bytes, str, bytes]] = {}
+
+
+def _json_data_url(part: ImagePart) -> bytes:
+    """``orjson.dumps(data_url(part))`` without its quotes, kept for the last few images
+    (checked by identity)."""
+    hit = _URL_JSON.get(id(part.png))
+    if hit is not None and hit[0] is part.png and hit[1] == part.mime:
+        return hit[2]
+    text = orjson.dumps(data_url(part))[1:-1]
+    if len(_URL_JSON) >= 32:
+        _URL_JSON.pop(next(iter(_URL_JSON)))
+    _URL_JSON[id(part.png)] = (part.png, part.mime, text)
+    return text
 
 
 class OpenAIProvider(HTTPProvider):
@@ -101,14 +121,37 @@ class OpenAIProvider(HTTPProvider):
         )
 
     def _payload(self, request: Request) -> bytes:
-        """The JSON body, serialized once (orjson) and reused by every retry."""
-        return orjson.dumps(self.body(request))
+        """The JSON body, serialized once (orjson) and reused by every retry.
+
+        Images are serialized once per image, not once per call: the body is dumped with a
+        short placeholder for each image URL, which is then replaced by the data URL's JSON
+        text, kept per image (every repeat of a screen sends the same bytes object). The result
+        is byte for byte ``orjson.dumps(self.body(request))``.
+        """
+        images: list[ImagePart] = []
+
+        def placeholder(part: ImagePart) -> str:
+            images.append(part)
+            return f"{_MARK}{len(images) - 1}{_MARK}"
+
+        data = orjson.dumps(self._body(request, placeholder))
+        if not images:
+            return data
+        pieces = data.split(_MARK_JSON)  # the text around each URL, and the URL's index
+        if len(pieces) != 2 * len(images) + 1:  # a text that held the marker: no shortcut
+            return orjson.dumps(self.body(request))
+        for i in range(1, len(pieces), 2):
+            pieces[i] = _json_data_url(images[int(pieces[i])])
+        return b"".join(pieces)
 
     def body(self, request: Request) -> dict[str, Any]:
         """The chat-completions request body for ``request`` (what the server will receive)."""
+        return self._body(request, data_url)
+
+    def _body(self, request: Request, url: Callable[[ImagePart], str]) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.messages, self.image_detail),
+            "messages": to_openai_messages(request.messages, self.image_detail, url),
         }
         if "temperature" not in self.omit:
             payload["temperature"] = request.temperature

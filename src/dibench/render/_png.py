@@ -141,14 +141,14 @@ def splice_png(
     dirty = set()
     for y1, y2 in changed_rows:
         dirty.update(range(max(0, y1) // band, (min(height, y2) - 1) // band + 1))
-    filtered = _filtered(image)[0] if dirty else None
     bands = []
     pos = 2  # after the zlib header
     for i in range(n_bands):
         length, adler, raw_len = struct.unpack(">III", table[3 + 12 * i : 15 + 12 * i])
         if i in dirty:
-            assert filtered is not None
-            raw = filtered[i * band : (i + 1) * band].tobytes()
+            # the Sub filter works row by row: filter only this band's rows, not the screen
+            rows = image.crop((0, i * band, width, min(height, (i + 1) * band)))
+            raw = _filtered(rows)[0].tobytes()
             bands.append((_deflate_band(raw, level, i == n_bands - 1), zlib.adler32(raw), len(raw)))
         else:
             bands.append((idat[pos : pos + length], adler, raw_len))

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from PIL import Image
+
 from dibench.adapters._base import Adapter, AgentInput, Decision
-from dibench.dataset._dataset import Dataset
+from dibench.dataset._dataset import Dataset, Instance
 from dibench.metrics._rows import Outcome, ResultRow
 from dibench.providers._base import EndpointError, InfraError, Provider
 
@@ -110,10 +115,78 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
     return work
 
 
+class _LazyScreenshot(Image.Image):
+    """A screenshot whose pixels are composed only when something reads them.
+
+    When the runner has the screen's PNG (a benign screen or a materialised injected one, read
+    from disk), an adapter that sends that PNG to a model never touches the pixels: composing
+    them anyway (a full-screen copy and the probe's drawing, ~7 ms at 1080x2340) would be pure
+    waste. Size and mode are known up front; any pixel access (``im``, ``load``, numpy, ...)
+    composes once, under a lock, and the object then behaves as the composed image.
+    """
+
+    def __init__(self, make: Callable[[], Image.Image], size: tuple[int, int], mode: str) -> None:
+        self._make: Callable[[], Image.Image] | None = None
+        super().__init__()
+        self._mode, self._size = mode, size
+        self._make = make
+        self._compose_lock = threading.Lock()
+
+    @property  # type: ignore[override]
+    def _im(self) -> Any:
+        make = self.__dict__.get("_make")
+        if make is not None:
+            with self._compose_lock:
+                if self.__dict__.get("_make") is not None:
+                    image = make()
+                    if image.size != self._size or image.mode != self._mode:
+                        raise ValueError(
+                            f"composed screenshot is {image.mode} {image.size}, "
+                            f"expected {self._mode} {self._size}"
+                        )
+                    self.__dict__["_lazy_im"] = image.im
+                    self.info = dict(image.info)
+                    self.__dict__["_make"] = None
+        return self.__dict__.get("_lazy_im")
+
+    @_im.setter
+    def _im(self, value: Any) -> None:
+        self.__dict__["_lazy_im"] = value
+        if value is not None:
+            self.__dict__["_make"] = None
+
+
+# Dataset pixel caches are not thread-safe; screens are composed in a worker thread and, lazily,
+# wherever an adapter first reads the pixels.
+_PIXELS = threading.RLock()
+
+
 def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") -> AgentInput:
+    """The input of one run. The screenshot's pixels are held only when nothing else can stand
+    in for them: with the PNG at hand (read from disk, or spliced from the benign PNG's bands)
+    they are composed again on first use, so the runs in flight hold ~300 KB of PNG each rather
+    than a 7.5 MB bitmap, and an adapter that only sends the PNG never pays for them."""
     inst = ds.instance(iid)
     state = inst.state
-    screenshot = ds.screenshot(iid)
+
+    def compose() -> Image.Image:
+        with _PIXELS:
+            return ds.screenshot(iid)
+
+    with _PIXELS:
+        png = ds.screenshot_png(iid)  # on disk: benign or materialised injected screens
+        composed = None
+        if png is None:
+            composed = ds.screenshot(iid)
+            png = ds.screenshot_png(iid, composed)  # splices the benign PNG's bands
+    screenshot: Image.Image
+    if png is not None:
+        size = composed.size if composed is not None else (state.width, state.height)
+        mode = composed.mode if composed is not None else "RGB"
+        screenshot = _LazyScreenshot(compose, size, mode)
+    else:
+        assert composed is not None
+        screenshot = composed
     return AgentInput(
         instance_id=iid,
         repeat=repeat,
@@ -126,7 +199,7 @@ def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") ->
         candidate_boxes={c.id: c.boxes["card"] for c in state.candidates},
         acceptable=state.acceptable,
         system_prefix=system_prefix,
-        screenshot_png=ds.screenshot_png(iid, screenshot),
+        screenshot_png=png,
     )
 
 
@@ -139,8 +212,9 @@ def _row(
     defense: str,
     decision: str | None,
     outcome: Outcome,
+    inst: Instance | None = None,
 ) -> ResultRow:
-    inst = ds.instance(iid)
+    inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
     return ResultRow(
         instance_id=iid,
@@ -367,6 +441,38 @@ def open_condition(
     return adapter, defense, store.add_condition(framework, model, defense, config)
 
 
+# Rows handed to the store thread and not yet committed; past this the event loop waits.
+_WRITES_AHEAD = 256
+
+
+class _AfterCommit:
+    """Defers a recorder's ``flush`` of a run until the run's row is committed.
+
+    ``drive`` flushes a successful run's replies before handing the run to ``finish``; this
+    wrapper notes the wish and ``committed`` (called on the store thread after the row's
+    transaction) carries it out. ``discard`` (a failed run) passes straight through.
+    """
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+        self._due: set[tuple[str, int]] = set()
+        self._lock = threading.Lock()
+
+    def flush(self, instance_id: str, repeat: int) -> None:
+        with self._lock:
+            self._due.add((instance_id, repeat))
+
+    def discard(self, instance_id: str, repeat: int) -> None:
+        self.recorder.discard(instance_id, repeat)
+
+    def committed(self, instance_id: str, repeat: int) -> None:
+        with self._lock:
+            due = (instance_id, repeat) in self._due
+            self._due.discard((instance_id, repeat))
+        if due and self.recorder is not None:
+            self.recorder.flush(instance_id, repeat)
+
+
 async def run_condition(
     ds: Dataset,
     store: ResultStore,
@@ -404,28 +510,61 @@ async def run_condition(
     done = store.done(condition)
     work = [w for w in plan_work(ds, config) if w not in done]
     prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
-    cache: dict[str, AgentInput] = {}
+    cache: dict[str, asyncio.Future[AgentInput]] = {}
+    loop = asyncio.get_running_loop()
+    # One thread composes and splices screens: off the event loop (calls in flight keep
+    # moving) and, where the process may use it, on the second core.
+    composer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-compose")
 
-    def agent_input(iid: str, repeat: int) -> AgentInput:
+    async def agent_input(iid: str, repeat: int) -> AgentInput:
         base = cache.get(iid)
         if base is None:
-            if len(cache) > 8:  # work is instance-major: a few instances are in flight at once
+            if len(cache) > max(8, config.concurrency):  # instance-major: few are in flight
                 cache.pop(next(iter(cache)))
-            base = cache[iid] = _agent_input(ds, iid, 0, system_prefix)
-        return dataclasses.replace(base, repeat=repeat, seed=repeat)
+            base = cache[iid] = loop.run_in_executor(
+                composer, _agent_input, ds, iid, 0, system_prefix
+            )
+        return dataclasses.replace(await base, repeat=repeat, seed=repeat)
 
     async def attempt(iid: str, repeat: int) -> Decision:
-        return await adapter.decide(agent_input(iid, repeat), provider)
+        return await adapter.decide(await agent_input(iid, repeat), provider)
+
+    # One thread commits the rows: a 300 KB screenshot into the WAL costs ~3 ms of wall time
+    # per distinct screen, mostly waiting on I/O, which the calls in flight need not wait for.
+    # A run's replies are appended to the replay file only after its row is committed (the
+    # same thread, in order), so a kill never leaves a recorded reply without its row.
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-store")
+    writes: deque[Future[None]] = deque()
+    after_commit = _AfterCommit(recorder)
+    instances: dict[str, Instance] = {}
+
+    def commit(row: ResultRow, decision: Decision | None, cause: str) -> None:
+        store.put(condition, row, decision, cause)
+        after_commit.committed(row.instance_id, row.repeat)
 
     def finish(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
+        while writes and (writes[0].done() or len(writes) >= _WRITES_AHEAD):
+            writes.popleft().result()  # a failed commit (full disk) stops the run, as before
         chosen = decision.candidate if decision is not None else None
-        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
-        store.put(condition, row, decision, cause)
+        inst = instances.get(iid)
+        if inst is None:  # the record is parsed once per instance, not once per repeat
+            if len(instances) > 64:
+                instances.pop(next(iter(instances)))
+            inst = instances[iid] = ds.instance(iid)
+        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome, inst)
+        writes.append(writer.submit(commit, row, decision, cause))
 
-    aborted = await drive(
-        work, attempt, finish, prog,
-        concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
-    )  # fmt: skip
+    try:
+        aborted = await drive(
+            work, attempt, finish, prog,
+            concurrency=config.concurrency, fatal=fatal,
+            recorder=after_commit if recorder is not None else None, on_progress=on_progress,
+        )  # fmt: skip
+    finally:
+        composer.shutdown(wait=True)
+        writer.shutdown(wait=True)  # every row handed over is committed (or failed) here
+    for w in writes:
+        w.result()
     return RunSummary(condition, prog, time.perf_counter() - t0, aborted)

@@ -1,0 +1,122 @@
+"""The runner's hot path: screens composed only when read, rows committed on the store thread
+with each run's replies recorded after its row, and the shown-image cache hit by repeats."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import pickle
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+from PIL import Image
+
+from dibench.adapters import make_adapter
+from dibench.adapters._common import show
+from dibench.dataset import Dataset
+from dibench.providers import make_provider
+from dibench.providers._replay import RecordingProvider
+from dibench.runner import ResultStore, RunConfig, run_condition
+from dibench.runner._run import _agent_input
+from dibench.runner._store import StoreError
+from dibench.testing import FakeChatServer
+
+
+def _ids(ds: Dataset) -> list[str]:
+    benign = next(iter(ds.benign))
+    injected = [i for i in ds.injected_ids() if i.startswith(benign + ".")][:3]
+    return [benign, *injected]
+
+
+def test_agent_input_pixels_and_png_are_the_screen(small_dataset: Dataset) -> None:
+    for iid in _ids(small_dataset):
+        inp = _agent_input(small_dataset, iid, 1)
+        want = np.asarray(small_dataset.screenshot(iid))
+        assert inp.screenshot.size == (want.shape[1], want.shape[0])
+        assert inp.screenshot.mode == "RGB"
+        assert np.array_equal(np.asarray(inp.screenshot), want), iid
+        assert inp.screenshot_png is not None
+        with Image.open(io.BytesIO(inp.screenshot_png)) as im:
+            assert np.array_equal(np.asarray(im.convert("RGB")), want), iid
+        # what an adapter or a defense does with it still works on the composed pixels
+        again = _agent_input(small_dataset, iid, 1).screenshot
+        assert np.array_equal(np.asarray(again.copy().crop((0, 0, 50, 50))), want[:50, :50])
+        revived = pickle.loads(pickle.dumps(_agent_input(small_dataset, iid, 1).screenshot))
+        assert np.array_equal(np.asarray(revived), want)
+
+
+class _FailingStore(ResultStore):
+    """A store whose disk fills up after ``ok`` rows."""
+
+    def __init__(self, path: Path, ok: int) -> None:
+        super().__init__(path)
+        self.ok = ok
+
+    def put(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if self.ok <= 0:
+            raise StoreError(f"{self.path}: database or disk is full")
+        self.ok -= 1
+        super().put(*args, **kwargs)
+
+
+def _run(ds: Dataset, store: ResultStore, url: str, replies: Path) -> None:
+    provider = RecordingProvider(
+        make_provider("openai:fake-vl", base_url=url, api_key_env="HOT_PATH_KEY"), replies
+    )
+
+    async def go() -> None:
+        try:
+            await run_condition(
+                ds, store, make_adapter("direct"), provider,
+                RunConfig(repeats=2, limit=2, concurrency=8),
+                framework="direct", model="openai:fake-vl", recorder=provider,
+            )  # fmt: skip
+        finally:
+            await provider.aclose()
+
+    asyncio.run(go())
+
+
+def _recorded(replies: Path) -> set[tuple[str, int]]:
+    if not replies.exists():
+        return set()
+    lines = replies.read_bytes().splitlines()
+    return {(r["instance_id"], r["repeat"]) for r in map(orjson.loads, lines)}
+
+
+def test_every_recorded_reply_has_its_row(
+    small_dataset: Dataset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOT_PATH_KEY", "sk-test")
+    with FakeChatServer(reply="Answer: 1") as srv:
+        with ResultStore(tmp_path / "ok.sqlite") as store:
+            _run(small_dataset, store, srv.base_url, tmp_path / "ok.jsonl")
+            rows = {(r.instance_id, r.repeat) for r in store.rows()}
+        assert len(rows) > 10
+        assert _recorded(tmp_path / "ok.jsonl") == rows
+
+        with _FailingStore(tmp_path / "full.sqlite", ok=5) as store:
+            with pytest.raises(StoreError, match="disk is full"):
+                _run(small_dataset, store, srv.base_url, tmp_path / "full.jsonl")
+            rows = {(r.instance_id, r.repeat) for r in store.rows()}
+        assert len(rows) == 5
+        assert _recorded(tmp_path / "full.jsonl") <= rows  # no reply outlives a lost row
+
+
+def test_repeats_of_a_screen_share_one_shown_image(small_dataset: Dataset) -> None:
+    iid = _ids(small_dataset)[1]
+    inp = _agent_input(small_dataset, iid, 1)
+
+    async def go() -> tuple:
+        a = await show(inp.screenshot, "raw", None, inp.screenshot_png)
+        b = await show(inp.screenshot, "raw", None, inp.screenshot_png)
+        c = await show(inp.screenshot, "raw", None, bytes(inp.screenshot_png))  # equal bytes
+        d = await show(inp.screenshot, "raw", None, inp.screenshot_png, jpeg=75)
+        return a, b, c, d
+
+    a, b, c, d = asyncio.run(go())
+    assert a is b
+    assert c.png == a.png == inp.screenshot_png
+    assert d.part.mime == "image/jpeg" and d.png != a.png
