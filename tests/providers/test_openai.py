@@ -139,10 +139,12 @@ def test_server_errors_are_retried(srv: FakeChatServer, status: int) -> None:
 def test_hang_times_out_and_retries(srv: FakeChatServer) -> None:
     srv.push_faults(Fault.hang(30))
     start = time.monotonic()
-    done = complete(provider(srv, timeout_s=0.3))
+    done = complete(provider(srv, timeout_s=1.0))
     elapsed = time.monotonic() - start
-    assert done.attempts == 2 and done.text == "Action: tap(3)"
-    assert 0.3 <= elapsed < 5.0
+    # the hung call times out and is retried; on a loaded machine a healthy answer may also
+    # miss the timeout once, so count the hang, not the attempts
+    assert done.attempts >= 2 and srv.faults_served == 1 and done.text == "Action: tap(3)"
+    assert 1.0 <= elapsed < 15.0
 
 
 @pytest.mark.parametrize("fault", [Fault.drop(), Fault.malformed(), Fault.empty()])
