@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -61,6 +60,7 @@ from ._common import (
     swipe_direction,
     swipe_end,
 )
+from ._parse import check_point, first_json_object, numbers
 
 __all__ = [
     "MAX_PIXELS",
@@ -72,56 +72,6 @@ __all__ = [
     "read_owl_call_faithful",
     "smart_resize",
 ]
-
-# ------------------------------------------------------------------ tolerant JSON helpers
-# Kept here (not in the shared _parse.py) so the robust reader stays exactly as it is while
-# other frameworks' helpers change.
-
-_NUMBER = r"[-+]?\d+(?:\.\d+)?"
-
-
-def _numbers(text: str) -> list[float]:
-    return [float(n) for n in re.findall(_NUMBER, text)]
-
-
-def _json_objects(text: str) -> Iterator[Any]:
-    """Every JSON object that parses, scanning from each '{' (nesting allowed)."""
-    decoder = json.JSONDecoder()
-    i = text.find("{")
-    while i != -1:
-        try:
-            obj, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            i = text.find("{", i + 1)
-            continue
-        yield obj
-        i = text.find("{", end)
-
-
-def _without_comments(text: str) -> str:
-    """Models put // and '# ' comments inside their JSON."""
-    text = re.sub(r"(?<![:\"'\w])//[^\n]*", "", text)
-    return re.sub(r"(?m)(?<![\"'\w])#\s[^\n]*$", "", text)
-
-
-def _first_json_object(text: str, *, require: str | None = None) -> dict[str, Any]:
-    """The first JSON object in the text (that has key ``require``), else ReplyError."""
-    seen_brace = "{" in text
-    for candidate in (text, _without_comments(text)):
-        for obj in _json_objects(candidate):
-            if isinstance(obj, dict) and (require is None or require in obj):
-                return obj
-    if not seen_brace:
-        raise ReplyError("no JSON object")
-    raise ReplyError("no valid JSON object" + (f" with {require!r}" if require else ""))
-
-
-def _check_point(x: float, y: float, width: float, height: float) -> tuple[float, float]:
-    """A coordinate on the screen the model was shown, else ReplyError (off-screen)."""
-    if not (0 <= x <= width and 0 <= y <= height):
-        raise ReplyError(f"point ({x:g}, {y:g}) is off the {width:g}x{height:g} screen")
-    return x, y
-
 
 # ------------------------------------------------------------------ prompts
 
@@ -293,10 +243,10 @@ def parse_owl_tool_call(text: str) -> ToolCall:
     m = (own or calls or [None])[0]
     source = m.group(1) if m else text
     try:
-        obj = _first_json_object(source, require="arguments")
+        obj = first_json_object(source, require="arguments")
         args = obj["arguments"]
     except ReplyError:
-        obj = _first_json_object(source, require="action")  # arguments written flat
+        obj = first_json_object(source, require="action")  # arguments written flat
         args = obj
     if isinstance(args, str):
         try:
@@ -387,7 +337,7 @@ class Geometry:
 
 def _point(value: Any, what: str) -> tuple[float, float]:
     if isinstance(value, str):
-        value = _numbers(value)
+        value = numbers(value)
     if isinstance(value, dict):
         value = [value.get("x"), value.get("y")]
     try:
@@ -406,13 +356,13 @@ def _robust_action(call: ToolCall, geo: Geometry) -> Action:
         return (x / mw * geo.shown_w) / geo.sx, (y / mh * geo.shown_h) / geo.sy
 
     if call.action in ("click", "long_press", "swipe"):
-        x, y = _check_point(*_point(a.get("coordinate"), "coordinate"), mw, mh)
+        x, y = check_point(*_point(a.get("coordinate"), "coordinate"), mw, mh)
         sx, sy = to_screen(x, y)
         if call.action == "click":
             return Action("tap", x=sx, y=sy)
         if call.action == "long_press":
             return Action("long_press", x=sx, y=sy)
-        x2, y2 = _check_point(*_point(a.get("coordinate2"), "coordinate2"), mw, mh)
+        x2, y2 = check_point(*_point(a.get("coordinate2"), "coordinate2"), mw, mh)
         return Action("swipe", x=sx, y=sy, direction=swipe_direction(x2 - x, y2 - y))
     if call.action == "type":
         return Action("type", text=str(a.get("text", "")))
