@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -318,3 +319,13 @@ def test_mimic_probes_are_opt_in() -> None:
     assert set(MIMIC_PROBES) <= set(PROBES.names())
     assert set(MIMIC_PROBES).isdisjoint(default_probe_names())
     assert set(BUILTIN_PROBES) <= set(default_probe_names())
+
+
+def test_asking_for_an_opt_in_probe_the_dataset_lacks_says_how_to_get_it(tmp_path: Path) -> None:
+    from dibench.runner import RunError
+    from dibench.runner._api import check_probes
+
+    data = tmp_path / "d"
+    generate(data, GenerateConfig(seed=1, benign=1, width=540, height=1170, probes=("naive",)))
+    with pytest.raises(RunError, match="mimic-owl is opt-in: generate with --probes mimic-owl"):
+        check_probes(Dataset.open(data), ("mimic-owl",))

@@ -315,8 +315,13 @@ def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
     present = {iid.rsplit(".", 1)[1] for iid in ds.injected_ids()}
     unknown = [p for p in probes if p not in present]
     if unknown:
+        from dibench.probes import PROBES
+
         known = ", ".join(sorted(present)) or "none: the dataset has no injected instances"
-        raise RunError(f"--probes: {ds.root} has no probe {unknown[0]!r} (it has: {known})")
+        hint = ""
+        if unknown[0] in PROBES and getattr(PROBES.get(unknown[0]), "opt_in", False):
+            hint = f"; {unknown[0]} is opt-in: generate with --probes {unknown[0]}"
+        raise RunError(f"--probes: {ds.root} has no probe {unknown[0]!r} (it has: {known}){hint}")
 
 
 def preflight(req: RunRequest) -> Dataset:
