@@ -254,42 +254,23 @@ class ModelClaim:
 
 
 def _balanced(text: str) -> list[Any]:
-    """Every balanced ``[...]`` or ``{...}`` of ``text`` that parses as JSON, in order."""
+    """Every JSON array or object that parses from a ``[`` or ``{`` of ``text``, in order
+    (a value that fails is skipped one character on, so one nested inside it is still found)."""
+    decoder = json.JSONDecoder()
     found: list[Any] = []
     pos = 0
-    while pos < len(text):
+    while True:
         starts = [i for i in (text.find("[", pos), text.find("{", pos)) if i >= 0]
         if not starts:
-            break
+            return found
         start = min(starts)
-        depth, in_str, esc, end = 0, False, False, -1
-        for i in range(start, len(text)):
-            c = text[i]
-            if in_str:
-                if esc:
-                    esc = False
-                elif c == "\\":
-                    esc = True
-                elif c == '"':
-                    in_str = False
-            elif c == '"':
-                in_str = True
-            elif c in "[{":
-                depth += 1
-            elif c in "]}":
-                depth -= 1
-                if depth == 0:
-                    end = i
-                    break
-        if end < 0:
-            pos = start + 1
-            continue
         try:
-            found.append(json.loads(text[start : end + 1]))
-            pos = end + 1
+            value, end = decoder.raw_decode(text, start)
         except ValueError:
             pos = start + 1
-    return found
+            continue
+        found.append(value)
+        pos = end
 
 
 _ATTR_KEYS = ("attribute", "attr", "name", "field", "key", "constraint", "属性")

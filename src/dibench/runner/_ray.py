@@ -50,7 +50,7 @@ from dibench.metrics._rows import Outcome
 from dibench.providers._base import Completion, InfraError, Provider, Request
 
 from ._errors import RunError
-from ._run import RunConfig, RunProgress, RunSummary, _agent_input, _row, drive, plan_work
+from ._run import RunConfig, RunProgress, RunSummary, _agent_input, _row, drive
 from ._store import ResultStore
 
 __all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
@@ -792,20 +792,13 @@ async def _run_dataset(
     defenses: Any = None,
 ) -> RunSummary:
     """``run_condition`` with the runs on the actor pool: the same condition, plan, rows."""
-    from ._run import open_condition
+    from ._run import open_dataset_condition
 
     t0 = time.perf_counter()
-    adapter, defense, condition = open_condition(
-        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
-        settings={
-            "run": config.describe(),
-            "dataset": str(ds.root),
-            "dataset_sha256": ds.manifest.get("sha256", {}),
-        },
+    adapter, defense, condition, work, prog = open_dataset_condition(
+        ds, store, adapter, provider, defenses, config,
+        framework=framework, model=model, defense=defense,
     )  # fmt: skip
-    done = store.done(condition)
-    work = [w for w in plan_work(ds, config) if w not in done]
-    prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
     workers, _ = _pool_size(backend)
     benign_of = {s: s for s in ds.benign}
     states = {benign_of.get(i) or i.rsplit(".", 2)[0] for i, _ in work}

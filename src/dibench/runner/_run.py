@@ -473,6 +473,34 @@ class _AfterCommit:
             self.recorder.flush(instance_id, repeat)
 
 
+def open_dataset_condition(
+    ds: Dataset,
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    defenses: Any,
+    config: RunConfig,
+    *,
+    framework: str,
+    model: str,
+    defense: str,
+) -> tuple[Adapter, str, str, list[tuple[str, int]], RunProgress]:
+    """A dataset condition registered (``open_condition``) with the work the store lacks and
+    its progress: what every backend does before its first run."""
+    adapter, defense, condition = open_condition(
+        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
+        settings={
+            "run": config.describe(),
+            "dataset": str(ds.root),
+            "dataset_sha256": ds.manifest.get("sha256", {}),
+        },
+    )  # fmt: skip
+    done = store.done(condition)
+    work = [w for w in plan_work(ds, config) if w not in done]
+    prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
+    return adapter, defense, condition, work, prog
+
+
 async def run_condition(
     ds: Dataset,
     store: ResultStore,
@@ -499,17 +527,10 @@ async def run_condition(
     defense's parameters go into its config.
     """
     t0 = time.perf_counter()
-    adapter, defense, condition = open_condition(
-        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
-        settings={
-            "run": config.describe(),
-            "dataset": str(ds.root),
-            "dataset_sha256": ds.manifest.get("sha256", {}),
-        },
+    adapter, defense, condition, work, prog = open_dataset_condition(
+        ds, store, adapter, provider, defenses, config,
+        framework=framework, model=model, defense=defense,
     )  # fmt: skip
-    done = store.done(condition)
-    work = [w for w in plan_work(ds, config) if w not in done]
-    prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
     cache: dict[str, asyncio.Future[AgentInput]] = {}
     loop = asyncio.get_running_loop()
     # One thread composes and splices screens: off the event loop (calls in flight keep
