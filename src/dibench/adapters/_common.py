@@ -300,11 +300,9 @@ def _make_shown(
             png=encode_jpeg(image, jpeg), width=image.width, height=image.height,
             mime="image/jpeg",
         )  # fmt: skip
-        sx = image.width / screenshot.width
-        sy = image.height / screenshot.height
-        return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)
-    data = png if transform is None and png is not None else encode_png(image)
-    part = ImagePart(png=data, width=image.width, height=image.height)
+    else:
+        data = png if transform is None and png is not None else encode_png(image)
+        part = ImagePart(png=data, width=image.width, height=image.height)
     sx = image.width / screenshot.width
     sy = image.height / screenshot.height
     return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)

@@ -916,6 +916,7 @@ class MobileAgentV3Adapter(FrameworkAdapter):
             except InvalidAction as err:  # the original does nothing and asks again
                 ep.record(turn, None, error=f"invalid action, nothing done ({err})")
                 invalid = (turn, err)
+                ep.unread = (turn, f"{err}; the original asks again until the step limit")
                 pool.last_action = json.dumps({"action": "invalid"})
                 pool.last_description = _squash(_after_last(turn.text, "### Description"))
                 pool.actions.append(pool.last_action)
@@ -925,7 +926,7 @@ class MobileAgentV3Adapter(FrameworkAdapter):
                 continue
             except ReplyError as err:
                 ep.unparseable(turn, err)
-            invalid = None
+            invalid = ep.unread = None
             action = self._to_screen(op.action, shown)
             ep.record(turn, action)
             if action.kind == "finish":
@@ -945,13 +946,6 @@ class MobileAgentV3Adapter(FrameworkAdapter):
             pool.descriptions.append(op.description)
             if outcome == "A" and ep.interactive and self.notes:
                 await self._take_notes(ep, after, pool)
-        if invalid is not None:  # the steps ran out on a reply the framework could not act on
-            turn, err = invalid
-            raise End(
-                Outcome.PARSE_ERROR,
-                f"unparseable reply ({err}; the original asks again until the step limit): "
-                f"{excerpt(turn.text)!r}",
-            )
 
     @staticmethod
     def _to_screen(action: Action, shown: Shown) -> Action:
