@@ -86,7 +86,7 @@ def _recorded(replies: Path) -> set[tuple[str, int]]:
     return {(r["instance_id"], r["repeat"]) for r in map(orjson.loads, lines)}
 
 
-def test_every_recorded_reply_has_its_row(
+def test_every_stored_row_has_its_replies_recorded(
     small_dataset: Dataset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOT_PATH_KEY", "sk-test")
@@ -102,7 +102,7 @@ def test_every_recorded_reply_has_its_row(
                 _run(small_dataset, store, srv.base_url, tmp_path / "full.jsonl")
             rows = {(r.instance_id, r.repeat) for r in store.rows()}
         assert len(rows) == 5
-        assert _recorded(tmp_path / "full.jsonl") <= rows  # no reply outlives a lost row
+        assert rows <= _recorded(tmp_path / "full.jsonl")  # no stored row lacks its replies
 
 
 def test_repeats_of_a_screen_share_one_shown_image(small_dataset: Dataset) -> None:

@@ -446,11 +446,13 @@ _WRITES_AHEAD = 256
 
 
 class _AfterCommit:
-    """Defers a recorder's ``flush`` of a run until the run's row is committed.
+    """Moves a recorder's ``flush`` of a run onto the store thread, just before its row.
 
     ``drive`` flushes a successful run's replies before handing the run to ``finish``; this
-    wrapper notes the wish and ``committed`` (called on the store thread after the row's
-    transaction) carries it out. ``discard`` (a failed run) passes straight through.
+    wrapper notes the wish and ``committed`` (called on the store thread right before the
+    row's transaction) carries it out, so every stored row has its replies recorded: a kill
+    between the two leaves at most a reply without a row, which a resume runs again and
+    records anew (a later record wins). ``discard`` (a failed run) passes straight through.
     """
 
     def __init__(self, recorder: Any) -> None:
@@ -552,16 +554,16 @@ async def run_condition(
 
     # One thread commits the rows: a 300 KB screenshot into the WAL costs ~3 ms of wall time
     # per distinct screen, mostly waiting on I/O, which the calls in flight need not wait for.
-    # A run's replies are appended to the replay file only after its row is committed (the
-    # same thread, in order), so a kill never leaves a recorded reply without its row.
+    # A run's replies are appended to the replay file right before its row is committed (the
+    # same thread, in order), so a kill never leaves a stored row without its replies.
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-store")
     writes: deque[Future[None]] = deque()
     after_commit = _AfterCommit(recorder)
     instances: dict[str, Instance] = {}
 
     def commit(row: ResultRow, decision: Decision | None, cause: str) -> None:
+        after_commit.committed(row.instance_id, row.repeat)  # replies first, then the row
         store.put(condition, row, decision, cause)
-        after_commit.committed(row.instance_id, row.repeat)
 
     def finish(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
