@@ -1,5 +1,6 @@
-"""The runner's hot path: screens composed only when read, rows committed on the store thread
-with each run's replies recorded after its row, and the shown-image cache hit by repeats."""
+"""The runner's hot path: screens composed only when read, rows committed in batches on the
+store thread with each run's replies recorded before its row, and the shown-image cache hit by
+repeats."""
 
 from __future__ import annotations
 
@@ -48,17 +49,19 @@ def test_agent_input_pixels_and_png_are_the_screen(small_dataset: Dataset) -> No
 
 
 class _FailingStore(ResultStore):
-    """A store whose disk fills up after ``ok`` rows."""
+    """A store whose disk fills up after ``ok`` commits (batches of rows)."""
 
     def __init__(self, path: Path, ok: int) -> None:
         super().__init__(path)
         self.ok = ok
+        self.batches: list[int] = []
 
-    def put(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def put_many(self, condition, runs) -> None:  # type: ignore[no-untyped-def]
         if self.ok <= 0:
             raise StoreError(f"{self.path}: database or disk is full")
         self.ok -= 1
-        super().put(*args, **kwargs)
+        super().put_many(condition, runs)
+        self.batches.append(len(runs))
 
 
 def _run(ds: Dataset, store: ResultStore, url: str, replies: Path) -> None:
@@ -97,11 +100,14 @@ def test_every_stored_row_has_its_replies_recorded(
         assert len(rows) > 10
         assert _recorded(tmp_path / "ok.jsonl") == rows
 
-        with _FailingStore(tmp_path / "full.sqlite", ok=5) as store:
+        total = len(rows)
+        with _FailingStore(tmp_path / "full.sqlite", ok=2) as store:
             with pytest.raises(StoreError, match="disk is full"):
                 _run(small_dataset, store, srv.base_url, tmp_path / "full.jsonl")
             rows = {(r.instance_id, r.repeat) for r in store.rows()}
-        assert len(rows) == 5
+            committed = sum(store.batches)
+        assert len(store.batches) == 2  # the third commit failed, and the run stopped there
+        assert 0 < len(rows) == committed < total
         assert rows <= _recorded(tmp_path / "full.jsonl")  # no stored row lacks its replies
 
 
@@ -109,14 +115,23 @@ def test_repeats_of_a_screen_share_one_shown_image(small_dataset: Dataset) -> No
     iid = _ids(small_dataset)[1]
     inp = _agent_input(small_dataset, iid, 1)
 
+    def half(im: Image.Image) -> tuple[Image.Image, None]:
+        return im.resize((im.width // 2, im.height // 2)), None
+
     async def go() -> tuple:
         a = await show(inp.screenshot, "raw", None, inp.screenshot_png)
         b = await show(inp.screenshot, "raw", None, inp.screenshot_png)
-        c = await show(inp.screenshot, "raw", None, bytes(inp.screenshot_png))  # equal bytes
+        c = await show(inp.screenshot, "half", half, inp.screenshot_png)
+        e = await show(inp.screenshot, "half", half, inp.screenshot_png)
+        f = await show(inp.screenshot, "half", half, bytes(inp.screenshot_png))  # equal bytes
         d = await show(inp.screenshot, "raw", None, inp.screenshot_png, jpeg=75)
-        return a, b, c, d
+        return a, b, c, e, f, d
 
-    a, b, c, d = asyncio.run(go())
-    assert a is b
-    assert c.png == a.png == inp.screenshot_png
+    a, b, c, e, f, d = asyncio.run(go())
+    # the screen's own PNG is sent as it is: the very bytes object, never copied or re-encoded
+    assert a.png is b.png is inp.screenshot_png
+    assert (a.sx, a.sy) == (1.0, 1.0)
+    # a derived image is made once per screen and variant, found again by bytes or content
+    assert c is e is f
+    assert c.part.width == inp.screenshot.width // 2
     assert d.part.mime == "image/jpeg" and d.png != a.png

@@ -69,7 +69,10 @@ def _snapshot(out: Path) -> dict[str, Any]:
             "SELECT condition, instance_id, repeat, seq, move FROM moves"
         )
     }
-    images = {sha for (sha,) in con.execute("SELECT sha256 FROM images")}
+    images = {
+        sha
+        for (sha,) in con.execute("SELECT sha256 FROM images UNION SELECT sha256 FROM image_spans")
+    }
     con.close()
     return {"rows": rows, "conditions": conditions, "moves": moves, "images": images}
 

@@ -327,6 +327,11 @@ async def show(
     encoding never stall other episodes.
     """
 
+    if png is not None and transform is None and jpeg is None:
+        # The screenshot's own PNG, sent as it is: nothing to derive, encode or share, so no
+        # hashing of 300 KB and no hop to a thread (at one repeat every call is such a screen).
+        part = ImagePart(png=png, width=screenshot.width, height=screenshot.height)
+        return Shown(image=screenshot, part=part)
     if png is not None:
         hit = _SHOWN_BY_PNG.get((id(png), variant, jpeg))
         if hit is not None and hit[0] is png:

@@ -68,15 +68,34 @@ def card_texts(ui: Sequence[UIElement], boxes: dict[str, Box]) -> list[tuple[str
 def _card_texts(
     ui: Sequence[UIElement], boxes: dict[str, Box]
 ) -> list[tuple[str, tuple[str, ...]]]:
+    # Every node's nearest card at or above it, memoised, so a tree of n nodes costs O(n)
+    # rather than O(cards x n x depth): at one repeat each injected instance brings its own
+    # UI tree, and this ran once per call.
     parent = {e.index: e.parent for e in ui}
+    cards = {e.index for e in ui if e.role == "card" and e.candidate is not None}
+    near: dict[int, int] = {-1: -1}
 
-    def under(e: UIElement, root: int) -> bool:
-        i = e.parent
-        while i >= 0:
-            if i == root:
-                return True
+    def nearest(i: int) -> int:
+        path = []
+        while i not in near:
+            if i in cards or len(path) > len(parent):  # a card, or a malformed cyclic tree
+                near[i] = i if i in cards else -1
+                break
+            path.append(i)
             i = parent.get(i, -1)
-        return False
+        for j in path:
+            near[j] = near[i]
+        return near[i]
+
+    texts_of: dict[int, list[str]] = {}
+    for e in ui:
+        text = e.text.strip()
+        if not text:
+            continue
+        c = nearest(e.parent)
+        while c >= 0:  # the text counts under every card it lies in (cards may nest)
+            texts_of.setdefault(c, []).append(text)
+            c = nearest(parent.get(c, -1))
 
     out: list[tuple[str, tuple[str, ...]]] = []
     seen: set[str] = set()
@@ -85,8 +104,7 @@ def _card_texts(
         if card.role != "card" or cid is None or cid in seen or cid not in boxes:
             continue
         seen.add(cid)
-        texts = tuple(e.text.strip() for e in ui if e.text.strip() and under(e, card.index))
-        out.append((cid, texts))
+        out.append((cid, tuple(texts_of.get(card.index, ()))))
     for cid, box in boxes.items():
         if cid in seen:
             continue

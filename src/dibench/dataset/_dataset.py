@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -81,10 +84,19 @@ class Dataset:
             if state.id in self.benign:
                 raise DatasetError(f"{self.benign_path}: duplicate id {state.id!r}")
             self.benign[state.id] = state
-        self._inj_lines: dict[str, tuple[int, bytes]] = {}
+        # Injected records are indexed by (line number, offset, length) and read back on
+        # demand: a full-size dataset holds ~40,000 lines of ~4 KB, which as bytes objects would
+        # be most of a long run's memory. The last few parsed records are kept (a run asks for
+        # each instance's record several times in a row: its input, its UI, its result row).
+        self._inj_lines: dict[str, tuple[int, int, int]] = {}
+        self._inj_fd: int | None = None
+        self._records: OrderedDict[str, InjectedRecord] = OrderedDict()
+        self._records_lock = threading.Lock()
         if self.injected_path.is_file():
+            offset = 0
             with self.injected_path.open("rb") as fh:
                 for lineno, raw in enumerate(fh, start=1):
+                    start, offset = offset, offset + len(raw)
                     if not raw.strip():
                         continue
                     try:
@@ -97,7 +109,7 @@ class Dataset:
                         raise DatasetError(f"{self.injected_path}:{lineno}: field id: missing")
                     if rid in self._inj_lines:
                         raise DatasetError(f"{self.injected_path}:{lineno}: duplicate id {rid!r}")
-                    self._inj_lines[rid] = (lineno, raw)
+                    self._inj_lines[rid] = (lineno, start, len(raw))
         self._images: OrderedDict[str, Image.Image] = OrderedDict()
         self._png_cache: tuple[str, bytes | None] = ("", None)
 
@@ -110,16 +122,50 @@ class Dataset:
         return list(self._inj_lines)
 
     def injected(self, iid: str) -> InjectedRecord:
+        with self._records_lock:
+            rec = self._records.get(iid)
+            if rec is not None:
+                self._records.move_to_end(iid)
+                return rec
         try:
-            lineno, raw = self._inj_lines[iid]
+            lineno, start, length = self._inj_lines[iid]
         except KeyError:
             raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
+        raw = self._read_line(start, length)
         rec = parse_record(InjectedRecord, raw, self.injected_path, lineno)
+        if rec.id != iid:
+            raise DatasetError(f"{self.injected_path}: changed since the dataset was opened")
         if rec.pair_of not in self.benign:
             raise DatasetError(
                 f"{self.injected_path}:{lineno}: field pair_of: no benign state {rec.pair_of!r}"
             )
+        with self._records_lock:
+            self._records[iid] = rec
+            if len(self._records) > 256:
+                self._records.popitem(last=False)
         return rec
+
+    def _read_line(self, start: int, length: int) -> bytes:
+        """One line of injected.jsonl, read where the index says (safe from any thread)."""
+        try:
+            if self._inj_fd is None:
+                self._inj_fd = os.open(self.injected_path, os.O_RDONLY)
+            raw = os.pread(self._inj_fd, length, start)
+        except OSError as exc:
+            raise DatasetError(f"{self.injected_path}: cannot read ({exc.strerror})") from None
+        if len(raw) != length:
+            raise DatasetError(f"{self.injected_path}: changed since the dataset was opened")
+        return raw
+
+    def close(self) -> None:
+        """Release the open injected.jsonl (also done when the Dataset is collected)."""
+        fd, self._inj_fd = self._inj_fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
 
     def iter_injected(self) -> Iterator[InjectedRecord]:
         for iid in self._inj_lines:
@@ -174,13 +220,22 @@ class Dataset:
         return PROBES.get(rec.probe).compose(base, inst.state, rec.target, rec.payload, rec.seed)
 
     def _benign_png(self, state_id: str) -> bytes | None:
-        if self._png_cache[0] != state_id:
-            try:
-                data = (self.root / self.benign[state_id].screenshot).read_bytes()
-            except FileNotFoundError:
-                data = None
-            self._png_cache = (state_id, data)
-        return self._png_cache[1]
+        cached = self._png_cache  # one read of the pair: other threads may replace it
+        if cached[0] == state_id:
+            return cached[1]
+        try:
+            data: bytes | None = (self.root / self.benign[state_id].screenshot).read_bytes()
+        except FileNotFoundError:
+            data = None
+        self._png_cache = (state_id, data)
+        return data
+
+    def png_on_disk(self, iid: str) -> bool:
+        """Whether ``screenshot_png(iid)`` is a file read (a benign or materialised screen),
+        i.e. needs no pixels composed; callers use it to keep cheap work off worker threads."""
+        if iid in self.benign:
+            return True
+        return (self.root / "injected" / f"{iid}.png").is_file()
 
     def screenshot_png(self, iid: str, image: Image.Image | None = None) -> bytes | None:
         """PNG bytes whose pixels are exactly ``screenshot(iid)``, without a full encode.

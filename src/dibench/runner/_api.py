@@ -1,6 +1,7 @@
 """High-level entry points: run one condition or a sweep into a run directory.
 
-A run directory holds ``results.sqlite`` (every row), ``run.json`` (the dataset and every
+A run directory holds ``results.sqlite`` (every row), ``results.sqlite.images`` (each screen the
+model was shown, once; indexed by the database), ``run.json`` (the dataset and every
 condition's settings; never a secret) and, with recording on, ``replies/*.jsonl`` in the replay
 format so any run can be re-scored without the model.
 """

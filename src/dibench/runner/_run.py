@@ -12,9 +12,8 @@ import asyncio
 import dataclasses
 import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,10 +172,10 @@ def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") ->
         with _PIXELS:
             return ds.screenshot(iid)
 
-    with _PIXELS:
-        png = ds.screenshot_png(iid)  # on disk: benign or materialised injected screens
-        composed = None
-        if png is None:
+    png = ds.screenshot_png(iid)  # on disk (benign or materialised injected): no pixels
+    composed = None
+    if png is None:
+        with _PIXELS:
             composed = ds.screenshot(iid)
             png = ds.screenshot_png(iid, composed)  # splices the benign PNG's bands
     screenshot: Image.Image
@@ -475,6 +474,83 @@ class _AfterCommit:
             self.recorder.flush(instance_id, repeat)
 
 
+class _RowWriter:
+    """The store's one writer: a thread that commits finished runs in groups.
+
+    The event loop hands rows over without waiting. The thread commits whatever has piled up
+    since its last commit in one transaction (each run's replies flushed just before): when
+    runs finish slowly every row is committed at once, as before; when they finish faster than
+    commits, the thread lets a group gather (``_GROUP`` rows or ``_LINGER`` seconds) and commits
+    it at once, woken once per group rather than per row (waking a thread and committing once
+    per row cost more CPU than the row itself at hundreds of runs a second). A kill loses at
+    most the rows handed over and not yet committed, which a resume runs again. Past
+    ``_WRITES_AHEAD`` rows waiting, the event loop waits: memory stays bounded when the disk is
+    slow.
+    """
+
+    _GROUP = 32  # rows that end a linger early
+    _LINGER = 0.02  # seconds a busy writer waits for a group to gather
+
+    def __init__(self, store: ResultStore, condition: str, after_commit: _AfterCommit) -> None:
+        self.store, self.condition, self.after_commit = store, condition, after_commit
+        self._pending: list[tuple[ResultRow, Decision | None, str]] = []
+        self._cv = threading.Condition()
+        self._idle = False
+        self._closed = False
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="dibench-store", daemon=True)
+        self._thread.start()
+
+    def submit(self, row: ResultRow, decision: Decision | None, cause: str) -> None:
+        """Queue one finished run; raises the error of an earlier failed commit."""
+        with self._cv:
+            while len(self._pending) >= _WRITES_AHEAD and self._error is None:
+                self._cv.wait()
+            if self._error is not None:
+                raise self._error
+            self._pending.append((row, decision, cause))
+            if self._idle or len(self._pending) == self._GROUP:
+                self._cv.notify_all()
+
+    def _loop(self) -> None:
+        busy = False  # the last commit found more than one row waiting: runs finish fast
+        while True:
+            with self._cv:
+                while not self._pending and not self._closed:
+                    self._idle = True
+                    self._cv.wait()
+                self._idle = False
+                if busy and not self._closed:  # let a group gather: one wake, one commit
+                    self._cv.wait_for(
+                        lambda: len(self._pending) >= self._GROUP or self._closed, self._LINGER
+                    )
+                batch, self._pending = self._pending, []
+                if not batch:
+                    return  # closed, and everything handed over is committed
+                self._cv.notify_all()  # room again for a waiting event loop
+            try:
+                for row, _decision, _cause in batch:  # replies first, then the rows
+                    self.after_commit.committed(row.instance_id, row.repeat)
+                self.store.put_many(
+                    self.condition, [(row, d, cause, ()) for row, d, cause in batch]
+                )
+                busy = len(batch) > 1
+            except BaseException as exc:
+                with self._cv:
+                    self._error = exc
+                    self._pending.clear()
+                    self._cv.notify_all()
+                return
+
+    def close(self) -> BaseException | None:
+        """Commit what is queued and stop the thread; the first failed commit, if any."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+        self._thread.join()
+        return self._error
+
+
 def open_dataset_condition(
     ds: Dataset,
     store: ResultStore,
@@ -544,32 +620,32 @@ async def run_condition(
         if base is None:
             if len(cache) > max(8, config.concurrency):  # instance-major: few are in flight
                 cache.pop(next(iter(cache)))
-            base = cache[iid] = loop.run_in_executor(
-                composer, _agent_input, ds, iid, 0, system_prefix
-            )
+            if ds.png_on_disk(iid):  # a file read and a record: a hop to a thread costs more
+                base = loop.create_future()
+                try:
+                    base.set_result(_agent_input(ds, iid, 0, system_prefix))
+                except Exception as exc:
+                    base.set_exception(exc)
+            else:
+                base = loop.run_in_executor(composer, _agent_input, ds, iid, 0, system_prefix)
+            cache[iid] = base
         return dataclasses.replace(await base, repeat=repeat, seed=repeat)
 
     async def attempt(iid: str, repeat: int) -> Decision:
         return await adapter.decide(await agent_input(iid, repeat), provider)
 
-    # One thread commits the rows: a 300 KB screenshot into the WAL costs ~3 ms of wall time
-    # per distinct screen, mostly waiting on I/O, which the calls in flight need not wait for.
-    # A run's replies are appended to the replay file right before its row is committed (the
-    # same thread, in order), so a kill never leaves a stored row without its replies.
-    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-store")
-    writes: deque[Future[None]] = deque()
+    # One thread commits the rows, in batches: a 300 KB screenshot into the WAL costs ~3 ms of
+    # wall time per distinct screen, mostly waiting on I/O, which the calls in flight need not
+    # wait for. A run's replies are appended to the replay file right before its batch is
+    # committed (the same thread, in order), so a kill never leaves a stored row without its
+    # replies.
     after_commit = _AfterCommit(recorder)
+    writer = _RowWriter(store, condition, after_commit)
     instances: dict[str, Instance] = {}
-
-    def commit(row: ResultRow, decision: Decision | None, cause: str) -> None:
-        after_commit.committed(row.instance_id, row.repeat)  # replies first, then the row
-        store.put(condition, row, decision, cause)
 
     def finish(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
-        while writes and (writes[0].done() or len(writes) >= _WRITES_AHEAD):
-            writes.popleft().result()  # a failed commit (full disk) stops the run, as before
         chosen = decision.candidate if decision is not None else None
         inst = instances.get(iid)
         if inst is None:  # the record is parsed once per instance, not once per repeat
@@ -577,7 +653,7 @@ async def run_condition(
                 instances.pop(next(iter(instances)))
             inst = instances[iid] = ds.instance(iid)
         row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome, inst)
-        writes.append(writer.submit(commit, row, decision, cause))
+        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
 
     try:
         aborted = await drive(
@@ -587,7 +663,7 @@ async def run_condition(
         )  # fmt: skip
     finally:
         composer.shutdown(wait=True)
-        writer.shutdown(wait=True)  # every row handed over is committed (or failed) here
-    for w in writes:
-        w.result()
+        failed = writer.close()  # every row handed over is committed (or failed) here
+    if failed is not None:
+        raise failed
     return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
