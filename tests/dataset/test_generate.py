@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 from collections import Counter
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from dibench.apps import APPS
 from dibench.dataset import Category, Dataset, GenerateConfig, acceptable_set, generate, plan_states
+from dibench.dataset._io import DatasetError
 from dibench.probes import default_probe_names
 
 from ..conftest import SMALL
@@ -94,10 +96,40 @@ def test_materialize_writes_the_same_pixels(tmp_path: Path) -> None:
     from PIL import Image
 
     ids = ds.injected_ids()
-    assert len(list((out / "injected").glob("*.png"))) == len(ids)
+    # stored as band patches of the benign PNGs: a fraction of a whole PNG each
+    patches = {p.name[: -len(".patch")]: p for p in (out / "injected").glob("*.patch")}
+    assert set(patches) == set(ids) and not list((out / "injected").glob("*.png"))
+    patch_bytes = sum(p.stat().st_size for p in patches.values())
+    png_bytes = sum(len(ds.screenshot_png(i) or b"") for i in ids)
+    assert patch_bytes < png_bytes / 4
     for iid in ids[:: max(1, len(ids) // 6)]:
-        with Image.open(out / "injected" / f"{iid}.png") as im:
+        assert ds.png_on_disk(iid)
+        png = ds.screenshot_png(iid)  # rebuilt from the patch, no pixels composed
+        assert png is not None
+        with Image.open(io.BytesIO(png)) as im:
             assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(ds.screenshot(iid)))
+        # byte for byte what splicing the composed screen into the benign PNG gives
+        (out / "injected" / f"{iid}.patch").rename(tmp_path / "aside.patch")
+        assert not ds.png_on_disk(iid) and ds.screenshot_png(iid) is None
+        assert ds.screenshot_png(iid, ds.screenshot(iid)) == png
+        (tmp_path / "aside.patch").rename(out / "injected" / f"{iid}.patch")
+
+
+def test_a_damaged_or_foreign_patch_is_refused_naming_it(tmp_path: Path) -> None:
+    out = tmp_path / "mat"
+    generate(out, GenerateConfig(seed=3, benign=2, probes=("naive",), materialize=True), workers=1)
+    a, b = Dataset.open(out).injected_ids()[:2]
+    patch = out / "injected" / f"{a}.patch"
+    patch.write_bytes(patch.read_bytes()[:-7])
+    with pytest.raises(DatasetError, match=rf"{a}\.patch: trailing|{a}\.patch: band table"):
+        Dataset.open(out).screenshot_png(a)
+    ds = Dataset.open(out)
+    other = next(
+        i for i in ds.injected_ids() if ds.instance(i).benign_id != ds.instance(b).benign_id
+    )
+    (out / "injected" / f"{other}.patch").replace(out / "injected" / f"{b}.patch")
+    with pytest.raises(DatasetError, match=rf"{b}\.patch: made from another benign screenshot"):
+        Dataset.open(out).screenshot_png(b)
 
 
 @pytest.mark.parametrize("category", [c.value for c in Category])

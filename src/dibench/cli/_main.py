@@ -197,7 +197,12 @@ def main() -> None:
     show_default="8/255",
     help="L-inf bound of the Combined-P perturbation (0..1 scale).",
 )
-@click.option("--materialize", is_flag=True, help="Also write every injected screenshot as PNG.")
+@click.option(
+    "--materialize",
+    is_flag=True,
+    help="Precompose every injected screenshot now (stored as the PNG bands that differ from "
+    "its benign screen): runs then never compose; for large runs at one repeat.",
+)
 @click.option("--workers", type=click.IntRange(min=1), help="Processes (default: CPU count).")
 @load_option
 @_guard

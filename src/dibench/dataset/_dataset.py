@@ -112,6 +112,7 @@ class Dataset:
                     self._inj_lines[rid] = (lineno, start, len(raw))
         self._images: OrderedDict[str, Image.Image] = OrderedDict()
         self._png_cache: tuple[str, bytes | None] = ("", None)
+        self._digest_cache: tuple[bytes | None, bytes] = (None, b"")
 
     @classmethod
     def open(cls, root: Path | str) -> Dataset:
@@ -235,18 +236,44 @@ class Dataset:
         i.e. needs no pixels composed; callers use it to keep cheap work off worker threads."""
         if iid in self.benign:
             return True
-        return (self.root / "injected" / f"{iid}.png").is_file()
+        folder = self.root / "injected"
+        return (folder / f"{iid}.patch").is_file() or (folder / f"{iid}.png").is_file()
+
+    def _patched_png(self, iid: str) -> bytes | None:
+        """A materialised injected screen stored as a band patch of its benign PNG, rebuilt."""
+        from dibench.render._png import PatchError, apply_patch, patch_base_digest
+
+        path = self.root / "injected" / f"{iid}.patch"
+        try:
+            patch = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        benign_id = self.instance(iid).benign_id
+        base = self._benign_png(benign_id)
+        if base is None:
+            raise DatasetError(f"{path}: its benign screenshot of {benign_id!r} is missing")
+        cached = self._digest_cache
+        if cached[0] is not base:
+            cached = self._digest_cache = (base, patch_base_digest(base))
+        try:
+            return apply_patch(base, patch, cached[1])
+        except PatchError as exc:
+            raise DatasetError(f"{path}: {exc}") from None
 
     def screenshot_png(self, iid: str, image: Image.Image | None = None) -> bytes | None:
         """PNG bytes whose pixels are exactly ``screenshot(iid)``, without a full encode.
 
-        Benign and materialised injected screens are read from disk. Otherwise, given the
+        Benign and materialised injected screens are read from disk (an injected one as a
+        band patch of its benign PNG, or, from older datasets, a whole PNG). Otherwise, given the
         composed ``image``, the benign PNG's untouched bands are reused and only the bands of
         the target's carrier boxes are deflated again (see dibench.render._png.splice_png).
         None when neither applies; callers then encode ``image`` themselves.
         """
         if iid in self.benign:
             return self._benign_png(iid)
+        patched = self._patched_png(iid)
+        if patched is not None:
+            return patched
         try:
             return (self.root / "injected" / f"{iid}.png").read_bytes()
         except FileNotFoundError:

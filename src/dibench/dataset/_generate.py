@@ -278,8 +278,20 @@ def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
             img = probe.compose(image, state, rec.target, rec.payload, rec.seed)
             rows = carrier_rows(state, rec.target, rec.carriers)
             data = splice_png(benign_png, img, rows) or save_png(img, config.png_level)
-            (out / "injected" / f"{rec.id}.png").write_bytes(data)
+            write_materialized(out / "injected", rec.id, benign_png, data)
     return dump_line(state), lines, probe_of
+
+
+def write_materialized(folder: Path, iid: str, benign_png: bytes, png: bytes) -> Path:
+    """Write one precomposed injected screen: as the band patch of its benign PNG (about a
+    tenth of the PNG; ``Dataset`` rebuilds the PNG byte for byte) or, when the two are not
+    banded alike, as the PNG itself."""
+    from dibench.render._png import band_patch
+
+    patch = band_patch(benign_png, png)
+    path = folder / (f"{iid}.patch" if patch is not None else f"{iid}.png")
+    path.write_bytes(patch if patch is not None else png)
+    return path
 
 
 def _init(config: GenerateConfig, out: Path, probes: list[str]) -> None:

@@ -209,7 +209,8 @@ def import_hf(
 
 class _Materializer:
     """Injected screenshots as ``generate --materialize`` writes them: the patch pasted on the
-    benign screen, encoded by splicing the benign PNG's untouched bands."""
+    benign screen, encoded by splicing the benign PNG's untouched bands, stored as the band
+    patch of the benign PNG."""
 
     def __init__(
         self, tmp: Path, screens: dict[str, tuple[str, Any]], info: dict[str, Any], src: Path
@@ -232,7 +233,7 @@ class _Materializer:
 
     def write(self, path: Path, n: int, row: dict[str, Any]) -> None:
         from dibench.dataset._dataset import carrier_rows
-        from dibench.dataset._generate import save_png
+        from dibench.dataset._generate import save_png, write_materialized
         from dibench.render._png import splice_png
 
         sid = row["pair_of"]
@@ -249,4 +250,4 @@ class _Materializer:
             raise HFError(f"{path}: row {n}: cannot rebuild the injected screen ({exc})") from None
         data = splice_png(png, screen, rows) or save_png(screen, self.level)
         name = _inside(self.tmp / "injected", f"{row['id']}.png", f"{path}: row {n}: field id")
-        name.write_bytes(data)
+        write_materialized(name.parent, name.name[: -len(".png")], png, data)

@@ -15,6 +15,7 @@ pixels at a fraction of the cost of encoding it again.
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import zlib
 from collections.abc import Iterable
@@ -22,7 +23,15 @@ from collections.abc import Iterable
 import numpy as np
 from PIL import Image
 
-__all__ = ["BAND", "encode_png", "splice_png"]
+__all__ = [
+    "BAND",
+    "PatchError",
+    "apply_patch",
+    "band_patch",
+    "encode_png",
+    "patch_base_digest",
+    "splice_png",
+]
 
 
 BAND = 32
@@ -69,9 +78,13 @@ def _deflate_band(raw: bytes, level: int, last: bool) -> bytes:
 
 
 def _assemble(
-    image: Image.Image, colour_type: int, level: int, bands: list[tuple[bytes, int, int]]
+    image: Image.Image | bytes,
+    colour_type: int,
+    level: int,
+    bands: list[tuple[bytes, int, int]],
 ) -> bytes:
-    """PNG bytes from per-band (deflated bytes, adler32 of raw, raw length)."""
+    """PNG bytes from per-band (deflated bytes, adler32 of raw, raw length); ``image`` is the
+    image (for its size) or the IHDR chunk's data to copy."""
     adler = 1
     for _data, a, n in bands:
         adler = _adler_combine(adler, a, n)
@@ -85,7 +98,7 @@ def _assemble(
     return b"".join(
         (
             _SIGNATURE,
-            _header(image, colour_type),
+            _chunk(b"IHDR", image) if isinstance(image, bytes) else _header(image, colour_type),
             _chunk(b"dbNd", table),
             _chunk(b"IDAT", stream),
             _chunk(b"IEND", b""),
@@ -154,3 +167,87 @@ def splice_png(
             bands.append((idat[pos : pos + length], adler, raw_len))
         pos += length
     return _assemble(image, colour_type, level, bands)
+
+
+# --- band patches: an injected screen stored as the bands that differ from its benign one ------
+
+_PATCH_MAGIC = b"DIBPATCH"
+_PATCH_HEAD = struct.Struct(">8s16sI")  # magic, first 16 bytes of sha256(base PNG), band count
+_PATCH_BAND = struct.Struct(">IIII")  # band index, deflated length, adler32 of raw, raw length
+
+
+class PatchError(ValueError):
+    """A band patch that does not fit its base PNG (another benign screen, a damaged file)."""
+
+
+def _bands(png: bytes) -> tuple[bytes, int, int, list[tuple[bytes, int, int]]] | None:
+    """(IHDR data, colour type, level, per-band (deflated, adler, raw length)) of a banded PNG."""
+    if not png.startswith(_SIGNATURE):
+        return None
+    chunks = _chunks(png)
+    table, idat, ihdr = chunks.get(b"dbNd"), chunks.get(b"IDAT"), chunks.get(b"IHDR")
+    if table is None or idat is None or ihdr is None or len(table) < 3:
+        return None
+    band, level = struct.unpack(">HB", table[:3])
+    n = (len(table) - 3) // 12
+    if band != BAND or len(table) != 3 + 12 * n:
+        return None
+    out, pos = [], 2  # after the zlib header
+    for i in range(n):
+        length, adler, raw_len = struct.unpack(">III", table[3 + 12 * i : 15 + 12 * i])
+        out.append((idat[pos : pos + length], adler, raw_len))
+        pos += length
+    if pos + 4 != len(idat):
+        return None
+    return ihdr, ihdr[9], level, out
+
+
+def band_patch(base_png: bytes, png: bytes, base_digest: bytes | None = None) -> bytes | None:
+    """The bands of ``png`` that differ from ``base_png`` (two banded PNGs of one size, as
+    ``splice_png`` makes them), with a fingerprint of the base: ``apply_patch`` rebuilds
+    ``png`` byte for byte from it. An injected screen differs in a few bands, so its patch is
+    about a tenth of its PNG. None when the two are not banded PNGs alike."""
+    a, b = _bands(base_png), _bands(png)
+    if a is None or b is None or a[0] != b[0] or a[2] != b[2] or len(a[3]) != len(b[3]):
+        return None
+    digest = base_digest or hashlib.sha256(base_png).digest()[:16]
+    changed = [
+        (i, band) for i, (old, band) in enumerate(zip(a[3], b[3], strict=True)) if old != band
+    ]
+    head = _PATCH_HEAD.pack(_PATCH_MAGIC, digest, len(changed))
+    table = b"".join(_PATCH_BAND.pack(i, len(d), adler, n) for i, (d, adler, n) in changed)
+    return b"".join((head, table, *(d for _, (d, _, _) in changed)))
+
+
+def patch_base_digest(base_png: bytes) -> bytes:
+    """The fingerprint of a base PNG that its patches carry (16 bytes of its sha256)."""
+    return hashlib.sha256(base_png).digest()[:16]
+
+
+def apply_patch(base_png: bytes, patch: bytes, base_digest: bytes | None = None) -> bytes:
+    """The PNG a ``band_patch`` was made from, rebuilt from its base (``base_digest``, if given,
+    is ``patch_base_digest(base_png)``, computed once per base by the caller). Raises
+    PatchError when the patch is damaged or was made from another base."""
+    if len(patch) < _PATCH_HEAD.size:
+        raise PatchError("too short to be a band patch")
+    magic, digest, n = _PATCH_HEAD.unpack_from(patch)
+    if magic != _PATCH_MAGIC:
+        raise PatchError("not a band patch")
+    if digest != (base_digest or patch_base_digest(base_png)):
+        raise PatchError("made from another benign screenshot (regenerated since?)")
+    base = _bands(base_png)
+    if base is None:
+        raise PatchError("the benign screenshot is not a banded PNG")
+    ihdr, colour_type, level, bands = base
+    pos = _PATCH_HEAD.size + n * _PATCH_BAND.size
+    if pos > len(patch):
+        raise PatchError("truncated band table")
+    for k in range(n):
+        i, length, adler, raw_len = _PATCH_BAND.unpack_from(patch, _PATCH_HEAD.size + k * 16)
+        if i >= len(bands) or pos + length > len(patch):
+            raise PatchError("band table does not fit the screenshot")
+        bands[i] = (patch[pos : pos + length], adler, raw_len)
+        pos += length
+    if pos != len(patch):
+        raise PatchError("trailing bytes after the last band")
+    return _assemble(ihdr, colour_type, level, bands)
