@@ -14,7 +14,8 @@ the raw figure, just as opening the dataset and composing screens are part of di
 Two workloads, each measured raw, dibench, raw, dibench (best of two, same run):
 - 1 repeat over every instance of the dataset (>= 1,500 distinct instances with --benign 40),
   once with injected screens composed on demand (and spliced into the benign PNG) and once on
-  the same dataset generated with --materialize (screens read from disk, never composed);
+  the same dataset generated with --materialize (screens precomposed at generation, stored as
+  band patches of the benign PNG and rebuilt by joining bytes: never composed);
 - R repeats (default 10) over the first few states' instances.
 Then the peak RSS of a long `dibench run` (default 41,000 runs: the dataset's instances x enough
 repeats; the instance count and repeats are printed).
