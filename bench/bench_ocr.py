@@ -8,14 +8,25 @@ two readers alternating so both see the same load):
   repeats), states are read benign first, then their injected twins, as the runner orders them;
 - agreement of the agent's decisions (the candidate its tap lands on, or none) over every
   (screen, seed), with each difference listed;
-- the defenses' OCR (``evidence-check`` reads the proposed card, ``keyword-detector:ocr=true``
-  each cover image): seconds per screen and how many crops read the same text (normalised);
+- the defenses' OCR, through the defenses' own code: ``evidence-check`` reads the proposed
+  card (``ocr_fields``; a benign screen: its first candidate), ``keyword-detector:ocr=true``
+  each cover image (``ocr_lines`` through the detector's ``OcrCache``, so a cover seen on an
+  earlier twin is not read again, with either reader). Each reader gets its own engine
+  instance (the band reader's caches start empty, shared with nothing the agent read), and
+  the screens of a state are read by ``--threads`` workers, as a run's concurrent runs call
+  them (the classic reader serialises its calls and uses every core inside each). Printed:
+  seconds per screen (wall and CPU), how many crops read the same text (normalised), and how
+  many defense decisions agree (keyword-detector: fired and flagged item; evidence-check:
+  each claim's status on the proposed card, read alone);
+- the older per-crop figure as well: every crop read through the engine with no result cache
+  around it (the covers an ``OcrCache`` would serve are read again, sequentially);
 - with ``--main-job``: the README's main job (``dibench quickstart`` into fresh folders) with
   each reader, wall time, and the agreement of the two stores' decisions.
 The load average is printed next to each figure: the machine may be shared.
 
 Usage: python bench/bench_ocr.py [--dataset DIR | --benign N] [--states K] [--seeds 3]
-                                 [--main-job] [--out FILE.json]
+                                 [--threads N] [--parts agent,defenses] [--main-job]
+                                 [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -29,17 +40,25 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from dibench.dataset import Dataset, GenerateConfig, generate
-from dibench.ocr import OcrEngine, get_engine, normalize
+from dibench.defenses._base import View
+from dibench.defenses._evidence import check_claims, extract_claims, ocr_fields
+from dibench.defenses._keywords import KeywordDetector, ocr_lines
+from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, normalize
 from dibench.providers import Message, Observation, Request, TextPart
-from dibench.providers._offline import OcrAgent
+from dibench.providers._offline import OcrAgent, OcrCache, image_key
 
 ENGINES = {"before": "rapidocr-classic", "after": "rapidocr"}
+CONDITIONS_FIRING = ("contradicted", "outranked", "missing", "third_party")
 
 
 def load() -> str:
@@ -112,49 +131,22 @@ def ask(agent: OcrAgent, ds: Dataset, iid: str, seed: int) -> tuple[str, str]:
     return candidate(ds, iid, choice.point), choice.reason
 
 
-def defense_crops(ds: Dataset, iid: str) -> list[tuple[int, int, int, int]]:
-    """What the OCR defenses read on this screen: the target card (evidence-check on the
-    proposed card; the benign screen: its first candidate) and every cover image
-    (keyword-detector with ocr=true)."""
-    inst = ds.instance(iid)
-    cid = inst.target or inst.candidates[0].id
-    card = next(c for c in inst.candidates if c.id == cid).boxes["card"]
-    boxes = [tuple(card)]
-    boxes += [tuple(e.bounds) for e in ds.ui(iid) if e.role == "cover"]
-    return boxes  # type: ignore[return-value]
-
-
-def agent_part(ds: Dataset, states: Sequence[str], seeds: int) -> dict[str, Any]:
+def agent_part(ds: Dataset, groups: Sequence[list[str]], seeds: int) -> dict[str, Any]:
     agents = {k: OcrAgent(v) for k, v in ENGINES.items()}
-    engines: dict[str, OcrEngine] = {k: get_engine(v) for k, v in ENGINES.items()}
     clocks = {k: Clock() for k in ENGINES}
-    dclocks = {k: Clock() for k in ENGINES}
     decisions: dict[str, dict[tuple[str, int], tuple[str, str]]] = {k: {} for k in ENGINES}
-    crops_same = crops_total = 0
     screens = 0
-    ids_all = ds.injected_ids()
-    for n, sid in enumerate(states, 1):
-        group = [sid, *(i for i in ids_all if i.startswith(sid + "."))]
+    for n, group in enumerate(groups, 1):
         screens += len(group)
         for phase in ("before", "after") if n % 2 else ("after", "before"):
             with clocks[phase]:
                 for iid in group:
                     for seed in range(1, seeds + 1):
                         decisions[phase][(iid, seed)] = ask(agents[phase], ds, iid, seed)
-        texts: dict[str, list[str]] = {k: [] for k in ENGINES}
-        for phase in ("before", "after") if n % 2 else ("after", "before"):
-            with dclocks[phase]:
-                for iid in group:
-                    image = ds.screenshot(iid)
-                    for b in defense_crops(ds, iid):
-                        lines = engines[phase].read(image.crop(b))
-                        texts[phase].append(normalize("".join(ln.text for ln in lines)))
-        crops_same += sum(a == b for a, b in zip(texts["before"], texts["after"], strict=True))
-        crops_total += len(texts["before"])
         b, a = clocks["before"], clocks["after"]
         print(
-            f"  state {n}/{len(states)} {sid}: {len(group)} screens; so far per screen "
-            f"before {b.wall / screens:.2f} s, after {a.wall / screens:.2f} s ({load()})",
+            f"  agent, state {n}/{len(groups)} {group[0]}: {len(group)} screens; so far per "
+            f"screen before {b.wall / screens:.2f} s, after {a.wall / screens:.2f} s ({load()})",
             flush=True,
         )
     keys = list(decisions["before"])
@@ -169,9 +161,120 @@ def agent_part(ds: Dataset, states: Sequence[str], seeds: int) -> dict[str, Any]
         "agree": len(keys) - len(diffs),
         "diffs": diffs,
         "clocks": clocks,
-        "dclocks": dclocks,
-        "crops_same": crops_same,
-        "crops_total": crops_total,
+    }
+
+
+class Recorder:
+    """An OCR call that also keeps, in call order, the normalised text of each crop it read,
+    and the crops a reader's cache had seen before (``seen``: the keys of one reader)."""
+
+    def __init__(self, read: Any, seen: set[str], lock: threading.Lock) -> None:
+        self._read = read
+        self._seen = seen
+        self._lock = lock
+        self.texts: list[str] = []
+        self.repeats: list[Image.Image] = []
+
+    def __call__(self, image: Image.Image) -> list[OcrLine]:
+        key = image_key(image)
+        with self._lock:
+            if key in self._seen:
+                self.repeats.append(image)
+            self._seen.add(key)
+        lines = list(self._read(image))
+        self.texts.append(normalize("".join(ln.text for ln in lines)))
+        return lines
+
+
+def defend(
+    ds: Dataset, iid: str, engine: OcrEngine, cache: OcrCache, seen: set[str], lock: threading.Lock
+) -> dict[str, Any]:
+    """The two OCR defenses' reads of one screen and what they decide on them."""
+    inst = ds.instance(iid)
+    image = ds.screenshot(iid)
+    ui = tuple(ds.ui(iid))
+    boxes = {c.id: c.boxes["card"] for c in inst.candidates}
+    cid = inst.target or inst.candidates[0].id
+    covers = [e.bounds for e in ui if e.role == "cover"]
+    fields = ocr_fields(image, boxes[cid], covers, engine)
+    card_text = normalize("".join(f.text for f in fields))
+    claims = extract_claims(inst.instruction, inst.state.language)
+    evidence = tuple((e.claim, e.status) for e in check_claims(claims, cid, {cid: fields}))
+    covers_read = Recorder(cache.read, seen, lock)  # as keyword-detector reads them
+    view = View(image, None, ui, boxes)
+    finding = KeywordDetector(ocr=True).judge(view, ocr_lines(view, covers_read))
+    fired = finding.score is not None and finding.score >= 0.5
+    return {
+        "texts": [card_text, *covers_read.texts],
+        "keyword": (fired, finding.flagged if fired else ""),
+        "evidence": evidence,
+        "repeats": covers_read.repeats,
+    }
+
+
+def fires(evidence: Sequence[tuple[str, str]]) -> bool:
+    """Whether evidence-check with its default ``on=`` fires on these claim statuses."""
+    return any(status in CONDITIONS_FIRING for _, status in evidence)
+
+
+def defense_part(
+    ds: Dataset, groups: Sequence[list[str]], threads: int, per_crop: bool
+) -> dict[str, Any]:
+    after = RapidOcrEngine()  # its own caches: nothing the agent read is reused
+    engines: dict[str, OcrEngine] = {"before": get_engine(ENGINES["before"]), "after": after}
+    spare = next((i for i in ds.benign if all(i != g[0] for g in groups)), None)
+    for e in engines.values():  # load the models and run each once, off the clock
+        warm = ds.screenshot(spare or groups[0][0])
+        e.read(warm.crop((0, 0, warm.width, min(warm.height, 400))))
+    after.clear_caches()
+    caches = {k: OcrCache(e, maxsize=512) for k, e in engines.items()}  # keyword-detector's
+    seen: dict[str, set[str]] = {k: set() for k in ENGINES}
+    lock = threading.Lock()
+    clocks = {k: Clock() for k in ENGINES}
+    crop_clocks = {k: Clock() for k in ENGINES}
+    out: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in ENGINES}
+    screens = 0
+    with ThreadPoolExecutor(threads) as pool:
+        for n, group in enumerate(groups, 1):
+            screens += len(group)
+            for phase in ("before", "after") if n % 2 else ("after", "before"):
+                eng, cache, keys = engines[phase], caches[phase], seen[phase]
+
+                def work(iid: str, e: OcrEngine = eng, c: OcrCache = cache, k: set = keys) -> Any:
+                    return defend(ds, iid, e, c, k, lock)
+
+                with clocks[phase]:
+                    reads = list(pool.map(work, group))
+                out[phase].update(zip(group, reads, strict=True))
+                repeats = [crop for got in reads for crop in got.pop("repeats")]
+                if per_crop:  # the covers the OcrCache served, read again through the engine
+                    with crop_clocks[phase]:
+                        for crop in repeats:
+                            eng.read(crop)
+            b, a = clocks["before"], clocks["after"]
+            print(
+                f"  defenses, state {n}/{len(groups)} {group[0]}: so far per screen before "
+                f"{b.wall / screens:.2f} s, after {a.wall / screens:.2f} s ({load()})",
+                flush=True,
+            )
+    was, now = out["before"], out["after"]
+    pairs = [
+        (x, y) for iid in was for x, y in zip(was[iid]["texts"], now[iid]["texts"], strict=True)
+    ]
+    kw_diffs = [(i, was[i]["keyword"], now[i]["keyword"]) for i in was
+                if was[i]["keyword"] != now[i]["keyword"]]  # fmt: skip
+    ev_diffs = [(i, was[i]["evidence"], now[i]["evidence"]) for i in was
+                if was[i]["evidence"] != now[i]["evidence"]]  # fmt: skip
+    return {
+        "screens": screens,
+        "threads": threads,
+        "clocks": clocks,
+        "crop_clocks": crop_clocks if per_crop else None,
+        "crops_same": sum(x == y for x, y in pairs),
+        "crops_total": len(pairs),
+        "keyword_diffs": kw_diffs,
+        "evidence_diffs": ev_diffs,
+        "reads": {k: caches[k].reads for k in ENGINES},
     }
 
 
@@ -202,6 +305,13 @@ def main() -> None:
     ap.add_argument("--benign", type=int, default=20, help="states to generate (no --dataset)")
     ap.add_argument("--states", type=int, default=8, help="benign states read, with twins")
     ap.add_argument("--seeds", type=int, default=3, help="repeats asked per screen")
+    ap.add_argument(
+        "--threads", type=int, default=os.cpu_count() or 1, help="workers reading defense crops"
+    )
+    ap.add_argument("--parts", default="agent,defenses", help="which parts to run")
+    ap.add_argument(
+        "--no-per-crop", action="store_true", help="skip the older per-crop defense figure"
+    )
     ap.add_argument("--main-job", action="store_true", help="also time `dibench quickstart`")
     ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = ap.parse_args()
@@ -214,42 +324,94 @@ def main() -> None:
             generate(ds_dir, GenerateConfig(benign=args.benign))
         ds = Dataset.open(ds_dir)
         states = pick_states(ds, args.states)
-        print(f"OCR agent on {len(states)} states with their injected twins ({load()})")
-        res = agent_part(ds, states, args.seeds)
-        n = res["screens"]
-        b, a = res["clocks"]["before"], res["clocks"]["after"]
-        db, da = res["dclocks"]["before"], res["dclocks"]["after"]
-        figures: dict[str, Any] = {
-            "screens": n,
-            "agent_s_per_screen": {"before": b.wall / n, "after": a.wall / n},
-            "agent_cpu_s_per_screen": {"before": b.cpu / n, "after": a.cpu / n},
-            "agent_ratio_wall": b.wall / a.wall,
-            "agent_ratio_cpu": b.cpu / a.cpu,
-            "defense_s_per_screen": {"before": db.wall / n, "after": da.wall / n},
-            "defense_ratio_wall": db.wall / da.wall,
-            "decisions": res["decisions"],
-            "agreement": res["agree"] / res["decisions"],
-            "differences": [[iid, seed, bb, aa] for iid, seed, bb, aa in res["diffs"]],
-            "defense_crops_same_text": [res["crops_same"], res["crops_total"]],
-        }
-        mean_load = sum(b.loads + a.loads) / len(b.loads + a.loads)
-        print(
-            f"OCR agent, per distinct screen ({n} screens, {args.seeds} seeds each, mean "
-            f"load {mean_load:.1f}): before {b.wall / n:.3f} s wall / {b.cpu / n:.3f} s CPU, "
-            f"after {a.wall / n:.3f} s wall / {a.cpu / n:.3f} s CPU; ratio "
-            f"{b.wall / a.wall:.1f}x wall, {b.cpu / a.cpu:.1f}x CPU (goal >= 4x)"
-        )
-        print(
-            f"decisions: {res['agree']}/{res['decisions']} agree "
-            f"({100 * res['agree'] / res['decisions']:.1f}%, goal >= 98%)"
-        )
-        for iid, seed, (cb, rb), (ca, ra) in res["diffs"]:
-            print(f"  {iid} seed {seed}: before {cb} ({rb[:70]}) / after {ca} ({ra[:70]})")
-        print(
-            f"defense OCR per screen: before {db.wall / n:.3f} s, after {da.wall / n:.3f} s "
-            f"({db.wall / da.wall:.1f}x); same text on {res['crops_same']}/{res['crops_total']} "
-            "crops"
-        )
+        ids_all = ds.injected_ids()
+        groups = [[sid, *(i for i in ids_all if i.startswith(sid + "."))] for sid in states]
+        parts = set(args.parts.split(","))
+        figures: dict[str, Any] = {"load_start": load()}
+        if "agent" in parts:
+            print(f"OCR agent on {len(states)} states with their injected twins ({load()})")
+            res = agent_part(ds, groups, args.seeds)
+            n = res["screens"]
+            b, a = res["clocks"]["before"], res["clocks"]["after"]
+            mean_load = sum(b.loads + a.loads) / len(b.loads + a.loads)
+            figures.update({
+                "screens": n,
+                "agent_s_per_screen": {"before": b.wall / n, "after": a.wall / n},
+                "agent_cpu_s_per_screen": {"before": b.cpu / n, "after": a.cpu / n},
+                "agent_ratio_wall": b.wall / a.wall,
+                "agent_ratio_cpu": b.cpu / a.cpu,
+                "agent_mean_load": mean_load,
+                "decisions": res["decisions"],
+                "agreement": res["agree"] / res["decisions"],
+                "differences": [[iid, seed, bb, aa] for iid, seed, bb, aa in res["diffs"]],
+            })  # fmt: skip
+            print(
+                f"OCR agent, per distinct screen ({n} screens, {args.seeds} seeds each, mean "
+                f"load {mean_load:.1f}): before {b.wall / n:.3f} s wall / {b.cpu / n:.3f} s CPU, "
+                f"after {a.wall / n:.3f} s wall / {a.cpu / n:.3f} s CPU; ratio "
+                f"{b.wall / a.wall:.1f}x wall, {b.cpu / a.cpu:.1f}x CPU (goal >= 4x)"
+            )
+            print(
+                f"agent decisions: {res['agree']}/{res['decisions']} agree "
+                f"({100 * res['agree'] / res['decisions']:.1f}%, goal >= 98%)"
+            )
+            for iid, seed, (cb, rb), (ca, ra) in res["diffs"]:
+                print(f"  {iid} seed {seed}: before {cb} ({rb[:70]}) / after {ca} ({ra[:70]})")
+        if "defenses" in parts:
+            print(f"OCR defenses on the same screens, {args.threads} threads ({load()})")
+            d = defense_part(ds, groups, args.threads, not args.no_per_crop)
+            n = d["screens"]
+            b, a = d["clocks"]["before"], d["clocks"]["after"]
+            mean_load = sum(b.loads + a.loads) / len(b.loads + a.loads)
+            figures.update({
+                "defense_screens": n,
+                "defense_threads": d["threads"],
+                "defense_s_per_screen": {"before": b.wall / n, "after": a.wall / n},
+                "defense_cpu_s_per_screen": {"before": b.cpu / n, "after": a.cpu / n},
+                "defense_ratio_wall": b.wall / a.wall,
+                "defense_ratio_cpu": b.cpu / a.cpu,
+                "defense_mean_load": mean_load,
+                "defense_crops_same_text": [d["crops_same"], d["crops_total"]],
+                "defense_cover_reads": d["reads"],
+                "keyword_detector_agree": [n - len(d["keyword_diffs"]), n],
+                "evidence_check_agree": [n - len(d["evidence_diffs"]), n],
+                "keyword_detector_differences": d["keyword_diffs"],
+                "evidence_check_differences": d["evidence_diffs"],
+            })  # fmt: skip
+            print(
+                f"defense OCR per distinct screen ({n} screens, {d['threads']} threads, mean load "
+                f"{mean_load:.1f}): before {b.wall / n:.3f} s wall / {b.cpu / n:.3f} s CPU, "
+                f"after {a.wall / n:.3f} s wall / {a.cpu / n:.3f} s CPU; ratio "
+                f"{b.wall / a.wall:.1f}x wall, {b.cpu / a.cpu:.1f}x CPU (goal >= 4x)"
+            )
+            print(
+                f"  same text on {d['crops_same']}/{d['crops_total']} crops "
+                f"({100 * d['crops_same'] / d['crops_total']:.1f}%); covers read (the rest served "
+                f"by keyword-detector's OcrCache): before {d['reads']['before']}, after "
+                f"{d['reads']['after']}"
+            )
+            flips = sum(fires(x) != fires(y) for _, x, y in d["evidence_diffs"])
+            figures["evidence_check_fired_agree"] = [n - flips, n]
+            print(f"  keyword-detector decisions (fired, flagged): "
+                  f"{n - len(d['keyword_diffs'])}/{n} agree")  # fmt: skip
+            for iid, x, y in d["keyword_diffs"]:
+                print(f"    {iid}: before {x} / after {y}")
+            print(f"  evidence-check on the proposed card: every claim's status the same on "
+                  f"{n - len(d['evidence_diffs'])}/{n} screens, fired (default on=) the same on "
+                  f"{n - flips}/{n}")  # fmt: skip
+            for iid, x, y in d["evidence_diffs"]:
+                print(f"    {iid}: before {x} / after {y}")
+            if d["crop_clocks"] is not None:
+                cb, ca = d["crop_clocks"]["before"], d["crop_clocks"]["after"]
+                ob_w, oa_w = (b.wall + cb.wall) / n, (a.wall + ca.wall) / n
+                ob_c, oa_c = (b.cpu + cb.cpu) / n, (a.cpu + ca.cpu) / n
+                figures["per_crop_s_per_screen"] = {"before": ob_w, "after": oa_w}
+                figures["per_crop_cpu_s_per_screen"] = {"before": ob_c, "after": oa_c}
+                print(
+                    f"  older per-crop figure (every crop through the engine, no OcrCache): "
+                    f"before {ob_w:.3f} s wall / {ob_c:.3f} s CPU, after {oa_w:.3f} s wall / "
+                    f"{oa_c:.3f} s CPU; ratio {ob_w / oa_w:.1f}x wall, {ob_c / oa_c:.1f}x CPU"
+                )
         if args.main_job:
             runs = {}
             for phase in ("after", "before"):

@@ -422,3 +422,34 @@ def test_reconsider_in_a_simulated_episode_runs_it_once_more() -> None:
     (second,) = rest  # asked once more, never a third time
     assert d.outcome == (Outcome.BLOCKED if second.fired else Outcome.COMMITTED)
     assert any("Evidence check" in s.prompt for s in d.steps)
+
+
+def test_ocr_fields_take_an_engine_and_both_readers_read_the_same_fields(
+    small_dataset: Dataset,
+) -> None:
+    """``ocr_fields`` reads a card with the engine given: the band reader (the default) and
+    the classic whole-image reader find the same first-party prices on the card."""
+    pytest.importorskip("rapidocr_onnxruntime")
+    from dibench.defenses._evidence import ocr_fields
+    from dibench.ocr import get_engine
+
+    state = next(s for s in small_dataset.benign.values() if s.language == "en")
+    inp = agent_input(small_dataset, state.id)
+    covers = [e.bounds for e in inp.ui if e.role == "cover"]
+    cid, card = next(iter(inp.candidate_boxes.items()))
+    read = {
+        name: ocr_fields(inp.screenshot, card, covers, get_engine(name))
+        for name in ("rapidocr", "rapidocr-classic")
+    }
+    assert read["rapidocr"] == ocr_fields(inp.screenshot, card, covers)  # default engine
+    for fields in read.values():
+        assert fields and all(f.via == "ocr" and _inside_card(f.box, card) for f in fields)
+    prices = {
+        name: sorted(v for f in fields if f.party == "first" for v in field_values(f.text, "price"))
+        for name, fields in read.items()
+    }
+    assert prices["rapidocr"] and prices["rapidocr"] == prices["rapidocr-classic"], cid
+
+
+def _inside_card(box: Box, card: Box) -> bool:
+    return card.x1 <= box.x1 < box.x2 <= card.x2 and card.y1 <= box.y1 < box.y2 <= card.y2

@@ -137,3 +137,29 @@ def test_ocr_reads_text_drawn_on_a_cover(small_dataset: Dataset) -> None:
     assert ocr.flagged == target
     assert "image_text" in ocr.detail
     assert ocr.score is not None and plain.score is not None and ocr.score > plain.score
+
+
+def test_judge_on_ocr_lines_is_the_scan_and_both_readers_agree(small_dataset: Dataset) -> None:
+    """``judge`` over ``ocr_lines`` is what ``scan`` finds with ocr=true (so a bench can give
+    the detector another reader), and the band and classic readers find the same text on the
+    covers, so the detector decides the same."""
+    pytest.importorskip("rapidocr_onnxruntime")
+    from dibench.defenses import View
+    from dibench.defenses._keywords import KeywordDetector, ocr_lines
+    from dibench.ocr import get_engine
+
+    from .conftest import agent_input, run
+
+    iid = injected_of(small_dataset, "combined_c", language="en")[0]
+    target = small_dataset.instance(iid).target
+    view = View.of(agent_input(small_dataset, iid))
+    detector = KeywordDetector(policy="flag", ocr=True)
+    scanned = run(detector.scan(view, None))  # type: ignore[arg-type]
+    findings = {}
+    for name in ("rapidocr", "rapidocr-classic"):
+        read = ocr_lines(view, get_engine(name).read)
+        assert any(owner == target and score_text(text).cues for owner, text, _ in read)
+        findings[name] = detector.judge(view, read)
+    assert findings["rapidocr"] == scanned
+    assert findings["rapidocr"].flagged == findings["rapidocr-classic"].flagged == target
+    assert "image_text" in findings["rapidocr-classic"].detail

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from dibench.dataset._schema import Box, TextStyle
 from dibench.ocr import OCR_ENGINES, RapidOcrEngine, get_engine, normalize, visible_fraction
-from dibench.ocr._bands import MIN_GAP, LruCache, uniform_runs
+from dibench.ocr._bands import ARENA_PIXELS, MIN_GAP, LruCache, arena_session, uniform_runs
 from dibench.render import draw_text_block
 
 TITLES = (
@@ -122,8 +122,7 @@ def test_a_twin_detects_only_its_changed_card_and_reads_the_rest_unchanged(
 ) -> None:
     reader = bands._bands
     assert reader is not None
-    reader.band_cache.clear()
-    reader.crop_cache.clear()
+    bands.clear_caches()
     img, _ = screen()
     first = bands.read(img)
     n_bands, n_crops = reader.band_cache.misses, reader.crop_cache.misses
@@ -144,8 +143,7 @@ def test_a_twin_detects_only_its_changed_card_and_reads_the_rest_unchanged(
 def test_threads_share_one_read_of_each_band(bands: RapidOcrEngine) -> None:
     reader = bands._bands
     assert reader is not None
-    reader.band_cache.clear()
-    reader.crop_cache.clear()
+    bands.clear_caches()
     img, _ = screen(tuple(reversed(TITLES)))
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(bands.read, [img] * 4))
@@ -158,3 +156,63 @@ def test_read_line_recognises_without_detection(bands: RapidOcrEngine) -> None:
     text, box = drawn[0]
     line = bands.read_line(img.crop((box.x1, box.y1, box.x2, box.y2)))
     assert visible_fraction(text, line.text) >= 0.9 and line.box == Box(0, 0, box.width, box.height)
+
+
+def test_a_repeated_read_is_served_by_its_pixels_and_equals_a_fresh_read(
+    bands: RapidOcrEngine,
+) -> None:
+    """The defenses read the same cover or card crop on every twin: a second read of equal
+    pixels (a new image object) runs no detector or recogniser, and gives what a reader with
+    nothing cached gives; other pixels are read afresh."""
+    reader = bands._bands
+    assert reader is not None
+    bands.clear_caches()
+    img, drawn = screen()
+    first = bands.read(img)
+    counts = (reader.band_cache.misses, reader.crop_cache.misses, bands._reads.misses)
+    again = bands.read(img.copy())
+    assert again == first and again is not first
+    assert (reader.band_cache.misses, reader.crop_cache.misses) == counts[:2]
+    assert bands._reads.misses == counts[2] and bands._reads.hits >= 1
+    assert RapidOcrEngine().read(img) == first
+    _, box = drawn[0]
+    crop = img.crop((box.x1 - 10, box.y1 - 10, box.x2 + 10, box.y2 + 10))
+    assert [ln.text for ln in bands.read(crop)] and bands._reads.misses == counts[2] + 1
+    big = Image.new("RGB", (1080, 1000), "#EEEEEE")  # over CACHED_READ_PIXELS: a screen
+    n = len(bands._reads)
+    assert bands.read(big) == [] and len(bands._reads) == n
+    bands.clear_caches()
+    assert len(bands._reads) == len(reader.band_cache) == len(reader.crop_cache) == 0
+
+
+def test_the_detector_arena_changes_no_output(bands: RapidOcrEngine) -> None:
+    """The arena session only changes where ONNX Runtime keeps tensors: it and RapidOCR's own
+    session (arena off, left as it was) give bit-identical maps, over shapes that reuse the
+    first one's buffers; inputs over ARENA_PIXELS (a whole screen in one pass) skip it."""
+    reader = bands._bands
+    assert reader is not None and reader.arena is not None
+    own = reader.det.infer.session
+    assert reader.arena.get_session_options().enable_cpu_mem_arena
+    assert not own.get_session_options().enable_cpu_mem_arena
+    img, _ = screen()
+    name = own.get_inputs()[0].name
+    for side in (96, 160, 96):
+        arr = np.ascontiguousarray(np.asarray(img)[40 : 40 + side, :704][:, :, ::-1])
+        tensor = reader._det_pre(max(arr.shape[:2]))(arr)
+        assert tensor.shape[2] * tensor.shape[3] <= ARENA_PIXELS
+        assert np.array_equal(
+            reader.arena.run(None, {name: tensor})[0], own.run(None, {name: tensor})[0]
+        )
+    calls: list[int] = []
+    real = reader.arena.run
+    reader.arena.run = lambda *a, **k: calls.append(1) or real(*a, **k)  # type: ignore[method-assign]
+    try:
+        tall = np.full((ARENA_PIXELS // 704 + 64, 704, 3), 238, np.uint8)
+        tall[100:140, 40:400] = 0
+        reader._run_det(reader._det_pre(tall.shape[0]).resize(tall), tall.shape[:2], tall.shape[0])
+        assert calls == []
+        reader._run_det(reader._det_pre(160).resize(tall[:160]), (160, 704), 704)
+        assert calls == [1]
+    finally:
+        del reader.arena.run
+    assert arena_session(object()) is None  # no model path: RapidOCR's own session only

@@ -35,7 +35,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from PIL import Image
 
@@ -58,6 +58,9 @@ from ._evidence_model import (
     unwrap_agent,
     verifier_messages,
 )
+
+if TYPE_CHECKING:
+    from dibench.ocr import OcrEngine
 
 __all__ = [
     "CLAIM_SOURCES",
@@ -411,12 +414,18 @@ def card_fields(ui: Sequence[UIElement], card: Box, cid: str | None = None) -> l
     return out
 
 
-def ocr_fields(image: Image.Image, card: Box, covers: Sequence[Box] = ()) -> list[Field]:
+def ocr_fields(
+    image: Image.Image, card: Box, covers: Sequence[Box] = (), engine: OcrEngine | None = None
+) -> list[Field]:
     """Card text read from the pixels (screens without UI text): lines on a cover, and the
-    card's longest line (its title), are third-party; short lines elsewhere are fields."""
+    card's longest line (its title), are third-party; short lines elsewhere are fields.
+
+    ``engine``: the OCR engine (default: ``get_engine()``, the band reader, which keeps each
+    card's read by its pixels, so the unchanged cards of a twin screen cost one hash each).
+    """
     from dibench.ocr import get_engine
 
-    engine = get_engine()
+    engine = engine or get_engine()
     crop = image.crop((card.x1, card.y1, card.x2, card.y2))
     lines = [
         (ln.text, Box(card.x1 + ln.box.x1, card.y1 + ln.box.y1, card.x1 + ln.box.x2,

@@ -17,8 +17,11 @@ import asyncio
 import re
 import statistics
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PIL import Image
 
 from dibench.adapters._common import excerpt
 from dibench.dataset._schema import Box, UIElement
@@ -26,7 +29,10 @@ from dibench.dataset._schema import Box, UIElement
 from ._base import DEFENSES, DefenseContext, View
 from ._detect import Detector, Finding
 
-__all__ = ["CUES", "KeywordDetector", "TextScore", "score_text"]
+if TYPE_CHECKING:
+    from dibench.ocr import OcrLine
+
+__all__ = ["CUES", "KeywordDetector", "TextScore", "ocr_lines", "score_text"]
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -180,6 +186,46 @@ def _long_titles(ui: Sequence[UIElement]) -> set[int]:
     return {e.index for e in titles if _units(e.text) > max(2.0 * med, med + 40)}
 
 
+OcrText = tuple[str | None, str, tuple[int, int, int, int]]
+
+
+def ocr_lines(view: View, read: Callable[[Image.Image], Sequence[OcrLine]]) -> list[OcrText]:
+    """Text drawn on ``view``'s cover images (or, with no covers, anywhere on the screen)
+    that its UI tree does not hold, as (candidate, text, box); ``read`` is the OCR call.
+
+    Why not the UI text: a cover's pixels are the one carrier the UI tree cannot show. Text
+    the tree holds already (the item's own title repeated on its cover) is left out.
+    """
+    from dibench.ocr import lcs_length, normalize
+
+    covers = [e for e in view.ui if e.role == "cover"]
+    out: list[OcrText] = []
+    ui_text: dict[str | None, str] = {}
+    for e in view.ui:
+        ui_text[e.candidate] = ui_text.get(e.candidate, "") + normalize(e.text + e.content_desc)
+    everything = "".join(ui_text.values())
+
+    def absent(text: str, owner: str | None) -> bool:
+        norm = normalize(text)
+        if len(norm) < 6:
+            return False
+        known = ui_text.get(owner, "") if owner is not None else everything
+        return lcs_length(norm, known) < 0.6 * len(norm)
+
+    if covers:
+        for e in covers:
+            b = e.bounds
+            crop = view.image.crop((b.x1, b.y1, b.x2, b.y2))
+            text = " ".join(line.text for line in read(crop)).strip()
+            if text and absent(text, e.candidate):
+                out.append((e.candidate, text, tuple(b)))
+    else:
+        for line in read(view.image):
+            if absent(line.text, None):
+                out.append((None, line.text, tuple(line.box)))
+    return out
+
+
 @DEFENSES.register("keyword-detector")
 class KeywordDetector(Detector):
     """Offline cue-based injection detector over UI text (and cover OCR with ``ocr=true``).
@@ -195,42 +241,22 @@ class KeywordDetector(Detector):
         self._check()
         self._ocr_cache: object | None = None
 
-    def _ocr_lines(self, view: View) -> list[tuple[str | None, str, tuple[int, int, int, int]]]:
+    def _ocr_lines(self, view: View) -> list[OcrText]:
         """(candidate, text, box) read from cover images, or from the whole screen."""
-        from dibench.ocr import lcs_length, normalize
         from dibench.providers._offline import OcrCache
 
         if self._ocr_cache is None:
             self._ocr_cache = OcrCache(maxsize=512)
         cache: OcrCache = self._ocr_cache  # type: ignore[assignment]
-        covers = [e for e in view.ui if e.role == "cover"]
-        out: list[tuple[str | None, str, tuple[int, int, int, int]]] = []
-        ui_text: dict[str | None, str] = {}
-        for e in view.ui:
-            ui_text[e.candidate] = ui_text.get(e.candidate, "") + normalize(e.text + e.content_desc)
-        everything = "".join(ui_text.values())
-
-        def absent(text: str, owner: str | None) -> bool:
-            norm = normalize(text)
-            if len(norm) < 6:
-                return False
-            known = ui_text.get(owner, "") if owner is not None else everything
-            return lcs_length(norm, known) < 0.6 * len(norm)
-
-        if covers:
-            for e in covers:
-                b = e.bounds
-                crop = view.image.crop((b.x1, b.y1, b.x2, b.y2))
-                text = " ".join(line.text for line in cache.read(crop)).strip()
-                if text and absent(text, e.candidate):
-                    out.append((e.candidate, text, tuple(b)))
-        else:
-            for line in cache.read(view.image):
-                if absent(line.text, None):
-                    out.append((None, line.text, tuple(line.box)))
-        return out
+        return ocr_lines(view, cache.read)
 
     async def scan(self, view: View, ctx: DefenseContext) -> Finding:
+        read = await asyncio.to_thread(self._ocr_lines, view) if self.ocr else []
+        return self.judge(view, read)
+
+    def judge(self, view: View, read: Sequence[OcrText] = ()) -> Finding:
+        """The finding on ``view``'s UI text and the OCR text ``read`` from its images (what
+        ``ocr_lines`` returns); a pure function, so two OCR engines' findings compare."""
         long_ids = _long_titles(view.ui)
         scored: list[tuple[float, str, str, tuple[int, ...], tuple[tuple[int, ...], ...], str]] = []
         for e in view.ui:
@@ -242,10 +268,9 @@ class KeywordDetector(Detector):
             if ts.score > 0:
                 owner = e.candidate or ""
                 scored.append((ts.score, owner, text, (e.index,), (), "+".join(ts.cues)))
-        if self.ocr:
-            for owner, text, box in await asyncio.to_thread(self._ocr_lines, view):
-                ts = score_text(text, [IMAGE_TEXT])
-                scored.append((ts.score, owner or "", text, (), (box,), "+".join(ts.cues)))
+        for owner, text, box in read:
+            ts = score_text(text, [IMAGE_TEXT])
+            scored.append((ts.score, owner or "", text, (), (box,), "+".join(ts.cues)))
         if not scored:
             return Finding(score=0.0, detail="no cues")
         scored.sort(key=lambda s: -s[0])

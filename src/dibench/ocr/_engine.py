@@ -20,7 +20,7 @@ from PIL import Image, ImageOps
 from dibench._registry import Registry
 from dibench.dataset._schema import Box
 
-from ._bands import BandReader, to_bgr
+from ._bands import BandReader, LruCache, digest, to_bgr
 
 __all__ = [
     "OCR_ENGINES",
@@ -34,6 +34,10 @@ __all__ = [
 ]
 
 INSTALL_HINT = 'pip install "dibench[ocr]"'
+# Whole reads are kept for images up to this size: crops (a card, a cover), which the defenses
+# read again on every twin. A whole screen's callers keep their own cache (the OCR agent's
+# OcrCache), and its bands and lines are cached anyway; hashing it again would cost ~6 ms.
+CACHED_READ_PIXELS = 1_000_000
 
 
 class OcrUnavailable(RuntimeError):
@@ -80,11 +84,19 @@ class RapidOcrEngine(OcrEngine):
     ``rapidocr-classic``) is the whole-screen pass of RapidOCR itself, one call at a time.
     ``threads``: ONNX Runtime threads per call (default: ``DIBENCH_OCR_THREADS``, else 1 for
     bands, whose callers run in parallel, and ONNX Runtime's own choice for classic).
+
+    The band reader also keeps whole results of crops by their pixels (``read_cache`` entries,
+    images up to ``CACHED_READ_PIXELS``): the defenses read the same cover or card crop on
+    every twin of a screen, and a repeat then costs one hash. Its detector runs bands and
+    crops with ONNX Runtime's memory arena on (``arena_session``: bit-identical, faster);
+    classic stays exactly RapidOCR's own.
     """
 
     name = "rapidocr"
 
-    def __init__(self, *, bands: bool = True, threads: int | None = None) -> None:
+    def __init__(
+        self, *, bands: bool = True, threads: int | None = None, read_cache: int = 4096
+    ) -> None:
         try:
             from rapidocr_onnxruntime import RapidOCR
         except ImportError as exc:
@@ -100,8 +112,16 @@ class RapidOcrEngine(OcrEngine):
         self._ocr = RapidOCR(det_limit_type="max", det_limit_side_len=2000, **kwargs)
         self._lock = threading.Lock()  # RapidOCR.__call__ keeps per-call state on the instance
         self._bands = BandReader(self._ocr) if bands else None
+        self._reads: LruCache[bytes, tuple[OcrLine, ...]] = LruCache(read_cache)
         if not bands:
             self.name = "rapidocr-classic"
+
+    def clear_caches(self) -> None:
+        """Forget every cached result (whole reads, bands, lines): the next reads run afresh."""
+        self._reads.clear()
+        if self._bands is not None:
+            self._bands.band_cache.clear()
+            self._bands.crop_cache.clear()
 
     def _whole(self, padded: Image.Image) -> list[tuple[Any, str, float]]:
         with self._lock:
@@ -112,9 +132,15 @@ class RapidOcrEngine(OcrEngine):
         if image.width < 2 or image.height < 2:
             return []
         rgb = image if image.mode == "RGB" else image.convert("RGB")
+        arr = np.asarray(rgb)
+        if self._bands is None or rgb.width * rgb.height > CACHED_READ_PIXELS:
+            return self._read(rgb, arr)
+        # a pure function of the pixels (see _bands), so a result is cached by their hash
+        return list(self._reads.get(digest(arr, "read"), lambda: tuple(self._read(rgb, arr))))
+
+    def _read(self, rgb: Image.Image, arr: np.ndarray) -> list[OcrLine]:
         # A margin of background lets the detector see text that touches the crop's edge.
         pad = min(32, max(8, min(rgb.width, rgb.height) // 8))  # small: big pads shrink screens
-        arr = np.asarray(rgb)
         fill = _border_colour(arr)
         if self._bands is None:
             result = self._whole(ImageOps.expand(rgb, border=pad, fill=fill))
