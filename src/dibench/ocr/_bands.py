@@ -29,7 +29,6 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
-import cv2
 import numpy as np
 
 __all__ = ["ARENA_PIXELS", "BandReader", "LruCache", "arena_session", "digest", "uniform_runs"]
@@ -289,4 +288,7 @@ def arena_session(session: Any) -> Any | None:
 
 def to_bgr(rgb: np.ndarray) -> np.ndarray:
     """RapidOCR's LoadImage turns PIL's RGB into OpenCV's BGR."""
+    import cv2  # here, not at the top: importing OpenCV costs ~0.12 s of CPU, and a process
+    # that never reads pixels (a run of a model on PNGs from disk) should not pay it
+
     return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
