@@ -8,8 +8,11 @@ sets are used only here, to score the agent, never by it.
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 import statistics
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from dibench.providers import Message, Observation, Request, TextPart, make_prov
 from dibench.providers._ocr.policy import Choice
 from dibench.providers._ocr.regions import segment_regions
 from dibench.providers._offline import OcrAgent
+from dibench.runner import RunConfig, RunRequest, execute
 
 pytest.importorskip("rapidocr_onnxruntime")
 pytestmark = pytest.mark.slow
@@ -177,3 +181,38 @@ def test_injections_move_it_only_through_what_it_reads(
         print("ocr-agent ASR " + ", ".join(f"{p} {moved[p]}/{runs[p]}" for p in PROBES))
     assert moved["combined"] + moved["combined_c"] >= 1
     assert moved["combined_p"] == 0
+
+
+def test_it_records_the_reader_that_runs_without_loading_it_first() -> None:
+    fresh = make_provider("ocr-agent")
+    assert isinstance(fresh, OcrAgent)
+    assert fresh.describe()["engine"] == "rapidocr"  # what 'auto' runs here: the band reader
+    assert fresh.cache.loaded is None  # said without loading a model
+    fresh.warm()  # what a Ray worker does at start
+    loaded = fresh.cache.loaded
+    assert loaded is not None and loaded.name == "rapidocr" == fresh.describe()["engine"]
+    classic = make_provider("ocr-agent:rapidocr-classic")
+    assert classic.describe()["engine"] == "rapidocr-classic"
+
+
+def test_a_store_that_recorded_engine_auto_still_resumes(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """Stores written before the reader was recorded hold ``engine: auto``: the recorded
+    engine is provenance, not a setting, so such a run directory resumes (nothing re-run)."""
+    config = RunConfig(repeats=1, limit=1, include_injected=False)
+    req = RunRequest(small_dataset_dir, tmp_path, "direct", "ocr-agent", config=config)
+    first = execute(req)
+    assert first.aborted is None and first.progress.done == 1
+    db = tmp_path / "results.sqlite"
+    with sqlite3.connect(db) as con:
+        (key, cfg), *_ = con.execute("SELECT condition, config FROM conditions").fetchall()
+        old = json.loads(cfg)
+        assert old["provider"]["engine"] == "rapidocr"
+        old["provider"]["engine"] = "auto"  # as an older DIBench wrote it
+        con.execute("UPDATE conditions SET config=? WHERE condition=?", (json.dumps(old), key))
+    again = execute(req)
+    assert again.aborted is None and again.progress.skipped == again.progress.total == 1
+    with sqlite3.connect(db) as con:
+        (cfg,) = con.execute("SELECT config FROM conditions").fetchone()
+    assert json.loads(cfg)["provider"]["engine"] == "rapidocr"  # now what runs

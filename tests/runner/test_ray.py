@@ -7,8 +7,10 @@ made on what the stores and replay files hold.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import logging
 import os
 import signal
 import sqlite3
@@ -24,9 +26,9 @@ import pytest
 
 from dibench.dataset import Dataset
 from dibench.runner import RunConfig, RunError, RunRequest, execute, plan_work
-from dibench.runner._ray import RayBackend, dataset_units, repeat_blocks
+from dibench.runner._ray import RayBackend, _Worker, _WorkerSpec, dataset_units, repeat_blocks
 from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
-from dibench.testing import FakeChatServer
+from dibench.testing import FakeChatServer, Fault
 
 ray = pytest.importorskip("ray")
 
@@ -149,6 +151,65 @@ def test_simulator_episodes_store_the_same_rows_and_moves(cluster: str, tmp_path
         execute_sim(req, backend=backend)
     ray_run = _snapshot(tmp_path / "ray")
     assert ray_run["moves"] and ray_run == _snapshot(tmp_path / "local")
+
+
+def test_an_actor_gives_back_a_unit_only_before_any_of_its_runs_started(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """The actor's side of a take-over, in this process (the actor class is plain Python)."""
+    req = RunRequest(small_dataset_dir, tmp_path, "direct", "random", config=CONFIG)
+    worker = _Worker(_WorkerSpec(kind="dataset", request=req, threads=1, concurrency=1))
+    assert worker.error is None
+    a, b, c = plan_work(Dataset.open(small_dataset_dir), CONFIG)[:3]
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        first, second = worker.run([a, b], 1), worker.run([c], 2)
+        head = asyncio.ensure_future(anext(first))
+        tail = asyncio.ensure_future(anext(second))
+        await asyncio.sleep(0)  # both units in hand, one lane: unit 2 queued behind unit 1
+        assert await worker.withdraw(2) is True
+        with pytest.raises(StopAsyncIteration):
+            await tail  # its stream ends, nothing run
+        batches = [await head]
+        assert await worker.withdraw(1) is False  # its runs have started: it stays
+        batches += [batch async for batch in first]
+        return [item for batch in batches for item, _ in batch], [
+            r.decision for batch in batches for _, r in batch
+        ]
+
+    ran, decisions = asyncio.run(scenario())
+    assert sorted(ran) == sorted([a, b]) and all(d is not None for d in decisions)
+    assert not worker._held and asyncio.run(worker.withdraw(1)) is False
+
+
+def test_an_idle_actor_takes_over_a_unit_queued_on_a_busy_one(
+    cluster: str,
+    small_dataset_dir: Path,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Six single-run units on two actors (two lanes each): the first actor gets repeats 2,
+    4 and 6, the second 3 and 5. Repeats 2 and 4 are slow, so repeat 6 waits on the first
+    actor while the second has nothing left: the second takes it over. The rows are the
+    local backend's, each run once."""
+    config = RunConfig(repeats=6, limit=1, include_injected=False, concurrency=4)
+    slow = lambda i, body: Fault.delay(2.0) if body.get("seed") in (2, 4) else None  # noqa: E731
+    caplog.set_level(logging.DEBUG, logger="dibench.runner._ray")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeChatServer(reply="Answer: 1", faults=slow) as srv:
+        opts = {"base_url": srv.base_url}
+        runs = {}
+        for name, backend in (("ray", RayBackend(workers=2)), ("local", None)):
+            req = RunRequest(small_dataset_dir, tmp_path / name, "direct", "openai:fake-vl",
+                             config=config, provider_options=opts)  # fmt: skip
+            runs[name] = execute(req, backend=backend)
+    summary = runs["ray"]
+    assert summary.aborted is None and summary.progress.infra_errors == 0
+    assert summary.progress.done == summary.progress.total == 6
+    assert any("given back" in r.getMessage() for r in caplog.records)
+    assert _snapshot(tmp_path / "ray")["rows"] == _snapshot(tmp_path / "local")["rows"]
+    assert _replies(tmp_path / "ray") == _replies(tmp_path / "local")
 
 
 def _worker_pids() -> list[int]:

@@ -157,6 +157,11 @@ class Provider(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
 
+    def warm(self) -> None:  # noqa: B027 - optional hook
+        """Load now what the first call would load (models, sessions), so a pool of workers
+        pays it while starting, all side by side, rather than inside its first runs. Best
+        effort: the runner ignores an error here; the call that needs what failed raises it."""
+
     def describe(self) -> dict[str, Any]:
         """Settings to record in the run config (never secrets)."""
         return {"name": self.name}

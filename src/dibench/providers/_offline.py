@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.util
 import random
 import threading
 import time
@@ -183,6 +184,11 @@ class OcrCache:
             self._engine = get_engine()
         return self._engine
 
+    @property
+    def loaded(self) -> OcrEngine | None:
+        """The engine if it is loaded already (None: the first read will load it)."""
+        return self._engine
+
     def read(self, image: Image.Image, key: str | None = None) -> tuple[OcrLine, ...]:
         """The OCR lines of ``image`` (``key``: its ``image_key`` if already computed)."""
         key = key or image_key(image)
@@ -243,10 +249,35 @@ class OcrAgent(Provider):
 
         return {
             "name": self.name,
-            "engine": self.engine_name,
+            "engine": self.reader(),
             "cache_size": self.cache.maxsize,
             "policy": POLICY_VERSION,
         }
+
+    def reader(self) -> str:
+        """The OCR engine that reads (or will read) the screens, by registered name: the
+        engine itself once loaded, else what ``auto`` resolves to here (``rapidocr``, the
+        band reader, whenever RapidOCR is installed: it comes first), found without loading
+        a model. A run's config then records the reader, not ``auto``; only the stored
+        config changes, never which rows a run directory resumes (see ``runner._api``)."""
+        engine = self.cache.loaded
+        if engine is not None:
+            return engine.name or self.engine_name
+        if self.engine_name != "auto":
+            return self.engine_name
+        if importlib.util.find_spec("rapidocr_onnxruntime") is not None:
+            return "rapidocr"
+        try:  # another registered engine, or none: loading it is the only way to know
+            return self.cache.engine.name or self.engine_name
+        except Exception:  # no engine at all: the first screen says so (OcrUnavailable)
+            return self.engine_name
+
+    def warm(self) -> None:
+        """Load the OCR engine and the policy's modules (their patterns compile on import),
+        so a worker pool pays them at start, not inside its first screens."""
+        from ._ocr import explore, policy  # noqa: F401 - imported for their side effect
+
+        self.cache.engine  # noqa: B018 - loads the engine
 
     def perceive(self, image: Image.Image) -> tuple[tuple[OcrLine, ...], tuple[Region, ...]]:
         """OCR lines and item regions of a screen, both cached by the screen's content."""

@@ -8,8 +8,9 @@ unchanged. Only ``attempt`` differs: instead of calling the adapter in-process i
 run's result to stream back from an actor.
 
 Each actor builds its own adapter, provider and defense chain from the request's specs and
-options, and opens the dataset from its path (every node must see the dataset at that path:
-shared storage, or a copy at the same place). Work units:
+options, lets the provider load its models (``Provider.warm``) while the pool starts, and
+opens the dataset from its path (every node must see the dataset at that path: shared
+storage, or a copy at the same place). Work units:
 
 - dataset runs: one benign state with all its injected twins and all their pending repeats
   (split into a few repeat ranges only when there are fewer states than about four per
@@ -19,10 +20,13 @@ shared storage, or a copy at the same place). Work units:
 
 An actor streams each run's ``Decision`` back as it finishes, with the replies its provider and
 judges received (the driver writes them to the replay files) and, for episodes, the moves. An
-image the actor already sent in the same unit is sent as a reference. A killed actor loses
-nothing: its unfinished runs are resubmitted to the other actors (a replacement actor is
-started); a unit that has killed ``MAX_DEATHS`` actors is stored as infrastructure errors,
-which a resume re-runs. The backend is pacing, not a setting: a run may resume under the other.
+image the actor already sent in the same unit is sent as a reference. The driver commits
+dataset rows as the local backend does (a writer thread, in batches). An idle actor takes over
+a unit another actor holds queued but has not started, so the end of a run leaves no actor
+idle while whole units wait elsewhere. A killed actor loses nothing: its unfinished runs are
+resubmitted to the other actors (a replacement actor is started); a unit that has killed
+``MAX_DEATHS`` actors is stored as infrastructure errors, which a resume re-runs. The backend
+is pacing, not a setting: a run may resume under the other.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import contextlib
 import dataclasses
 import heapq
 import itertools
+import logging
 import math
 import os
 import pickle
@@ -55,6 +60,8 @@ from ._store import ResultStore
 
 __all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
 
+log = logging.getLogger(__name__)
+
 MAX_DEATHS = 3  # actors a unit may kill before its runs are stored as infra errors
 _KEY_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
              "GOOGLE_API_KEY")  # fmt: skip
@@ -76,8 +83,6 @@ def _connect(address: str | None) -> Any:
     ray = _ray()
     if ray.is_initialized():
         return ray
-    import logging
-
     try:
         ray.init(
             address=address,
@@ -190,6 +195,9 @@ class _Capture(Provider):
     async def aclose(self) -> None:
         await self.inner.aclose()
 
+    def warm(self) -> None:
+        self.inner.warm()
+
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 
@@ -209,6 +217,17 @@ def _portable(exc: BaseException) -> BaseException:
         return exc
     except Exception:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def _warm(*parts: Any) -> None:
+    """Let the provider (and any defense with the same hook) load its models now, while the
+    pool starts, all actors side by side: not inside the first run, which goes alone. Best
+    effort: an error is raised again, through the usual path, by the run that needs it."""
+    for part in parts:
+        warm = getattr(part, "warm", None)
+        if callable(warm):
+            with contextlib.suppress(Exception):
+                warm()
 
 
 def _preload(specs: Sequence[str]) -> None:
@@ -233,6 +252,7 @@ class _Worker:
         self.spec = spec
         self.error: BaseException | None = None
         self._sem: asyncio.Semaphore | None = None
+        self._held: dict[int, _Held] = {}  # units in hand, by the driver's key
         self._inputs: OrderedDict[str, AgentInput] = OrderedDict()
         try:
             self._setup(spec)
@@ -275,6 +295,7 @@ class _Worker:
             from ._sim import plan_sim_work
 
             self.specs, _ = plan_sim_work(req.config)
+        _warm(provider, *(chain or ()))
 
     async def ready(self) -> dict[str, Any]:
         """The worker's pid, or the error that kept it from starting."""
@@ -307,16 +328,13 @@ class _Worker:
             if self.spec.kind == "dataset":
                 decision = await self.adapter.decide(self._input(iid, repeat), self.provider)
             else:
-                from dibench.sim import make_env
-
-                from ._sim import TrackingEnv
+                from ._sim import play_episode, tracking_env
 
                 spec, config = self.specs[iid], self.spec.request.config
-                env = TrackingEnv(make_env(spec, width=config.width, height=config.height))
-                decision = await self.adapter.run_episode(
-                    env, self.provider, instance_id=iid, repeat=repeat, seed=repeat,
+                env = tracking_env(spec, config)
+                decision = await play_episode(
+                    self.adapter, env, self.provider, spec, config, repeat=repeat,
                     system_prefix=self.spec.system_prefix,
-                    max_steps=config.max_steps or spec.max_steps,
                 )  # fmt: skip
         except Exception as exc:
             for c in self.captures:
@@ -325,9 +343,12 @@ class _Worker:
         replies = [c.pop(item) for c in self.captures]
         return _Result(decision=decision, replies=replies, moves=tuple(env.moves) if env else ())
 
-    async def run(self, items: list[Item]) -> AsyncIterator[list[tuple[Item, _Result]]]:
+    async def run(
+        self, items: list[Item], key: int = 0
+    ) -> AsyncIterator[list[tuple[Item, _Result]]]:
         """Run ``items`` (``concurrency`` at a time across this actor's units), yielding the
-        results as they finish (all those ready at once in one batch)."""
+        results as they finish (all those ready at once in one batch). The stream ends early,
+        with nothing run, if the driver ``withdraw``s the unit ``key`` before any started."""
         if self.error is not None:
             raise self.error
         if self._sem is None:
@@ -336,13 +357,16 @@ class _Worker:
             loop.set_default_executor(ThreadPoolExecutor(max_workers=self.spec.threads))
             self._sem = asyncio.Semaphore(self.spec.concurrency)
         sem = self._sem
-        done: asyncio.Queue[tuple[Item, _Result]] = asyncio.Queue()
+        done: asyncio.Queue[tuple[Item, _Result] | None] = asyncio.Queue()
+        waiting = set(items)
 
         async def one(item: Item) -> None:
             async with sem:
+                waiting.discard(item)  # started: the unit can no longer be withdrawn
                 done.put_nowait((item, await self._one(item)))
 
         tasks = [asyncio.create_task(one(item)) for item in items]
+        self._held[key] = _Held(len(items), waiting, tasks, done)
         sent: dict[int, tuple[bytes, int]] = {}
         try:
             left = len(items)
@@ -350,11 +374,36 @@ class _Worker:
                 batch = [await done.get()]
                 while not done.empty():
                     batch.append(done.get_nowait())
+                if None in batch:  # withdrawn (before any run started: nothing else came)
+                    return
                 left -= len(batch)
-                yield [(item, _by_reference(result, sent)) for item, result in batch]
+                yield [(r[0], _by_reference(r[1], sent)) for r in batch if r is not None]
         finally:
+            self._held.pop(key, None)
             for t in tasks:
                 t.cancel()
+
+    async def withdraw(self, key: int) -> bool:
+        """Give unit ``key`` back if none of its runs has started (its runs then never start
+        here and its stream ends): the driver hands it to an idle actor."""
+        held = self._held.get(key)
+        if held is None or len(held.waiting) < held.size:
+            return False
+        del self._held[key]
+        for t in held.tasks:
+            t.cancel()
+        held.done.put_nowait(None)
+        return True
+
+
+@dataclass
+class _Held:
+    """A unit in an actor's hand: its runs not started yet, its tasks, its result queue."""
+
+    size: int
+    waiting: set[Item]
+    tasks: list[asyncio.Task[None]]
+    done: asyncio.Queue[tuple[Item, _Result] | None]
 
 
 def _by_reference(result: _Result, sent: dict[int, tuple[bytes, int]]) -> _Result:
@@ -409,6 +458,9 @@ class _Unit:
     pending: set[Item] = field(default_factory=set)
     deaths: int = 0
     submitted: bool = False
+    slot: _Slot | None = None  # the actor it was last handed to
+    sent: int = 0  # runs in that hand-over
+    asked: int = -1  # the hand-over a withdrawal was last asked for
 
 
 @dataclass
@@ -424,7 +476,10 @@ class _Pool:
 
     Units go out in plan order (a resubmitted unit first); an actor takes a new unit while it
     has fewer than ``2 x concurrency`` runs in hand. Results are buffered per run until the
-    drive loop asks for them, at most ``ahead`` units beyond the one it is on.
+    drive loop asks for them, at most ``ahead`` units beyond the one it is on. When no unit is
+    waiting and an actor runs out of work, it takes over a unit another actor holds but has not
+    started (``withdraw``): at the end of a run no actor sits idle while another still has a
+    unit queued, so the tail is at most the unit each actor is on.
     """
 
     def __init__(
@@ -442,6 +497,9 @@ class _Pool:
         self.opened = False  # lookahead starts after the first result (the first run goes alone)
         self.heap: list[tuple[int, int, _Unit]] = []
         self.seq = itertools.count()
+        self.keys = itertools.count()
+        self.held: dict[int, _Unit] = {}  # units in an actor's hand, by key
+        self.withdrawing = False
         self.slots: list[_Slot] = []
         self.spares = 3 * workers  # replacement actors allowed over the run
         self.deaths = 0
@@ -548,22 +606,62 @@ class _Pool:
                 slot = min(free, key=lambda s: s.inflight)
                 _, _, unit = heapq.heappop(self.heap)
                 slot.inflight += len(unit.pending)
-                task = asyncio.create_task(self._run_on(slot, unit))
+                key = next(self.keys)
+                unit.slot, unit.sent, self.held[key] = slot, len(unit.pending), unit
+                task = asyncio.create_task(self._run_on(slot, unit, key))
                 self.tasks.add(task)
                 task.add_done_callback(self.tasks.discard)
+            self._take_over()
 
-    async def _run_on(self, slot: _Slot, unit: _Unit) -> None:
+    def _take_over(self) -> None:
+        """With no unit waiting and an actor idle, ask an actor that holds a unit behind the
+        one it is on, none of whose runs has started, to give it up for the idle one (the
+        last handed out first: the likeliest not to have started)."""
+        if self.heap or self.withdrawing or self.closing:
+            return
+        if not any(s.alive and s.inflight == 0 for s in self.slots):
+            return
+        for key in sorted(self.held, reverse=True):
+            unit = self.held[key]
+            assert unit.slot is not None
+            queued = unit.slot.inflight > unit.sent  # the actor has other runs in hand
+            if unit.asked != key and queued and len(unit.pending) == unit.sent > 0:
+                unit.asked = key
+                self.withdrawing = True
+                task = asyncio.create_task(self._withdraw(unit, key))
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+                return
+
+    async def _withdraw(self, unit: _Unit, key: int) -> None:
+        """Ask for ``unit`` back; if given, its stream ends early and ``_run_on`` requeues it
+        (a dead actor's stream raises instead, and its units are resubmitted as usual)."""
+        assert unit.slot is not None
+        try:
+            with contextlib.suppress(Exception):
+                await _aref(unit.slot.actor.withdraw.remote(key))
+        finally:
+            self.withdrawing = False
+            self.wake.set()
+
+    async def _run_on(self, slot: _Slot, unit: _Unit, key: int) -> None:
+        """Hand ``unit`` to ``slot``'s actor as ``key`` and resolve its runs as they stream
+        back; a withdrawal or a death puts what is left back in the queue."""
         ray = self.ray
         items = [i for i in unit.items if i in unit.pending]
         left = len(items)
         images: dict[int, bytes] = {}
         try:
-            async for ref in slot.actor.run.remote(items):
+            async for ref in slot.actor.run.remote(items, key):
                 for item, result in await ref:
                     self._resolve(unit, item, _restore(result, images))
                     left -= 1
                     slot.inflight -= 1
                 self.wake.set()
+            if left:  # only a withdrawal ends a stream early: none of its runs started
+                slot.inflight -= left
+                log.debug("unit %d given back by actor %d for an idle one", unit.index, slot.pid)
+                heapq.heappush(self.heap, (unit.index, next(self.seq), unit))
         except _deaths(ray) as exc:
             slot.inflight -= left
             if self.closing:
@@ -586,6 +684,7 @@ class _Pool:
             slot.inflight -= left
             self._fail_unit(unit, exc)
         finally:
+            del self.held[key]  # the hand-over is over (a unit put back gets a new key)
             self.wake.set()
 
     def _lost(self, slot: _Slot, exc: BaseException) -> None:
@@ -703,8 +802,12 @@ async def _drive_on_pool(
     on_progress: Callable[[RunProgress], None] | None,
     fatal: Sequence[type[BaseException]],
     recorder: Any,
+    flush: Any = None,
 ) -> str | None:
-    """``drive`` over ``units`` on a fresh actor pool; the pool is gone when it returns."""
+    """``drive`` over ``units`` on a fresh actor pool; the pool is gone when it returns.
+
+    ``recorder`` receives each run's replies from the actors; ``drive`` flushes or discards
+    them through ``flush`` (default: the recorder itself)."""
     from ._api import record_endpoint_stats
 
     work = [item for unit in units for item in unit]
@@ -745,7 +848,7 @@ async def _drive_on_pool(
         return await drive(
             work, attempt, finish, prog,
             concurrency=max(concurrency, workers),
-            fatal=fatal, recorder=recorder, on_progress=on_progress,
+            fatal=fatal, recorder=flush or recorder, on_progress=on_progress,
         )  # fmt: skip
     finally:
         for stats in await pool.close():
@@ -791,8 +894,10 @@ async def _run_dataset(
     recorder: Any = None,
     defenses: Any = None,
 ) -> RunSummary:
-    """``run_condition`` with the runs on the actor pool: the same condition, plan, rows."""
-    from ._run import open_dataset_condition
+    """``run_condition`` with the runs on the actor pool: the same condition, plan, rows,
+    committed as the local backend commits them (a writer thread, in batches, each run's
+    replies recorded just before its row), so the driver's event loop only receives."""
+    from ._run import _AfterCommit, _RowWriter, open_dataset_condition
 
     t0 = time.perf_counter()
     adapter, defense, condition, work, prog = open_dataset_condition(
@@ -811,17 +916,26 @@ async def _run_dataset(
     if units and len(units[0]) > 1:  # the first run goes alone, as in drive
         units[:1] = [units[0][:1], units[0][1:]]
 
+    after_commit = _AfterCommit(recorder)
+    writer = _RowWriter(store, condition, after_commit)
+
     def finish(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
         chosen = decision.candidate if decision is not None else None
         row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
-        store.put(condition, row, decision, cause)
+        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
 
-    aborted = await _drive_on_pool(
-        backend, "dataset", req, units, config.concurrency, prog, store, condition, finish, {},
-        system_prefix=system_prefix, on_progress=on_progress, fatal=fatal, recorder=recorder,
-    )  # fmt: skip
+    try:
+        aborted = await _drive_on_pool(
+            backend, "dataset", req, units, config.concurrency, prog, store, condition, finish,
+            {}, system_prefix=system_prefix, on_progress=on_progress, fatal=fatal,
+            recorder=recorder, flush=after_commit if recorder is not None else None,
+        )  # fmt: skip
+    finally:
+        failed = writer.close()  # every row handed over is committed (or failed) here
+    if failed is not None:
+        raise failed
     return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
 
 
@@ -843,30 +957,18 @@ async def _run_sim(
     defenses: Any = None,
 ) -> RunSummary:
     """``run_episodes`` with every episode on the actor pool."""
-    from ._run import open_condition
-    from ._sim import _row as sim_row
-    from ._sim import plan_sim_work
+    from ._sim import open_sim_condition
 
     t0 = time.perf_counter()
-    adapter, defense, condition = open_condition(
-        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
-        settings={"sim": config.describe()},
+    sim = open_sim_condition(
+        store, adapter, provider, defenses, config, framework=framework, model=model,
+        defense=defense,
     )  # fmt: skip
-    specs, planned = plan_sim_work(config)
-    done = store.done(condition)
-    work = [w for w in planned if w not in done]
-    prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
     moves: dict[Item, tuple[Any, ...]] = {}
-
-    def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-    ) -> None:
-        row = sim_row(specs[iid], repeat, framework, model, defense, decision, outcome)
-        store.put(condition, row, decision, cause, moves=moves.pop((iid, repeat), ()))
-
+    finish = sim.finisher(store, framework, model, lambda i, r: moves.pop((i, r), ()))
     aborted = await _drive_on_pool(
-        backend, "sim", req, [[w] for w in work], config.concurrency, prog, store, condition,
-        finish, moves, system_prefix=system_prefix, on_progress=on_progress, fatal=fatal,
-        recorder=recorder,
+        backend, "sim", req, [[w] for w in sim.work], config.concurrency, sim.progress, store,
+        sim.condition, finish, moves, system_prefix=system_prefix, on_progress=on_progress,
+        fatal=fatal, recorder=recorder,
     )  # fmt: skip
-    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
+    return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)

@@ -25,16 +25,20 @@ from dibench.metrics._explore import Move
 from dibench.metrics._rows import Outcome, ResultRow
 from dibench.providers._base import Provider
 
-from ._run import RunProgress, RunSummary, drive, open_condition
+from ._run import Finish, RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore
 
 __all__ = [
+    "SimCondition",
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
     "execute_sim",
+    "open_sim_condition",
     "plan_sim_work",
+    "play_episode",
     "run_episodes",
+    "tracking_env",
 ]
 
 
@@ -187,6 +191,96 @@ def _row(spec: Any, repeat: int, framework: str, model: str, defense: str, d: De
     )
 
 
+Item = tuple[str, int]  # (episode id, repeat)
+
+
+def tracking_env(spec: Any, config: SimRunConfig) -> TrackingEnv:
+    """A fresh simulator for one episode, wrapped to record its moves."""
+    from dibench.sim import make_env
+
+    return TrackingEnv(make_env(spec, width=config.width, height=config.height))
+
+
+async def play_episode(
+    adapter: Adapter,
+    env: TrackingEnv,
+    provider: Provider,
+    spec: Any,
+    config: SimRunConfig,
+    *,
+    repeat: int,
+    system_prefix: str = "",
+) -> Decision:
+    """One episode of ``spec`` in ``env``, seeded by its repeat (benign and injected twins of
+    a repeat share the seed): the same call on every backend, so their rows match."""
+    return await adapter.run_episode(
+        env,
+        provider,
+        instance_id=spec.id,
+        repeat=repeat,
+        seed=repeat,
+        system_prefix=system_prefix,
+        max_steps=config.max_steps or spec.max_steps,
+    )
+
+
+@dataclass
+class SimCondition:
+    """A simulator condition opened in a store: what every backend does before its first
+    episode (the adapter behind its defenses, the condition's label and key, the episodes,
+    the work the store lacks and the progress), and how a finished episode is stored."""
+
+    adapter: Adapter
+    defense: str
+    condition: str
+    specs: dict[str, Any]
+    work: list[Item]
+    progress: RunProgress
+
+    def finisher(
+        self,
+        store: ResultStore,
+        framework: str,
+        model: str,
+        moves: Callable[[str, int], Sequence[Move]],
+    ) -> Finish:
+        """``finish`` for ``drive``: the episode's row and its ``moves(iid, repeat)``, stored
+        in one transaction."""
+
+        def finish(
+            iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+        ) -> None:
+            row = _row(self.specs[iid], repeat, framework, model, self.defense, decision, outcome)
+            store.put(self.condition, row, decision, cause, moves=moves(iid, repeat))
+
+        return finish
+
+
+def open_sim_condition(
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    defenses: Any,
+    config: SimRunConfig,
+    *,
+    framework: str,
+    model: str,
+    defense: str,
+) -> SimCondition:
+    """Register a simulator condition (``open_condition``, with the episode settings as its
+    config) and plan the episodes the store still lacks; shared by the local and Ray
+    backends so both resume the same work."""
+    adapter, defense, condition = open_condition(
+        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
+        settings={"sim": config.describe()},
+    )  # fmt: skip
+    specs, planned = plan_sim_work(config)
+    done = store.done(condition)
+    work = [w for w in planned if w not in done]
+    prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
+    return SimCondition(adapter, defense, condition, specs, work, prog)
+
+
 async def run_episodes(
     store: ResultStore,
     adapter: Adapter,
@@ -208,46 +302,29 @@ async def run_episodes(
     guards every screen of every episode, as ``run_condition`` does for single screens: the
     chain's canonical spec labels the condition and its parameters go into the config.
     """
-    from dibench.sim import make_env
-
     t0 = time.perf_counter()
-    adapter, defense, condition = open_condition(
-        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
-        settings={"sim": config.describe()},
+    sim = open_sim_condition(
+        store, adapter, provider, defenses, config, framework=framework, model=model,
+        defense=defense,
     )  # fmt: skip
-    specs, planned = plan_sim_work(config)
-    done = store.done(condition)
-    work = [w for w in planned if w not in done]
-    prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
-    envs: dict[tuple[str, int], TrackingEnv] = {}
+    envs: dict[Item, TrackingEnv] = {}
 
     async def attempt(iid: str, repeat: int) -> Decision:
-        spec = specs[iid]
-        env = envs[iid, repeat] = TrackingEnv(
-            make_env(spec, width=config.width, height=config.height)
-        )
-        return await adapter.run_episode(
-            env,
-            provider,
-            instance_id=iid,
-            repeat=repeat,
-            seed=repeat,
-            system_prefix=system_prefix,
-            max_steps=config.max_steps or spec.max_steps,
+        spec = sim.specs[iid]
+        env = envs[iid, repeat] = tracking_env(spec, config)
+        return await play_episode(
+            sim.adapter, env, provider, spec, config, repeat=repeat, system_prefix=system_prefix
         )
 
-    def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-    ) -> None:
+    def moves(iid: str, repeat: int) -> Sequence[Move]:
         env = envs.pop((iid, repeat), None)
-        row = _row(specs[iid], repeat, framework, model, defense, decision, outcome)
-        store.put(condition, row, decision, cause, moves=env.moves if env else ())
+        return env.moves if env else ()
 
     aborted = await drive(
-        work, attempt, finish, prog,
+        sim.work, attempt, sim.finisher(store, framework, model, moves), sim.progress,
         concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
     )  # fmt: skip
-    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
+    return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)
 
 
 @dataclass(frozen=True)
