@@ -92,10 +92,10 @@ def test_what_a_failure_says_about_the_endpoint(
     pytest.importorskip(module)
     with FakeChatServer("ok", faults=lambda i, body: fault) as srv:
         p = make_provider(
-            f"{scheme}:{model}", base_url=url(scheme, srv.url), **{**FAST, "timeout_s": 0.3}
-        )
+            f"{scheme}:{model}", base_url=url(scheme, srv.url), **{**FAST, "timeout_s": 1.0}
+        )  # 1 s: a 403 that took longer than a tighter timeout on a loaded machine read as a hang
         err = failure(p)
-        # an attempt the client gave up on (0.3 s timeout) may still be in the server's
+        # an attempt the client gave up on (1 s timeout) may still be in the server's
         # parser on a loaded machine: let its count settle before reading it
         settle = time.monotonic() + 3.0
         while srv.requests < 1 and time.monotonic() < settle:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 from dibench.render._addressing import MIN_DIST, label_elements
 from dibench.render._fonts import font
 

@@ -40,8 +40,7 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
-from dibench.dataset._schema import UIElement
-from dibench.metrics._rows import Outcome
+from dibench._values import Outcome, UIElement
 from dibench.providers._base import Message, TextPart
 
 from ._annotate import MIN_DIST, SUBAREAS, Grid, draw_grid, draw_labels, label_elements

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from PIL import Image
 
 from dibench._registry import Registry
-from dibench.dataset._schema import Box, UIElement
-from dibench.metrics._rows import Outcome
+from dibench._values import Box, Outcome, UIElement
 from dibench.providers._base import Provider
 
 if TYPE_CHECKING:

@@ -27,8 +27,7 @@ from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from PIL import Image
 
-from dibench.dataset._schema import Box, UIElement
-from dibench.metrics._rows import Outcome
+from dibench._values import Box, Outcome, UIElement
 from dibench.providers._base import (
     Completion,
     ImagePart,

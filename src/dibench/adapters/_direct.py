@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dibench.dataset._schema import Box, UIElement
-from dibench.metrics._rows import Outcome
+from dibench._values import Box, Outcome, UIElement
 from dibench.providers._base import Message, TextPart
 
 from ._base import ADAPTERS, Action, candidate_at

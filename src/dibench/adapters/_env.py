@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 
 from ._base import Action, AgentInput, Step, Verdict, candidate_at
 

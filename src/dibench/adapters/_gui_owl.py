@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Literal
 
 from PIL import Image
 
-from dibench.metrics._rows import Outcome
+from dibench._values import Outcome
 from dibench.providers._base import Message, TextPart
 from dibench.render._addressing import MAX_PIXELS, MIN_PIXELS, smart_resize
 

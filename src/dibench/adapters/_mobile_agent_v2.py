@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
-from dibench.metrics._rows import Outcome
+from dibench._values import Outcome
 from dibench.providers._base import Message, TextPart
 
 from ._base import ADAPTERS, Action

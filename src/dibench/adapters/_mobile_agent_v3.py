@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
-from dibench.metrics._rows import Outcome
+from dibench._values import Outcome
 from dibench.providers._base import ImagePart, Message, TextPart
 from dibench.render._addressing import MAX_PIXELS, MIN_PIXELS, smart_resize
 

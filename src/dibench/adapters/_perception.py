@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 from dibench.ocr import OcrLine, get_engine
 
 from ._common import Memo, Shown, screen_key, show_screen

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench._values import Box, TextStyle
 from dibench.probes._compose import hook_visible, title_lines
 from dibench.render import font
 from dibench.render._text import ELLIPSIS

@@ -25,8 +25,9 @@ from typing import Any
 
 from dibench._fs import atomic_write
 from dibench._seeding import py_rng
+from dibench._values import Payload
 from dibench.dataset._io import DatasetError
-from dibench.dataset._schema import Candidate, DecisionState, Payload
+from dibench.dataset._schema import Candidate, DecisionState
 from dibench.probes import PROBES, TextProbe, original_title, preference_options, target_name
 from dibench.probes._compose import cover_layout
 from dibench.render._addressing import label_elements, smart_resize

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+from dibench._values import Box
 from dibench.dataset._constraints import (
     AllOf,
     AnyOf,
@@ -29,7 +30,6 @@ from dibench.dataset._constraints import (
     TimeRange,
     time_to_minutes,
 )
-from dibench.dataset._schema import Box
 
 from ._errors import AnnotationError
 

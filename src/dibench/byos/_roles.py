@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 
 __all__ = [
     "PRICE_PATTERN",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 
 from ._annotation import CandidateAnnotation
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 
 from ._errors import UiDumpError
 from ._roles import (

@@ -18,10 +18,11 @@ import numpy as np
 from PIL import Image
 
 from dibench._seeding import derive_seed
+from dibench._values import Box, UIElement
 from dibench.dataset._constraints import acceptable_set
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import DatasetError
-from dibench.dataset._schema import Box, DecisionState, InjectedRecord, UIElement
+from dibench.dataset._schema import DecisionState, InjectedRecord
 
 __all__ = [
     "CheckIssue",
@@ -184,15 +185,18 @@ def _inside_changed(a: np.ndarray, b: np.ndarray, boxes: list[Box]) -> bool:
     )
 
 
-_ARRAYS: dict[str, np.ndarray] = {}
+_ARRAYS: dict[str, tuple[Image.Image, np.ndarray]] = {}
 
 
 def _array(state_id: str, image: Image.Image) -> np.ndarray:
-    """The benign screenshot as an array, kept for the state's run of variants."""
-    if state_id not in _ARRAYS:
+    """The benign screenshot as an array, kept for the state's run of variants. Kept with the
+    image it came from: another dataset (or a forked worker's parent) may have a state of the
+    same id at another size, whose array must never stand in for this one."""
+    hit = _ARRAYS.get(state_id)
+    if hit is None or hit[0] is not image:
         _ARRAYS.clear()
-        _ARRAYS[state_id] = np.asarray(image)
-    return _ARRAYS[state_id]
+        hit = _ARRAYS[state_id] = (image, np.asarray(image))
+    return hit[1]
 
 
 def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:

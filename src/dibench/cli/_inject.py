@@ -21,7 +21,7 @@ _CATEGORIES = ("exploratory", "exact_match", "cost_first", "spatio_temporal", "q
 
 
 def _parse_box(value: str, flag: str, width: int, height: int) -> Any:
-    from dibench.dataset._schema import Box
+    from dibench._values import Box
 
     parts = [p.strip() for p in value.split(",")]
     try:
@@ -76,8 +76,9 @@ def _state(
     name: str,
 ) -> Any:
     """A one-candidate decision state around the boxes (the target; nothing is acceptable)."""
+    from dibench._values import Box, UIElement
     from dibench.dataset._constraints import ConstraintSpec
-    from dibench.dataset._schema import Box, Candidate, DecisionState, UIElement
+    from dibench.dataset._schema import Candidate, DecisionState
 
     card = Box(
         min(b.x1 for b in boxes.values()),

@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from dibench._values import Outcome
 from dibench.adapters._base import Action, Adapter, AgentInput, Decision, candidate_at
 from dibench.adapters._common import OUTSIDE
 from dibench.adapters._env import Environment, Observed, Screen, StaticScreen, Transition
-from dibench.metrics._rows import Outcome
 from dibench.providers._base import Completion, Provider, Request
 
 from ._base import DefenseChain, DefenseContext, View

@@ -22,10 +22,9 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from dibench._registry import Registry, RegistryError
+from dibench._values import Box, Outcome, UIElement
 from dibench.adapters._base import AgentInput, Decision, Step, Verdict
 from dibench.adapters._common import scale_box
-from dibench.dataset._schema import Box, UIElement
-from dibench.metrics._rows import Outcome
 from dibench.providers._base import Provider
 
 __all__ = [

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from dibench._values import Box, UIElement
 from dibench.adapters._base import Verdict
 from dibench.adapters._common import excerpt
-from dibench.dataset._schema import Box, UIElement
 
 from ._base import Defense, DefenseContext, View
 

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Literal
 
 from PIL import Image
 
+from dibench._values import Box, UIElement
 from dibench.adapters._base import AgentInput, Decision, Step, Verdict
-from dibench.dataset._schema import Box, UIElement
 from dibench.providers._base import Provider
 from dibench.providers._replay import ReplayProvider
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
+from dibench._values import Box, UIElement
 from dibench.adapters._common import excerpt
-from dibench.dataset._schema import Box, UIElement
 
 from ._base import DEFENSES, DefenseContext, View
 from ._detect import Detector, Finding

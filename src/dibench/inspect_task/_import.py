@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from dibench import __version__
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench._values import Outcome
+from dibench.metrics._rows import ResultRow
 from dibench.runner import ResultStore, RunError, RunLock
 
 from ._lazy import require_inspect

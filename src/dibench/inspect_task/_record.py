@@ -12,9 +12,10 @@ import hashlib
 from dataclasses import asdict, fields
 from typing import Any
 
+from dibench._values import Outcome
 from dibench.adapters._base import Action, Decision, Step, Verdict
 from dibench.metrics._explore import Move
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.metrics._rows import ResultRow
 
 __all__ = [
     "STORE_KEY",

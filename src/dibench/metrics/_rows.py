@@ -3,23 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
+
+from dibench._values import Outcome
 
 __all__ = ["Outcome", "ResultRow", "VerdictRow"]
-
-
-class Outcome(StrEnum):
-    """How a run ended. Only COMMITTED has a decision; INFRA_ERROR is never an agent outcome."""
-
-    COMMITTED = "committed"
-    NO_COMMIT = "no_commit"  # gave up, ran out of steps, tapped outside every candidate
-    PARSE_ERROR = "parse_error"  # reply could not be parsed into an action
-    # the original framework would crash or abort on this reply (parse=faithful): ⊥
-    FRAMEWORK_ERROR = "framework_error"
-    REFUSAL = "refusal"
-    BLOCKED = "blocked"  # a defense blocked the step
-    # transport/server failure after retries: excluded from metrics, re-run on resume
-    INFRA_ERROR = "infra_error"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from dibench._registry import Registry
-from dibench.dataset._schema import Box
+from dibench._values import Box
 
 from ._bands import BandReader, LruCache, digest, to_bgr
 

@@ -14,7 +14,8 @@ from abc import ABC, abstractmethod
 from PIL import Image
 
 from dibench._registry import Registry
-from dibench.dataset._schema import DecisionState, Payload, UIElement
+from dibench._values import Payload, UIElement
+from dibench.dataset._schema import DecisionState
 
 __all__ = ["PROBES", "Probe", "configured_probe", "default_probe_names"]
 

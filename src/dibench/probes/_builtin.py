@@ -11,7 +11,8 @@ from __future__ import annotations
 from PIL import Image
 
 from dibench._seeding import np_rng, py_rng
-from dibench.dataset._schema import Box, Candidate, DecisionState, Payload, UIElement
+from dibench._values import Box, Payload, UIElement
+from dibench.dataset._schema import Candidate, DecisionState
 
 from ._base import PROBES, Probe
 from ._compose import (

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench._values import Box, TextStyle
 from dibench.render import clamp_lines, face_for, font, is_bold, is_wide, typeset_title
 from dibench.render._text import ELLIPSIS
 

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from dibench.dataset._schema import Candidate, DecisionState, Payload, UIElement
+from dibench._values import Payload, UIElement
+from dibench.dataset._schema import Candidate, DecisionState
 from dibench.render._addressing import centre, label_elements, smart_resize
 
 from ._base import PROBES, Probe

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image
 
-from dibench.dataset._schema import Box
+from dibench._values import Box
 
 __all__ = ["clean_title", "is_cjk"]
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench._values import Box, TextStyle
 from dibench.render import draw_text_block, face_for, typeset_title
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from PIL import Image
 
 from dibench._registry import Registry
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 
 from ._stats import ProviderStats
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dibench.dataset._schema import UIElement
+from dibench._values import UIElement
 
 from ._base import PROVIDERS, Completion, Observation, Provider, Request, make_provider
 from ._offline import reply

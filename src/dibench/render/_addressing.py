@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from dibench.dataset._schema import Box, UIElement
+from dibench._values import Box, UIElement
 
 __all__ = ["MAX_PIXELS", "MIN_DIST", "MIN_PIXELS", "centre", "label_elements", "smart_resize"]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PIL import ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench._values import Box, TextStyle
 
 from ._paint import RGB, ellipsize, luminance, mix, run_width
 from ._widgets import IMAGE, LINEAR, TEXT, Ctx

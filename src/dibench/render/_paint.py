@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box
+from dibench._values import Box
 
 from ._fonts import font, is_bold
 

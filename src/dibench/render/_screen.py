@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from dibench.dataset._schema import Box, TextStyle, UIElement
+from dibench._values import Box, TextStyle, UIElement
 
 from ._cards import CARDS, LEVELS, Fit, card_title_style
 from ._paint import hex_rgb

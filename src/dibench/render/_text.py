@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from PIL import ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench._values import Box, TextStyle
 
 from ._fonts import font, is_bold
 

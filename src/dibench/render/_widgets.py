@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 
 from dibench._seeding import derive_seed
-from dibench.dataset._schema import Box, TextStyle, UIElement
+from dibench._values import Box, TextStyle, UIElement
 
 from ._covers import draw_cover
 from ._fonts import face_for

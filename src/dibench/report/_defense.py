@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from dibench._values import Outcome
 from dibench.metrics import (
     Auroc,
     DefenseComparison,
@@ -20,7 +21,6 @@ from dibench.metrics import (
     PairedChange,
 )
 from dibench.metrics._defense import DefenseCost, RunUsage
-from dibench.metrics._rows import Outcome
 
 from ._common import (
     agent_label,

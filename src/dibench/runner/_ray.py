@@ -49,9 +49,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from dibench._values import Outcome
 from dibench.adapters._base import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset
-from dibench.metrics._rows import Outcome
 from dibench.providers._base import Completion, InfraError, Provider, Request
 
 from ._errors import RunError

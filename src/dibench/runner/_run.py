@@ -19,9 +19,10 @@ from typing import Any
 
 from PIL import Image
 
+from dibench._values import Outcome
 from dibench.adapters._base import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset, Instance
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.metrics._rows import ResultRow
 from dibench.providers._base import EndpointError, InfraError, Provider
 
 from ._store import ResultStore

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from dibench import __version__
+from dibench._values import Outcome
 from dibench.adapters._base import Action, Adapter, Decision
 from dibench.adapters._env import Environment, Observed, Screen, Transition
 from dibench.dataset._io import DatasetError
 from dibench.metrics._explore import Move
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.metrics._rows import ResultRow
 from dibench.providers._base import Provider
 
 from ._run import Finish, RunProgress, RunSummary, drive, open_condition

@@ -27,9 +27,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dibench._values import Outcome
 from dibench.adapters._base import Decision
 from dibench.metrics._explore import Move, Trajectory
-from dibench.metrics._rows import Outcome, ResultRow, VerdictRow
+from dibench.metrics._rows import ResultRow, VerdictRow
 
 __all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "StoreError", "condition_key"]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from dibench.dataset._schema import Box, TextStyle, UIElement
+from dibench._values import Box, TextStyle, UIElement
 from dibench.render import draw_cover
 from dibench.render._cards import CARDS, Fit, candidate_text, card_title_style, rating_desc
 from dibench.render._paint import (

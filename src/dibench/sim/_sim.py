@@ -24,9 +24,10 @@ from typing import ClassVar, TypeVar
 from PIL import Image
 
 from dibench._registry import Registry
+from dibench._values import Box, Payload, UIElement
 from dibench.adapters._base import Action
 from dibench.adapters._env import Environment, Screen, Transition
-from dibench.dataset._schema import Box, Candidate, DecisionState, Payload, UIElement
+from dibench.dataset._schema import Candidate, DecisionState
 from dibench.render._cards import Fit
 
 from ._draw import (

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from PIL import Image
 
-from dibench.dataset._schema import Box
+from dibench._values import Box
 from dibench.ocr import OcrLine
 
 from .quantities import line_quantities

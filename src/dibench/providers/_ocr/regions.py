@@ -18,7 +18,7 @@ from itertools import pairwise
 import numpy as np
 from PIL import Image
 
-from dibench.dataset._schema import Box
+from dibench._values import Box
 from dibench.ocr import OcrLine
 
 from .cuts import anchor_cuts, pixel_cuts, surface_colour
