@@ -156,7 +156,7 @@ def dibench_agent(
     """
     from dibench.runner._run import _agent_input
     from dibench.runner._run import _row as dataset_row
-    from dibench.runner._sim import SimRunConfig, TrackingEnv, plan_sim_work
+    from dibench.runner._sim import SimRunConfig, plan_sim_work, play_episode, tracking_env
     from dibench.runner._sim import _row as episode_row
 
     adapter, label = _agent(framework, defense, adapter_opts)
@@ -181,15 +181,10 @@ def dibench_agent(
         moves: list[Any] = []
         decision: Decision
         if episodes is not None:
-            from dibench.sim import make_env
-
             spec = episodes[iid]
             assert sim_config is not None
-            env = TrackingEnv(make_env(spec, width=sim_config.width, height=sim_config.height))
-            decision = await adapter.run_episode(
-                env, provider, instance_id=iid, repeat=repeat, seed=repeat,
-                max_steps=sim_config.max_steps or spec.max_steps,
-            )  # fmt: skip
+            env = tracking_env(spec, sim_config)  # the same episode as `dibench simulate` plays
+            decision = await play_episode(adapter, env, provider, spec, sim_config, repeat=repeat)
             moves = env.moves
             row = episode_row(spec, repeat, framework, model, label, decision, decision.outcome)
         else:
