@@ -26,7 +26,6 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
@@ -171,12 +170,13 @@ class OcrCache:
     """
 
     def __init__(self, engine: OcrEngine | None = None, maxsize: int = 64) -> None:
+        from dibench.ocr._bands import LruCache
+
         self._engine = engine
         self.maxsize = maxsize
-        self._done: OrderedDict[str, tuple[OcrLine, ...]] = OrderedDict()
-        self._pending: dict[str, Future[tuple[OcrLine, ...]]] = {}
-        self._lock = threading.Lock()
+        self._lines: LruCache[str, tuple[OcrLine, ...]] = LruCache(maxsize)
         self.reads = 0  # OCR passes actually run
+        self._count = threading.Lock()
 
     @property
     def engine(self) -> OcrEngine:
@@ -191,37 +191,18 @@ class OcrCache:
 
     def read(self, image: Image.Image, key: str | None = None) -> tuple[OcrLine, ...]:
         """The OCR lines of ``image`` (``key``: its ``image_key`` if already computed)."""
-        key = key or image_key(image)
-        with self._lock:
-            if key in self._done:
-                self._done.move_to_end(key)
-                return self._done[key]
-            fut = self._pending.get(key)
-            owner = fut is None
-            if owner:
-                fut = self._pending[key] = Future()
-        assert fut is not None
-        if not owner:
-            return fut.result()
-        try:
+
+        def run() -> tuple[OcrLine, ...]:
             rgb = image if image.mode == "RGB" else image.convert("RGB")
             lines = tuple(self.engine.read(rgb))
-        except BaseException as exc:
-            with self._lock:
-                self._pending.pop(key, None)
-            fut.set_exception(exc)
-            raise
-        with self._lock:
-            self.reads += 1
-            self._done[key] = lines
-            while len(self._done) > self.maxsize:
-                self._done.popitem(last=False)
-            self._pending.pop(key, None)
-        fut.set_result(lines)
-        return lines
+            with self._count:  # reads of other screens may finish at the same time
+                self.reads += 1
+            return lines
+
+        return self._lines.get(key or image_key(image), run)
 
     def __len__(self) -> int:
-        return len(self._done)
+        return len(self._lines)
 
 
 class OcrAgent(Provider):

@@ -55,7 +55,7 @@ from dibench.dataset._dataset import Dataset
 from dibench.providers._base import Completion, InfraError, Provider, Request
 
 from ._errors import RunError
-from ._run import RunConfig, RunProgress, RunSummary, _agent_input, _row, drive
+from ._run import RunConfig, RunProgress, RunSummary, _agent_input, drive
 from ._store import ResultStore
 
 __all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
@@ -897,7 +897,7 @@ async def _run_dataset(
     """``run_condition`` with the runs on the actor pool: the same condition, plan, rows,
     committed as the local backend commits them (a writer thread, in batches, each run's
     replies recorded just before its row), so the driver's event loop only receives."""
-    from ._run import _AfterCommit, _RowWriter, open_dataset_condition
+    from ._run import dataset_row_writer, open_dataset_condition
 
     t0 = time.perf_counter()
     adapter, defense, condition, work, prog = open_dataset_condition(
@@ -916,21 +916,15 @@ async def _run_dataset(
     if units and len(units[0]) > 1:  # the first run goes alone, as in drive
         units[:1] = [units[0][:1], units[0][1:]]
 
-    after_commit = _AfterCommit(recorder)
-    writer = _RowWriter(store, condition, after_commit)
-
-    def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-    ) -> None:
-        chosen = decision.candidate if decision is not None else None
-        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
-        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
+    writer, finish = dataset_row_writer(
+        ds, store, condition, recorder, framework=framework, model=model, defense=defense
+    )
 
     try:
         aborted = await _drive_on_pool(
             backend, "dataset", req, units, config.concurrency, prog, store, condition, finish,
             {}, system_prefix=system_prefix, on_progress=on_progress, fatal=fatal,
-            recorder=recorder, flush=after_commit if recorder is not None else None,
+            recorder=recorder, flush=writer.after_commit if recorder is not None else None,
         )  # fmt: skip
     finally:
         failed = writer.close()  # every row handed over is committed (or failed) here

@@ -552,6 +552,30 @@ class _RowWriter:
         return self._error
 
 
+def dataset_row_writer(
+    ds: Dataset,
+    store: ResultStore,
+    condition: str,
+    recorder: Any,
+    *,
+    framework: str,
+    model: str,
+    defense: str,
+) -> tuple[_RowWriter, Finish]:
+    """The store's writer thread for a dataset condition and the ``finish`` that hands it each
+    run's row (replies recorded just before it): what every backend commits through."""
+    writer = _RowWriter(store, condition, _AfterCommit(recorder))
+
+    def finish(
+        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+    ) -> None:
+        chosen = decision.candidate if decision is not None else None
+        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
+        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
+
+    return writer, finish
+
+
 def open_dataset_condition(
     ds: Dataset,
     store: ResultStore,
@@ -640,27 +664,16 @@ async def run_condition(
     # wait for. A run's replies are appended to the replay file right before its batch is
     # committed (the same thread, in order), so a kill never leaves a stored row without its
     # replies.
-    after_commit = _AfterCommit(recorder)
-    writer = _RowWriter(store, condition, after_commit)
-    instances: dict[str, Instance] = {}
-
-    def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-    ) -> None:
-        chosen = decision.candidate if decision is not None else None
-        inst = instances.get(iid)
-        if inst is None:  # the record is parsed once per instance, not once per repeat
-            if len(instances) > 64:
-                instances.pop(next(iter(instances)))
-            inst = instances[iid] = ds.instance(iid)
-        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome, inst)
-        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
+    writer, finish = dataset_row_writer(
+        ds, store, condition, recorder, framework=framework, model=model, defense=defense
+    )
 
     try:
         aborted = await drive(
             work, attempt, finish, prog,
             concurrency=config.concurrency, fatal=fatal,
-            recorder=after_commit if recorder is not None else None, on_progress=on_progress,
+            recorder=writer.after_commit if recorder is not None else None,
+            on_progress=on_progress,
         )  # fmt: skip
     finally:
         composer.shutdown(wait=True)
