@@ -112,6 +112,9 @@ class Dataset:
                     self._inj_lines[rid] = (lineno, start, len(raw))
         self._images: OrderedDict[str, Image.Image] = OrderedDict()
         self._png_cache: tuple[str, bytes | None] = ("", None)
+        # Without an injected/ folder (nothing materialised) no injected screen is on disk:
+        # the run's hot path then asks for no file it cannot find.
+        self._materialized = (self.root / "injected").is_dir()
         self._digest_cache: tuple[bytes | None, bytes] = (None, b"")
 
     @classmethod
@@ -236,6 +239,8 @@ class Dataset:
         i.e. needs no pixels composed; callers use it to keep cheap work off worker threads."""
         if iid in self.benign:
             return True
+        if not self._materialized:
+            return False
         folder = self.root / "injected"
         return (folder / f"{iid}.patch").is_file() or (folder / f"{iid}.png").is_file()
 
@@ -271,13 +276,14 @@ class Dataset:
         """
         if iid in self.benign:
             return self._benign_png(iid)
-        patched = self._patched_png(iid)
-        if patched is not None:
-            return patched
-        try:
-            return (self.root / "injected" / f"{iid}.png").read_bytes()
-        except FileNotFoundError:
-            pass
+        if self._materialized:
+            patched = self._patched_png(iid)
+            if patched is not None:
+                return patched
+            try:
+                return (self.root / "injected" / f"{iid}.png").read_bytes()
+            except FileNotFoundError:
+                pass
         if image is None:
             return None
         from dibench.render._png import splice_png
