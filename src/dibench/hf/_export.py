@@ -19,8 +19,11 @@ import os
 import shutil
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -238,12 +241,23 @@ def _injected_results(
         _init(ds)
         yield from map(_injected_rows, chunks)
         return
-    pool = mp.get_context("fork").Pool(workers, initializer=_init, initargs=(ds,))
+    # A process pool whose shutdown waits for the chunks being worked on and cancels the rest:
+    # terminating workers (multiprocessing.Pool.terminate, on the first broken record) can
+    # kill one mid-way through sending its rows, which leaves the pool's reader waiting for
+    # the rest of that message for ever (a hang seen once in CI).
+    ex = ProcessPoolExecutor(
+        workers, mp_context=mp.get_context("fork"), initializer=_init, initargs=(ds,)
+    )
+    todo = iter(chunks)
     try:
-        yield from pool.imap(_injected_rows, chunks)
+        ahead = deque(ex.submit(_injected_rows, c) for c in islice(todo, 2 * workers))
+        while ahead:
+            rows = ahead.popleft().result()
+            for c in islice(todo, 1):  # keep 2 x workers chunks in hand, in order
+                ahead.append(ex.submit(_injected_rows, c))
+            yield rows
     finally:
-        pool.terminate()
-        pool.join()
+        ex.shutdown(wait=True, cancel_futures=True)
 
 
 # --- the export --------------------------------------------------------------------------------
