@@ -15,9 +15,11 @@ two readers alternating so both see the same load):
   instance (the band reader's caches start empty, shared with nothing the agent read), and
   the screens of a state are read by ``--threads`` workers, as a run's concurrent runs call
   them (the classic reader serialises its calls and uses every core inside each). Printed:
-  seconds per screen (wall and CPU), how many crops read the same text (normalised), and how
-  many defense decisions agree (keyword-detector: fired and flagged item; evidence-check:
-  each claim's status on the proposed card, read alone);
+  seconds per screen (wall and CPU), how many crops read the same text (normalised), how
+  well each reader's card reads match the card's own text (UI nodes and cover text: the
+  readers may disagree because either misreads), and how many defense decisions agree
+  (keyword-detector: fired and flagged item; evidence-check: each claim's status on the
+  proposed card, read alone);
 - the older per-crop figure as well: every crop read through the engine with no result cache
   around it (the covers an ``OcrCache`` would serve are read again, sequentially);
 - with ``--main-job``: the README's main job (``dibench quickstart`` into fresh folders) with
@@ -53,7 +55,7 @@ from dibench.dataset import Dataset, GenerateConfig, generate
 from dibench.defenses._base import View
 from dibench.defenses._evidence import check_claims, extract_claims, ocr_fields
 from dibench.defenses._keywords import KeywordDetector, ocr_lines
-from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, normalize
+from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, lcs_length, normalize
 from dibench.providers import Message, Observation, Request, TextPart
 from dibench.providers._offline import OcrAgent, OcrCache, image_key
 
@@ -198,6 +200,14 @@ def defend(
     covers = [e.bounds for e in ui if e.role == "cover"]
     fields = ocr_fields(image, boxes[cid], covers, engine)
     card_text = normalize("".join(f.text for f in fields))
+    card = boxes[cid]
+    truth = "".join(
+        e.text for e in sorted(ui, key=lambda e: (e.bounds.y1, e.bounds.x1))
+        if e.text and card.x1 <= e.bounds.x1 and card.y1 <= e.bounds.y1
+        and e.bounds.x2 <= card.x2 and e.bounds.y2 <= card.y2
+    )  # fmt: skip
+    if inst.record is not None and inst.record.target == cid and inst.record.payload.cover_text:
+        truth += inst.record.payload.cover_text
     claims = extract_claims(inst.instruction, inst.state.language)
     evidence = tuple((e.claim, e.status) for e in check_claims(claims, cid, {cid: fields}))
     covers_read = Recorder(cache.read, seen, lock)  # as keyword-detector reads them
@@ -206,6 +216,7 @@ def defend(
     fired = finding.score is not None and finding.score >= 0.5
     return {
         "texts": [card_text, *covers_read.texts],
+        "card_truth": (card_text, normalize(truth)),
         "keyword": (fired, finding.flagged if fired else ""),
         "evidence": evidence,
         "repeats": covers_read.repeats,
@@ -258,6 +269,7 @@ def defense_part(
                 flush=True,
             )
     was, now = out["before"], out["after"]
+    truth = {k: truth_figures([got["card_truth"] for got in out[k].values()]) for k in ENGINES}
     pairs = [
         (x, y) for iid in was for x, y in zip(was[iid]["texts"], now[iid]["texts"], strict=True)
     ]
@@ -275,7 +287,21 @@ def defense_part(
         "keyword_diffs": kw_diffs,
         "evidence_diffs": ev_diffs,
         "reads": {k: caches[k].reads for k in ENGINES},
+        "truth": truth,
     }
+
+
+def truth_figures(reads: Sequence[tuple[str, str]]) -> tuple[float, float]:
+    """How well card reads match the card's own text (its UI nodes' text, plus any text
+    typeset into its cover), pooled over the cards: the share of the characters read that
+    follow the text in order (precision: misreads and stray marks lower it; a title the card
+    cut short does not), and the share of the text's characters read (recall). Both readers
+    lose the same for glyphs that no node names (rating stars), so compare, do not read
+    them as absolute accuracy."""
+    common = sum(lcs_length(got, want) for got, want in reads)
+    read = sum(len(got) for got, _ in reads)
+    wanted = sum(len(want) for _, want in reads)
+    return common / max(1, read), common / max(1, wanted)
 
 
 def quickstart(model: str, root: Path) -> tuple[float, str, str]:
@@ -389,6 +415,13 @@ def main() -> None:
                 f"({100 * d['crops_same'] / d['crops_total']:.1f}%); covers read (the rest served "
                 f"by keyword-detector's OcrCache): before {d['reads']['before']}, after "
                 f"{d['reads']['after']}"
+            )
+            tb, ta = d["truth"]["before"], d["truth"]["after"]
+            figures["card_text_vs_truth"] = {"before": tb, "after": ta}
+            print(
+                f"  card reads against the card's own text (precision / recall of characters): "
+                f"before {100 * tb[0]:.1f}% / {100 * tb[1]:.1f}%, after {100 * ta[0]:.1f}% / "
+                f"{100 * ta[1]:.1f}%"
             )
             flips = sum(fires(x) != fires(y) for _, x, y in d["evidence_diffs"])
             figures["evidence_check_fired_agree"] = [n - flips, n]

@@ -18,6 +18,13 @@ thread. The result is close to, not identical with, a whole-screen pass: the det
 less context (boxes move by a pixel or two) and recognition alone drops RapidOCR's batch
 padding (spaces and the odd glyph change). ``bench/bench_ocr.py`` measures both against the
 whole-screen path and the decisions of the agents that read them.
+
+A line is cut from the screen by its ink, not by the detector's box (``line_crop``): on a twin
+screen the detector's boxes for the unchanged lines move by a pixel or two (it sees the changed
+lines next to them), and a crop warped from a moved box has other pixels, so four in ten lines
+were recognised again. The ink inside the box, on its background colour with a margin in
+proportion to its height, is the same whatever the box's jitter, so the line's text comes from
+the cache. Tilted boxes (rare on screens) keep RapidOCR's warped crop.
 """
 
 from __future__ import annotations
@@ -31,16 +38,27 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-__all__ = ["ARENA_PIXELS", "BandReader", "LruCache", "arena_session", "digest", "uniform_runs"]
+__all__ = [
+    "ARENA_PIXELS",
+    "BandReader",
+    "LruCache",
+    "digest",
+    "line_crop",
+    "own_session",
+    "uniform_runs",
+]
 
 STRIDE = 32  # the detector's input must be a multiple of this; boxes shift with the phase
 MARGIN = 16  # plain rows kept above and below a band on its tile
 MIN_GAP = 4  # uniform rows that separate two bands (fewer: the rows stay in one band)
 MIN_HEIGHT = 128  # images lower than this are read in one pass
 # Detector inputs up to this many pixels (a card's band, a crop: 320 x 1088 is 348k) run on a
-# session with the memory arena (see arena_session); a whole screen read in one pass does not,
+# session with the memory arena (see own_session); a whole screen read in one pass does not,
 # so the arena holds ~30 MB, not the ~800 MB of a 2368 x 1088 pass.
 ARENA_PIXELS = 450_000
+INK = 40  # a pixel is ink when a channel differs from the line's background by more than this
+INK_MARGIN = 0.18  # background kept around a line's ink, in ink heights (the detector's median)
+TILT = 0.02  # boxes whose top or bottom edge rises more than this (plus 1 px) per px are warped
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -128,8 +146,9 @@ class BandReader:
 
     ``ocr`` is a ``rapidocr_onnxruntime.RapidOCR``; only its models, pre/post-processing
     helpers and settings are used, never its per-call state, so one reader serves many
-    threads at once (ONNX Runtime sessions are thread-safe). ``arena``: detect inputs up to
-    ``ARENA_PIXELS`` on a session with the memory arena on (same outputs, faster).
+    threads at once (ONNX Runtime sessions are thread-safe). It runs the models on sessions of
+    its own (``own_session``: hard-swish rewritten); ``arena``: recognise lines and detect
+    inputs up to ``ARENA_PIXELS`` with the memory arena on (same outputs, faster).
     """
 
     def __init__(
@@ -143,7 +162,12 @@ class BandReader:
             side: DetPreProcess(side, self.det.limit_type, self.det.mean, self.det.std)
             for side in (960, 1500, 2000, self.det.limit_side_len)
         }
-        self.arena = arena_session(self.det.infer.session) if arena else None
+        det_session, rec_session = self.det.infer.session, ocr.text_rec.session.session
+        # the same (rewritten) models whether an input is small enough for the arena or not
+        self.det_plain = own_session(det_session, arena=False)
+        self.arena = own_session(det_session) if arena else None
+        self.rec = ocr.text_rec
+        self.rec_session = own_session(rec_session, arena=arena)
         self.band_cache: LruCache[bytes, np.ndarray] = LruCache(bands)
         self.crop_cache: LruCache[bytes, tuple[str, float]] = LruCache(crops)
 
@@ -172,10 +196,13 @@ class BandReader:
         tensor = self._det_pre(max_wh)(tensor_img)
         if tensor is None:
             return empty
+        session = self.det_plain
         if self.arena is not None and tensor.shape[2] * tensor.shape[3] <= ARENA_PIXELS:
-            preds = self.arena.run(None, {self.arena.get_inputs()[0].name: tensor})[0]
-        else:
+            session = self.arena
+        if session is None:
             preds = self.det.infer(tensor)[0]
+        else:
+            preds = session.run(None, {session.get_inputs()[0].name: tensor})[0]
         found, _ = self.det.postprocess_op(preds, shape)
         boxes = self.det.filter_tag_det_res(found, shape) if len(found) else empty
         return boxes.reshape(-1, 4, 2).astype(np.float32)
@@ -228,7 +255,19 @@ class BandReader:
         return self.crop_cache.get(digest(crop, "rec"), lambda: self._run_rec(crop))
 
     def _run_rec(self, crop: np.ndarray) -> tuple[str, float]:
-        (text, score, *_), *_ = self.ocr.text_rec([crop])[0]
+        rec = self.rec
+        if self.rec_session is None:
+            (text, score, *_), *_ = rec([crop])[0]
+            return str(text), float(score)
+        # TextRecognizer.__call__ for one crop, on our session (a line's input is small)
+        _, height, width = rec.rec_image_shape[:3]
+        ratio = crop.shape[1] / float(crop.shape[0])
+        widest = max(width / height, ratio)
+        batch = rec.resize_norm_img(crop, widest)[np.newaxis].astype(np.float32)
+        preds = self.rec_session.run(None, {self.rec_session.get_inputs()[0].name: batch})[0]
+        (text, score, *_), *_ = rec.postprocess_op(
+            preds, False, wh_ratio_list=[ratio], max_wh_ratio=widest
+        )
         return str(text), float(score)
 
     # -- the whole pipeline -------------------------------------------------------------
@@ -242,13 +281,16 @@ class BandReader:
         boxes = self.detect(img)
         if not boxes:
             return []
-        crops = ocr.get_crop_img_list(img, boxes)
-        read = [self.recognise(c) for c in crops]
+        read = [self.recognise(self._crop(img, b)) for b in boxes]
         keep = [i for i, (_, score) in enumerate(read) if score >= ocr.text_score]
         if not keep:
             return []
         points = ocr._get_origin_points([boxes[i] for i in keep], record, raw_h, raw_w)
         return [(points[j], read[i][0], read[i][1]) for j, i in enumerate(keep)]
+
+    def _crop(self, img: np.ndarray, box: np.ndarray) -> np.ndarray:
+        crop = line_crop(img, box)
+        return crop if crop is not None else self.ocr.get_crop_img_list(img, [box])[0]
 
     def read_line(self, bgr: np.ndarray) -> tuple[str, float]:
         """Recognition only (``use_det=False``), as RapidOCR prepares the image."""
@@ -256,16 +298,74 @@ class BandReader:
         return self.recognise(np.ascontiguousarray(img))
 
 
-def arena_session(session: Any) -> Any | None:
-    """A second ONNX Runtime session of ``session``'s model with the CPU memory arena on, or
-    None when ``session`` does not say where its model came from.
+def _ink_runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """Runs ``[a, b)`` of True in a 1-D mask."""
+    idx = np.flatnonzero(flags)
+    if idx.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(idx) > 1)
+    starts = [int(idx[0]), *(int(idx[i + 1]) for i in breaks)]
+    ends = [*(int(idx[i]) + 1 for i in breaks), int(idx[-1]) + 1]
+    return list(zip(starts, ends, strict=True))
 
-    Why: RapidOCR turns the arena off, so every detector call mallocs (and the kernel zeroes)
-    fresh buffers for its feature maps: ~30% of a band's detection time. The arena changes
-    where tensors live, never what is computed (outputs are bit-identical); but it keeps its
-    largest allocation for good, so only inputs up to ``ARENA_PIXELS`` use it.
+
+def line_crop(img: np.ndarray, box: np.ndarray) -> np.ndarray | None:
+    """The line in ``box`` (4 points, clockwise from top-left) cut by its ink: the rows and
+    columns of the box holding ink, on the box's background colour with ``INK_MARGIN``
+    heights around. None for a tilted box, or one without ink (the caller warps those).
+
+    A sliver of ink touching the box's top or bottom edge, apart from the line and under
+    0.3 of its height, is a neighbouring line's ascenders or descenders and is left out.
+    """
+    q = np.asarray(box, np.float32)
+    width = max(float(np.linalg.norm(q[0] - q[1])), 1.0)
+    if max(abs(q[0, 1] - q[1, 1]), abs(q[3, 1] - q[2, 1])) > TILT * width + 1:
+        return None
+    h, w = img.shape[:2]
+    x1, x2 = max(0, int(np.floor(q[:, 0].min()))), min(w, int(np.ceil(q[:, 0].max())) + 1)
+    y1, y2 = max(0, int(np.floor(q[:, 1].min()))), min(h, int(np.ceil(q[:, 1].max())) + 1)
+    if x2 - x1 < 4 or y2 - y1 < 4:
+        return None
+    region = img[y1:y2, x1:x2]
+    edge = np.concatenate([region[0], region[-1], region[:, 0], region[:, -1]])
+    bg = np.median(edge, axis=0).astype(np.int16)
+    ink = np.abs(region.astype(np.int16) - bg).max(axis=-1) > INK
+    runs = _ink_runs(ink.any(axis=1))
+    if not runs:
+        return None
+    main = max(runs, key=lambda r: r[1] - r[0])
+    tall = main[1] - main[0]
+
+    def sliver(r: tuple[int, int]) -> bool:
+        return r != main and (r[0] == 0 or r[1] == y2 - y1) and r[1] - r[0] < 0.3 * tall
+
+    kept = [r for r in runs if not sliver(r)]
+    top, bottom = kept[0][0], kept[-1][1]
+    cols = np.flatnonzero(ink[top:bottom].any(axis=0))
+    body = region[top:bottom, int(cols[0]) : int(cols[-1]) + 1]
+    m = max(2, round(INK_MARGIN * (bottom - top)))
+    crop = np.empty((body.shape[0] + 2 * m, body.shape[1] + 2 * m, 3), np.uint8)
+    crop[:] = bg.astype(np.uint8)
+    crop[m:-m, m:-m] = body
+    if crop.shape[0] / crop.shape[1] >= 1.5:  # RapidOCR turns tall crops the same way
+        crop = np.ascontiguousarray(np.rot90(crop))
+    return crop
+
+
+def own_session(session: Any, *, arena: bool = True) -> Any | None:
+    """The band reader's own ONNX Runtime session of ``session``'s model, its hard-swish
+    activations rewritten (``_graph.fuse_hardswish``: ~10% faster), with the CPU memory arena
+    on (or off); None when ``session`` does not say where its model came from.
+
+    Why the arena: RapidOCR turns it off, so every call mallocs (and the kernel zeroes) fresh
+    buffers for its feature maps: ~30% of a band's detection time. The arena changes where
+    tensors live, never what is computed (outputs are bit-identical to the same model with it
+    off); but it keeps its largest allocation for good, so only small inputs (detector inputs
+    up to ``ARENA_PIXELS``, text lines) use it.
     """
     import onnxruntime as ort
+
+    from ._graph import fuse_hardswish
 
     path = getattr(session, "_model_path", None)
     if not path:
@@ -275,11 +375,12 @@ def arena_session(session: Any) -> Any | None:
     for name in ("intra_op_num_threads", "inter_op_num_threads", "graph_optimization_level",
                  "execution_mode", "log_severity_level", "enable_mem_pattern"):  # fmt: skip
         setattr(options, name, getattr(old, name))
-    options.enable_cpu_mem_arena = True
+    options.log_severity_level = max(options.log_severity_level, 3)  # no notes on dropped consts
+    options.enable_cpu_mem_arena = arena
     providers = session.get_providers()
     provider_options = session.get_provider_options()
     return ort.InferenceSession(
-        path,
+        fuse_hardswish(path) or path,
         sess_options=options,
         providers=providers,
         provider_options=[provider_options.get(p, {}) for p in providers],

@@ -88,7 +88,7 @@ class RapidOcrEngine(OcrEngine):
     The band reader also keeps whole results of crops by their pixels (``read_cache`` entries,
     images up to ``CACHED_READ_PIXELS``): the defenses read the same cover or card crop on
     every twin of a screen, and a repeat then costs one hash. Its detector runs bands and
-    crops with ONNX Runtime's memory arena on (``arena_session``: bit-identical, faster);
+    crops with ONNX Runtime's memory arena on (``own_session``: bit-identical, faster);
     classic stays exactly RapidOCR's own.
     """
 

@@ -1,0 +1,104 @@
+"""RapidOCR's ONNX models with their hard-swish activations written as two nodes, not four.
+
+Why: Paddle2ONNX spells ``hardswish(x) = x * clip(x + 3, 0, 6) / 6`` as Add, Clip, Mul and Div.
+ONNX Runtime fuses none of them, so each activation of the PP-OCRv4 models walks its feature
+map four times (a third of the recogniser's time goes to such element-wise nodes). The same
+function as ``x * HardSigmoid(x)`` (alpha 1/6, beta 1/2) walks it twice. The two spellings
+round differently in the last bits (probabilities move by ~1e-4 at most), so the band reader
+uses the rewritten models and ``bench/bench_ocr.py`` compares it with RapidOCR's own pass.
+Needs the ``onnx`` package (in the ``ocr`` extra); without it, models load unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from typing import Any
+
+__all__ = ["fuse_hardswish"]
+
+
+def _scalars(graph: Any) -> dict[str, float]:
+    """Names of one-element constants (Constant nodes and initializers) and their values."""
+    from onnx import numpy_helper
+
+    out: dict[str, float] = {}
+    for node in graph.node:
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+            arr = numpy_helper.to_array(node.attribute[0].t)
+            if arr.size == 1:
+                out[node.output[0]] = float(arr.reshape(-1)[0])
+    for init in graph.initializer:
+        arr = numpy_helper.to_array(init)
+        if arr.size == 1:
+            out[init.name] = float(arr.reshape(-1)[0])
+    return out
+
+
+def _rewrite(model: Any) -> int:
+    """Replace each ``Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6)`` in ``model`` in place; count."""
+    from onnx import helper
+
+    graph = model.graph
+    value = _scalars(graph)
+    users: dict[str, list[Any]] = defaultdict(list)
+    for node in graph.node:
+        for name in node.input:
+            users[name].append(node)
+
+    def only_user(name: str, op: str) -> Any | None:
+        got = users.get(name, [])
+        return got[0] if len(got) == 1 and got[0].op_type == op else None
+
+    replace: dict[int, list[Any]] = {}
+    drop: set[int] = set()
+    for add in graph.node:
+        if add.op_type != "Add" or len(add.input) != 2 or value.get(add.input[1]) != 3.0:
+            continue
+        x = add.input[0]
+        clip = only_user(add.output[0], "Clip")
+        if clip is None or len(clip.input) != 3:
+            continue
+        if value.get(clip.input[1]) != 0.0 or value.get(clip.input[2]) != 6.0:
+            continue
+        mul = only_user(clip.output[0], "Mul")
+        if mul is None or sorted(mul.input) != sorted([x, clip.output[0]]):
+            continue
+        div = only_user(mul.output[0], "Div")
+        if div is None or value.get(div.input[1]) != 6.0:
+            continue
+        gate = f"{add.output[0]}/hardsigmoid"
+        replace[id(add)] = [
+            helper.make_node("HardSigmoid", [x], [gate], alpha=1 / 6, beta=0.5),
+            helper.make_node("Mul", [x, gate], [div.output[0]]),
+        ]
+        drop |= {id(clip), id(mul), id(div)}
+    nodes = []
+    for node in graph.node:
+        if id(node) in replace:
+            nodes.extend(replace[id(node)])
+        elif id(node) not in drop:
+            nodes.append(node)
+    used = {name for node in nodes for name in node.input}
+    nodes = [n for n in nodes if not (n.op_type == "Constant" and n.output[0] not in used)]
+    inits = [t for t in graph.initializer if t.name in used]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(inits)
+    return len(replace)
+
+
+@functools.cache
+def fuse_hardswish(path: str) -> bytes | None:
+    """The model at ``path`` with its hard-swish activations rewritten, serialised; None when
+    ``onnx`` is missing or the model has none (use the file as it is)."""
+    try:
+        import onnx
+    except ImportError:
+        return None
+    model = onnx.load(path)
+    if not _rewrite(model):
+        return None
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
