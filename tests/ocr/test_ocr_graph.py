@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime as ort
+import pytest
 from onnx import TensorProto, helper
 
-from dibench.ocr import RapidOcrEngine
-from dibench.ocr._graph import fuse_hardswish
+from dibench.ocr import RapidOcrEngine, _graph
+from dibench.ocr._bands import own_session
+from dibench.ocr._graph import fuse_hardswish, fused_model
 
 
 def _const(name: str, value: float) -> onnx.NodeProto:
@@ -84,3 +86,58 @@ def test_rapidocrs_models_lose_their_four_node_activations() -> None:
         swishes = before["Clip"] - after["Clip"]
         assert swishes >= 20 and after["Div"] == before["Div"] - swishes
         assert after["HardSigmoid"] == before["HardSigmoid"] + swishes
+
+
+def test_a_rewritten_model_is_kept_on_disk_and_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rewrite needs ``onnx`` (~0.8 s to import): the first process keeps its result in the
+    cache, named by the source file's hash; later ones load that file and rewrite nothing."""
+    monkeypatch.setenv("DIBENCH_CACHE", str(tmp_path / "cache"))
+    source = _model(tmp_path, swish=True)
+    fused_model.cache_clear()
+    made = fused_model(source)
+    assert isinstance(made, str) and Path(made).parent == tmp_path / "cache" / "ocr-models"
+    assert Path(made).read_bytes() == fuse_hardswish(source)
+    fused_model.cache_clear()
+
+    def boom(path: str) -> bytes:
+        raise AssertionError("rewritten again")
+
+    monkeypatch.setattr(_graph, "fuse_hardswish", boom)
+    assert fused_model(source) == made
+    assert [p.name for p in (tmp_path / "cache" / "ocr-models").iterdir()] == [Path(made).name]
+    fused_model.cache_clear()
+
+
+def test_without_a_writable_cache_the_rewrite_stays_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("DIBENCH_CACHE", str(blocker))
+    source = _model(tmp_path, swish=True)
+    fused_model.cache_clear()
+    assert fused_model(source) == fuse_hardswish(source)
+    assert fused_model(_model(tmp_path, swish=False)) == str(tmp_path / "relu.onnx")
+    fused_model.cache_clear()
+
+
+def test_a_damaged_cached_model_is_rewritten_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached file cut short (a full disk, a crash of another tool) does not stop OCR: the
+    session is made from a fresh rewrite and reads as before."""
+    monkeypatch.setenv("DIBENCH_CACHE", str(tmp_path / "cache"))
+    source = _model(tmp_path, swish=True)
+    fused_model.cache_clear()
+    made = Path(fused_model(source))  # type: ignore[arg-type]
+    made.write_bytes(made.read_bytes()[:100])
+    fused_model.cache_clear()
+    original = ort.InferenceSession(source, providers=["CPUExecutionProvider"])
+    original._model_path = source  # what RapidOCR's sessions say of themselves
+    session = own_session(original)
+    assert session is not None
+    x = np.ones((1, 3, 8, 8), np.float32)
+    assert np.allclose(session.run(None, {"x": x})[0], _run(source, x), atol=1e-5)
+    fused_model.cache_clear()

@@ -29,6 +29,7 @@ the cache. Tilted boxes (rare on screens) keep RapidOCR's warped crop.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
@@ -163,8 +164,6 @@ class BandReader:
             for side in (960, 1500, 2000, self.det.limit_side_len)
         }
         det_session, rec_session = self.det.infer.session, ocr.text_rec.session.session
-        # the same (rewritten) models whether an input is small enough for the arena or not
-        self.det_plain = own_session(det_session, arena=False)
         self.arena = own_session(det_session) if arena else None
         self.rec = ocr.text_rec
         self.rec_session = own_session(rec_session, arena=arena)
@@ -172,6 +171,12 @@ class BandReader:
         self.crop_cache: LruCache[bytes, tuple[str, float]] = LruCache(crops)
 
     # -- detection ----------------------------------------------------------------------
+    @functools.cached_property
+    def det_plain(self) -> Any | None:
+        """The detector's (rewritten) model with the arena off, for inputs too big for the
+        arena: made when first needed, as few screens are read in one pass."""
+        return own_session(self.det.infer.session, arena=False)
+
     def _det_pre(self, max_wh: int) -> Any:
         """TextDetector.get_preprocess without storing it on the shared detector."""
         det = self.det
@@ -354,7 +359,7 @@ def line_crop(img: np.ndarray, box: np.ndarray) -> np.ndarray | None:
 
 def own_session(session: Any, *, arena: bool = True) -> Any | None:
     """The band reader's own ONNX Runtime session of ``session``'s model, its hard-swish
-    activations rewritten (``_graph.fuse_hardswish``: ~10% faster), with the CPU memory arena
+    activations rewritten (``_graph.fused_model``: ~10% faster), with the CPU memory arena
     on (or off); None when ``session`` does not say where its model came from.
 
     Why the arena: RapidOCR turns it off, so every call mallocs (and the kernel zeroes) fresh
@@ -365,7 +370,7 @@ def own_session(session: Any, *, arena: bool = True) -> Any | None:
     """
     import onnxruntime as ort
 
-    from ._graph import fuse_hardswish
+    from ._graph import fuse_hardswish, fused_model
 
     path = getattr(session, "_model_path", None)
     if not path:
@@ -379,12 +384,22 @@ def own_session(session: Any, *, arena: bool = True) -> Any | None:
     options.enable_cpu_mem_arena = arena
     providers = session.get_providers()
     provider_options = session.get_provider_options()
-    return ort.InferenceSession(
-        fuse_hardswish(path) or path,
-        sess_options=options,
-        providers=providers,
-        provider_options=[provider_options.get(p, {}) for p in providers],
-    )
+
+    def load(model: str | bytes) -> Any:
+        return ort.InferenceSession(
+            model,
+            sess_options=options,
+            providers=providers,
+            provider_options=[provider_options.get(p, {}) for p in providers],
+        )
+
+    model = fused_model(path)
+    try:
+        return load(model)
+    except Exception:  # a damaged file in the cache: rewrite again, in memory
+        if model == path:
+            raise
+        return load(fuse_hardswish(path) or path)
 
 
 def to_bgr(rgb: np.ndarray) -> np.ndarray:

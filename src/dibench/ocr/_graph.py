@@ -7,15 +7,27 @@ function as ``x * HardSigmoid(x)`` (alpha 1/6, beta 1/2) walks it twice. The two
 round differently in the last bits (probabilities move by ~1e-4 at most), so the band reader
 uses the rewritten models and ``bench/bench_ocr.py`` compares it with RapidOCR's own pass.
 Needs the ``onnx`` package (in the ``ocr`` extra); without it, models load unchanged.
+
+Importing ``onnx`` costs ~0.8 s of CPU (its ``ml_dtypes`` dependency), more than the rewrite
+saves a short run, and every Ray actor and process would pay it. So a rewritten model is kept
+on disk (``fused_model``), named by the hash of the file it came from, in ``$DIBENCH_CACHE``
+(default ``$XDG_CACHE_HOME/dibench``, else ``~/.cache/dibench``): only the first process on a
+machine imports ``onnx``.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import tempfile
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-__all__ = ["fuse_hardswish"]
+__all__ = ["cache_dir", "fuse_hardswish", "fused_model"]
+
+REWRITE = "hsig1"  # names the rewrite in cached files: change it when _rewrite changes
 
 
 def _scalars(graph: Any) -> dict[str, float]:
@@ -102,3 +114,48 @@ def fuse_hardswish(path: str) -> bytes | None:
         return None
     onnx.checker.check_model(model)
     return model.SerializeToString()
+
+
+def cache_dir() -> Path:
+    """Where DIBench keeps files it derives from installed packages (never downloads)."""
+    env = os.environ.get("DIBENCH_CACHE", "").strip()
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base) / "dibench"
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@functools.cache
+def fused_model(path: str) -> str | bytes:
+    """What to load for the model at ``path``: the rewritten model's file in the cache (made
+    now if missing), its bytes when the cache cannot be written, or ``path`` itself when there
+    is nothing to rewrite (no ``onnx``, no hard-swish)."""
+    name = f"{Path(path).stem}-{_sha256(path)[:20]}-{REWRITE}.onnx"
+    folder = cache_dir() / "ocr-models"
+    cached = folder / name
+    if cached.is_file():
+        return str(cached)
+    fused = fuse_hardswish(path)
+    if fused is None:
+        return path
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(fused)
+            os.replace(tmp, cached)  # whole or not at all, whoever else writes it at once
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return fused
+    return str(cached)
