@@ -24,10 +24,10 @@ from dibench.attack import (
     split_states,
     write_probe_file,
 )
-from dibench.attack._template import fill
 from dibench.dataset import Dataset
 from dibench.dataset._generate import injected_record
 from dibench.probes import PROBES
+from dibench.probes._template import fill
 
 TARGET_SLOTS = re.compile(r"\{(name|brand|price|k|n|x|y|gx|gy)\}")
 

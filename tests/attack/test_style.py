@@ -32,14 +32,14 @@ from dibench.attack import (
     write_probe_file,
 )
 from dibench.attack._search import AttackConfig, AttackRequest, _Attack
-from dibench.attack._style import compose_title, has_glyphs, tail_visible
-from dibench.attack._template import FORMAT_STYLED
 from dibench.check._check import CheckReport, _check_injected
 from dibench.dataset import Dataset
 from dibench.dataset._generate import injected_record
 from dibench.ocr import get_engine
 from dibench.probes import PROBES, original_title
 from dibench.probes._compose import hook_visible
+from dibench.probes._style import compose_title, has_glyphs, tail_visible
+from dibench.probes._template import FORMAT_STYLED
 from dibench.runner import ResultStore
 
 LEVELS = {"en": ("Official flagship store",), "zh": ("官方旗舰店",)}

@@ -243,7 +243,7 @@ def screen_key(image: Image.Image) -> str:
 
 def encode_png(image: Image.Image) -> bytes:
     """Lossless and fast: the model sees every pixel a probe changed."""
-    from dibench.render._png import encode_png as fast_png
+    from dibench._png import encode_png as fast_png
 
     return fast_png(image, 1)
 

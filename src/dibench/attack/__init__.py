@@ -7,14 +7,14 @@ best fixed probe are then compared on held-out pairs. Found templates are saved 
 definition file that ``--load`` registers for every command.
 """
 
-from ._grammar import CARRIERS, MOVES, Genome, crossover, mutate, random_genome, seed_population
-from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
-from ._split import Split, choose_target, split_states
-from ._style import MARKS, POSITIONS, SEPARATORS, Style
-from ._template import (
+from dibench.probes import (
     FORMAT,
+    MARKS,
+    POSITIONS,
+    SEPARATORS,
     SLOTS,
     ProbeFileError,
+    Style,
     TemplateProbe,
     TemplateSpec,
     load_probe_file,
@@ -23,6 +23,10 @@ from ._template import (
     slot_values,
     write_probe_file,
 )
+
+from ._grammar import CARRIERS, MOVES, Genome, crossover, mutate, random_genome, seed_population
+from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
+from ._split import Split, choose_target, split_states
 
 __all__ = [
     "CARRIERS",

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ._template import SLOTS
+from dibench.probes import SLOTS
 
 __all__ = ["attacker_prompt", "parse_proposals", "propose"]
 

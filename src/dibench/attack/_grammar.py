@@ -27,7 +27,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from ._style import MARKS, POSITIONS, SEPARATORS, Style
+from dibench.probes import MARKS, POSITIONS, SEPARATORS, Style
 
 __all__ = [
     "CARRIERS",

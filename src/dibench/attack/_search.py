@@ -37,11 +37,10 @@ from dibench._seeding import py_rng
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._generate import injected_id, injected_record
 from dibench.dataset._io import dump_line
-from dibench.probes import PROBES
+from dibench.probes import PROBES, TemplateProbe, TemplateSpec, register_template, write_probe_file
 
 from ._grammar import CARRIERS, Genome, crossover, mutate, random_genome, seed_population
 from ._split import Split, split_states
-from ._template import TemplateProbe, TemplateSpec, register_template, write_probe_file
 
 __all__ = ["AttackConfig", "AttackRequest", "AttackResult", "run_attack"]
 

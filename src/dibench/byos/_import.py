@@ -337,7 +337,7 @@ def import_folder(
                 screenshot = f"screens/{ann.id}.png"
                 state = build_state(ann, image, seed, screenshot, allow_texture=allow_texture)
                 records = _records(ann, state, probes, seed, epsilon)
-                from dibench.render._png import encode_png
+                from dibench._png import encode_png
 
                 (tmp / screenshot).write_bytes(encode_png(image, 1))
                 fb.write(dump_line(state))

@@ -134,7 +134,7 @@ def _load(modules: tuple[str, ...]) -> None:
 
     for m in modules:
         if m.endswith((".toml", ".json")):
-            from dibench.attack import load_probe_file
+            from dibench.probes import load_probe_file
 
             load_probe_file(m)
         else:

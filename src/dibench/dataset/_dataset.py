@@ -246,7 +246,7 @@ class Dataset:
 
     def _patched_png(self, iid: str) -> bytes | None:
         """A materialised injected screen stored as a band patch of its benign PNG, rebuilt."""
-        from dibench.render._png import PatchError, apply_patch, patch_base_digest
+        from dibench._png import PatchError, apply_patch, patch_base_digest
 
         path = self.root / "injected" / f"{iid}.patch"
         try:
@@ -271,7 +271,7 @@ class Dataset:
         Benign and materialised injected screens are read from disk (an injected one as a
         band patch of its benign PNG, or, from older datasets, a whole PNG). Otherwise, given the
         composed ``image``, the benign PNG's untouched bands are reused and only the bands of
-        the target's carrier boxes are deflated again (see dibench.render._png.splice_png).
+        the target's carrier boxes are deflated again (see dibench._png.splice_png).
         None when neither applies; callers then encode ``image`` themselves.
         """
         if iid in self.benign:
@@ -286,7 +286,7 @@ class Dataset:
                 pass
         if image is None:
             return None
-        from dibench.render._png import splice_png
+        from dibench._png import splice_png
 
         inst = self.instance(iid)
         base = self._benign_png(inst.benign_id)

@@ -131,7 +131,7 @@ def plan_states(config: GenerateConfig) -> list[StateSlot]:
 
 def save_png(image: Image.Image, level: int = 1) -> bytes:
     """Screens are encoded with the project's fast PNG writer (deterministic, lossless)."""
-    from dibench.render._png import encode_png
+    from dibench._png import encode_png
 
     return encode_png(image, level)
 
@@ -269,8 +269,8 @@ def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
         lines.append(dump_line(rec))
         probe_of.append(rec.probe)
         if config.materialize:
+            from dibench._png import splice_png
             from dibench.probes import PROBES
-            from dibench.render._png import splice_png
 
             from ._dataset import carrier_rows
 
@@ -286,7 +286,7 @@ def write_materialized(folder: Path, iid: str, benign_png: bytes, png: bytes) ->
     """Write one precomposed injected screen: as the band patch of its benign PNG (about a
     tenth of the PNG; ``Dataset`` rebuilds the PNG byte for byte) or, when the two are not
     banded alike, as the PNG itself."""
-    from dibench.render._png import band_patch
+    from dibench._png import band_patch
 
     patch = band_patch(benign_png, png)
     path = folder / (f"{iid}.patch" if patch is not None else f"{iid}.png")

@@ -183,7 +183,7 @@ def _init(ds: Dataset) -> None:
 
 def encode_patch(image: Image.Image) -> bytes:
     """The project's fast PNG writer: 0.6 ms a patch against Pillow's 1.5 ms, ~10% larger."""
-    from dibench.render._png import encode_png
+    from dibench._png import encode_png
 
     return encode_png(image, 1)
 

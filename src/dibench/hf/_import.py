@@ -232,9 +232,9 @@ class _Materializer:
         return self._cache[sid]
 
     def write(self, path: Path, n: int, row: dict[str, Any]) -> None:
+        from dibench._png import splice_png
         from dibench.dataset._dataset import carrier_rows
         from dibench.dataset._generate import save_png, write_materialized
-        from dibench.render._png import splice_png
 
         sid = row["pair_of"]
         if sid not in self.screens:

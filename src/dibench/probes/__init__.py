@@ -3,7 +3,9 @@
 Importing this package registers the built-ins in ``PROBES`` (the paper's eight, then the
 parser-attack family ``MIMIC_PROBES``); register your own with
 ``@PROBES.register("pkg/name")`` on a ``Probe`` instance or through the ``dibench.probes``
-entry-point group.
+entry-point group. Template probes (``TemplateProbe``: payload text with slots for the
+target's own name, price, ...) come from probe definition files, ``load_probe_file``; the
+attack search writes them, ``--load`` registers them for every command.
 """
 
 from ._base import PROBES, Probe, configured_probe, default_probe_names
@@ -24,20 +26,42 @@ from ._builtin import (
 from ._mimic import MIMIC_PROBES, MimicProbe
 from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
 from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style
+from ._style import MARKS, POSITIONS, SEPARATORS, Style
+from ._template import (
+    FORMAT,
+    SLOTS,
+    ProbeFileError,
+    TemplateProbe,
+    TemplateSpec,
+    load_probe_file,
+    read_probe_file,
+    register_template,
+    slot_values,
+    write_probe_file,
+)
 
 __all__ = [
     "AUTO_BACKGROUND",
     "BUILTIN_PROBES",
     "DEFAULT_EPSILON",
     "FAMILIES",
+    "FORMAT",
+    "MARKS",
     "MIMIC_PROBES",
     "PHRASINGS",
+    "POSITIONS",
     "PROBES",
+    "SEPARATORS",
+    "SLOTS",
     "CombinedP",
     "MimicProbe",
     "Phrasings",
     "Probe",
     "ProbeError",
+    "ProbeFileError",
+    "Style",
+    "TemplateProbe",
+    "TemplateSpec",
     "TextProbe",
     "applicable",
     "carrier_boxes",
@@ -47,9 +71,14 @@ __all__ = [
     "erase_box",
     "estimate_title_style",
     "get_probe",
+    "load_probe_file",
     "original_title",
     "preference_options",
     "probe_names",
+    "read_probe_file",
+    "register_template",
+    "slot_values",
     "target_name",
     "visible_title_lines",
+    "write_probe_file",
 ]

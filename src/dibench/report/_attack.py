@@ -69,7 +69,7 @@ def load_attack_probes(rundir: Path) -> list[str]:
     path = Path(rundir) / "candidates.toml"
     if not path.is_file():
         return []
-    from dibench.attack import load_probe_file
+    from dibench.probes import load_probe_file
 
     return load_probe_file(path)
 

@@ -236,7 +236,7 @@ def _preload(specs: Sequence[str]) -> None:
 
     for m in specs:
         if m.endswith((".toml", ".json")):
-            from dibench.attack import load_probe_file
+            from dibench.probes import load_probe_file
 
             load_probe_file(m)
         else:

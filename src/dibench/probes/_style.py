@@ -18,9 +18,10 @@ from functools import lru_cache
 from typing import Any
 
 from dibench._values import Box, TextStyle
-from dibench.probes._compose import hook_visible, title_lines
 from dibench.render import font
 from dibench.render._text import ELLIPSIS
+
+from ._compose import hook_visible, title_lines
 
 __all__ = [
     "MARKS",

@@ -28,10 +28,12 @@ from dibench._seeding import py_rng
 from dibench._values import Payload
 from dibench.dataset._io import DatasetError
 from dibench.dataset._schema import Candidate, DecisionState
-from dibench.probes import PROBES, TextProbe, original_title, preference_options, target_name
-from dibench.probes._compose import cover_layout
 from dibench.render._addressing import label_elements, smart_resize
 
+from ._base import PROBES
+from ._builtin import TextProbe, original_title
+from ._compose import cover_layout
+from ._phrasings import preference_options, target_name
 from ._style import Style, apply_mark, compose_title, style_visible
 
 __all__ = [
