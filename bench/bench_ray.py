@@ -145,8 +145,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--states", type=int, default=20, help="benign states of the offline run")
     ap.add_argument("--repeats", type=int, default=3, help="repeats of the offline run")
-    ap.add_argument("--ocr-states", type=int, default=8, help="states of the OCR run (naive)")
-    ap.add_argument("--rounds", type=int, default=2)
+    # 28 states: ~165 distinct screens, ~40 s with 2 workers, so the pools' start (~3.5 s,
+    # paid once per condition) does not stand for a long run's throughput
+    ap.add_argument("--ocr-states", type=int, default=28, help="states of the OCR run (naive)")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     import ray
 
