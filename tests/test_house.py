@@ -36,7 +36,6 @@ KNOWN = {
     ("dataset/_generate.py", "apps"),
     ("dataset/_generate.py", "probes"),
     ("dataset/_generate.py", "render"),
-    ("dataset/_show.py", "render"),
     ("dataset/_dataset.py", "probes"),
 }
 

@@ -380,7 +380,8 @@ def show(
 ) -> None:
     """Write a benign | injected side-by-side image with the target outlined, for humans."""
     from dibench.dataset import Dataset
-    from dibench.dataset._show import side_by_side
+
+    from ._show import side_by_side
 
     _load(load)
     ds = Dataset.open(dataset)

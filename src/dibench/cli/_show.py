@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from dibench.dataset import Dataset
 from dibench.render import clamp_lines, font
-
-from ._dataset import Dataset
 
 __all__ = ["side_by_side"]
 
