@@ -163,3 +163,19 @@ def test_judge_on_ocr_lines_is_the_scan_and_both_readers_agree(small_dataset: Da
     assert findings["rapidocr"] == scanned
     assert findings["rapidocr"].flagged == findings["rapidocr-classic"].flagged == target
     assert "image_text" in findings["rapidocr-classic"].detail
+
+
+def test_warm_loads_the_ocr_engine_only_when_covers_are_read() -> None:
+    """A Ray actor calls ``warm`` while its pool starts: with ocr=true the detector loads its
+    OCR engine then, not on its first screen; without OCR it loads nothing."""
+    from dibench.defenses import DEFENSES, Defense
+    from dibench.defenses._keywords import KeywordDetector
+
+    plain = KeywordDetector()
+    plain.warm()
+    assert plain._ocr_cache is None
+    reading = KeywordDetector(ocr=True)
+    reading.warm()
+    assert reading._ocr_cache is not None and reading._ocr_cache.loaded is not None
+    assert isinstance(DEFENSES.get("jpeg")(), Defense)  # the base hook: a no-op for the rest
+    DEFENSES.get("jpeg")().warm()

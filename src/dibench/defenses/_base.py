@@ -218,6 +218,11 @@ class Defense:
     async def aclose(self) -> None:
         """Release resources (e.g. a judge's HTTP client)."""
 
+    def warm(self) -> None:
+        """Load now what the first screen would load (an OCR engine, a model), so a pool of
+        Ray workers pays it while starting, side by side, like ``Provider.warm``. Best effort:
+        an error here is ignored and raised again by the call that needs what failed."""
+
     def record_providers(self, wrap: Callable[[Provider], Provider]) -> None:
         """Route the model calls this defense makes through ``wrap``.
 

@@ -31,6 +31,7 @@ from ._detect import Detector, Finding
 
 if TYPE_CHECKING:
     from dibench.ocr import OcrLine
+    from dibench.providers._offline import OcrCache
 
 __all__ = ["CUES", "KeywordDetector", "TextScore", "ocr_lines", "score_text"]
 
@@ -241,14 +242,21 @@ class KeywordDetector(Detector):
         self._check()
         self._ocr_cache: object | None = None
 
-    def _ocr_lines(self, view: View) -> list[OcrText]:
-        """(candidate, text, box) read from cover images, or from the whole screen."""
+    def _cache(self) -> OcrCache:
         from dibench.providers._offline import OcrCache
 
         if self._ocr_cache is None:
             self._ocr_cache = OcrCache(maxsize=512)
-        cache: OcrCache = self._ocr_cache  # type: ignore[assignment]
-        return ocr_lines(view, cache.read)
+        return self._ocr_cache  # type: ignore[return-value]
+
+    def _ocr_lines(self, view: View) -> list[OcrText]:
+        """(candidate, text, box) read from cover images, or from the whole screen."""
+        return ocr_lines(view, self._cache().read)
+
+    def warm(self) -> None:
+        """With ``ocr=true``, load the OCR engine now rather than on the first screen."""
+        if self.ocr:
+            self._cache().engine  # noqa: B018 - loads the engine
 
     async def scan(self, view: View, ctx: DefenseContext) -> Finding:
         read = await asyncio.to_thread(self._ocr_lines, view) if self.ocr else []
