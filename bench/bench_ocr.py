@@ -53,7 +53,7 @@ from PIL import Image
 
 from dibench.dataset import Dataset, GenerateConfig, generate
 from dibench.defenses._base import View
-from dibench.defenses._evidence import check_claims, extract_claims, ocr_fields
+from dibench.defenses._evidence import _inside, check_claims, extract_claims, ocr_fields
 from dibench.defenses._keywords import KeywordDetector, ocr_lines
 from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, lcs_length, normalize
 from dibench.providers import Message, Observation, Request, TextPart
@@ -203,8 +203,7 @@ def defend(
     card = boxes[cid]
     truth = "".join(
         e.text for e in sorted(ui, key=lambda e: (e.bounds.y1, e.bounds.x1))
-        if e.text and card.x1 <= e.bounds.x1 and card.y1 <= e.bounds.y1
-        and e.bounds.x2 <= card.x2 and e.bounds.y2 <= card.y2
+        if e.text and _inside(e.bounds, card, slack=0)
     )  # fmt: skip
     if inst.record is not None and inst.record.target == cid and inst.record.payload.cover_text:
         truth += inst.record.payload.cover_text

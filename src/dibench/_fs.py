@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write", "describe_os_error"]
+__all__ = ["atomic_path", "atomic_write", "describe_os_error", "sha256_file"]
+
+
+def sha256_file(path: Path | str) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB chunks (manifests, shards, models)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:

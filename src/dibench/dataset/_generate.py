@@ -8,7 +8,6 @@ functions of (benign state, probe, target, seed); their screenshots are composed
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing as mp
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -20,7 +19,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
-from dibench._fs import atomic_write
+from dibench._fs import atomic_write, sha256_file
 from dibench._seeding import derive_seed, py_rng
 
 from ._constraints import Category, acceptable_set
@@ -298,14 +297,6 @@ def _init(config: GenerateConfig, out: Path, probes: list[str]) -> None:
     _W.update(config=config, out=out, probes=probes)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def generate(
     out: Path,
     config: GenerateConfig = GenerateConfig(),
@@ -364,8 +355,8 @@ def generate(
             "by_probe": summary.by_probe,
         },
         "sha256": {
-            "benign.jsonl": _sha256(out / "benign.jsonl"),
-            "injected.jsonl": _sha256(out / "injected.jsonl"),
+            "benign.jsonl": sha256_file(out / "benign.jsonl"),
+            "injected.jsonl": sha256_file(out / "injected.jsonl"),
         },
     }
     atomic_write(  # last, and whole: a dataset without a manifest is refused, never misread

@@ -12,7 +12,6 @@ leaves nothing behind.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import multiprocessing as mp
 import os
@@ -31,6 +30,7 @@ import orjson
 from PIL import Image, ImageChops, UnidentifiedImageError
 
 from dibench import __version__
+from dibench._fs import sha256_file
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord
 from dibench.dataset._io import parse_record
 
@@ -54,14 +54,6 @@ class ExportSummary:
     patch_bytes: int = 0
     bytes_on_disk: int = 0
     seconds: float = 0.0
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _lines(path: Path) -> tuple[list[tuple[int, bytes]], bytes]:

@@ -18,12 +18,12 @@ machine imports ``onnx``.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from dibench._fs import atomic_write, sha256_file
 
 __all__ = ["cache_dir", "fuse_hardswish", "fused_model"]
 
@@ -41,9 +41,8 @@ def _scalars(graph: Any) -> dict[str, float]:
             if arr.size == 1:
                 out[node.output[0]] = float(arr.reshape(-1)[0])
     for init in graph.initializer:
-        arr = numpy_helper.to_array(init)
-        if arr.size == 1:
-            out[init.name] = float(arr.reshape(-1)[0])
+        if all(d == 1 for d in init.dims):  # not the weights: they are never one number
+            out[init.name] = float(numpy_helper.to_array(init).reshape(-1)[0])
     return out
 
 
@@ -125,20 +124,12 @@ def cache_dir() -> Path:
     return Path(base) / "dibench"
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 @functools.cache
 def fused_model(path: str) -> str | bytes:
     """What to load for the model at ``path``: the rewritten model's file in the cache (made
     now if missing), its bytes when the cache cannot be written, or ``path`` itself when there
     is nothing to rewrite (no ``onnx``, no hard-swish)."""
-    name = f"{Path(path).stem}-{_sha256(path)[:20]}-{REWRITE}.onnx"
+    name = f"{Path(path).stem}-{sha256_file(path)[:20]}-{REWRITE}.onnx"
     folder = cache_dir() / "ocr-models"
     cached = folder / name
     if cached.is_file():
@@ -148,14 +139,7 @@ def fused_model(path: str) -> str | bytes:
         return path
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(fused)
-            os.replace(tmp, cached)  # whole or not at all, whoever else writes it at once
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(cached, fused)  # whole or not at all, whoever else writes it at once
     except OSError:
         return fused
     return str(cached)
