@@ -7,7 +7,6 @@ pure function of the pixels: the same whatever was read before and on however ma
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -20,7 +19,6 @@ from dibench.ocr._bands import (
     ARENA_PIXELS,
     INK_MARGIN,
     MIN_GAP,
-    LruCache,
     line_crop,
     own_session,
     uniform_runs,
@@ -64,37 +62,6 @@ def test_uniform_runs_split_only_at_plain_gaps() -> None:
     img[80:81] = 90  # a uniform line of another colour is not content
     assert uniform_runs(img) == [(10, 20), (25, 60)]
     assert uniform_runs(np.zeros((10, 10, 3), np.uint8)) == []
-
-
-def test_lru_cache_computes_once_under_concurrency_and_evicts() -> None:
-    cache: LruCache[int, int] = LruCache(2)
-    calls: list[int] = []
-    gate = threading.Event()
-
-    def slow(v: int) -> int:
-        gate.wait(5)
-        calls.append(v)
-        return v * 10
-
-    with ThreadPoolExecutor(4) as pool:
-        futs = [pool.submit(cache.get, 1, lambda: slow(1)) for _ in range(4)]
-        gate.set()
-        assert [f.result() for f in futs] == [10] * 4
-    assert calls == [1] and cache.misses == 1 and cache.hits == 3
-    cache.get(2, lambda: 20)
-    cache.get(3, lambda: 30)  # evicts 1, the least recently used
-    assert cache.get(1, lambda: -1) == -1 and len(cache) == 2
-
-
-def test_a_failed_computation_is_not_cached() -> None:
-    cache: LruCache[str, int] = LruCache(4)
-
-    def boom() -> int:
-        raise ValueError("no")
-
-    with pytest.raises(ValueError):
-        cache.get("k", boom)
-    assert cache.get("k", lambda: 7) == 7
 
 
 rapidocr = pytest.importorskip("rapidocr_onnxruntime")

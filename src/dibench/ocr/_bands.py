@@ -31,18 +31,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from concurrent.futures import Future
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import numpy as np
+
+from dibench._cache import LruCache
 
 __all__ = [
     "ARENA_PIXELS",
     "BandReader",
-    "LruCache",
     "digest",
     "line_crop",
     "own_session",
@@ -60,61 +57,6 @@ ARENA_PIXELS = 450_000
 INK = 40  # a pixel is ink when a channel differs from the line's background by more than this
 INK_MARGIN = 0.18  # background kept around a line's ink, in ink heights (the detector's median)
 TILT = 0.02  # boxes whose top or bottom edge rises more than this (plus 1 px) per px are warped
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class LruCache(Generic[K, V]):
-    """A bounded, thread-safe LRU memo: ``get(key, compute)`` runs ``compute`` once per key
-    even when several threads ask at once (the others wait for its value)."""
-
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self._data: OrderedDict[K, V] = OrderedDict()
-        self._pending: dict[K, Future[V]] = {}
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                self.hits += 1
-                return self._data[key]
-            fut = self._pending.get(key)
-            owner = fut is None
-            if owner:
-                fut = self._pending[key] = Future()
-                self.misses += 1
-            else:
-                self.hits += 1
-        assert fut is not None
-        if not owner:
-            return fut.result()
-        try:
-            value = compute()
-        except BaseException as exc:
-            with self._lock:
-                self._pending.pop(key, None)
-            fut.set_exception(exc)
-            raise
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
-            self._pending.pop(key, None)
-        fut.set_result(value)
-        return value
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.hits = self.misses = 0
 
 
 def digest(arr: np.ndarray, *extra: object) -> bytes:

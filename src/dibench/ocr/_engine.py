@@ -17,10 +17,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from PIL import Image, ImageOps
 
+from dibench._cache import LruCache
 from dibench._registry import Registry
 from dibench._values import Box
 
-from ._bands import BandReader, LruCache, digest, to_bgr
+from ._bands import BandReader, digest, to_bgr
 
 __all__ = [
     "OCR_ENGINES",

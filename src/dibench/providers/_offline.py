@@ -170,7 +170,7 @@ class OcrCache:
     """
 
     def __init__(self, engine: OcrEngine | None = None, maxsize: int = 64) -> None:
-        from dibench.ocr._bands import LruCache
+        from dibench._cache import LruCache
 
         self._engine = engine
         self.maxsize = maxsize

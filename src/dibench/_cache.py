@@ -1,0 +1,92 @@
+"""The one bounded cache: a thread-safe LRU memo that every layer uses.
+
+``get(key, compute)`` runs ``compute`` once per key even when several threads ask at once (the
+others wait for its value), so eight repeats of one screen starting together compose, encode or
+read it once. ``peek``/``put`` serve callers that decide themselves when to fill an entry.
+Ground floor: it imports no dibench package.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
+from typing import Generic, TypeVar
+
+__all__ = ["LruCache"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """A bounded, thread-safe LRU memo holding at most ``maxsize`` values (0 holds none)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self._pending: dict[K, Future[V]] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        """The value of ``key``, computed by ``compute`` on a miss (once for all threads)."""
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                self.hits += 1
+                return self._data[key]
+            fut = self._pending.get(key)
+            owner = fut is None
+            if owner:
+                fut = self._pending[key] = Future()
+                self.misses += 1
+            else:
+                self.hits += 1
+        assert fut is not None
+        if not owner:
+            return fut.result()
+        try:
+            value = compute()
+        except BaseException as exc:
+            with self._lock:
+                self._pending.pop(key, None)
+            fut.set_exception(exc)
+            raise
+        with self._lock:
+            self._store(key, value)
+            self._pending.pop(key, None)
+        fut.set_result(value)
+        return value
+
+    def peek(self, key: K) -> V | None:
+        """The cached value of ``key`` (marked as the most recently used), or None."""
+        with self._lock:
+            if key not in self._data:
+                return None
+            self._data.move_to_end(key)
+            return self._data[key]
+
+    def put(self, key: K, value: V) -> None:
+        """Cache ``value`` under ``key``, dropping the least recently used beyond ``maxsize``."""
+        with self._lock:
+            self._store(key, value)
+
+    def _store(self, key: K, value: V) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.maxsize:
+            self._data.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.hits = self.misses = 0
