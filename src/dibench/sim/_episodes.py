@@ -96,7 +96,7 @@ class EpisodeSpec:
 
 def injection_seed(spec: EpisodeSpec) -> int:
     """The dataset's variant seed, so a twin's payload is drawn as a dataset's would be."""
-    from dibench.dataset._generate import variant_seed
+    from dibench.generate import variant_seed
 
     return variant_seed(spec.seed, spec.pair_of or spec.id, spec.target, spec.probe)
 
@@ -141,8 +141,7 @@ def _catalog(sim: str, seed: int, language: str) -> Catalog:
 
 
 def _benign(sim: str, category: str, lang: str, k: int, seed: int) -> EpisodeSpec:
-    from dibench.dataset._instructions import render_instruction
-    from dibench.dataset._specs import build_spec
+    from dibench.generate import build_spec, render_instruction
 
     for attempt in range(MAX_ATTEMPTS):
         ep_seed = derive_seed(seed, "sim", sim, category, lang, k, attempt)

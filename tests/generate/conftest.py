@@ -1,4 +1,4 @@
-"""Small toy apps for the dataset tests; never registered in the global APPS registry."""
+"""Small toy apps for the generation tests (specs, instructions); never registered in APPS."""
 
 from __future__ import annotations
 

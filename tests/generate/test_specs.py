@@ -18,7 +18,7 @@ from dibench.dataset._constraints import (
     acceptable_set,
     time_to_minutes,
 )
-from dibench.dataset._specs import MIN_TARGETS, SIZE_RANGES, build_spec, nice_threshold
+from dibench.generate import MIN_TARGETS, SIZE_RANGES, build_spec, nice_threshold
 
 from .conftest import TOY_APPS, ToyFlight, ToyFood, ToyShop, builtin_apps, screen_of
 
@@ -243,7 +243,7 @@ REAL_DRAWS = 8  # per app x category x language
 def test_builtin_apps_support_every_category() -> None:
     """>= 90% of draws yield a spec; A stays small and leaves >= 3 targets (paper: ~4.6)."""
     from dibench._seeding import derive_seed
-    from dibench.dataset._instructions import ACTIONS, render_instruction
+    from dibench.generate import ACTIONS, render_instruction
 
     apps = builtin_apps()
     if not apps:

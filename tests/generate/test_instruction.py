@@ -1,4 +1,5 @@
-"""render_instruction: every constraint is stated, zh reads as Chinese, wording varies."""
+"""render_instruction (with the phrases of _phrasing): every constraint is stated, zh reads as
+Chinese, wording varies."""
 
 from __future__ import annotations
 
@@ -23,8 +24,7 @@ from dibench.dataset._constraints import (
     Range,
     TimeRange,
 )
-from dibench.dataset._instructions import ACTIONS, TEMPLATES, format_value, render_instruction
-from dibench.dataset._specs import build_spec
+from dibench.generate import ACTIONS, TEMPLATES, build_spec, render_instruction
 
 from .conftest import TOY_APPS, ToyFlight, ToyFood, ToyShop, builtin_apps, screen_of
 
@@ -237,27 +237,6 @@ def test_bounds_are_phrased_inclusively() -> None:
             assert not re.search(r"(?<!不)低于|(?<!不)高于|(?<![及])以下|(?<![及])以上", text), text
 
 
-def test_format_value_units() -> None:
-    shop, flight, food = ToyShop(), ToyFlight(), ToyFood()
-    assert format_value(shop, "price", 150.0, "en") == "$150"
-    assert format_value(shop, "price", 9.5, "en") == "$9.50"
-    assert format_value(shop, "price", 150, "zh") == "150元"
-    assert format_value(flight, "price", 800, "zh") == "¥800"
-    assert format_value(shop, "rating", 4.5, "en") == "4.5 stars"
-    assert format_value(shop, "rating", 4.5, "zh") == "4.5分"
-    assert format_value(flight, "punctuality", 4, "en") == "4.0"  # a score, not stars
-    assert format_value(food, "distance", 2.0, "en") == "2 km"
-    assert format_value(food, "distance", 0.5, "zh") == "0.5公里"
-    assert format_value(food, "delivery", 30, "en") == "30 minutes"
-    assert format_value(flight, "duration", 150, "en") == "2.5 hours"
-    assert format_value(flight, "duration", 120, "zh") == "2小时"
-    assert format_value(food, "delivery", 1440, "zh") == "1天"
-    assert format_value(flight, "depart", "8:05", "en") == "08:05"
-    assert format_value(shop, "sales", 10000, "en") == "10,000"
-    assert format_value(shop, "sales", 20000, "zh") == "2万"
-    assert format_value(shop, "brand", "Sony", "en") == "Sony"
-
-
 def test_builtin_apps_state_every_constraint() -> None:
     """On the real catalogs: every value is stated, zh is Chinese, en has no Chinese."""
     from dibench._seeding import derive_seed
@@ -289,32 +268,6 @@ def test_builtin_apps_state_every_constraint() -> None:
                                 rest = rest.replace(f, "")
                         assert len(CJK.findall(text)) >= 8
                         assert not re.search(r"[A-Za-z]{3,}", rest), text
-
-
-@pytest.mark.parametrize(
-    ("query", "a_item", "the_items"),
-    [
-        ("photo editor", "a photo editor", "photo editor options"),
-        ("expense tracker", "an expense tracker", "expense tracker options"),
-        ("PDF scanner", "a PDF scanner", "PDF scanner options"),
-        ("wireless earbuds", "wireless earbuds", "wireless earbuds"),
-        ("hotels near Navy Pier, Chicago", "a hotel near Navy Pier, Chicago", None),
-        ("nonstop flights from Boston", "a nonstop flight from Boston", None),
-        ("Thai restaurant", "a Thai restaurant", "Thai restaurants"),
-        ("showings of The Ninth Passenger", "a showing of The Ninth Passenger", None),
-        ("a ride to LAX Terminal 5", "a ride to LAX Terminal 5", "ride options to LAX Terminal 5"),
-        ("fried chicken", "fried chicken", "fried chicken options"),
-        ("The Last Lighthouse", "The Last Lighthouse", "options for The Last Lighthouse"),
-    ],
-)
-def test_english_item_phrases_take_the_right_article(
-    query: str, a_item: str, the_items: str | None
-) -> None:
-    from dibench.dataset._instructions import _item_forms
-
-    forms = _item_forms(query)
-    assert forms["a_item"] == a_item
-    assert forms["the_items"] == (the_items or query)
 
 
 _FOOD = ToyFood()
@@ -542,25 +495,3 @@ def test_chinese_items_are_noun_phrases() -> None:
     )
     for text in _texts(spec, ride, q, "zh", 40):
         assert "打车去" not in text and "挑一个" not in text, text
-
-
-def test_durations_use_the_units_people_use() -> None:
-    flight = ToyFlight()
-    assert format_value(flight, "duration", 195, "en") == "3 hours 15 minutes"
-    assert format_value(flight, "duration", 195, "zh") == "3小时15分钟"
-    assert format_value(flight, "duration", 65, "en") == "1 hour 5 minutes"
-    assert format_value(flight, "duration", 2160, "en") == "1.5 days"
-    assert format_value(flight, "duration", 1, "en") == "1 minute"
-    assert format_value(flight, "duration", 45, "zh") == "45分钟"
-
-
-def test_superlatives_of_plural_items_are_singular() -> None:
-    from dibench.dataset._instructions import _item_forms
-
-    assert (
-        _item_forms("trains from Berlin to Munich")["sup_item"]
-        == "{sup} train from Berlin to Munich"
-    )
-    forms = _item_forms("wireless earbuds")
-    assert forms["sup_item"] == "{sup} wireless earbuds" and forms["plural"]
-    assert _item_forms("notes app", ["free"])["a_item"] == "a free notes app"

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from ._constraints import (
+from dibench.dataset import (
     AttrValue,
     Category,
     ConstraintSpec,
@@ -34,12 +34,13 @@ from ._constraints import (
     time_to_minutes,
 )
 
-if TYPE_CHECKING:  # the apps package imports this package: keep the import one-way at runtime
-    from dibench.apps._base import App, Query
+from ._templates import Lang
+
+if TYPE_CHECKING:
+    from dibench.apps import App, Query
 
 __all__ = ["MIN_TARGETS", "SIZE_RANGES", "build_spec", "nice_threshold"]
 
-Lang = Literal["en", "zh"]
 Candidates = Sequence[tuple[str, Mapping[str, AttrValue]]]
 
 #: Acceptable-set sizes each category aims for (inclusive); the builders favour the low end
