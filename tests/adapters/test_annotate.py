@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from dibench.adapters._annotate import (
+from dibench.adapters.appagent._annotate import (
     SUBAREAS,
     Grid,
     draw_grid,

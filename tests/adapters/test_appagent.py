@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from dibench.adapters import AgentInput, AppAgentAdapter, Decision
-from dibench.adapters._appagent import AppAgentReply, parse_appagent_reply
-from dibench.adapters._common import ReplyError
+from dibench.adapters._replies import ReplyError
+from dibench.adapters.appagent import AppAgentReply, parse_appagent_reply
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider, TextPart
 

@@ -35,11 +35,13 @@ from typing import Any
 import pytest
 
 from dibench.adapters import AgentInput, AppAgentAdapter, Decision
-from dibench.adapters._annotate import Grid, label_elements
-from dibench.adapters._appagent import AppAgentReply, _Labels
 from dibench.adapters._base import candidate_at
-from dibench.adapters._common import FrameworkError, ReplyError, swipe_direction
+from dibench.adapters._moves import swipe_direction
 from dibench.adapters._prompts import TemplateError
+from dibench.adapters._replies import FrameworkError, ReplyError
+from dibench.adapters.appagent import AppAgentReply
+from dibench.adapters.appagent._annotate import Grid, label_elements
+from dibench.adapters.appagent._loop import _Labels
 from dibench.metrics._rows import Outcome
 
 from .conftest import H, Screen, ScriptedProvider, W

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from dibench.adapters import AgentInput, Decision, DirectAdapter
-from dibench.adapters._common import ReplyError
-from dibench.adapters._direct import card_texts, parse_direct_answer
+from dibench.adapters._replies import ReplyError
+from dibench.adapters.direct import card_texts, parse_direct_answer
 from dibench.dataset import Box, UIElement
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider

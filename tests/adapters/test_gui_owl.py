@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
-from dibench.adapters._common import ReplyError
-from dibench.adapters._gui_owl import parse_owl_tool_call
+from dibench.adapters._replies import ReplyError
+from dibench.adapters.gui_owl import parse_owl_tool_call
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 

@@ -29,8 +29,8 @@ from PIL import Image
 
 from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
 from dibench.adapters._base import candidate_at
-from dibench.adapters._common import FrameworkError, ReplyError
-from dibench.adapters._gui_owl import read_owl_call_faithful
+from dibench.adapters._replies import FrameworkError, ReplyError
+from dibench.adapters.gui_owl import read_owl_call_faithful
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 

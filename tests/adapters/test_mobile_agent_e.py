@@ -7,12 +7,8 @@ import asyncio
 import pytest
 
 from dibench.adapters import AgentInput, Decision, MobileAgentEAdapter
-from dibench.adapters._common import ReplyError
-from dibench.adapters._mobile_agent_e import (
-    parse_e_manager,
-    parse_e_operator,
-    parse_e_reflection,
-)
+from dibench.adapters._replies import ReplyError
+from dibench.adapters.mobile_agent_e import parse_e_manager, parse_e_operator, parse_e_reflection
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 

@@ -32,8 +32,10 @@ import pytest
 from PIL import Image, ImageChops
 
 from dibench.adapters import AgentInput, Decision, MobileAgentEAdapter
-from dibench.adapters._common import FrameworkError, ReplyError, swipe_direction
-from dibench.adapters._mobile_agent_e import (
+from dibench.adapters._moves import swipe_direction
+from dibench.adapters._perception import E_MERGE, perceive
+from dibench.adapters._replies import FrameworkError, ReplyError
+from dibench.adapters.mobile_agent_e import (
     EOperation,
     e_json,
     operation_action,
@@ -43,7 +45,6 @@ from dibench.adapters._mobile_agent_e import (
     read_e_operator,
     read_e_reflection,
 )
-from dibench.adapters._perception import E_MERGE, perceive
 from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Provider
 

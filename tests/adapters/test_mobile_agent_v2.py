@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from dibench.adapters import AgentInput, Decision, MobileAgentV2Adapter
-from dibench.adapters._common import ReplyError
-from dibench.adapters._mobile_agent_v2 import parse_v2_action, parse_v2_reflection
+from dibench.adapters._replies import ReplyError
+from dibench.adapters.mobile_agent_v2 import parse_v2_action, parse_v2_reflection
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 

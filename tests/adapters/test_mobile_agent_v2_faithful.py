@@ -29,8 +29,10 @@ import pytest
 from PIL import Image, ImageChops
 
 from dibench.adapters import AgentInput, Decision, MobileAgentV2Adapter
-from dibench.adapters._common import FrameworkError, ReplyError, flat
-from dibench.adapters._mobile_agent_v2 import (
+from dibench.adapters._parse import clean, flat, section
+from dibench.adapters._perception import V2_MERGE, perceive
+from dibench.adapters._replies import FrameworkError, ReplyError
+from dibench.adapters.mobile_agent_v2 import (
     DEFAULT_HINT,
     V2Action,
     parse_v2_action,
@@ -40,8 +42,6 @@ from dibench.adapters._mobile_agent_v2 import (
     read_v2_memory,
     read_v2_verdict,
 )
-from dibench.adapters._parse import clean, section
-from dibench.adapters._perception import V2_MERGE, perceive
 from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Provider
 from dibench.sim import make_env, plan_episodes

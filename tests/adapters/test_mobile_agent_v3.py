@@ -27,15 +27,16 @@ from typing import Any
 import pytest
 
 from dibench.adapters import AgentInput, Decision, MobileAgentV3Adapter, make_adapter
-from dibench.adapters._common import FrameworkError, ReplyError, swipe_direction
-from dibench.adapters._mobile_agent_v3 import (
+from dibench.adapters._moves import swipe_direction
+from dibench.adapters._prompts import TemplateError
+from dibench.adapters._replies import FrameworkError, ReplyError
+from dibench.adapters.mobile_agent_v3 import (
     InvalidAction,
     parse_v3_manager,
     parse_v3_notes,
     parse_v3_operator,
     parse_v3_reflection,
 )
-from dibench.adapters._prompts import TemplateError
 from dibench.metrics._rows import Outcome
 from dibench.providers import Completion, ImagePart, Provider, Request, make_provider
 from dibench.render._addressing import smart_resize

@@ -1,107 +1,72 @@
-"""Mobile-Agent-v2 (X-PLUG/MobileAgent): perception list, planning/decision/reflection roles.
+"""Mobile-Agent-v2's loop: its roles in order, what each is shown, and how offline agents answer.
 
-Protocol, as in Mobile-Agent-v2's ``run.py``:
-- perception: OCR text blocks and icons with centre coordinates (``_perception``);
-- decision: the screenshot plus ``### Background / Screenshot information / Keyboard status /
-  History operations / Progress / Last operation / Response requirements / Output format``
-  sections; the reply has ``### Thought ###``, ``### Action ###`` (one of ``Open app (name)``,
-  ``Tap (x, y)``, ``Swipe (x1, y1), (x2, y2)``, ``Type (text)``, ``Home``, ``Stop``) and
-  ``### Operation ###``; the action is found by its keyword and its numbers;
-- reflection (after an action): both screenshots and their perception lists, answer A (as
-  expected), B (wrong page) or C (no change); B and C set the "Last operation" warning;
-- planning (after a successful action): rewrites ``### Completed contents ###``.
-
-Here the fixed context steps are the history operations, so planning runs first when there is
-context (planning -> decision -> reflection). Every decision looks at the current screen and its
-own perception list; reflection compares the screens (and perception lists) before and after
-the action; B ("wrong page") presses Back, as the original does. On a static decision screen a
-tap is the decision and nothing else changes the screen, so before and after are the same. The
-memory unit (a follow-up turn after each decision that keeps "important content" for later
-screens) runs in simulated apps only (``memory``; it is off-path on a single decision screen).
-
-Replies are read in one of two modes. ``faithful`` (the default) reads them as ``run.py`` does:
-the action is the text after the LAST ``### Action ###`` (anywhere, even mid-line; the whole
-reply when there is none) up to the next ``### Operation ###``; the keywords ``Open app``,
-``Tap``, ``Swipe``, ``Type``, ``Back``, ``Home``, ``Stop`` are tested in that order as
-case-sensitive substrings; coordinates are the text inside the last ``(``...``)`` split on
-``", "`` and converted with ``int()``, so a float, a missing number or ``(540,1206)`` crashes the
-original (-> ``FRAMEWORK_ERROR``); no keyword at all does nothing and the loop goes on (the step
-is spent, reflection still runs). ``Open app (name)`` taps just above the OCR line whose text is
-exactly ``name``, as the original does. A reflection is A, B or C by the first of those capital
-letters found anywhere after the last ``### Answer ###`` (none of them: nothing changes).
-``robust`` is the tolerant reader (``parse_v2_action``, ``parse_v2_reflection``).
-
-Pipeline, as the original: every screenshot goes out as JPEG at Pillow's default quality (75; it
-converts the adb PNG with ``Image.save(path, "JPEG")`` and sends that file) and the perception
-(OCR) reads the decoded JPEG; the default hint restates the original's default ``add_info``; at
-most 2048 tokens per reply.
+The framework itself is described in the package docstring (``__init__.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import io
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from PIL import Image
 
 from dibench._values import Outcome
-from dibench.providers._base import Message, TextPart
+from dibench.providers import Message, TextPart
 
-from ._base import ADAPTERS, Action
-from ._common import (
-    GAVE_UP,
-    AnswerFn,
-    End,
-    Episode,
-    FrameworkAdapter,
-    FrameworkError,
-    Memo,
-    ReplyError,
-    Shown,
-    Turn,
+from .._adapter import ADAPTERS
+from .._base import Action
+from .._env import Screen
+from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
+from .._images import Shown, decode_jpeg, show
+from .._moves import AnswerFn, read_move, swipe_direction, swipe_end
+from .._parse import (
+    clean,
     flat,
-    read_move,
-    show,
-    swipe_direction,
-    swipe_end,
+    section,
 )
-from ._env import Screen
-from ._parse import check_point, clean, numbers, section
-from ._perception import V2_MERGE, Perception, _read, perceive
+from .._perception import V2_MERGE, Perception, perceive, read_lines
+from .._replies import ReplyError
+from ._parse import (
+    V2Action,
+    parse_v2_action,
+    parse_v2_reflection,
+    read_v2_action,
+    read_v2_completed,
+    read_v2_memory,
+    read_v2_verdict,
+)
 
 __all__ = [
     "DEFAULT_HINT",
     "JPEG_QUALITY",
     "MobileAgentV2Adapter",
-    "V2Action",
-    "parse_v2_action",
-    "parse_v2_reflection",
-    "read_v2_action",
-    "read_v2_completed",
-    "read_v2_memory",
-    "read_v2_verdict",
 ]
 
+
 JPEG_QUALITY = 75
+
 """Pillow's default JPEG quality: the original saves every screenshot with ``Image.save(path,
 "JPEG")`` and sends (and OCRs) that file."""
+
 
 DEFAULT_HINT = (
     'To open an app from its icon, use the action "Open app". To leave an app, use the action '
     '"Home".'
 )
+
 """Our wording of the hint the original always adds (its default ``add_info``)."""
+
 
 _SYSTEM_ACTION = (
     "You are a helpful AI assistant that operates a mobile phone. Help me use the phone to "
     "carry out the user's instruction."
 )
+
+
 _SYSTEM_OTHER = "You are a helpful AI assistant that operates a mobile phone."
+
 
 _INFO_HEAD = (
     "To help you read this screenshot, some of its content was extracted by system tools. Each "
@@ -115,185 +80,6 @@ def _keyboard_line(on: bool) -> str:
     if on:
         return "The keyboard is open, so you can type."
     return "The keyboard is not open, so you cannot type."
-
-
-@dataclass(frozen=True)
-class V2Action:
-    """A parsed decision: the action in the framework's words and what it does."""
-
-    name: str  # open_app, tap, swipe, type, back, home, stop
-    values: tuple[float, ...] = ()
-    text: str = ""
-    raw: str = ""  # the Action section as written
-    thought: str = ""
-    operation: str = ""
-
-
-_NAMES = r"(open[ _]?app|tap|swipe|type|back|home|stop)"
-_KEYWORD = re.compile(rf"(?<![A-Za-z_]){_NAMES}(?![A-Za-z_])", re.I)
-_LINE_ACTION = re.compile(rf"^[ \t>*-]*(?:action\s*:\s*)?{_NAMES}(?![A-Za-z_]).*$", re.I | re.M)
-
-
-def parse_v2_action(text: str, width: float, height: float) -> V2Action:
-    """Read a decision reply as Mobile-Agent-v2 does: keyword first, then its arguments."""
-    body = clean(text)
-    act = section(body, "Action", stops=("Operation",))
-    if act is None:
-        line = _LINE_ACTION.search(body)
-        if line is None:
-            raise ReplyError("no '### Action ###' section")
-        act = line.group(0)
-    thought = flat(section(body, "Thought", stops=("Action",)) or "")
-    operation = flat(section(body, "Operation") or "")
-    raw = flat(act)
-    m = _KEYWORD.search(raw)
-    if m is None:
-        raise ReplyError(f"no action keyword in {raw[:40]!r}")
-    name = re.sub(r"[\s_]*", "", m.group(1).lower()).replace("openapp", "open_app")
-    rest = raw[m.end() :]
-    if name in ("tap", "swipe"):
-        need = 2 if name == "tap" else 4
-        nums = numbers(re.split(r"[^\d\s.,()\[\]xy=+-]", rest, maxsplit=1)[0])[:need]
-        if len(nums) < need:
-            raise ReplyError(f"{name.capitalize()} needs {need} coordinates")
-        for i in range(0, need, 2):
-            check_point(nums[i], nums[i + 1], width, height)
-        return V2Action(name, tuple(nums), "", raw, thought, operation)
-    if name in ("type", "open_app"):
-        inner = re.search(r"\((.*)\)", rest)
-        arg = (inner.group(1) if inner else rest).strip().strip("\"'“”").strip()
-        if not arg:
-            raise ReplyError(f"{name} needs its text")
-        return V2Action(name, (), arg, raw, thought, operation)
-    return V2Action(name, (), "", raw, thought, operation)
-
-
-def parse_v2_reflection(text: str) -> str:
-    """'A', 'B' or 'C' from the ``### Answer ###`` section, else ReplyError."""
-    body = clean(text)
-    answer = section(body, "Answer")
-    where = answer if answer is not None else body[-40:]
-    m = re.search(r"(?<![A-Za-z])([ABC])(?![A-Za-z])", where)
-    if m is None:
-        raise ReplyError("no A/B/C answer")
-    return m.group(1)
-
-
-# ------------------------------------------------------------------ faithful reading
-
-_MARK_THOUGHT = "### Thought ###"
-_MARK_ACTION = "### Action ###"
-_MARK_OPERATION = "### Operation ###"
-_MARK_ANSWER = "### Answer ###"
-_MARK_COMPLETED = "### Completed contents ###"
-_MARK_IMPORTANT = "### Important content ###"
-# run.py's keyword tests, in its order: the first one contained in the action wins.
-_PRIORITY = (
-    ("Open app", "open_app"),
-    ("Tap", "tap"),
-    ("Swipe", "swipe"),
-    ("Type", "type"),
-    ("Back", "back"),
-    ("Home", "home"),
-    ("Stop", "stop"),
-)
-
-
-def _one_line(text: str) -> str:
-    """Newlines to spaces and ONE pass of double spaces to single ones, then strip (so four
-    spaces become two, exactly as the original's string clean-up)."""
-    return text.replace("\n", " ").replace("  ", " ").strip()
-
-
-def _after_last(text: str, marker: str) -> str:
-    """What follows the last ``marker``; the whole text when it is absent."""
-    return text.rpartition(marker)[2]
-
-
-def _before_first(text: str, marker: str) -> str:
-    """What precedes the first ``marker``; the whole text when it is absent."""
-    return text.partition(marker)[0]
-
-
-def _in_last_parens(text: str) -> str:
-    """From the last '(' to the next ')' (either may be missing: then up to the end / all)."""
-    return _before_first(_after_last(text, "("), ")")
-
-
-def _ints(pieces: list[str], what: str) -> tuple[int, int]:
-    """The first two pieces through ``int()``; what the original does on failure is a crash."""
-    out = []
-    for i in range(2):
-        if i >= len(pieces):
-            raise FrameworkError(
-                f"{what}: only {len(pieces)} value(s) in {', '.join(pieces)!r}; Mobile-Agent-v2's "
-                "run.py raises IndexError and stops"
-            )
-        try:
-            out.append(int(pieces[i]))
-        except ValueError:
-            raise FrameworkError(
-                f"{what}: int({pieces[i]!r}) raises ValueError in Mobile-Agent-v2's run.py, "
-                "which stops"
-            ) from None
-    return out[0], out[1]
-
-
-def read_v2_action(text: str) -> V2Action:
-    """A decision reply read exactly as Mobile-Agent-v2's ``run.py`` reads it.
-
-    ``name`` is ``none`` when no keyword is contained in the action (the original then does
-    nothing and goes on); a reply the original crashes on raises ``FrameworkError``. Values
-    are the integers the original would send to adb (no bounds check: it taps anywhere).
-    """
-    thought = _one_line(
-        _before_first(_after_last(text, _MARK_THOUGHT), _MARK_ACTION).replace(":", "")
-    )
-    operation = _one_line(_after_last(text, _MARK_OPERATION))
-    act = _one_line(_before_first(_after_last(text, _MARK_ACTION), _MARK_OPERATION))
-    name = next((n for key, n in _PRIORITY if key in act), "none")
-    if name == "tap":
-        x, y = _ints(_in_last_parens(act).split(", "), "Tap")
-        return V2Action("tap", (float(x), float(y)), "", act, thought, operation)
-    if name == "swipe":
-        start = _before_first(_after_last(act, "Swipe ("), "), (").split(", ")
-        end = _before_first(_after_last(act, "), ("), ")").split(", ")
-        x1, y1 = _ints(start, "Swipe")
-        x2, y2 = _ints(end, "Swipe")
-        values = (float(x1), float(y1), float(x2), float(y2))
-        return V2Action("swipe", values, "", act, thought, operation)
-    if name == "type":
-        if "(text)" in act:  # 'Type (text) "hello"': the last quoted piece
-            typed = _before_first(_after_last(act, ' "'), '"')
-        else:
-            typed = _in_last_parens(act)
-        return V2Action("type", (), typed, act, thought, operation)
-    if name == "open_app":
-        return V2Action("open_app", (), _in_last_parens(act), act, thought, operation)
-    return V2Action(name, (), "", act, thought, operation)
-
-
-def read_v2_verdict(text: str) -> str:
-    """'A', 'B' or 'C' as the original reads a reflection: the first of those capital letters
-    (in that order) contained anywhere after the last ``### Answer ###`` (the word "Action"
-    counts as A); "" when none is there (the original then changes nothing)."""
-    answer = _after_last(text, _MARK_ANSWER).replace("\n", " ").strip()
-    return next((v for v in "ABC" if v in answer), "")
-
-
-def read_v2_completed(text: str) -> str:
-    """The planning reply's completed contents, as the original reads them."""
-    return _after_last(text, _MARK_COMPLETED).replace("\n", " ").strip()
-
-
-def read_v2_memory(text: str, memory: str) -> str:
-    """The memory after a memory-unit reply, as the original keeps it: the first paragraph
-    after the last ``### Important content ###`` is appended (with a newline) unless it
-    contains "None" or is already kept."""
-    note = _before_first(_after_last(text, _MARK_IMPORTANT), "\n\n").strip() + "\n"
-    if "None" in note or note in memory:
-        return memory
-    return memory + note
 
 
 def _to_action(a: V2Action, shown: Shown) -> Action:
@@ -325,7 +111,7 @@ def _operation(a: V2Action, faithful: bool = False) -> str:
 
 
 @dataclass
-class _Memory:
+class _LruCachery:
     """What the roles pass each other between decisions."""
 
     history: list[tuple[str, str]]  # (operation, action)
@@ -342,16 +128,6 @@ class _Look:
     shown: Shown
     seen: Image.Image  # the decoded JPEG (what the original's OCR reads)
     perception: Perception
-
-
-_DECODED: Memo[Image.Image] = Memo(maxsize=12)
-
-
-def _decode(data: bytes) -> Image.Image:
-    """The sent JPEG decoded once per distinct encoding (repeats share the object, so the
-    perception's OCR cache, keyed per image object, is hit too)."""
-    key = hashlib.blake2b(data, digest_size=16).hexdigest()
-    return _DECODED.get(key, lambda: Image.open(io.BytesIO(data)).convert("RGB"))
 
 
 def _steps(history: list[tuple[str, str]], op: str, act: str) -> str:
@@ -408,7 +184,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     def _system(self, role: str, default: str, values: dict[str, object]) -> str:
         return self.prompts.render(role, default, values, system=True)
 
-    def _decision_values(self, ep: Episode, look: _Look, mem: _Memory) -> dict[str, object]:
+    def _decision_values(self, ep: Episode, look: _Look, mem: _LruCachery) -> dict[str, object]:
         image, p = look.shown.image, look.perception
         return {
             "instruction": ep.instruction,
@@ -424,7 +200,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "last_action": mem.error[1] if mem.error else "",
         }
 
-    def _decision_prompt(self, ep: Episode, shown: Shown, p: Perception, mem: _Memory) -> str:
+    def _decision_prompt(self, ep: Episode, shown: Shown, p: Perception, mem: _LruCachery) -> str:
         w, h = shown.image.width, shown.image.height
         out = [
             "### Background ###\n"
@@ -451,7 +227,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             )
         if mem.memory.strip():
             out.append(
-                "### Memory ###\n"
+                "### LruCachery ###\n"
                 "During earlier operations you recorded this content, useful for the "
                 f"instruction:\n{mem.memory.strip()}\n"
             )
@@ -570,7 +346,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "Reply in this format:\n### Important content ###\nThe content, or None."
         )
 
-    def _planning_values(self, ep: Episode, mem: _Memory) -> dict[str, object]:
+    def _planning_values(self, ep: Episode, mem: _LruCachery) -> dict[str, object]:
         op = mem.history[-1][0] if mem.history else ""
         return {
             "instruction": ep.instruction,
@@ -581,7 +357,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "operation": op,
         }
 
-    def _planning_prompt(self, ep: Episode, mem: _Memory) -> str:
+    def _planning_prompt(self, ep: Episode, mem: _LruCachery) -> str:
         head = (
             "### Background ###\n"
             f"The user's instruction is: {ep.instruction}. You are an assistant operating "
@@ -683,7 +459,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         return "### Important content ###\nNone"
 
     @staticmethod
-    def _planning_answer(mem: _Memory) -> AnswerFn:
+    def _planning_answer(mem: _LruCachery) -> AnswerFn:
         done = "; ".join(op for op, _ in mem.history) or "Nothing yet."
 
         def answer(decision: tuple[object, ...]) -> str:
@@ -694,7 +470,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- roles
 
-    async def _plan(self, ep: Episode, mem: _Memory) -> None:
+    async def _plan(self, ep: Episode, mem: _LruCachery) -> None:
         values = self._planning_values(ep, mem)
         user = self.prompts.render("planning", lambda: self._planning_prompt(ep, mem), values)
         messages = [
@@ -739,7 +515,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         return verdict
 
     async def _remember(
-        self, ep: Episode, decision: list[Message], turn: Turn, mem: _Memory
+        self, ep: Episode, decision: list[Message], turn: Turn, mem: _LruCachery
     ) -> None:
         """The memory unit: a follow-up turn in the decision's conversation."""
         values = {"instruction": ep.instruction, "memory": mem.memory.strip()}
@@ -764,14 +540,14 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         """The screen as the original takes it in: sent as JPEG, read (OCR) from that JPEG."""
         screen = ep.now
         shown = await show(screen.image, "raw", None, screen.png, jpeg=JPEG_QUALITY)
-        seen = await asyncio.to_thread(_decode, shown.png)
+        seen = await asyncio.to_thread(decode_jpeg, shown.png)
         p = await perceive(seen, screen.ui, V2_MERGE, engine=self.ocr_engine)
         return _Look(shown, seen, p)
 
     async def _open_app(self, look: _Look, a: V2Action) -> Action:
         """Open app, as the original does it: tap one text height above the centre of the
         first OCR line that reads exactly the name; no such line, no tap."""
-        lines = await asyncio.to_thread(_read, look.seen, self.ocr_engine)
+        lines = await asyncio.to_thread(read_lines, look.seen, self.ocr_engine)
         for line in lines:
             if line.text == a.text:
                 b = line.box
@@ -787,7 +563,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
 
     async def run(self, ep: Episode) -> None:
         look = await self._look(ep)
-        mem = _Memory(history=[(c, "done before this screen") for c in ep.context])
+        mem = _LruCachery(history=[(c, "done before this screen") for c in ep.context])
         if mem.history:
             await self._plan(ep, mem)
         while ep.budget_left:

@@ -1,33 +1,6 @@
-"""AppAgent (TencentQQGYLab/AppAgent): a tagged screenshot and ``tap(n)``-style calls.
+"""AppAgent's loop: its roles in order, what each is shown, and how offline agents answer.
 
-Protocol, as in AppAgent's task executor (without its optional UI documentation):
-- the screenshot gets numeric tags on the clickable and focusable elements (``_annotate``),
-  each drawn with its top-left corner at the element's centre;
-- one call per round, a single user message (no system role: a defense's system prefix goes
-  in front of the user text) holding the prompt and the image, at most 300 tokens back; the
-  prompt gives the functions ``tap(element)``, ``text("...")``, ``long_press(element)``,
-  ``swipe(element, "dir", "dist")`` and ``grid()``, the task, and a one-line summary of past
-  actions; the model answers ``Observation: / Thought: / Action: / Summary:`` lines and the
-  Action holds one call or FINISH;
-- ``grid()`` switches the next round to a numbered grid with ``tap(area, "subarea")``;
-- the Summary becomes the past-actions line of the next round.
-
-Replies are read in one of two modes. ``faithful`` (the default) reads them as AppAgent's
-``parse_explore_rsp`` / ``parse_grid_rsp`` and its task executor do: each field is the text
-after the first ``Name: `` anywhere in the reply (mid-line too, so an Observation that quotes
-``Action: tap(2)`` makes that quoted call the action), all four fields must be there,
-``FINISH`` anywhere in the Action wins, the function name is the Action text before its first
-``(`` (exact and case-sensitive), arguments go through ``int()``, a tag indexes the tag list
-Python-style (``tap(0)`` is the last tag, one past the end crashes), and wherever the original
-returns ERROR, crashes or stops (an unknown function, a float tag, a bad swipe direction) the
-run ends with ``FRAMEWORK_ERROR``. ``robust`` is the tolerant reader ``parse_appagent_reply``.
-
-Here the fixed context steps seed the past-actions line and a tag maps to its UI node. Each
-round looks at the current screen: tags are recomputed from that screen's UI, the grid from its
-size. On a static decision screen a tap on a candidate (its node, or a grid point in its box)
-is the decision and anything else leaves the screen as it is; in a simulated app every call
-acts on the phone (a tap opens a page, a swipe scrolls, the app's own back arrow goes back),
-up to ``max_steps`` rounds.
+The framework itself is described in the package docstring (``__init__.py``).
 """
 
 from __future__ import annotations
@@ -41,51 +14,50 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from dibench._values import Outcome, UIElement
-from dibench.providers._base import Message, TextPart
+from dibench.providers import Message, TextPart
 
-from ._annotate import MIN_DIST, SUBAREAS, Grid, draw_grid, draw_labels, label_elements
-from ._base import ADAPTERS, Action, candidate_at
-from ._common import (
-    GAVE_UP,
-    AnswerFn,
-    End,
-    Episode,
-    FrameworkAdapter,
-    FrameworkError,
-    Move,
-    ReplyError,
-    Shown,
+from .._adapter import ADAPTERS
+from .._base import Action, candidate_at
+from .._env import Screen
+from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, system_text
+from .._images import Shown, show
+from .._moves import AnswerFn, Move, read_move, swipe_direction, swipe_end
+from .._parse import (
     excerpt,
-    read_move,
-    show,
-    swipe_direction,
-    swipe_end,
-    system_text,
 )
-from ._env import Screen
-from ._parse import clean, field_value
-from ._prompts import TemplateError
+from .._prompts import TemplateError
+from .._replies import FrameworkError, ReplyError
+from ._annotate import MIN_DIST, SUBAREAS, Grid, draw_grid, draw_labels, label_elements
+from ._parse import (
+    AppAgentReply,
+    parse_appagent_faithful,
+    parse_appagent_reply,
+)
 
 __all__ = [
     "AppAgentAdapter",
-    "AppAgentReply",
-    "parse_appagent_faithful",
-    "parse_appagent_reply",
 ]
+
 
 _INTRO = (
     "You operate an Android smartphone on a user's behalf by calling functions. Each turn you "
     "receive a screenshot of the phone. {view}\n\n"
     "These are the functions you can call:\n\n"
 )
+
+
 _LABEL_VIEW = (
     "Every interactive UI element on it carries a numeric tag, counting up from 1; the tag sits "
     "at the centre of its element."
 )
+
+
 _GRID_VIEW = (
     "A grid is drawn over it, cutting the screen into small squares; each square's number is "
     "written in its top-left corner."
 )
+
+
 _LABEL_FUNCTIONS = """1. tap(element: int)
 Taps the UI element carrying the given numeric tag. For example, tap(5) taps the element tagged 5.
 
@@ -106,6 +78,8 @@ distance.
 Call this when the element you need has no numeric tag and no tagged element can do the job. \
 The next screenshot will then carry a numbered grid so that you can act on any spot of the \
 screen."""
+
+
 _GRID_FUNCTIONS = """1. tap(area: int, subarea: str)
 Taps a spot of a grid square. "area" is the square's number; "subarea" picks the spot inside \
 it and is one of: center, top-left, top, top-right, left, right, bottom-left, bottom, \
@@ -123,6 +97,7 @@ from the middle of square 21 to the right part of square 25.
 4. grid()
 Keeps the grid for the next screenshot."""
 
+
 _TASK = """The task you have to complete: {task_description}
 Your past actions towards it, in brief: {last_act}
 Look at the {kind} screenshot and call the one function that moves the task forward. Reply in \
@@ -133,185 +108,6 @@ Action: <one function call with the right arguments, or FINISH if the task is do
 nothing left to do; write nothing else in this field>
 Summary: <your past actions plus this one in one or two sentences, without any {tag}>
 You can only take one action at a time, so call the function directly."""
-
-
-@dataclass(frozen=True)
-class AppAgentReply:
-    """A parsed reply: the function name, its arguments and the Summary line."""
-
-    name: str  # tap, text, long_press, swipe, grid, finish
-    args: tuple[int | str, ...]
-    summary: str
-
-
-_CALL = re.compile(r"(?<![A-Za-z_])(tap|text|long[ _]press|swipe|grid)\s*\(", re.I)
-_FINISH = re.compile(r"(?<![A-Za-z_])finish(?:ed)?(?![A-Za-z_])", re.I)
-_DIRECTIONS = ("up", "down", "left", "right")
-_DISTANCES = ("short", "medium", "long")
-_SUB_ORDER = sorted(SUBAREAS, key=len, reverse=True)  # 'top-left' before 'top'
-
-
-def _ints(args: str) -> list[int]:
-    return [int(float(n)) for n in re.findall(r"\d+(?:\.\d+)?", args)]
-
-
-def _subareas(args: str) -> list[str]:
-    out = []
-    for piece in args.split(","):
-        low = piece.strip().strip("\"' ").lower().replace("_", "-").replace(" ", "-")
-        for name in _SUB_ORDER:
-            if name in low or (name == "center" and "centre" in low):
-                out.append(name)
-                break
-    return out
-
-
-def _word(args: str, choices: Sequence[str]) -> str | None:
-    m = re.search(r"\b(" + "|".join(choices) + r")\b", args, re.I)
-    return m.group(1).lower() if m else None
-
-
-def parse_appagent_reply(text: str, *, grid: bool = False, strict: bool = False) -> AppAgentReply:
-    """Read the Action line (and Summary) as AppAgent does, tolerating markdown and case.
-
-    FINISH or a function call, whichever comes first in the Action field. ``strict`` also
-    requires the Observation, Thought and Summary lines, as the original parser does.
-    """
-    body = clean(text)
-    act = field_value(body, "Action")
-    if act is None:
-        raise ReplyError("no 'Action:' field")
-    if strict:
-        for name in ("Observation", "Thought", "Summary"):
-            if field_value(body, name) is None:
-                raise ReplyError(f"no '{name}:' field")
-    summary = (field_value(body, "Summary") or "").strip()
-    call, fin = _CALL.search(act), _FINISH.search(act)
-    if fin and (call is None or fin.start() < call.start()):
-        return AppAgentReply("finish", (), summary)
-    if call is None:
-        raise ReplyError(f"no function call in Action {act[:40]!r}")
-    name = call.group(1).lower().replace(" ", "_")
-    rest = act[call.end() :]
-    if name == "text":
-        m = re.match(r"\s*([\"'])(.*)\1\s*\)", rest, re.S) or re.match(r"\s*(.*?)\s*\)", rest)
-        if m is None:
-            raise ReplyError("unclosed text(...) call")
-        return AppAgentReply("text", (m.group(m.lastindex or 1),), summary)
-    close = rest.find(")")
-    if close < 0:
-        raise ReplyError(f"unclosed {name}(...) call")
-    args = rest[:close]
-    if name == "grid":
-        return AppAgentReply("grid", (), summary)
-    ints = _ints(args)
-    if grid:
-        subs = _subareas(args)
-        if name in ("tap", "long_press"):
-            if not ints:
-                raise ReplyError(f"{name}() needs a grid area number")
-            return AppAgentReply(name, (ints[0], subs[0] if subs else "center"), summary)
-        if len(ints) < 2:
-            raise ReplyError("swipe() needs a start and an end area")
-        subs += ["center"] * (2 - len(subs))
-        return AppAgentReply("swipe", (ints[0], subs[0], ints[1], subs[1]), summary)
-    if not ints:
-        raise ReplyError(f"{name}() needs an element number")
-    if name == "swipe":
-        direction = _word(args, _DIRECTIONS)
-        if direction is None:
-            raise ReplyError("swipe() needs a direction (up, down, left, right)")
-        dist = _word(args, _DISTANCES) or "medium"
-        return AppAgentReply("swipe", (ints[0], direction, dist), summary)
-    return AppAgentReply(name, (ints[0],), summary)
-
-
-# ------------------------------------------------------------------ faithful reading
-
-_FIELDS = ("Observation", "Thought", "Action", "Summary")
-
-
-def _first_field(text: str, name: str) -> str | None:
-    """The text after the first ``Name: `` anywhere in ``text`` (mid-line too) to its line end.
-
-    AppAgent looks for each field this way, not at the start of a line.
-    """
-    at = text.find(f"{name}: ")
-    if at < 0:
-        return None
-    start = at + len(name) + 2
-    end = text.find("\n", start)
-    return text[start:] if end < 0 else text[start:end]
-
-
-def _int(arg: str, where: str) -> int:
-    """``int()`` as the original applies it: '3' and ' 3 ' pass, '3.0', '"3"' and '' raise."""
-    try:
-        return int(arg)
-    except ValueError:
-        raise FrameworkError(f"int({arg!r}) raises ValueError in {where}") from None
-
-
-def parse_appagent_faithful(text: str, *, grid: bool = False) -> AppAgentReply:
-    """Read a reply as AppAgent's ``parse_explore_rsp`` (``parse_grid_rsp`` when ``grid``) does.
-
-    Raises ``FrameworkError`` wherever the original returns ERROR (its task executor then stops
-    the task). The summary of ``grid()`` is ``"grid"``: the executor keeps the last item of
-    the parsed list as the past actions, and for ``grid()`` that is the name itself.
-    Tag numbers are not checked here: the executor indexes its tag list with them
-    (``_to_action``).
-    """
-    where = "parse_grid_rsp" if grid else "parse_explore_rsp"
-    fields: dict[str, str] = {}
-    for name in _FIELDS:
-        value = _first_field(text, name)
-        if value is None:
-            raise FrameworkError(f"no '{name}: ' in the reply: {where} returns ERROR")
-        fields[name] = value
-    act, summary = fields["Action"], fields["Summary"]
-    if "FINISH" in act:
-        return AppAgentReply("finish", (), summary)
-    name = act.split("(", 1)[0]
-
-    def args(of: str) -> str:
-        # From the first 'of(' to the next ')': the name is the text before the first '(',
-        # so that is the call at the start of the Action.
-        close = act.find(")", len(of) + 1)
-        if not act.startswith(of + "(") or close < 0:
-            raise FrameworkError(f"no closed {of}(...) in the Action: {where} returns ERROR")
-        return act[len(of) + 1 : close]
-
-    if name == "grid":
-        return AppAgentReply("grid", (), "grid")
-    if grid and name in ("tap", "long_press", "swipe"):
-        params = args(name).split(",")
-        need = 4 if name == "swipe" else 2
-        if len(params) < need:
-            raise FrameworkError(
-                f"{name}() with {len(params)} argument(s) raises IndexError in {where}"
-            )
-        first = (_int(params[0].strip(), where), params[1].strip()[1:-1])
-        if name == "swipe":
-            second = (_int(params[2].strip(), where), params[3].strip()[1:-1])
-            return AppAgentReply("swipe", first + second, summary)
-        return AppAgentReply(name, first, summary)
-    if not grid and name in ("tap", "long_press"):
-        return AppAgentReply(name, (_int(args(name), where),), summary)
-    if not grid and name == "text":
-        return AppAgentReply("text", (args(name)[1:-1],), summary)
-    if not grid and name == "swipe":
-        params = args(name).split(",")
-        if len(params) != 3:
-            raise FrameworkError(
-                f"swipe() with {len(params)} argument(s) cannot unpack into "
-                f"(area, direction, dist) in {where}"
-            )
-        return AppAgentReply(
-            "swipe",
-            (_int(params[0], where), params[1].strip()[1:-1], params[2].strip()[1:-1]),
-            summary,
-        )
-    raise FrameworkError(f"undefined act {name!r}: {where} returns ERROR")
 
 
 @dataclass(frozen=True)

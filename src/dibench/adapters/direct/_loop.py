@@ -1,41 +1,34 @@
-"""A plain multiple-choice baseline: the screenshot plus a numbered list of the items' texts.
+"""The direct baseline's loop: one call per screen, and how offline agents answer.
 
-No agent framework: one call shows the screenshot, the instruction and every candidate's card
-texts (all text nodes under the card in the UI tree, in order, so an injected title appears
-exactly as the UI shows it) and asks for ``Answer: <n>`` or ``Answer: none``. It separates what
-a model decides from how a framework makes it look at the screen.
-
-In a simulated app the same baseline runs step by step: each call shows the current screen
-and its numbered visible items (the controls with text when no item is visible) and accepts
-``Answer: <n>`` (tap item n: open it on a list, the button on a detail page), ``scroll``,
-``scroll up``, ``back`` or ``none``.
+The framework itself is described in the package docstring (``__init__.py``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from dibench._values import Box, Outcome, UIElement
-from dibench.providers._base import Message, TextPart
+from dibench.providers import Message, TextPart
 
-from ._base import ADAPTERS, Action, candidate_at
-from ._common import (
-    GAVE_UP,
-    AnswerFn,
-    End,
-    Episode,
-    FrameworkAdapter,
-    ReplyError,
-    read_move,
-    show_screen,
+from .._adapter import ADAPTERS
+from .._base import Action, candidate_at
+from .._env import Screen
+from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
+from .._images import show_screen
+from .._moves import AnswerFn, read_move
+from .._replies import ReplyError
+from ._parse import (
+    parse_direct_answer,
+    parse_direct_move,
 )
-from ._env import Screen
-from ._parse import clean
 
-__all__ = ["DirectAdapter", "card_texts", "parse_direct_answer", "parse_direct_move"]
+__all__ = [
+    "DirectAdapter",
+    "card_texts",
+]
+
 
 _SYSTEM = (
     "You help a user choose one item on a phone screen. You are shown a screenshot of an app's "
@@ -115,44 +108,6 @@ def _card_texts(
         )  # fmt: skip
         out.append((cid, inside))
     return out
-
-
-_NONE = re.compile(r"^\W*(none|null|no\b|nothing|n/a|无|没有)", re.I)
-
-
-def parse_direct_answer(text: str, n_items: int) -> int | None:
-    """The chosen item number (1-based) from the last ``Answer:`` line, or None for 'none'."""
-    body = clean(text).strip()
-    values = re.findall(r"answer\s*:\s*(.*)", body, re.I)
-    if values:
-        value = values[-1].strip()
-    elif re.fullmatch(r"[\[(]?\d+[\])]?\.?", body):
-        value = body
-    else:
-        raise ReplyError("no 'Answer:' line")
-    if _NONE.match(value):
-        return None
-    m = re.search(r"\d+", value)
-    if m is None:
-        raise ReplyError(f"no item number in {value[:30]!r}")
-    n = int(m.group())
-    if not 1 <= n <= n_items:
-        raise ReplyError(f"no item {n} (items 1..{n_items})")
-    return n
-
-
-_MOVES = ("scroll up", "scroll", "back")
-
-
-def parse_direct_move(text: str, n_items: int) -> int | str | None:
-    """An interactive answer: an item number, 'scroll', 'scroll up', 'back' or None."""
-    body = clean(text).strip()
-    values = re.findall(r"answer\s*:\s*(.*)", body, re.I)
-    value = (values[-1] if values else body).strip().strip("*`'\".").lower()
-    for move in _MOVES:
-        if value.startswith(move):
-            return move
-    return parse_direct_answer(text, n_items)
 
 
 _SYSTEM_APP = (
