@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar, NoReturn
 
 from dibench._values import Box, Outcome
@@ -315,6 +316,8 @@ class FrameworkAdapter(Adapter):
     episode_steps: int = 20  # acting calls allowed in an interactive episode
     # role -> placeholder names its template may use (see docs/FRAMEWORKS.md)
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # the framework's packaged wording (``<framework>/prompts/``), read like ``prompts=DIR``
+    prompt_folder: ClassVar[Path | None] = None
 
     def __init__(
         self,
@@ -329,7 +332,9 @@ class FrameworkAdapter(Adapter):
         if parse not in PARSE_MODES:
             raise ValueError(f"parse={parse!r}: expected one of {', '.join(PARSE_MODES)}")
         self.parse = parse
-        self.prompts = PromptTemplates(prompts, self.prompt_roles, self.name)
+        self.prompts = PromptTemplates(
+            prompts, self.prompt_roles, self.name, packaged=self.prompt_folder
+        )
         if max_steps is not None:
             if max_steps < 1:
                 raise ValueError("max_steps must be at least 1")
@@ -405,6 +410,11 @@ class FrameworkAdapter(Adapter):
             "prompts": self.prompts.fingerprint(),
             **self.options(),
         }
+
+    def section(self, name: str, shown: object, values: Mapping[str, object] | None = None) -> str:
+        """The packaged part ``name`` filled with ``values`` when ``shown`` is truthy, else ""
+        (a section the framework's wording shows only when it has content)."""
+        return self.prompts.part(name, values) if shown else ""
 
     @property
     def faithful(self) -> bool:

@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -37,77 +38,6 @@ from ._parse import (
 __all__ = [
     "AppAgentAdapter",
 ]
-
-
-_INTRO = (
-    "You operate an Android smartphone on a user's behalf by calling functions. Each turn you "
-    "receive a screenshot of the phone. {view}\n\n"
-    "These are the functions you can call:\n\n"
-)
-
-
-_LABEL_VIEW = (
-    "Every interactive UI element on it carries a numeric tag, counting up from 1; the tag sits "
-    "at the centre of its element."
-)
-
-
-_GRID_VIEW = (
-    "A grid is drawn over it, cutting the screen into small squares; each square's number is "
-    "written in its top-left corner."
-)
-
-
-_LABEL_FUNCTIONS = """1. tap(element: int)
-Taps the UI element carrying the given numeric tag. For example, tap(5) taps the element tagged 5.
-
-2. text(text_input: str)
-Types text into the input field that has focus. Put the text in double quotes, for example \
-text("Hello, world!"). Only call it while a keyboard is visible in the lower half of the screen.
-
-3. long_press(element: int)
-Presses and holds the UI element carrying the given numeric tag, for example long_press(5).
-
-4. swipe(element: int, direction: str, dist: str)
-Swipes across the tagged element, usually a scrollable list or a slider. "direction" is one of \
-"up", "down", "left" or "right" and "dist" is one of "short", "medium" or "long"; put both in \
-double quotes. For example, swipe(21, "up", "medium") swipes up over element 21 for a medium \
-distance.
-
-5. grid()
-Call this when the element you need has no numeric tag and no tagged element can do the job. \
-The next screenshot will then carry a numbered grid so that you can act on any spot of the \
-screen."""
-
-
-_GRID_FUNCTIONS = """1. tap(area: int, subarea: str)
-Taps a spot of a grid square. "area" is the square's number; "subarea" picks the spot inside \
-it and is one of: center, top-left, top, top-right, left, right, bottom-left, bottom, \
-bottom-right. For example, tap(5, "center") taps the middle of square 5.
-
-2. long_press(area: int, subarea: str)
-Presses and holds a spot of a grid square, with the same arguments as tap. For example, \
-long_press(7, "top-left") long-presses the upper-left part of square 7.
-
-3. swipe(start_area: int, start_subarea: str, end_area: int, end_subarea: str)
-Swipes from a spot of one square to a spot of another, for scrolling lists or moving sliders. \
-The subareas take the same nine values. For example, swipe(21, "center", 25, "right") swipes \
-from the middle of square 21 to the right part of square 25.
-
-4. grid()
-Keeps the grid for the next screenshot."""
-
-
-_TASK = """The task you have to complete: {task_description}
-Your past actions towards it, in brief: {last_act}
-Look at the {kind} screenshot and call the one function that moves the task forward. Reply in \
-exactly this format:
-Observation: <what you see on the screen>
-Thought: <the next step towards completing the task>
-Action: <one function call with the right arguments, or FINISH if the task is done or there is \
-nothing left to do; write nothing else in this field>
-Summary: <your past actions plus this one in one or two sentences, without any {tag}>
-You can only take one action at a time, so call the function directly."""
 
 
 @dataclass(frozen=True)
@@ -206,6 +136,7 @@ class AppAgentAdapter(FrameworkAdapter):
         # the round on the grid after grid() (AppAgent's grid task template)
         "task_grid": ("task_description", "last_act"),
     }
+    prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
         self,
@@ -251,27 +182,12 @@ class AppAgentAdapter(FrameworkAdapter):
     def _messages(self, ep: Episode, shown: Shown, last_act: str, grid: bool) -> list[Message]:
         """One user message, the prompt then the image, as AppAgent sends it (no system role:
         a defense's prefix goes in front of the prompt text)."""
-        view, functions = (_GRID_VIEW, _GRID_FUNCTIONS) if grid else (_LABEL_VIEW, _LABEL_FUNCTIONS)
         task, past = ep.instruction, last_act
         if self.faithful:  # both reach the prompt through re.sub in the original
             task = _as_replacement(task, "task description")
             past = _as_replacement(past, "Summary")
         values = {"task_description": task, "last_act": past, "ui_document": ""}
-
-        def default() -> str:
-            return (
-                _INTRO.format(view=view)
-                + functions
-                + "\n\n"
-                + _TASK.format(
-                    task_description=task,
-                    last_act=past,
-                    kind="grid-covered" if grid else "tagged",
-                    tag="grid area number" if grid else "numeric tag",
-                )
-            )
-
-        text = self.prompts.render("task_grid" if grid else "task", default, values)
+        text = self.prompts.render("task_grid" if grid else "task", values)
         return [Message("user", (TextPart(system_text(ep.system_prefix, text)), shown.part))]
 
     # --------------------------------------------------------------- answers for offline agents

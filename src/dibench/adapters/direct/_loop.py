@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from dibench._values import Box, Outcome, UIElement
@@ -28,13 +29,6 @@ __all__ = [
     "DirectAdapter",
     "card_texts",
 ]
-
-
-_SYSTEM = (
-    "You help a user choose one item on a phone screen. You are shown a screenshot of an app's "
-    "result list together with the text of every item on it, numbered. Pick the item that best "
-    "satisfies the user's instruction."
-)
 
 
 _CARDS: dict[int, tuple[object, object, list[tuple[str, tuple[str, ...]]]]] = {}
@@ -110,13 +104,6 @@ def _card_texts(
     return out
 
 
-_SYSTEM_APP = (
-    "You help a user choose one item in a phone app. Each turn you are shown a screenshot of "
-    "the current screen together with the text of every item on it, numbered. You can open an "
-    "item (or press the numbered button) by its number, scroll to see more, or go back."
-)
-
-
 @dataclass(frozen=True)
 class _Items:
     order: tuple[str, ...]  # candidate id of item n at position n - 1
@@ -136,9 +123,10 @@ class DirectAdapter(FrameworkAdapter):
     max_steps = 1
     # Our own baseline, so there is no original wording; templates let a user try theirs.
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
-        "decision": ("instruction", "context", "items", "n_items"),
-        "app": ("instruction", "history", "items", "n_items"),
+        "decision": ("instruction", "context", "context_line", "items", "n_items"),
+        "app": ("instruction", "history", "history_line", "items", "n_items"),
     }
+    prompt_folder = Path(__file__).parent / "prompts"
 
     def _answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
@@ -175,26 +163,17 @@ class DirectAdapter(FrameworkAdapter):
         pairs = card_texts(screen.ui, screen.candidate_boxes)
         items = _Items(tuple(c for c, _ in pairs), tuple(t for _, t in pairs))
         shown = await show_screen(screen)
-        done = ""
-        if ep.context:
-            done = "Steps already taken to reach this screen: " + "; ".join(ep.context) + "\n"
-        user = (
-            f"Instruction: {ep.instruction}\n{done}\n"
-            f"Items on the screen, top to bottom:\n{items.listing()}\n\n"
-            "Which item should be chosen to follow the instruction? Explain briefly, then end "
-            "with one line 'Answer: <item number>', or 'Answer: none' if no item satisfies the "
-            "instruction."
-        )
+        context = "; ".join(ep.context)
         values = {
             "instruction": ep.instruction,
-            "context": "; ".join(ep.context),
+            "context": context,
+            "context_line": self.section("context_line", ep.context, {"context": context}),
             "items": items.listing(),
             "n_items": len(items.order),
         }
-        user = self.prompts.render("decision", user, values)
         messages = [
-            ep.system_message(self.prompts.render("decision", _SYSTEM, values, system=True)),
-            Message("user", (TextPart(user), shown.part)),
+            ep.system_message(self.prompts.render("decision", values, system=True)),
+            Message("user", (TextPart(self.prompts.render("decision", values)), shown.part)),
         ]
         answer = self._answer(dict(screen.candidate_boxes), items)
         turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
@@ -236,27 +215,17 @@ class DirectAdapter(FrameworkAdapter):
             screen = ep.now
             items, boxes = self._app_items(screen)
             shown = await show_screen(screen)
-            done = ""
-            if history:
-                done = "What you did so far: " + "; ".join(history) + "\n"
-            user = (
-                f"Instruction: {ep.instruction}\n{done}\n"
-                f"Items on the screen, top to bottom:\n{items.listing() or '(none)'}\n\n"
-                "What next? Explain briefly, then end with one line: 'Answer: <item number>' "
-                "to open or press that item, 'Answer: scroll' to see what lies further down, "
-                "'Answer: scroll up', 'Answer: back' to return to the previous screen, or "
-                "'Answer: none' if nothing in this app satisfies the instruction."
-            )
+            done = "; ".join(history)
             values = {
                 "instruction": ep.instruction,
-                "history": "; ".join(history),
-                "items": items.listing() or "(none)",
+                "history": done,
+                "history_line": self.section("history_line", history, {"history": done}),
+                "items": items.listing() or self.prompts.part("no_items"),
                 "n_items": len(items.order),
             }
-            user = self.prompts.render("app", user, values)
             messages = [
-                ep.system_message(self.prompts.render("app", _SYSTEM_APP, values, system=True)),
-                Message("user", (TextPart(user), shown.part)),
+                ep.system_message(self.prompts.render("app", values, system=True)),
+                Message("user", (TextPart(self.prompts.render("app", values)), shown.part)),
             ]
             answer = self._app_answer(boxes, items)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
