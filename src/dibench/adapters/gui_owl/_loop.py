@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from PIL import Image
@@ -128,35 +129,9 @@ def _tool(width: int, height: int) -> dict[str, Any]:
     }
 
 
-def _system(tools: str) -> str:
-    return (
-        "You are a helpful assistant.\n\n"
-        "# Tools\n\n"
-        "You can call functions to help with the user's request.\n\n"
-        "The function signatures are given inside <tools></tools> XML tags:\n"
-        f"<tools>\n{tools}\n</tools>\n\n"
-        "For every function call, return a JSON object with the function name and its "
-        "arguments inside <tool_call></tool_call> XML tags:\n"
-        "<tool_call>\n"
-        '{"name": <function-name>, "arguments": <args-json-object>}\n'
-        "</tool_call>"
-    )
-
-
 def _progress(history: list[str]) -> str:
     """The history as the original writes it: ``Step 1: ...; Step 2: ...; ``."""
     return "".join(f"Step {i}: {h}; " for i, h in enumerate(history, start=1))
-
-
-def _user(instruction: str, progress: str) -> str:
-    return (
-        f"The user's request: {instruction}\n"
-        f"Progress so far (operations already performed on the device): {progress}.\n"
-        "\nFirst reason step by step inside <thinking></thinking> tags, placed before the "
-        "<tool_call></tool_call> XML tags.\n"
-        "Then, after the <tool_call></tool_call> XML tags, sum up your action inside "
-        "<conclusion></conclusion> tags."
-    )
 
 
 @ADAPTERS.register("gui-owl")
@@ -171,6 +146,7 @@ class GuiOwlAdapter(FrameworkAdapter):
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
         "decision": ("instruction", "history", "width", "height", "tools"),
     }
+    prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
         self,
@@ -295,8 +271,8 @@ class GuiOwlAdapter(FrameworkAdapter):
             "height": mh,
             "tools": tools,
         }
-        system = self.prompts.render("decision", lambda: _system(tools), values, system=True)
-        user = self.prompts.render("decision", lambda: _user(ep.instruction, progress), values)
+        system = self.prompts.render("decision", values, system=True)
+        user = self.prompts.render("decision", values)
         return [ep.system_message(system), Message("user", (TextPart(user), shown.part))]
 
     async def run(self, ep: Episode) -> None:
