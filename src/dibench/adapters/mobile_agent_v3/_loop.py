@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -22,6 +22,7 @@ from .._env import Screen
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import Shown, show
 from .._moves import AnswerFn, read_move, swipe_end
+from .._pool import InfoPool, history_rows, notetaker_answer, reflector_answer, stuck_rows
 from .._replies import FrameworkError, ReplyError
 from ._parse import (
     _NO_COMPLETED,
@@ -41,95 +42,16 @@ __all__ = [
 ]
 
 
-_INTRO = "You operate an Android phone for a user."
+STUCK_AFTER = 2  # consecutive failed actions before the manager is told it may be stuck
 
 
-_MANAGER_JOB = " Your job: follow the progress and lay out a high-level plan for the request."
-
-
-_OPERATOR_JOB = " Your job: pick the next action from the phone's state and the request."
-
-
-_REFLECTOR_JOB = (
-    " Your job: judge whether the last action did what was expected, and follow the progress."
-)
-
-
-_NOTETAKER_JOB = " Your job: keep notes of content on the screen that matters for the request."
-
-
-# name -> (arguments, what it does, example)
-_ACTIONS: dict[str, tuple[str, str, str]] = {
-    "answer": ("text", "Reply to the user's question.", '{"action": "answer", "text": "..."}'),
-    "click": (
-        "coordinate",
-        "Tap the point (x, y) of the screen.",
-        '{"action": "click", "coordinate": [x, y]}',
-    ),
-    "long_press": (
-        "coordinate",
-        "Press and hold the point (x, y).",
-        '{"action": "long_press", "coordinate": [x, y]}',
-    ),
-    "type": (
-        "text",
-        "Enter text into the input box that has focus (tap the box first if unsure).",
-        '{"action": "type", "text": "..."}',
-    ),
-    "system_button": (
-        "button",
-        "Press Back, Home or Enter.",
-        '{"action": "system_button", "button": "Back"}',
-    ),
-    "swipe": (
-        "coordinate, coordinate2",
-        "Drag a finger from coordinate to coordinate2; moving it up reveals what lies below.",
-        '{"action": "swipe", "coordinate": [x1, y1], "coordinate2": [x2, y2]}',
-    ),
-    "open_app": ("text", "Launch an app by name.", '{"action": "open_app", "text": "..."}'),
-    "terminate": (
-        "status",
-        "Stop: the request is done, or cannot be done here.",
-        '{"action": "terminate", "status": "success"}',
-    ),
-}
-
-
-def _action_list() -> str:
-    return "".join(
-        f"- {name}({args}): {desc} Example: {example}\n"
-        for name, (args, desc, example) in _ACTIONS.items()
-    )
-
-
-@dataclass
-class _Pool:
-    """What the roles share (the original's InfoPool, reduced to what is used)."""
-
-    context: tuple[str, ...] = ()
-    plan: str = ""
-    completed: str = ""  # historical operations, shown as the progress
-    notes: str = ""
-    last_action: str = ""
-    last_description: str = ""
-    actions: list[str] = field(default_factory=list)
-    descriptions: list[str] = field(default_factory=list)
-    outcomes: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    stuck_after: int = 2  # consecutive failed actions before the manager is told
-
-    @property
-    def progress(self) -> str:
-        """The manager's historical operations; before it reports any, the steps taken before
-        the episode (the dataset's context)."""
-        if self.completed in ("", _NO_COMPLETED):
-            return "; ".join(self.context)
-        return self.completed
-
-    @property
-    def stuck(self) -> bool:
-        k = self.stuck_after
-        return len(self.outcomes) >= k and all(o in "BC" for o in self.outcomes[-k:])
+def _refresh_progress(pool: InfoPool) -> None:
+    """The progress v3's roles are shown: the manager's historical operations; before it
+    reports any, the steps taken before the episode (the dataset's context)."""
+    if pool.completed in ("", _NO_COMPLETED):
+        pool.progress = "; ".join(pool.context)
+    else:
+        pool.progress = pool.completed
 
 
 @ADAPTERS.register("mobile-agent-v3")
@@ -140,18 +62,23 @@ class MobileAgentV3Adapter(FrameworkAdapter):
     max_steps = 3
     default_max_tokens = 2048
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
-        "manager": ("instruction", "context", "width", "height"),
+        "manager": ("instruction", "context", "context_section", "width", "height"),
         "manager_update": (
-            "instruction", "plan", "completed", "last_action", "last_description", "notes",
-            "stuck", "width", "height",
-        ),
-        "operator": (
-            "instruction", "plan", "subgoal", "progress", "actions", "history", "width",
+            "instruction", "plan", "completed", "progress_section", "last_action",
+            "last_description", "notes", "notes_text", "stuck", "stuck_section", "width",
             "height",
         ),
-        "reflector": ("instruction", "progress", "last_action", "expectation", "width", "height"),
-        "notetaker": ("instruction", "progress", "notes", "width", "height"),
+        "operator": (
+            "instruction", "plan", "subgoal", "progress", "progress_text", "actions", "history",
+            "history_section", "width", "height",
+        ),
+        "reflector": (
+            "instruction", "progress", "progress_text", "last_action", "expectation", "width",
+            "height",
+        ),
+        "notetaker": ("instruction", "progress", "notes", "notes_text", "width", "height"),
     }  # fmt: skip
+    prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
         self,
@@ -195,194 +122,67 @@ class MobileAgentV3Adapter(FrameworkAdapter):
     # --------------------------------------------------------------- prompts
 
     def _manager_text(
-        self, ep: Episode, pool: _Pool, size: dict[str, int]
+        self, ep: Episode, pool: InfoPool, size: dict[str, int]
     ) -> tuple[str, dict[str, object]]:
         if not pool.plan:
-            done = ""
-            if pool.context:
-                done = "Already done before this screen:\n" + "".join(
-                    f"- {c}\n" for c in pool.context
-                )
-            values = {"instruction": ep.instruction, "context": done.strip(), **size}
-
-            def first() -> str:
-                return (
-                    _INTRO + _MANAGER_JOB + "\n\n"
-                    f"### User Request ###\n{ep.instruction}\n\n"
-                    "---\n"
-                    "Draw up a high-level plan for the request; split a complex request into "
-                    "subgoals. The screenshot shows the phone as it is now"
-                    f" ({size['width']}x{size['height']} pixels).\n{done}"
-                    "If the request asks for an answer, end the plan with a step that performs "
-                    "the `answer` action. Open apps with `open_app`, not through the app "
-                    "drawer, and use search to find named entries where there is one.\n\n"
-                    "Reply in this format, in two parts:\n"
-                    "### Thought ###\nWhy this plan and these subgoals.\n\n"
-                    "### Plan ###\n1. first subgoal\n2. second subgoal\n...\n"
-                )
-
-            return self.prompts.render("manager", first, values), values
-        stuck = ""
-        if pool.stuck:
-            k = pool.stuck_after
-            stuck = "### Potentially Stuck! ###\nThe last attempts failed:\n" + "".join(
-                f"- Attempt: Action: {a} | Description: {d} | Outcome: Failed | Feedback: {e}\n"
-                for a, d, e in zip(
-                    pool.actions[-k:], pool.descriptions[-k:], pool.errors[-k:], strict=True
-                )
-            )
+            steps = "".join(self.prompts.part("context_step", {"step": c}) for c in pool.context)
+            done = self.section("context_section", pool.context, {"steps": steps})
+            values = {
+                "instruction": ep.instruction, "context": done.strip(), "context_section": done,
+                **size,
+            }  # fmt: skip
+            return self.prompts.render("manager", values), values
+        attempts = "".join(stuck_rows(pool, STUCK_AFTER, self.prompts))
+        stuck = self.section("stuck_section", attempts, {"attempts": attempts})
         values = {
             "instruction": ep.instruction, "plan": pool.plan, "completed": pool.progress,
+            "progress_section": self.section(
+                "progress_section", pool.progress, {"completed": pool.progress}
+            ),
             "last_action": pool.last_action, "last_description": pool.last_description,
-            "notes": pool.notes, "stuck": stuck.strip(), **size,
+            "notes": pool.notes, "notes_text": pool.notes or self.prompts.part("no_notes"),
+            "stuck": stuck.strip(), "stuck_section": stuck, **size,
         }  # fmt: skip
+        return self.prompts.render("manager_update", values), values
 
-        def update() -> str:
-            out = _INTRO + _MANAGER_JOB + "\n\n" + f"### User Request ###\n{ep.instruction}\n\n"
-            if pool.progress:
-                out += f"### Historical Operations ###\nDone so far:\n{pool.progress}\n\n"
-            out += f"### Plan ###\n{pool.plan}\n\n"
-            out += f"### Last Action ###\n{pool.last_action}\n\n"
-            out += f"### Last Action Description ###\n{pool.last_description}\n\n"
-            out += f"### Important Notes ###\n{pool.notes or 'No important notes recorded.'}\n\n"
-            if stuck:
-                out += stuck + "\n"
-            return out + (
-                "---\n"
-                "Look at the progress and at the screenshot (the phone now). Decide whether the "
-                'request is fully done; if nothing more is needed, write just "Finished" as the '
-                "plan. Otherwise update the plan so that its first item is always the next "
-                "subgoal, and rethink it if you keep running into errors. Where the situation "
-                "needs the user's input, assume what the user would reasonably want. If an "
-                "`answer` is still due, keep a step for it and do not finish before it.\n\n"
-                "Reply in this format, in three parts:\n"
-                "### Thought ###\nWhy you keep or change the plan.\n\n"
-                "### Historical Operations ###\nThe subgoals completed so far: add the one just "
-                "finished on top of the existing list, delete nothing; copy the list if nothing "
-                "new was completed.\n\n"
-                "### Plan ###\nThe updated (or copied) plan, without subgoals already done.\n"
-            )
-
-        return self.prompts.render("manager_update", update, values), values
-
-    def _history(self, pool: _Pool) -> str:
-        if not pool.actions:
-            return ""
-        n = min(5, len(pool.actions))
-        rows = zip(
-            pool.actions[-n:], pool.descriptions[-n:], pool.outcomes[-n:], pool.errors[-n:],
-            strict=True,
-        )  # fmt: skip
-        out = ""
-        for act, desc, outcome, err in rows:
-            if outcome == "A":
-                out += f"Action: {act} | Description: {desc} | Outcome: Successful\n"
-            else:
-                out += f"Action: {act} | Description: {desc} | Outcome: Failed | Feedback: {err}\n"
-        return out.strip()
+    def _progress_text(self, pool: InfoPool) -> str:
+        return pool.progress or self.prompts.part("no_progress")
 
     def _operator_text(
-        self, ep: Episode, pool: _Pool, size: dict[str, int]
+        self, ep: Episode, pool: InfoPool, size: dict[str, int]
     ) -> tuple[str, dict[str, object]]:
-        history = self._history(pool)
+        history = "".join(history_rows(pool, self.prompts)).strip()
+        if history:
+            section = self.prompts.part("history_section", {"history": history})
+        else:
+            section = self.prompts.part("no_history")
         values = {
             "instruction": ep.instruction, "plan": pool.plan,
             "subgoal": first_subgoals(pool.plan), "progress": pool.progress,
-            "actions": _action_list().strip(), "history": history, **size,
+            "progress_text": self._progress_text(pool),
+            "actions": self.prompts.part("actions").strip(), "history": history,
+            "history_section": section, **size,
         }  # fmt: skip
-
-        def default() -> str:
-            return (
-                _INTRO + _OPERATOR_JOB + "\n\n"
-                f"### User Request ###\n{ep.instruction}\n\n"
-                f"### Overall Plan ###\n{pool.plan}\n\n"
-                f"### Current Subgoal ###\n{values['subgoal']}\n\n"
-                f"### Progress Status ###\n{pool.progress or 'No progress yet.'}\n\n"
-                "---\n"
-                "Study everything above and the screenshot "
-                f"({size['width']}x{size['height']} pixels; coordinates are pixels from its "
-                "left and top edges), then choose the next action. If the last action left an "
-                "error behind, fix it as a person would. Choose from these actions:\n"
-                f"{_action_list()}\n"
-                "### Latest Action History ###\n"
-                + (
-                    f"Your recent actions and whether they worked:\n{history}\n\n"
-                    if history
-                    else "No actions taken yet.\n\n"
-                )
-                + "---\n"
-                "Do not repeat an action that failed; try another. Work on the current "
-                "subgoal first.\n\n"
-                "Reply in this format, in three parts:\n"
-                "### Thought ###\nWhy you chose this action.\n\n"
-                "### Action ###\nExactly one action, as one JSON object with `action` and its "
-                'arguments, e.g. {"action": "open_app", "text": "Settings"}.\n\n'
-                "### Description ###\nA short description of the action (not of its effect).\n"
-            )
-
-        return self.prompts.render("operator", default, values), values
+        return self.prompts.render("operator", values), values
 
     def _reflector_text(
-        self, ep: Episode, pool: _Pool, size: dict[str, int]
+        self, ep: Episode, pool: InfoPool, size: dict[str, int]
     ) -> tuple[str, dict[str, object]]:
         values = {
             "instruction": ep.instruction, "progress": pool.progress,
-            "last_action": pool.last_action, "expectation": pool.last_description, **size,
+            "progress_text": self._progress_text(pool), "last_action": pool.last_action,
+            "expectation": pool.last_description, **size,
         }  # fmt: skip
-
-        def default() -> str:
-            return (
-                _INTRO + _REFLECTOR_JOB + "\n\n"
-                f"### User Request ###\n{ep.instruction}\n\n"
-                f"### Progress Status ###\n{pool.progress or 'No progress yet.'}\n\n"
-                "---\n"
-                "The two images are screenshots of the phone before and after your last "
-                "action.\n\n"
-                "---\n"
-                f"### Latest Action ###\nAction: {pool.last_action}\n"
-                f"Expectation: {pool.last_description}\n\n"
-                "---\n"
-                "Decide whether the last action did what was expected. If it failed, say how "
-                "and why. A swipe after which the screen shows exactly the same content did "
-                "not work (the list may be at its end).\n\n"
-                "Reply in this format, in two parts:\n"
-                "### Outcome ###\n"
-                'One of "A", "B" or "C":\n'
-                "A: Worked, fully or partly: the result matches the expectation.\n"
-                "B: Failed: the action led to a wrong page; go back to the previous state.\n"
-                "C: Failed: the action changed nothing.\n\n"
-                "### Error Description ###\n"
-                'If it failed, the error and its likely cause; if it worked, "None".\n'
-            )
-
-        return self.prompts.render("reflector", default, values), values
+        return self.prompts.render("reflector", values), values
 
     def _notetaker_text(
-        self, ep: Episode, pool: _Pool, size: dict[str, int]
+        self, ep: Episode, pool: InfoPool, size: dict[str, int]
     ) -> tuple[str, dict[str, object]]:
         values = {
             "instruction": ep.instruction, "progress": pool.progress, "notes": pool.notes,
-            **size,
+            "notes_text": pool.notes or self.prompts.part("no_notes"), **size,
         }  # fmt: skip
-
-        def default() -> str:
-            return (
-                _INTRO + _NOTETAKER_JOB + "\n\n"
-                f"### User Request ###\n{ep.instruction}\n\n"
-                f"### Progress Status ###\n{pool.progress}\n\n"
-                "### Existing Important Notes ###\n"
-                f"{pool.notes or 'No important notes recorded.'}\n\n"
-                "---\n"
-                "Find content on the current screen that matters for the request and should be "
-                "remembered. Note facts (text or what the screen shows), not actions; do not "
-                "repeat the request or the progress; do not guess.\n\n"
-                "Reply in this format:\n"
-                "### Important Notes ###\n"
-                "All notes, old and new together; if there is nothing new, copy the existing "
-                "notes.\n"
-            )
-
-        return self.prompts.render("notetaker", default, values), values
+        return self.prompts.render("notetaker", values), values
 
     def _messages(
         self, ep: Episode, role: str, text: str, images: tuple[ImagePart, ...],
@@ -390,7 +190,7 @@ class MobileAgentV3Adapter(FrameworkAdapter):
     ) -> list[Message]:  # fmt: skip
         """One user message (text, then images); a system message only for a defense's prefix
         or a ``ROLE.system.txt`` template (the original sends none)."""
-        system = self.prompts.render(role, "", values, system=True)
+        system = self.prompts.render(role, values, system=True)
         out = []
         if system or ep.system_prefix:
             out.append(ep.system_message(system))
@@ -400,7 +200,7 @@ class MobileAgentV3Adapter(FrameworkAdapter):
     # --------------------------------------------------------------- answers (offline agents)
 
     @staticmethod
-    def _manager_answer(pool: _Pool) -> AnswerFn:
+    def _manager_answer(pool: InfoPool) -> AnswerFn:
         first = not pool.plan
 
         def answer(decision: tuple[object, ...]) -> str:
@@ -453,33 +253,13 @@ class MobileAgentV3Adapter(FrameworkAdapter):
 
         return answer
 
-    @staticmethod
-    def _reflector_answer(before: Screen, after: Screen) -> AnswerFn:
-        changed = before.id != after.id
-
-        def answer(decision: tuple[object, ...]) -> str:
-            read_move(decision)
-            if changed:
-                return "### Outcome ###\nA\n### Error Description ###\nNone"
-            return "### Outcome ###\nC\n### Error Description ###\nThe screen did not change."
-
-        return answer
-
-    @staticmethod
-    def _notetaker_answer(pool: _Pool) -> AnswerFn:
-        def answer(decision: tuple[object, ...]) -> str:
-            read_move(decision)
-            return f"### Important Notes ###\n{pool.notes or 'None'}"
-
-        return answer
-
     # --------------------------------------------------------------- roles
 
     @staticmethod
     def _size(shown: Shown) -> dict[str, int]:
         return {"width": shown.image.width, "height": shown.image.height}
 
-    async def _manage(self, ep: Episode, shown: Shown, pool: _Pool) -> V3Plan:
+    async def _manage(self, ep: Episode, shown: Shown, pool: InfoPool) -> V3Plan:
         size = self._size(shown)
         role = "manager" if not pool.plan else "manager_update"
         text, values = self._manager_text(ep, pool, size)
@@ -488,19 +268,20 @@ class MobileAgentV3Adapter(FrameworkAdapter):
         plan = parse_v3_manager(turn.text, faithful=self.faithful)
         ep.record(turn, Action("finish", text=plan.thought) if plan.finished else None)
         pool.plan, pool.completed = plan.plan, plan.completed
+        _refresh_progress(pool)
         return plan
 
-    async def _operate(self, ep: Episode, shown: Shown, pool: _Pool) -> Turn:
+    async def _operate(self, ep: Episode, shown: Shown, pool: InfoPool) -> Turn:
         text, values = self._operator_text(ep, pool, self._size(shown))
         messages = self._messages(ep, "operator", text, (shown.part,), values)
         return await ep.ask(
             "operator", messages, shown=shown, answer=self._operator_answer(shown), acting=True
         )
 
-    async def _reflect(self, ep: Episode, before: Shown, after: Shown, pool: _Pool) -> str:
+    async def _reflect(self, ep: Episode, before: Shown, after: Shown, pool: InfoPool) -> str:
         text, values = self._reflector_text(ep, pool, self._size(before))
         messages = self._messages(ep, "reflector", text, (before.part, after.part), values)
-        answer = self._reflector_answer(ep.before, ep.now)
+        answer = reflector_answer(ep.before, ep.now)
         turn = await ep.ask("reflector", messages, shown=after, answer=answer)
         try:
             outcome, error = parse_v3_reflection(turn.text, faithful=self.faithful)
@@ -515,10 +296,10 @@ class MobileAgentV3Adapter(FrameworkAdapter):
         pool.errors.append(error)
         return outcome
 
-    async def _take_notes(self, ep: Episode, shown: Shown, pool: _Pool) -> None:
+    async def _take_notes(self, ep: Episode, shown: Shown, pool: InfoPool) -> None:
         text, values = self._notetaker_text(ep, pool, self._size(shown))
         messages = self._messages(ep, "notetaker", text, (shown.part,), values)
-        answer = self._notetaker_answer(pool)
+        answer = notetaker_answer(pool)
         turn = await ep.ask("notetaker", messages, shown=shown, answer=answer)
         notes = parse_v3_notes(turn.text, faithful=self.faithful)
         ep.record(turn, None)
@@ -526,11 +307,13 @@ class MobileAgentV3Adapter(FrameworkAdapter):
             pool.notes = notes
 
     async def run(self, ep: Episode) -> None:
-        pool = _Pool(context=ep.context)
+        pool = InfoPool(context=ep.context)
+        _refresh_progress(pool)
         invalid: tuple[Turn, InvalidAction] | None = None  # the last operator reply, if invalid
         while ep.budget_left:
             shown = await self._resized(ep.now)
-            if invalid is None or pool.stuck:  # after an invalid action the manager is skipped
+            # after an invalid action the manager is skipped (unless the pool is stuck)
+            if invalid is None or pool.stuck(STUCK_AFTER):
                 plan = await self._manage(ep, shown, pool)
                 if plan.finished:
                     raise End(Outcome.NO_COMMIT, GAVE_UP, None, Action("finish", text=plan.thought))
