@@ -37,41 +37,10 @@ __all__ = [
 ]
 
 
-# name -> (arguments, description); {w}/{h} are the screen size
-_ATOMIC: dict[str, tuple[tuple[str, ...], str]] = {
-    "Open_App": (
-        ("app_name",),
-        "If the current screen is the Home screen or an app screen, open the app named "
-        '"app_name" that is visible on it.',
-    ),
-    "Tap": (("x", "y"), "Tap the point (x, y) of the current screen."),
-    "Swipe": (
-        ("x1", "y1", "x2", "y2"),
-        "Swipe from the point (x1, y1) to the point (x2, y2). To scroll up or down and see "
-        "more content, change the y coordinate by the distance you want to scroll: for "
-        "example x1 = x2 = {half_w}, y1 = {half_h} and y2 = {tenth_h} swipes up and reveals the "
-        "content below. To move left or right between apps in the app switcher, change the x "
-        "coordinate by at least {half_w}.",
-    ),
-    "Type": (("text",), 'Type "text" into an input box.'),
-    "Enter": ((), "Press the Enter key after typing (handy for searching)."),
-    "Switch_App": ((), "Open the app switcher to move between open apps."),
-    "Back": ((), "Go back to the previous state."),
-    "Home": ((), "Go to the home screen."),
-    "Wait": ((), "Wait 10 seconds for a page to finish loading."),
-}
-
-
-_SHORTCUTS: dict[str, tuple[tuple[str, ...], str, str]] = {
-    "Tap_Type_and_Enter": (
-        ("x", "y", "text"),
-        'Tap the input box at (x, y), type "text" and press Enter. Very useful for searching '
-        "and sending messages!",
-        "The screen has a text input box that holds no previously entered text.",
-    ),
-}
-
-
+# E's atomic actions and shortcuts, in the order the operator's prompt lists them (their
+# descriptions are prompt parts: ``prompts/parts/atomic_NAME.txt``, ``shortcuts.txt``)
+_ATOMIC = ("Open_App", "Tap", "Swipe", "Type", "Enter", "Switch_App", "Back", "Home", "Wait")
+_SHORTCUTS = ("Tap_Type_and_Enter",)
 _DONE = re.compile(r"^\W*(?:all\s+)?(?:subgoals?\s+)?(?:are\s+)?finished\b", re.I)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -59,29 +60,6 @@ DEFAULT_HINT = (
 """Our wording of the hint the original always adds (its default ``add_info``)."""
 
 
-_SYSTEM_ACTION = (
-    "You are a helpful AI assistant that operates a mobile phone. Help me use the phone to "
-    "carry out the user's instruction."
-)
-
-
-_SYSTEM_OTHER = "You are a helpful AI assistant that operates a mobile phone."
-
-
-_INFO_HEAD = (
-    "To help you read this screenshot, some of its content was extracted by system tools. Each "
-    "entry has two parts, coordinates and content: the coordinates are [x, y], with x counted in "
-    "pixels from the left edge and y from the top edge; the content is a piece of text or a "
-    "description of an icon. The entries are:\n"
-)
-
-
-def _keyboard_line(on: bool) -> str:
-    if on:
-        return "The keyboard is open, so you can type."
-    return "The keyboard is not open, so you cannot type."
-
-
 def _to_action(a: V2Action, shown: Shown) -> Action:
     """The canonical action, coordinates mapped back to the screen's pixels."""
     if a.name == "tap":
@@ -111,7 +89,7 @@ def _operation(a: V2Action, faithful: bool = False) -> str:
 
 
 @dataclass
-class _LruCachery:
+class _Memory:
     """What the roles pass each other between decisions."""
 
     history: list[tuple[str, str]]  # (operation, action)
@@ -145,16 +123,23 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     default_max_tokens = 2048  # the original's API call (MobileAgent/api.py)
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
         "decision": (
-            "instruction", "width", "height", "perception", "keyboard", "hint", "history",
-            "completed", "memory", "last_operation", "last_action",
+            "instruction", "width", "height", "perception", "keyboard", "keyboard_line",
+            "type_line", "hint", "hint_section", "history", "history_section", "completed",
+            "progress_section", "memory", "memory_section", "last_operation", "last_action",
+            "last_operation_section",
         ),
         "reflection": (
             "instruction", "width", "height", "perception_before", "perception_after",
-            "keyboard_before", "keyboard_after", "hint", "operation", "action",
+            "keyboard_before", "keyboard_after", "keyboard_before_line", "keyboard_after_line",
+            "hint", "hint_note", "operation", "action",
         ),
-        "planning": ("instruction", "hint", "history", "completed", "thought", "operation"),
+        "planning": (
+            "instruction", "hint", "hint_section", "history", "completed", "thought",
+            "operation", "body",
+        ),
         "memory": ("instruction", "memory"),
     }  # fmt: skip
+    prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
         self,
@@ -181,100 +166,43 @@ class MobileAgentV2Adapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- prompts
 
-    def _system(self, role: str, default: str, values: dict[str, object]) -> str:
-        return self.prompts.render(role, default, values, system=True)
+    def _system(self, role: str, values: dict[str, object]) -> str:
+        return self.prompts.render(role, values, system=True)
 
-    def _decision_values(self, ep: Episode, look: _Look, mem: _LruCachery) -> dict[str, object]:
+    def _keyboard(self, on: bool, screen: str = "") -> str:
+        return self.prompts.part(f"{screen}keyboard_open" if on else f"{screen}keyboard_closed")
+
+    def _decision_values(self, ep: Episode, look: _Look, mem: _Memory) -> dict[str, object]:
         image, p = look.shown.image, look.perception
+        history = _steps(mem.history, "Operation", "Action")
+        memory = mem.memory.strip()
+        error = mem.error or ("", "")
         return {
             "instruction": ep.instruction,
             "width": image.width,
             "height": image.height,
             "perception": p.lines(),
             "keyboard": "yes" if p.keyboard else "no",
+            "keyboard_line": self._keyboard(p.keyboard),
+            "type_line": self.prompts.part("type_open" if p.keyboard else "type_closed"),
             "hint": self.hint,
-            "history": _steps(mem.history, "Operation", "Action"),
+            "hint_section": self.section("hint_section", self.hint, {"hint": self.hint}),
+            "history": history,
+            "history_section": self.section("history_section", history, {"history": history}),
             "completed": mem.completed,
-            "memory": mem.memory.strip(),
-            "last_operation": mem.error[0] if mem.error else "",
-            "last_action": mem.error[1] if mem.error else "",
+            "progress_section": self.section(
+                "progress_section", mem.completed, {"completed": mem.completed}
+            ),
+            "memory": memory,
+            "memory_section": self.section("memory_section", memory, {"memory": memory}),
+            "last_operation": error[0],
+            "last_action": error[1],
+            "last_operation_section": self.section(
+                "last_operation_section",
+                mem.error,
+                {"last_operation": error[0], "last_action": error[1]},
+            ),
         }
-
-    def _decision_prompt(self, ep: Episode, shown: Shown, p: Perception, mem: _LruCachery) -> str:
-        w, h = shown.image.width, shown.image.height
-        out = [
-            "### Background ###\n"
-            f"This image is a screenshot of a phone, {w} pixels wide and {h} pixels high. "
-            f"The user's instruction is: {ep.instruction}\n",
-            "### Screenshot information ###\n" + _INFO_HEAD + p.lines() + "\n"
-            "This information may not be accurate; read it together with the screenshot.\n",
-            "### Keyboard status ###\n"
-            "This tells you whether the keyboard is open on the current screenshot.\n"
-            + _keyboard_line(p.keyboard)
-            + "\n",
-        ]
-        if self.hint:
-            out.append(
-                "### Hint ###\nThese hints help you carry out the user's instruction:\n"
-                f"{self.hint}\n"
-            )
-        if mem.history:
-            out.append(
-                "### History operations ###\n"
-                "These operations were completed before reaching this page. Take them into "
-                "account when you decide the next operation:\n"
-                f"{_steps(mem.history, 'Operation', 'Action')}\n"
-            )
-        if mem.memory.strip():
-            out.append(
-                "### LruCachery ###\n"
-                "During earlier operations you recorded this content, useful for the "
-                f"instruction:\n{mem.memory.strip()}\n"
-            )
-        if mem.completed:
-            out.append(
-                "### Progress ###\n"
-                "After the history operations, this is your view of how far the instruction "
-                f"has been carried out:\nCompleted contents:\n{mem.completed}\n"
-            )
-        if mem.error:
-            op, act = mem.error
-            out.append(
-                "### Last operation ###\n"
-                f'On this page you meant to carry out the operation "{op}" and executed the '
-                f'action "{act}", but the result was not what you expected. Reflect on it and '
-                "revise your operation this time.\n"
-            )
-        type_line = (
-            'Type (text): type "text" into the input box that has focus.'
-            if p.keyboard
-            else 'You cannot use the action "Type" now, because the keyboard is not open. To '
-            "type, first tap an input box on the screen to open the keyboard."
-        )
-        out.append(
-            "### Response requirements ###\n"
-            "Taking all of the above into account, perform exactly one action on the current "
-            "page. Choose it from these six actions:\n"
-            "Open app (app name): if the current page is the home screen, open the app called "
-            '"app name" on it.\n'
-            "Tap (x, y): tap the point (x, y) of the current page.\n"
-            "Swipe (x1, y1), (x2, y2): swipe from the point (x1, y1) to the point (x2, y2).\n"
-            f"{type_line}\n"
-            "Home: go back to the home screen.\n"
-            "Stop: end the task once every requirement of the user's instruction has been met "
-            "and nothing more needs to be done.\n"
-        )
-        out.append(
-            "### Output format ###\n"
-            "Your output has the following three parts:\n"
-            "### Thought ###\nConsider which requirements the previous operations have met and "
-            "which one the next operation has to meet.\n"
-            "### Action ###\nExactly one of the six actions above. Put the coordinates or the "
-            'text inside the "()".\n'
-            "### Operation ###\nA short natural-language description of the action, following "
-            "your thought."
-        )
-        return "\n".join(out)
 
     def _reflection_values(
         self, ep: Episode, before: _Look, after: _Look, a: V2Action
@@ -288,122 +216,36 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "perception_after": after.perception.lines(),
             "keyboard_before": "yes" if before.perception.keyboard else "no",
             "keyboard_after": "yes" if after.perception.keyboard else "no",
+            "keyboard_before_line": self._keyboard(before.perception.keyboard, "screen_"),
+            "keyboard_after_line": self._keyboard(after.perception.keyboard, "screen_"),
             "hint": self.hint,
+            "hint_note": self.section("hint_note", self.hint, {"hint": self.hint}),
             "operation": _operation(a, self.faithful),
             "action": a.raw,
         }
 
-    def _reflection_prompt(
-        self, ep: Episode, before: tuple[Shown, Perception], after: tuple[Shown, Perception],
-        a: V2Action,
-    ) -> str:  # fmt: skip
-        shown = before[0]
-        w, h = shown.image.width, shown.image.height
-
-        def kb(p: Perception) -> str:
-            return "The keyboard is open." if p.keyboard else "The keyboard is not open."
-
-        need = f" Keep these requirements in mind as well: {self.hint}." if self.hint else ""
-        return (
-            "The two images are screenshots of a phone taken before and after an operation. "
-            f"Both are {w} pixels wide and {h} pixels high.\n\n"
-            "To help you read the screenshots, some of their content was extracted by system "
-            "tools. Each entry is 'coordinates; content': the coordinates are [x, y], with x "
-            "counted in pixels from the left edge and y from the top edge, and the content is "
-            "a piece of text or a description of an icon. The keyboard status tells whether "
-            "the keyboard is open on that page.\n\n"
-            f"### Before the current operation ###\nScreenshot information:\n{before[1].lines()}\n"
-            f"Keyboard status:\n{kb(before[1])}\n\n"
-            f"### After the current operation ###\nScreenshot information:\n{after[1].lines()}\n"
-            f"Keyboard status:\n{kb(after[1])}\n\n"
-            "### Current operation ###\n"
-            f"The user's instruction is: {ep.instruction}.{need} While carrying it out, "
-            "this operation was performed on the phone:\n"
-            f"Operation thought: {_operation(a, self.faithful)}\n"
-            f"Operation action: {a.raw}\n\n"
-            "### Response requirements ###\n"
-            "Using the screenshots before and after the current operation, answer this: did the "
-            'result of the "Operation action" match what the "Operation thought" expected?\n'
-            'A: The result of the "Operation action" matches my expectation of the '
-            '"Operation thought".\n'
-            'B: The "Operation action" led to a wrong page and I need to go back to the '
-            "previous page.\n"
-            'C: The "Operation action" changed nothing.\n\n'
-            "### Output format ###\n"
-            "Reply in this format:\n"
-            "### Thought ###\nYour reasoning about the question.\n"
-            "### Answer ###\nA or B or C"
-        )
-
-    @staticmethod
-    def _memory_prompt(ep: Episode) -> str:
-        return (
-            "### Important content ###\n"
-            "Look at the current screenshot again. If it shows content that will help carry out "
-            f"the user's instruction ({ep.instruction}), such as the items you may choose "
-            "between and their details, write it down here so that you remember it on later "
-            'screens. If there is none, write "None".\n'
-            "Reply in this format:\n### Important content ###\nThe content, or None."
-        )
-
-    def _planning_values(self, ep: Episode, mem: _LruCachery) -> dict[str, object]:
+    def _planning_values(self, ep: Episode, mem: _Memory) -> dict[str, object]:
         op = mem.history[-1][0] if mem.history else ""
+        history = _steps(mem.history, "Operation thought", "Operation action")
+        if len(mem.history) > 1:
+            completed = mem.completed or self.prompts.part("no_completed")
+            body = self.prompts.part(
+                "planning_history", {"history": history, "completed": completed}
+            )
+        else:
+            body = self.prompts.part(
+                "planning_first", {"thought": mem.last_thought or op, "operation": op}
+            )
         return {
             "instruction": ep.instruction,
             "hint": self.hint,
-            "history": _steps(mem.history, "Operation thought", "Operation action"),
+            "hint_section": self.section("planning_hint", self.hint, {"hint": self.hint}),
+            "history": history,
             "completed": mem.completed,
             "thought": mem.last_thought or op,
             "operation": op,
+            "body": body,
         }
-
-    def _planning_prompt(self, ep: Episode, mem: _LruCachery) -> str:
-        head = (
-            "### Background ###\n"
-            f"The user's instruction is: {ep.instruction}. You are an assistant operating "
-            "the user's mobile phone.\n\n"
-        )
-        if self.hint:
-            head += (
-                f"### Hint ###\nThese hints help you carry out the instruction:\n{self.hint}\n\n"
-            )
-        if len(mem.history) > 1:
-            steps = _steps(mem.history, "Operation thought", "Operation action")
-            return head + (
-                "### History operations ###\n"
-                "To carry out the instruction you have performed these operations:\n"
-                f"{steps}\n\n"
-                "### Progress thinking ###\n"
-                "After them, this was your view of the progress:\n"
-                f"Completed contents:\n{mem.completed or 'Nothing recorded yet.'}\n\n"
-                "### Response requirements ###\n"
-                'Now update the "Completed contents": a general summary of what the operations '
-                "in ### History operations ### have accomplished so far.\n\n"
-                "### Output format ###\n"
-                "Reply in this format:\n"
-                "### Completed contents ###\nThe updated completed contents. Summarise only what "
-                "the ### History operations ### actually completed, never the purpose of an "
-                "operation."
-            )
-        op = mem.history[-1][0] if mem.history else ""
-        return head + (
-            "### Current operation ###\n"
-            "To carry out the instruction you performed one operation. Its thought and action "
-            "were:\n"
-            f"Operation thought: {mem.last_thought or op}\n"
-            f"Operation action: {op}\n\n"
-            "### Response requirements ###\n"
-            'Combining all of the above, write the "Completed contents": a general summary of '
-            "what has been accomplished so far. Look at the user's instruction first, then "
-            "summarise what is done.\n\n"
-            "### Output format ###\n"
-            "Reply in this format:\n"
-            "### Completed contents ###\nThe completed contents. Summarise only what the "
-            "### Current operation ### actually completed, never the purpose of an operation.\n"
-            "(Please write in English.)"
-        )
-
-    # --------------------------------------------------------------- answers
 
     @staticmethod
     def _decision_answer(shown: Shown) -> AnswerFn:
@@ -459,7 +301,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         return "### Important content ###\nNone"
 
     @staticmethod
-    def _planning_answer(mem: _LruCachery) -> AnswerFn:
+    def _planning_answer(mem: _Memory) -> AnswerFn:
         done = "; ".join(op for op, _ in mem.history) or "Nothing yet."
 
         def answer(decision: tuple[object, ...]) -> str:
@@ -470,11 +312,11 @@ class MobileAgentV2Adapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- roles
 
-    async def _plan(self, ep: Episode, mem: _LruCachery) -> None:
+    async def _plan(self, ep: Episode, mem: _Memory) -> None:
         values = self._planning_values(ep, mem)
-        user = self.prompts.render("planning", lambda: self._planning_prompt(ep, mem), values)
+        user = self.prompts.render("planning", values)
         messages = [
-            ep.system_message(self._system("planning", _SYSTEM_OTHER, values)),
+            ep.system_message(self._system("planning", values)),
             Message("user", (TextPart(user),)),
         ]
         turn = await ep.ask("planning", messages, shown=None, answer=self._planning_answer(mem))
@@ -489,15 +331,9 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     async def _reflect(self, ep: Episode, before: _Look, after: _Look, a: V2Action) -> str:
         """A, B or C; "" (faithful) when the reply holds none, and then nothing changes."""
         values = self._reflection_values(ep, before, after, a)
-        text = self.prompts.render(
-            "reflection",
-            lambda: self._reflection_prompt(
-                ep, (before.shown, before.perception), (after.shown, after.perception), a
-            ),
-            values,
-        )
+        text = self.prompts.render("reflection", values)
         messages = [
-            ep.system_message(self._system("reflection", _SYSTEM_OTHER, values)),
+            ep.system_message(self._system("reflection", values)),
             Message("user", (TextPart(text), before.shown.part, after.shown.part)),
         ]
         answer = self._reflection_answer(ep.before, ep.now)
@@ -515,11 +351,11 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         return verdict
 
     async def _remember(
-        self, ep: Episode, decision: list[Message], turn: Turn, mem: _LruCachery
+        self, ep: Episode, decision: list[Message], turn: Turn, mem: _Memory
     ) -> None:
         """The memory unit: a follow-up turn in the decision's conversation."""
         values = {"instruction": ep.instruction, "memory": mem.memory.strip()}
-        prompt = self.prompts.render("memory", lambda: self._memory_prompt(ep), values)
+        prompt = self.prompts.render("memory", values)
         messages = [
             *decision,
             Message("assistant", (TextPart(turn.text),)),
@@ -563,19 +399,15 @@ class MobileAgentV2Adapter(FrameworkAdapter):
 
     async def run(self, ep: Episode) -> None:
         look = await self._look(ep)
-        mem = _LruCachery(history=[(c, "done before this screen") for c in ep.context])
+        mem = _Memory(history=[(c, "done before this screen") for c in ep.context])
         if mem.history:
             await self._plan(ep, mem)
         while ep.budget_left:
             shown = look.shown
             values = self._decision_values(ep, look, mem)
-            user = self.prompts.render(
-                "decision",
-                lambda: self._decision_prompt(ep, shown, look.perception, mem),  # noqa: B023
-                values,
-            )
+            user = self.prompts.render("decision", values)
             messages = [
-                ep.system_message(self._system("decision", _SYSTEM_ACTION, values)),
+                ep.system_message(self._system("decision", values)),
                 Message("user", (TextPart(user), shown.part)),
             ]
             turn = await ep.ask(
