@@ -2,13 +2,16 @@
 
 Each framework runs in both languages and both parse modes over the synthetic decision screen
 (the acting role scripted to swipe, type, then tap, every other role answered by its own
-renderer), once per reply vector of its ``vectors/*.jsonl`` (that reply first, then a tap),
-and through a whole simulated episode (the replayed walk of ``test_episodes``). Every request
-is written down: messages, roles, texts, image parameters (images as a hash), seeds, limits,
-the observation offline agents read, and what the role's ``answer`` renders for a fixed set of
-decisions. ``tests/adapters/pins/<framework>.json`` holds the main runs in full and one hash
-per vector run. ``DIBENCH_RECORD_PINS=1`` rewrites the files (only ever at a commit whose
-requests are known to be right).
+renderer; without context; with options that change the prompts; with an on-screen keyboard
+for the frameworks that read one), once per reply vector of its ``vectors/*.jsonl`` (that
+reply first, then a tap), and through a whole simulated episode (the replayed walk of
+``test_episodes``, once as recorded and once with notes and memory that record something).
+Every request is written down: messages, roles, texts, image parameters (images as a hash),
+seeds, limits, the observation offline agents read, and what the role's ``answer`` renders
+for a fixed set of decisions. ``pins/<framework>.<language>.<parse>.json`` holds the main
+runs in full and one hash per vector run. ``DIBENCH_RECORD_PINS=1`` rewrites the files
+(only ever at a commit whose requests are known to be right: they were recorded at the base
+of the adapters move, 2f390dd).
 
 A second test copies each framework's packaged prompt folder to a temporary directory and
 passes it as ``prompts=DIR``: the requests must not change by a byte.
@@ -26,12 +29,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import ImageDraw
 
 from dibench.adapters import AgentInput, make_adapter
 from dibench.providers import Completion, Provider, Request
+from dibench.render import font
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
 
-from .conftest import ScriptedProvider, draw_screen, make_input
+from .conftest import H as SCREEN_H
+from .conftest import Screen, ScriptedProvider, draw_screen, make_input
+from .conftest import W as SCREEN_W
 from .test_episodes import H, W, replies_for, walk
 
 PINS = Path(__file__).parent / "pins"
@@ -163,10 +170,37 @@ def _moves(*decisions: tuple[object, ...]) -> Iterator[Callable[[Request], str]]
     return iter([one(d) for d in decisions])
 
 
-def _input(lang: str, **kw: object) -> AgentInput:
+# Options that change what a role is shown, run once each on the static screen.
+OPTIONS: dict[str, dict[str, object]] = {
+    "appagent": {"dark_mode": True},
+    "mobile-agent-v2": {"hint": "", "reflection": False},
+    "mobile-agent-e": {"tips": "Compare the prices before choosing.", "reflection": False},
+    "mobile-agent-v3": {"reflection": False},
+    "gui-owl": {"coords": "norm1000"},
+    "direct": {},
+}
+# Replies of the bookkeeping roles that record something, replacing "nothing" in the walk.
+NOTES = {
+    "### Important content ###\nNone": "### Important content ###\nThe cheapest item costs $9.",
+    "### Important Notes ###\nNone": "### Important Notes ###\nThe cheapest item costs $9.",
+}
+
+
+def _keyboard(screen: Screen) -> Screen:
+    """The screen with an on-screen keyboard's label at the bottom (v2 and E read it)."""
+    image = screen.image.copy()
+    d = ImageDraw.Draw(image)
+    d.rectangle((0, 880, SCREEN_W, SCREEN_H), fill=(230, 230, 230))
+    d.text((170, 905), "ADB Keyboard", font=font("sans", 28), fill=(20, 20, 20))
+    return Screen(image, screen.ui, screen.boxes)
+
+
+def _input(lang: str, *, keyboard: bool = False, **kw: object) -> AgentInput:
     spec = LANGS[lang]
     titles = spec["titles"]
     screen = draw_screen(titles) if titles else draw_screen()
+    if keyboard:
+        screen = _keyboard(screen)
     return make_input(screen, instruction=spec["instruction"], **kw)
 
 
@@ -194,6 +228,15 @@ def runs(name: str, lang: str, parse: str, prompts: str | None = None) -> dict[s
     script = _by_role(_moves(("swipe", "up"), ("type", "cheap headphones"), ("back",)))
     out["static"] = _decide(name, inp, script, max_steps=steps, **opts)
     out["give-up"] = _decide(name, inp, _by_role(_moves(("none", "nothing fits"))), **opts)
+    bare = _input(lang, context=())
+    out["no-context"] = _decide(name, bare, _by_role(_moves(("swipe", "up"))), max_steps=2, **opts)
+    if OPTIONS[name]:
+        script = _by_role(_moves(("swipe", "up"), ("back",)))
+        out["options"] = _decide(name, inp, script, max_steps=3, **OPTIONS[name], **opts)
+    if name in NEEDS_OCR:
+        typing = _input(lang, keyboard=True)
+        script = _by_role(_moves(("type", "cheap headphones"), ("swipe", "up")))
+        out["keyboard"] = _decide(name, typing, script, max_steps=3, **opts)
     if name != "direct":
         vectors = {}
         for line in (VECTORS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
@@ -210,6 +253,11 @@ def runs(name: str, lang: str, parse: str, prompts: str | None = None) -> dict[s
     adapter = make_adapter(name, **opts)
     asyncio.run(adapter.run_episode(env, rec, instance_id=spec.id, repeat=0, seed=7))
     out["episode"] = rec.requests
+    noted = [NOTES.get(r, r) for r in replies_for(name, route)]
+    rec = Recorder(ScriptedProvider(*noted, repeat_last=True))
+    env = make_env(spec, width=W, height=H)
+    asyncio.run(adapter.run_episode(env, rec, instance_id=spec.id, repeat=0, seed=7))
+    out["episode-notes"] = rec.requests
     return out
 
 
