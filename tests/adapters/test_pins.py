@@ -24,6 +24,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -290,6 +291,33 @@ def test_requests_match_the_pins(name: str, lang: str, parse: str) -> None:
         path.write_text(got, encoding="utf-8")
     want = path.read_text(encoding="utf-8")
     assert got == want, f"requests of {name} ({lang}, {parse}) differ from {path.name}"
+
+
+def _packaged_prompts(name: str) -> Path:
+    from dibench.adapters import ADAPTERS
+
+    cls = ADAPTERS.get(name)
+    folder = getattr(cls, "prompt_folder", None)
+    assert folder is not None, f"{name} has no packaged prompt folder"
+    return Path(str(folder))
+
+
+def copy_cases() -> list[object]:
+    """Every framework, each language once and each parse mode once (the runs are long)."""
+    keep = {("en", "faithful"), ("zh", "robust")}
+    return [c for c in cases() if tuple(c.values[1:]) in keep]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("name", "lang", "parse"), copy_cases())
+def test_a_copy_of_the_packaged_prompts_sends_the_same_requests(
+    name: str, lang: str, parse: str, tmp_path: Path
+) -> None:
+    copy = tmp_path / "prompts"
+    shutil.copytree(_packaged_prompts(name), copy)
+    assert sorted(p.name for p in copy.glob("*.txt"))  # the folder holds templates
+    want = _pin_path(name, lang, parse).read_text(encoding="utf-8")
+    got = _dump(runs(name, lang, parse, prompts=str(copy)))
+    assert got == want, f"{name} with a copy of its packaged prompts sends other requests"
 
 
 ROLES = {
