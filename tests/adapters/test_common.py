@@ -169,8 +169,8 @@ def test_screen_key_is_a_pixel_hash_sensitive_to_a_single_pixel(screen: Screen) 
     assert screen_key(screen.image.convert("RGBA")) != screen_key(screen.image)
 
 
-def test_memo_computes_each_key_once_under_concurrency() -> None:
-    memo: LruCache[str, int] = LruCache(maxsize=2)
+def test_the_cache_computes_each_key_once_under_concurrency() -> None:
+    memo: LruCache[str, int] = LruCache(maxsize=2)  # the one cache every adapter uses
     made: list[str] = []
 
     def make(key: str) -> int:

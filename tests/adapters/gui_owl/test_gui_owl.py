@@ -19,7 +19,7 @@ from dibench.adapters.gui_owl import parse_owl_tool_call
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 
-from .conftest import ScriptedProvider, give_up, tap
+from ..conftest import ScriptedProvider, give_up, tap
 
 
 def owl(arguments: dict[str, object], *, thinking: str = "The JBL pair is cheapest.") -> str:

@@ -15,7 +15,7 @@ from dibench.adapters.appagent import AppAgentReply, parse_appagent_reply
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider, TextPart
 
-from .conftest import Screen, ScriptedProvider, give_up, tap
+from ..conftest import Screen, ScriptedProvider, give_up, tap
 
 FULL = """Observation: The screen shows three pairs of headphones with prices.
 Thought: The JBL pair is the cheapest, so I should open it.

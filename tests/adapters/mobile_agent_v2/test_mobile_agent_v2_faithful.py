@@ -46,11 +46,11 @@ from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Provider
 from dibench.sim import make_env, plan_episodes
 
-from .conftest import Screen, ScriptedProvider, tap
+from ..conftest import Screen, ScriptedProvider, tap
 
 pytest.importorskip("rapidocr_onnxruntime")
 
-VECTORS = Path(__file__).parent / "vectors" / "mobile-agent-v2.jsonl"
+VECTORS = Path(__file__).parent.parent / "vectors" / "mobile-agent-v2.jsonl"
 ROWS: list[dict[str, Any]] = [
     json.loads(line) for line in VECTORS.read_text(encoding="utf-8").splitlines() if line.strip()
 ]

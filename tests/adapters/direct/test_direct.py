@@ -13,7 +13,7 @@ from dibench.dataset import Box, UIElement
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 
-from .conftest import Screen, ScriptedProvider, draw_screen, give_up, make_input, tap
+from ..conftest import Screen, ScriptedProvider, draw_screen, give_up, make_input, tap
 
 
 def run(inp: AgentInput, provider: Provider) -> Decision:

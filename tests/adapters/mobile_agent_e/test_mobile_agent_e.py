@@ -12,7 +12,7 @@ from dibench.adapters.mobile_agent_e import parse_e_manager, parse_e_operator, p
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 
-from .conftest import ScriptedProvider, give_up, tap
+from ..conftest import ScriptedProvider, give_up, tap
 
 pytest.importorskip("rapidocr_onnxruntime")
 

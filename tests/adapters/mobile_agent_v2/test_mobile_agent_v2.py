@@ -13,7 +13,7 @@ from dibench.adapters.mobile_agent_v2 import parse_v2_action, parse_v2_reflectio
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 
-from .conftest import Screen, ScriptedProvider, give_up, tap
+from ..conftest import Screen, ScriptedProvider, give_up, tap
 
 pytest.importorskip("rapidocr_onnxruntime")
 

@@ -48,14 +48,14 @@ from dibench.adapters.mobile_agent_e import (
 from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Provider
 
-from .conftest import ScriptedProvider, tap
+from ..conftest import ScriptedProvider, tap
 
 pytest.importorskip("rapidocr_onnxruntime")
 
 W, H = 540, 960
 VECTORS = [
     json.loads(line)
-    for line in (Path(__file__).parent / "vectors" / "mobile-agent-e.jsonl")
+    for line in (Path(__file__).parent.parent / "vectors" / "mobile-agent-e.jsonl")
     .read_text()
     .splitlines()
     if line.strip()

@@ -42,11 +42,11 @@ from dibench.providers import Completion, ImagePart, Provider, Request, make_pro
 from dibench.render._addressing import smart_resize
 from dibench.sim import make_env, plan_episodes
 
-from .conftest import H, ScriptedProvider, W, card_box
+from ..conftest import H, ScriptedProvider, W, card_box
 
 VECTORS = [
     json.loads(line)
-    for line in (Path(__file__).parent / "vectors" / "mobile-agent-v3.jsonl")
+    for line in (Path(__file__).parent.parent / "vectors" / "mobile-agent-v3.jsonl")
     .read_text(encoding="utf-8")
     .splitlines()
     if line.strip()

@@ -18,7 +18,7 @@ from dibench.adapters.appagent._annotate import (
 )
 from dibench.dataset import Box, UIElement
 
-from .conftest import Screen
+from ..conftest import Screen
 
 
 def test_label_elements_are_clickable_nodes_in_ui_order_without_near_duplicates(

@@ -34,11 +34,11 @@ from dibench.adapters.gui_owl import read_owl_call_faithful
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider
 
-from .conftest import H, ScriptedProvider, W, draw_screen, make_input, tap
+from ..conftest import H, ScriptedProvider, W, draw_screen, make_input, tap
 
 VECTORS = [
     json.loads(line)
-    for line in (Path(__file__).parent / "vectors" / "gui-owl.jsonl")
+    for line in (Path(__file__).parent.parent / "vectors" / "gui-owl.jsonl")
     .read_text(encoding="utf-8")
     .splitlines()
     if line.strip()
@@ -365,9 +365,9 @@ def test_a_faithful_replay_in_each_simulator(sim: str, tmp_path: Path) -> None:
     from dibench.providers import ReplayProvider
     from dibench.sim import make_env, plan_episodes
 
-    from .test_episodes import H as SH
-    from .test_episodes import W as SW
-    from .test_episodes import walk
+    from ..test_episodes import H as SH
+    from ..test_episodes import W as SW
+    from ..test_episodes import walk
 
     spec = next(
         s for s in plan_episodes(0, 6, probes=()) if s.sim == sim and s.category == "exact_match"

@@ -44,11 +44,11 @@ from dibench.adapters.appagent._annotate import Grid, label_elements
 from dibench.adapters.appagent._loop import _Labels
 from dibench.metrics._rows import Outcome
 
-from .conftest import H, Screen, ScriptedProvider, W
+from ..conftest import H, Screen, ScriptedProvider, W
 
 VECTORS = [
     json.loads(line)
-    for line in (Path(__file__).parent / "vectors" / "appagent.jsonl")
+    for line in (Path(__file__).parent.parent / "vectors" / "appagent.jsonl")
     .read_text(encoding="utf-8")
     .splitlines()
     if line.strip()
