@@ -45,11 +45,7 @@ __all__ = [
 
 
 GAVE_UP = "gave up"
-
-
 OUT_OF_STEPS = "ran out of steps"
-
-
 REFUSED = "refusal"
 
 

@@ -39,8 +39,6 @@ __all__ = [
 
 
 _KEYS: dict[int, tuple[weakref.ref[Image.Image], str]] = {}
-
-
 _KEYS_LOCK = threading.Lock()
 
 
@@ -112,8 +110,6 @@ _SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12)
 # (id of the PNG bytes, variant, jpeg) -> (those bytes, Shown), touched on the event loop only:
 # every repeat of a screen passes the same bytes object, found again without hashing 300 KB.
 _SHOWN_BY_PNG: dict[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = {}
-
-
 Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
 

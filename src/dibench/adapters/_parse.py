@@ -42,7 +42,6 @@ def excerpt(text: str, limit: int = 80) -> str:
 
 
 NUMBER = r"[-+]?\d+(?:\.\d+)?"
-
 _FULLWIDTH = str.maketrans({"：": ":", "（": "(", "）": ")", "，": ",", "【": "[", "】": "]"})
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 

@@ -26,7 +26,6 @@ class FrameworkError(ReplyError):
 
 
 PARSE_MODES = ("faithful", "robust")
-
 """How adapters read replies: ``faithful`` as the original framework's code does, action for
 action (its markers, keyword priority, integer conversion, crashes); ``robust`` tolerantly
 (markdown, case, loose layouts), so a parse error means the reply really holds no action."""

@@ -33,17 +33,9 @@ class AppAgentReply:
 
 
 _CALL = re.compile(r"(?<![A-Za-z_])(tap|text|long[ _]press|swipe|grid)\s*\(", re.I)
-
-
 _FINISH = re.compile(r"(?<![A-Za-z_])finish(?:ed)?(?![A-Za-z_])", re.I)
-
-
 _DIRECTIONS = ("up", "down", "left", "right")
-
-
 _DISTANCES = ("short", "medium", "long")
-
-
 _SUB_ORDER = sorted(SUBAREAS, key=len, reverse=True)  # 'top-left' before 'top'
 
 

@@ -90,8 +90,6 @@ def parse_owl_tool_call(text: str) -> ToolCall:
 
 
 _CALL = '{"name": "mobile_use"'  # the exact text the original splits the reply on
-
-
 _CALL_END = "}}\n"
 
 

@@ -48,7 +48,6 @@ __all__ = [
 
 
 E_JPEG_QUALITY = 75
-
 """E saves every screenshot with Pillow's ``save(path, "JPEG")`` (quality 75) and sends that
 file base64-encoded as ``image/jpeg``, to every role."""
 

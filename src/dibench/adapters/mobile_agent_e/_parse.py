@@ -42,8 +42,6 @@ __all__ = [
 _ATOMIC = ("Open_App", "Tap", "Swipe", "Type", "Enter", "Switch_App", "Back", "Home", "Wait")
 _SHORTCUTS = ("Tap_Type_and_Enter",)
 _DONE = re.compile(r"^\W*(?:all\s+)?(?:subgoals?\s+)?(?:are\s+)?finished\b", re.I)
-
-
 _QUIT = {"null", "none", "finish", "finished", "exit", "stop", "done"}
 
 
@@ -157,11 +155,7 @@ def parse_e_reflection(text: str) -> tuple[str, str, str]:
 
 _T, _A, _D = "### Thought ###", "### Action ###", "### Description ###"
 _E_QUIT = ("null", "none", "finish", "exit", "stop")  # compared lowercased, nothing else
-
-
 _E_DICT = re.compile(r"({.*?})", re.S)  # lazy: never spans a nested object
-
-
 _E_FENCE = re.compile(r"```json\s*(.*?)\s*```", re.S)  # 'json' tag, lowercase, only
 
 

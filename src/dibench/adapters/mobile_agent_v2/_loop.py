@@ -47,7 +47,6 @@ __all__ = [
 
 
 JPEG_QUALITY = 75
-
 """Pillow's default JPEG quality: the original saves every screenshot with ``Image.save(path,
 "JPEG")`` and sends (and OCRs) that file."""
 
@@ -56,7 +55,6 @@ DEFAULT_HINT = (
     'To open an app from its icon, use the action "Open app". To leave an app, use the action '
     '"Home".'
 )
-
 """Our wording of the hint the original always adds (its default ``add_info``)."""
 
 
@@ -169,8 +167,11 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     def _system(self, role: str, values: dict[str, object]) -> str:
         return self.prompts.render(role, values, system=True)
 
-    def _keyboard(self, on: bool, screen: str = "") -> str:
-        return self.prompts.part(f"{screen}keyboard_open" if on else f"{screen}keyboard_closed")
+    def _keyboard(self, on: bool, *, reflection: bool = False) -> str:
+        """The keyboard's sentence: the decision's, or the reflection's shorter one."""
+        if reflection:
+            return self.prompts.part("screen_keyboard_open" if on else "screen_keyboard_closed")
+        return self.prompts.part("keyboard_open" if on else "keyboard_closed")
 
     def _decision_values(self, ep: Episode, look: _Look, mem: _Memory) -> dict[str, object]:
         image, p = look.shown.image, look.perception
@@ -216,8 +217,8 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "perception_after": after.perception.lines(),
             "keyboard_before": "yes" if before.perception.keyboard else "no",
             "keyboard_after": "yes" if after.perception.keyboard else "no",
-            "keyboard_before_line": self._keyboard(before.perception.keyboard, "screen_"),
-            "keyboard_after_line": self._keyboard(after.perception.keyboard, "screen_"),
+            "keyboard_before_line": self._keyboard(before.perception.keyboard, reflection=True),
+            "keyboard_after_line": self._keyboard(after.perception.keyboard, reflection=True),
             "hint": self.hint,
             "hint_note": self.section("hint_note", self.hint, {"hint": self.hint}),
             "operation": _operation(a, self.faithful),

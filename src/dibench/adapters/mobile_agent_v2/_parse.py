@@ -41,11 +41,7 @@ class V2Action:
 
 
 _NAMES = r"(open[ _]?app|tap|swipe|type|back|home|stop)"
-
-
 _KEYWORD = re.compile(rf"(?<![A-Za-z_]){_NAMES}(?![A-Za-z_])", re.I)
-
-
 _LINE_ACTION = re.compile(rf"^[ \t>*-]*(?:action\s*:\s*)?{_NAMES}(?![A-Za-z_]).*$", re.I | re.M)
 
 
@@ -95,20 +91,10 @@ def parse_v2_reflection(text: str) -> str:
 
 
 _MARK_THOUGHT = "### Thought ###"
-
-
 _MARK_ACTION = "### Action ###"
-
-
 _MARK_OPERATION = "### Operation ###"
-
-
 _MARK_ANSWER = "### Answer ###"
-
-
 _MARK_COMPLETED = "### Completed contents ###"
-
-
 _MARK_IMPORTANT = "### Important content ###"
 
 
