@@ -303,9 +303,9 @@ def _packaged_prompts(name: str) -> Path:
 
 
 def copy_cases() -> list[object]:
-    """Every framework, each language once and each parse mode once (the runs are long)."""
-    keep = {("en", "faithful"), ("zh", "robust")}
-    return [c for c in cases() if tuple(c.values[1:]) in keep]  # type: ignore[attr-defined]
+    """Every framework once, in the language and parse mode that run the most of its wording
+    (the template files are the same for both; the runs are long)."""
+    return [c for c in cases() if tuple(c.values[1:]) == ("zh", "faithful")]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("name", "lang", "parse"), copy_cases())

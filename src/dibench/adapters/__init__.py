@@ -28,6 +28,7 @@ from ._env import OUTSIDE, Environment, Observed, Screen, StaticScreen, Transiti
 from ._episode import GAVE_UP, OUT_OF_STEPS, REFUSED, FrameworkAdapter, render_messages
 from ._images import encode_png, scale_box, screen_key, show
 from ._parse import excerpt
+from ._prompts import folder_digest
 from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
 from .direct import DirectAdapter
@@ -64,6 +65,7 @@ __all__ = [
     "candidate_at",
     "encode_png",
     "excerpt",
+    "folder_digest",
     "make_adapter",
     "render_messages",
     "scale_box",
