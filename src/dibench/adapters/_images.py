@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -38,8 +37,8 @@ __all__ = [
 ]
 
 
-_KEYS: dict[int, tuple[weakref.ref[Image.Image], str]] = {}
-_KEYS_LOCK = threading.Lock()
+# id of an image object -> (a weak reference to it, the hash of its pixels)
+_KEYS: LruCache[int, tuple[weakref.ref[Image.Image], str]] = LruCache(maxsize=512)
 
 
 def _pixel_hash(image: Image.Image) -> str:
@@ -56,16 +55,11 @@ def screen_key(image: Image.Image) -> str:
     saves ~20-50 ms a run at 1080x2340. Images given to adapters are treated as immutable
     (``AgentInput`` is frozen): an image edited in place after use would keep its old key.
     """
-    with _KEYS_LOCK:
-        hit = _KEYS.get(id(image))
-        if hit is not None and hit[0]() is image:
-            return hit[1]
+    hit = _KEYS.peek(id(image))
+    if hit is not None and hit[0]() is image:
+        return hit[1]
     key = _pixel_hash(image)
-    with _KEYS_LOCK:
-        if len(_KEYS) >= 512:
-            for k in [k for k, (ref, _) in _KEYS.items() if ref() is None]:
-                del _KEYS[k]
-        _KEYS[id(image)] = (weakref.ref(image), key)
+    _KEYS.put(id(image), (weakref.ref(image), key))
     return key
 
 
@@ -109,7 +103,10 @@ _SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12)
 
 # (id of the PNG bytes, variant, jpeg) -> (those bytes, Shown), touched on the event loop only:
 # every repeat of a screen passes the same bytes object, found again without hashing 300 KB.
-_SHOWN_BY_PNG: dict[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = {}
+# a Shown may hold a derived bitmap: keep few
+_SHOWN_BY_PNG: LruCache[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = LruCache(
+    maxsize=16
+)
 Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
 
@@ -161,7 +158,7 @@ async def show(
         part = ImagePart(png=png, width=screenshot.width, height=screenshot.height)
         return Shown(image=screenshot, part=part)
     if png is not None:
-        hit = _SHOWN_BY_PNG.get((id(png), variant, jpeg))
+        hit = _SHOWN_BY_PNG.peek((id(png), variant, jpeg))
         if hit is not None and hit[0] is png:
             return hit[1]  # a repeat of a screen: no hashing, no hop to a thread
 
@@ -176,9 +173,7 @@ async def show(
 
     shown = await asyncio.to_thread(work)
     if png is not None:
-        if len(_SHOWN_BY_PNG) >= 16:  # a Shown may hold a derived bitmap: keep few
-            _SHOWN_BY_PNG.pop(next(iter(_SHOWN_BY_PNG)))
-        _SHOWN_BY_PNG[(id(png), variant, jpeg)] = (png, shown)
+        _SHOWN_BY_PNG.put((id(png), variant, jpeg), (png, shown))
     return shown
 
 

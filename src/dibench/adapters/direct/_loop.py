@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from dibench._cache import LruCache
 from dibench._values import Box, Outcome, UIElement
 from dibench.providers import Message, TextPart
 
@@ -31,7 +32,9 @@ __all__ = [
 ]
 
 
-_CARDS: dict[int, tuple[object, object, list[tuple[str, tuple[str, ...]]]]] = {}
+_CARDS: LruCache[int, tuple[object, object, list[tuple[str, tuple[str, ...]]]]] = LruCache(
+    maxsize=64
+)
 
 
 def card_texts(ui: Sequence[UIElement], boxes: dict[str, Box]) -> list[tuple[str, tuple[str, ...]]]:
@@ -41,13 +44,11 @@ def card_texts(ui: Sequence[UIElement], boxes: dict[str, Box]) -> list[tuple[str
     the texts of the nodes lying inside their box. Repeats pass the same UI tuple, so the
     result is kept for the last few trees (checked by identity).
     """
-    hit = _CARDS.get(id(ui))
+    hit = _CARDS.peek(id(ui))
     if hit is not None and hit[0] is ui and hit[1] is boxes:
         return hit[2]
     out = _card_texts(ui, boxes)
-    if len(_CARDS) >= 64:
-        _CARDS.pop(next(iter(_CARDS)))
-    _CARDS[id(ui)] = (ui, boxes, out)
+    _CARDS.put(id(ui), (ui, boxes, out))
     return out
 
 
