@@ -102,8 +102,8 @@ _SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12)
 
 
 # (id of the PNG bytes, variant, jpeg) -> (those bytes, Shown), touched on the event loop only:
-# every repeat of a screen passes the same bytes object, found again without hashing 300 KB.
-# a Shown may hold a derived bitmap: keep few
+# every repeat of a screen passes the same bytes object, found again without hashing 300 KB
+# (few entries: a Shown may hold a derived bitmap)
 _SHOWN_BY_PNG: LruCache[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = LruCache(
     maxsize=16
 )
