@@ -25,7 +25,7 @@ import orjson
 from dibench import __version__
 from dibench._fs import atomic_write
 from dibench._secrets import redact_url
-from dibench.adapters._prompts import folder_digest
+from dibench.adapters import folder_digest
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import DatasetError
 
@@ -495,7 +495,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
         if not isinstance(opts, dict):
             raise SweepError(f"{path}: field adapter_options.{fw}: expected a table")
     record = field_of("record", bool, True, what="true or false")
-    from dibench.adapters._common import PARSE_MODES
+    from dibench.adapters import PARSE_MODES
 
     modes: tuple[str | None, ...] = (None,)
     if "parse" in data:

@@ -50,7 +50,7 @@ from functools import partial
 from typing import Any
 
 from dibench._values import Outcome
-from dibench.adapters._base import Adapter, AgentInput, Decision
+from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset
 from dibench.providers._base import Completion, InfraError, Provider, Request
 

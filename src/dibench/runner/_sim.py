@@ -19,7 +19,7 @@ from typing import Any
 
 from dibench import __version__
 from dibench._values import Outcome
-from dibench.adapters._base import Action, Adapter, Decision
+from dibench.adapters import Action, Adapter, Decision
 from dibench.adapters._env import Environment, Observed, Screen, Transition
 from dibench.dataset._io import DatasetError
 from dibench.metrics._explore import Move
