@@ -74,7 +74,7 @@ def test_section_numbers_equal_the_metrics_recomputed_from_the_store(
         cells = [c.strip() for c in row.strip("|").split("|")]
         b = e.benign
         assert cells[5] == (
-            f"{scale * b.value:.{digits}f} [{scale * b.lo:.{digits}f}–{scale * b.hi:.{digits}f}]"
+            f"{scale * b.value:.{digits}f} [{scale * b.lo:.{digits}f}, {scale * b.hi:.{digits}f}]"
         )
         assert cells[7].startswith(f"{scale * e.diff.diff:+.{digits}f}")
         assert cells[9] == str(e.diff.n)

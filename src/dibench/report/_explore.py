@@ -35,6 +35,22 @@ from dibench.metrics._explore import (
 from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._common import html_text as _e
 from ._model import order_key, value_label
+from ._section import (
+    HTML,
+    TEXT,
+    Block,
+    Column,
+    Count,
+    Heading,
+    Html,
+    Note,
+    Para,
+    Row,
+    Section,
+    Table,
+    Text,
+    Value,
+)
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
 if TYPE_CHECKING:
@@ -52,11 +68,11 @@ __all__ = [
     "action_text",
     "build_explore",
     "explore_csv_lines",
-    "explore_html",
     "explore_json",
-    "explore_rows",
-    "mix_head",
-    "mix_rows",
+    "explore_table",
+    "explore_view",
+    "films_html",
+    "mix_table",
     "replay_episode",
 ]
 
@@ -473,28 +489,6 @@ def _measured(x: Estimate | PairedDiff) -> bool:
     return x.n > 0 and not math.isnan(value)
 
 
-def fmt_value(c: ExploreComparison, est: Estimate) -> str:
-    """A mean (2 decimals) or a share (percent, 1 decimal); en dash when nothing was measured."""
-    if not _measured(est):
-        return "–"
-    return f"{100 * est.value:.1f}" if c.is_share else f"{est.value:.2f}"
-
-
-def fmt_interval(c: ExploreComparison, lo: float, hi: float, signed: bool = False) -> str:
-    if math.isnan(lo) or math.isnan(hi):
-        return ""
-    f = 100.0 if c.is_share else 1.0
-    d = 1 if c.is_share else 2
-    s = "+" if signed else ""
-    return f"{f * lo:{s}.{d}f}–{f * hi:{s}.{d}f}"
-
-
-def fmt_diff(c: ExploreComparison) -> str:
-    if not _measured(c.diff):
-        return "–"
-    return f"{100 * c.diff.diff:+.1f}" if c.is_share else f"{c.diff.diff:+.2f}"
-
-
 def metric_label(c: ExploreComparison) -> str:
     return f"{c.label} (%)" if c.is_share else c.label
 
@@ -517,65 +511,6 @@ def _ordered(section: ExploreSection) -> list[ExploreComparison]:
             metrics.index(c.metric),
         ),
     )
-
-
-EXPLORE_HEAD = (
-    "framework",
-    "model",
-    "defense",
-    "attack",
-    "metric",
-    "benign",
-    "injected",
-    "Δ (injected − benign)",
-    "p",
-    "pairs",
-)
-
-
-def _with_ci(c: ExploreComparison, est: Estimate) -> str:
-    v = fmt_value(c, est)
-    ci = fmt_interval(c, est.lo, est.hi) if _measured(est) else ""
-    return f"{v} [{ci}]" if ci else v
-
-
-def explore_rows(section: ExploreSection) -> list[list[str]]:
-    """One text row per (agent, probe, metric), values with their intervals (md and LaTeX)."""
-    out = []
-    for c in _ordered(section):
-        d = fmt_diff(c)
-        ci = fmt_interval(c, c.diff.lo, c.diff.hi, signed=True) if _measured(c.diff) else ""
-        out.append(
-            [
-                c.framework,
-                c.model,
-                c.defense,
-                _probe_label(c.probe),
-                metric_label(c),
-                _with_ci(c, c.benign),
-                _with_ci(c, c.injected),
-                f"{d} [{ci}]" if ci else d,
-                fmt_p(c.diff.p_value) if _measured(c.diff) else "–",
-                str(c.diff.n),
-            ]
-        )
-    return out
-
-
-def mix_rows(section: ExploreSection) -> list[list[str]]:
-    """Action kinds in percent per agent and side (markdown/LaTeX stand-in for the plot)."""
-    kinds = _kinds(section.actions)
-    return [
-        [a.framework, a.model, a.defense, a.side, str(a.actions)]
-        + [f"{100 * a.shares.get(k, 0.0):.1f}" for k in kinds]
-        for a in section.actions
-    ]
-
-
-def mix_head(section: ExploreSection) -> list[str]:
-    """Column names matching ``mix_rows``."""
-    kinds = _kinds(section.actions)
-    return ["framework", "model", "defense", "side", "actions", *(f"{k} %" for k in kinds)]
 
 
 def _kinds(mixes: Iterable[ActionMix]) -> list[str]:
@@ -702,55 +637,6 @@ font-size:14px;color:#7f1d1d}
 """
 
 
-def _est_td(c: ExploreComparison, est: Estimate, gs: bool = False) -> str:
-    cls = "num gs" if gs else "num"
-    if not _measured(est):
-        return f'<td class="{cls} na">–</td>'
-    return (
-        f'<td class="{cls}" title="{est.n} episodes · {_e(est.method)}"><span class="v">'
-        f'{fmt_value(c, est)}</span><span class="ci">{fmt_interval(c, est.lo, est.hi)}</span></td>'
-    )
-
-
-def _diff_tds(c: ExploreComparison) -> str:
-    d = c.diff
-    if not _measured(d):
-        return '<td class="num gs na">–</td><td class="num na">–</td>'
-    sig = " sig" if d.lo > 0 or d.hi < 0 else ""
-    return (
-        f'<td class="num gs" title="{d.n} pairs in {d.n_clusters} benign episodes">'
-        f'<span class="v{sig}">{fmt_diff(c)}</span>'
-        f'<span class="ci">{fmt_interval(c, d.lo, d.hi, signed=True)}</span></td>'
-        f'<td class="num">{fmt_p(d.p_value)}</td>'
-    )
-
-
-def _table_html(comps: Sequence[ExploreComparison]) -> str:
-    head = (
-        "<tr><th>metric</th><th class='num gs'>benign</th><th class='num'>injected</th>"
-        "<th class='num gs'>Δ</th><th class='num'>p</th><th class='num gs'>pairs</th></tr>"
-    )
-    body, probe = [], None
-    for c in comps:
-        if c.probe != probe:
-            probe = c.probe
-            body.append(f'<tr class="probe"><th colspan="6">{_e(_probe_label(probe))}</th></tr>')
-        body.append(
-            f'<tr data-probe="{_e(c.probe)}" data-metric="{_e(c.metric)}">'
-            f'<td class="metric">{_e(metric_label(c))}</td>'
-            + _est_td(c, c.benign, gs=True)
-            + _est_td(c, c.injected)
-            + _diff_tds(c)
-            + f'<td class="num gs">{c.diff.n}</td></tr>'
-        )
-    return (
-        '<div class="explore-wrap"><table class="est explore">'
-        "<caption>Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
-        "(percentage points for shares).</caption>"
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
-
-
 def _frames_html(ep: FilmEpisode) -> str:
     figs = []
     for f in ep.frames:
@@ -803,23 +689,9 @@ def _film_html(i: int, f: Filmstrip) -> str:
     )
 
 
-def explore_html(section: ExploreSection) -> str:
-    parts = [f'<p class="lede">{_e(INTRO)}</p>']
-    comps = _ordered(section)
-    svgs = dict(action_svgs(section))
-    for fw, model, dfn in section.agents:
-        agent = agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
-        mine = [c for c in comps if (c.framework, c.model, c.defense) == (fw, model, dfn)]
-        parts.append(f'<h3>{_e(agent)}</h3><div class="explore-agent">')
-        parts.append(_table_html(mine) if mine else '<p class="lede">No pairs.</p>')
-        if agent in svgs:
-            parts.append(
-                '<figure class="plot"><figcaption>Action types, benign vs injected '
-                "<span>share of all actions on each side; hover a bar for counts</span>"
-                f"</figcaption>{svgs[agent]}</figure>"
-            )
-        parts.append("</div>")
-    parts.append('<h3 id="filmstrip">Episodes, step by step</h3>')
+def films_html(section: ExploreSection) -> str:
+    """The filmstrips (HTML only: thumbnails), with the replay check and the note on them."""
+    parts = []
     if section.filmstrips:
         n = sum(2 for _ in section.filmstrips)
         problems = section.replay_problems
@@ -844,11 +716,159 @@ def explore_html(section: ExploreSection) -> str:
     return "".join(parts)
 
 
+def _agent_heading(fw: str, model: str, dfn: str) -> str:
+    return agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
+
+
+EXPLORE_COLUMNS = (
+    Column("framework", numeric=False),
+    Column("model", numeric=False),
+    Column("defense", numeric=False),
+    Column("attack", numeric=False),
+    Column("metric", numeric=False),
+    Column("benign"),
+    Column("injected"),
+    Column("Δ (injected − benign)", short="Δ"),
+    Column("p"),
+    Column("pairs"),
+)
+EXPLORE_HEAD = tuple(c.head for c in EXPLORE_COLUMNS)
+
+
+def _mean(c: ExploreComparison, est: Estimate) -> Value:
+    """A mean (2 decimals) or a share (percent, 1 decimal) with its bootstrap interval."""
+    scale, digits = (100.0, 1) if c.is_share else (1.0, 2)
+    if not _measured(est):
+        return Value(math.nan, scale=scale, digits=digits)
+    return Value(
+        est.value,
+        est.lo,
+        est.hi,
+        scale=scale,
+        digits=digits,
+        tip=f"{est.n} episodes · {est.method}",
+    )
+
+
+def _change(c: ExploreComparison) -> Value:
+    d = c.diff
+    scale, digits = (100.0, 1) if c.is_share else (1.0, 2)
+    if not _measured(d):
+        return Value(math.nan, scale=scale, digits=digits, signed=True)
+    return Value(
+        d.diff,
+        d.lo,
+        d.hi,
+        scale=scale,
+        digits=digits,
+        signed=True,
+        sig=d.lo > 0 or d.hi < 0,
+        tip=f"{d.n} pairs in {d.n_clusters} benign episodes",
+    )
+
+
+def explore_table(section: ExploreSection) -> Table:
+    """One row per (agent, probe, metric); HTML cuts it into a table per agent."""
+    rows = tuple(
+        Row(
+            (
+                Text(c.framework),
+                Text(c.model),
+                Text(c.defense),
+                Text(_probe_label(c.probe)),
+                Text(metric_label(c)),
+                _mean(c, c.benign),
+                _mean(c, c.injected),
+                _change(c),
+                Text(fmt_p(c.diff.p_value) if _measured(c.diff) else "–"),
+                Count(c.diff.n),
+            ),
+            band=(_probe_label(c.probe),),
+            split=_agent_heading(c.framework, c.model, c.defense),
+            data=(("probe", c.probe), ("metric", c.metric)),
+        )
+        for c in _ordered(section)
+    )
+    side = {
+        agent: (
+            '<figure class="plot"><figcaption>Action types, benign vs injected '
+            "<span>share of all actions on each side; hover a bar for counts</span>"
+            f"</figcaption>{svg}</figure>"
+        )
+        for agent, svg in action_svgs(section)
+    }
+    return Table(
+        EXPLORE_COLUMNS,
+        rows,
+        lead=5,
+        band=4,
+        label="exploration",
+        html_class="est explore",
+        html_wrap="explore-wrap",
+        band_class="probe",
+        caption="Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
+        "(percentage points for shares).",
+        tex_caption="Exploration: " + INTRO,
+        side=side,
+    )
+
+
+def mix_table(section: ExploreSection) -> Table:
+    """Action kinds in percent per agent and side (the text formats' stand-in for the plot)."""
+    kinds = _kinds(section.actions)
+    columns = (
+        *(Column(h, numeric=False) for h in ("framework", "model", "defense", "side")),
+        Column("actions", numeric=False),
+        *(Column(f"{k} %") for k in kinds),
+    )
+    rows = tuple(
+        Row(
+            (
+                Text(a.framework),
+                Text(a.model),
+                Text(a.defense),
+                Text(a.side),
+                Count(a.actions),
+                *(Value(a.shares.get(k, 0.0), interval=False) for k in kinds),
+            )
+        )
+        for a in section.actions
+    )
+    return Table(
+        columns,
+        rows,
+        lead=4,
+        label="actions",
+        formats=TEXT,
+        tex_caption="Action types: share of all actions (percent), benign vs injected.",
+    )
+
+
+def explore_view(section: ExploreSection) -> Section:
+    """The Exploration section: the paired table (with each agent's action plot beside it in
+    HTML), the action mix, and the filmstrips."""
+    blocks: list[Block] = [Para(INTRO), explore_table(section)]
+    blocks += [
+        Heading("Action types (share of all actions)", formats=frozenset({"md"})),
+        mix_table(section),
+        Note("The action-type plot and the episode filmstrips are in the HTML report."),
+        Heading("Episodes, step by step", id="filmstrip", formats=HTML),
+        Html(films_html(section)),
+    ]
+    return Section(
+        "exploration",
+        "Exploration",
+        "Exploration",
+        tuple(blocks),
+        csv=tuple(explore_csv_lines(section)),
+        json_key="exploration",
+        json=explore_json(section),
+    )
+
+
 # --- CSV and JSON --------------------------------------------------------------------------------
-def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
+def explore_csv_lines(section: ExploreSection) -> list[dict[str, str]]:
     """Long rows: means (or shares as fractions) per side, the paired diff, and action shares."""
-    if section is None:
-        return []
     out: list[dict[str, str]] = []
     for c in _ordered(section):
         base = {
@@ -886,10 +906,8 @@ def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
     return out
 
 
-def explore_json(section: ExploreSection | None) -> dict[str, Any] | None:
+def explore_json(section: ExploreSection) -> dict[str, Any]:
     """Every figure; filmstrips as metadata and replay status (thumbnails only in the HTML)."""
-    if section is None:
-        return None
     return {
         "episodes": section.episodes,
         "comparisons": [
