@@ -208,11 +208,11 @@ DETECTOR_COLUMNS = (
     Column("FN", formats=_TEXT_ONLY),
     Column("FP", formats=_TEXT_ONLY),
     Column("TN", formats=_TEXT_ONLY),
-    Column("injected runs", formats=HTML),
+    Column("injected runs", formats=HTML, rule=True),
     Column("recall"),
-    Column("benign runs", formats=HTML),
+    Column("benign runs", formats=HTML, rule=True),
     Column("FPR"),
-    Column("precision"),
+    Column("precision", rule=True),
     Column("AUROC"),
 )
 

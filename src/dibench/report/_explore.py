@@ -615,7 +615,7 @@ table.explore tr.probe th{background:var(--soft);font-weight:600;text-align:left
 border-top:1px solid var(--line)}
 .explore-agent{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}
 .explore-agent>.explore-wrap{flex:0 0 auto}
-.explore-agent>figure.plot{flex:0 1 470px;min-width:340px}
+.explore-agent>figure.plot{flex:1 1 340px;min-width:340px;max-width:470px}
 article.film{border:1px solid var(--line);border-radius:10px;margin:18px 0;overflow:hidden}
 article.film>header{background:var(--soft);padding:10px 16px;border-bottom:1px solid var(--line);
 font-size:14px}
@@ -726,11 +726,11 @@ EXPLORE_COLUMNS = (
     Column("defense", numeric=False),
     Column("attack", numeric=False),
     Column("metric", numeric=False),
-    Column("benign"),
+    Column("benign", rule=True),
     Column("injected"),
-    Column("Δ (injected − benign)", short="Δ"),
+    Column("Δ (injected − benign)", short="Δ", rule=True),
     Column("p"),
-    Column("pairs"),
+    Column("pairs", rule=True),
 )
 EXPLORE_HEAD = tuple(c.head for c in EXPLORE_COLUMNS)
 

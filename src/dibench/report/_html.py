@@ -77,6 +77,7 @@ table{border-collapse:collapse;font-size:13.5px}
 table.est{border-top:2px solid var(--ink);border-bottom:2px solid var(--ink)}
 th,td{padding:5px 10px;vertical-align:top;text-align:left}
 thead th{font-weight:600;white-space:nowrap}
+thead th.wrap{white-space:normal;min-width:80px}
 thead tr:last-child th{border-bottom:1px solid var(--ink)}
 th.grp{text-align:center;border-bottom:1px solid var(--line)}
 th.grp+th.grp,td.gs,th.gs{border-left:1px solid var(--line)}
@@ -203,12 +204,15 @@ def _head_html(t: TableView, lead: list[int], values: list[int]) -> str:
         names = [t.band_head, *names]
     first = "".join(f"<th{span}>{_e(n)}</th>" for n in names)
     if not grouped:
-        heads = "".join(f'<th class="num">{_e(t.columns[i].html_head)}</th>' for i in values)
+        heads = "".join(
+            f'<th class="num{" gs" if t.columns[i].rule else ""}">{_e(t.columns[i].html_head)}</th>'
+            for i in values
+        )
         return f"<tr>{first}{heads}</tr>"
     top, bottom, prev = [], [], None
     for i in values:
         c = t.columns[i]
-        num = ' class="num"' if c.numeric else ""
+        num = ' class="num"' if c.numeric else ' class="wrap"'  # a long question may wrap
         if c.group is None:
             top.append(f"<th{span}{num}>{_e(c.html_head)}</th>")
             prev = None

@@ -193,6 +193,7 @@ class Column:
     short: str | None = None
     numeric: bool = True
     formats: frozenset[str] = ALL  # where the column is shown
+    rule: bool = False  # HTML: a line before it (it starts a group of its own)
 
     @property
     def html_head(self) -> str:
