@@ -37,6 +37,7 @@ from ._section import (
     Table,
     Text,
     Value,
+    number,
 )
 
 __all__ = [
@@ -398,7 +399,7 @@ def attack_view(s: AttackSection) -> Section:
     if s.tests:
         blocks.append(tests_table(s))
     if s.curve:
-        pts = ", ".join(f"{q}: {100 * a:.0f}%" for q, a in s.curve)
+        pts = ", ".join(f"{q}: {number(a, digits=0)}%" for q, a in s.curve)
         text = f"Best train ASR against queries spent: {pts}."
         blocks += [Para(text, lede=False, formats=frozenset({"md"})), curve_table(s)]
     figs = _payloads_html(s)

@@ -50,6 +50,7 @@ from ._section import (
     Table,
     Text,
     Value,
+    pct,
 )
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
@@ -580,10 +581,10 @@ def action_chart(benign: ActionMix | None, injected: ActionMix | None, *, label:
                 f'<g><rect class="bar" data-side="{s.side}" data-kind="{_e(kind)}" '
                 f'data-share="{share!r}" x="{left:.1f}" y="{y + 1:.1f}" width="{w:.2f}" '
                 f'height="{bar_h - 2:.1f}" rx="2" fill="{color}"/>'
-                f"<title>{_e(s.side)} · {_e(kind)}: {100 * share:.1f}% "
+                f"<title>{_e(s.side)} · {_e(kind)}: {pct(share)}% "
                 f"({n:,} of {s.actions:,} actions)</title>"
                 f'<text x="{left + w + 5:.1f}" y="{y + bar_h - 3:.1f}" font-size="11" '
-                f'fill="{MUTED}">{100 * share:.1f}%</text></g>'
+                f'fill="{MUTED}">{pct(share)}%</text></g>'
             )
     parts.append("</svg>")
     return "".join(parts)
