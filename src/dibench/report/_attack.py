@@ -8,7 +8,7 @@ a paired test, and the top payloads on real held-out screens (benign | injected,
 Hook for the report builder: ``load_attack_probes(rundir)`` before anything composes a screen
 (so the templates of OUT are registered), ``attack_section(rundir)`` for the data (None when
 ``rundir`` is not an attack directory), and ``attack_view`` for the section every format
-renders (``attack_md`` / ``attack_html``: that section alone in one format).
+renders (``_text.attack_md`` / ``_html.attack_html``: that section alone in one format).
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from __future__ import annotations
 import base64
 import io
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ._common import csv_num, html_text, plain
+from ._model import AttackExample, AttackSection
 from ._section import (
     HTML,
     Block,
@@ -44,42 +45,11 @@ __all__ = [
     "AttackExample",
     "AttackSection",
     "attack_csv_lines",
-    "attack_html",
     "attack_json",
-    "attack_md",
     "attack_section",
     "attack_view",
     "load_attack_probes",
 ]
-
-
-@dataclass(frozen=True)
-class AttackExample:
-    """One top template on one held-out screen: the target's card, benign and injected."""
-
-    probe: str
-    instance_id: str
-    success: bool
-    payload: str
-    png: bytes  # benign | injected crops side by side
-
-
-@dataclass(frozen=True)
-class AttackSection:
-    framework: str
-    model: str
-    budget: int
-    spent: int
-    train_states: int
-    heldout_states: int
-    disjoint_apps: bool
-    curve: list[tuple[int, float]]  # (queries spent, best train ASR so far)
-    results: list[dict[str, Any]]  # held-out rows: probe, kind, describe, k, n, asr, lo, hi
-    tests: list[dict[str, Any]]  # template vs best fixed: diff, lo, hi, McNemar
-    candidates: int
-    rejected: int
-    eval_queries: int
-    examples: list[AttackExample] = field(default_factory=list)
 
 
 def load_attack_probes(rundir: Path) -> list[str]:
@@ -415,17 +385,3 @@ def attack_view(s: AttackSection) -> Section:
         json_key="attack",
         json=attack_json(s),
     )
-
-
-def attack_md(s: AttackSection) -> str:
-    """The section alone as markdown, as ``dibench report --format md`` prints it."""
-    from ._text import section_md
-
-    return "\n".join(section_md(attack_view(s))).lstrip("\n") + "\n"
-
-
-def attack_html(s: AttackSection) -> str:
-    """The section alone as HTML: ``<section id="attack">`` with its heading."""
-    from ._html import section_html
-
-    return section_html(attack_view(s))

@@ -14,11 +14,12 @@ from dibench._values import Outcome
 from dibench.metrics import (
     Auroc,
     DefenseComparison,
+    DefenseCost,
     DefenseRates,
     DetectorRates,
     PairedChange,
+    RunUsage,
 )
-from dibench.metrics._defense import DefenseCost, RunUsage
 
 from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._model import CARRIER_ORDER, DefenseSection, order_key, value_label

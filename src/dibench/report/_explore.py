@@ -16,7 +16,6 @@ import io
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
@@ -34,7 +33,7 @@ from dibench.metrics._explore import (
 
 from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._common import html_text as _e
-from ._model import order_key, value_label
+from ._model import ActionMix, ExploreSection, FilmEpisode, Filmstrip, Frame, order_key, value_label
 from ._section import (
     HTML,
     TEXT,
@@ -91,97 +90,6 @@ INTRO = (
 
 
 # --- data ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ActionMix:
-    """One agent's action kinds on one side (benign or injected)."""
-
-    framework: str
-    model: str
-    defense: str
-    side: str  # benign / injected
-    shares: dict[str, float]  # from metrics.action_distribution
-    actions: int  # moves counted
-    episodes: int
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One thumbnail: the screen an action was taken on (or the final screen)."""
-
-    step: int  # 1-based; len(moves) + 1 is the final screen
-    page: str
-    screen: str
-    action: str  # what the agent did here ('' on the final screen)
-    event: str  # what the app did in response, or the outcome on the final screen
-    image: bytes  # JPEG thumbnail with the action drawn on it
-
-
-@dataclass(frozen=True)
-class FilmEpisode:
-    """One episode re-created by replay; ``problem`` is '' when every screen id matched."""
-
-    instance_id: str
-    injected: bool
-    outcome: str
-    decision: str | None
-    moves: int
-    frames: tuple[Frame, ...]
-    problem: str
-
-    @property
-    def replay_ok(self) -> bool:
-        return not self.problem
-
-
-@dataclass(frozen=True)
-class Filmstrip:
-    """A benign episode and its injected twin of the same repeat."""
-
-    framework: str
-    model: str
-    defense: str
-    app: str
-    pair_of: str
-    repeat: int
-    probe: str
-    target: str
-    acceptable: tuple[str, ...]
-    instruction: str
-    target_title: str | None  # the title the probe showed for the target, if any
-    target_cover_text: str | None  # the text the probe typeset into the target's cover, if any
-    kind: str  # attack success / target picked / differs / pair
-    benign: FilmEpisode
-    injected: FilmEpisode
-
-
-@dataclass(frozen=True)
-class ExploreSection:
-    """The exploration tables, action mix and filmstrips of one run."""
-
-    comparisons: tuple[ExploreComparison, ...]
-    actions: tuple[ActionMix, ...]
-    filmstrips: tuple[Filmstrip, ...]
-    episodes: int  # trajectories analysed
-    film_note: str  # '' or why there are fewer filmstrips than asked for
-
-    @property
-    def agents(self) -> tuple[tuple[str, str, str], ...]:
-        keys = [(c.framework, c.model, c.defense) for c in self.comparisons]
-        keys += [(a.framework, a.model, a.defense) for a in self.actions]
-        return tuple(
-            sorted(dict.fromkeys(keys), key=lambda k: (*k[:2], order_key("defense", k[2])))
-        )
-
-    @property
-    def replay_problems(self) -> list[str]:
-        return [
-            f"{e.instance_id} (repeat {f.repeat}): {e.problem}"
-            for f in self.filmstrips
-            for e in (f.benign, f.injected)
-            if e.problem
-        ]
-
-
 # --- replay --------------------------------------------------------------------------------------
 def action_text(m: Move) -> str:
     """A short reading of a move's action (``tap (540, 1007)``, ``swipe up``, ``type "pizza"``)."""

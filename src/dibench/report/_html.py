@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._attack import attack_view
 from ._common import METRIC_HELP, settings_line
 from ._common import html_text as _e
 from ._explore import CSS as EXPLORE_CSS
-from ._model import Report
+from ._model import AttackSection, Report
 from ._section import (
     Block,
     Cell,
@@ -34,7 +35,7 @@ from ._section import (
 from ._section import Table as TableView
 from ._sections import sections, states_word
 
-__all__ = ["CSP", "blocks_html", "section_html", "table_html", "to_html"]
+__all__ = ["CSP", "attack_html", "blocks_html", "section_html", "table_html", "to_html"]
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -410,3 +411,8 @@ def to_html(report: Report) -> str:
         f"{_e(report.rundir)}. Self-contained: no scripts, no external resources.</div></footer>"
         "</body></html>\n"
     )
+
+
+def attack_html(s: AttackSection) -> str:
+    """The section alone as HTML: ``<section id="attack">`` with its heading."""
+    return section_html(attack_view(s))

@@ -13,12 +13,21 @@ from collections.abc import Sequence
 
 from dibench._text_safety import visible
 
+from ._attack import attack_view
 from ._common import METRIC_HELP, settings_line
-from ._model import Report
+from ._model import AttackSection, Report
 from ._section import Block, Heading, Items, Note, Para, Section, Table, Value, cell_text, shown
 from ._sections import sections
 
-__all__ = ["latex_escape", "md_escape", "md_line", "section_md", "to_latex", "to_markdown"]
+__all__ = [
+    "attack_md",
+    "latex_escape",
+    "md_escape",
+    "md_line",
+    "section_md",
+    "to_latex",
+    "to_markdown",
+]
 
 
 # --- markdown ------------------------------------------------------------------------------------
@@ -253,3 +262,8 @@ def to_latex(report: Report) -> str:
             if isinstance(b, Table) and b.rows:
                 out += _tex_view(b)
     return "\n".join(out)
+
+
+def attack_md(s: AttackSection) -> str:
+    """The section alone as markdown, as ``dibench report --format md`` prints it."""
+    return "\n".join(section_md(attack_view(s))).lstrip("\n") + "\n"
