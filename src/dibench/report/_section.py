@@ -207,7 +207,7 @@ class Row:
     table is cut into one table per value, under that heading; ``total``: a closing row."""
 
     cells: tuple[Cell, ...]
-    band: tuple[str, ...] = ()  # text, then muted parts (HTML <code> for the first if code)
+    band: tuple[str, ...] = ()  # text, then muted parts (under band_head, the text as code)
     split: str = ""
     total: bool = False
     data: tuple[tuple[str, str], ...] = ()  # HTML data-* attributes (scripts read the rows)
@@ -315,8 +315,8 @@ class Section:
     ``blocks`` are what a reader sees; ``csv`` the section's lines of the long CSV (column name
     -> cell text); ``json`` its entry in the JSON document (``json_key`` -> value, merged with
     other sections of the same key when both are lists). ``formats``: where it is shown at all
-    (a section of plots has nothing to show in markdown). ``md_title`` / ``tex_title``: the
-    heading in markdown (the HTML's unless given) and whether LaTeX prints one.
+    (a section of plots has nothing to show in markdown). ``md_title``: markdown's heading,
+    the title unless given ('' for none: the breakdowns print one heading per table).
     """
 
     id: str
