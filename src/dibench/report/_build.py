@@ -20,6 +20,7 @@ from dibench.metrics import (
     Estimate,
     PairJoin,
     ResultRow,
+    RunUsage,
     VerdictRow,
     asr_pairs,
     breakdown,
@@ -31,7 +32,6 @@ from dibench.metrics import (
     key_finding,
     summary_table,
 )
-from dibench.metrics._defense import RunUsage
 
 from ._defense import usage_rows
 from ._examples import make_example, pick_successes
