@@ -21,16 +21,18 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
+from dibench._errors import DIBenchError
+
 __all__ = ["OptionError", "Registry", "RegistryError", "check_options", "load_module"]
 
 T = TypeVar("T")
 
 
-class RegistryError(LookupError):
+class RegistryError(DIBenchError, LookupError):
     """Unknown or duplicate component name."""
 
 
-class OptionError(ValueError):
+class OptionError(DIBenchError, ValueError):
     """A component was given an option it does not take, or a value of the wrong type."""
 
 

@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from PIL import Image
 
+from dibench._errors import DIBenchError
 from dibench._values import Box, Outcome, UIElement
 from dibench.providers._base import (
     Completion,
@@ -84,7 +85,7 @@ AnswerFn = Callable[[tuple[Any, ...]], str]
 T = TypeVar("T")
 
 
-class ReplyError(ValueError):
+class ReplyError(DIBenchError, ValueError):
     """A reply that cannot be read as an action of the framework (-> PARSE_ERROR)."""
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,31 +15,14 @@ from dibench import __version__
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    """Failures a user can act on: each becomes one ``dibench: error:`` line, never a trace."""
-    from dibench._registry import RegistryError
-    from dibench.dataset import DatasetError
-    from dibench.defenses import DefenseError
-    from dibench.ocr import OcrUnavailable
-    from dibench.providers import InfraError, MissingSDKError
-    from dibench.providers._replay import ReplayFormatError, ReplayMissing
-    from dibench.render import FontError
-    from dibench.runner import RunDirBusy, RunError, StoreError, SweepError
+    """Failures a user can act on: each becomes one ``dibench: error:`` line, never a trace.
 
-    return (
-        RegistryError,
-        DatasetError,
-        DefenseError,
-        FontError,
-        OcrUnavailable,
-        InfraError,
-        MissingSDKError,
-        ReplayFormatError,
-        ReplayMissing,
-        SweepError,
-        RunError,
-        RunDirBusy,
-        StoreError,
-    )
+    Every expected failure derives from ``DIBenchError``; anything else is a bug and keeps
+    its traceback.
+    """
+    from dibench import DIBenchError
+
+    return (DIBenchError,)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -55,14 +37,13 @@ def _one_line(message: str) -> str:
     return " ".join(visible(message).split()) or "failed"
 
 
-_FULL = (errno.ENOSPC, errno.EDQUOT)
-
-
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn expected failures into one-line messages and a non-zero exit.
 
     Exit 2 for a command refused as asked; exit 1 where work stopped on the way (a full disk,
-    a failed check): whatever was stored before stays, and re-running resumes.
+    a failed check): whatever was stored before stays, and re-running resumes. Only
+    ``DIBenchError`` is expected (a full or read-only disk arrives as its ``FileError`` or
+    ``StoreError``, naming the file); anything else is a bug and keeps its traceback.
     """
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -70,19 +51,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except _errors() as exc:
             full = "disk is full" in str(exc)
-            _fail(f"stopped: {exc}" if full else str(exc), 1 if full else 2)
-        except sqlite3.Error as exc:  # a store read outside ResultStore's own checks
-            _fail(f"results store: {exc}")
-        except OSError as exc:
-            from dibench._fs import describe_os_error
-
-            if exc.errno in _FULL:
-                _fail(
-                    f"stopped: {describe_os_error(exc)} (results so far are kept; free some "
-                    "space and re-run the same command to resume)",
-                    1,
-                )
-            _fail(describe_os_error(exc))
+            _fail(f"stopped: {exc}" if full else str(exc), 1 if full else exc.exit_code)
         except KeyboardInterrupt:
             _fail("interrupted (results so far are kept; re-run the same command to resume)", 130)
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
+from dibench._errors import DIBenchError
 from dibench._registry import Registry, RegistryError
 from dibench._values import Box, Outcome, UIElement
 from dibench.adapters._base import AgentInput, Decision, Step, Verdict
@@ -45,7 +46,7 @@ __all__ = [
 NO_DEFENSE = "none"
 
 
-class DefenseError(ValueError):
+class DefenseError(DIBenchError, ValueError):
     """An unknown defense or a bad parameter; the message names the spec."""
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from dibench import __version__
+from dibench._errors import DIBenchError
 from dibench._fs import atomic_write
 from dibench._secrets import redact_url
 from dibench.adapters._prompts import folder_digest
@@ -48,7 +49,7 @@ __all__ = [
 _SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
 
 
-class SweepError(ValueError):
+class SweepError(DIBenchError, ValueError):
     """A sweep config file is unreadable or inconsistent (message names file and field)."""
 
 
