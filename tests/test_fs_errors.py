@@ -38,3 +38,20 @@ def test_atomic_write_names_the_file_asked_for(tmp_path: Path) -> None:
         atomic_write(target, "{}")
     assert str(info.value) == f"{target}: no such file or directory"
     assert info.value.filename == str(target)
+
+
+def test_a_writer_marked_file_errors_names_the_file_it_could_not_write(tmp_path: Path) -> None:
+    from dibench._fs import file_errors
+
+    @file_errors
+    def write(path: Path) -> None:
+        path.write_text("x", encoding="utf-8")
+
+    target = tmp_path / "missing" / "out.txt"
+    with pytest.raises(NoSuchFile) as info:
+        write(target)
+    assert str(info.value) == f"{target}: no such file or directory"
+    assert isinstance(info.value, FileNotFoundError) and info.value.exit_code == 2
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(FileError, match="is a directory"):
+        write(tmp_path / "dir")

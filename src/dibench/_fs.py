@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from dibench._errors import DIBenchError
 
@@ -23,6 +25,7 @@ __all__ = [
     "atomic_path",
     "atomic_write",
     "describe_os_error",
+    "file_errors",
     "sha256_file",
 ]
 
@@ -58,11 +61,37 @@ class FileError(DIBenchError, OSError):
         if isinstance(exc, FileError) and path is None:
             return exc
         where = str(path) if path is not None else exc.filename
-        return cls(exc.errno, exc.strerror or str(exc), where)
+        kind = NoSuchFile if exc.errno == errno.ENOENT and cls is FileError else cls
+        return kind(exc.errno, exc.strerror or str(exc), where)
 
 
 class NoSuchFile(FileError, FileNotFoundError):
     """A file or directory a command was pointed at is not there (the message names it)."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def file_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Mark a function that writes (or reads) the files a user pointed it at: an ``OSError`` it
+    meets there (a full or read-only disk, a missing folder, no permission) leaves it as the
+    ``FileError`` naming that file, so every caller gets one line, not a traceback.
+
+    For the public writers a command calls (generate, run, report, export, import ...); code
+    inside them raises plain ``OSError`` and lets this name it once.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except FileError:
+            raise
+        except OSError as exc:
+            raise FileError.of(exc) from exc
+
+    return wrapper
 
 
 def sha256_file(path: Path | str) -> str:

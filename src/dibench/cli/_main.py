@@ -319,13 +319,25 @@ def render(
     _load(load)
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
-    ds.screenshot(instance_id).save(out)
+    _write(out, lambda: ds.screenshot(instance_id).save(out))
     msg = f"wrote {out}"
     if xml_out is not None:
         pkg = str(ds.instance(instance_id).state.meta.get("package", ""))
-        xml_out.write_text(ui_to_xml(ds.ui(instance_id), package=pkg), encoding="utf-8")
+        xml = ui_to_xml(ds.ui(instance_id), package=pkg)
+        _write(xml_out, lambda: xml_out.write_text(xml, encoding="utf-8"))
         msg += f" and {xml_out}"
     click.echo(msg)
+
+
+def _write(path: Path, write: Callable[[], object]) -> None:
+    """Write a file the user named; a full or read-only disk or a missing folder is a
+    ``FileError`` naming it."""
+    from dibench._fs import FileError
+
+    try:
+        write()
+    except OSError as exc:
+        raise FileError.of(exc, path) from None
 
 
 def _require(ds: Any, iid: str) -> None:
@@ -356,7 +368,8 @@ def show(
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
     out = out or Path(f"{instance_id}.show.png")
-    side_by_side(ds, instance_id, scale).save(out)
+    picture = side_by_side(ds, instance_id, scale)
+    _write(out, lambda: picture.save(out))
     click.echo(f"wrote {out}")
 
 

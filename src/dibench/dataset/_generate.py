@@ -19,7 +19,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
-from dibench._fs import atomic_write, sha256_file
+from dibench._fs import atomic_write, file_errors, sha256_file
 from dibench._seeding import derive_seed, py_rng
 
 from ._constraints import Category, acceptable_set
@@ -297,6 +297,7 @@ def _init(config: GenerateConfig, out: Path, probes: list[str]) -> None:
     _W.update(config=config, out=out, probes=probes)
 
 
+@file_errors
 def generate(
     out: Path,
     config: GenerateConfig = GenerateConfig(),

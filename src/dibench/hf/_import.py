@@ -20,6 +20,7 @@ import orjson
 from PIL import Image
 
 from dibench._cache import LruCache
+from dibench._fs import file_errors
 
 from ._errors import HFError, require_pyarrow
 from ._export import _Staging, check_out, sha256_file
@@ -146,6 +147,7 @@ class _Jsonl:
             )
 
 
+@file_errors
 def import_hf(
     src: Path | str,
     out: Path | str,

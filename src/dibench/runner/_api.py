@@ -24,7 +24,7 @@ import orjson
 
 from dibench import __version__
 from dibench._errors import DIBenchError
-from dibench._fs import atomic_write
+from dibench._fs import atomic_write, file_errors
 from dibench._secrets import redact_url
 from dibench.adapters._prompts import folder_digest
 from dibench.dataset._dataset import Dataset
@@ -417,6 +417,7 @@ def launch(
             shutil.rmtree(req.out, ignore_errors=True)
 
 
+@file_errors
 def execute(
     req: RunRequest,
     on_progress: Callable[[RunProgress], None] | None = None,
