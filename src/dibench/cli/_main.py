@@ -389,17 +389,14 @@ def _label(framework: str, model: str, defense: str) -> str:
 
 def _kv(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
     """KEY=VALUE options; values parse as JSON when they can (numbers, booleans, lists)."""
-    import json
+    from dibench._registry import read_value
 
     out: dict[str, Any] = {}
     for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=flag)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
+        out[key] = read_value(value)
     return out
 
 
@@ -796,16 +793,15 @@ def defenses_(load: tuple[str, ...]) -> None:
     """List the registered defenses with their parameters and defaults."""
     import inspect
 
+    from dibench._registry import options_of
     from dibench.defenses import DEFENSES
 
     _load(load)
     for name in sorted(DEFENSES.names()):
         factory = DEFENSES.get(name)
-        sig = inspect.signature(factory)
         params = ", ".join(
-            f"{p.name}={p.default!r}" if p.default is not p.empty else p.name
-            for p in sig.parameters.values()
-            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            f"{p.name}={p.default!r}" if p.default is not inspect.Parameter.empty else p.name
+            for p in options_of(factory).items.values()
         )
         main = getattr(factory, "main", None)
         doc = (inspect.getdoc(factory) or "").split("\n")[0]
