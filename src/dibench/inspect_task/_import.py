@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench import __version__
+from dibench._fs import file_errors
 from dibench._values import Outcome
 from dibench.metrics._rows import ResultRow
 from dibench.runner import ResultStore, RunError, RunLock
@@ -180,6 +181,7 @@ def _write_run_json(out: Path, info: dict[str, Any], cond: _Condition, inspect: 
     write(path, data, cond)
 
 
+@file_errors
 def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
     """Write the runs of an inspect log of ``dibench/decision_integrity`` into run directory
     ``out`` (created if needed; importing the same log again replaces its rows)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import dibench
+from dibench._fs import NoSuchFile
 from dibench.metrics import (
     CI,
     NO_DEFENSE,
@@ -424,7 +425,7 @@ def build_report(
     load_attack_probes(rundir)  # an attack directory's templates, so its screens compose
     db = rundir / "results.sqlite"
     if not db.is_file():
-        raise FileNotFoundError(f"{rundir}: no results.sqlite here (not a run directory?)")
+        raise NoSuchFile(f"{rundir}: no results.sqlite here (not a run directory?)")
     config, notes = _read_config(rundir)
     st = _Stats(ci, conf, n_boot, seed)
     with ResultStore(db, readonly=True) as store:

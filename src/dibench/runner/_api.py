@@ -23,7 +23,8 @@ from typing import Any
 import orjson
 
 from dibench import __version__
-from dibench._fs import atomic_write
+from dibench._errors import DIBenchError
+from dibench._fs import atomic_write, file_errors
 from dibench._secrets import redact_url
 from dibench.adapters import folder_digest
 from dibench.dataset._dataset import Dataset
@@ -48,7 +49,7 @@ __all__ = [
 _SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
 
 
-class SweepError(ValueError):
+class SweepError(DIBenchError, ValueError):
     """A sweep config file is unreadable or inconsistent (message names file and field)."""
 
 
@@ -416,6 +417,7 @@ def launch(
             shutil.rmtree(req.out, ignore_errors=True)
 
 
+@file_errors
 def execute(
     req: RunRequest,
     on_progress: Callable[[RunProgress], None] | None = None,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench import __version__
+from dibench._fs import file_errors
 from dibench._values import Outcome
 from dibench.adapters import Action, Adapter, Decision
 from dibench.adapters._env import Environment, Observed, Screen, Transition
@@ -386,6 +387,7 @@ def _update_run_json(req: SimRequest) -> None:
     _write_run_json(path, data, req)
 
 
+@file_errors
 def execute_sim(
     req: SimRequest,
     on_progress: Callable[[RunProgress], None] | None = None,
