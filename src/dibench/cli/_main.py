@@ -845,9 +845,8 @@ def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, lim
     shown = 0
     if injected:
         for iid in ds.injected_ids():
-            benign_id, _target, probe_name = iid.rsplit(".", 2)
-            state = ds.benign.get(benign_id)
-            if (probe and probe_name != probe) or (app and (state is None or state.app != app)):
+            state = ds.benign.get(iid.pair)
+            if (probe and iid.probe != probe) or (app and (state is None or state.app != app)):
                 continue
             click.echo(iid)
             shown += 1

@@ -13,6 +13,8 @@ from pathlib import Path
 import orjson
 from PIL import Image, UnidentifiedImageError
 
+from dibench._values import InstanceId, InstanceIdError
+
 from ._io import DatasetError, parse_record, read_jsonl
 from ._schema import Candidate, DecisionState, InjectedRecord, UIElement
 
@@ -31,7 +33,7 @@ def carrier_rows(
 class Instance:
     """What an agent is given for one instance, benign or injected."""
 
-    id: str
+    id: InstanceId  # its pair, target and probe
     benign_id: str
     state: DecisionState  # the benign state (instruction, spec, candidates, ...)
     record: InjectedRecord | None  # None for a benign instance
@@ -88,7 +90,7 @@ class Dataset:
         # demand: a full-size dataset holds ~40,000 lines of ~4 KB, which as bytes objects would
         # be most of a long run's memory. The last few parsed records are kept (a run asks for
         # each instance's record several times in a row: its input, its UI, its result row).
-        self._inj_lines: dict[str, tuple[int, int, int]] = {}
+        self._inj_lines: dict[str, tuple[InstanceId, int, int, int]] = {}
         self._inj_fd: int | None = None
         self._records: OrderedDict[str, InjectedRecord] = OrderedDict()
         self._records_lock = threading.Lock()
@@ -109,7 +111,13 @@ class Dataset:
                         raise DatasetError(f"{self.injected_path}:{lineno}: field id: missing")
                     if rid in self._inj_lines:
                         raise DatasetError(f"{self.injected_path}:{lineno}: duplicate id {rid!r}")
-                    self._inj_lines[rid] = (lineno, start, len(raw))
+                    try:
+                        key = InstanceId.parse(rid, injected=True)
+                    except InstanceIdError as exc:
+                        raise DatasetError(
+                            f"{self.injected_path}:{lineno}: field id: {exc}"
+                        ) from None
+                    self._inj_lines[key] = (key, lineno, start, len(raw))
         self._images: OrderedDict[str, Image.Image] = OrderedDict()
         self._png_cache: tuple[str, bytes | None] = ("", None)
         # Without an injected/ folder (nothing materialised) no injected screen is on disk:
@@ -122,8 +130,18 @@ class Dataset:
         return cls(Path(root))
 
     # --- records ---------------------------------------------------------------------------------
-    def injected_ids(self) -> list[str]:
-        return list(self._inj_lines)
+    def injected_ids(self) -> list[InstanceId]:
+        """Every injected instance's id, in file order (each with its pair, target and probe)."""
+        return [entry[0] for entry in self._inj_lines.values()]
+
+    def key(self, iid: str) -> InstanceId:
+        """The id of instance ``iid`` of this dataset, with its pair, target and probe."""
+        if iid in self.benign:
+            return InstanceId.of(iid)
+        try:
+            return self._inj_lines[iid][0]
+        except KeyError:
+            raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
 
     def injected(self, iid: str) -> InjectedRecord:
         with self._records_lock:
@@ -132,7 +150,7 @@ class Dataset:
                 self._records.move_to_end(iid)
                 return rec
         try:
-            lineno, start, length = self._inj_lines[iid]
+            key, lineno, start, length = self._inj_lines[iid]
         except KeyError:
             raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
         raw = self._read_line(start, length)
@@ -142,6 +160,11 @@ class Dataset:
         if rec.pair_of not in self.benign:
             raise DatasetError(
                 f"{self.injected_path}:{lineno}: field pair_of: no benign state {rec.pair_of!r}"
+            )
+        if (key.pair, key.target, key.probe) != (rec.pair_of, rec.target, rec.probe):
+            raise DatasetError(
+                f"{self.injected_path}:{lineno}: field id: {rec.id!r} is not "
+                "<pair_of>.<target>.<probe> of its record"
             )
         with self._records_lock:
             self._records[iid] = rec
@@ -183,9 +206,9 @@ class Dataset:
 
     def instance(self, iid: str) -> Instance:
         if iid in self.benign:
-            return Instance(iid, iid, self.benign[iid], None)
+            return Instance(InstanceId.of(iid), iid, self.benign[iid], None)
         rec = self.injected(iid)
-        return Instance(iid, rec.pair_of, self.benign[rec.pair_of], rec)
+        return Instance(self.key(iid), rec.pair_of, self.benign[rec.pair_of], rec)
 
     # --- pixels and UI ---------------------------------------------------------------------------
     def benign_image(self, state_id: str) -> Image.Image:

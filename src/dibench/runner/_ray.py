@@ -905,11 +905,10 @@ async def _run_dataset(
         framework=framework, model=model, defense=defense,
     )  # fmt: skip
     workers, _ = _pool_size(backend)
-    benign_of = {s: s for s in ds.benign}
-    states = {benign_of.get(i) or i.rsplit(".", 2)[0] for i, _ in work}
+    states = {ds.key(i).pair for i, _ in work}
     units = dataset_units(
         work,
-        lambda iid: benign_of.get(iid) or iid.rsplit(".", 2)[0],
+        lambda iid: ds.key(iid).pair,
         repeat_blocks(len(states), workers, config.repeats),
         config.repeats,
     )

@@ -19,7 +19,7 @@ from typing import Any
 
 from PIL import Image
 
-from dibench._values import Outcome
+from dibench._values import InstanceId, Outcome
 from dibench.adapters._base import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset, Instance
 from dibench.metrics._rows import ResultRow
@@ -91,7 +91,7 @@ class RunSummary:
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
 
 
-def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
+def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
     """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
     states = list(config.states) or list(ds.benign)
     if not config.states and config.limit is not None:
@@ -100,16 +100,15 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
     if unknown:
         raise ValueError(f"--states: unknown benign ids {unknown[:3]}")
     wanted = set(states)
-    variants: dict[str, list[str]] = {s: [] for s in states}
+    variants: dict[str, list[InstanceId]] = {s: [] for s in states}
     probes = set(config.probes)
-    for iid in ds.injected_ids():
-        benign_id, _target, probe = iid.rsplit(".", 2)
-        if config.include_injected and benign_id in wanted and (not probes or probe in probes):
-            variants[benign_id].append(iid)
+    for key in ds.injected_ids():
+        if config.include_injected and key.pair in wanted and (not probes or key.probe in probes):
+            variants[key.pair].append(key)
     work = []
     repeats = range(1, config.repeats + 1)
     for s in states:
-        ids = ([s] if config.include_benign else []) + variants[s]
+        ids = ([ds.key(s)] if config.include_benign else []) + variants[s]
         for iid in ids:
             work.extend((iid, r) for r in repeats)
     return work
@@ -188,7 +187,7 @@ def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") ->
         assert composed is not None
         screenshot = composed
     return AgentInput(
-        instance_id=iid,
+        instance_id=inst.id,
         repeat=repeat,
         seed=repeat,
         instruction=state.instruction,
