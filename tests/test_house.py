@@ -20,6 +20,7 @@ FLOORS = (
     ("attack", "inspect_task", "hf"),
     ("report", "runner"),
     ("defenses", "check", "byos", "sim"),
+    ("screens",),
     ("adapters", "probes"),
     ("providers", "render"),
     ("ocr", "apps"),
@@ -28,15 +29,13 @@ FLOORS = (
 )
 FLOOR = {pkg: i for i, floor in enumerate(FLOORS) for pkg in floor}
 # Known upward imports, each to be mended, not added to: dataset generation builds states
-# with the apps and composes them with the probes (it belongs above them), and the Dataset
-# reader composes an injected screen through its probe.
+# with the apps and composes them with the probes (it belongs above them).
 KNOWN = {
     ("dataset/_instructions.py", "apps"),
     ("dataset/_specs.py", "apps"),
     ("dataset/_generate.py", "apps"),
     ("dataset/_generate.py", "probes"),
     ("dataset/_generate.py", "render"),
-    ("dataset/_dataset.py", "probes"),
 }
 
 
@@ -94,5 +93,5 @@ def test_the_reader_sees_relative_and_late_imports() -> None:
     pkg = SRC / "metrics"
     got = _imports(pkg / "__init__.py")
     assert got and all(m.startswith("dibench.metrics") or _where(m) is None for m in got)
-    late = _imports(SRC / "dataset" / "_dataset.py")
-    assert "dibench.probes" in late  # imported inside Dataset.screenshot
+    late = _imports(SRC / "cli" / "_main.py")
+    assert "dibench.screens" in late  # imported inside the render command

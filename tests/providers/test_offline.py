@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
+from dibench import screens
 from dibench.adapters import candidate_at
 from dibench.dataset import Box, Dataset
 from dibench.ocr import OcrLine
@@ -35,9 +36,9 @@ def request(ds: Dataset, iid: str, seed: int = 1, answer: Any = None) -> Request
         inst = ds.instance(iid)
         _SHOWN[key] = Observation(
             instruction=inst.instruction,
-            screenshot=ds.screenshot(iid),
+            screenshot=screens.screenshot(ds, iid),
             language=inst.state.language,
-            ui=ds.ui(iid),
+            ui=screens.ui(ds, iid),
             candidate_boxes={c.id: c.boxes["card"] for c in inst.candidates},
             acceptable=inst.acceptable,
         )

@@ -346,15 +346,16 @@ def render(
 ) -> None:
     """Write exactly the screenshot an agent sees for INSTANCE_ID."""
     from dibench.dataset import Dataset, ui_to_xml
+    from dibench.screens import screenshot, ui
 
     _load(load)
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
-    ds.screenshot(instance_id).save(out)
+    screenshot(ds, instance_id).save(out)
     msg = f"wrote {out}"
     if xml_out is not None:
         pkg = str(ds.instance(instance_id).state.meta.get("package", ""))
-        xml_out.write_text(ui_to_xml(ds.ui(instance_id), package=pkg), encoding="utf-8")
+        xml_out.write_text(ui_to_xml(ui(ds, instance_id), package=pkg), encoding="utf-8")
         msg += f" and {xml_out}"
     click.echo(msg)
 

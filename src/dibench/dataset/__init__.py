@@ -16,7 +16,7 @@ from ._constraints import (
     acceptable_set,
     matches,
 )
-from ._dataset import Dataset, Instance
+from ._dataset import Dataset, Instance, carrier_rows
 from ._generate import GenerateConfig, GenerateSummary, build_state, generate, plan_states
 from ._instructions import render_instruction
 from ._io import DatasetError, read_jsonl
@@ -62,6 +62,7 @@ __all__ = [
     "acceptable_set",
     "build_spec",
     "build_state",
+    "carrier_rows",
     "generate",
     "matches",
     "plan_states",
