@@ -42,7 +42,6 @@ import os
 import pickle
 import time
 import traceback
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -53,9 +52,10 @@ from dibench._values import Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset
 from dibench.providers._base import Completion, InfraError, Provider, Request
+from dibench.screens import Screens
 
 from ._errors import RunError
-from ._run import RunConfig, RunProgress, RunSummary, _agent_input, drive
+from ._run import RunConfig, RunProgress, RunSummary, drive
 from ._store import ResultStore
 
 __all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
@@ -253,7 +253,7 @@ class _Worker:
         self.error: BaseException | None = None
         self._sem: asyncio.Semaphore | None = None
         self._held: dict[int, _Held] = {}  # units in hand, by the driver's key
-        self._inputs: OrderedDict[str, AgentInput] = OrderedDict()
+        self._screens: Screens | None = None  # a dataset worker's inputs, for the repeats
         try:
             self._setup(spec)
         except Exception as exc:
@@ -291,6 +291,7 @@ class _Worker:
         self.provider, self.chain = provider, chain
         if spec.kind == "dataset":
             self.ds = Dataset.open(req.dataset)
+            self._screens = Screens(self.ds, system_prefix=spec.system_prefix, keep=16)
         else:
             from ._sim import plan_sim_work
 
@@ -312,14 +313,8 @@ class _Worker:
             await self.chain.aclose()
 
     def _input(self, iid: str, repeat: int) -> AgentInput:
-        base = self._inputs.get(iid)
-        if base is None:
-            if len(self._inputs) >= 16:
-                self._inputs.popitem(last=False)
-            base = self._inputs[iid] = _agent_input(self.ds, iid, 0, self.spec.system_prefix)
-        else:
-            self._inputs.move_to_end(iid)
-        return dataclasses.replace(base, repeat=repeat, seed=repeat)
+        assert self._screens is not None  # a dataset worker
+        return self._screens.input(iid, repeat)
 
     async def _one(self, item: Item) -> _Result:
         iid, repeat = item
@@ -905,11 +900,10 @@ async def _run_dataset(
         framework=framework, model=model, defense=defense,
     )  # fmt: skip
     workers, _ = _pool_size(backend)
-    benign_of = {s: s for s in ds.benign}
-    states = {benign_of.get(i) or i.rsplit(".", 2)[0] for i, _ in work}
+    states = {ds.key(i).pair for i, _ in work}
     units = dataset_units(
         work,
-        lambda iid: benign_of.get(iid) or iid.rsplit(".", 2)[0],
+        lambda iid: ds.key(iid).pair,
         repeat_blocks(len(states), workers, config.repeats),
         config.repeats,
     )
