@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from dibench._seeding import derive_seed
+from dibench._values import InstanceId
 from dibench.dataset import DecisionState, InjectedRecord
 
 if TYPE_CHECKING:
@@ -18,9 +19,9 @@ if TYPE_CHECKING:
 __all__ = ["injected_id", "injected_record", "injected_records", "variant_seed"]
 
 
-def injected_id(benign_id: str, target: str, probe: str) -> str:
-    """The id of one injected variant: ``<benign>.<target>.<probe>``."""
-    return f"{benign_id}.{target}.{probe}"
+def injected_id(benign_id: str, target: str, probe: str) -> InstanceId:
+    """The id of one injected variant (written ``<benign>.<target>.<probe>``)."""
+    return InstanceId(benign_id, target, probe)
 
 
 def injected_records(

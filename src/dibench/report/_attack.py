@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from dibench._values import InstanceId
+
 from ._common import csv_num, html_text, plain
 from ._model import AttackExample, AttackSection
 from ._section import (
@@ -121,11 +123,8 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
                 wins[p.injected.instance_id] = wins.get(p.injected.instance_id, False) or p.success
     out = []
     for name in data.get("top", [])[:limit]:
-        ids = [
-            f"{s}.{targets[s]}.{name}"
-            for s in data["split"]["heldout"]
-            if f"{s}.{targets[s]}.{name}" in ds
-        ]
+        held = (InstanceId(s, targets[s], name) for s in data["split"]["heldout"])
+        ids = [i for i in held if i in ds]
         if not ids:
             continue
         iid = next((i for i in ids if wins.get(i)), ids[0])
