@@ -38,8 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench.dataset import GenerateConfig, generate
-from dibench.runner import RunConfig, RunRequest, execute
-from dibench.runner._ray import RayBackend
+from dibench.runner import RayBackend, RunConfig, RunRequest, execute
 
 
 def _load() -> float:

@@ -19,8 +19,7 @@ from dibench.cli import main
 from dibench.metrics._explore import EXPLORE_METRICS, action_distribution, exploration_table
 from dibench.report import Report, build_report, render_report, write_report
 from dibench.report._explore import _choose, _pairs, _specs
-from dibench.runner import ResultStore
-from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
 
 CONFIG = SimRunConfig(
     episodes=3, probes=("naive", "combined_c"), targets=1, repeats=2, concurrency=2

@@ -9,8 +9,7 @@ from dibench.cli import main
 from dibench.dataset import DatasetError
 from dibench.metrics._explore import episode_stats
 from dibench.metrics._rows import Outcome
-from dibench.runner import ResultStore
-from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
 
 CONFIG = SimRunConfig(episodes=3, probes=("naive",), targets=1, repeats=1, concurrency=2)
 

@@ -76,9 +76,9 @@ def propose(
                 if rec.get("generation") == generation:
                     return parse_proposals(rec.get("reply", ""))
     from dibench.providers import Message, Request, TextPart, make_provider
-    from dibench.runner._api import _public
+    from dibench.runner import stored_options
 
-    _public(req.attacker_options, "--attacker-opt")
+    stored_options(req.attacker_options, "--attacker-opt")
     provider = make_provider(req.config.attacker, **req.attacker_options)
     prompt = attacker_prompt(record)
     request = Request(

@@ -18,8 +18,7 @@ from typing import Any
 
 from dibench import __version__
 from dibench.adapters._base import AgentInput, Decision
-from dibench.metrics import asr, cor, tcr
-from dibench.metrics._rows import ResultRow
+from dibench.metrics import ResultRow, asr, cor, tcr
 
 from ._lazy import require_inspect
 from ._provider import InspectProvider
@@ -113,7 +112,7 @@ def _dataset_samples(ds: Any, ids: list[str]) -> list[Sample]:
 
 
 def _episode_samples(specs: dict[str, Any]) -> list[Sample]:
-    from dibench.runner._sim import _carriers
+    from dibench.runner import probe_carriers
 
     return [
         Sample(
@@ -125,7 +124,7 @@ def _episode_samples(specs: dict[str, Any]) -> list[Sample]:
                 "injected": s.injected,
                 "probe": s.probe,
                 "target": s.target,
-                "carriers": list(_carriers(s.probe)),
+                "carriers": list(probe_carriers(s.probe)),
                 "acceptable": list(s.acceptable),
                 "app": s.sim,
                 "category": s.category,
@@ -154,10 +153,15 @@ def dibench_agent(
     steps, verdicts, moves) and its result row go into the sample store for the scorer and
     ``dibench import-log``.
     """
+    from dibench.runner import (
+        SimRunConfig,
+        dataset_row,
+        episode_row,
+        plan_sim_work,
+        play_episode,
+        tracking_env,
+    )
     from dibench.runner._run import _agent_input
-    from dibench.runner._run import _row as dataset_row
-    from dibench.runner._sim import SimRunConfig, plan_sim_work, play_episode, tracking_env
-    from dibench.runner._sim import _row as episode_row
 
     adapter, label = _agent(framework, defense, adapter_opts)
     ds = _open_dataset(dataset) if dataset else None
@@ -291,7 +295,7 @@ def _agent(
     """The adapter behind its defense chain and the condition's defense label (as ``run``)."""
     from dibench.adapters import make_adapter
     from dibench.defenses import make_chain
-    from dibench.runner._run import defended
+    from dibench.runner import defended
 
     adapter, _chain, label = defended(
         make_adapter(framework, **(options or {})), make_chain(tuple(defense or ())), "none"
@@ -360,7 +364,7 @@ def decision_integrity(
     }
     agent_args = {"framework": framework, "defense": specs, "adapter_opts": options}
     if sims:
-        from dibench.runner._sim import SimRunConfig, plan_sim_work
+        from dibench.runner import SimRunConfig, plan_sim_work
 
         names = _names(sims)
         config = SimRunConfig(
@@ -374,8 +378,7 @@ def decision_integrity(
         samples = _episode_samples(episode_specs)
         agent = dibench_agent(**agent_args, sim=config.describe())
     elif dataset:
-        from dibench.runner import RunConfig, plan_work
-        from dibench.runner._api import check_probes
+        from dibench.runner import RunConfig, check_probes, plan_work
 
         ds = _open_dataset(dataset)
         run = RunConfig(
