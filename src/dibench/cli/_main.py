@@ -15,7 +15,7 @@ import click
 from dibench import __version__
 
 if TYPE_CHECKING:
-    from dibench.runner import Backend
+    from dibench.runner import Backend, RunRequest, RunSummary, SimRequest
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -479,7 +479,7 @@ def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
     return prog, update
 
 
-def _print_summary(summary: Any, out: Path) -> None:
+def _print_summary(summary: RunSummary, out: Path) -> None:
     p = summary.progress
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "nothing new"
     from dibench._text_safety import visible
@@ -497,7 +497,7 @@ def _print_summary(summary: Any, out: Path) -> None:
         )
 
 
-def _execute(execute: Callable[..., Any], req: Any, label: str) -> None:
+def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, label: str) -> None:
     """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted.
 
     The command's ``--backend`` options (``backend_options``) choose where the work runs.

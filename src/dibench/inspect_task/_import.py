@@ -23,7 +23,7 @@ from typing import Any
 from dibench import __version__
 from dibench._values import Outcome
 from dibench.metrics import ResultRow
-from dibench.runner import RunDir, RunError
+from dibench.runner import Described, RunDir, RunError
 
 from ._lazy import require_inspect
 from ._record import STORE_KEY, decision_from_json, moves_from_json, row_from_json
@@ -57,7 +57,7 @@ class _Condition:
     model: str
     defense: str
     defenses: tuple[str, ...]
-    config: Any
+    config: Described
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
 

@@ -14,15 +14,21 @@ import dataclasses
 import json
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dibench import __version__
 from dibench.adapters._base import AgentInput, Decision
-from dibench.metrics import ResultRow, asr, cor, tcr
+from dibench.metrics import Estimate, ResultRow, asr, cor, tcr
 
 from ._lazy import require_inspect
 from ._provider import InspectProvider
 from ._record import STORE_KEY, decision_to_json, row_from_json, row_to_json
+
+if TYPE_CHECKING:
+    from dibench.adapters import Adapter
+    from dibench.dataset import Dataset
+    from dibench.metrics._explore import Move
+    from dibench.sim import EpisodeSpec
 
 require_inspect()
 
@@ -85,7 +91,7 @@ def _options(value: dict[str, Any] | str | None) -> dict[str, Any]:
 
 
 # --- samples -------------------------------------------------------------------------------------
-def _dataset_samples(ds: Any, ids: list[str]) -> list[Sample]:
+def _dataset_samples(ds: Dataset, ids: list[str]) -> list[Sample]:
     samples = []
     for iid in ids:
         inst = ds.instance(iid)
@@ -111,7 +117,7 @@ def _dataset_samples(ds: Any, ids: list[str]) -> list[Sample]:
     return samples
 
 
-def _episode_samples(specs: dict[str, Any]) -> list[Sample]:
+def _episode_samples(specs: dict[str, EpisodeSpec]) -> list[Sample]:
     from dibench.runner import probe_carriers
 
     return [
@@ -182,7 +188,7 @@ def dibench_agent(
         iid, repeat = str(state.sample_id), state.epoch
         model = str(state.model)
         provider = InspectProvider()
-        moves: list[Any] = []
+        moves: list[Move] = []
         decision: Decision
         if episodes is not None:
             spec = episodes[iid]
@@ -216,7 +222,7 @@ def _rows(scores: list[SampleScore]) -> list[ResultRow]:
     ]
 
 
-def _estimate(name: str, est: Any) -> dict[str, float]:
+def _estimate(name: str, est: Estimate) -> dict[str, float]:
     return {name: est.value, f"{name}_lo": est.lo, f"{name}_hi": est.hi, f"{name}_n": est.n}
 
 
@@ -276,10 +282,10 @@ def decision_scorer() -> Scorer:
 
 
 # --- the task ------------------------------------------------------------------------------------
-_DATASETS: dict[str, Any] = {}
+_DATASETS: dict[str, Dataset] = {}
 
 
-def _open_dataset(path: str) -> Any:
+def _open_dataset(path: str) -> Dataset:
     """One open Dataset per directory: the task and its solver read the same one."""
     from dibench.dataset import Dataset
 
@@ -291,7 +297,7 @@ def _open_dataset(path: str) -> Any:
 
 def _agent(
     framework: str, defense: list[str] | tuple[str, ...] | None, options: dict[str, Any] | None
-) -> tuple[Any, str]:
+) -> tuple[Adapter, str]:
     """The adapter behind its defense chain and the condition's defense label (as ``run``)."""
     from dibench.adapters import make_adapter
     from dibench.defenses import make_chain

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from dibench.adapters._base import AgentInput, Decision
 from dibench.dataset._dataset import Dataset
+from dibench.metrics._explore import Move
 from dibench.providers._base import Completion, InfraError, Provider, Request
 
 from ._errors import RunError
@@ -168,7 +169,7 @@ class _Result:
     decision: Decision | None = None
     error: BaseException | None = None
     replies: list[dict[int, tuple[str, bool]]] = field(default_factory=list)
-    moves: tuple[Any, ...] = ()
+    moves: tuple[Move, ...] = ()
     refs: tuple[int | None, ...] = ()  # per step: its image's number (sent once per unit)
 
 
@@ -807,7 +808,7 @@ async def _drive_on_pool(
     store: ResultStore,
     condition: str,
     finish: Finish,
-    moves: dict[Item, tuple[Any, ...]],
+    moves: dict[Item, tuple[Move, ...]],
     *,
     system_prefix: str,
     on_progress: ProgressFn | None,
@@ -944,7 +945,7 @@ async def _run_sim(
         store, parts.adapter, parts.provider, parts.chain, config, framework=framework,
         model=model, defense=req.defense,
     )  # fmt: skip
-    moves: dict[Item, tuple[Any, ...]] = {}
+    moves: dict[Item, tuple[Move, ...]] = {}
     finish = sim.finisher(store, framework, model, lambda i, r: moves.pop((i, r), ()))
     aborted = await _drive_on_pool(
         backend, "sim", req, [[w] for w in sim.work], config.concurrency, sim.progress, store,
