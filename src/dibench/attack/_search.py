@@ -497,7 +497,11 @@ class _Attack:
             k, n = self.score(name, self.split.train, succ)
             g = self.genomes[name]
             record.append({"en": g.levels("en")[0], "zh": g.levels("zh")[0], "asr": k / max(n, 1)})
-        texts = propose(self.req, self.out / "attacker.jsonl", gen, record)
+        req = self.req
+        texts = propose(
+            req.config.attacker, req.attacker_options, req.config.seed,
+            self.out / "attacker.jsonl", gen, record,
+        )  # fmt: skip
         return [
             Genome(
                 text={"en": (t["en"],), "zh": (t["zh"],)},

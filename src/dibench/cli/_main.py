@@ -15,7 +15,8 @@ import click
 from dibench import __version__
 
 if TYPE_CHECKING:
-    from dibench.runner import Backend, RunRequest, RunSummary, SimRequest
+    from dibench.dataset import Dataset
+    from dibench.runner import Backend, RunProgress, RunRequest, RunSummary, SimRequest
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -362,7 +363,7 @@ def render(
     click.echo(msg)
 
 
-def _require(ds: Any, iid: str) -> None:
+def _require(ds: Dataset, iid: str) -> None:
     if iid not in ds:
         _fail(f"{ds.root}: no instance {iid!r} (see `dibench list --dataset {ds.root}`)")
 
@@ -469,7 +470,7 @@ def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
     )
     task = prog.add_task(label, total=None, stats="")
 
-    def update(p: Any) -> None:
+    def update(p: RunProgress) -> None:
         stats = (
             f"{p.calls_per_s:.1f} calls/s  tok {p.input_tokens + p.output_tokens:,}  "
             f"errors {p.infra_errors}"
