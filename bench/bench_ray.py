@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from dibench.dataset import GenerateConfig, generate
-from dibench.runner import RayBackend, RunConfig, RunRequest, execute
+from dibench.runner import RunConfig, RunRequest, execute
+from dibench.runner._ray import RayBackend
 
 
 def _load() -> float:
