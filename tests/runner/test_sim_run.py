@@ -60,7 +60,7 @@ def test_cli_simulate_unknown_sim_is_one_line_error(tmp_path: Path) -> None:
 
 def test_tracking_env_marks_opening_an_item_not_scrolling_its_page() -> None:
     from dibench.adapters._base import Action
-    from dibench.runner._sim import TrackingEnv
+    from dibench.runner import TrackingEnv
     from dibench.sim import make_env, plan_episodes
 
     (spec,) = plan_episodes(5, 1, sims=("hotel",), probes=())
