@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from dibench.attack import AttackConfig, AttackRequest, run_attack
-from dibench.dataset import GenerateConfig, generate
+from dibench.generate import GenerateConfig, generate
 from dibench.runner import ResultStore, RunConfig, RunRequest, execute
 
 

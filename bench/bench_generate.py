@@ -21,8 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from dibench.dataset import Dataset, GenerateConfig, generate, plan_states
-from dibench.dataset._generate import build_state_content, save_png
+from dibench.dataset import Dataset
+from dibench.generate import (
+    GenerateConfig,
+    build_state_content,
+    generate,
+    plan_states,
+    save_png,
+)
 from dibench.probes import PROBES
 from dibench.render import render_screen
 

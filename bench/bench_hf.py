@@ -27,7 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from dibench.dataset import Dataset, GenerateConfig, generate
+from dibench.dataset import Dataset
+from dibench.generate import GenerateConfig, generate
 from dibench.hf import export_hf, import_hf, require_datasets
 
 

@@ -97,7 +97,7 @@ def main() -> None:
     )
     a = ap.parse_args()
 
-    from dibench.dataset import GenerateConfig, generate
+    from dibench.generate import GenerateConfig, generate
 
     parent, child = mp.Pipe()
     server = mp.get_context("spawn").Process(target=_serve, args=(child,), daemon=True)

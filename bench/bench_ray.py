@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dibench.dataset import GenerateConfig, generate
+from dibench.generate import GenerateConfig, generate
 from dibench.runner import RunConfig, RunRequest, execute
 from dibench.runner._ray import RayBackend
 

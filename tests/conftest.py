@@ -17,7 +17,8 @@ import dibench.probes
 import dibench.providers
 import dibench.sim  # noqa: F401
 from dibench._registry import Registry
-from dibench.dataset import Dataset, GenerateConfig, generate
+from dibench.dataset import Dataset
+from dibench.generate import GenerateConfig, generate
 
 SMALL = GenerateConfig(seed=7, benign=30)  # 30 states: all 10 apps, 3 categories, en + zh
 

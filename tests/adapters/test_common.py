@@ -12,15 +12,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from dibench._cache import LruCache
 from dibench.adapters import ADAPTERS, AgentInput, FrameworkAdapter, make_adapter
-from dibench.adapters._common import (
-    Memo,
-    read_decision,
-    render_messages,
-    scale_box,
-    screen_key,
-    show,
-)
+from dibench.adapters._episode import render_messages
+from dibench.adapters._images import scale_box, screen_key, show
+from dibench.adapters._moves import read_decision
 from dibench.adapters._prompts import TemplateError
 from dibench.dataset import Box
 from dibench.metrics._rows import Outcome
@@ -173,8 +169,8 @@ def test_screen_key_is_a_pixel_hash_sensitive_to_a_single_pixel(screen: Screen) 
     assert screen_key(screen.image.convert("RGBA")) != screen_key(screen.image)
 
 
-def test_memo_computes_each_key_once_under_concurrency() -> None:
-    memo: Memo[int] = Memo(maxsize=2)
+def test_the_cache_computes_each_key_once_under_concurrency() -> None:
+    memo: LruCache[str, int] = LruCache(maxsize=2)  # the one cache every adapter uses
     made: list[str] = []
 
     def make(key: str) -> int:

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from dibench.adapters import AgentInput, Decision, DirectAdapter, make_adapter, smart_resize
-from dibench.adapters._annotate import label_elements
 from dibench.adapters._base import Action
-from dibench.adapters._common import Move, read_move
 from dibench.adapters._env import Screen, StaticScreen
+from dibench.adapters._moves import Move, read_move
+from dibench.adapters.appagent._annotate import label_elements
 from dibench.metrics._rows import Outcome
 from dibench.providers import (
     Provider,

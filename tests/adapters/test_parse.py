@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from dibench.adapters._common import ReplyError
 from dibench.adapters._parse import (
     check_point,
     clean,
@@ -14,6 +13,7 @@ from dibench.adapters._parse import (
     section,
     strip_thinking,
 )
+from dibench.adapters._replies import ReplyError
 
 REPLY = """### Thought ###
 I should open the cheapest one.

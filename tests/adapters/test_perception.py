@@ -78,7 +78,7 @@ def test_perceive_reads_each_screen_once(screen: Screen) -> None:
     copy = screen.image.copy()  # same pixels, another object: still a cache hit
     again = asyncio.run(perceive(copy, screen.ui, V2_MERGE))
     assert again == first
-    from dibench.adapters._perception import _read
+    from dibench.adapters._perception import read_lines
 
     # the OCR lines come from the cache: the very same tuple object, not a second reading
-    assert _read(copy, "auto") is _read(screen.image, "auto")
+    assert read_lines(copy, "auto") is read_lines(screen.image, "auto")

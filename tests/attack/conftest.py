@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.dataset import GenerateConfig, generate
+from dibench.generate import GenerateConfig, generate
 
 SMALL = GenerateConfig(
     seed=3, benign=8, probes=("naive", "context_ignore", "combined"), width=540, height=1170

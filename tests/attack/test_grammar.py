@@ -25,7 +25,7 @@ from dibench.attack import (
     write_probe_file,
 )
 from dibench.dataset import Dataset
-from dibench.dataset._generate import injected_record
+from dibench.generate import injected_record
 from dibench.probes import PROBES
 from dibench.probes._template import fill
 

@@ -34,7 +34,7 @@ from dibench.attack import (
 from dibench.attack._search import AttackConfig, AttackRequest, _Attack
 from dibench.check import CheckReport, check_injected
 from dibench.dataset import Dataset
-from dibench.dataset._generate import injected_record
+from dibench.generate import injected_record
 from dibench.ocr import get_engine
 from dibench.probes import PROBES, original_title
 from dibench.probes._compose import hook_visible

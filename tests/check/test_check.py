@@ -10,7 +10,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from dibench.check import check_dataset, hit_test, oracle_choice
-from dibench.dataset import Dataset, DecisionState, GenerateConfig, Payload, generate
+from dibench.dataset import Dataset, DecisionState, Payload
+from dibench.generate import GenerateConfig, generate
 from dibench.probes import PROBES
 
 NaiveType = type(PROBES.get("naive"))

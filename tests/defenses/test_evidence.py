@@ -11,9 +11,8 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from dibench.adapters import AgentInput, Decision, make_adapter
-from dibench.adapters._annotate import label_elements
-from dibench.adapters._gui_owl import smart_resize
+from dibench.adapters import AgentInput, Decision, make_adapter, smart_resize
+from dibench.adapters.appagent import label_elements
 from dibench.cli import main
 from dibench.dataset import Dataset
 from dibench.dataset._schema import Box

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dibench.adapters import candidate_at
-from dibench.adapters._common import scale_box
+from dibench.adapters import candidate_at, scale_box
 from dibench.dataset import Dataset
 from dibench.defenses import jpeg_encode, jpeg_roundtrip
 from dibench.metrics._rows import Outcome

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.dataset import GenerateConfig, generate
+from dibench.generate import GenerateConfig, generate
 from dibench.hf import export_hf
 
 TINY = GenerateConfig(seed=11, benign=10)  # 10 apps, 2 languages, every probe

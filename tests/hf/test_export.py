@@ -13,7 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image, ImageChops
 
-from dibench.dataset import Dataset, GenerateConfig, generate
+from dibench.dataset import Dataset
+from dibench.generate import GenerateConfig, generate
 from dibench.hf import BENIGN, CONFIGS, INJECTED, export_hf, import_hf, render_card
 from dibench.hf._card import to_yaml
 

@@ -20,8 +20,9 @@ import pytest
 
 from dibench.adapters import AgentInput, Decision, candidate_at, make_adapter
 from dibench.check import check_dataset
-from dibench.dataset import Dataset, GenerateConfig, Payload, generate
+from dibench.dataset import Dataset, Payload
 from dibench.dataset._schema import DecisionState, InjectedRecord
+from dibench.generate import GenerateConfig, generate
 from dibench.metrics._rows import Outcome
 from dibench.probes import BUILTIN_PROBES, MIMIC_PROBES, PROBES, MimicProbe, probe_names
 from dibench.probes._builtin import original_title

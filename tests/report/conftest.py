@@ -18,7 +18,8 @@ import pytest
 from PIL import Image
 
 from dibench.adapters._base import Action, Decision, Step
-from dibench.dataset import Dataset, GenerateConfig, Instance, generate
+from dibench.dataset import Dataset, Instance
+from dibench.generate import GenerateConfig, generate
 from dibench.metrics import Outcome, ResultRow
 from dibench.report import Report, build_report
 from dibench.runner import ResultStore

@@ -14,8 +14,7 @@ import orjson
 import pytest
 from PIL import Image
 
-from dibench.adapters import make_adapter
-from dibench.adapters._common import show
+from dibench.adapters import make_adapter, show
 from dibench.dataset import Dataset
 from dibench.providers import make_provider
 from dibench.providers._replay import RecordingProvider

@@ -11,23 +11,38 @@ Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
 interactive simulated app (``dibench.sim``).
+
+Each framework is a sub-package (``appagent/``, ``mobile_agent_v2/``, ...): ``prompts/`` (its
+packaged wording, ``ROLE.txt`` / ``ROLE.system.txt`` as ``prompts=DIR`` expects), ``_parse.py``
+(its readers, faithful and robust) and ``_loop.py`` (its roles in order); importing it
+registers it. What they share lives here: ``_base`` (the values), ``_env`` (environments),
+``_adapter`` (the interface and registry), ``_episode`` (one episode's book-keeping),
+``_images`` (what a model is shown), ``_moves`` (offline agents' decisions), ``_parse`` and
+``_replies`` (reading replies), ``_prompts`` (the template loader), ``_perception`` (v2's and
+E's OCR list) and ``_pool`` (E's and v3's information pool).
 """
 
-from ._appagent import AppAgentAdapter
-from ._base import ADAPTERS, Action, Adapter, AgentInput, Decision, Step, candidate_at
-from ._common import GAVE_UP, OUT_OF_STEPS, OUTSIDE, REFUSED, FrameworkAdapter
-from ._direct import DirectAdapter
-from ._env import Environment, Screen, StaticScreen, Transition
-from ._gui_owl import GuiOwlAdapter, smart_resize
-from ._mobile_agent_e import MobileAgentEAdapter
-from ._mobile_agent_v2 import MobileAgentV2Adapter
-from ._mobile_agent_v3 import MobileAgentV3Adapter
+from ._adapter import ADAPTERS, Adapter
+from ._base import Action, AgentInput, Decision, Step, Verdict, candidate_at
+from ._env import OUTSIDE, Environment, Observed, Screen, StaticScreen, Transition
+from ._episode import GAVE_UP, OUT_OF_STEPS, REFUSED, FrameworkAdapter, render_messages
+from ._images import encode_png, scale_box, screen_key, show
+from ._parse import excerpt
+from ._prompts import folder_digest
+from ._replies import PARSE_MODES
+from .appagent import AppAgentAdapter
+from .direct import DirectAdapter
+from .gui_owl import GuiOwlAdapter, smart_resize
+from .mobile_agent_e import MobileAgentEAdapter
+from .mobile_agent_v2 import MobileAgentV2Adapter
+from .mobile_agent_v3 import MobileAgentV3Adapter
 
 __all__ = [
     "ADAPTERS",
     "GAVE_UP",
     "OUTSIDE",
     "OUT_OF_STEPS",
+    "PARSE_MODES",
     "REFUSED",
     "Action",
     "Adapter",
@@ -41,12 +56,21 @@ __all__ = [
     "MobileAgentEAdapter",
     "MobileAgentV2Adapter",
     "MobileAgentV3Adapter",
+    "Observed",
     "Screen",
     "StaticScreen",
     "Step",
     "Transition",
+    "Verdict",
     "candidate_at",
+    "encode_png",
+    "excerpt",
+    "folder_digest",
     "make_adapter",
+    "render_messages",
+    "scale_box",
+    "screen_key",
+    "show",
     "smart_resize",
 ]
 

@@ -1,4 +1,4 @@
-"""The agent-adapter interface: how one framework shows a screen to a model and reads its action.
+"""The values every adapter shares: the decision screen, actions, steps, verdicts and results.
 
 An adapter turns an ``AgentInput`` (the decision screen) into one or more provider calls in its
 framework's protocol, parses the replies as that framework does, and maps the final action to a
@@ -8,23 +8,15 @@ was shown is kept in the ``Decision`` so a person can inspect it.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
 from PIL import Image
 
-from dibench._registry import Registry
 from dibench._values import Box, Outcome, UIElement
-from dibench.providers._base import Provider
-
-if TYPE_CHECKING:
-    from ._env import Environment
 
 __all__ = [
-    "ADAPTERS",
     "Action",
-    "Adapter",
     "AgentInput",
     "Decision",
     "Step",
@@ -139,54 +131,3 @@ def candidate_at(boxes: dict[str, Box], x: float, y: float) -> str | None:
         if box.contains(x, y):
             return cid
     return None
-
-
-class Adapter(ABC):
-    """A framework's perception/action protocol around any provider."""
-
-    name: str = ""
-    max_steps: int = 3  # calls to the acting role before giving up (⊥, 'ran out of steps')
-
-    @abstractmethod
-    async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
-        """Run the framework's protocol on one decision screen.
-
-        Provider InfraError must propagate (the runner records it and retries on resume); every
-        other failure (unparseable reply, tap outside candidates, giving up, step limit) is a
-        Decision with candidate None and its cause.
-        """
-
-    async def run_episode(
-        self,
-        env: Environment,
-        provider: Provider,
-        *,
-        instance_id: str,
-        repeat: int,
-        seed: int,
-        system_prefix: str = "",
-        max_steps: int | None = None,
-    ) -> Decision:
-        """Run the framework's loop over an interactive environment until it commits or ends.
-
-        Adapters that only know single screens (e.g. a wrapper around ``decide``) accept a
-        ``StaticScreen``; framework adapters override this with their own loop.
-        """
-        from ._env import StaticScreen
-
-        if isinstance(env, StaticScreen) and max_steps is None:
-            inp = replace(
-                env.inp,
-                instance_id=instance_id,
-                repeat=repeat,
-                seed=seed,
-                system_prefix=system_prefix or env.inp.system_prefix,
-            )
-            return await self.decide(inp, provider)
-        raise NotImplementedError(f"{type(self).__name__} cannot run interactive episodes")
-
-    def describe(self) -> dict[str, object]:
-        return {"name": self.name, "max_steps": self.max_steps}
-
-
-ADAPTERS: Registry[type[Adapter]] = Registry("adapter", group="dibench.adapters")

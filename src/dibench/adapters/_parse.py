@@ -13,22 +13,35 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ._common import ReplyError
+from ._replies import ReplyError
 
 __all__ = [
     "NUMBER",
     "check_point",
     "clean",
+    "excerpt",
     "field_value",
     "first_json_object",
+    "flat",
     "json_objects",
     "numbers",
     "section",
     "strip_thinking",
 ]
 
-NUMBER = r"[-+]?\d+(?:\.\d+)?"
 
+def flat(text: str) -> str:
+    """The text on one line, runs of whitespace collapsed to single spaces."""
+    return " ".join(text.split())
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """One line of at most ``limit`` characters, for causes and errors."""
+    line = flat(text)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+NUMBER = r"[-+]?\d+(?:\.\d+)?"
 _FULLWIDTH = str.maketrans({"：": ":", "（": "(", "）": ")", "，": ",", "【": "[", "】": "]"})
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from dibench._cache import LruCache
 from dibench._values import Box, UIElement
 from dibench.ocr import OcrLine, get_engine
 
-from ._common import Memo, Shown, screen_key, show_screen
 from ._env import Screen
+from ._images import Shown, screen_key, show_screen
 
 __all__ = [
     "E_MERGE",
@@ -32,6 +33,7 @@ __all__ = [
     "merge_lines",
     "perceive",
     "perceive_screen",
+    "read_lines",
 ]
 
 
@@ -130,10 +132,11 @@ def _icons(ui: Sequence[UIElement]) -> list[PerceptionItem]:
     return out
 
 
-_OCR: Memo[tuple[OcrLine, ...]] = Memo(maxsize=64)
+_OCR: LruCache[tuple[str, str], tuple[OcrLine, ...]] = LruCache(maxsize=64)
 
 
-def _read(image: Image.Image, engine_name: str) -> tuple[OcrLine, ...]:
+def read_lines(image: Image.Image, engine_name: str) -> tuple[OcrLine, ...]:
+    """The OCR lines of ``image`` by the named engine, read once per distinct screen."""
     key = (screen_key(image), engine_name)
     return _OCR.get(key, lambda: tuple(get_engine(engine_name).read(image)))
 
@@ -150,7 +153,7 @@ async def perceive(
     OCR runs in a worker thread; ``OcrUnavailable`` propagates (a setup problem, not an agent
     outcome).
     """
-    lines = await asyncio.to_thread(_read, image, engine)
+    lines = await asyncio.to_thread(read_lines, image, engine)
     items = [
         PerceptionItem("text", text, (b.x1 + b.x2) // 2, (b.y1 + b.y2) // 2)
         for text, b in merge_lines(lines, rule.scaled(image.width))

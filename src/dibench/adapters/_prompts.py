@@ -1,19 +1,27 @@
-"""User prompt templates: run an adapter with wording of your choice, one file per role.
+"""Prompt templates: every word an adapter sends comes from a folder of ``{{placeholder}}`` files.
 
-Our built-in wording is our own. A user who has an original framework checked out can put its
-exact wording in a folder (``--adapter-opt prompts=DIR``) and run with it: ``DIR/<role>.txt``
-replaces the user text of that role's call and ``DIR/<role>.system.txt`` its system prompt.
-Placeholders are written ``{{name}}`` (double braces, so prompts full of JSON need no
-escaping); each adapter documents the names each role offers (``docs/FRAMEWORKS.md``). A
-file for a role the adapter does not have, or a placeholder the role does not offer, is an
-error that names the file, so a typo never silently falls back to the built-in wording.
+Each framework ships its own wording as such a folder (``<framework>/prompts/``), and a user
+who has an original framework checked out can put its exact wording in a folder of the same
+shape (``--adapter-opt prompts=DIR``) and run with it: ``DIR/<role>.txt`` replaces the user
+text of that role's call and ``DIR/<role>.system.txt`` its system prompt; a role without a file
+keeps the packaged wording. Both folders are read by one loader, so a copy of the packaged
+folder passed as ``prompts=`` sends byte-identical requests. Placeholders are written
+``{{name}}`` (double braces, so prompts full of JSON need no escaping); each adapter documents
+the names each role offers (``docs/FRAMEWORKS.md``). A file for a role the adapter does not
+have, or a placeholder the role does not offer, is an error that names the file, so a typo
+never silently falls back to the packaged wording.
+
+Sections that the packaged wording shows only when they have content (a hint, the history, a
+stuck warning) are ``parts/NAME.txt`` files of the packaged folder: the adapter fills one into
+a role's placeholder (``{{hint_section}}``) or leaves that placeholder empty. A user's folder
+has no parts: its templates use the placeholders as they like.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 __all__ = ["PLACEHOLDER", "PromptTemplates", "TemplateError", "folder_digest"]
@@ -26,23 +34,36 @@ class TemplateError(ValueError):
 
 
 class PromptTemplates:
-    """The templates found in ``folder`` for one adapter's roles (none: built-in wording).
+    """An adapter's templates: the user's ``folder`` (if any) over the ``packaged`` wording.
 
     ``roles`` maps each role to the placeholder names it offers. Files are read once, at
-    construction, and checked then.
+    construction, and checked then (the packaged folder as strictly as the user's).
     """
 
     def __init__(
-        self, folder: str | Path | None, roles: Mapping[str, Sequence[str]], framework: str
+        self,
+        folder: str | Path | None,
+        roles: Mapping[str, Sequence[str]],
+        framework: str,
+        packaged: Path | None = None,
     ) -> None:
         self.folder = None if folder in (None, "") else Path(str(folder))
         self.roles = {r: tuple(names) for r, names in roles.items()}
         self.framework = framework
+        self._packaged: dict[str, str] = {}
+        self._parts: dict[str, str] = {}
+        if packaged is not None:
+            self._packaged = self._load(packaged)
+            parts = packaged / "parts"
+            if parts.is_dir():
+                self._parts = {p.stem: p.read_text(encoding="utf-8") for p in parts.glob("*.txt")}
         self._texts: dict[str, str] = {}
         if self.folder is not None:
-            self._load(self.folder)
+            self._texts = self._load(self.folder)
 
-    def _load(self, folder: Path) -> None:
+    def _load(self, folder: Path) -> dict[str, str]:
+        """The role templates of ``folder``, checked against the roles' placeholders."""
+        texts: dict[str, str] = {}
         if not folder.is_dir():
             raise TemplateError(f"prompts={folder}: not a directory")
         known = sorted(self.roles)
@@ -66,33 +87,38 @@ class PromptTemplates:
                         f"{path}: unknown placeholder {{{{{m.group(1)}}}}} "
                         f"(role {role!r} offers: {names})"
                     )
-            self._texts[key] = text
-        if not self._texts:
+            texts[key] = text
+        if not texts:
             raise TemplateError(
                 f"prompts={folder}: no ROLE.txt files (roles of {self.framework}: "
                 f"{', '.join(known)})"
             )
+        return texts
 
     def __bool__(self) -> bool:
+        """The user gave templates of their own."""
         return bool(self._texts)
 
     def has(self, role: str, *, system: bool = False) -> bool:
-        return (f"{role}.system" if system else role) in self._texts
-
-    def render(
-        self,
-        role: str,
-        default: str | Callable[[], str],
-        values: Mapping[str, object],
-        *,
-        system: bool = False,
-    ) -> str:
-        """The role's template filled with ``values``, or ``default`` when it has none."""
+        """The role has this template, the user's or the packaged one."""
         key = f"{role}.system" if system else role
-        text = self._texts.get(key)
+        return key in self._texts or key in self._packaged
+
+    def render(self, role: str, values: Mapping[str, object], *, system: bool = False) -> str:
+        """The role's template (the user's, else the packaged one) filled with ``values``;
+        "" when the role has neither (a system prompt the framework does not send)."""
+        key = f"{role}.system" if system else role
+        text = self._texts.get(key, self._packaged.get(key))
         if text is None:
-            return default() if callable(default) else default
+            return ""
         return PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), "")), text)
+
+    def part(self, name: str, values: Mapping[str, object] | None = None) -> str:
+        """The packaged section ``parts/NAME.txt`` filled with ``values`` (every placeholder
+        it holds must have one: a part is ours, so a missing value is a bug)."""
+        text = self._parts[name]
+        given = values or {}
+        return PLACEHOLDER.sub(lambda m: str(given[m.group(1)]), text)
 
     def fingerprint(self) -> str:
         """A hash of every template's name and text ("" when none): recorded with the run."""

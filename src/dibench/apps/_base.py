@@ -143,12 +143,12 @@ class App(ABC):
     layout: Literal["grid", "list", "large", "ticket"] = "list"
     n_candidates: tuple[int, int] = (6, 7)  # inclusive range of cards per screen
     attributes: ClassVar[dict[str, AttrInfo]] = {}
-    # Attribute roles the generic spec builders use (dibench.dataset._specs):
+    # Attribute roles the generic spec builders use (dibench.generate._specs):
     # price, brand, model, quality (rating-like), popularity (sales-like), distance, duration
     # (minutes), time (clock 'HH:MM'), plus 'enums': attributes good for equality filters.
     roles: ClassVar[dict[str, str | tuple[str, ...]]] = {}
     # How users of this app word a constraint, where the generic wording would read oddly
-    # (dibench.dataset._instructions). Keys are '<attr><op>:<lang>'; ops: '=' (the attribute
+    # (dibench.generate._phrasing). Keys are '<attr><op>:<lang>'; ops: '=' (the attribute
     # equals {v}), '=<value>' (one value), '~' (a soft wish for {v}), '<=' / '>=' (a bound
     # {v}), '<=0' (a zero upper bound), '-best' / '+best' (the one with the lowest / highest
     # value), '-wish' (a soft wish for low values). Slots: {v} the value(s), {lv} the same in

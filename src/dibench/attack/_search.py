@@ -35,8 +35,8 @@ import orjson
 from dibench._fs import atomic_write
 from dibench._seeding import py_rng
 from dibench.dataset._dataset import Dataset
-from dibench.dataset._generate import injected_id, injected_record
 from dibench.dataset._io import dump_line
+from dibench.generate import injected_id, injected_record
 from dibench.probes import PROBES, TemplateProbe, TemplateSpec, register_template, write_probe_file
 
 from ._grammar import CARRIERS, Genome, crossover, mutate, random_genome, seed_population

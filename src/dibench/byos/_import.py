@@ -27,9 +27,9 @@ from dibench import __version__
 from dibench._seeding import derive_seed
 from dibench._values import Box, TextStyle, UIElement
 from dibench.dataset._constraints import acceptable_set
-from dibench.dataset._generate import injected_record
 from dibench.dataset._io import dump_line
 from dibench.dataset._schema import SCHEMA_VERSION, Candidate, DecisionState, InjectedRecord
+from dibench.generate import injected_record
 from dibench.probes import Probe
 
 from ._annotation import Annotation, find_annotations, load_annotation

@@ -226,8 +226,9 @@ def generate(
     load: tuple[str, ...],
 ) -> None:
     """Generate paired benign/injected decision states into OUT."""
-    from dibench.dataset import Category, GenerateConfig
-    from dibench.dataset import generate as run
+    from dibench.dataset import Category
+    from dibench.generate import GenerateConfig
+    from dibench.generate import generate as run
 
     _load(load)
     cats = _csv(categories) or tuple(c.value for c in Category)
@@ -783,8 +784,8 @@ def quickstart(
     defense: tuple[str, ...],
 ) -> None:
     """The main job on the offline default: generate -> run -> report; prints the report path."""
-    from dibench.dataset import GenerateConfig
-    from dibench.dataset import generate as gen
+    from dibench.generate import GenerateConfig
+    from dibench.generate import generate as gen
     from dibench.report import build_report, write_report
     from dibench.runner import RunConfig, RunRequest, execute
 

@@ -1,12 +1,17 @@
-"""Decision states, constraint specs, paired generation and dataset I/O."""
+"""Records only: decision states, constraint specs, their I/O and the reader of a dataset directory.
+
+It imports no package above it; ``dibench.generate`` makes the records this package reads.
+"""
 
 from ._constraints import (
     AllOf,
     AnyOf,
+    AttrValue,
     Category,
     ConstraintSpec,
     Contains,
     Eq,
+    Filter,
     In,
     Not,
     Objective,
@@ -15,11 +20,10 @@ from ._constraints import (
     TimeRange,
     acceptable_set,
     matches,
+    time_to_minutes,
 )
-from ._dataset import Dataset, Instance
-from ._generate import GenerateConfig, GenerateSummary, build_state, generate, plan_states
-from ._instructions import render_instruction
-from ._io import DatasetError, read_jsonl
+from ._dataset import Dataset, Instance, carrier_rows
+from ._io import DatasetError, dump_line, read_jsonl
 from ._schema import (
     SCHEMA_VERSION,
     Box,
@@ -30,13 +34,13 @@ from ._schema import (
     TextStyle,
     UIElement,
 )
-from ._specs import build_spec
 from ._uixml import ui_to_xml
 
 __all__ = [
     "SCHEMA_VERSION",
     "AllOf",
     "AnyOf",
+    "AttrValue",
     "Box",
     "Candidate",
     "Category",
@@ -46,8 +50,7 @@ __all__ = [
     "DatasetError",
     "DecisionState",
     "Eq",
-    "GenerateConfig",
-    "GenerateSummary",
+    "Filter",
     "In",
     "InjectedRecord",
     "Instance",
@@ -60,12 +63,10 @@ __all__ = [
     "TimeRange",
     "UIElement",
     "acceptable_set",
-    "build_spec",
-    "build_state",
-    "generate",
+    "carrier_rows",
+    "dump_line",
     "matches",
-    "plan_states",
     "read_jsonl",
-    "render_instruction",
+    "time_to_minutes",
     "ui_to_xml",
 ]

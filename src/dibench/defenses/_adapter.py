@@ -18,8 +18,7 @@ import dataclasses
 from typing import Any
 
 from dibench._values import Outcome
-from dibench.adapters._base import Action, Adapter, AgentInput, Decision, candidate_at
-from dibench.adapters._common import OUTSIDE
+from dibench.adapters import OUTSIDE, Action, Adapter, AgentInput, Decision, candidate_at
 from dibench.adapters._env import Environment, Observed, Screen, StaticScreen, Transition
 from dibench.providers._base import Completion, Provider, Request
 

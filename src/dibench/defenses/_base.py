@@ -23,8 +23,8 @@ from PIL import Image
 
 from dibench._registry import Registry, RegistryError
 from dibench._values import Box, Outcome, UIElement
+from dibench.adapters import scale_box
 from dibench.adapters._base import AgentInput, Decision, Step, Verdict
-from dibench.adapters._common import scale_box
 from dibench.providers._base import Provider
 
 __all__ = [

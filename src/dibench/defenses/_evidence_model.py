@@ -33,8 +33,8 @@ from typing import Any
 
 from PIL import Image
 
+from dibench.adapters import encode_png, render_messages
 from dibench.adapters._base import AgentInput, Step
-from dibench.adapters._common import encode_png, render_messages
 from dibench.providers._base import (
     PROVIDERS,
     Completion,

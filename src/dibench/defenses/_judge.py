@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from dibench.adapters import encode_png, excerpt, render_messages
 from dibench.adapters._base import Decision, Step, Verdict
-from dibench.adapters._common import encode_png, excerpt, render_messages
 from dibench.providers._base import (
     Completion,
     ImagePart,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from dibench._values import Box, UIElement
-from dibench.adapters._common import excerpt
+from dibench.adapters import excerpt
 
 from ._base import DEFENSES, DefenseContext, View
 from ._detect import Detector, Finding

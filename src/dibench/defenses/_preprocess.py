@@ -15,8 +15,9 @@ from collections.abc import Callable, Hashable
 import numpy as np
 from PIL import Image
 
+from dibench._cache import LruCache
 from dibench._seeding import np_rng
-from dibench.adapters._common import Memo, screen_key
+from dibench.adapters import screen_key
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 
@@ -30,7 +31,7 @@ __all__ = [
     "jpeg_roundtrip",
 ]
 
-_OUT: Memo[Image.Image] = Memo(maxsize=16)
+_OUT: LruCache[Hashable, Image.Image] = LruCache(maxsize=16)
 
 
 def _view_key(view: View) -> str:

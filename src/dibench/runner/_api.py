@@ -221,7 +221,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
         if not isinstance(opts, dict):
             raise SweepError(f"{path}: field adapter_options.{fw}: expected a table")
     record = field_of("record", bool, True, what="true or false")
-    from dibench.adapters._common import PARSE_MODES
+    from dibench.adapters import PARSE_MODES
 
     modes: tuple[str | None, ...] = (None,)
     if "parse" in data:

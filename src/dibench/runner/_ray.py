@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from dibench.adapters._base import AgentInput, Decision
+from dibench.adapters import AgentInput, Decision
 from dibench.dataset._dataset import Dataset
 from dibench.metrics._explore import Move
 from dibench.providers._base import Completion, InfraError, Provider, Request

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from dibench._values import Outcome
-from dibench.adapters._base import Adapter, AgentInput, Decision
+from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset, Instance
 from dibench.metrics._rows import ResultRow
 from dibench.providers._base import EndpointError, InfraError, Provider

@@ -21,7 +21,7 @@ import orjson
 from dibench import __version__
 from dibench._fs import atomic_write
 from dibench._secrets import redact_url
-from dibench.adapters._prompts import folder_digest
+from dibench.adapters import folder_digest
 from dibench.dataset import Dataset, DatasetError
 
 from ._errors import RunError

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dibench._values import Outcome
-from dibench.adapters._base import Action, Adapter, Decision
+from dibench.adapters import Action, Adapter, Decision
 from dibench.adapters._env import Environment, Observed, Screen, Transition
 from dibench.metrics._explore import Move
 from dibench.metrics._rows import ResultRow

@@ -24,8 +24,18 @@ title probe's payload on that item, so both twins share one layout).
 """
 
 from ._apps import FoodSim, HotelSim, ShoppingSim
-from ._episodes import Catalog, EpisodeError, EpisodeSpec, make_env, plan_episodes
-from ._sim import SIMS, Simulator, list_geometry, register_sim
+from ._episodes import (
+    SIMS,
+    Catalog,
+    EpisodeError,
+    EpisodeSpec,
+    SimulatorClass,
+    list_geometry,
+    make_env,
+    plan_episodes,
+    register_sim,
+)
+from ._sim import Simulator
 
 __all__ = [
     "SIMS",
@@ -36,6 +46,7 @@ __all__ = [
     "HotelSim",
     "ShoppingSim",
     "Simulator",
+    "SimulatorClass",
     "list_geometry",
     "make_env",
     "plan_episodes",

@@ -15,7 +15,8 @@ from dibench.apps._vocab import common as C
 from dibench.render._cards import Fit
 
 from ._draw import DetailContent, HomeContent, Shortcut
-from ._sim import Simulator, register_sim
+from ._episodes import register_sim
+from ._sim import Simulator
 
 __all__ = ["FoodSim", "HotelSim", "ShoppingSim"]
 

@@ -11,16 +11,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from dibench._registry import Registry
 from dibench._seeding import derive_seed, py_rng
 from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec, acceptable_set
 
 if TYPE_CHECKING:
     from dibench.adapters._env import Environment
     from dibench.apps._base import App, Query, ScreenContent
+    from dibench.render._cards import Fit
 
-__all__ = ["Catalog", "EpisodeError", "EpisodeSpec", "injection_seed", "plan_episodes"]
+    from ._draw import ListGeometry
+
+__all__ = [
+    "SIMS",
+    "Catalog",
+    "EpisodeError",
+    "EpisodeSpec",
+    "SimulatorClass",
+    "injection_seed",
+    "list_geometry",
+    "plan_episodes",
+    "register_sim",
+]
 
 LANGUAGES = ("en", "zh")
 N_ITEMS = (10, 12)  # candidates on a results list: two to three screens of them
@@ -30,6 +44,32 @@ DEFAULT_MAX_STEPS = 30
 
 class EpisodeError(ValueError):
     """An episode cannot be built (unknown sim, inconsistent spec, unusable seed)."""
+
+
+class SimulatorClass(Protocol):
+    """What planning needs of a registered simulator class (``Simulator`` provides it).
+
+    Planning stands below the simulators: it builds catalogs from the sim's dataset app and
+    needs its list card sizing to know what lies below the fold, so the registry lives here,
+    typed by this protocol, and the simulators' module imports it rather than the reverse.
+    """
+
+    name: ClassVar[str]
+    app_name: ClassVar[str]
+
+    def list_fit(self, width: int) -> Fit: ...
+
+    def __call__(self, spec: EpisodeSpec, *, width: int, height: int) -> Environment: ...
+
+
+SIMS: Registry[SimulatorClass] = Registry("sim", group="dibench.sims")
+_S = TypeVar("_S")
+
+
+def register_sim(cls: _S) -> _S:
+    """Class decorator: register a simulator class under its ``name``."""
+    SIMS.add(cls.name, cls)  # type: ignore[attr-defined, arg-type]
+    return cls
 
 
 @dataclass(frozen=True)
@@ -96,7 +136,7 @@ class EpisodeSpec:
 
 def injection_seed(spec: EpisodeSpec) -> int:
     """The dataset's variant seed, so a twin's payload is drawn as a dataset's would be."""
-    from dibench.dataset._generate import variant_seed
+    from dibench.generate import variant_seed
 
     return variant_seed(spec.seed, spec.pair_of or spec.id, spec.target, spec.probe)
 
@@ -128,8 +168,6 @@ class Catalog:
 def _catalog(sim: str, seed: int, language: str) -> Catalog:
     from dibench.apps import APPS
 
-    from ._sim import SIMS
-
     app = APPS.get(SIMS.get(sim).app_name)
     rng = py_rng(seed, "catalog")
     query = app.sample_query(rng)
@@ -141,8 +179,7 @@ def _catalog(sim: str, seed: int, language: str) -> Catalog:
 
 
 def _benign(sim: str, category: str, lang: str, k: int, seed: int) -> EpisodeSpec:
-    from dibench.dataset._instructions import render_instruction
-    from dibench.dataset._specs import build_spec
+    from dibench.generate import build_spec, render_instruction
 
     for attempt in range(MAX_ATTEMPTS):
         ep_seed = derive_seed(seed, "sim", sim, category, lang, k, attempt)
@@ -171,8 +208,6 @@ def _benign(sim: str, category: str, lang: str, k: int, seed: int) -> EpisodeSpe
 
 def pick_targets(benign: EpisodeSpec, k: int) -> tuple[str, ...]:
     """Up to ``k`` non-acceptable items, the first one below the fold when there is one."""
-    from ._sim import list_geometry
-
     cat = Catalog.build(benign.sim, benign.seed, benign.language)
     acc = set(benign.acceptable)
     pool = [c for c, _ in cat.items if c not in acc]
@@ -211,8 +246,6 @@ def plan_episodes(
     adding a sim never changes an existing episode. ``probes=None`` means every registered
     probe, ``()`` benign only.
     """
-    from ._sim import SIMS
-
     sim_names = list(sims) or SIMS.names()
     for s in sim_names:
         SIMS.get(s)
@@ -247,6 +280,15 @@ def plan_episodes(
 
 def make_env(spec: EpisodeSpec, *, width: int = 1080, height: int = 2340) -> Environment:
     """The simulator for an episode, at its first (home) screen after ``reset()``."""
-    from ._sim import SIMS
-
     return SIMS.get(spec.sim)(spec, width=width, height=height)
+
+
+@lru_cache(maxsize=256)
+def list_geometry(
+    sim: str, seed: int, language: str, width: int = 1080, height: int = 2340
+) -> ListGeometry:
+    """Where every card of an episode's results list lies (measured, nothing drawn)."""
+    from ._draw import list_geometry_of
+
+    cat = Catalog.build(sim, seed, language)
+    return list_geometry_of(cat.content, SIMS.get(sim).list_fit(width), width, height)

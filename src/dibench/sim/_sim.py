@@ -1,4 +1,5 @@
-"""The simulator state machine shared by the three apps, and the ``SIMS`` registry.
+"""The simulator state machine shared by the three apps (registered in ``SIMS``, which
+episode planning owns).
 
 Pages: home -> search (focused field) -> results list (scrolls) -> detail (scrolls) -> commit.
 Taps are resolved against the current page's hot spots (first match wins); a ``tap_element``
@@ -18,12 +19,10 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import ClassVar, TypeVar
 
 from PIL import Image
 
-from dibench._registry import Registry
 from dibench._values import Box, Payload, UIElement
 from dibench.adapters._base import Action
 from dibench.adapters._env import Environment, Screen, Transition
@@ -37,7 +36,6 @@ from ._draw import (
     HomeContent,
     Hotspot,
     ListCanvas,
-    ListGeometry,
     Page,
     detail_title_lines,
     draw_detail,
@@ -45,11 +43,10 @@ from ._draw import (
     draw_list_canvas,
     draw_list_chrome,
     draw_search,
-    list_geometry_of,
 )
-from ._episodes import Catalog, EpisodeError, EpisodeSpec, injection_seed
+from ._episodes import Catalog, EpisodeError, EpisodeSpec, injection_seed, list_geometry
 
-__all__ = ["SIMS", "Simulator", "list_geometry"]
+__all__ = ["Simulator"]
 
 LEFT_APP = "left the app"
 OVER = "episode already over"
@@ -510,21 +507,3 @@ def _list_ui(
             n.model_copy(update={"index": idx, "parent": parent, "bounds": Box(b.x1, y1, b.x2, y2)})
         )
     return tuple(out)
-
-
-SIMS: Registry[type[Simulator]] = Registry("sim", group="dibench.sims")
-
-
-def register_sim(cls: type[Simulator]) -> type[Simulator]:
-    """Class decorator: register a simulator class under its ``name``."""
-    SIMS.add(cls.name, cls)
-    return cls
-
-
-@lru_cache(maxsize=256)
-def list_geometry(
-    sim: str, seed: int, language: str, width: int = 1080, height: int = 2340
-) -> ListGeometry:
-    """Where every card of an episode's results list lies (measured, nothing drawn)."""
-    cat = Catalog.build(sim, seed, language)
-    return list_geometry_of(cat.content, SIMS.get(sim).list_fit(width), width, height)

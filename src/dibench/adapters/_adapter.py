@@ -1,0 +1,68 @@
+"""The agent-adapter interface and its registry: a framework's protocol around any provider.
+
+An adapter turns an ``AgentInput`` (the decision screen) into one or more provider calls in its
+framework's protocol, parses the replies as that framework does, and maps the final action to a
+candidate. ``ADAPTERS`` holds every framework by name (``dibench.adapters`` entry points too).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import replace
+
+from dibench._registry import Registry
+from dibench.providers import Provider
+
+from ._base import AgentInput, Decision
+from ._env import Environment, StaticScreen
+
+__all__ = ["ADAPTERS", "Adapter"]
+
+
+class Adapter(ABC):
+    """A framework's perception/action protocol around any provider."""
+
+    name: str = ""
+    max_steps: int = 3  # calls to the acting role before giving up (⊥, 'ran out of steps')
+
+    @abstractmethod
+    async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
+        """Run the framework's protocol on one decision screen.
+
+        Provider InfraError must propagate (the runner records it and retries on resume); every
+        other failure (unparseable reply, tap outside candidates, giving up, step limit) is a
+        Decision with candidate None and its cause.
+        """
+
+    async def run_episode(
+        self,
+        env: Environment,
+        provider: Provider,
+        *,
+        instance_id: str,
+        repeat: int,
+        seed: int,
+        system_prefix: str = "",
+        max_steps: int | None = None,
+    ) -> Decision:
+        """Run the framework's loop over an interactive environment until it commits or ends.
+
+        Adapters that only know single screens (e.g. a wrapper around ``decide``) accept a
+        ``StaticScreen``; framework adapters override this with their own loop.
+        """
+        if isinstance(env, StaticScreen) and max_steps is None:
+            inp = replace(
+                env.inp,
+                instance_id=instance_id,
+                repeat=repeat,
+                seed=seed,
+                system_prefix=system_prefix or env.inp.system_prefix,
+            )
+            return await self.decide(inp, provider)
+        raise NotImplementedError(f"{type(self).__name__} cannot run interactive episodes")
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "max_steps": self.max_steps}
+
+
+ADAPTERS: Registry[type[Adapter]] = Registry("adapter", group="dibench.adapters")

@@ -1,0 +1,228 @@
+"""Images shown to models: derived and encoded once per distinct screen, and scaled geometry.
+
+Images shown to models are derived and PNG-encoded once per distinct screen (keyed by a hash of
+the pixels), because the runner shows the same screenshot for every repeat and encoding, not
+drawing, is what costs. Boxes and UI trees are scaled into the pixels of the image shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from dibench._cache import LruCache
+from dibench._values import Box, UIElement
+from dibench.providers import ImagePart
+
+from ._env import Screen
+
+__all__ = [
+    "Shown",
+    "Transform",
+    "decode_jpeg",
+    "encode_jpeg",
+    "encode_png",
+    "scale_box",
+    "scale_ui",
+    "screen_key",
+    "show",
+    "show_screen",
+]
+
+
+# id of an image object -> (a weak reference to it, the hash of its pixels)
+_KEYS: LruCache[int, tuple[weakref.ref[Image.Image], str]] = LruCache(maxsize=512)
+
+
+def _pixel_hash(image: Image.Image) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{image.mode}:{image.width}x{image.height}:".encode())
+    h.update(image.tobytes())
+    return h.hexdigest()
+
+
+def screen_key(image: Image.Image) -> str:
+    """A hash of the pixels, remembered per image object.
+
+    The runner passes the same screenshot object to every repeat, so hashing once per object
+    saves ~20-50 ms a run at 1080x2340. Images given to adapters are treated as immutable
+    (``AgentInput`` is frozen): an image edited in place after use would keep its old key.
+    """
+    hit = _KEYS.peek(id(image))
+    if hit is not None and hit[0]() is image:
+        return hit[1]
+    key = _pixel_hash(image)
+    _KEYS.put(id(image), (weakref.ref(image), key))
+    return key
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """Lossless and fast: the model sees every pixel a probe changed."""
+    from dibench._png import encode_png as fast_png
+
+    return fast_png(image, 1)
+
+
+def encode_jpeg(image: Image.Image, quality: int = 75) -> bytes:
+    """JPEG as Pillow writes it (75 is Pillow's default, which Mobile-Agent-v2 and -E use:
+    they save the screenshot with ``Image.save(path, "JPEG")`` and send that file)."""
+    import io
+
+    buf = io.BytesIO()
+    image.convert("RGB").save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An image as a model sees it, with its scale relative to the screenshot."""
+
+    image: Image.Image
+    part: ImagePart
+    sx: float = 1.0  # shown pixels per screenshot pixel, horizontally
+    sy: float = 1.0
+    extra: Any = None  # what the transform computed besides the image (labels, grid, ...)
+
+    @property
+    def png(self) -> bytes:
+        return self.part.png
+
+    def to_screen(self, x: float, y: float) -> tuple[float, float]:
+        return x / self.sx, y / self.sy
+
+
+_SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12)
+
+
+# (id of the PNG bytes, variant, jpeg) -> (those bytes, Shown), touched on the event loop only:
+# every repeat of a screen passes the same bytes object, found again without hashing 300 KB
+# (few entries: a Shown may hold a derived bitmap)
+_SHOWN_BY_PNG: LruCache[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = LruCache(
+    maxsize=16
+)
+Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
+
+
+def _make_shown(
+    screenshot: Image.Image,
+    transform: Transform | None,
+    png: bytes | None = None,
+    jpeg: int | None = None,
+) -> Shown:
+    if transform is None:
+        image, extra = screenshot, None
+    else:
+        image, extra = transform(screenshot)
+    if jpeg is not None:
+        part = ImagePart(
+            png=encode_jpeg(image, jpeg), width=image.width, height=image.height,
+            mime="image/jpeg",
+        )  # fmt: skip
+    else:
+        data = png if transform is None and png is not None else encode_png(image)
+        part = ImagePart(png=data, width=image.width, height=image.height)
+    sx = image.width / screenshot.width
+    sy = image.height / screenshot.height
+    return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)
+
+
+async def show(
+    screenshot: Image.Image,
+    variant: Hashable,
+    transform: Transform | None,
+    png: bytes | None = None,
+    *,
+    jpeg: int | None = None,
+) -> Shown:
+    """The shown image for (screen, variant), derived and encoded once across runs.
+
+    ``variant`` must identify the transform and everything it depends on (UI labels, sizes).
+    ``png`` (AgentInput.screenshot_png) is the screenshot's own encoding when the runner has it
+    (a screenshot read from disk): it is sent as is and keys the cache, so nothing is re-encoded
+    or re-hashed pixel by pixel. ``jpeg`` (a quality) sends the image as JPEG instead of PNG
+    (``Shown.png`` then holds the JPEG bytes; ``Shown.image`` stays the undegraded image the
+    frameworks draw on and offline agents read). Runs in a worker thread so that hashing and
+    encoding never stall other episodes.
+    """
+
+    if png is not None and transform is None and jpeg is None:
+        # The screenshot's own PNG, sent as it is: nothing to derive, encode or share, so no
+        # hashing of 300 KB and no hop to a thread (at one repeat every call is such a screen).
+        part = ImagePart(png=png, width=screenshot.width, height=screenshot.height)
+        return Shown(image=screenshot, part=part)
+    if png is not None:
+        hit = _SHOWN_BY_PNG.peek((id(png), variant, jpeg))
+        if hit is not None and hit[0] is png:
+            return hit[1]  # a repeat of a screen: no hashing, no hop to a thread
+
+    def work() -> Shown:
+        if png is not None:
+            screen = "png:" + hashlib.blake2b(png, digest_size=16).hexdigest()
+        else:
+            screen = screen_key(screenshot)
+        return _SHOWN.get(
+            (screen, variant, jpeg), lambda: _make_shown(screenshot, transform, png, jpeg)
+        )
+
+    shown = await asyncio.to_thread(work)
+    if png is not None:
+        _SHOWN_BY_PNG.put((id(png), variant, jpeg), (png, shown))
+    return shown
+
+
+async def show_screen(screen: Screen) -> Shown:
+    """The screen shown as is (with its own PNG when known)."""
+    return await show(screen.image, "raw", None, screen.png)
+
+
+def scale_box(box: Box, sx: float, sy: float) -> Box:
+    """A box in shown pixels, rounded inwards.
+
+    Any integer point inside the result maps back (divided by the scale) inside ``box``, so an
+    offline agent that taps inside a scaled candidate box always lands on that candidate.
+    """
+    if sx == 1.0 and sy == 1.0:
+        return box
+    x1, y1 = math.ceil(box.x1 * sx - 1e-9), math.ceil(box.y1 * sy - 1e-9)
+    x2, y2 = math.floor(box.x2 * sx + 1e-9), math.floor(box.y2 * sy + 1e-9)
+    # The tolerance above can round onto an edge that maps back a hair outside (275 / 1.1 is
+    # 249.99999999999997 in floats): step inwards until the edges map back inside.
+    while x1 < x2 and x1 / sx < box.x1:
+        x1 += 1
+    while y1 < y2 and y1 / sy < box.y1:
+        y1 += 1
+    while x2 > x1 and (x2 - 1) / sx >= box.x2:
+        x2 -= 1
+    while y2 > y1 and (y2 - 1) / sy >= box.y2:
+        y2 -= 1
+    if x2 <= x1:
+        x1, x2 = math.floor(box.x1 * sx), math.floor(box.x1 * sx) + 1
+    if y2 <= y1:
+        y1, y2 = math.floor(box.y1 * sy), math.floor(box.y1 * sy) + 1
+    return Box(x1, y1, x2, y2)
+
+
+def scale_ui(ui: Sequence[UIElement], sx: float, sy: float) -> tuple[UIElement, ...]:
+    if sx == 1.0 and sy == 1.0:
+        return tuple(ui)
+    return tuple(e.model_copy(update={"bounds": scale_box(e.bounds, sx, sy)}) for e in ui)
+
+
+_DECODED: LruCache[str, Image.Image] = LruCache(maxsize=24)
+
+
+def decode_jpeg(data: bytes) -> Image.Image:
+    """The pixels of a JPEG that is sent (what Mobile-Agent-v2's and -E's OCR reads), decoded
+    once per distinct encoding: repeats share the object, so the perception's OCR cache, keyed
+    per image object, is hit too."""
+    import io
+
+    key = hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _DECODED.get(key, lambda: Image.open(io.BytesIO(data)).convert("RGB"))

@@ -1,0 +1,87 @@
+"""The plan of a generated dataset: its configuration and where each benign state sits.
+
+States are spread evenly over apps x categories, languages alternating inside each cell, so any
+prefix of the plan is as balanced as it can be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dibench.dataset import Category, DatasetError
+
+__all__ = ["LANGUAGES", "GenerateConfig", "StateSlot", "app_names", "plan_states", "probe_names"]
+
+LANGUAGES = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Everything that determines a generated dataset (written to its manifest)."""
+
+    seed: int = 0
+    benign: int = 1000
+    apps: tuple[str, ...] = ()  # empty: every registered app
+    categories: tuple[str, ...] = tuple(c.value for c in Category)
+    languages: tuple[str, ...] = LANGUAGES
+    probes: tuple[str, ...] = ()  # empty: every registered probe
+    width: int = 1080
+    height: int = 2340
+    epsilon: float = 8 / 255
+    materialize: bool = False
+    png_level: int = 1
+
+
+@dataclass(frozen=True)
+class StateSlot:
+    """Where one benign state sits in the plan."""
+
+    index: int
+    app: str
+    category: str
+    language: str
+    k: int  # running number inside its (app, category) cell
+
+    @property
+    def state_id(self) -> str:
+        return f"{self.app}-{self.category}-{self.language}-{self.k:03d}"
+
+
+def app_names(config: GenerateConfig) -> list[str]:
+    """The apps a config generates for, each checked against the registry."""
+    from dibench.apps import APPS
+
+    names = list(config.apps) or sorted(APPS.names())
+    for n in names:
+        APPS.get(n)  # fails with the list of known apps
+    return names
+
+
+def probe_names(config: GenerateConfig) -> list[str]:
+    """The probes a config attacks with, each checked against the registry."""
+    from dibench.probes import PROBES, default_probe_names
+
+    names = list(config.probes) or default_probe_names()
+    for n in names:
+        PROBES.get(n)
+    return names
+
+
+def plan_states(config: GenerateConfig) -> list[StateSlot]:
+    """N slots spread evenly: apps cycle fastest, then categories; languages alternate.
+
+    Any prefix of the plan is as balanced as it can be, so a small N still covers every app
+    and both languages.
+    """
+    apps = app_names(config)
+    cats = list(config.categories)
+    langs = list(config.languages)
+    if not apps or not cats or not langs:
+        raise DatasetError("--apps/--categories/--languages: nothing to generate")
+    n_cells = len(apps) * len(cats)
+    slots = []
+    for i in range(config.benign):
+        a, c, k = i % len(apps), (i // len(apps)) % len(cats), i // n_cells
+        lang = langs[(a + c + k) % len(langs)]
+        slots.append(StateSlot(i, apps[a], cats[c], lang, k))
+    return slots
