@@ -146,3 +146,13 @@ def test_a_backend_that_cannot_connect_leaves_nothing_behind(
     with pytest.raises(RunError, match="nowhere to run"):
         execute(_req(small_dataset_dir, tmp_path / "x"), backend=_Counting(refuse=True))
     assert not (tmp_path / "x").exists()
+
+
+def test_a_request_takes_its_paths_as_strings(small_dataset_dir: Path, tmp_path: Path) -> None:
+    """As the README's example writes them: ``out="runs/oracle"``."""
+    req = _req(str(small_dataset_dir), str(tmp_path / "s"), config=RunConfig(repeats=1, limit=1))  # type: ignore[arg-type]
+    assert req.out == tmp_path / "s" and isinstance(req.dataset, Path)
+    assert execute(req).progress.done > 0
+    assert SimRequest(out=str(tmp_path / "m"), framework="direct", model="oracle").out == (  # type: ignore[arg-type]
+        tmp_path / "m"
+    )

@@ -27,13 +27,16 @@ class RunRequest:
     defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
 
     def __post_init__(self) -> None:
-        """Canonicalise the defenses (raises DefenseError on an unknown one or a bad parameter).
+        """Canonicalise the paths and defenses (DefenseError on an unknown defense or a bad
+        parameter).
 
         A bare ``defense`` label (``"jpeg:75+prompt-warning"``) is read as its '+'-joined specs,
         so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows.
         """
         from dibench.defenses import make_chain
 
+        object.__setattr__(self, "dataset", Path(self.dataset))  # a str is taken as a path
+        object.__setattr__(self, "out", Path(self.out))
         specs = tuple(self.defenses)
         if not specs and self.defense not in ("", "none"):
             specs = tuple(self.defense.split("+"))

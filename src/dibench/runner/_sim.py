@@ -364,6 +364,7 @@ class SimRequest:
         ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows."""
         from dibench.defenses import make_chain
 
+        object.__setattr__(self, "out", Path(self.out))  # a str is taken as a path
         specs = tuple(d.spec for d in make_chain(self.defenses))
         object.__setattr__(self, "defenses", specs)
 
