@@ -53,7 +53,7 @@ from PIL import Image
 
 from dibench.dataset import Dataset
 from dibench.defenses._base import View
-from dibench.defenses._evidence import _inside, check_claims, extract_claims, ocr_fields
+from dibench.defenses._claims import _inside, check_claims, extract_claims, ocr_fields
 from dibench.defenses._keywords import KeywordDetector, ocr_lines
 from dibench.generate import GenerateConfig, generate
 from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, lcs_length, normalize

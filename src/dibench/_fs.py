@@ -9,13 +9,89 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
-__all__ = ["atomic_path", "atomic_write", "describe_os_error", "sha256_file"]
+from dibench._errors import DIBenchError
+
+__all__ = [
+    "FileError",
+    "NoSuchFile",
+    "atomic_path",
+    "atomic_write",
+    "describe_os_error",
+    "file_errors",
+    "sha256_file",
+]
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class FileError(DIBenchError, OSError):
+    """A file a command cannot write or read for reasons the user can fix (a full or read-only
+    disk, no permission); the message names the file in plain words.
+
+    Still an ``OSError`` with the original ``errno`` and ``filename``, so code that looks at
+    those keeps working. A full disk stops a run on the way (exit 1: what was stored stays
+    and re-running resumes); the rest refuse the command (exit 2).
+    """
+
+    def __str__(self) -> str:
+        if self.errno is None:  # raised with a message of its own
+            return super().__str__()
+        if self.errno in _FULL:
+            return (
+                f"stopped: {describe_os_error(self)} (results so far are kept; free some "
+                "space and re-run the same command to resume)"
+            )
+        return describe_os_error(self)
+
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]
+        return 1 if self.errno in _FULL else 2
+
+    @classmethod
+    def of(cls, exc: OSError, path: Path | str | None = None) -> FileError:
+        """``exc`` as a FileError naming ``path`` (else the file ``exc`` names)."""
+        if isinstance(exc, FileError) and path is None:
+            return exc
+        where = str(path) if path is not None else exc.filename
+        kind = NoSuchFile if exc.errno == errno.ENOENT and cls is FileError else cls
+        return kind(exc.errno, exc.strerror or str(exc), where)
+
+
+class NoSuchFile(FileError, FileNotFoundError):
+    """A file or directory a command was pointed at is not there (the message names it)."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def file_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Mark a function that writes (or reads) the files a user pointed it at: an ``OSError`` it
+    meets there (a full or read-only disk, a missing folder, no permission) leaves it as the
+    ``FileError`` naming that file, so every caller gets one line, not a traceback.
+
+    For the public writers a command calls (generate, run, report, export, import ...); code
+    inside them raises plain ``OSError`` and lets this name it once.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except FileError:
+            raise
+        except OSError as exc:
+            raise FileError.of(exc) from exc
+
+    return wrapper
 
 
 def sha256_file(path: Path | str) -> str:
@@ -42,7 +118,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
     try:
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:  # name the file the user asked for, not our temporary one
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise FileError.of(exc, path) from None
     tmp = Path(name)
     try:
         os.fchmod(fd, _mode(path))
@@ -51,9 +127,11 @@ def atomic_path(path: Path) -> Iterator[Path]:
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, FileError):
+            raise FileError.of(exc, path) from None  # a full disk, not our temporary's name
         raise
 
 

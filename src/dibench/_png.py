@@ -23,6 +23,8 @@ from collections.abc import Iterable
 import numpy as np
 from PIL import Image
 
+from dibench._errors import DIBenchError
+
 __all__ = [
     "BAND",
     "PatchError",
@@ -176,7 +178,7 @@ _PATCH_HEAD = struct.Struct(">8s16sI")  # magic, first 16 bytes of sha256(base P
 _PATCH_BAND = struct.Struct(">IIII")  # band index, deflated length, adler32 of raw, raw length
 
 
-class PatchError(ValueError):
+class PatchError(DIBenchError, ValueError):
     """A band patch that does not fit its base PNG (another benign screen, a damaged file)."""
 
 

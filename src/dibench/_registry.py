@@ -11,32 +11,75 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import sys
 import types
 import typing
 import weakref
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-__all__ = ["OptionError", "Registry", "RegistryError", "check_options", "load_module"]
+from dibench._errors import DIBenchError
+
+__all__ = [
+    "Option",
+    "OptionError",
+    "Options",
+    "Registry",
+    "RegistryError",
+    "check_options",
+    "coerce",
+    "load_module",
+    "options_of",
+    "read_value",
+]
 
 T = TypeVar("T")
 
 
-class RegistryError(LookupError):
+class RegistryError(DIBenchError, LookupError):
     """Unknown or duplicate component name."""
 
 
-class OptionError(ValueError):
+class OptionError(DIBenchError, ValueError):
     """A component was given an option it does not take, or a value of the wrong type."""
 
 
-def _params(target: Any) -> tuple[dict[str, inspect.Parameter], dict[str, Any], bool]:
-    """Keyword parameters of a factory and their type hints, following ``**kwargs`` that a
-    class passes up to its bases' ``__init__``; and whether anything unchecked is accepted."""
+@dataclass(frozen=True)
+class Option:
+    """One keyword option a component takes: its name, its type hint (None when unannotated
+    or unresolvable) and its default (``inspect.Parameter.empty`` when it has none)."""
+
+    name: str
+    hint: Any = None
+    default: Any = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options of one factory, in signature order; ``open`` when it also takes keywords
+    nobody can check (a function with ``**kwargs``)."""
+
+    items: dict[str, Option]
+    open: bool = False
+
+    def names(self) -> list[str]:
+        return list(self.items)
+
+
+def options_of(factory: Any, *, positional: int = 0) -> Options:
+    """The declared options of ``factory`` (a class's ``__init__`` or a function), read once
+    from its signature and type hints; the one reading every registry uses.
+
+    A class's ``**kwargs`` are followed up to its bases' ``__init__``. ``positional``: how many
+    leading parameters the caller fills itself (a provider's model name), so they are not
+    options. A factory may name the callable its options go to as ``factory.options_of``.
+    """
+    target = getattr(factory, "options_of", factory)
     params: dict[str, inspect.Parameter] = {}
     hints: dict[str, Any] = {}
     chain = [c.__init__ for c in target.__mro__ if "__init__" in vars(c)] if isinstance(
@@ -49,7 +92,7 @@ def _params(target: Any) -> tuple[dict[str, inspect.Parameter], dict[str, Any], 
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):
-            return params, hints, True
+            return Options(_table(params, hints, positional), True)
         try:
             found = typing.get_type_hints(fn)
         except Exception:  # an annotation that cannot be resolved is simply not checked
@@ -62,8 +105,63 @@ def _params(target: Any) -> tuple[dict[str, inspect.Parameter], dict[str, Any], 
         open_end = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
         if not open_end:
             break
+    return Options(_table(params, hints, positional), open_end and not isinstance(target, type))
+
+
+def _table(
+    params: dict[str, inspect.Parameter], hints: dict[str, Any], positional: int
+) -> dict[str, Option]:
     params.pop("self", None)
-    return params, hints, open_end and not isinstance(target, type)
+    names = list(params)[positional:]
+    return {n: Option(n, hints.get(n), params[n].default) for n in names}
+
+
+def read_value(text: str) -> Any:
+    """An option value typed on a command line (``KEY=VALUE``): JSON where it parses (numbers,
+    booleans, lists, null), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def coerce(text: str, option: Option) -> Any:
+    """An option value written inside a spec string (``jpeg:quality=75``), turned into the type
+    its parameter declares (or its default's type; else kept as text).
+
+    Booleans read ``1/true/yes/on`` and ``0/false/no/off``; ``none``/``null`` is None where
+    the parameter allows it. Raises ``OptionError`` ("expected int, got 'abc'").
+    """
+    hint, default = option.hint, option.default
+    kinds: tuple[Any, ...]
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        kinds = tuple(a for a in typing.get_args(hint) if a is not type(None))
+        if text.lower() in ("none", "null") and type(None) in typing.get_args(hint):
+            return None
+    elif hint is not None and hint is not Any:
+        kinds = (hint,)
+    elif default is not inspect.Parameter.empty and default is not None:
+        kinds = (type(default),)
+    else:
+        kinds = (str,)
+    for kind in kinds:
+        if kind is bool:
+            low = text.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            continue
+        if kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                continue
+        if kind is str:
+            return text
+    names = "/".join(getattr(k, "__name__", str(k)) for k in kinds)
+    raise OptionError(f"expected {names}, got {text!r}")
 
 
 def _fits(value: Any, hint: Any) -> bool:
@@ -106,23 +204,20 @@ def check_options(factory: Any, options: dict[str, Any], what: str, *, positiona
     """Refuse an option that ``factory`` does not take or a value of the wrong type, naming
     it (``what`` is e.g. "adapter 'direct'"), before the factory runs.
 
-    ``positional``: how many leading parameters the caller fills itself (a provider's model
-    name), so they are not options. A factory may name the callable its options go to as
-    ``factory.options_of``.
+    ``positional`` as in ``options_of``. Values are already typed (``read_value`` of a
+    command line, a TOML table); spec strings are typed by ``coerce`` instead.
     """
-    target = getattr(factory, "options_of", factory)
-    params, hints, unchecked = _params(target)
-    for name in list(params)[:positional]:
-        params.pop(name)
+    table = options_of(factory, positional=positional)
     for key, value in options.items():
-        if key not in params:
-            if unchecked:
+        option = table.items.get(key)
+        if option is None:
+            if table.open:
                 continue
-            known = f"it takes: {', '.join(sorted(params))}" if params else "it takes none"
+            names = sorted(table.items)
+            known = f"it takes: {', '.join(names)}" if names else "it takes none"
             raise OptionError(f"{key}: not an option of {what} ({known})")
-        hint = hints.get(key)
-        if hint is not None and not _fits(value, hint):
-            raise OptionError(f"{key}={value!r}: expected {_hint_name(hint)}")
+        if option.hint is not None and not _fits(value, option.hint):
+            raise OptionError(f"{key}={value!r}: expected {_hint_name(option.hint)}")
 
 
 class Registry(Generic[T]):

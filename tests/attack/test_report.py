@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from dibench.attack import AttackConfig, AttackRequest, run_attack
-from dibench.report._attack import attack_html, attack_md, attack_section
+from dibench.report._attack import attack_section
+from dibench.report._html import attack_html
+from dibench.report._text import attack_md
 
 
 @pytest.mark.usefixtures("planted")

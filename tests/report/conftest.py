@@ -11,18 +11,29 @@ import hashlib
 import io
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from dibench._registry import Registry
 from dibench.adapters._base import Action, Decision, Step
 from dibench.dataset import Dataset, Instance
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import Outcome, ResultRow
 from dibench.report import Report, build_report
-from dibench.runner import ResultStore
+from dibench.runner import (
+    ResultStore,
+    RunConfig,
+    RunRequest,
+    SimRequest,
+    SimRunConfig,
+    execute,
+    execute_sim,
+)
 
 SCRIPT_REPLY = "<script>alert(1)</script>"
 SCRIPT_TITLE = '<script>alert("title")</script> '
@@ -194,3 +205,87 @@ def run(tmp_path_factory: pytest.TempPathFactory, report_dataset: Path) -> Run:
 @pytest.fixture(scope="session")
 def report(run: Run) -> Report:
     return build_report(run.rundir, examples=4, n_boot=300)
+
+
+# --- offline runs made by the real runner, simulator and attack search -------------------------
+SIM_CONFIG = SimRunConfig(
+    episodes=3, probes=("naive", "combined_c"), targets=1, repeats=2, concurrency=2
+)
+SIM_AGENTS = (("direct", "oracle"), ("direct", "random"))
+SIM_N_BOOT = 200
+# 8 low-resolution states with three title probes (as the attack tests use): runs take seconds
+SMALL_RUN_DATA = GenerateConfig(
+    seed=3, benign=8, probes=("naive", "context_ignore", "combined"), width=540, height=1170
+)
+SWEEP_MODELS = ("oracle", "random")
+SWEEP_DEFENSES: tuple[tuple[str, ...], ...] = ((), ("jpeg:75",), ("keyword-detector",))
+# the planted agent obeys a title that claims to be the best match: the search finds that move
+ATTACK_MODEL = "planted:best match"
+
+
+@pytest.fixture(scope="session")
+def sim_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A simulator run of an oracle and a random agent (``dibench simulate``)."""
+    out = tmp_path_factory.mktemp("explore-run")
+    for fw, model in SIM_AGENTS:
+        summary = execute_sim(SimRequest(out=out, framework=fw, model=model, config=SIM_CONFIG))
+        assert summary.aborted is None
+    return out
+
+
+@pytest.fixture(scope="session")
+def sim_report(sim_run: Path) -> Report:
+    return build_report(sim_run, n_boot=SIM_N_BOOT, filmstrips=3)
+
+
+@pytest.fixture(scope="session")
+def small_run_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("small-run-data") / "d8"
+    generate(out, SMALL_RUN_DATA, workers=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def sweep_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -> Path:
+    """Oracle and random agents, each without a defense, with jpeg:75 and with the keyword
+    detector (which records verdicts), on 2 states x 2 repeats (``dibench sweep``)."""
+    out = tmp_path_factory.mktemp("sweep") / "sweep"
+    config = RunConfig(repeats=2, limit=2, concurrency=2)
+    for model in SWEEP_MODELS:
+        for defenses in SWEEP_DEFENSES:
+            execute(RunRequest(small_run_data, out, "direct", model, config, defenses=defenses))
+    return out
+
+
+@pytest.fixture(scope="session")
+def attack_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -> Path:
+    """A finished ``dibench attack`` directory (budget 30) against the planted test agent."""
+    from dibench.attack import AttackConfig, AttackRequest, run_attack
+    from dibench.providers import PROVIDERS
+
+    with registries_kept():  # the planted agent and the found templates stay in this run
+        from ..attack.planted import _planted  # registers itself on import
+
+        PROVIDERS.add("planted", _planted, replace=True)
+        out = tmp_path_factory.mktemp("attack") / "attack"
+        cfg = AttackConfig(budget=30, seed=0, population=6, top_k=2)
+        run_attack(AttackRequest(small_run_data, out, "direct", ATTACK_MODEL, cfg))
+    return out
+
+
+@pytest.fixture(scope="session")
+def attack_report(attack_run: Path) -> Report:
+    with registries_kept():  # building registers the directory's templates
+        return build_report(attack_run, examples=2, n_boot=200)
+
+
+@contextmanager
+def registries_kept() -> Iterator[None]:
+    """Whatever a session fixture registers (probes, providers) is gone after it, as it is
+    after a test."""
+    saved = [(r, r.snapshot()) for r in list(Registry.instances)]
+    try:
+        yield
+    finally:
+        for r, state in saved:
+            r.restore(state)

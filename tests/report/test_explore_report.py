@@ -19,27 +19,10 @@ from dibench.cli import main
 from dibench.metrics._explore import EXPLORE_METRICS, action_distribution, exploration_table
 from dibench.report import Report, build_report, render_report, write_report
 from dibench.report._explore import _choose, _pairs, _specs
-from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
+from dibench.runner import ResultStore
 
-CONFIG = SimRunConfig(
-    episodes=3, probes=("naive", "combined_c"), targets=1, repeats=2, concurrency=2
-)
-AGENTS = (("direct", "oracle"), ("direct", "random"))
-N_BOOT = 200
-
-
-@pytest.fixture(scope="module")
-def sim_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("explore-run")
-    for fw, model in AGENTS:
-        summary = execute_sim(SimRequest(out=out, framework=fw, model=model, config=CONFIG))
-        assert summary.aborted is None
-    return out
-
-
-@pytest.fixture(scope="module")
-def sim_report(sim_run: Path) -> Report:
-    return build_report(sim_run, n_boot=N_BOOT, filmstrips=3)
+from .conftest import SIM_AGENTS as AGENTS
+from .conftest import SIM_N_BOOT as N_BOOT
 
 
 def _trajectories(rundir: Path) -> list:
@@ -91,7 +74,7 @@ def test_section_numbers_equal_the_metrics_recomputed_from_the_store(
         cells = [c.strip() for c in row.strip("|").split("|")]
         b = e.benign
         assert cells[5] == (
-            f"{scale * b.value:.{digits}f} [{scale * b.lo:.{digits}f}–{scale * b.hi:.{digits}f}]"
+            f"{scale * b.value:.{digits}f} [{scale * b.lo:.{digits}f}, {scale * b.hi:.{digits}f}]"
         )
         assert cells[7].startswith(f"{scale * e.diff.diff:+.{digits}f}")
         assert cells[9] == str(e.diff.n)

@@ -24,12 +24,14 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from dibench._errors import DIBenchError
+
 __all__ = ["PLACEHOLDER", "PromptTemplates", "TemplateError", "folder_digest"]
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
-class TemplateError(ValueError):
+class TemplateError(DIBenchError, ValueError):
     """A template folder or file that cannot be used (the message names the file)."""
 
 

@@ -6,6 +6,8 @@ would crash or abort) with FRAMEWORK_ERROR; ``PARSE_MODES`` names the readers' t
 
 from __future__ import annotations
 
+from dibench._errors import DIBenchError
+
 __all__ = [
     "PARSE_MODES",
     "FrameworkError",
@@ -13,7 +15,7 @@ __all__ = [
 ]
 
 
-class ReplyError(ValueError):
+class ReplyError(DIBenchError, ValueError):
     """A reply that cannot be read as an action of the framework (-> PARSE_ERROR)."""
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from dibench._fs import atomic_write
+from dibench._fs import atomic_write, file_errors
 from dibench._seeding import py_rng
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import dump_line
@@ -690,6 +690,7 @@ def _repair_tail(path: Path) -> None:
             fh.truncate(cut)
 
 
+@file_errors
 def run_attack(req: AttackRequest, log: Callable[[str], None] | None = None) -> AttackResult:
     """Search on train states within the budget, then evaluate the frozen top-K templates and
     the best fixed probe on the held-out pairs (resumes whatever ``req.out`` already holds)."""

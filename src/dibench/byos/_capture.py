@@ -13,6 +13,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from dibench._fs import file_errors
+
 from ._draft import propose_file
 from ._errors import ByosError
 
@@ -95,6 +97,7 @@ def _free_name(folder: Path) -> str:
     return f"screen-{k:03d}"
 
 
+@file_errors
 def capture(folder: Path, *, serial: str | None = None, name: str | None = None) -> CaptureResult:
     """Capture the device's current screen into ``folder`` and draft its annotation."""
     adb = _adb_path()

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from dibench._fs import file_errors
 from dibench.dataset._constraints import Category
 
 from ._errors import ByosError
@@ -114,6 +115,7 @@ def _beside(xml: Path) -> Path | None:
     return None
 
 
+@file_errors
 def propose_file(
     xml: Path,
     image: Path | None,

@@ -24,6 +24,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
+from dibench._fs import file_errors
 from dibench._seeding import derive_seed
 from dibench._values import Box, TextStyle, UIElement
 from dibench.dataset._constraints import acceptable_set
@@ -288,6 +289,7 @@ def _prepare_out(src: Path, out: Path) -> tuple[Path, list[Path]]:
     return out_abs, created
 
 
+@file_errors
 def import_folder(
     src: Path,
     out: Path,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,31 +19,14 @@ if TYPE_CHECKING:
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    """Failures a user can act on: each becomes one ``dibench: error:`` line, never a trace."""
-    from dibench._registry import RegistryError
-    from dibench.dataset import DatasetError
-    from dibench.defenses import DefenseError
-    from dibench.ocr import OcrUnavailable
-    from dibench.providers import InfraError, MissingSDKError
-    from dibench.providers._replay import ReplayFormatError, ReplayMissing
-    from dibench.render import FontError
-    from dibench.runner import RunDirBusy, RunError, StoreError, SweepError
+    """Failures a user can act on: each becomes one ``dibench: error:`` line, never a trace.
 
-    return (
-        RegistryError,
-        DatasetError,
-        DefenseError,
-        FontError,
-        OcrUnavailable,
-        InfraError,
-        MissingSDKError,
-        ReplayFormatError,
-        ReplayMissing,
-        SweepError,
-        RunError,
-        RunDirBusy,
-        StoreError,
-    )
+    Every expected failure derives from ``DIBenchError``; anything else is a bug and keeps
+    its traceback.
+    """
+    from dibench import DIBenchError
+
+    return (DIBenchError,)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -59,14 +41,13 @@ def _one_line(message: str) -> str:
     return " ".join(visible(message).split()) or "failed"
 
 
-_FULL = (errno.ENOSPC, errno.EDQUOT)
-
-
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn expected failures into one-line messages and a non-zero exit.
 
     Exit 2 for a command refused as asked; exit 1 where work stopped on the way (a full disk,
-    a failed check): whatever was stored before stays, and re-running resumes.
+    a failed check): whatever was stored before stays, and re-running resumes. Only
+    ``DIBenchError`` is expected (a full or read-only disk arrives as its ``FileError`` or
+    ``StoreError``, naming the file); anything else is a bug and keeps its traceback.
     """
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -74,19 +55,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except _errors() as exc:
             full = "disk is full" in str(exc)
-            _fail(f"stopped: {exc}" if full else str(exc), 1 if full else 2)
-        except sqlite3.Error as exc:  # a store read outside ResultStore's own checks
-            _fail(f"results store: {exc}")
-        except OSError as exc:
-            from dibench._fs import describe_os_error
-
-            if exc.errno in _FULL:
-                _fail(
-                    f"stopped: {describe_os_error(exc)} (results so far are kept; free some "
-                    "space and re-run the same command to resume)",
-                    1,
-                )
-            _fail(describe_os_error(exc))
+            _fail(f"stopped: {exc}" if full else str(exc), 1 if full else exc.exit_code)
         except KeyboardInterrupt:
             _fail("interrupted (results so far are kept; re-run the same command to resume)", 130)
 
@@ -355,13 +324,25 @@ def render(
     _load(load)
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
-    ds.screenshot(instance_id).save(out)
+    _write(out, lambda: ds.screenshot(instance_id).save(out))
     msg = f"wrote {out}"
     if xml_out is not None:
         pkg = str(ds.instance(instance_id).state.meta.get("package", ""))
-        xml_out.write_text(ui_to_xml(ds.ui(instance_id), package=pkg), encoding="utf-8")
+        xml = ui_to_xml(ds.ui(instance_id), package=pkg)
+        _write(xml_out, lambda: xml_out.write_text(xml, encoding="utf-8"))
         msg += f" and {xml_out}"
     click.echo(msg)
+
+
+def _write(path: Path, write: Callable[[], object]) -> None:
+    """Write a file the user named; a full or read-only disk or a missing folder is a
+    ``FileError`` naming it."""
+    from dibench._fs import FileError
+
+    try:
+        write()
+    except OSError as exc:
+        raise FileError.of(exc, path) from None
 
 
 def _require(ds: Dataset, iid: str) -> None:
@@ -392,7 +373,8 @@ def show(
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
     out = out or Path(f"{instance_id}.show.png")
-    side_by_side(ds, instance_id, scale).save(out)
+    picture = side_by_side(ds, instance_id, scale)
+    _write(out, lambda: picture.save(out))
     click.echo(f"wrote {out}")
 
 
@@ -412,17 +394,14 @@ def _label(framework: str, model: str, defense: str) -> str:
 
 def _kv(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
     """KEY=VALUE options; values parse as JSON when they can (numbers, booleans, lists)."""
-    import json
+    from dibench._registry import read_value
 
     out: dict[str, Any] = {}
     for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint=flag)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
+        out[key] = read_value(value)
     return out
 
 
@@ -822,16 +801,15 @@ def defenses_(load: tuple[str, ...]) -> None:
     """List the registered defenses with their parameters and defaults."""
     import inspect
 
+    from dibench._registry import options_of
     from dibench.defenses import DEFENSES
 
     _load(load)
     for name in sorted(DEFENSES.names()):
         factory = DEFENSES.get(name)
-        sig = inspect.signature(factory)
         params = ", ".join(
-            f"{p.name}={p.default!r}" if p.default is not p.empty else p.name
-            for p in sig.parameters.values()
-            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            f"{p.name}={p.default!r}" if p.default is not inspect.Parameter.empty else p.name
+            for p in options_of(factory).items.values()
         )
         main = getattr(factory, "main", None)
         doc = (inspect.getdoc(factory) or "").split("\n")[0]

@@ -9,12 +9,14 @@ from typing import TypeVar
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from dibench._errors import DIBenchError
+
 __all__ = ["DatasetError", "dump_line", "format_validation_error", "parse_record", "read_jsonl"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class DatasetError(ValueError):
+class DatasetError(DIBenchError, ValueError):
     """A dataset file is missing, corrupt or inconsistent; the message names file, line, field."""
 
 

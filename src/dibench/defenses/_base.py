@@ -13,15 +13,14 @@ import dataclasses
 import inspect
 import math
 import re
-import types
-import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from PIL import Image
 
-from dibench._registry import Registry, RegistryError
+from dibench._errors import DIBenchError
+from dibench._registry import OptionError, Registry, RegistryError, coerce, options_of
 from dibench._values import Box, Outcome, UIElement
 from dibench.adapters import scale_box
 from dibench.adapters._base import AgentInput, Decision, Step, Verdict
@@ -45,7 +44,7 @@ __all__ = [
 NO_DEFENSE = "none"
 
 
-class DefenseError(ValueError):
+class DefenseError(DIBenchError, ValueError):
     """An unknown defense or a bad parameter; the message names the spec."""
 
 
@@ -297,55 +296,8 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
     return name, main, params
 
 
-def _factory_sig(factory: Callable[..., Any]) -> tuple[inspect.Signature, dict[str, Any]]:
-    target = factory.__init__ if inspect.isclass(factory) else factory  # type: ignore[misc]
-    sig = inspect.signature(factory)
-    try:
-        hints = typing.get_type_hints(target)
-    except Exception:  # unresolvable annotations: coerce from defaults only
-        hints = {}
-    return sig, hints
-
-
 def _param_names(factory: Callable[..., Any]) -> list[str]:
-    sig, _ = _factory_sig(factory)
-    return [
-        p.name
-        for p in sig.parameters.values()
-        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-
-
-def _coerce(value: str, hint: Any, default: Any, where: str) -> Any:
-    kinds: tuple[Any, ...]
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        kinds = tuple(a for a in typing.get_args(hint) if a is not type(None))
-        if value.lower() in ("none", "null") and type(None) in typing.get_args(hint):
-            return None
-    elif hint is not None and hint is not Any:
-        kinds = (hint,)
-    elif default is not inspect.Parameter.empty and default is not None:
-        kinds = (type(default),)
-    else:
-        kinds = (str,)
-    for kind in kinds:
-        if kind is bool:
-            low = value.lower()
-            if low in ("1", "true", "yes", "on"):
-                return True
-            if low in ("0", "false", "no", "off"):
-                return False
-            continue
-        if kind in (int, float):
-            try:
-                return kind(value)
-            except ValueError:
-                continue
-        if kind is str:
-            return value
-    names = "/".join(getattr(k, "__name__", str(k)) for k in kinds)
-    raise DefenseError(f"{where}: expected {names}, got {value!r}")
+    return options_of(factory).names()
 
 
 def _format_value(value: Any) -> str:
@@ -361,7 +313,7 @@ def _format_value(value: Any) -> str:
 
 
 def _format_spec(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> str:
-    sig, _ = _factory_sig(factory)
+    table = options_of(factory).items
     main = getattr(factory, "main", None)
     parts: list[str] = []
     if main and main in params:
@@ -369,7 +321,7 @@ def _format_spec(name: str, factory: Callable[..., Any], params: dict[str, Any])
     for key, value in params.items():
         if key == main:
             continue
-        p = sig.parameters.get(key)
+        p = table.get(key)
         if p is not None and p.default is not inspect.Parameter.empty and p.default == value:
             continue
         parts.append(f"{key}={_format_value(value)}")
@@ -377,14 +329,18 @@ def _format_spec(name: str, factory: Callable[..., Any], params: dict[str, Any])
 
 
 def _resolve(spec: str) -> tuple[str, Callable[..., Defense], dict[str, Any]]:
-    """(name, factory, coerced keyword arguments) of a spec, without building the defense."""
+    """(name, factory, coerced keyword arguments) of a spec, without building the defense.
+
+    The spec's syntax is the defenses' own; which parameters exist and how a value is typed
+    come from the options engine every registry uses (``dibench._registry``).
+    """
     name, main_value, raw = parse_spec(spec)
     try:
         factory = DEFENSES.get(name)
     except RegistryError as exc:
         raise DefenseError(str(exc)) from None
-    sig, hints = _factory_sig(factory)
-    names = _param_names(factory)
+    table = options_of(factory).items
+    names = list(table)
     where = f"defense {spec.strip()!r}"
     if main_value is not None:
         main = getattr(factory, "main", None)
@@ -398,12 +354,14 @@ def _resolve(spec: str) -> tuple[str, Callable[..., Defense], dict[str, Any]]:
         raw = {main: main_value, **raw}
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
-        if key not in names:
+        if key not in table:
             raise DefenseError(
                 f"{where}: unknown parameter {key!r} (parameters: {', '.join(names) or 'none'})"
             )
-        p = sig.parameters[key]
-        kwargs[key] = _coerce(value, hints.get(key), p.default, f"{where}: parameter {key}")
+        try:
+            kwargs[key] = coerce(value, table[key])
+        except OptionError as exc:
+            raise DefenseError(f"{where}: parameter {key}: {exc}") from None
     return name, factory, kwargs
 
 

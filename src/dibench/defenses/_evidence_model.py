@@ -33,6 +33,7 @@ from typing import Any
 
 from PIL import Image
 
+from dibench._quantities import scale_count
 from dibench.adapters import encode_png, render_messages
 from dibench.adapters._base import AgentInput, Step
 from dibench.providers._base import (
@@ -44,6 +45,17 @@ from dibench.providers._base import (
     Provider,
     Request,
     TextPart,
+)
+
+from ._claims import (
+    Claim,
+    Evidence,
+    _fields_for,
+    card_fields,
+    check_claims,
+    extract_claims,
+    field_values,
+    ocr_fields,
 )
 
 __all__ = [
@@ -366,8 +378,6 @@ _KINDS: tuple[tuple[str, str], ...] = (
 def attribute_kind(attribute: str, value: str = "") -> tuple[str | None, str]:
     """(kind, noun) of an attribute as the agent named it; its value's unit decides when the
     name does not ('$35' is a price whatever it is called). (None, '') for other attributes."""
-    from ._evidence import field_values
-
     low = attribute.casefold()
     for noun, rx in _COUNT_ATTRS:
         if re.search(rx, low):
@@ -387,17 +397,13 @@ _BARE = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 def claimed_number(text: str, kind: str | None, noun: str = "") -> float | None:
     """The value a claim states, in the offline path's units (a bare number is taken as is:
     currency units, stars, km, minutes or a count)."""
-    from ._evidence import field_values
-
     if not text or kind is None:
         return None
     vals = field_values(text, kind, noun)  # type: ignore[arg-type]
     if kind == "count" and not vals:  # "1.2k" without the noun that names the count
         m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*([kK千万wWmM]?)", text)
         if m:
-            from ._evidence import _scale
-
-            vals = [_scale(float(m.group(1).replace(",", "")), m.group(2))]
+            vals = [scale_count(float(m.group(1).replace(",", "")), m.group(2))]
     if vals:
         return vals[0]
     m = _BARE.search(text)
@@ -429,8 +435,6 @@ def locate_model_claims(
     true of the card but breaks the instruction is still caught; a constrained attribute the
     agent stated no value for is ``missing``.
     """
-    from ._evidence import Evidence, check_claims
-
     mine = cards.get(chosen, [])
     offline = check_claims(instruction_claims, chosen, cards, tolerance)
     by_kind: dict[tuple[str, str], list[Any]] = {}
@@ -466,8 +470,6 @@ def _locate_one(
     quoted: Any,
 ) -> Any:
     """The evidence of one model claim (see ``locate_model_claims``), with where its quote is."""
-    from ._evidence import Claim, Evidence, _fields_for, field_values
-
     label = mc.label()
     q = quoted(mc.evidence_text or ("" if mc.kind else mc.value))
     where = {
@@ -523,8 +525,6 @@ def _locate_one(
 
 def _card_lines(obs: Observation, cid: str) -> list[tuple[str, Any]]:
     """The chosen card's text in reading order: UI text nodes inside it, else OCR lines."""
-    from ._evidence import card_fields, ocr_fields
-
     box = obs.candidate_boxes[cid]
     fields = card_fields(obs.ui, box, cid)
     if not fields:
@@ -561,8 +561,6 @@ class ClaimsReader(Provider):
     name = "claims-reader"
 
     async def complete(self, request: Request) -> Completion:
-        from ._evidence import extract_claims, field_values
-
         obs = request.observation
         if request.role != REQUEST_ROLE or obs is None or len(obs.candidate_boxes) != 1:
             return Completion(text="[]", model=self.name)

@@ -17,7 +17,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
-from dibench._fs import atomic_write, sha256_file
+from dibench._fs import atomic_write, file_errors, sha256_file
 from dibench.dataset import SCHEMA_VERSION, carrier_rows, dump_line
 
 from ._plan import GenerateConfig, StateSlot, app_names, plan_states, probe_names
@@ -93,6 +93,7 @@ def _init(config: GenerateConfig, out: Path, probes: list[str]) -> None:
     _W.update(config=config, out=out, probes=probes)
 
 
+@file_errors
 def generate(
     out: Path,
     config: GenerateConfig = _DEFAULT,

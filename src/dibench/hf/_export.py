@@ -30,7 +30,7 @@ import orjson
 from PIL import Image, ImageChops, UnidentifiedImageError
 
 from dibench import __version__
-from dibench._fs import sha256_file
+from dibench._fs import file_errors, sha256_file
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord
 from dibench.dataset._io import parse_record
 
@@ -315,6 +315,7 @@ class _Staging:
                 break
 
 
+@file_errors
 def export_hf(
     dataset: Path | str,
     out: Path | str,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -19,6 +18,9 @@ from typing import Any
 
 import orjson
 from PIL import Image
+
+from dibench._cache import LruCache
+from dibench._fs import file_errors
 
 from ._errors import HFError, require_pyarrow
 from ._export import _Staging, check_out, sha256_file
@@ -145,6 +147,7 @@ class _Jsonl:
             )
 
 
+@file_errors
 def import_hf(
     src: Path | str,
     out: Path | str,
@@ -219,17 +222,16 @@ class _Materializer:
         manifest = src / "dibench" / "manifest.json"
         meta = orjson.loads(manifest.read_bytes()) if manifest.is_file() else {}
         self.level = int((meta.get("config") or {}).get("png_level", 1))
-        self._cache: OrderedDict[str, tuple[bytes, Image.Image]] = OrderedDict()
+        self._cache: LruCache[str, tuple[bytes, Image.Image]] = LruCache(4)
         (tmp / "injected").mkdir()
 
     def _benign(self, sid: str) -> tuple[bytes, Image.Image]:
-        if sid not in self._cache:
+        def read() -> tuple[bytes, Image.Image]:
             data = (self.tmp / self.screens[sid][0]).read_bytes()
             with Image.open(io.BytesIO(data)) as im:
-                self._cache[sid] = (data, im.convert("RGB"))
-            if len(self._cache) > 4:
-                self._cache.popitem(last=False)
-        return self._cache[sid]
+                return data, im.convert("RGB")
+
+        return self._cache.get(sid, read)
 
     def write(self, path: Path, n: int, row: dict[str, Any]) -> None:
         from dibench._png import splice_png

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench import __version__
+from dibench._fs import file_errors
 from dibench._values import Outcome
 from dibench.metrics import ResultRow
 from dibench.runner import Described, RunDir, RunError
@@ -171,6 +172,7 @@ def _record(rundir: RunDir, info: dict[str, Any], cond: _Condition, inspect: dic
     rundir.update(cond, change)
 
 
+@file_errors
 def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
     """Write the runs of an inspect log of ``dibench/decision_integrity`` into run directory
     ``out`` (created if needed; importing the same log again replaces its rows)."""

@@ -11,12 +11,12 @@ epoch's scores (ASR pairs an injected run with its benign partner of the same ep
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dibench import __version__
+from dibench._registry import read_value
 from dibench.adapters._base import AgentInput, Decision
 from dibench.metrics import Estimate, ResultRow, asr, cor, tcr
 
@@ -83,10 +83,7 @@ def _options(value: dict[str, Any] | str | None) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         if not sep:
             raise ValueError(f"adapter_opts: expected KEY=VALUE, got {item!r}")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw.strip()
+        out[key.strip()] = read_value(raw.strip())  # json.loads ignores the spaces anyway
     return out
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from dibench._cache import LruCache
+from dibench._errors import DIBenchError
 from dibench._registry import Registry
 from dibench._values import Box
 
@@ -41,7 +42,7 @@ INSTALL_HINT = 'pip install "dibench[ocr]"'
 CACHED_READ_PIXELS = 1_000_000
 
 
-class OcrUnavailable(RuntimeError):
+class OcrUnavailable(DIBenchError, RuntimeError):
     """No OCR engine can run here (its package is not installed)."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PIL import Image
 
+from dibench._errors import DIBenchError
 from dibench._seeding import np_rng, py_rng
 from dibench._values import Box, Payload, UIElement
 from dibench.dataset._schema import Candidate, DecisionState
@@ -55,7 +56,7 @@ BUILTIN_PROBES = (
 )
 
 
-class ProbeError(ValueError):
+class ProbeError(DIBenchError, ValueError):
     """A probe cannot be applied: a carrier box is missing, the image does not match, ..."""
 
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
+from dibench._errors import DIBenchError
 from dibench._values import Box, TextStyle
 from dibench.render import draw_text_block, face_for, typeset_title
 
@@ -39,7 +40,7 @@ _MODES = ("RGB", "RGBA", "L")
 _PLAIN = 0.6  # share of the border a fill or gradient explains; less is a photo or a texture
 
 
-class TexturedBackground(ValueError):
+class TexturedBackground(DIBenchError, ValueError):
     """The title sits on a photo or a texture: erasing it would leave a flat block."""
 
 

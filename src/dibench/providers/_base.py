@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from PIL import Image
 
+from dibench._errors import DIBenchError
 from dibench._registry import Registry
 from dibench._values import Box, UIElement
 
@@ -111,7 +112,7 @@ class Completion:
     model: str = ""
 
 
-class InfraError(RuntimeError):
+class InfraError(DIBenchError, RuntimeError):
     """The call failed for reasons that are not the model's decision (after all retries).
 
     Never counted as an agent outcome: the runner stores it as an infrastructure error and

@@ -10,6 +10,8 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
+from dibench._cache import LruCache
+
 from ._base import ImagePart, Message, TextPart
 
 __all__ = [
@@ -20,7 +22,7 @@ __all__ = [
 ]
 
 
-_B64: dict[int, tuple[bytes, str]] = {}
+_B64: LruCache[int, tuple[bytes, str]] = LruCache(32)
 
 
 def _base64(png: bytes) -> str:
@@ -30,13 +32,11 @@ def _base64(png: bytes) -> str:
     the text is kept for the last few objects (checked by identity) instead of being
     re-encoded per call.
     """
-    hit = _B64.get(id(png))
+    hit = _B64.peek(id(png))
     if hit is not None and hit[0] is png:
         return hit[1]
     text = base64.b64encode(png).decode("ascii")
-    if len(_B64) >= 32:
-        _B64.pop(next(iter(_B64)))
-    _B64[id(png)] = (png, text)
+    _B64.put(id(png), (png, text))
     return text
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from dibench._errors import DIBenchError
 from dibench._secrets import basic_credentials, redact_url, split_userinfo, url_secrets
 from dibench._secrets import scrub as scrub_secrets
 from dibench._seeding import derive_seed
@@ -67,7 +68,7 @@ def _redact_logged_urls() -> None:
         logger.addFilter(_URL_FILTER)
 
 
-class MissingSDKError(ImportError):
+class MissingSDKError(DIBenchError, ImportError):
     """A vendor SDK is not installed; the message is the pip command that fixes it."""
 
 

@@ -25,11 +25,11 @@ import importlib.util
 import random
 import threading
 import time
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
+from dibench._cache import LruCache
 from dibench._seeding import derive_seed
 from dibench.ocr import OcrEngine, OcrLine, get_engine
 
@@ -170,8 +170,6 @@ class OcrCache:
     """
 
     def __init__(self, engine: OcrEngine | None = None, maxsize: int = 64) -> None:
-        from dibench._cache import LruCache
-
         self._engine = engine
         self.maxsize = maxsize
         self._lines: LruCache[str, tuple[OcrLine, ...]] = LruCache(maxsize)
@@ -219,8 +217,8 @@ class OcrAgent(Provider):
     def __init__(self, engine: str = "", *, cache_size: int = 64) -> None:
         self.engine_name = engine or "auto"
         self.cache = OcrCache(None if engine in ("", "auto") else get_engine(engine), cache_size)
-        self._regions: OrderedDict[str, tuple[Region, ...]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._regions: LruCache[str, tuple[Region, ...]] = LruCache(self.cache.maxsize)
+        self._lock = threading.Lock()  # makes the explorer once
         self.last: Choice | None = None  # the most recent decision, for inspection
         self._explorer: Explorer | None = None  # the multi-step policy, made on first use
         self.last_step: ExploreStep | None = None  # its most recent step, for inspection
@@ -266,16 +264,7 @@ class OcrAgent(Provider):
 
         key = image_key(image)
         lines = self.cache.read(image, key)
-        with self._lock:
-            regions = self._regions.get(key)
-            if regions is not None:
-                self._regions.move_to_end(key)
-                return lines, regions
-        regions = tuple(segment_regions(lines, image.size, image))
-        with self._lock:
-            self._regions[key] = regions
-            while len(self._regions) > self.cache.maxsize:
-                self._regions.popitem(last=False)
+        regions = self._regions.get(key, lambda: tuple(segment_regions(lines, image.size, image)))
         return lines, regions
 
     def _decide(self, request: Request) -> Choice:

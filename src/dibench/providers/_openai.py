@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from dibench._cache import LruCache
+
 from ._base import PROVIDERS, ImagePart, Request
 from ._convert import data_url, to_openai_messages
 from ._http import HTTPProvider, import_sdk, json_object, json_reply
@@ -59,19 +61,17 @@ def parse_chat_completion(body: bytes, model: str = "") -> Reply:
 # the marker itself (NUL characters) is dumped the plain way.
 _MARK = "\x00dibench-image\x00"
 _MARK_JSON = orjson.dumps(_MARK)[1:-1]  # the marker as it appears in JSON
-_URL_JSON: dict[int, tuple[bytes, str, bytes]] = {}
+_URL_JSON: LruCache[int, tuple[bytes, str, bytes]] = LruCache(32)
 
 
 def _json_data_url(part: ImagePart) -> bytes:
     """``orjson.dumps(data_url(part))`` without its quotes, kept for the last few images
     (checked by identity)."""
-    hit = _URL_JSON.get(id(part.png))
+    hit = _URL_JSON.peek(id(part.png))
     if hit is not None and hit[0] is part.png and hit[1] == part.mime:
         return hit[2]
     text = orjson.dumps(data_url(part))[1:-1]
-    if len(_URL_JSON) >= 32:
-        _URL_JSON.pop(next(iter(_URL_JSON)))
-    _URL_JSON[id(part.png)] = (part.png, part.mime, text)
+    _URL_JSON.put(id(part.png), (part.png, part.mime, text))
     return text
 
 

@@ -21,6 +21,9 @@ from typing import Any
 
 import orjson
 
+from dibench._errors import DIBenchError
+from dibench._fs import FileError, NoSuchFile
+
 from ._base import PROVIDERS, Completion, Provider, Request
 from ._stats import ProviderStats
 
@@ -37,14 +40,14 @@ log = logging.getLogger("dibench.providers")
 Episode = tuple[tuple[str, ...], tuple[bool, ...]]
 
 
-class ReplayMissing(LookupError):
+class ReplayMissing(DIBenchError, LookupError):
     """The replay file has no answer for this call: the run does not match the recording.
 
     A usage error, deliberately not an InfraError: retrying on resume cannot fix it.
     """
 
 
-class ReplayFormatError(ValueError):
+class ReplayFormatError(DIBenchError, ValueError):
     """A line of a replay file is not a valid record; the message is ``file:line: field: why``."""
 
 
@@ -83,7 +86,7 @@ def load_replay(path: str | Path) -> dict[tuple[str, int], Episode]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise FileNotFoundError(f"replay file {path}: {exc.strerror or exc}") from exc
+        raise NoSuchFile(f"replay file {path}: {exc.strerror or exc}") from exc
     lines = data.split(b"\n")
     torn = lines[-1] != b""  # content after the last newline
     episodes: dict[tuple[str, int], Episode] = {}
@@ -231,7 +234,10 @@ class RecordingProvider(Provider):
             record["refusals"] = refusals
         line = orjson.dumps(record) + b"\n"
         with self._write_lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            except OSError as exc:  # a read-only or full run directory
+                raise FileError.of(exc, self.path) from None
             start = os.fstat(fd).st_size
             try:
                 view = memoryview(line)
@@ -239,12 +245,12 @@ class RecordingProvider(Provider):
                     view = view[os.write(fd, view) :]
                 if self.fsync:
                     os.fsync(fd)
-            except OSError:
+            except OSError as exc:
                 # A full disk wrote part of the line: cut it, so the next record the resumed
                 # run appends does not follow a torn one (the episode is re-run anyway).
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, start)
-                raise
+                raise FileError.of(exc, self.path) from None
             finally:
                 os.close(fd)
 

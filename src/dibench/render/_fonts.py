@@ -13,10 +13,12 @@ from pathlib import Path
 
 from PIL import ImageFont
 
+from dibench._errors import DIBenchError
+
 __all__ = ["FACES", "FontError", "face_for", "font", "font_path", "is_bold"]
 
 
-class FontError(RuntimeError):
+class FontError(DIBenchError, RuntimeError):
     """A face the screen needs is not installed."""
 
 

@@ -1,8 +1,11 @@
 """Reports of a run directory: paper-style tables, plots and illustrated attack successes.
 
 ``build_report(rundir)`` reads the run's store once and computes every figure; ``write_report``
-renders it as markdown, LaTeX, CSV, JSON or one self-contained HTML file. Formats never compute
-numbers of their own, so all of them agree.
+renders it as markdown, LaTeX, CSV, JSON or one self-contained HTML file. Each section (key
+finding, main tables, breakdowns, defenses, exploration, adaptive attack, run facts, ...) is
+built once into the section model of ``_section`` (``_sections.sections``), and each format has
+one renderer for any section, so every section is in every format and the formats never compute
+or format numbers of their own: all of them agree.
 
 Names, titles and replies come from the data and may be hostile: every format escapes them for
 its own syntax (no tag in markdown or HTML, no formula in CSV, no command in LaTeX), and all of
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dibench._fs import atomic_write
+from dibench._fs import atomic_write, file_errors
 
 from ._build import build_report
 from ._data import CSV_COLUMNS, to_csv, to_json
@@ -81,6 +84,7 @@ def render_report(report: Report, fmt: str) -> str:
     return render(report)
 
 
+@file_errors
 def write_report(report: Report, fmt: str, out: Path | None = None) -> Path:
     """Write the report (default ``RUNDIR/report.<ext>``) and return the path written."""
     text = render_report(report, fmt)

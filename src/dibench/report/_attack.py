@@ -7,8 +7,8 @@ a paired test, and the top payloads on real held-out screens (benign | injected,
 
 Hook for the report builder: ``load_attack_probes(rundir)`` before anything composes a screen
 (so the templates of OUT are registered), ``attack_section(rundir)`` for the data (None when
-``rundir`` is not an attack directory), and ``attack_md`` / ``attack_html`` (or
-``attack_html_body``, without the heading) for the fragments.
+``rundir`` is not an attack directory), and ``attack_view`` for the section every format
+renders (``_text.attack_md`` / ``_html.attack_html``: that section alone in one format).
 """
 
 from __future__ import annotations
@@ -16,52 +16,40 @@ from __future__ import annotations
 import base64
 import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ._common import html_text
+from ._common import csv_num, html_text, plain
+from ._model import AttackExample, AttackSection
+from ._section import (
+    HTML,
+    Block,
+    Column,
+    Count,
+    Figure,
+    Heading,
+    Html,
+    Para,
+    Row,
+    Section,
+    Table,
+    Text,
+    Value,
+    number,
+)
 
 __all__ = [
     "AttackExample",
     "AttackSection",
-    "attack_html",
-    "attack_html_body",
-    "attack_md",
+    "attack_csv_lines",
+    "attack_json",
     "attack_section",
+    "attack_view",
     "load_attack_probes",
 ]
-
-
-@dataclass(frozen=True)
-class AttackExample:
-    """One top template on one held-out screen: the target's card, benign and injected."""
-
-    probe: str
-    instance_id: str
-    success: bool
-    payload: str
-    png: bytes  # benign | injected crops side by side
-
-
-@dataclass(frozen=True)
-class AttackSection:
-    framework: str
-    model: str
-    budget: int
-    spent: int
-    train_states: int
-    heldout_states: int
-    disjoint_apps: bool
-    curve: list[tuple[int, float]]  # (queries spent, best train ASR so far)
-    results: list[dict[str, Any]]  # held-out rows: probe, kind, describe, k, n, asr, lo, hi
-    tests: list[dict[str, Any]]  # template vs best fixed: diff, lo, hi, McNemar
-    candidates: int
-    rejected: int
-    eval_queries: int
-    examples: list[AttackExample] = field(default_factory=list)
 
 
 def load_attack_probes(rundir: Path) -> list[str]:
@@ -158,18 +146,6 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
     return out
 
 
-def _pct(r: dict[str, Any]) -> str:
-    if not r.get("n"):
-        return "n/a"
-    return f"{100 * r['asr']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-
-
-def _pp(t: dict[str, Any]) -> str:
-    if not t.get("n") or math.isnan(t["diff"]):
-        return "n/a"
-    return f"{100 * t['diff']:+.1f} [{100 * t['lo']:+.1f}, {100 * t['hi']:+.1f}]"
-
-
 def _intro(s: AttackSection) -> str:
     apps = " (held-out apps disjoint from train)" if s.disjoint_apps else ""
     return (
@@ -180,37 +156,166 @@ def _intro(s: AttackSection) -> str:
     )
 
 
-def attack_md(s: AttackSection) -> str:
-    """The section as Markdown (tables; the curve as a list of points)."""
-    lines = [
-        "## Adaptive attack",
-        "",
-        _intro(s),
-        "",
-        "| probe | kind | template | held-out ASR % [95% CI] | k/n | train k/n |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in s.results:
-        desc = str(r["describe"]).replace("|", "\\|")
-        lines.append(
-            f"| {r['probe']} | {r['kind']} | {desc} | {_pct(r)} | {r['k']}/{r['n']} | "
-            f"{r['train_k']}/{r['train_n']} |"
-        )
-    if s.tests:
-        lines += [
-            "",
-            "| template - best fixed | pairs | ASR diff pp [95% CI] | McNemar b/c | p |",
-            "|---|---|---|---|---|",
-        ]
-        for t in s.tests:
-            lines.append(
-                f"| {t['template']} - {t['fixed']} | {t['n']} | {_pp(t)} | "
-                f"{t['mcnemar_b']}/{t['mcnemar_c']} | {t['mcnemar_p']:.3g} |"
+def _asr(r: dict[str, Any]) -> Value:
+    """Held-out ASR with its Wilson interval (n/a when nothing ran)."""
+    if not r.get("n"):
+        return Value(math.nan, missing="n/a")
+    return Value(r["asr"], r["lo"], r["hi"], tip=f"{r['k']}/{r['n']} · wilson", heat=True)
+
+
+def _diff(t: dict[str, Any]) -> Value:
+    """Template minus best fixed probe on the same held-out units, pp with bootstrap interval."""
+    if not t.get("n") or math.isnan(t["diff"]):
+        return Value(math.nan, signed=True, missing="n/a")
+    return Value(t["diff"], t["lo"], t["hi"], signed=True, sig=t["lo"] > 0 or t["hi"] < 0)
+
+
+RESULT_COLUMNS = (
+    Column("probe", numeric=False),
+    Column("kind", numeric=False),
+    Column("template", numeric=False),
+    Column("held-out ASR % [95% CI]"),
+    Column("k/n"),
+    Column("train k/n"),
+)
+TEST_COLUMNS = (
+    Column("template - best fixed", numeric=False),
+    Column("pairs"),
+    Column("ASR diff pp [95% CI]"),
+    Column("McNemar b/c"),
+    Column("p"),
+)
+CURVE_COLUMNS = (Column("queries spent", numeric=False), Column("best train ASR"))
+
+
+def results_table(s: AttackSection) -> Table:
+    """Held-out ASR of each top template and of the best fixed probe."""
+    rows = tuple(
+        Row(
+            (
+                Text(str(r["probe"]), code=True),
+                Text(str(r["kind"])),
+                Text(str(r["describe"])),
+                _asr(r),
+                Text(f"{r['k']}/{r['n']}"),
+                Text(f"{r['train_k']}/{r['train_n']}"),
             )
-    if s.curve:
-        pts = ", ".join(f"{q}: {100 * a:.0f}%" for q, a in s.curve)
-        lines += ["", f"Best train ASR against queries spent: {pts}."]
-    return "\n".join(lines) + "\n"
+        )
+        for r in s.results
+    )
+    return Table(
+        RESULT_COLUMNS,
+        rows,
+        lead=3,
+        label="attack",
+        caption="Held-out ASR of each top template, frozen, and of the best fixed probe on "
+        "the same held-out screens, with 95% Wilson intervals; train k/n: their record in "
+        "the search.",
+        tex_caption="Adaptive attack: " + _intro(s),
+    )
+
+
+def tests_table(s: AttackSection) -> Table:
+    """Each top template against the best fixed probe, paired on the held-out units."""
+    rows = tuple(
+        Row(
+            (
+                Text(f"{t['template']} - {t['fixed']}"),
+                Count(t["n"]),
+                _diff(t),
+                Text(f"{t['mcnemar_b']}/{t['mcnemar_c']}"),
+                Text(f"{t['mcnemar_p']:.3g}"),
+            )
+        )
+        for t in s.tests
+    )
+    return Table(
+        TEST_COLUMNS,
+        rows,
+        lead=1,
+        label="attack-tests",
+        caption="Each top template against the best fixed probe on the same held-out units: "
+        "ASR difference in percentage points with a state-bootstrap interval (bold when it "
+        "excludes 0) and the exact McNemar test (b/c: units only the template / only the "
+        "fixed probe won).",
+        tex_caption="Adaptive attack: each top template minus the best fixed probe on the same "
+        "held-out units (pp, state-bootstrap interval) with the exact McNemar test.",
+    )
+
+
+def curve_table(s: AttackSection) -> Table:
+    """The search's progress as a table (LaTeX's stand-in for the plot)."""
+    rows = tuple(Row((Count(q), Value(a, interval=False))) for q, a in s.curve)
+    return Table(
+        CURVE_COLUMNS,
+        rows,
+        lead=1,
+        label="attack-curve",
+        tex_caption="Adaptive attack: best training ASR (percent) against queries spent.",
+        formats=frozenset({"latex"}),
+    )
+
+
+def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
+    """Held-out ASR per probe (and its training record), and each paired test. The CSV has no
+    column for the fixed probe a template is tested against: it is the test's ``subset``
+    (``vs NAME``)."""
+    base = {"framework": s.framework, "model": s.model}
+    out: list[dict[str, str]] = []
+    for r in s.results:
+        row = {"table": "attack_heldout", **base, "probe": str(r["probe"])}
+        out.append(
+            {
+                **row,
+                "subset": "heldout",
+                "metric": "ASR",
+                "value": csv_num(r["asr"]),
+                "lo": csv_num(r["lo"]),
+                "hi": csv_num(r["hi"]),
+                "k": csv_num(r["k"]),
+                "n": csv_num(r["n"]),
+                "method": "wilson",
+            }
+        )
+        train = r["train_k"] / r["train_n"] if r.get("train_n") else None
+        out.append(
+            {
+                **row,
+                "subset": "train",
+                "metric": "ASR",
+                "value": csv_num(train),
+                "k": csv_num(r["train_k"]),
+                "n": csv_num(r["train_n"]),
+                "method": "search",
+            }
+        )
+    for t in s.tests:
+        out.append(
+            {
+                "table": "attack_test",
+                **base,
+                "probe": str(t["template"]),
+                "subset": f"vs {t['fixed']}",
+                "metric": "ASR_diff",
+                "value": csv_num(t["diff"]),
+                "lo": csv_num(t["lo"]),
+                "hi": csv_num(t["hi"]),
+                "n": csv_num(t["n"]),
+                "method": "paired state bootstrap",
+                "p_value": csv_num(t["mcnemar_p"]),
+            }
+        )
+    return out
+
+
+def attack_json(s: AttackSection) -> dict[str, Any]:
+    """Every figure of the section; the examples' pictures only in the HTML."""
+    doc = {f.name: plain(getattr(s, f.name)) for f in fields(s) if f.name != "examples"}
+    doc["examples"] = [
+        {"probe": e.probe, "instance_id": e.instance_id, "success": e.success, "payload": e.payload}
+        for e in s.examples
+    ]
+    return doc
 
 
 def _curve_svg(curve: list[tuple[int, float]], budget: int, w: int = 480, h: int = 200) -> str:
@@ -243,45 +348,40 @@ def _curve_svg(curve: list[tuple[int, float]], budget: int, w: int = 480, h: int
     )
 
 
-def attack_html_body(s: AttackSection) -> str:
-    """The section's HTML without its heading (for a report that adds its own), escaped."""
-    rows = "".join(
-        f"<tr><td>{html_text(r['probe'])}</td><td>{html_text(r['kind'])}</td>"
-        f"<td>{html_text(r['describe'])}</td><td>{_pct(r)}</td><td>{r['k']}/{r['n']}</td>"
-        f"<td>{r['train_k']}/{r['train_n']}</td></tr>"
-        for r in s.results
-    )
-    tests = "".join(
-        f"<tr><td>{html_text(t['template'])} - {html_text(t['fixed'])}</td><td>{t['n']}</td>"
-        f"<td>{_pp(t)}</td><td>{t['mcnemar_b']}/{t['mcnemar_c']}</td>"
-        f"<td>{t['mcnemar_p']:.3g}</td></tr>"
-        for t in s.tests
-    )
-    figs = "".join(
+def _payloads_html(s: AttackSection) -> str:
+    return "".join(
         f'<figure><img alt="{html_text(e.instance_id)}" src="data:image/png;base64,'
         f'{base64.b64encode(e.png).decode()}"><figcaption>{html_text(e.probe)} on '
         f"{html_text(e.instance_id)} ({'attack success' if e.success else 'no success'}): "
         f"<code>{html_text(e.payload)}</code></figcaption></figure>"
         for e in s.examples
     )
-    return (
-        f"<p>{html_text(_intro(s))}</p>"
-        f"<figure>{_curve_svg(s.curve, s.budget)}<figcaption>Best training ASR against "
-        "queries spent.</figcaption></figure>"
-        "<table><thead><tr><th>probe</th><th>kind</th><th>template</th>"
-        "<th>held-out ASR % [95% CI]</th><th>k/n</th><th>train k/n</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
-        + (
-            "<table><thead><tr><th>template - best fixed</th><th>pairs</th>"
-            "<th>ASR diff pp [95% CI]</th><th>McNemar b/c</th><th>p</th></tr></thead>"
-            f"<tbody>{tests}</tbody></table>"
-            if tests
-            else ""
-        )
-        + (f"<h3>Top payloads on held-out screens (benign | injected)</h3>{figs}" if figs else "")
+
+
+def attack_view(s: AttackSection) -> Section:
+    """The Adaptive attack section: the search's curve, held-out ASR of the top templates and
+    of the best fixed probe with their intervals, the paired tests, and the top payloads."""
+    blocks: list[Block] = [Para(_intro(s))]
+    svg = _curve_svg(s.curve, s.budget)
+    if svg:
+        blocks.append(Figure(svg, "Best training ASR against queries spent."))
+    blocks.append(results_table(s))
+    if s.tests:
+        blocks.append(tests_table(s))
+    if s.curve:
+        pts = ", ".join(f"{q}: {number(a, digits=0)}%" for q, a in s.curve)
+        text = f"Best train ASR against queries spent: {pts}."
+        blocks += [Para(text, lede=False, formats=frozenset({"md"})), curve_table(s)]
+    figs = _payloads_html(s)
+    if figs:
+        heading = "Top payloads on held-out screens (benign | injected)"
+        blocks += [Heading(heading, formats=HTML), Html(figs)]
+    return Section(
+        "attack",
+        "Adaptive attack",
+        "Adaptive attack",
+        tuple(blocks),
+        csv=tuple(attack_csv_lines(s)),
+        json_key="attack",
+        json=attack_json(s),
     )
-
-
-def attack_html(s: AttackSection) -> str:
-    """The section as a standalone HTML fragment: ``<section id="attack">`` with its heading."""
-    return f'<section id="attack"><h2>Adaptive attack</h2>{attack_html_body(s)}</section>'

@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import dibench
+from dibench._fs import NoSuchFile
 from dibench.metrics import (
     CI,
     NO_DEFENSE,
     Estimate,
     PairJoin,
     ResultRow,
+    RunUsage,
     VerdictRow,
     asr_pairs,
     breakdown,
@@ -31,7 +33,6 @@ from dibench.metrics import (
     key_finding,
     summary_table,
 )
-from dibench.metrics._defense import RunUsage
 
 from ._defense import usage_rows
 from ._examples import make_example, pick_successes
@@ -428,7 +429,7 @@ def build_report(
     load_attack_probes(rundir)  # an attack directory's templates, so its screens compose
     db = RunDir(rundir).store_path
     if not db.is_file():
-        raise FileNotFoundError(f"{rundir}: no results.sqlite here (not a run directory?)")
+        raise NoSuchFile(f"{rundir}: no results.sqlite here (not a run directory?)")
     config, notes = _read_config(rundir)
     st = _Stats(ci, conf, n_boot, seed)
     with ResultStore(db, readonly=True) as store:

@@ -17,6 +17,7 @@ from dibench._text_safety import visible
 from dibench.metrics import Estimate, KeyFinding, PairedDiff
 
 from ._model import Report, Table, field_label, value_label
+from ._section import estimate_value, number
 
 __all__ = [
     "METRIC_HELP",
@@ -26,11 +27,8 @@ __all__ = [
     "csv_num",
     "finding_sentence",
     "fmt_p",
-    "fmt_pct",
-    "fmt_pp",
     "header_labels",
     "html_text",
-    "interval_text",
     "plain",
     "row_labels",
     "settings_line",
@@ -54,27 +52,6 @@ def html_text(text: object) -> str:
     so one helper serves every place; ``quote=True`` makes it safe inside ``"..."`` attributes.
     """
     return escape(visible(text, multiline=True), quote=True)
-
-
-def fmt_pct(est: Estimate | None, digits: int = 1) -> str:
-    """The point value in percent, or an en dash when nothing was measured."""
-    if est is None or est.n == 0 or math.isnan(est.value):
-        return "–"
-    return f"{100 * est.value:.{digits}f}"
-
-
-def interval_text(est: Estimate | None, digits: int = 1) -> str:
-    """``41.2–50.3`` (empty when nothing was measured)."""
-    if est is None or est.n == 0 or math.isnan(est.value):
-        return ""
-    return f"{100 * est.lo:.{digits}f}–{100 * est.hi:.{digits}f}"
-
-
-def fmt_pp(d: PairedDiff, digits: int = 1) -> str:
-    """A signed change in percentage points (``+12.3``); en dash without pairs."""
-    if d.n == 0 or math.isnan(d.diff):
-        return "–"
-    return f"{100 * d.diff:+.{digits}f}"
 
 
 def fmt_p(p: float) -> str:
@@ -110,10 +87,10 @@ def _moved(d: PairedDiff) -> str:
     if d.n == 0 or math.isnan(d.diff):
         return "could not be compared"
     if d.lo > 0:
-        return f"rose by {100 * d.diff:.1f} pp"
+        return f"rose by {number(d.diff)} pp"
     if d.hi < 0:
-        return f"fell by {-100 * d.diff:.1f} pp"
-    return f"changed by {100 * d.diff:+.1f} pp"
+        return f"fell by {number(-d.diff)} pp"
+    return f"changed by {number(d.diff, signed=True)} pp"
 
 
 def _p_clause(d: PairedDiff, p: float) -> str:
@@ -137,7 +114,7 @@ def finding_sentence(f: KeyFinding) -> str:
         f"{agent_label(f.framework, f.model)}: under injection TCR {_moved(f.tcr_diff)} "
         f"({_p_clause(f.tcr_diff, f.tcr_test.p_value)}) while COR {_moved(f.cor_diff)} "
         f"({_p_clause(f.cor_diff, f.cor_test.p_value)}); "
-        f"ASR {fmt_pct(f.asr)}% over {f.n_pairs} pairs — {verdict}"
+        f"ASR {estimate_value(f.asr).text()}% over {f.n_pairs} pairs — {verdict}"
     )
 
 

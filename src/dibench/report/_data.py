@@ -16,16 +16,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from typing import Any
 
 from dibench._text_safety import formula_safe, visible
-from dibench.metrics import KeyFinding, McNemarResult, PairedDiff
 
-from ._common import csv_diff, csv_estimate, plain
-from ._defense import defense_csv_lines, defense_json
-from ._explore import explore_csv_lines, explore_json
-from ._model import Report, Table
+from ._common import plain
+from ._model import Report
+from ._sections import sections
 
 __all__ = ["CSV_COLUMNS", "REPORT_JSON_VERSION", "csv_cell", "plain", "to_csv", "to_json"]
 
@@ -56,54 +53,15 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _table_lines(t: Table) -> list[dict[str, str]]:
-    out = []
-    for rec in t.records():
-        line = {"table": t.id, **{k: str(v) for k, v in rec["groups"].items()}}
-        line.update(subset=rec["measure"].subset, metric=rec["measure"].metric)
-        line.update(csv_estimate(rec["estimate"]))
-        out.append(line)
-    return out
-
-
-def _finding_lines(f: KeyFinding, defense: str) -> list[dict[str, str]]:
-    base = {"table": "key_finding", "defense": defense, "framework": f.framework, "model": f.model}
-    out = []
-    for metric, subset, est in (
-        ("TCR", "benign", f.benign_tcr),
-        ("TCR", "injected", f.injected_tcr),
-        ("COR", "benign", f.benign_cor),
-        ("COR", "injected", f.injected_cor),
-        ("ASR", "all", f.asr),
-    ):
-        out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
-    for metric, diff, test in (
-        ("TCR_diff", f.tcr_diff, f.tcr_test),
-        ("COR_diff", f.cor_diff, f.cor_test),
-        ("wrong_diff", f.wrong_diff, None),
-    ):
-        # the exact McNemar p where there is one (the tables print it), else bootstrap
-        p_value = test.p_value if test else diff.p_value
-        out.append(
-            {**base, "subset": "injected-benign", "metric": metric, **csv_diff(diff, p_value)}
-        )
-    return out
-
-
 def csv_cell(value: object) -> str:
     """One CSV cell on one line, hidden characters shown and formula-safe (see the docstring)."""
     return formula_safe(visible(value))
 
 
 def to_csv(report: Report) -> str:
-    """Every estimate as one tidy table: group fields, metric, value, lo, hi, k, n."""
-    lines: list[dict[str, str]] = []
-    for f in report.findings:
-        lines += _finding_lines(f, report.facts.baseline_defense)
-    for t in report.tables:
-        lines += _table_lines(t)
-    lines += defense_csv_lines(report.defenses)
-    lines += explore_csv_lines(report.exploration)
+    """Every estimate as one tidy table: group fields, metric, value, lo, hi, k, n (each
+    section's lines, in reading order)."""
+    lines = [line for sec in sections(report) for line in sec.csv]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
     w.writeheader()
@@ -122,91 +80,38 @@ def _visible_json(x: Any) -> Any:
     return x
 
 
-def _diff(d: PairedDiff, test: McNemarResult | None) -> dict[str, Any]:
-    out = plain(d)
-    if test is not None:
-        out["mcnemar"] = plain(test)
+# the sections' entries, in the document's order (an entry no section gave is null; sections
+# added since report_version 1 come last)
+JSON_SECTIONS = ("facts", "key_findings", "tables", "defenses", "exploration", "examples")
+JSON_ADDED = ("attack",)
+
+
+def _entries(report: Report) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for sec in sections(report):
+        if not sec.json_key:
+            continue
+        if isinstance(out.get(sec.json_key), list):
+            out[sec.json_key] = out[sec.json_key] + list(sec.json)
+        else:
+            out[sec.json_key] = sec.json
     return out
-
-
-def _finding(f: KeyFinding) -> dict[str, Any]:
-    out = {
-        k: plain(getattr(f, k))
-        for k in (
-            "framework",
-            "model",
-            "benign_tcr",
-            "injected_tcr",
-            "benign_cor",
-            "injected_cor",
-            "asr",
-            "n_pairs",
-            "missing_pairs",
-        )
-    }
-    out["tcr_diff"] = _diff(f.tcr_diff, f.tcr_test)
-    out["cor_diff"] = _diff(f.cor_diff, f.cor_test)
-    out["wrong_diff"] = _diff(f.wrong_diff, None)
-    out["completion_overstates_trust"] = f.completion_overstates_trust
-    return out
-
-
-def _table(t: Table) -> dict[str, Any]:
-    return {
-        "id": t.id,
-        "title": t.title,
-        "caption": t.caption,
-        "row_fields": list(t.row_fields),
-        "col_fields": list(t.col_fields),
-        "filters": dict(t.filters),
-        "measures": [m.label for m in t.measures],
-        "cells": [
-            {
-                "groups": rec["groups"],
-                "metric": rec["measure"].metric,
-                "subset": rec["measure"].subset,
-                **plain(rec["estimate"]),
-            }
-            for rec in t.records()
-        ],
-    }
 
 
 def to_json(report: Report) -> str:
     """Every figure with the run config, for scripts; images are left out (see the HTML)."""
-    f = report.facts
-    doc = {
+    entries = _entries(report)
+    doc: dict[str, Any] = {
         "report_version": REPORT_JSON_VERSION,
         "dibench_version": report.version,
         "rundir": str(report.rundir),
         "config": plain(report.config),
         "conditions": plain(report.conditions),
         "settings": {"ci": report.ci, "conf": report.conf},
-        "facts": {
-            **plain(f),
-            "infra_errors": f.infra_errors,
-            "parse_errors": f.parse_errors,
-            "framework_errors": f.framework_errors,
-            "parse_failure_rate": {
-                c.condition: (None if math.isnan(r) else r)
-                for c in f.conditions
-                for r in (c.parse_failure_rate,)
-            },
-        },
-        "key_findings": [_finding(k) for k in report.findings],
-        "tables": [_table(t) for t in report.tables],
-        "defenses": defense_json(report.defenses),
-        "exploration": explore_json(report.exploration),
-        "examples": [
-            {
-                **plain(e),
-                "benign_image": e.benign_image is not None,
-                "injected_image": e.injected_image is not None,
-            }
-            for e in report.examples
-        ],
+        **{key: entries.get(key) for key in JSON_SECTIONS},
         "dataset": report.dataset,
         "dataset_note": report.dataset_note,
         "notes": list(report.notes),
     }
+    doc.update((key, entries[key]) for key in JSON_ADDED if key in entries)
     return json.dumps(_visible_json(doc), ensure_ascii=False, indent=2, allow_nan=False) + "\n"

@@ -8,43 +8,49 @@ false-positive rate on benign screens (the detector table and, for scores, the R
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from dibench._values import Outcome
 from dibench.metrics import (
     Auroc,
     DefenseComparison,
+    DefenseCost,
     DefenseRates,
     DetectorRates,
-    Estimate,
     PairedChange,
+    RunUsage,
 )
-from dibench.metrics._defense import DefenseCost, RunUsage
 
-from ._common import (
-    agent_label,
-    csv_diff,
-    csv_estimate,
-    csv_num,
-    fmt_p,
-    fmt_pct,
-    interval_text,
-    plain,
-)
-from ._common import html_text as _e
+from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._model import CARRIER_ORDER, DefenseSection, order_key, value_label
+from ._section import (
+    HTML,
+    Block,
+    Column,
+    Count,
+    Figure,
+    Heading,
+    Note,
+    Para,
+    Row,
+    Section,
+    Table,
+    Text,
+    Value,
+    cell_text,
+    diff_value,
+    estimate_value,
+)
 from ._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
 
 __all__ = [
     "COMPARISON_HEAD",
-    "DETECTOR_HEAD",
     "comparison_rows",
+    "comparison_table",
     "cost_text",
     "defense_csv_lines",
-    "defense_html",
-    "defense_json",
-    "detector_rows",
+    "defense_view",
+    "detector_table",
     "frontier_svgs",
     "ordered_detectors",
     "roc_svgs",
@@ -89,44 +95,168 @@ def ordered_detectors(section: DefenseSection) -> list[DetectorRates]:
     return [d for g in groups.values() for d in sorted(g, key=_slice_order)]
 
 
-def _pct(est: Estimate | None) -> str:
-    return "–" if est is None or est.n == 0 or math.isnan(est.value) else est.pct()
-
-
-def _auc_text(a: Auroc | None) -> str:
+def _auc_value(a: Auroc | None) -> Value:
+    """AUROC to three decimals with its interval (the value alone where none was taken)."""
     if a is None or math.isnan(a.value):
-        return "–"
-    if math.isnan(a.lo):
-        return f"{a.value:.3f}"
-    return f"{a.value:.3f} [{a.lo:.3f}, {a.hi:.3f}]"
+        return Value(math.nan, scale=1.0, digits=3)
+    return Value(
+        a.value,
+        a.lo,
+        a.hi,
+        scale=1.0,
+        digits=3,
+        tip=f"{a.n_pos} injected vs {a.n_neg} benign scores",
+    )
 
 
-def _change_text(c: PairedChange | None) -> tuple[str, str]:
-    if c is None or c.diff.n == 0:
-        return "n/a", "n/a"
-    return c.diff.pp(), fmt_p(c.test.p_value)
+def _change_values(c: PairedChange | None) -> tuple[Value, Text]:
+    """The paired change (pp, with interval) and its McNemar p; n/a without matched units."""
+    if c is None or c.diff.n == 0 or math.isnan(c.diff.diff):
+        return Value(math.nan, signed=True, missing="n/a"), Text("n/a")
+    d = c.diff
+    return (
+        diff_value(d, missing="n/a", tip=f"{d.n} matched units in {d.n_clusters} states"),
+        Text(fmt_p(c.test.p_value)),
+    )
 
 
-COMPARISON_HEAD = (
-    "framework",
-    "model",
-    "defense",
-    "ASR without",
-    "ASR with",
-    "ΔASR (pp)",
-    "p",
-    "benign COR without",
-    "benign COR with",
-    "Δ benign COR (pp)",
-    "p",
-    "benign TCR with",
-    "blocked benign",
-    "blocked injected",
-    "pairs",
-    "extra calls/run",
-    "extra input tokens/run",
-    "extra output tokens/run",
+COMPARISON_COLUMNS = (
+    Column("framework", numeric=False),
+    Column("model", numeric=False),
+    Column("defense", numeric=False),
+    Column("ASR without", "ASR (lower is better)", "without"),
+    Column("ASR with", "ASR (lower is better)", "with"),
+    Column("ΔASR (pp)", "ASR (lower is better)", "Δ pp"),
+    Column("p", "ASR (lower is better)", "p"),
+    Column("benign COR without", "benign COR (higher is better)", "without"),
+    Column("benign COR with", "benign COR (higher is better)", "with"),
+    Column("Δ benign COR (pp)", "benign COR (higher is better)", "Δ pp"),
+    Column("p", "benign COR (higher is better)", "p"),
+    Column("benign TCR with", "benign TCR", "with"),
+    Column("blocked benign", "blocked", "benign"),
+    Column("blocked injected", "blocked", "injected"),
+    Column("pairs"),
+    Column("extra calls/run", "extra per run", "calls"),
+    Column("extra input tokens/run", "extra per run", "input tok"),
+    Column("extra output tokens/run", "extra per run", "output tok"),
 )
+COMPARISON_HEAD = tuple(c.head for c in COMPARISON_COLUMNS)
+
+
+def _cost_cells(cost: DefenseCost | None) -> tuple[Text, Text, Text]:
+    return tuple(Text(v) for v in cost_text(cost))  # type: ignore[return-value]
+
+
+def comparison_table(section: DefenseSection) -> Table:
+    """One row per defended condition against the same agent without defense."""
+    rows = []
+    for c in section.comparisons:
+        base = c.baseline
+        asr = c.change("ASR")
+        none = estimate_value(None, missing="n/a")
+        rows.append(
+            Row(
+                (
+                    Text(c.framework),
+                    Text(c.model),
+                    Text(c.defense, code=True),
+                    estimate_value(base.asr) if base else none,
+                    estimate_value(c.rates.asr),
+                    *_change_values(asr),
+                    estimate_value(base.benign_cor) if base else none,
+                    estimate_value(c.rates.benign_cor),
+                    *_change_values(c.change("COR benign")),
+                    estimate_value(c.rates.benign_tcr),
+                    estimate_value(c.rates.benign_blocked),
+                    estimate_value(c.rates.injected_blocked),
+                    Count(asr.diff.n) if asr else Text("n/a"),
+                    *_cost_cells(c.rates.cost),
+                ),
+                band=(c.framework, c.model),
+            )
+        )
+    return Table(
+        COMPARISON_COLUMNS,
+        tuple(rows),
+        lead=3,
+        band=2,
+        label="defenses",
+        html_class="est defense-comparison",
+        caption="Without = the same agent with no defense; with = the defended condition. "
+        "Δ = with minus without on matched units (bold when the 95% interval excludes 0); "
+        "p = exact McNemar test; pairs = injected runs matched in both conditions. Blocked: "
+        "share of runs the defense stopped (⊥). Extra per run: model calls and input/output "
+        "tokens with minus without the defense, on the same runs (a judge's or evidence "
+        "follow-up's calls, a second decision when asked to reconsider).",
+        tex_caption="Defenses: ASR and benign COR without and with each defense; differences "
+        "(pp) are paired on the same instances and seeds, with exact McNemar p-values.",
+    )
+
+
+def comparison_rows(section: DefenseSection) -> list[list[str]]:
+    """The comparison table as the text formats print it, one row per defended condition."""
+    return [[cell_text(c) for c in r.cells] for r in comparison_table(section).rows]
+
+
+_TEXT_ONLY = frozenset({"md", "latex"})
+DETECTOR_COLUMNS = (
+    Column("framework", numeric=False),
+    Column("model", numeric=False),
+    Column("condition", numeric=False),
+    Column("detector", numeric=False),
+    Column("screens", numeric=False),
+    Column("TP", formats=_TEXT_ONLY),
+    Column("FN", formats=_TEXT_ONLY),
+    Column("FP", formats=_TEXT_ONLY),
+    Column("TN", formats=_TEXT_ONLY),
+    Column("injected runs", formats=HTML, rule=True),
+    Column("recall"),
+    Column("benign runs", formats=HTML, rule=True),
+    Column("FPR"),
+    Column("precision", rule=True),
+    Column("AUROC"),
+)
+
+
+def detector_table(section: DefenseSection) -> Table:
+    """Recall per attack and carrier against the false-positive rate, per detector."""
+    rows = []
+    for d in ordered_detectors(section):
+        cond = () if d.defense == d.detector else (f"condition {d.defense}",)
+        rows.append(
+            Row(
+                (
+                    Text(d.framework),
+                    Text(d.model),
+                    Text(d.defense),
+                    Text(d.detector),
+                    Text(slice_label(d.slice, d.value), strong=d.slice == "all"),
+                    Count(d.tp),
+                    Count(d.fn),
+                    Count(d.fp),
+                    Count(d.tn),
+                    Count(d.tp + d.fn),
+                    estimate_value(d.recall),
+                    Count(d.fp + d.tn),
+                    estimate_value(d.fpr),
+                    estimate_value(d.precision),
+                    _auc_value(d.auroc),
+                ),
+                band=(d.detector, *cond, f"{agent_label(d.framework, d.model)} · {d.stage} stage"),
+            )
+        )
+    return Table(
+        DETECTOR_COLUMNS,
+        tuple(rows),
+        lead=5,
+        band=4,
+        band_head="detector",
+        label="detectors",
+        html_class="est detectors",
+        caption=f"{DETECTOR_INTRO} Precision depends on how many injected screens the run had "
+        "per benign one.",
+        tex_caption="Detectors: " + DETECTOR_INTRO,
+    )
 
 
 def usage_rows(store: Any) -> list[RunUsage]:
@@ -163,75 +293,6 @@ def cost_text(cost: DefenseCost | None) -> tuple[str, str, str]:
         _extra(cost.extra_input_tokens, True),
         _extra(cost.extra_output_tokens, True),
     )
-
-
-def comparison_rows(section: DefenseSection) -> list[list[str]]:
-    """One text row per defended condition (values in percent with intervals)."""
-    out = []
-    for c in section.comparisons:
-        base = c.baseline
-        d_asr, p_asr = _change_text(c.change("ASR"))
-        d_cor, p_cor = _change_text(c.change("COR benign"))
-        asr_change = c.change("ASR")
-        out.append(
-            [
-                c.framework,
-                c.model,
-                c.defense,
-                _pct(base.asr) if base else "n/a",
-                _pct(c.rates.asr),
-                d_asr,
-                p_asr,
-                _pct(base.benign_cor) if base else "n/a",
-                _pct(c.rates.benign_cor),
-                d_cor,
-                p_cor,
-                _pct(c.rates.benign_tcr),
-                _pct(c.rates.benign_blocked),
-                _pct(c.rates.injected_blocked),
-                str(asr_change.diff.n) if asr_change else "n/a",
-                *cost_text(c.rates.cost),
-            ]
-        )
-    return out
-
-
-DETECTOR_HEAD = (
-    "framework",
-    "model",
-    "condition",
-    "detector",
-    "screens",
-    "TP",
-    "FN",
-    "FP",
-    "TN",
-    "recall",
-    "FPR",
-    "precision",
-    "AUROC",
-)
-
-
-def detector_rows(section: DefenseSection) -> list[list[str]]:
-    return [
-        [
-            d.framework,
-            d.model,
-            d.defense,
-            d.detector,
-            slice_label(d.slice, d.value),
-            str(d.tp),
-            str(d.fn),
-            str(d.fp),
-            str(d.tn),
-            _pct(d.recall),
-            _pct(d.fpr),
-            _pct(d.precision),
-            _auc_text(d.auroc),
-        ]
-        for d in ordered_detectors(section)
-    ]
 
 
 # --- plots ---------------------------------------------------------------------------------------
@@ -291,206 +352,6 @@ def roc_svgs(section: DefenseSection) -> list[tuple[str, str, str]]:
         counts = f"{every.n_pos:,} injected vs {every.n_neg:,} benign scored runs"
         out.append((title, counts, roc_chart(lines, label=title)))
     return out
-
-
-# --- HTML ----------------------------------------------------------------------------------------
-def _cell(est: Estimate | None, cls: str = "num") -> str:
-    if est is None or est.n == 0 or math.isnan(est.value):
-        return f'<td class="{cls} na">–</td>'
-    return (
-        f'<td class="{cls}" title="{_e(f"{est.k}/{est.n} · {est.method}")}">'
-        f'<span class="v">{fmt_pct(est)}</span><span class="ci">{_e(interval_text(est))}</span>'
-        "</td>"
-    )
-
-
-def _na(cls: str = "num") -> str:
-    return f'<td class="{cls} na">n/a</td>'
-
-
-def _delta_cells(c: PairedChange | None) -> str:
-    if c is None or c.diff.n == 0 or math.isnan(c.diff.diff):
-        return _na() + _na()
-    d = c.diff
-    sig = " sig" if d.lo > 0 or d.hi < 0 else ""
-    return (
-        f'<td class="num" title="{d.n} matched units in {d.n_clusters} states">'
-        f'<span class="v{sig}">{100 * d.diff:+.1f}</span>'
-        f'<span class="ci">{100 * d.lo:+.1f}–{100 * d.hi:+.1f}</span></td>'
-        f'<td class="num" title="McNemar exact: {c.test.b} vs {c.test.c} discordant">'
-        f"{fmt_p(c.test.p_value)}</td>"
-    )
-
-
-def _comparison_html(comps: Sequence[DefenseComparison]) -> str:
-    labels = (
-        "without",
-        "with",
-        "Δ pp",
-        "p",
-        "without",
-        "with",
-        "Δ pp",
-        "p",
-        "with",
-        "benign",
-        "injected",
-    )
-    cost_labels = ("calls", "input tok", "output tok")
-    head = (
-        '<tr><th rowspan="2">defense</th>'
-        '<th class="grp" colspan="4">ASR (lower is better)</th>'
-        '<th class="grp" colspan="4">benign COR (higher is better)</th>'
-        '<th class="grp">benign TCR</th><th class="grp" colspan="2">blocked</th>'
-        '<th rowspan="2" class="num">pairs</th>'
-        '<th class="grp" colspan="3">extra per run</th></tr><tr>'
-        + "".join(
-            f'<th class="num{" gs" if i in (0, 4, 8, 9) else ""}">{h}</th>'
-            for i, h in enumerate(labels)
-        )
-        + "".join(
-            f'<th class="num{" gs" if i == 0 else ""}">{h}</th>' for i, h in enumerate(cost_labels)
-        )
-        + "</tr>"
-    )
-    body = []
-    previous: tuple[str, str] | None = None
-    for c in comps:
-        agent = (c.framework, c.model)
-        if agent != previous:
-            body.append(
-                f'<tr class="agentrow"><th colspan="{len(labels) + len(cost_labels) + 2}">'
-                f"{_e(c.framework)} <span>{_e(c.model)}</span></th></tr>"
-            )
-            previous = agent
-        base = c.baseline
-        asr = c.change("ASR")
-        body.append(
-            f'<tr><td class="spec">{_e(c.defense)}</td>'
-            + (_cell(base.asr, "num gs") if base else _na("num gs"))
-            + _cell(c.rates.asr)
-            + _delta_cells(asr)
-            + (_cell(base.benign_cor, "num gs") if base else _na("num gs"))
-            + _cell(c.rates.benign_cor)
-            + _delta_cells(c.change("COR benign"))
-            + _cell(c.rates.benign_tcr, "num gs")
-            + _cell(c.rates.benign_blocked, "num gs")
-            + _cell(c.rates.injected_blocked)
-            + f'<td class="num">{asr.diff.n if asr else "n/a"}</td>'
-            + _cost_cells(c.rates.cost)
-            + "</tr>"
-        )
-    return (
-        '<div class="tablewrap"><table class="est defense-comparison"><caption>Without = the '
-        "same agent with no defense; with = the defended condition. Δ = with minus without on "
-        "matched units (bold when the 95% interval excludes 0); p = exact McNemar test; "
-        "pairs = injected runs matched in both conditions. Blocked: share of runs the defense "
-        "stopped (⊥). Extra per run: model calls and input/output tokens with minus without "
-        "the defense, on the same runs (a judge's or evidence follow-up's calls, a second "
-        "decision when asked to reconsider).</caption>"
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
-
-
-def _cost_cells(cost: DefenseCost | None) -> str:
-    calls, tin, tout = cost_text(cost)
-    title = ""
-    if cost is not None:
-        what = (
-            f"{cost.calls:.2f} calls/run ({cost.defense_calls:.2f} by defenses), "
-            f"{cost.matched} matched runs"
-        )
-        title = f' title="{_e(what)}"'
-    out = []
-    for i, (v, g) in enumerate(((calls, " gs"), (tin, ""), (tout, ""))):
-        na = " na" if v in ("n/a", "–") else ""
-        out.append(f'<td class="num{g}{na}"{title if i == 0 else ""}>{_e(v)}</td>')
-    return "".join(out)
-
-
-def _auc_cell(a: Auroc | None) -> str:
-    if a is None or math.isnan(a.value):
-        return '<td class="num na">–</td>'
-    ci = "" if math.isnan(a.lo) else f"{a.lo:.3f}–{a.hi:.3f}"
-    return (
-        f'<td class="num" title="{a.n_pos} injected vs {a.n_neg} benign scores">'
-        f'<span class="v">{a.value:.3f}</span><span class="ci">{ci}</span></td>'
-    )
-
-
-def _detector_html(rows: Sequence[DetectorRates]) -> str:
-    head = (
-        "<tr><th>detector</th><th>screens</th><th class='num gs'>injected runs</th>"
-        "<th class='num'>recall</th><th class='num gs'>benign runs</th><th class='num'>FPR</th>"
-        "<th class='num gs'>precision</th><th class='num'>AUROC</th></tr>"
-    )
-    sizes: dict[tuple[str, ...], int] = {}
-    for d in rows:
-        key = (d.framework, d.model, d.defense, d.detector)
-        sizes[key] = sizes.get(key, 0) + 1
-    body, seen = [], set()
-    for d in rows:
-        key = (d.framework, d.model, d.defense, d.detector)
-        lead = ""
-        cls = ""
-        if key not in seen:
-            seen.add(key)
-            cond = "" if d.defense == d.detector else f"<span>condition {_e(d.defense)}</span>"
-            lead = (
-                f'<th scope="rowgroup" rowspan="{sizes[key]}" class="agent">'
-                f"<code>{_e(d.detector)}</code>{cond}"
-                f"<span>{_e(agent_label(d.framework, d.model))} · {_e(d.stage)} stage</span></th>"
-            )
-            cls = ' class="block"' if len(seen) > 1 else ""
-        strong = d.slice == "all"
-        label = _e(slice_label(d.slice, d.value))
-        body.append(
-            f"<tr{cls}>{lead}<td>{f'<b>{label}</b>' if strong else label}</td>"
-            f'<td class="num gs">{d.tp + d.fn:,}</td>{_cell(d.recall)}'
-            f'<td class="num gs">{d.fp + d.tn:,}</td>{_cell(d.fpr)}'
-            f"{_cell(d.precision, 'num gs')}{_auc_cell(d.auroc)}</tr>"
-        )
-    return (
-        '<div class="tablewrap"><table class="est detectors"><caption>'
-        f"{_e(DETECTOR_INTRO)} Precision depends on how many injected screens the run had per "
-        "benign one.</caption>"
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
-
-
-def _figure(svg: str, title: str, note: str) -> str:
-    return (
-        f'<figure class="plot"><figcaption>{_e(title)} <span>{_e(note)}</span></figcaption>'
-        f"{svg}</figure>"
-    )
-
-
-def defense_html(section: DefenseSection) -> str:
-    parts = [f'<p class="lede">{_e(INTRO)}</p>']
-    for agent, svg in frontier_svgs(section):
-        parts.append(
-            _figure(
-                svg,
-                f"Defense frontier · {agent}",
-                "x: ASR, y: benign COR, whiskers: 95% intervals; the dark point is the agent "
-                "without defense; numbers refer to the legend",
-            )
-        )
-    if section.comparisons:
-        parts.append('<h3 id="defense-comparison">With and without each defense</h3>')
-        parts.append(_comparison_html(section.comparisons))
-    if section.detectors:
-        parts.append('<h3 id="detectors">Detectors</h3>')
-        parts.append(_detector_html(ordered_detectors(section)))
-    rocs = roc_svgs(section)
-    if rocs:
-        parts.append('<div class="rocs">')
-        parts += [
-            _figure(svg, title, f"bold: all attacks ({counts}); dashed: chance")
-            for title, counts, svg in rocs
-        ]
-        parts.append("</div>")
-    return "".join(parts)
 
 
 # --- CSV and JSON --------------------------------------------------------------------------------
@@ -594,9 +455,7 @@ def _detector_lines(d: DetectorRates) -> list[dict[str, str]]:
     return out
 
 
-def defense_csv_lines(section: DefenseSection | None) -> list[dict[str, str]]:
-    if section is None:
-        return []
+def defense_csv_lines(section: DefenseSection) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for r in section.rates:
         out += _rate_lines(r)
@@ -608,9 +467,44 @@ def defense_csv_lines(section: DefenseSection | None) -> list[dict[str, str]]:
     return out
 
 
-def defense_json(section: DefenseSection | None) -> dict[str, Any] | None:
-    if section is None:
-        return None
+def defense_view(section: DefenseSection) -> Section:
+    """The Defenses section: frontier plots, the comparison and detector tables, ROC curves."""
+    blocks: list[Block] = [Para(INTRO)]
+    for agent, svg in frontier_svgs(section):
+        blocks.append(
+            Figure(
+                svg,
+                f"Defense frontier · {agent}",
+                "x: ASR, y: benign COR, whiskers: 95% intervals; the dark point is the agent "
+                "without defense; numbers refer to the legend",
+            )
+        )
+    if section.comparisons:
+        blocks += [
+            Heading("With and without each defense", id="defense-comparison"),
+            comparison_table(section),
+        ]
+    if section.detectors:
+        blocks += [
+            Heading("Detectors", id="detectors"),
+            Para(DETECTOR_INTRO, lede=False, formats=frozenset({"md"})),
+            detector_table(section),
+        ]
+    blocks += [
+        Figure(svg, title, f"bold: all attacks ({counts}); dashed: chance", group="rocs")
+        for title, counts, svg in roc_svgs(section)
+    ]
+    blocks.append(
+        Note("The frontier plot (ASR against benign COR) and ROC curves are in the HTML report.")
+    )
     doc = plain(section)
     doc["detectors"] = plain(ordered_detectors(section))
-    return doc
+    return Section(
+        "defenses",
+        "Defenses",
+        "Defenses",
+        tuple(blocks),
+        csv=tuple(defense_csv_lines(section)),
+        json_key="defenses",
+        json=doc,
+    )

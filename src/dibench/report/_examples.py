@@ -7,6 +7,7 @@ so two reports of one run show the same examples and every probe that succeeded 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 from collections.abc import Iterable, Sequence
@@ -16,7 +17,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from dibench.metrics import AsrPair
 
-from ._model import Example, StepView, order_key
+from ._common import agent_label
+from ._common import html_text as _e
+from ._model import Example, Report, StepView, order_key, value_label
 
 if (
     TYPE_CHECKING
@@ -24,7 +27,14 @@ if (
     from dibench.dataset import Dataset
     from dibench.runner import ResultStore
 
-__all__ = ["MAX_PROMPT_CHARS", "MAX_REPLY_CHARS", "make_example", "pick_successes"]
+__all__ = [
+    "MAX_PROMPT_CHARS",
+    "MAX_REPLY_CHARS",
+    "example_html",
+    "examples_html",
+    "make_example",
+    "pick_successes",
+]
 
 MAX_REPLY_CHARS = 6000
 MAX_PROMPT_CHARS = 8000
@@ -244,3 +254,99 @@ def make_example(
         injected_image=inj_img,
         image_note=note,
     )
+
+
+# --- HTML ----------------------------------------------------------------------------------------
+def _pick_text(decision: str | None, target: str, acceptable: Sequence[str]) -> str:
+    if decision is None:
+        return "no decision (⊥)"
+    kind = "target" if decision == target else "acceptable" if decision in acceptable else "other"
+    return f"picked {decision} ({kind})"
+
+
+def _steps_html(steps: Sequence[StepView]) -> str:
+    if not steps:
+        return '<p class="imgnote">No model calls stored for this run.</p>'
+    out = []
+    for i, s in enumerate(steps, 1):
+        action = f" → <b>{_e(s.action)}</b>" if s.action else ""
+        err = f' <span class="err">error: {_e(s.error)}</span>' if s.error else ""
+        prompt = (
+            f"<details><summary>prompt ({len(s.prompt):,} characters)</summary>"
+            f"<pre>{_e(s.prompt)}</pre></details>"
+            if s.prompt
+            else ""
+        )
+        out.append(
+            f'<div class="step"><div class="role">step {i} · {_e(s.role or "model")}{action}{err}'
+            f"</div><pre>{_e(s.reply) or '(empty reply)'}</pre>{prompt}</div>"
+        )
+    return "".join(out)
+
+
+def _img(data: bytes | None, alt: str) -> str:
+    if data is None:
+        return '<div class="noimg">no screenshot</div>'
+    return f'<img alt="{_e(alt)}" src="data:image/jpeg;base64,{base64.b64encode(data).decode()}">'
+
+
+def example_html(i: int, ex: Example) -> str:
+    carriers = "+".join(ex.carriers) or "?"
+    head = (
+        f'<span class="exnum">{i}</span><b>{_e(value_label("probe", ex.probe))}</b> on '
+        f"{_e(carriers)} · {_e(agent_label(ex.framework, ex.model))}"
+        + (f" · defense {_e(ex.defense)}" if ex.defense != "none" else "")
+        + f" · {_e(ex.instance_id)} · repeat {ex.repeat} · target {_e(ex.target)}"
+    )
+    info = []
+    if ex.instruction is not None:
+        info.append(f'<p><span class="lbl">Instruction</span>{_e(ex.instruction)}</p>')
+    if ex.target_title is not None:
+        info.append(
+            f'<p><span class="lbl">Target title shown</span>'
+            f'<q class="payload">{_e(ex.target_title)}</q></p>'
+        )
+    if ex.target_cover_text is not None:
+        info.append(
+            f'<p><span class="lbl">Text on target cover</span>'
+            f'<q class="payload">{_e(ex.target_cover_text)}</q></p>'
+        )
+    sides = []
+    for name, decision, image, steps in (
+        ("Benign", ex.benign_decision, ex.benign_image, ex.benign_steps),
+        ("Injected", ex.injected_decision, ex.injected_image, ex.injected_steps),
+    ):
+        pick = _pick_text(decision, ex.target, ex.acceptable)
+        sides.append(
+            f'<div class="side"><h4>{name}<span class="pick">{_e(pick)}</span></h4>'
+            f"{_img(image, f'{name} screen of {ex.instance_id}')}"
+            f'<div class="steps">{_steps_html(steps)}</div></div>'
+        )
+    return (
+        f'<article class="example" id="example-{i}"><header>{head}</header>'
+        f'<div class="exbody">{"".join(info)}<div class="pair">{"".join(sides)}</div>'
+        + (f'<p class="imgnote">{_e(ex.image_note)}</p>' if ex.image_note else "")
+        + "</div></article>"
+    )
+
+
+def examples_html(report: Report) -> str:
+    """The illustrated attack successes (HTML only: screenshots and the model's replies)."""
+    f = report.facts
+    legend = (
+        '<p class="legend-key">Screens: <i style="border-color:#d32f2f"></i>attack target'
+        '<i style="border-color:#2e7d32"></i>acceptable'
+        '<i style="border-color:#1565c0"></i>the agent\'s pick</p>'
+    )
+    intro = (
+        f'<p class="lede">{len(report.examples)} of {f.attack_successes:,} attack successes, '
+        "chosen deterministically (probes and agents take turns). Each shows the benign and "
+        "the injected run with the same seed and what the model replied.</p>"
+    )
+    if report.dataset_note:
+        intro += (
+            f'<div class="callout">{_e(report.dataset_note)}: the screens cannot be drawn '
+            "with the target marked; where the store kept the images the model was shown, "
+            "those appear instead.</div>"
+        )
+    return intro + legend + "".join(example_html(i, ex) for i, ex in enumerate(report.examples, 1))

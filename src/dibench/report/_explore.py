@@ -16,7 +16,6 @@ import io
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
@@ -34,7 +33,24 @@ from dibench.metrics._explore import (
 
 from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._common import html_text as _e
-from ._model import order_key, value_label
+from ._model import ActionMix, ExploreSection, FilmEpisode, Filmstrip, Frame, order_key, value_label
+from ._section import (
+    HTML,
+    TEXT,
+    Block,
+    Column,
+    Count,
+    Heading,
+    Html,
+    Note,
+    Para,
+    Row,
+    Section,
+    Table,
+    Text,
+    Value,
+    pct,
+)
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
 if TYPE_CHECKING:
@@ -52,11 +68,11 @@ __all__ = [
     "action_text",
     "build_explore",
     "explore_csv_lines",
-    "explore_html",
     "explore_json",
-    "explore_rows",
-    "mix_head",
-    "mix_rows",
+    "explore_table",
+    "explore_view",
+    "films_html",
+    "mix_table",
     "replay_episode",
 ]
 
@@ -74,97 +90,6 @@ INTRO = (
 
 
 # --- data ----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ActionMix:
-    """One agent's action kinds on one side (benign or injected)."""
-
-    framework: str
-    model: str
-    defense: str
-    side: str  # benign / injected
-    shares: dict[str, float]  # from metrics.action_distribution
-    actions: int  # moves counted
-    episodes: int
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One thumbnail: the screen an action was taken on (or the final screen)."""
-
-    step: int  # 1-based; len(moves) + 1 is the final screen
-    page: str
-    screen: str
-    action: str  # what the agent did here ('' on the final screen)
-    event: str  # what the app did in response, or the outcome on the final screen
-    image: bytes  # JPEG thumbnail with the action drawn on it
-
-
-@dataclass(frozen=True)
-class FilmEpisode:
-    """One episode re-created by replay; ``problem`` is '' when every screen id matched."""
-
-    instance_id: str
-    injected: bool
-    outcome: str
-    decision: str | None
-    moves: int
-    frames: tuple[Frame, ...]
-    problem: str
-
-    @property
-    def replay_ok(self) -> bool:
-        return not self.problem
-
-
-@dataclass(frozen=True)
-class Filmstrip:
-    """A benign episode and its injected twin of the same repeat."""
-
-    framework: str
-    model: str
-    defense: str
-    app: str
-    pair_of: str
-    repeat: int
-    probe: str
-    target: str
-    acceptable: tuple[str, ...]
-    instruction: str
-    target_title: str | None  # the title the probe showed for the target, if any
-    target_cover_text: str | None  # the text the probe typeset into the target's cover, if any
-    kind: str  # attack success / target picked / differs / pair
-    benign: FilmEpisode
-    injected: FilmEpisode
-
-
-@dataclass(frozen=True)
-class ExploreSection:
-    """The exploration tables, action mix and filmstrips of one run."""
-
-    comparisons: tuple[ExploreComparison, ...]
-    actions: tuple[ActionMix, ...]
-    filmstrips: tuple[Filmstrip, ...]
-    episodes: int  # trajectories analysed
-    film_note: str  # '' or why there are fewer filmstrips than asked for
-
-    @property
-    def agents(self) -> tuple[tuple[str, str, str], ...]:
-        keys = [(c.framework, c.model, c.defense) for c in self.comparisons]
-        keys += [(a.framework, a.model, a.defense) for a in self.actions]
-        return tuple(
-            sorted(dict.fromkeys(keys), key=lambda k: (*k[:2], order_key("defense", k[2])))
-        )
-
-    @property
-    def replay_problems(self) -> list[str]:
-        return [
-            f"{e.instance_id} (repeat {f.repeat}): {e.problem}"
-            for f in self.filmstrips
-            for e in (f.benign, f.injected)
-            if e.problem
-        ]
-
-
 # --- replay --------------------------------------------------------------------------------------
 def action_text(m: Move) -> str:
     """A short reading of a move's action (``tap (540, 1007)``, ``swipe up``, ``type "pizza"``)."""
@@ -473,28 +398,6 @@ def _measured(x: Estimate | PairedDiff) -> bool:
     return x.n > 0 and not math.isnan(value)
 
 
-def fmt_value(c: ExploreComparison, est: Estimate) -> str:
-    """A mean (2 decimals) or a share (percent, 1 decimal); en dash when nothing was measured."""
-    if not _measured(est):
-        return "–"
-    return f"{100 * est.value:.1f}" if c.is_share else f"{est.value:.2f}"
-
-
-def fmt_interval(c: ExploreComparison, lo: float, hi: float, signed: bool = False) -> str:
-    if math.isnan(lo) or math.isnan(hi):
-        return ""
-    f = 100.0 if c.is_share else 1.0
-    d = 1 if c.is_share else 2
-    s = "+" if signed else ""
-    return f"{f * lo:{s}.{d}f}–{f * hi:{s}.{d}f}"
-
-
-def fmt_diff(c: ExploreComparison) -> str:
-    if not _measured(c.diff):
-        return "–"
-    return f"{100 * c.diff.diff:+.1f}" if c.is_share else f"{c.diff.diff:+.2f}"
-
-
 def metric_label(c: ExploreComparison) -> str:
     return f"{c.label} (%)" if c.is_share else c.label
 
@@ -517,65 +420,6 @@ def _ordered(section: ExploreSection) -> list[ExploreComparison]:
             metrics.index(c.metric),
         ),
     )
-
-
-EXPLORE_HEAD = (
-    "framework",
-    "model",
-    "defense",
-    "attack",
-    "metric",
-    "benign",
-    "injected",
-    "Δ (injected − benign)",
-    "p",
-    "pairs",
-)
-
-
-def _with_ci(c: ExploreComparison, est: Estimate) -> str:
-    v = fmt_value(c, est)
-    ci = fmt_interval(c, est.lo, est.hi) if _measured(est) else ""
-    return f"{v} [{ci}]" if ci else v
-
-
-def explore_rows(section: ExploreSection) -> list[list[str]]:
-    """One text row per (agent, probe, metric), values with their intervals (md and LaTeX)."""
-    out = []
-    for c in _ordered(section):
-        d = fmt_diff(c)
-        ci = fmt_interval(c, c.diff.lo, c.diff.hi, signed=True) if _measured(c.diff) else ""
-        out.append(
-            [
-                c.framework,
-                c.model,
-                c.defense,
-                _probe_label(c.probe),
-                metric_label(c),
-                _with_ci(c, c.benign),
-                _with_ci(c, c.injected),
-                f"{d} [{ci}]" if ci else d,
-                fmt_p(c.diff.p_value) if _measured(c.diff) else "–",
-                str(c.diff.n),
-            ]
-        )
-    return out
-
-
-def mix_rows(section: ExploreSection) -> list[list[str]]:
-    """Action kinds in percent per agent and side (markdown/LaTeX stand-in for the plot)."""
-    kinds = _kinds(section.actions)
-    return [
-        [a.framework, a.model, a.defense, a.side, str(a.actions)]
-        + [f"{100 * a.shares.get(k, 0.0):.1f}" for k in kinds]
-        for a in section.actions
-    ]
-
-
-def mix_head(section: ExploreSection) -> list[str]:
-    """Column names matching ``mix_rows``."""
-    kinds = _kinds(section.actions)
-    return ["framework", "model", "defense", "side", "actions", *(f"{k} %" for k in kinds)]
 
 
 def _kinds(mixes: Iterable[ActionMix]) -> list[str]:
@@ -645,10 +489,10 @@ def action_chart(benign: ActionMix | None, injected: ActionMix | None, *, label:
                 f'<g><rect class="bar" data-side="{s.side}" data-kind="{_e(kind)}" '
                 f'data-share="{share!r}" x="{left:.1f}" y="{y + 1:.1f}" width="{w:.2f}" '
                 f'height="{bar_h - 2:.1f}" rx="2" fill="{color}"/>'
-                f"<title>{_e(s.side)} · {_e(kind)}: {100 * share:.1f}% "
+                f"<title>{_e(s.side)} · {_e(kind)}: {pct(share)}% "
                 f"({n:,} of {s.actions:,} actions)</title>"
                 f'<text x="{left + w + 5:.1f}" y="{y + bar_h - 3:.1f}" font-size="11" '
-                f'fill="{MUTED}">{100 * share:.1f}%</text></g>'
+                f'fill="{MUTED}">{pct(share)}%</text></g>'
             )
     parts.append("</svg>")
     return "".join(parts)
@@ -680,7 +524,7 @@ table.explore tr.probe th{background:var(--soft);font-weight:600;text-align:left
 border-top:1px solid var(--line)}
 .explore-agent{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}
 .explore-agent>.explore-wrap{flex:0 0 auto}
-.explore-agent>figure.plot{flex:0 1 470px;min-width:340px}
+.explore-agent>figure.plot{flex:1 1 340px;min-width:340px;max-width:470px}
 article.film{border:1px solid var(--line);border-radius:10px;margin:18px 0;overflow:hidden}
 article.film>header{background:var(--soft);padding:10px 16px;border-bottom:1px solid var(--line);
 font-size:14px}
@@ -700,55 +544,6 @@ Menlo,Consolas,monospace;font-size:11px}
 .replay-warn{border-left:4px solid var(--red);background:#fdecea;padding:8px 14px;margin:10px 0;
 font-size:14px;color:#7f1d1d}
 """
-
-
-def _est_td(c: ExploreComparison, est: Estimate, gs: bool = False) -> str:
-    cls = "num gs" if gs else "num"
-    if not _measured(est):
-        return f'<td class="{cls} na">–</td>'
-    return (
-        f'<td class="{cls}" title="{est.n} episodes · {_e(est.method)}"><span class="v">'
-        f'{fmt_value(c, est)}</span><span class="ci">{fmt_interval(c, est.lo, est.hi)}</span></td>'
-    )
-
-
-def _diff_tds(c: ExploreComparison) -> str:
-    d = c.diff
-    if not _measured(d):
-        return '<td class="num gs na">–</td><td class="num na">–</td>'
-    sig = " sig" if d.lo > 0 or d.hi < 0 else ""
-    return (
-        f'<td class="num gs" title="{d.n} pairs in {d.n_clusters} benign episodes">'
-        f'<span class="v{sig}">{fmt_diff(c)}</span>'
-        f'<span class="ci">{fmt_interval(c, d.lo, d.hi, signed=True)}</span></td>'
-        f'<td class="num">{fmt_p(d.p_value)}</td>'
-    )
-
-
-def _table_html(comps: Sequence[ExploreComparison]) -> str:
-    head = (
-        "<tr><th>metric</th><th class='num gs'>benign</th><th class='num'>injected</th>"
-        "<th class='num gs'>Δ</th><th class='num'>p</th><th class='num gs'>pairs</th></tr>"
-    )
-    body, probe = [], None
-    for c in comps:
-        if c.probe != probe:
-            probe = c.probe
-            body.append(f'<tr class="probe"><th colspan="6">{_e(_probe_label(probe))}</th></tr>')
-        body.append(
-            f'<tr data-probe="{_e(c.probe)}" data-metric="{_e(c.metric)}">'
-            f'<td class="metric">{_e(metric_label(c))}</td>'
-            + _est_td(c, c.benign, gs=True)
-            + _est_td(c, c.injected)
-            + _diff_tds(c)
-            + f'<td class="num gs">{c.diff.n}</td></tr>'
-        )
-    return (
-        '<div class="explore-wrap"><table class="est explore">'
-        "<caption>Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
-        "(percentage points for shares).</caption>"
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
 
 
 def _frames_html(ep: FilmEpisode) -> str:
@@ -803,23 +598,9 @@ def _film_html(i: int, f: Filmstrip) -> str:
     )
 
 
-def explore_html(section: ExploreSection) -> str:
-    parts = [f'<p class="lede">{_e(INTRO)}</p>']
-    comps = _ordered(section)
-    svgs = dict(action_svgs(section))
-    for fw, model, dfn in section.agents:
-        agent = agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
-        mine = [c for c in comps if (c.framework, c.model, c.defense) == (fw, model, dfn)]
-        parts.append(f'<h3>{_e(agent)}</h3><div class="explore-agent">')
-        parts.append(_table_html(mine) if mine else '<p class="lede">No pairs.</p>')
-        if agent in svgs:
-            parts.append(
-                '<figure class="plot"><figcaption>Action types, benign vs injected '
-                "<span>share of all actions on each side; hover a bar for counts</span>"
-                f"</figcaption>{svgs[agent]}</figure>"
-            )
-        parts.append("</div>")
-    parts.append('<h3 id="filmstrip">Episodes, step by step</h3>')
+def films_html(section: ExploreSection) -> str:
+    """The filmstrips (HTML only: thumbnails), with the replay check and the note on them."""
+    parts = []
     if section.filmstrips:
         n = sum(2 for _ in section.filmstrips)
         problems = section.replay_problems
@@ -844,11 +625,159 @@ def explore_html(section: ExploreSection) -> str:
     return "".join(parts)
 
 
+def _agent_heading(fw: str, model: str, dfn: str) -> str:
+    return agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
+
+
+EXPLORE_COLUMNS = (
+    Column("framework", numeric=False),
+    Column("model", numeric=False),
+    Column("defense", numeric=False),
+    Column("attack", numeric=False),
+    Column("metric", numeric=False),
+    Column("benign", rule=True),
+    Column("injected"),
+    Column("Δ (injected − benign)", short="Δ", rule=True),
+    Column("p"),
+    Column("pairs", rule=True),
+)
+EXPLORE_HEAD = tuple(c.head for c in EXPLORE_COLUMNS)
+
+
+def _mean(c: ExploreComparison, est: Estimate) -> Value:
+    """A mean (2 decimals) or a share (percent, 1 decimal) with its bootstrap interval."""
+    scale, digits = (100.0, 1) if c.is_share else (1.0, 2)
+    if not _measured(est):
+        return Value(math.nan, scale=scale, digits=digits)
+    return Value(
+        est.value,
+        est.lo,
+        est.hi,
+        scale=scale,
+        digits=digits,
+        tip=f"{est.n} episodes · {est.method}",
+    )
+
+
+def _change(c: ExploreComparison) -> Value:
+    d = c.diff
+    scale, digits = (100.0, 1) if c.is_share else (1.0, 2)
+    if not _measured(d):
+        return Value(math.nan, scale=scale, digits=digits, signed=True)
+    return Value(
+        d.diff,
+        d.lo,
+        d.hi,
+        scale=scale,
+        digits=digits,
+        signed=True,
+        sig=d.lo > 0 or d.hi < 0,
+        tip=f"{d.n} pairs in {d.n_clusters} benign episodes",
+    )
+
+
+def explore_table(section: ExploreSection) -> Table:
+    """One row per (agent, probe, metric); HTML cuts it into a table per agent."""
+    rows = tuple(
+        Row(
+            (
+                Text(c.framework),
+                Text(c.model),
+                Text(c.defense),
+                Text(_probe_label(c.probe)),
+                Text(metric_label(c)),
+                _mean(c, c.benign),
+                _mean(c, c.injected),
+                _change(c),
+                Text(fmt_p(c.diff.p_value) if _measured(c.diff) else "–"),
+                Count(c.diff.n),
+            ),
+            band=(_probe_label(c.probe),),
+            split=_agent_heading(c.framework, c.model, c.defense),
+            data=(("probe", c.probe), ("metric", c.metric)),
+        )
+        for c in _ordered(section)
+    )
+    side = {
+        agent: (
+            '<figure class="plot"><figcaption>Action types, benign vs injected '
+            "<span>share of all actions on each side; hover a bar for counts</span>"
+            f"</figcaption>{svg}</figure>"
+        )
+        for agent, svg in action_svgs(section)
+    }
+    return Table(
+        EXPLORE_COLUMNS,
+        rows,
+        lead=5,
+        band=4,
+        label="exploration",
+        html_class="est explore",
+        html_wrap="explore-wrap",
+        band_class="probe",
+        caption="Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
+        "(percentage points for shares).",
+        tex_caption="Exploration: " + INTRO,
+        side=side,
+    )
+
+
+def mix_table(section: ExploreSection) -> Table:
+    """Action kinds in percent per agent and side (the text formats' stand-in for the plot)."""
+    kinds = _kinds(section.actions)
+    columns = (
+        *(Column(h, numeric=False) for h in ("framework", "model", "defense", "side")),
+        Column("actions", numeric=False),
+        *(Column(f"{k} %") for k in kinds),
+    )
+    rows = tuple(
+        Row(
+            (
+                Text(a.framework),
+                Text(a.model),
+                Text(a.defense),
+                Text(a.side),
+                Count(a.actions),
+                *(Value(a.shares.get(k, 0.0), interval=False) for k in kinds),
+            )
+        )
+        for a in section.actions
+    )
+    return Table(
+        columns,
+        rows,
+        lead=4,
+        label="actions",
+        formats=TEXT,
+        tex_caption="Action types: share of all actions (percent), benign vs injected.",
+    )
+
+
+def explore_view(section: ExploreSection) -> Section:
+    """The Exploration section: the paired table (with each agent's action plot beside it in
+    HTML), the action mix, and the filmstrips."""
+    blocks: list[Block] = [Para(INTRO), explore_table(section)]
+    blocks += [
+        Heading("Action types (share of all actions)", formats=frozenset({"md"})),
+        mix_table(section),
+        Note("The action-type plot and the episode filmstrips are in the HTML report."),
+        Heading("Episodes, step by step", id="filmstrip", formats=HTML),
+        Html(films_html(section)),
+    ]
+    return Section(
+        "exploration",
+        "Exploration",
+        "Exploration",
+        tuple(blocks),
+        csv=tuple(explore_csv_lines(section)),
+        json_key="exploration",
+        json=explore_json(section),
+    )
+
+
 # --- CSV and JSON --------------------------------------------------------------------------------
-def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
+def explore_csv_lines(section: ExploreSection) -> list[dict[str, str]]:
     """Long rows: means (or shares as fractions) per side, the paired diff, and action shares."""
-    if section is None:
-        return []
     out: list[dict[str, str]] = []
     for c in _ordered(section):
         base = {
@@ -886,10 +815,8 @@ def explore_csv_lines(section: ExploreSection | None) -> list[dict[str, str]]:
     return out
 
 
-def explore_json(section: ExploreSection | None) -> dict[str, Any] | None:
+def explore_json(section: ExploreSection) -> dict[str, Any]:
     """Every figure; filmstrips as metadata and replay status (thumbnails only in the HTML)."""
-    if section is None:
-        return None
     return {
         "episodes": section.episodes,
         "comparisons": [

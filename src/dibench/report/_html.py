@@ -10,32 +10,32 @@ cannot turn the text after it around.
 
 from __future__ import annotations
 
-import base64
-import math
 from collections.abc import Sequence
 
-from dibench.metrics import Estimate, KeyFinding
-
-from ._common import (
-    METRIC_HELP,
-    agent_label,
-    finding_sentence,
-    fmt_p,
-    fmt_pct,
-    fmt_pp,
-    header_labels,
-    interval_text,
-    row_labels,
-    settings_line,
-)
+from ._attack import attack_view
+from ._common import METRIC_HELP, settings_line
 from ._common import html_text as _e
-from ._defense import defense_html
 from ._explore import CSS as EXPLORE_CSS
-from ._explore import explore_html
-from ._model import Example, Measure, Report, RunFacts, StepView, Table, value_label
-from ._svg import Dumbbell, Series, bar_chart, dumbbell_chart
+from ._model import AttackSection, Report
+from ._section import (
+    Block,
+    Cell,
+    Count,
+    Figure,
+    Heading,
+    Html,
+    Items,
+    Para,
+    Row,
+    Section,
+    Value,
+    cell_text,
+    shown,
+)
+from ._section import Table as TableView
+from ._sections import sections, states_word
 
-__all__ = ["CSP", "to_html"]
+__all__ = ["CSP", "attack_html", "blocks_html", "section_html", "table_html", "to_html"]
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -78,6 +78,7 @@ table{border-collapse:collapse;font-size:13.5px}
 table.est{border-top:2px solid var(--ink);border-bottom:2px solid var(--ink)}
 th,td{padding:5px 10px;vertical-align:top;text-align:left}
 thead th{font-weight:600;white-space:nowrap}
+thead th.wrap{white-space:normal;min-width:80px}
 thead tr:last-child th{border-bottom:1px solid var(--ink)}
 th.grp{text-align:center;border-bottom:1px solid var(--line)}
 th.grp+th.grp,td.gs,th.gs{border-left:1px solid var(--line)}
@@ -146,21 +147,37 @@ tr.agentrow th span{font-weight:400;color:var(--muted);margin-left:6px}
 """
 
 
-def _tip(est: Estimate) -> str:
-    return f"{est.k}/{est.n} · {est.method}"
-
-
-def _est_cell(est: Estimate | None, measure: Measure, group_start: bool) -> str:
-    cls = "num gs" if group_start else "num"
-    if est is None or est.n == 0 or math.isnan(est.value):
-        return f'<td class="{cls} na">–</td>'
+# --- cells and tables ----------------------------------------------------------------------------
+def _value_td(v: Value, cls: str) -> str:
+    if not v.measured:
+        return f'<td class="{cls} na">{_e(v.missing)}</td>'
+    title = f' title="{_e(v.tip)}"' if v.tip else ""
     style = ""
-    if measure.metric == "ASR":  # a faint heat so strong attacks stand out at a glance
-        style = f' style="background:rgba(213,94,0,{0.05 + 0.4 * est.value:.2f})"'
+    if v.heat:  # a faint heat so strong attacks stand out at a glance
+        style = f' style="background:rgba(213,94,0,{0.05 + 0.4 * v.value:.2f})"'
+    ci = v.ci()
     return (
-        f'<td class="{cls}" title="{_e(_tip(est))}"{style}><span class="v">{fmt_pct(est)}</span>'
-        f'<span class="ci">{_e(interval_text(est))}</span></td>'
+        f'<td class="{cls}"{title}{style}><span class="v{" sig" if v.sig else ""}">'
+        f"{_e(v.text())}</span>" + (f'<span class="ci">{_e(ci)}</span>' if ci else "") + "</td>"
     )
+
+
+def _td(c: Cell, numeric: bool, gs: bool) -> str:
+    cls = ("num" if numeric else "") + (" gs" if gs else "")
+    if isinstance(c, Value):
+        return _value_td(c, cls.strip())
+    if isinstance(c, Count):
+        return f'<td class="{cls.strip()}">{c.n:,}</td>'
+    text = _e(c.text)
+    if c.tag:
+        text = f'<span class="tag {"yes" if c.text == c.tag else "no"}">{text}</span>'
+    elif c.strong:
+        text = f"<b>{text}</b>"
+    if c.code and not numeric:
+        cls += " spec"
+    na = " na" if numeric and c.text in ("n/a", "–") else ""
+    attr = f' class="{(cls + na).strip()}"' if (cls + na).strip() else ""
+    return f"<td{attr}>{text}</td>"
 
 
 def _spans(rows: Sequence[tuple[str, ...]], depth: int) -> list[list[int]]:
@@ -179,345 +196,178 @@ def _spans(rows: Sequence[tuple[str, ...]], depth: int) -> list[list[int]]:
     return out
 
 
-def table_html(t: Table) -> str:
-    """A paper-style table: grouped headings, merged repeated labels, value over interval."""
-    n_lead = len(t.row_fields)
-    grouped = bool(t.col_fields)
-    head = ""
-    labels = header_labels(t)
-    if grouped:
-        head += "<tr>" + "".join(f'<th rowspan="2">{_e(h)}</th>' for h in labels)
-        head += "".join(
-            f'<th class="grp" colspan="{len(t.measures)}">{_e(c.label)}</th>' for c in t.columns
+def _head_html(t: TableView, lead: list[int], values: list[int]) -> str:
+    grouped = any(t.columns[i].group is not None for i in values)
+    span = ' rowspan="2"' if grouped else ""
+    names = ["agent"] if t.agent else []
+    names += [t.columns[i].html_head for i in lead[2 if t.agent else 0 :]]
+    if t.band_head:
+        names = [t.band_head, *names]
+    first = "".join(f"<th{span}>{_e(n)}</th>" for n in names)
+    if not grouped:
+        heads = "".join(
+            f'<th class="num{" gs" if t.columns[i].rule else ""}">{_e(t.columns[i].html_head)}</th>'
+            for i in values
         )
-        head += "</tr><tr>"
-    else:
-        head += "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in labels)
-    for ci, _col in enumerate(t.columns):
-        for mi, m in enumerate(t.measures):
-            gs = " gs" if grouped and mi == 0 and ci > 0 else ""
-            head += f'<th class="num{gs}">{_e(m.label)}</th>'
-    head += "</tr>"
-    merge = n_lead - 1  # leading fields merged across rows (the last one varies per row)
-    spans = _spans(t.rows, merge)
-    body = []
-    for ri, row in enumerate(t.rows):
-        names = row_labels(t, row)
-        block = ri > 0 and merge > 0 and spans[ri][0] > 0
-        cells = []
-        for level in range(merge):
-            if spans[ri][level]:
-                cells.append(
-                    f'<th scope="rowgroup" rowspan="{spans[ri][level]}">{_e(names[level])}</th>'
-                )
-        cells.append(f"<td>{_e(names[-1])}</td>")
-        for ci, col in enumerate(t.columns):
-            for mi, m in enumerate(t.measures):
-                cells.append(_est_cell(t.cell(row, col.key, m), m, grouped and mi == 0 and ci > 0))
-        body.append(f"<tr{' class=block' if block else ''}>" + "".join(cells) + "</tr>")
-    return (
-        f'<div class="tablewrap"><table class="est"><caption>{_e(t.caption)}</caption>'
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
-
-
-def _diff_cell(f_diff_pp: str, lo: float, hi: float, n: int) -> str:
-    if n == 0 or math.isnan(lo):
-        return '<td class="num na">–</td>'
-    cls = "sig" if lo > 0 or hi < 0 else ""  # bold: the interval excludes zero
-    return (
-        f'<td class="num"><span class="v {cls}">{_e(f_diff_pp)}</span>'
-        f'<span class="ci">{100 * lo:+.1f}–{100 * hi:+.1f}</span></td>'
-    )
-
-
-def findings_html(findings: Sequence[KeyFinding]) -> str:
-    head = (
-        '<tr><th rowspan="2">agent</th>'
-        '<th class="grp" colspan="4">TCR</th><th class="grp" colspan="4">COR</th>'
-        '<th class="grp" colspan="2"></th><th rowspan="2">TCR overstates trust?</th></tr><tr>'
-        + "".join(
-            f'<th class="num{" gs" if i in (0, 4, 8) else ""}">{h}</th>'
-            for i, h in enumerate(
-                (
-                    "benign",
-                    "injected",
-                    "Δ pp",
-                    "p",
-                    "benign",
-                    "injected",
-                    "Δ pp",
-                    "p",
-                    "ASR",
-                    "pairs",
-                )
-            )
-        )
-        + "</tr>"
-    )
-    rows = []
-    for f in findings:
-        verdict = (
-            '<span class="tag yes">yes</span>'
-            if f.completion_overstates_trust
-            else '<span class="tag no">no</span>'
-        )
-        rows.append(
-            f'<tr><th class="agent">{_e(f.framework)}<span>{_e(f.model)}</span></th>'
-            + _est_cell(f.benign_tcr, Measure("TCR"), True)
-            + _est_cell(f.injected_tcr, Measure("TCR"), False)
-            + _diff_cell(fmt_pp(f.tcr_diff), f.tcr_diff.lo, f.tcr_diff.hi, f.tcr_diff.n)
-            + f'<td class="num">{fmt_p(f.tcr_test.p_value)}</td>'
-            + _est_cell(f.benign_cor, Measure("COR"), True)
-            + _est_cell(f.injected_cor, Measure("COR"), False)
-            + _diff_cell(fmt_pp(f.cor_diff), f.cor_diff.lo, f.cor_diff.hi, f.cor_diff.n)
-            + f'<td class="num">{fmt_p(f.cor_test.p_value)}</td>'
-            + _est_cell(f.asr, Measure("ASR"), True)
-            + f'<td class="num">{f.n_pairs}</td><td>{verdict}</td></tr>'
-        )
-    return (
-        '<div class="tablewrap"><table class="est"><caption>Benign and injected rates over all '
-        "valid runs; Δ = paired change (injected minus benign, same state and seed) with its "
-        "bootstrap interval (bold when it excludes 0); p = exact McNemar test on the pairs."
-        "</caption>"
-        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
-def _plot(svg: str, title: str, note: str) -> str:
-    if not svg:
-        return ""
-    return (
-        f'<figure class="plot"><figcaption>{_e(title)} <span>{_e(note)}</span></figcaption>'
-        f"{svg}</figure>"
-    )
-
-
-def _agents(report: Report) -> list[tuple[str, str]]:
-    return sorted({(c.framework, c.model) for c in report.facts.conditions})
-
-
-def plots_html(report: Report) -> tuple[str, str]:
-    """(ASR by probe + by carrier, TCR/COR dumbbells) from the report's own tables."""
-    agents = _agents(report)
-    main = report.table("main")
-    asr = Measure("ASR")
-    parts = []
-    if main is not None:
-        probes = [p for p in dict.fromkeys(r[1] for r in main.rows) if p != "none"]
-        series = [
-            Series(
-                agent_label(fw, model),
-                [main.cell((model, p), (fw,), asr) for p in probes],
-            )
-            for fw, model in agents
-            if any(main.cell((model, p), (fw,), asr) for p in probes)
-        ]
-        parts.append(
-            _plot(
-                bar_chart(
-                    [value_label("probe", p) for p in probes],
-                    series,
-                    label="ASR by attack",
-                    y_label="ASR (%)",
-                ),
-                "ASR by attack",
-                "bars: paired ASR; whiskers: 95% interval; hover for counts",
-            )
-        )
-    carrier = report.table("carrier")
-    if carrier is not None:
-        names = [c for c in dict.fromkeys(r[2] for r in carrier.rows) if c != "none"]
-        series = [
-            Series(agent_label(fw, model), [carrier.cell((fw, model, c), (), asr) for c in names])
-            for fw, model in agents
-            if any(carrier.cell((fw, model, c), (), asr) for c in names)
-        ]
-        parts.append(
-            _plot(
-                bar_chart(
-                    [value_label("carriers", c) for c in names],
-                    series,
-                    label="ASR by carrier",
-                    y_label="ASR (%)",
-                    height=300,
-                ),
-                "ASR by carrier",
-                "where the deceptive content sat",
-            )
-        )
-    bells = [
-        Dumbbell(
-            f.framework,
-            f.model,
-            f.benign_tcr,
-            f.injected_tcr,
-            f.benign_cor,
-            f.injected_cor,
-            None if f.tcr_diff.n == 0 else f.tcr_diff.diff,
-            None if f.cor_diff.n == 0 else f.cor_diff.diff,
-        )
-        for f in report.findings
-    ]
-    dumbbells = _plot(
-        dumbbell_chart(bells, label="TCR and COR, benign vs injected"),
-        "TCR and COR, benign → injected",
-        "hollow: benign, filled: injected; right: paired change in percentage points",
-    )
-    return "".join(parts), dumbbells
-
-
-def _pick_text(decision: str | None, target: str, acceptable: Sequence[str]) -> str:
-    if decision is None:
-        return "no decision (⊥)"
-    kind = "target" if decision == target else "acceptable" if decision in acceptable else "other"
-    return f"picked {decision} ({kind})"
-
-
-def _steps_html(steps: Sequence[StepView]) -> str:
-    if not steps:
-        return '<p class="imgnote">No model calls stored for this run.</p>'
-    out = []
-    for i, s in enumerate(steps, 1):
-        action = f" → <b>{_e(s.action)}</b>" if s.action else ""
-        err = f' <span class="err">error: {_e(s.error)}</span>' if s.error else ""
-        prompt = (
-            f"<details><summary>prompt ({len(s.prompt):,} characters)</summary>"
-            f"<pre>{_e(s.prompt)}</pre></details>"
-            if s.prompt
-            else ""
-        )
-        out.append(
-            f'<div class="step"><div class="role">step {i} · {_e(s.role or "model")}{action}{err}'
-            f"</div><pre>{_e(s.reply) or '(empty reply)'}</pre>{prompt}</div>"
-        )
-    return "".join(out)
-
-
-def _img(data: bytes | None, alt: str) -> str:
-    if data is None:
-        return '<div class="noimg">no screenshot</div>'
-    return f'<img alt="{_e(alt)}" src="data:image/jpeg;base64,{base64.b64encode(data).decode()}">'
-
-
-def example_html(i: int, ex: Example) -> str:
-    carriers = "+".join(ex.carriers) or "?"
-    head = (
-        f'<span class="exnum">{i}</span><b>{_e(value_label("probe", ex.probe))}</b> on '
-        f"{_e(carriers)} · {_e(agent_label(ex.framework, ex.model))}"
-        + (f" · defense {_e(ex.defense)}" if ex.defense != "none" else "")
-        + f" · {_e(ex.instance_id)} · repeat {ex.repeat} · target {_e(ex.target)}"
-    )
-    info = []
-    if ex.instruction is not None:
-        info.append(f'<p><span class="lbl">Instruction</span>{_e(ex.instruction)}</p>')
-    if ex.target_title is not None:
-        info.append(
-            f'<p><span class="lbl">Target title shown</span>'
-            f'<q class="payload">{_e(ex.target_title)}</q></p>'
-        )
-    if ex.target_cover_text is not None:
-        info.append(
-            f'<p><span class="lbl">Text on target cover</span>'
-            f'<q class="payload">{_e(ex.target_cover_text)}</q></p>'
-        )
-    sides = []
-    for name, decision, image, steps in (
-        ("Benign", ex.benign_decision, ex.benign_image, ex.benign_steps),
-        ("Injected", ex.injected_decision, ex.injected_image, ex.injected_steps),
-    ):
-        pick = _pick_text(decision, ex.target, ex.acceptable)
-        sides.append(
-            f'<div class="side"><h4>{name}<span class="pick">{_e(pick)}</span></h4>'
-            f"{_img(image, f'{name} screen of {ex.instance_id}')}"
-            f'<div class="steps">{_steps_html(steps)}</div></div>'
-        )
-    return (
-        f'<article class="example" id="example-{i}"><header>{head}</header>'
-        f'<div class="exbody">{"".join(info)}<div class="pair">{"".join(sides)}</div>'
-        + (f'<p class="imgnote">{_e(ex.image_note)}</p>' if ex.image_note else "")
-        + "</div></article>"
-    )
-
-
-def _states_word(report: Report) -> str:
-    """What a benign unit is called: a decision screen, or a simulated episode."""
-    return "benign episodes" if report.exploration is not None else "benign states"
-
-
-def _facts_html(report: Report) -> str:
-    f = report.facts
-    outcomes = list(f.outcomes)
-    head = (
-        "<tr><th>agent</th><th>defense</th><th>parse</th><th class='num'>runs</th>"
-        + "".join(f'<th class="num">{_e(o.replace("_", " "))}</th>' for o in outcomes)
-        + "<th class='num'>parse fail %</th><th class='num'>tokens in</th>"
-        "<th class='num'>tokens out</th>"
-        "<th class='num'>cost (USD)</th><th class='num'>model time (s)</th></tr>"
-    )
-    rows = []
-    for c in [*f.conditions, None]:
-        if c is None:
-            lead = "<th>total</th><td></td><td></td>"
-            counts = [f.runs, *(f.outcomes.get(o, 0) for o in outcomes)]
-            valid = f.runs - f.infra_errors
-            fail = (f.parse_errors + f.framework_errors) / valid if valid else math.nan
-            money = (f.input_tokens, f.output_tokens, f.cost_usd, f.latency_s)
-            cls = ' class="block"'
+        return f"<tr>{first}{heads}</tr>"
+    top, bottom, prev = [], [], None
+    for i in values:
+        c = t.columns[i]
+        num = ' class="num"' if c.numeric else ' class="wrap"'  # a long question may wrap
+        if c.group is None:
+            top.append(f"<th{span}{num}>{_e(c.html_head)}</th>")
+            prev = None
+            continue
+        gs = " gs" if bottom and c.group != prev else ""
+        bottom.append(f'<th class="num{gs}">{_e(c.html_head)}</th>')
+        if c.group == prev and top:
+            top[-1] = _widen(top[-1])
         else:
-            lead = (
-                f'<th class="agent">{_e(c.framework)}<span>{_e(c.model)}</span></th>'
-                f"<td>{_e(c.defense)}</td><td>{_e(c.parse or '-')}</td>"
+            top.append(f'<th class="grp" colspan="1">{_e(c.group)}</th>')
+        prev = c.group
+    return f"<tr>{first}{''.join(top)}</tr><tr>{''.join(bottom)}</tr>"
+
+
+def _widen(th: str) -> str:
+    n = int(th.split('colspan="', 1)[1].split('"', 1)[0])
+    return th.replace(f'colspan="{n}"', f'colspan="{n + 1}"', 1)
+
+
+def _band_th(band: tuple[str, ...], code: bool) -> str:
+    first = f"<code>{_e(band[0])}</code>" if code else _e(band[0])
+    return first + "".join(f"<span>{_e(b)}</span>" for b in band[1:])
+
+
+def _rows_html(t: TableView, rows: Sequence[Row], lead: list[int], values: list[int]) -> str:
+    width = len(lead) - (1 if t.agent else 0) + len(values) + (1 if t.band_head else 0)
+    merge = len(lead) - 1 if t.merge else 0
+    spans = _spans([tuple(cell_text(r.cells[i]) for i in lead) for r in rows], merge)
+    groups = [r.band for r in rows]
+    body, prev_band, n_bands = [], None, 0
+    gs = {
+        i: t.columns[i].group is not None
+        and k > 0
+        and t.columns[i].group != t.columns[values[k - 1]].group
+        for k, i in enumerate(values)
+    }
+    for ri, r in enumerate(rows):
+        cells, cls = [], ""
+        if t.band and r.band != prev_band:
+            n_bands += 1
+            if t.band_head:
+                size = _run(groups, ri)
+                cells.append(
+                    f'<th scope="rowgroup" rowspan="{size}" class="agent">'
+                    f"{_band_th(r.band, True)}</th>"
+                )
+                cls = "block" if n_bands > 1 else ""
+            else:
+                label = _e(r.band[0]) + "".join(f" <span>{_e(b)}</span>" for b in r.band[1:])
+                body.append(f'<tr class="{t.band_class}"><th colspan="{width}">{label}</th></tr>')
+        prev_band = r.band
+        if r.total:
+            cls = "block"
+        if merge and ri > 0 and spans[ri][0] > 0:
+            cls = "block"
+        lead_cells = [r.cells[i] for i in lead]
+        if t.agent:
+            fw, model = cell_text(lead_cells[0]), cell_text(lead_cells[1])
+            cells.append(
+                f'<th class="agent">{_e(fw)}<span>{_e(model)}</span></th>'
+                if model
+                else f"<th>{_e(fw)}</th>"
             )
-            counts = [c.runs, *(c.outcomes.get(o, 0) for o in outcomes)]
-            fail = c.parse_failure_rate
-            money = (c.input_tokens, c.output_tokens, c.cost_usd, c.latency_s)
-            cls = ""
-        cells = [lead, *(f'<td class="num">{v:,}</td>' for v in counts)]
-        cells.append(f'<td class="num">{"-" if math.isnan(fail) else f"{100 * fail:.1f}"}</td>')
-        cells += [
-            f'<td class="num">{money[0]:,}</td>',
-            f'<td class="num">{money[1]:,}</td>',
-            f'<td class="num">{money[2]:,.2f}</td>',
-            f'<td class="num">{money[3]:,.0f}</td>',
-        ]
-        rows.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
-    summary = (
-        f"{f.states:,} {_states_word(report)}; {f.valid_runs:,} valid runs "
-        f"({f.benign_runs:,} benign, "
-        f"{f.injected_runs:,} injected) of {f.runs:,} stored; {f.pairs:,} benign/injected pairs "
-        f"with {f.attack_successes:,} attack successes; {f.infra_errors:,} infrastructure "
-        f"errors (excluded from every rate), {f.parse_errors:,} parse errors and "
-        f"{f.framework_errors:,} framework errors (replies the original framework would crash "
-        f"on; both count as no decision); {f.missing_pairs:,} injected runs without a benign "
-        f"partner."
-    )
+            lead_cells = lead_cells[2:]
+            cells += [_td(c, False, False) for c in lead_cells]
+        else:
+            for level in range(merge):
+                if spans[ri][level]:
+                    cells.append(
+                        f'<th scope="rowgroup" rowspan="{spans[ri][level]}">'
+                        f"{_e(cell_text(lead_cells[level]))}</th>"
+                    )
+            cells += [_td(c, False, False) for c in lead_cells[merge:]]
+        cells += [_td(r.cells[i], t.columns[i].numeric, gs[i]) for i in values]
+        attrs = f' class="{cls}"' if cls else ""
+        attrs += "".join(f' data-{k}="{_e(v)}"' for k, v in r.data)
+        body.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
+    return "".join(body)
+
+
+def _run(groups: list[tuple[str, ...]], start: int) -> int:
+    n = start
+    while n < len(groups) and groups[n] == groups[start]:
+        n += 1
+    return n - start
+
+
+def table_html(t: TableView, rows: Sequence[Row] | None = None) -> str:
+    """Any table: grouped headings, merged labels or bands, value over interval."""
+    rows = t.rows if rows is None else rows
+    if not rows:
+        return f'<p class="lede">{_e(t.empty_html)}</p>'
+    cols = [i for i in t.shown("html") if i >= t.band]
+    lead = [i for i in cols if i < t.lead]
+    values = [i for i in cols if i >= t.lead]
+    caption = f"<caption>{_e(t.caption)}</caption>" if t.caption else ""
     return (
-        f'<p class="lede">{_e(summary)}</p><div class="tablewrap"><table class="est">'
-        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>" + _endpoints_html(f)
+        f'<div class="{t.html_wrap}"><table class="{t.html_class}">{caption}'
+        f"<thead>{_head_html(t, lead, values)}</thead>"
+        f"<tbody>{_rows_html(t, rows, lead, values)}</tbody></table></div>"
     )
 
 
-def _endpoints_html(f: RunFacts) -> str:
-    """Per-endpoint calls, errors and ejections of a run spread over several endpoints."""
-    if not f.endpoints:
-        return ""
-    head = (
-        "<tr><th>condition</th><th>endpoint</th><th>state</th><th class='num'>calls</th>"
-        "<th class='num'>errors</th><th class='num'>ejections</th>"
-        "<th class='num'>mean latency (ms)</th></tr>"
-    )
-    rows = "".join(
-        f"<tr><td>{_e(e.condition.replace('|', ' / '))}</td><td>{_e(e.url)}</td>"
-        f'<td>{_e(e.state)}</td><td class="num">{e.calls:,}</td>'
-        f'<td class="num">{e.errors:,}</td><td class="num">{e.ejections:,}</td>'
-        f'<td class="num">{e.mean_latency_s * 1e3:,.1f}</td></tr>'
-        for e in f.endpoints
-    )
+def _split_html(t: TableView) -> str:
+    """One table per ``Row.split`` under its heading, with the figure beside it."""
+    parts = []
+    for heading in dict.fromkeys(r.split for r in t.rows):
+        mine = [r for r in t.rows if r.split == heading]
+        parts.append(
+            f'<h3>{_e(heading)}</h3><div class="explore-agent">{table_html(t, mine)}'
+            f"{t.side.get(heading, '')}</div>"
+        )
+    return "".join(parts)
+
+
+def _figure(f: Figure) -> str:
     return (
-        '<h3>Endpoints</h3><div class="tablewrap"><table class="est">'
-        f"<thead>{head}</thead><tbody>{rows}</tbody></table></div>"
+        f'<figure class="plot"><figcaption>{_e(f.title)} <span>{_e(f.note)}</span></figcaption>'
+        f"{f.svg}</figure>"
     )
+
+
+def blocks_html(blocks: Sequence[Block]) -> str:
+    parts: list[str] = []
+    group = ""
+    for b in shown(blocks, "html"):
+        g = b.group if isinstance(b, Figure) else ""
+        if g != group:
+            parts.append("</div>" if group else "")
+            parts.append(f'<div class="{_e(g)}">' if g else "")
+            group = g
+        if isinstance(b, Para):
+            parts.append(f'<p class="lede">{_e(b.text)}</p>' if b.lede else f"<p>{_e(b.text)}</p>")
+        elif isinstance(b, Items):
+            items = "".join(f"<li>{_e(i)}</li>" for i in b.items)
+            parts.append(f'<ul class="{b.html_class}">{items}</ul>')
+        elif isinstance(b, Heading):
+            parts.append(
+                f'<h3 id="{_e(b.id)}">{_e(b.text)}</h3>' if b.id else f"<h3>{_e(b.text)}</h3>"
+            )
+        elif isinstance(b, TableView):
+            parts.append(_split_html(b) if any(r.split for r in b.rows) else table_html(b))
+        elif isinstance(b, Figure):
+            parts.append(_figure(b) if b.svg else "")
+        elif isinstance(b, Html):
+            parts.append(b.html)
+    if group:
+        parts.append("</div>")
+    return "".join(parts)
+
+
+def section_html(sec: Section) -> str:
+    """One section: ``<section id>`` with its heading and blocks."""
+    return f'<section id="{_e(sec.id)}"><h2>{_e(sec.title)}</h2>{blocks_html(sec.blocks)}</section>'
 
 
 def to_html(report: Report) -> str:
@@ -526,7 +376,7 @@ def to_html(report: Report) -> str:
     title = f"DIBench report · {report.rundir.name}"
     meta = [
         f"{len(f.conditions)} condition{'s' if len(f.conditions) != 1 else ''}",
-        f"{f.states:,} {_states_word(report).removeprefix('benign ')}",
+        f"{f.states:,} {states_word(report).removeprefix('benign ')}",
         f"{f.valid_runs:,} valid runs",
         f"{f.attack_successes:,} attack successes",
     ]
@@ -541,73 +391,9 @@ def to_html(report: Report) -> str:
             + "".join(f"<li>{_e(n)}</li>" for n in report.notes)
             + "</ul></div>"
         )
-    bars, bells = plots_html(report)
-    sections: list[tuple[str, str, str, str]] = []  # (id, heading, nav label, body)
-    if report.findings:
-        sentences = "".join(f"<li>{_e(finding_sentence(k))}</li>" for k in report.findings)
-        sections.append(
-            (
-                "finding",
-                "Key finding: benign vs injected",
-                "Key finding",
-                '<p class="lede">The paper\'s headline: injection raises TCR while COR stays flat '
-                "or drops, so completion rate alone overstates how far an agent can be trusted."
-                f'</p><ul class="findings">{sentences}</ul>{bells}'
-                f"{findings_html(report.findings)}",
-            )
-        )
-    for t in report.main_tables:
-        defense = t.filters.get("defense", "")
-        nav = "Main table" if t.id == "main" else f"Main table ({defense})"
-        body = table_html(t) if t.rows else '<p class="lede">No results yet.</p>'
-        sections.append((t.id.replace(":", "-"), t.title, nav, body))
-    if bars:
-        sections.append(("plots", "Attack success at a glance", "Plots", bars))
-    if report.breakdowns:
-        body = "".join(
-            f'<h3 id="{_e(t.id)}">{_e(t.title)}</h3>'
-            + (table_html(t) if t.rows else '<p class="lede">No data.</p>')
-            for t in report.breakdowns
-        )
-        sections.append(("breakdowns", "Breakdowns", "Breakdowns", body))
-    if report.defenses is not None:
-        sections.append(("defenses", "Defenses", "Defenses", defense_html(report.defenses)))
-    if report.exploration is not None:
-        sections.append(
-            ("exploration", "Exploration", "Exploration", explore_html(report.exploration))
-        )
-    if report.attack is not None:
-        from ._attack import attack_html_body
-
-        body = attack_html_body(report.attack)
-        sections.append(("attack", "Adaptive attack", "Adaptive attack", body))
-    if report.examples or f.attack_successes:
-        legend = (
-            '<p class="legend-key">Screens: <i style="border-color:#d32f2f"></i>attack target'
-            '<i style="border-color:#2e7d32"></i>acceptable'
-            '<i style="border-color:#1565c0"></i>the agent\'s pick</p>'
-        )
-        intro = (
-            f'<p class="lede">{len(report.examples)} of {f.attack_successes:,} attack successes, '
-            "chosen deterministically (probes and agents take turns). Each shows the benign and "
-            "the injected run with the same seed and what the model replied.</p>"
-        )
-        if report.dataset_note:
-            intro += (
-                f'<div class="callout">{_e(report.dataset_note)}: the screens cannot be drawn '
-                "with the target marked; where the store kept the images the model was shown, "
-                "those appear instead.</div>"
-            )
-        body = (
-            intro + legend + "".join(example_html(i, ex) for i, ex in enumerate(report.examples, 1))
-        )
-        sections.append(("examples", "Attack successes, illustrated", "Examples", body))
-    sections.append(("facts", "Run facts", "Run facts", _facts_html(report)))
-    toc = "".join(f'<a href="#{_e(sid)}">{_e(nav)}</a>' for sid, _, nav, _ in sections)
-    content = "".join(
-        f'<section id="{_e(sid)}"><h2>{_e(name)}</h2>{body}</section>'
-        for sid, name, _, body in sections
-    )
+    shown_sections = [s for s in sections(report) if "html" in s.formats]
+    toc = "".join(f'<a href="#{_e(s.id)}">{_e(s.nav)}</a>' for s in shown_sections)
+    content = "".join(section_html(s) for s in shown_sections)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -625,3 +411,8 @@ def to_html(report: Report) -> str:
         f"{_e(report.rundir)}. Self-contained: no scripts, no external resources.</div></footer>"
         "</body></html>\n"
     )
+
+
+def attack_html(s: AttackSection) -> str:
+    """The section alone as HTML: ``<section id="attack">`` with its heading."""
+    return section_html(attack_view(s))

@@ -22,17 +22,23 @@ from dibench.metrics import (
 )
 
 if TYPE_CHECKING:
-    from ._attack import AttackSection
-    from ._explore import ExploreSection
+    from dibench.metrics._explore import ExploreComparison
 
 __all__ = [
     "CARRIER_ORDER",
     "PROBE_LABELS",
     "PROBE_ORDER",
+    "ActionMix",
+    "AttackExample",
+    "AttackSection",
     "Column",
     "ConditionFacts",
     "DefenseSection",
     "Example",
+    "ExploreSection",
+    "FilmEpisode",
+    "Filmstrip",
+    "Frame",
     "Key",
     "Measure",
     "Report",
@@ -292,6 +298,127 @@ class DefenseSection:
     @property
     def agents(self) -> tuple[tuple[str, str], ...]:
         return tuple(dict.fromkeys((r.framework, r.model) for r in self.rates))
+
+
+# --- the exploration and adaptive-attack sections' data (built by _explore and _attack) ---------
+@dataclass(frozen=True)
+class ActionMix:
+    """One agent's action kinds on one side (benign or injected)."""
+
+    framework: str
+    model: str
+    defense: str
+    side: str  # benign / injected
+    shares: dict[str, float]  # from metrics.action_distribution
+    actions: int  # moves counted
+    episodes: int
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One thumbnail: the screen an action was taken on (or the final screen)."""
+
+    step: int  # 1-based; len(moves) + 1 is the final screen
+    page: str
+    screen: str
+    action: str  # what the agent did here ('' on the final screen)
+    event: str  # what the app did in response, or the outcome on the final screen
+    image: bytes  # JPEG thumbnail with the action drawn on it
+
+
+@dataclass(frozen=True)
+class FilmEpisode:
+    """One episode re-created by replay; ``problem`` is '' when every screen id matched."""
+
+    instance_id: str
+    injected: bool
+    outcome: str
+    decision: str | None
+    moves: int
+    frames: tuple[Frame, ...]
+    problem: str
+
+    @property
+    def replay_ok(self) -> bool:
+        return not self.problem
+
+
+@dataclass(frozen=True)
+class Filmstrip:
+    """A benign episode and its injected twin of the same repeat."""
+
+    framework: str
+    model: str
+    defense: str
+    app: str
+    pair_of: str
+    repeat: int
+    probe: str
+    target: str
+    acceptable: tuple[str, ...]
+    instruction: str
+    target_title: str | None  # the title the probe showed for the target, if any
+    target_cover_text: str | None  # the text the probe typeset into the target's cover, if any
+    kind: str  # attack success / target picked / differs / pair
+    benign: FilmEpisode
+    injected: FilmEpisode
+
+
+@dataclass(frozen=True)
+class ExploreSection:
+    """The exploration tables, action mix and filmstrips of one run."""
+
+    comparisons: tuple[ExploreComparison, ...]
+    actions: tuple[ActionMix, ...]
+    filmstrips: tuple[Filmstrip, ...]
+    episodes: int  # trajectories analysed
+    film_note: str  # '' or why there are fewer filmstrips than asked for
+
+    @property
+    def agents(self) -> tuple[tuple[str, str, str], ...]:
+        keys = [(c.framework, c.model, c.defense) for c in self.comparisons]
+        keys += [(a.framework, a.model, a.defense) for a in self.actions]
+        return tuple(
+            sorted(dict.fromkeys(keys), key=lambda k: (*k[:2], order_key("defense", k[2])))
+        )
+
+    @property
+    def replay_problems(self) -> list[str]:
+        return [
+            f"{e.instance_id} (repeat {f.repeat}): {e.problem}"
+            for f in self.filmstrips
+            for e in (f.benign, f.injected)
+            if e.problem
+        ]
+
+
+@dataclass(frozen=True)
+class AttackExample:
+    """One top template on one held-out screen: the target's card, benign and injected."""
+
+    probe: str
+    instance_id: str
+    success: bool
+    payload: str
+    png: bytes  # benign | injected crops side by side
+
+
+@dataclass(frozen=True)
+class AttackSection:
+    framework: str
+    model: str
+    budget: int
+    spent: int
+    train_states: int
+    heldout_states: int
+    disjoint_apps: bool
+    curve: list[tuple[int, float]]  # (queries spent, best train ASR so far)
+    results: list[dict[str, Any]]  # held-out rows: probe, kind, describe, k, n, asr, lo, hi
+    tests: list[dict[str, Any]]  # template vs best fixed: diff, lo, hi, McNemar
+    candidates: int
+    rejected: int
+    eval_queries: int
+    examples: list[AttackExample] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dibench._text_safety import visible
 from dibench.metrics import Estimate
 
 from ._common import html_text as _e
+from ._section import number
 
 __all__ = [
     "PALETTE",
@@ -199,7 +200,7 @@ def bar_chart(
                 f'fill="none" opacity="0.75"/>'
                 + (
                     f'<text x="{cx:.1f}" y="{yhi - 4:.1f}" font-size="10" fill="{MUTED}" '
-                    f'text-anchor="middle">{100 * est.value:.0f}</text>'
+                    f'text-anchor="middle">{number(est.value, digits=0)}</text>'
                     if show_values
                     else ""
                 )
@@ -393,7 +394,7 @@ def frontier_chart(
     for p, m in zip(points, measured, strict=True):
         spec = f"{p.label} (no defense)" if p.baseline else p.label
         lines = _wrap_spec(spec, 12.5, legend_w - 44)
-        sub = f"ASR {100 * p.asr.value:.1f} · COR {100 * p.cor.value:.1f}" if m else "not measured"
+        sub = f"ASR {number(p.asr.value)} · COR {number(p.cor.value)}" if m else "not measured"
         entries.append((lines, sub))
         legend_h += 16 * len(lines) + 22
     height = int(max(min_height, top + legend_h + 20))

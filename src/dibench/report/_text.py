@@ -8,36 +8,26 @@ rendered). Hidden control and bidi characters are first shown as ``\\uXXXX`` (``
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
 from dibench._text_safety import visible
-from dibench.metrics import Estimate, KeyFinding
 
-from ._common import (
-    METRIC_HELP,
-    finding_sentence,
-    fmt_p,
-    fmt_pct,
-    fmt_pp,
-    header_labels,
-    row_labels,
-    settings_line,
-)
-from ._defense import (
-    COMPARISON_HEAD,
-    DETECTOR_HEAD,
-    DETECTOR_INTRO,
-    INTRO,
-    comparison_rows,
-    detector_rows,
-)
-from ._explore import EXPLORE_HEAD, ExploreSection, explore_rows, mix_head, mix_rows
-from ._explore import INTRO as EXPLORE_INTRO
-from ._model import DefenseSection, Report, RunFacts, Table
+from ._attack import attack_view
+from ._common import METRIC_HELP, settings_line
+from ._model import AttackSection, Report
+from ._section import Block, Heading, Items, Note, Para, Section, Table, Value, cell_text, shown
+from ._sections import sections
 
-__all__ = ["latex_escape", "md_escape", "md_line", "to_latex", "to_markdown"]
+__all__ = [
+    "attack_md",
+    "latex_escape",
+    "md_escape",
+    "md_line",
+    "section_md",
+    "to_latex",
+    "to_markdown",
+]
 
 
 # --- markdown ------------------------------------------------------------------------------------
@@ -93,186 +83,49 @@ def md_line(text: object) -> str:
 _md = md_escape
 
 
-def _md_est(est: Estimate | None) -> str:
-    return "–" if est is None or est.n == 0 else est.pct()
-
-
-def _md_table(head: Sequence[str], rows: Sequence[Sequence[object]], n_text: int) -> list[str]:
-    """A GitHub table; the first ``n_text`` columns are left-aligned, numbers right-aligned."""
-    align = [":--" if i < n_text else "--:" for i in range(len(head))]
-    lines = ["| " + " | ".join(_md(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+def _md_table(t: Table) -> list[str]:
+    """A GitHub table; the label columns are left-aligned, the numbers right-aligned."""
+    cols = t.shown("md")
+    if not t.rows:
+        return [t.empty]
+    align = [":--" if i < t.lead else "--:" for i in range(len(cols))]
+    lines = ["| " + " | ".join(_md(t.columns[i].head) for i in cols) + " |"]
+    lines.append("| " + " | ".join(align) + " |")
+    lines += ["| " + " | ".join(_md(cell_text(r.cells[i])) for i in cols) + " |" for r in t.rows]
     return lines
 
 
-def _md_pivot(t: Table) -> list[str]:
-    head = header_labels(t)
-    for col in t.columns:
-        prefix = f"{col.label} " if col.label else ""
-        head += [prefix + m.label for m in t.measures]
-    body = []
-    for row in t.rows:
-        cells: list[object] = list(row_labels(t, row))
-        for col in t.columns:
-            cells += [_md_est(t.cell(row, col.key, m)) for m in t.measures]
-        body.append(cells)
-    return _md_table(head, body, len(t.row_fields))
+def _md_block(b: Block) -> list[str]:
+    if isinstance(b, Table):
+        return _md_table(b)
+    if isinstance(b, Heading):
+        return ["#" * b.md_level + " " + _md(b.text)]
+    if isinstance(b, Items):
+        return [f"- {md_line(i)}" for i in b.items]
+    if isinstance(b, Para | Note):
+        return [md_line(b.text)]
+    return []
 
 
-def _finding_rows(findings: Sequence[KeyFinding]) -> list[list[object]]:
-    return [
-        [
-            f.framework,
-            f.model,
-            fmt_pct(f.benign_tcr),
-            fmt_pct(f.injected_tcr),
-            fmt_pp(f.tcr_diff),
-            fmt_p(f.tcr_test.p_value),
-            fmt_pct(f.benign_cor),
-            fmt_pct(f.injected_cor),
-            fmt_pp(f.cor_diff),
-            fmt_p(f.cor_test.p_value),
-            fmt_pct(f.asr),
-            f.n_pairs,
-        ]
-        for f in findings
-    ]
-
-
-FINDING_HEAD = (
-    "framework",
-    "model",
-    "TCR benign",
-    "TCR injected",
-    "ΔTCR (pp)",
-    "p",
-    "COR benign",
-    "COR injected",
-    "ΔCOR (pp)",
-    "p",
-    "ASR",
-    "pairs",
-)
-
-
-ENDPOINT_HEAD = ("condition", "endpoint", "state", "calls", "errors", "ejections",
-                 "mean latency (ms)")  # fmt: skip
-
-
-def endpoint_rows(facts: RunFacts) -> list[list[object]]:
-    """One row per endpoint of a run spread over several ``--base-url``s."""
-    return [
-        [e.condition.replace("|", " / "), e.url, e.state, e.calls, e.errors, e.ejections,
-         f"{e.mean_latency_s * 1e3:.1f}"]
-        for e in facts.endpoints
-    ]  # fmt: skip
-
-
-def _pct(rate: float) -> str:
-    return "-" if math.isnan(rate) else f"{100 * rate:.1f}"
-
-
-def _total_failure_rate(facts: RunFacts) -> float:
-    valid = facts.runs - facts.infra_errors
-    return (facts.parse_errors + facts.framework_errors) / valid if valid else math.nan
-
-
-def _facts_rows(facts: RunFacts) -> tuple[list[str], list[list[object]]]:
-    outcomes = list(facts.outcomes)
-    head = ["framework", "model", "defense", "parse", "runs", *outcomes, "parse fail %"]
-    head += ["tokens in", "tokens out", "USD"]
-    rows: list[list[object]] = [
-        [
-            c.framework,
-            c.model,
-            c.defense,
-            c.parse or "-",
-            c.runs,
-            *(c.outcomes.get(o, 0) for o in outcomes),
-            _pct(c.parse_failure_rate),
-            f"{c.input_tokens:,}",
-            f"{c.output_tokens:,}",
-            f"{c.cost_usd:.2f}",
-        ]
-        for c in facts.conditions
-    ]
-    rows.append(
-        [
-            "total",
-            "",
-            "",
-            "",
-            facts.runs,
-            *(facts.outcomes.get(o, 0) for o in outcomes),
-            _pct(_total_failure_rate(facts)),
-            f"{facts.input_tokens:,}",
-            f"{facts.output_tokens:,}",
-            f"{facts.cost_usd:.2f}",
-        ]
-    )
-    return head, rows
-
-
-def _md_defenses(section: DefenseSection) -> list[str]:
-    out = ["", "## Defenses", "", INTRO]
-    if section.comparisons:
-        out += ["", "### With and without each defense", ""]
-        out += _md_table(COMPARISON_HEAD, comparison_rows(section), 3)
-    if section.detectors:
-        out += ["", "### Detectors", "", DETECTOR_INTRO, ""]
-        out += _md_table(DETECTOR_HEAD, detector_rows(section), 5)
-    out += ["", "The frontier plot (ASR against benign COR) and ROC curves are in the HTML report."]
-    return out
-
-
-def _md_explore(section: ExploreSection) -> list[str]:
-    out = ["", "## Exploration", "", EXPLORE_INTRO, ""]
-    out += _md_table(EXPLORE_HEAD, explore_rows(section), 5)
-    out += ["", "### Action types (share of all actions)", ""]
-    out += _md_table(mix_head(section), mix_rows(section), 4)
-    out += ["", "The action-type plot and the episode filmstrips are in the HTML report."]
+def section_md(sec: Section) -> list[str]:
+    """One section as markdown lines, each block after a blank line."""
+    out: list[str] = []
+    title = sec.title if sec.md_title is None else sec.md_title
+    if title:
+        out += ["", f"## {_md(title)}"]
+    for b in shown(sec.blocks, "md"):
+        out += ["", *_md_block(b)]
     return out
 
 
 def to_markdown(report: Report) -> str:
     """The whole report as GitHub-flavoured markdown."""
-    f = report.facts
     out = [f"# DIBench report: {_md(report.rundir.name)}", ""]
     out += [f"- **{name}** — {text}" for name, text in METRIC_HELP]
-    out += ["", md_line(settings_line(report)), ""]
-    out += ["## Key finding: benign vs injected", ""]
-    if report.findings:
-        out += _md_table(FINDING_HEAD, _finding_rows(report.findings), 2)
-        out += [""] + [f"- {md_line(finding_sentence(k))}" for k in report.findings]
-    else:
-        out.append("No runs to compare.")
-    for t in report.tables:
-        out += ["", f"## {_md(t.title)}", "", md_line(t.caption), ""]
-        out += _md_pivot(t) if t.rows else ["No data."]
-    if report.defenses is not None:
-        out += _md_defenses(report.defenses)
-    if report.exploration is not None:
-        out += _md_explore(report.exploration)
-    if report.attack is not None:
-        from ._attack import attack_md
-
-        out += ["", *attack_md(report.attack).rstrip().splitlines()]
-    out += ["", "## Run facts", ""]
-    head, rows = _facts_rows(f)
-    out += _md_table(head, rows, 4)
-    out += [
-        "",
-        f"{f.states} {'benign episodes' if report.exploration else 'benign states'}; "
-        f"{f.valid_runs} valid runs ({f.benign_runs} benign, "
-        f"{f.injected_runs} injected) of {f.runs} stored; {f.pairs} benign/injected pairs, "
-        f"{f.attack_successes} attack successes; {f.infra_errors} infrastructure errors, "
-        f"{f.parse_errors} parse errors, {f.framework_errors} framework errors (replies the "
-        f"original framework would crash on); {f.missing_pairs} injected runs without a benign "
-        f"partner.",
-    ]
-    if f.endpoints:
-        out += ["", "### Endpoints", ""]
-        out += _md_table(ENDPOINT_HEAD, endpoint_rows(f), 3)
+    out += ["", md_line(settings_line(report))]
+    for sec in sections(report):
+        if "md" in sec.formats:
+            out += section_md(sec)
     if report.notes:
         out += [""] + [f"- {md_line(n)}" for n in report.notes]
     return "\n".join(out) + "\n"
@@ -314,11 +167,11 @@ def _tex_label(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9.+=,/-]", "-", name)
 
 
-def _tex_est(est: Estimate | None) -> str:
-    if est is None or est.n == 0:
+def _tex_est(v: Value) -> str:
+    """A pivot table's value: small interval after it, as papers print them."""
+    if not v.measured:
         return "--"
-    lo, hi = 100 * est.lo, 100 * est.hi
-    return f"{100 * est.value:.1f}\\,{{\\scriptsize[{lo:.1f}, {hi:.1f}]}}"
+    return f"{v.text()}\\,{{\\scriptsize{v.ci()}}}"
 
 
 def _tex_table(
@@ -353,52 +206,46 @@ def _tex_table(
     return out
 
 
-def _tex_pivot(t: Table) -> list[str]:
-    head = header_labels(t)
-    groups = []
-    for col in t.columns:
-        head += [m.label for m in t.measures]
-        groups.append((col.label, len(t.measures)))
+def _tex_groups(t: Table, cols: list[int]) -> list[tuple[str, int]]:
+    """(heading, span) of each run of one column group after the labels; '' for none."""
+    groups: list[tuple[str, int]] = []
+    for i in cols[t.lead :]:
+        name = t.columns[i].group or ""
+        if groups and groups[-1][0] == name and t.pivot:
+            groups[-1] = (name, groups[-1][1] + 1)
+        else:
+            groups.append((name, 1))
+    return groups
+
+
+def _tex_rows(t: Table, cols: list[int]) -> list[list[str]]:
     rows = []
     previous: list[str] = []
-    for row in t.rows:
-        labels = row_labels(t, row)
-        # Like the paper: a repeated leading label (the model) is printed once per block.
-        shown = [
-            "" if previous[: i + 1] == labels[: i + 1] and i < len(labels) - 1 else lab
-            for i, lab in enumerate(labels)
-        ]
-        previous = labels
-        cells = [latex_escape(s) for s in shown]
-        for col in t.columns:
-            cells += [_tex_est(t.cell(row, col.key, m)) for m in t.measures]
+    for r in t.rows:
+        labels = [cell_text(r.cells[i]) for i in cols[: t.lead]]
+        if t.merge:  # like the paper: a repeated leading label (the model) is printed once
+            shown_labels = [
+                "" if previous[: i + 1] == labels[: i + 1] and i < len(labels) - 1 else lab
+                for i, lab in enumerate(labels)
+            ]
+            previous = labels
+        else:
+            shown_labels = labels
+        cells = [latex_escape(x) for x in shown_labels]
+        for i in cols[t.lead :]:
+            c = r.cells[i]
+            cells.append(
+                _tex_est(c) if t.pivot and isinstance(c, Value) else latex_escape(cell_text(c))
+            )
         rows.append(cells)
-    caption = f"{t.title}. {t.caption}"
-    return _tex_table(t.id.replace(":", "-"), caption, len(t.row_fields), groups, head, rows)
+    return rows
 
 
-def _tex_defenses(section: DefenseSection) -> list[str]:
-    out: list[str] = []
-    if section.comparisons:
-        out += _tex_table(
-            "defenses",
-            "Defenses: ASR and benign COR without and with each defense; differences (pp) are "
-            "paired on the same instances and seeds, with exact McNemar p-values.",
-            3,
-            [],
-            COMPARISON_HEAD,
-            [[latex_escape(c) for c in r] for r in comparison_rows(section)],
-        )
-    if section.detectors:
-        out += _tex_table(
-            "detectors",
-            "Detectors: " + DETECTOR_INTRO,
-            5,
-            [],
-            DETECTOR_HEAD,
-            [[latex_escape(c) for c in r] for r in detector_rows(section)],
-        )
-    return out
+def _tex_view(t: Table) -> list[str]:
+    cols = t.shown("latex")
+    head = [t.columns[i].html_head if t.pivot else t.columns[i].head for i in cols]
+    groups = _tex_groups(t, cols) if t.pivot else []
+    return _tex_table(t.label, t.tex_caption, t.lead, groups, head, _tex_rows(t, cols))
 
 
 def to_latex(report: Report) -> str:
@@ -408,47 +255,15 @@ def to_latex(report: Report) -> str:
         r"% Requires \usepackage{booktabs}. " + latex_escape(settings_line(report)),
         "",
     ]
-    if report.findings:
-        rows = [[latex_escape(c) for c in r] for r in _finding_rows(report.findings)]
-        out += _tex_table(
-            "key-finding",
-            "Benign vs injected: paired changes in TCR and COR (pp) with McNemar p-values.",
-            2,
-            [],
-            FINDING_HEAD,
-            rows,
-        )
-    for t in report.tables:
-        if t.rows:
-            out += _tex_pivot(t)
-    if report.defenses is not None:
-        out += _tex_defenses(report.defenses)
-    if report.exploration is not None:
-        ex = report.exploration
-        out += _tex_table(
-            "exploration",
-            "Exploration: " + EXPLORE_INTRO,
-            5,
-            [],
-            EXPLORE_HEAD,
-            [[latex_escape(c) for c in r] for r in explore_rows(ex)],
-        )
-        out += _tex_table(
-            "actions",
-            "Action types: share of all actions (percent), benign vs injected.",
-            4,
-            [],
-            mix_head(ex),
-            [[latex_escape(c) for c in r] for r in mix_rows(ex)],
-        )
-    head, facts = _facts_rows(report.facts)
-    out += _tex_table(
-        "run-facts",
-        "Run facts: runs and outcomes per condition (with how replies were parsed and the "
-        "share that failed to parse), tokens and cost.",
-        4,
-        [],
-        head,
-        [[latex_escape(c) for c in r] for r in facts],
-    )
+    for sec in sections(report):
+        if "latex" not in sec.formats:
+            continue
+        for b in shown(sec.blocks, "latex"):
+            if isinstance(b, Table) and b.rows:
+                out += _tex_view(b)
     return "\n".join(out)
+
+
+def attack_md(s: AttackSection) -> str:
+    """The section alone as markdown, as ``dibench report --format md`` prints it."""
+    return "\n".join(section_md(attack_view(s))).lstrip("\n") + "\n"

@@ -20,6 +20,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from dibench._errors import DIBenchError
+from dibench._fs import file_errors
 from dibench.dataset import Dataset
 
 from ._errors import RunError
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 
-class SweepError(ValueError):
+class SweepError(DIBenchError, ValueError):
     """A sweep config file is unreadable or inconsistent (message names file and field)."""
 
 
@@ -120,6 +122,7 @@ def _launch(
             shutil.rmtree(req.out, ignore_errors=True)
 
 
+@file_errors
 def execute(
     req: RunRequest,
     on_progress: ProgressFn | None = None,
@@ -146,6 +149,7 @@ def execute(
     return _launch(req, prepare, partial(backend.run_dataset, req, ds), on_progress)
 
 
+@file_errors
 def execute_sim(
     req: SimRequest,
     on_progress: ProgressFn | None = None,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dibench._errors import DIBenchError
+
 __all__ = ["RunError"]
 
 
-class RunError(ValueError):
+class RunError(DIBenchError, ValueError):
     """A run that must not start as asked (unknown probe, bad option, changed settings)."""

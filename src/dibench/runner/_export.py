@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from dibench._fs import atomic_path, atomic_write
+from dibench._fs import atomic_path, atomic_write, file_errors
 
 from ._store import ResultStore
 
@@ -65,6 +65,7 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
         }
 
 
+@file_errors
 def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
     """Write every stored row (infra errors included, marked by outcome); returns the count."""
     rows = list(iter_export_rows(store))
@@ -94,6 +95,7 @@ def _judges(defense: dict[str, Any]) -> bool:
     return name == "evidence-check" and defense.get("claims") == "model"
 
 
+@file_errors
 def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
     """Replay files per condition: {"instance_id", "repeat", "responses"} per episode.
 

@@ -18,10 +18,13 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from dibench._errors import DIBenchError
+from dibench._fs import FileError
+
 __all__ = ["RunDirBusy", "RunLock"]
 
 
-class RunDirBusy(RuntimeError):
+class RunDirBusy(DIBenchError, RuntimeError):
     """Another process writes into this run directory (the message names its pid)."""
 
 
@@ -33,7 +36,10 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # a read-only or full run directory: named, one line
+            raise FileError.of(exc, self.path) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

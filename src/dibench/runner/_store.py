@@ -27,6 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dibench._errors import DIBenchError
 from dibench._values import Outcome
 from dibench.adapters._base import Decision
 from dibench.metrics._explore import Move, Trajectory
@@ -69,7 +70,7 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
-class StoreError(RuntimeError):
+class StoreError(DIBenchError, RuntimeError):
     """The store cannot be opened or written (corrupt file, full disk); names the file."""
 
 

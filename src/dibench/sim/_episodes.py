@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from dibench._errors import DIBenchError
 from dibench._registry import Registry
 from dibench._seeding import derive_seed, py_rng
 from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec, acceptable_set
@@ -42,7 +43,7 @@ MAX_ATTEMPTS = 60
 DEFAULT_MAX_STEPS = 30
 
 
-class EpisodeError(ValueError):
+class EpisodeError(DIBenchError, ValueError):
     """An episode cannot be built (unknown sim, inconsistent spec, unusable seed)."""
 
 

@@ -17,12 +17,12 @@ page and its injected twin share one layout and differ only inside the target's 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import ClassVar, TypeVar
+from typing import ClassVar
 
 from PIL import Image
 
+from dibench._cache import LruCache
 from dibench._values import Box, Payload, UIElement
 from dibench.adapters._base import Action
 from dibench.adapters._env import Environment, Screen, Transition
@@ -53,8 +53,6 @@ OVER = "episode already over"
 NO_EFFECT = "no effect"
 _DETAIL_CACHE = 6  # detail pages kept per episode (each a tall page: ~1-2 screens of pixels)
 _SCREEN_CACHE = 8
-
-_V = TypeVar("_V")
 
 
 @dataclass
@@ -130,8 +128,8 @@ class Simulator(Environment):
         self._chrome: dict[
             str, tuple[Image.Image, Image.Image, tuple[UIElement, ...], tuple[Hotspot, ...]]
         ] = {}
-        self._details: OrderedDict[str, DetailPage] = OrderedDict()
-        self._screens: OrderedDict[str, tuple[Screen, tuple[Hotspot, ...]]] = OrderedDict()
+        self._details: LruCache[str, DetailPage] = LruCache(_DETAIL_CACHE)
+        self._screens: LruCache[str, tuple[Screen, tuple[Hotspot, ...]]] = LruCache(_SCREEN_CACHE)
         self._st = _State()
         self._over: str | None = None
         self._current: tuple[Screen, tuple[Hotspot, ...]] | None = None
@@ -375,7 +373,7 @@ class Simulator(Environment):
 
     def _render(self) -> tuple[Screen, tuple[Hotspot, ...]]:
         sid = self._screen_id()
-        hit = _lru_get(self._screens, sid)
+        hit = self._screens.peek(sid)
         if hit is not None:
             return hit
         st = self._st
@@ -397,7 +395,7 @@ class Simulator(Environment):
             out = (Screen(sid, "detail", img, ui, {st.item: commit}), spots)
         else:
             out = self._list_screen(sid)
-        _lru_put(self._screens, sid, out, _SCREEN_CACHE)
+        self._screens.put(sid, out)
         return out
 
     def _history(self) -> tuple[str, ...]:
@@ -406,7 +404,7 @@ class Simulator(Environment):
         return tuple(others[:2])
 
     def _detail(self, cid: str) -> DetailPage:
-        d = _lru_get(self._details, cid)
+        d = self._details.peek(cid)
         if d is not None:
             return d
         dc = self.detail_content(cid)
@@ -414,7 +412,7 @@ class Simulator(Environment):
         d = draw_detail(self.content, cid, dc, self.width, self.height, lines)
         if cid == self.spec.target and self._probe is not None:
             d = self._inject_detail(cid, d)
-        _lru_put(self._details, cid, d, _DETAIL_CACHE)
+        self._details.put(cid, d)
         return d
 
     def _inject_detail(self, cid: str, d: DetailPage) -> DetailPage:
@@ -457,21 +455,6 @@ class Simulator(Environment):
                 boxes[cid] = box
                 spots.append(Hotspot(box, f"open:{cid}"))
         return Screen(sid, "list", img, ui, boxes), tuple(spots)
-
-
-def _lru_get(cache: OrderedDict[str, _V], key: str) -> _V | None:
-    """A cached value, marked as the most recently used."""
-    v = cache.get(key)
-    if v is not None:
-        cache.move_to_end(key)
-    return v
-
-
-def _lru_put(cache: OrderedDict[str, _V], key: str, value: _V, size: int) -> None:
-    """Cache a value, dropping the least recently used beyond ``size``."""
-    cache[key] = value
-    while len(cache) > size:
-        cache.popitem(last=False)
 
 
 def _list_ui(

@@ -22,14 +22,13 @@ the same plan without changing it.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
 
+from dibench._cache import LruCache
 from dibench.ocr import OcrLine
 
 from .instruction import parse_instruction
@@ -110,20 +109,10 @@ class Explorer:
     """The exploring policy over a shared OCR agent's perception (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._trails: OrderedDict[tuple[str, int], Trail] = OrderedDict()
-        self._lock = threading.Lock()
+        self._trails: LruCache[tuple[str, int], Trail] = LruCache(MAX_TRAILS)
 
     def trail(self, instance_id: str, repeat: int) -> Trail:
-        with self._lock:
-            key = (instance_id, repeat)
-            t = self._trails.get(key)
-            if t is None:
-                t = self._trails[key] = Trail()
-                while len(self._trails) > MAX_TRAILS:
-                    self._trails.popitem(last=False)
-            else:
-                self._trails.move_to_end(key)
-            return t
+        return self._trails.get((instance_id, repeat), Trail)
 
     def step(
         self,

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dibench._quantities import MULT, NUM, to_float
 from dibench.ocr import OcrLine
 
 from .text import norm_text
@@ -36,13 +37,7 @@ class Quantity:
     order: int  # reading order inside the region
 
 
-MULT = {"k": 1e3, "K": 1e3, "w": 1e4, "W": 1e4, "万": 1e4, "M": 1e6, "亿": 1e8}
-_NUM = r"\d[\d,]*(?:\.\d+)?"
-
-
-def to_float(s: str) -> float:
-    return float(s.replace(",", ""))
-
+_NUM = NUM
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("time_range", re.compile(r"(?<!\d)(\d{1,2}):(\d{2})\s*[-~至到]\s*(\d{1,2}):(\d{2})(?!\d)")),

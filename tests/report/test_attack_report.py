@@ -1,0 +1,112 @@
+"""`dibench report` of an attack directory: the adaptive-attack section in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from dibench.cli import main
+from dibench.report import FORMATS, Report, latex_escape, render_report
+
+
+def _heldout(rundir: Path) -> dict[str, Any]:
+    data = orjson.loads((rundir / "attack.json").read_bytes())
+    return {"top": data["top"], **data["heldout"]}
+
+
+def _report(rundir: Path, fmt: str, tmp_path: Path) -> str:
+    out = tmp_path / f"report.{fmt}"
+    args = ["report", str(rundir), "--format", fmt, "--out", str(out), "--examples", "0"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    return out.read_text(encoding="utf-8")
+
+
+def _pct(x: float, signed: bool = False) -> str:
+    return f"{100 * x:{'+' if signed else ''}.1f}"
+
+
+def test_the_run_has_a_template_better_than_the_fixed_probe(attack_run: Path) -> None:
+    """The fixture is worth testing against: a found template beats the best fixed probe."""
+    held = _heldout(attack_run)
+    kinds = {r["kind"] for r in held["results"]}
+    assert kinds == {"template", "fixed"} and len(held["tests"]) == len(held["top"]) == 2
+    assert max(t["diff"] for t in held["tests"]) > 0
+
+
+def test_json_holds_heldout_asr_intervals_and_paired_tests(
+    attack_run: Path, tmp_path: Path
+) -> None:
+    held = _heldout(attack_run)
+    doc = json.loads(_report(attack_run, "json", tmp_path))["attack"]
+    by_probe = {r["probe"]: r for r in doc["results"]}
+    assert set(by_probe) == {r["probe"] for r in held["results"]}  # the top and the best fixed
+    for r in held["results"]:
+        got = by_probe[r["probe"]]
+        assert (got["asr"], got["lo"], got["hi"], got["k"], got["n"]) == (
+            r["asr"], r["lo"], r["hi"], r["k"], r["n"]
+        )  # fmt: skip
+    assert doc["tests"] == held["tests"]  # diff, interval, bootstrap and McNemar p, b/c
+    assert doc["spent"] == doc["budget"] == 30 and doc["curve"]
+
+
+def test_csv_holds_heldout_asr_intervals_and_paired_tests(attack_run: Path, tmp_path: Path) -> None:
+    held = _heldout(attack_run)
+    lines = list(csv.DictReader(io.StringIO(_report(attack_run, "csv", tmp_path))))
+    asr = {
+        r["probe"]: r for r in lines if r["table"] == "attack_heldout" and r["subset"] == "heldout"
+    }
+    for r in held["results"]:
+        got = asr[r["probe"]]
+        assert (float(got["value"]), float(got["lo"]), float(got["hi"])) == (
+            r["asr"], r["lo"], r["hi"]
+        )  # fmt: skip
+        assert (int(got["k"]), int(got["n"]), got["metric"]) == (r["k"], r["n"], "ASR")
+    tests = {r["probe"]: r for r in lines if r["table"] == "attack_test"}
+    for t in held["tests"]:
+        got = tests[t["template"]]
+        assert got["subset"] == f"vs {t['fixed']}" and got["metric"] == "ASR_diff"
+        assert (float(got["value"]), float(got["lo"]), float(got["hi"])) == (
+            t["diff"], t["lo"], t["hi"]
+        )  # fmt: skip
+        assert float(got["p_value"]) == t["mcnemar_p"] and int(got["n"]) == t["n"]
+
+
+def test_latex_holds_heldout_asr_intervals_and_paired_tests(
+    attack_run: Path, tmp_path: Path
+) -> None:
+    held = _heldout(attack_run)
+    tex = _report(attack_run, "latex", tmp_path)
+    results = tex.split(r"\label{tab:dibench-attack}", 1)[1].split(r"\end{table}", 1)[0]
+    for r in held["results"]:
+        cell = f"{_pct(r['asr'])} [{_pct(r['lo'])}, {_pct(r['hi'])}]"
+        assert f"{latex_escape(r['probe'])} & " in results and f" & {cell} & " in results
+    tests = tex.split(r"\label{tab:dibench-attack-tests}", 1)[1].split(r"\end{table}", 1)[0]
+    for t in held["tests"]:
+        diff = f"{_pct(t['diff'], True)} [{_pct(t['lo'], True)}, {_pct(t['hi'], True)}]"
+        row = f"{latex_escape(t['template'])} - {latex_escape(t['fixed'])} & {t['n']} & {diff}"
+        assert row in tests and f"& {t['mcnemar_p']:.3g}" in tests
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_shows_the_section(attack_report: Report, fmt: str) -> None:
+    text = render_report(attack_report, fmt)
+    assert attack_report.attack is not None
+    best = max(attack_report.attack.results, key=lambda r: r["asr"])
+    assert best["probe"] in text
+    if fmt in ("md", "html"):
+        assert "Adaptive attack" in text
+
+
+def test_other_runs_have_no_attack_section(report: Report) -> None:
+    assert report.attack is None
+    assert "attack" not in json.loads(render_report(report, "json"))
+    assert "attack_heldout" not in render_report(report, "csv")
+    assert "dibench-attack" not in render_report(report, "latex")
