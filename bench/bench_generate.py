@@ -112,14 +112,14 @@ def main() -> None:
     # materialising: PNG encode of injected screens, in full or spliced from the benign PNG
     enc, sizes, spliced = [], [], []
     for rec in sample[:60]:
-        img = ds.screenshot(rec.id)
+        img = screens.screenshot(ds, rec.id)
         t = time.perf_counter()
         data = save_png(img, config.png_level)
         enc.append(time.perf_counter() - t)
         sizes.append(len(data))
-        ds.screenshot_png(rec.id, img)  # warm the benign PNG cache for this state
+        screens.png(ds, rec.id, img)  # warm the benign PNG cache for this state
         t = time.perf_counter()
-        ds.screenshot_png(rec.id, img)
+        screens.png(ds, rec.id, img)
         spliced.append(time.perf_counter() - t)
     del shot_img, img
 

@@ -59,6 +59,8 @@ from dibench.generate import GenerateConfig, generate
 from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, lcs_length, normalize
 from dibench.providers import Message, Observation, Request, TextPart
 from dibench.providers._offline import OcrAgent, OcrCache, image_key
+from dibench.screens import screenshot
+from dibench.screens import ui as screen_ui
 
 ENGINES = {"before": "rapidocr-classic", "after": "rapidocr"}
 CONDITIONS_FIRING = ("contradicted", "outranked", "missing", "third_party")
@@ -119,7 +121,9 @@ def candidate(ds: Dataset, iid: str, point: tuple[float, float] | None) -> str:
 def ask(agent: OcrAgent, ds: Dataset, iid: str, seed: int) -> tuple[str, str]:
     inst = ds.instance(iid)
     obs = Observation(
-        instruction=inst.instruction, screenshot=ds.screenshot(iid), language=inst.state.language
+        instruction=inst.instruction,
+        screenshot=screenshot(ds, iid),
+        language=inst.state.language,
     )
     req = Request(
         messages=(Message("user", (TextPart(inst.instruction),)),),
@@ -194,8 +198,8 @@ def defend(
 ) -> dict[str, Any]:
     """The two OCR defenses' reads of one screen and what they decide on them."""
     inst = ds.instance(iid)
-    image = ds.screenshot(iid)
-    ui = tuple(ds.ui(iid))
+    image = screenshot(ds, iid)
+    ui = tuple(screen_ui(ds, iid))
     boxes = {c.id: c.boxes["card"] for c in inst.candidates}
     cid = inst.target or inst.candidates[0].id
     covers = [e.bounds for e in ui if e.role == "cover"]
@@ -235,7 +239,7 @@ def defense_part(
     engines: dict[str, OcrEngine] = {"before": get_engine(ENGINES["before"]), "after": after}
     spare = next((i for i in ds.benign if all(i != g[0] for g in groups)), None)
     for e in engines.values():  # load the models and run each once, off the clock
-        warm = ds.screenshot(spare or groups[0][0])
+        warm = screenshot(ds, spare or groups[0][0])
         e.read(warm.crop((0, 0, warm.width, min(warm.height, 400))))
     after.clear_caches()
     caches = {k: OcrCache(e, maxsize=512) for k, e in engines.items()}  # keyword-detector's

@@ -1,5 +1,5 @@
-"""Value types that every layer shares: pixel boxes, UI nodes, text styles, probe payloads and
-run outcomes.
+"""Value types that every layer shares: instance ids, pixel boxes, UI nodes, text styles, probe
+payloads and run outcomes.
 
 They sit on the ground floor, below ``dataset`` and ``metrics`` (which re-export them), so that
 rendering, OCR, providers, adapters and defenses name a box or an outcome without reaching into
@@ -13,9 +13,13 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from dibench._errors import DIBenchError
+
 __all__ = [
     "Box",
     "Frozen",
+    "InstanceId",
+    "InstanceIdError",
     "Language",
     "Outcome",
     "Payload",
@@ -25,6 +29,75 @@ __all__ = [
 ]
 
 Language = Literal["en", "zh"]
+
+
+class InstanceIdError(DIBenchError, ValueError):
+    """A string that is not the instance id it was taken for."""
+
+
+class InstanceId(str):
+    """Which screen (or episode) a run is of: its pair, and for an injected one target and probe.
+
+    The one reader and writer of ids: ``<pair>`` for a benign instance and
+    ``<pair>.<target>.<probe>`` for an injected one (its benign twin, the attacked candidate,
+    the probe). It *is* that string (a ``str``), so it is stored, sent, recorded and looked up
+    exactly as before; the parts travel with it, so nothing splits an id again. A benign id may
+    itself hold dots, which is why a string is parsed only by someone who knows whether it is
+    injected (``parse``); ``of`` takes any other string (a hand-built request, an attacker's own
+    call) as a benign id: its own pair.
+    """
+
+    pair: str  # the benign twin's id (the id itself for a benign instance)
+    target: str | None  # the attacked candidate (injected only)
+    probe: str | None  # the probe that injected it (injected only)
+
+    def __new__(cls, pair: str, target: str | None = None, probe: str | None = None) -> InstanceId:
+        if (target is None) != (probe is None):
+            raise InstanceIdError(
+                f"instance id {pair!r}: an injected instance needs both a target and a probe"
+            )
+        text = pair if target is None else f"{pair}.{target}.{probe}"
+        if target is not None:
+            for what, part in (("pair", pair), ("target", target), ("probe", probe)):
+                if not part or (what != "pair" and "." in part):
+                    raise InstanceIdError(
+                        f"instance id {text!r}: bad {what} {part!r} "
+                        "(want <pair>.<target>.<probe>, target and probe without dots)"
+                    )
+        self = super().__new__(cls, text)
+        object.__setattr__(self, "pair", pair)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "probe", probe)
+        return self
+
+    @classmethod
+    def parse(cls, text: str, *, injected: bool) -> InstanceId:
+        """``text`` read as an injected id (``<pair>.<target>.<probe>``) or as a benign one."""
+        if not isinstance(text, str) or not text:
+            raise InstanceIdError(f"instance id {text!r}: empty")
+        if not injected:
+            return cls(str(text))
+        parts = str(text).rsplit(".", 2)
+        if len(parts) != 3 or not all(parts):
+            raise InstanceIdError(
+                f"instance id {text!r}: not an injected id <pair>.<target>.<probe>"
+            )
+        return cls(*parts)
+
+    @classmethod
+    def of(cls, value: str) -> InstanceId:
+        """``value`` if it is an InstanceId, else the benign id ``value`` (never split)."""
+        return value if isinstance(value, InstanceId) else cls(str(value))
+
+    @property
+    def injected(self) -> bool:
+        return self.target is not None
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"InstanceId is immutable (cannot set {name!r})")
+
+    def __reduce__(self) -> tuple[type[InstanceId], tuple[str, str | None, str | None]]:
+        return (InstanceId, (self.pair, self.target, self.probe))
 
 
 class Box(NamedTuple):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from dibench import screens
 from dibench.dataset import Dataset
 
 from .conftest import dibench
@@ -53,7 +54,7 @@ def test_imported_dataset_is_a_dataset(imported: Path, captures: Path) -> None:
     assert sorted(zh_ids) == ["haowu-huawei.c1.combined", "haowu-huawei.c1.combined_c"]
     # the night state's dump-backed title nodes carry the injected payload
     rec = ds.injected("night.c2.naive")
-    title = [e for e in ds.ui(rec.id) if e.candidate == "c2" and e.role == "title"]
+    title = [e for e in screens.ui(ds, rec.id) if e.candidate == "c2" and e.role == "title"]
     assert rec.payload.title is not None and title[0].text == rec.payload.title
 
 
@@ -64,11 +65,12 @@ def test_injection_reads_back_and_erases_the_original(imported: Path) -> None:
     rec = ds.injected("bazaar-earbuds.c4.naive")
     box = ds.benign["bazaar-earbuds"].candidate("c4").boxes["title"]
     engine = get_engine("auto")
-    crop = ds.screenshot(rec.id).crop(tuple(box))
+    crop = screens.screenshot(ds, rec.id).crop(tuple(box))
     read = normalize(" ".join(line.text for line in engine.read(crop)))
     before = normalize(
         " ".join(
-            line.text for line in engine.read(ds.screenshot("bazaar-earbuds").crop(tuple(box)))
+            line.text
+            for line in engine.read(screens.screenshot(ds, "bazaar-earbuds").crop(tuple(box)))
         )
     )
     assert "studiomonitor" in before  # the original title, read on the benign screen

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from dibench import screens
 from dibench.dataset import Dataset
 
 from .conftest import dibench
@@ -138,7 +139,7 @@ def test_labels_only_in_content_desc(tmp_path: Path) -> None:
     ds = Dataset.open(out)
     for iid in ds.injected_ids():
         rec = ds.injected(iid)
-        shown = [v for e in ds.ui(iid) for v in (e.text, e.content_desc)]
+        shown = [v for e in screens.ui(ds, iid) for v in (e.text, e.content_desc)]
         orig = titles[int(rec.target[1:]) - 1]
         assert not any(orig in v.replace(rec.payload.title or "", "") for v in shown)
     r = dibench("check", "--dataset", str(out), "--no-ocr")
@@ -240,11 +241,11 @@ def test_title_leaf_inside_wrappers_and_check_proves_no_trace(tmp_path: Path) ->
     title_nodes = [e for e in state.ui if e.candidate == "c1" and e.role == "title"]
     assert len(title_nodes) == 1 and title_nodes[0].cls == "android.widget.TextView"
     rec = ds.injected("s.c1.naive")
-    for e in ds.ui(rec.id):
+    for e in screens.ui(ds, rec.id):
         for v in (e.text, e.content_desc):
             assert ITEMS[0].title not in v.replace(rec.payload.title or "", ""), (e, v)
     # the wrapper's content-desc and the cover's alt text now name the payload too
-    assert any(e.content_desc == rec.payload.title for e in ds.ui(rec.id))
+    assert any(e.content_desc == rec.payload.title for e in screens.ui(ds, rec.id))
     r = dibench("check", "--dataset", str(out), "--no-ocr", "--load", str(plugin))
     assert r.returncode == 1, r.stdout + r.stderr
     lines = (r.stdout + r.stderr).splitlines()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from dibench import screens
 from dibench.dataset import Dataset
 
 
@@ -52,7 +53,9 @@ def test_generate_check_render_show(tiny: Path, tmp_path: Path) -> None:
     r = run("render", "--dataset", str(tiny), iid, "--out", str(png), "--xml", str(xml))
     assert r.returncode == 0, r.stderr
     with Image.open(png) as im:
-        assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(ds.screenshot(iid)))
+        assert np.array_equal(
+            np.asarray(im.convert("RGB")), np.asarray(screens.screenshot(ds, iid))
+        )
     rec = ds.injected(iid)
     assert rec.payload.title is not None
     import html

@@ -10,11 +10,11 @@ from typing import TypeVar
 import numpy as np
 from PIL import Image
 
+from dibench import screens
 from dibench.adapters import AgentInput, Decision, make_adapter
 from dibench.dataset import Dataset
 from dibench.defenses import DefendedAdapter, make_chain
 from dibench.providers import Provider, make_provider
-from dibench.runner._run import _agent_input
 
 T = TypeVar("T")
 
@@ -25,7 +25,7 @@ def run(coro: Awaitable[T]) -> T:
 
 def agent_input(ds: Dataset, iid: str, repeat: int = 1) -> AgentInput:
     """The AgentInput the runner builds for (instance, repeat)."""
-    return _agent_input(ds, iid, repeat)
+    return screens.agent_input(ds, iid, repeat)
 
 
 def injected_of(ds: Dataset, probe: str, n: int = 1, language: str | None = None) -> list[str]:

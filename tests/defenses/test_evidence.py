@@ -11,6 +11,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from dibench import screens
 from dibench.adapters import AgentInput, Decision, make_adapter, smart_resize
 from dibench.adapters.appagent import label_elements
 from dibench.cli import main
@@ -123,7 +124,7 @@ def test_titles_are_third_party_and_app_fields_first_party(
     states = [s for s in small_dataset.benign.values() if s.language == language]
     assert states
     for state in states:
-        ui = small_dataset.ui(state.id)
+        ui = screens.ui(small_dataset, state.id)
         for cand in state.candidates:
             fields = card_fields(ui, cand.boxes["card"], cand.id)
             roles = {f.role: f.party for f in fields}

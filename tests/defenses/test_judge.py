@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from dibench import screens
 from dibench.adapters import make_adapter
 from dibench.dataset import Dataset
 from dibench.defenses import make_chain, parse_judgement
@@ -113,7 +114,9 @@ def test_judge_over_http_sees_text_and_image_and_counts_tokens(small_dataset: Da
     iid = injected_of(small_dataset, "combined_tc", language="en")[0]
     inst = small_dataset.instance(iid)
     title = next(
-        e for e in small_dataset.ui(iid) if e.candidate == inst.target and e.role == "title"
+        e
+        for e in screens.ui(small_dataset, iid)
+        if e.candidate == inst.target and e.role == "title"
     )
 
     def reply(body: dict[str, Any]) -> str:

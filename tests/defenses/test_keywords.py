@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dibench import screens
 from dibench.adapters import make_adapter
 from dibench.dataset import Dataset
 from dibench.defenses import make_chain, score_text
@@ -102,7 +103,9 @@ def test_mask_policy_removes_the_flagged_text_from_ui_and_pixels(small_dataset: 
     iid = _fired_title(small_dataset)
     inst = small_dataset.instance(iid)
     title = next(
-        e for e in small_dataset.ui(iid) if e.candidate == inst.target and e.role == "title"
+        e
+        for e in screens.ui(small_dataset, iid)
+        if e.candidate == inst.target and e.role == "title"
     )
     d = decide(small_dataset, iid, ["keyword-detector:policy=mask"])
     assert d.outcome == Outcome.COMMITTED  # the agent still runs, on the masked screen
@@ -112,7 +115,7 @@ def test_mask_policy_removes_the_flagged_text_from_ui_and_pixels(small_dataset: 
     b = title.bounds
     region = seen[b.y1 : b.y2, b.x1 : b.x2].reshape(-1, 3)
     assert (region == region[0]).all()  # one flat colour: no glyph left
-    orig = np.asarray(small_dataset.screenshot(iid).convert("RGB"))
+    orig = np.asarray(screens.screenshot(small_dataset, iid).convert("RGB"))
     assert not (orig[b.y1 : b.y2, b.x1 : b.x2].reshape(-1, 3) == region[0]).all()
     outside = np.ones(seen.shape[:2], bool)
     outside[b.y1 : b.y2, b.x1 : b.x2] = False

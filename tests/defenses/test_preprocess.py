@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from dibench import screens
 from dibench.adapters import candidate_at, scale_box
 from dibench.dataset import Dataset
 from dibench.defenses import jpeg_encode, jpeg_roundtrip
@@ -37,7 +38,7 @@ def test_jpeg_model_gets_the_decoded_pixels_of_that_quality(
     small_dataset: Dataset, quality: int
 ) -> None:
     iid = injected_of(small_dataset, "combined_tc")[0]
-    original = small_dataset.screenshot(iid)
+    original = screens.screenshot(small_dataset, iid)
     d = decide(small_dataset, iid, [f"jpeg:{quality}"])
     seen = shown(d)
     assert jpeg_quality(jpeg_encode(original, quality)) == quality
@@ -49,7 +50,7 @@ def test_jpeg_model_gets_the_decoded_pixels_of_that_quality(
 
 def test_jpeg_95_is_closer_to_the_screen_than_75(small_dataset: Dataset) -> None:
     iid = next(iter(small_dataset.benign))
-    orig = np.asarray(small_dataset.screenshot(iid).convert("RGB"), dtype=int)
+    orig = np.asarray(screens.screenshot(small_dataset, iid).convert("RGB"), dtype=int)
     errs = [
         np.abs(shown(decide(small_dataset, iid, [f"jpeg:{q}"])) - orig).mean() for q in (95, 75)
     ]
@@ -57,7 +58,7 @@ def test_jpeg_95_is_closer_to_the_screen_than_75(small_dataset: Dataset) -> None
 
 
 def _noise_of(ds: Dataset, iid: str, sigma: float, repeat: int) -> tuple[np.ndarray, np.ndarray]:
-    orig = np.asarray(ds.screenshot(iid).convert("RGB"), dtype=np.int16)
+    orig = np.asarray(screens.screenshot(ds, iid).convert("RGB"), dtype=np.int16)
     seen = shown(decide(ds, iid, [f"noise:{sigma:g}"], repeat=repeat)).astype(np.int16)
     return orig, seen
 
@@ -105,7 +106,7 @@ def test_downscale_maps_taps_back_to_the_right_candidate(
         assert d.action is not None and d.action.x is not None and d.action.y is not None
         assert boxes[d.candidate].contains(d.action.x, d.action.y)  # phone pixels
         if framework == "direct":
-            w, h = small_dataset.screenshot(iid).size
+            w, h = screens.screenshot(small_dataset, iid).size
             assert shown(d).shape[:2] == (round(h * factor), round(w * factor))
 
 
@@ -121,7 +122,7 @@ def test_downscaled_random_taps_resolve_on_phone_boxes(
         assert d.action is not None and d.action.x is not None and d.action.y is not None
         assert d.candidate == candidate_at(boxes, d.action.x, d.action.y)
         assert d.candidate is not None
-        w, h = small_dataset.screenshot(iid).size
+        w, h = screens.screenshot(small_dataset, iid).size
         sx, sy = round(w * 0.75) / w, round(h * 0.75) / h
         small = {c: scale_box(b, sx, sy) for c, b in boxes.items()}
         assert candidate_at(small, d.action.x * sx, d.action.y * sy) == d.candidate

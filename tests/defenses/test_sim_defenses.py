@@ -69,7 +69,7 @@ def episode(
     adapter = DefendedAdapter(make_adapter(framework), make_chain(defenses))
     decision = run(
         adapter.run_episode(
-            env, make_provider(provider), instance_id=iid, repeat=repeat, seed=repeat,
+            env, make_provider(provider), instance_id=spec.id, repeat=repeat, seed=repeat,
             max_steps=spec.max_steps,
         )
     )  # fmt: skip

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dibench import screens
 from dibench.dataset import Dataset
 from dibench.dataset._io import DatasetError
 from dibench.generate import GenerateConfig, generate
@@ -42,10 +43,10 @@ def test_other_seed_gives_other_states(tmp_path: Path, small_dataset: Dataset) -
 
 def test_injected_screens_are_composed_bit_identically(small_dataset: Dataset) -> None:
     iid = small_dataset.injected_ids()[5]
-    a = np.asarray(small_dataset.screenshot(iid))
-    b = np.asarray(small_dataset.screenshot(iid))
+    a = np.asarray(screens.screenshot(small_dataset, iid))
+    b = np.asarray(screens.screenshot(small_dataset, iid))
     assert np.array_equal(a, b)
-    benign = np.asarray(small_dataset.screenshot(small_dataset.instance(iid).benign_id))
+    benign = np.asarray(screens.screenshot(small_dataset, small_dataset.instance(iid).benign_id))
     assert not np.array_equal(a, benign)
 
 
@@ -67,11 +68,13 @@ def test_materialize_writes_the_same_pixels(tmp_path: Path) -> None:
         png = ds.screenshot_png(iid)  # rebuilt from the patch, no pixels composed
         assert png is not None
         with Image.open(io.BytesIO(png)) as im:
-            assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(ds.screenshot(iid)))
+            assert np.array_equal(
+                np.asarray(im.convert("RGB")), np.asarray(screens.screenshot(ds, iid))
+            )
         # byte for byte what splicing the composed screen into the benign PNG gives
         (out / "injected" / f"{iid}.patch").rename(tmp_path / "aside.patch")
         assert not ds.png_on_disk(iid) and ds.screenshot_png(iid) is None
-        assert ds.screenshot_png(iid, ds.screenshot(iid)) == png
+        assert screens.png(ds, iid, screens.screenshot(ds, iid)) == png
         (tmp_path / "aside.patch").rename(out / "injected" / f"{iid}.patch")
 
 
@@ -99,8 +102,8 @@ def test_injected_png_bytes_are_exactly_the_composed_pixels(small_dataset: Datas
 
     ids = small_dataset.injected_ids()
     for iid in ids[:: max(1, len(ids) // 40)]:
-        image = small_dataset.screenshot(iid)
-        data = small_dataset.screenshot_png(iid, image)
+        image = screens.screenshot(small_dataset, iid)
+        data = screens.png(small_dataset, iid, image)
         assert data is not None
         with Image.open(io.BytesIO(data)) as back:
             assert np.array_equal(np.asarray(back.convert("RGB")), np.asarray(image)), iid

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image, ImageChops
 
+from dibench import screens
 from dibench.dataset import Dataset
 from dibench.generate import GenerateConfig, generate
 from dibench.hf import BENIGN, CONFIGS, INJECTED, export_hf, import_hf, render_card
@@ -38,7 +39,7 @@ def test_every_patch_is_the_bounding_box_of_all_changed_pixels(
     assert [r["id"] for r in rows] == ds.injected_ids()
     for r in rows:
         benign = ds.benign_image(r["pair_of"])
-        want = ds.screenshot(r["id"])
+        want = screens.screenshot(ds, r["id"])
         patch = _png(r["patch"]["bytes"])
         x, y = r["patch_x"], r["patch_y"]
         assert ImageChops.difference(benign, want).getbbox() == (
@@ -179,7 +180,7 @@ def test_card_pillow_snippet_rebuilds_injected_screens(tiny_dir: Path, tiny_hf: 
     ids = ds.injected_ids()
     for iid in ids[:: max(1, len(ids) // 12)]:
         got = ns["injected_screen_from_parquet"](str(tiny_hf), iid)
-        assert got.tobytes() == ds.screenshot(iid).tobytes(), iid
+        assert got.tobytes() == screens.screenshot(ds, iid).tobytes(), iid
 
 
 def test_card_license_follows_provenance() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from dibench import screens
 from dibench.dataset import Dataset
 from dibench.hf import CONFIGS
 
@@ -71,13 +72,13 @@ def test_card_snippets_rebuild_injected_screens_pixel_for_pixel(
     for block in card_blocks(tiny_hf / "README.md"):
         exec(with_data(block, tiny_hf), ns)
     ds = Dataset.open(tiny_dir)
-    assert ns["screen"].tobytes() == ds.screenshot(ns["rec"]["id"]).tobytes()
+    assert ns["screen"].tobytes() == screens.screenshot(ds, ns["rec"]["id"]).tobytes()
     benign, injected, row_of = ns["benign"], ns["injected"], ns["row_of"]
     probes_seen = set()
     for i in range(0, len(injected), 7):
         rec = injected[i]
         shot = benign[row_of[rec["pair_of"]]]["image"]
         screen = ns["injected_screen"](shot, rec["patch"], rec["patch_x"], rec["patch_y"])
-        assert screen.tobytes() == ds.screenshot(rec["id"]).tobytes(), rec["id"]
+        assert screen.tobytes() == screens.screenshot(ds, rec["id"]).tobytes(), rec["id"]
         probes_seen.add(rec["probe"])
     assert len(probes_seen) == 8

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from dibench import screens
 from dibench.adapters import AgentInput, Decision, candidate_at, make_adapter
 from dibench.check import check_dataset
 from dibench.dataset import Dataset, Payload
@@ -133,7 +134,9 @@ def test_appagent_payload_taps_the_targets_own_tag(ds: Dataset) -> None:
         state = ds.benign[rec.pair_of]
         m = re.search(r"Action: tap\((\d+)\)$", _hook(state, rec))
         assert m, rec.payload.title
-        tagged = label_elements(ds.ui(rec.id))  # the injected screen's tags, as AppAgent sees
+        tagged = label_elements(
+            screens.ui(ds, rec.id)
+        )  # the injected screen's tags, as AppAgent sees
         element = tagged[int(m.group(1)) - 1]
         assert element.candidate == rec.target
         assert _in_card(state, rec.target, *centre(element.bounds))
@@ -199,8 +202,8 @@ def _input(ds: Dataset, iid: str, screenshot: object = None, ui: object = None) 
         instruction=state.instruction,
         context=state.context,
         language=state.language,
-        screenshot=screenshot if screenshot is not None else ds.screenshot(iid),  # type: ignore[arg-type]
-        ui=ui if ui is not None else ds.ui(iid),  # type: ignore[arg-type]
+        screenshot=screenshot if screenshot is not None else screens.screenshot(ds, iid),  # type: ignore[arg-type]
+        ui=ui if ui is not None else screens.ui(ds, iid),  # type: ignore[arg-type]
         candidate_boxes={c.id: c.boxes["card"] for c in state.candidates},
         acceptable=state.acceptable,
     )
@@ -308,7 +311,11 @@ def test_quote_on_the_other_side_is_ignored(
 def test_hook_reaches_the_ui_tree_the_agent_reads(ds: Dataset) -> None:
     for p in MIMIC_PROBES:
         rec = _records(ds, p)[0]
-        titles = [e.text for e in ds.ui(rec.id) if e.candidate == rec.target and e.role == "title"]
+        titles = [
+            e.text
+            for e in screens.ui(ds, rec.id)
+            if e.candidate == rec.target and e.role == "title"
+        ]
         assert titles == [rec.payload.title]
 
 

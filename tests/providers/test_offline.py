@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
+from dibench import screens
 from dibench.adapters import candidate_at
 from dibench.dataset import Box, Dataset
 from dibench.ocr import OcrLine
 from dibench.providers import PROVIDERS, Message, Observation, Request, TextPart, make_provider
-from dibench.providers._offline import OcrCache, pair_key, reply
+from dibench.providers._offline import OcrCache, reply
 from dibench.render import font
 
 
@@ -35,15 +36,15 @@ def request(ds: Dataset, iid: str, seed: int = 1, answer: Any = None) -> Request
         inst = ds.instance(iid)
         _SHOWN[key] = Observation(
             instruction=inst.instruction,
-            screenshot=ds.screenshot(iid),
+            screenshot=screens.screenshot(ds, iid),
             language=inst.state.language,
-            ui=ds.ui(iid),
+            ui=screens.ui(ds, iid),
             candidate_boxes={c.id: c.boxes["card"] for c in inst.candidates},
             acceptable=inst.acceptable,
         )
     obs = _SHOWN[key]
     msg = Message("user", (TextPart(obs.instruction),))
-    return Request((msg,), seed=seed, instance_id=iid, observation=obs, answer=answer)
+    return Request((msg,), seed=seed, instance_id=ds.key(iid), observation=obs, answer=answer)
 
 
 def tapped(ds: Dataset, iid: str, text: str) -> str | None:
@@ -118,13 +119,6 @@ def test_random_picks_the_same_candidate_for_a_benign_and_injected_pair(dataset:
     benign = next(iter(dataset.benign))
     picks = {asyncio.run(agent.complete(request(dataset, benign, s))).text for s in range(30)}
     assert len(picks) > 2
-
-
-def test_pair_key_only_strips_a_real_target_suffix() -> None:
-    boxes = {"c1": Box(0, 0, 1, 1), "c2": Box(0, 1, 1, 2)}
-    assert pair_key("food-cost_first-en-000.c2.naive", boxes) == "food-cost_first-en-000"
-    assert pair_key("my.shot.v2", boxes) == "my.shot.v2"
-    assert pair_key("food-cost_first-en-000", boxes) == "food-cost_first-en-000"
 
 
 class CountingEngine:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from dibench import screens
 from dibench.adapters import candidate_at
 from dibench.dataset import Box, Dataset, UIElement
 from dibench.providers import Message, Observation, Request, TextPart, make_provider
@@ -56,9 +57,9 @@ def observation(ds: Dataset, iid: str, **override: Any) -> Observation:
     inst = ds.instance(iid)
     fields: dict[str, Any] = {
         "instruction": inst.instruction,
-        "screenshot": ds.screenshot(iid),
+        "screenshot": screens.screenshot(ds, iid),
         "language": inst.state.language,
-        "ui": ds.ui(iid),
+        "ui": screens.ui(ds, iid),
         "candidate_boxes": {c.id: c.boxes["card"] for c in inst.candidates},
         "acceptable": inst.acceptable,
     }
@@ -91,7 +92,7 @@ def test_regions_are_the_cards_on_every_app(
 ) -> None:
     """Each region the agent perceives covers exactly one card, and every card is found."""
     for sid in states:
-        image = small_dataset.screenshot(sid)
+        image = screens.screenshot(small_dataset, sid)
         lines = agent.cache.read(image)
         regions = segment_regions(lines, image.size, image)
         boxes = {c.id: c.boxes["card"] for c in small_dataset.benign[sid].candidates}

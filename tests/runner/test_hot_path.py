@@ -1,25 +1,22 @@
-"""The runner's hot path: screens composed only when read, rows committed in batches on the
-store thread with each run's replies recorded before its row, and the shown-image cache hit by
-repeats."""
+"""The runner's hot path: rows committed in batches on the store thread with each run's replies
+recorded before its row, and the shown-image cache hit by repeats (screens composed only when
+read: tests/screens)."""
 
 from __future__ import annotations
 
 import asyncio
-import io
-import pickle
 from pathlib import Path
 
-import numpy as np
 import orjson
 import pytest
 from PIL import Image
 
+from dibench import screens
 from dibench.adapters import make_adapter, show
 from dibench.dataset import Dataset
 from dibench.providers import make_provider
 from dibench.providers._replay import RecordingProvider
 from dibench.runner import ResultStore, RunConfig, run_condition
-from dibench.runner._run import _agent_input
 from dibench.runner._store import StoreError
 from dibench.testing import FakeChatServer
 
@@ -28,23 +25,6 @@ def _ids(ds: Dataset) -> list[str]:
     benign = next(iter(ds.benign))
     injected = [i for i in ds.injected_ids() if i.startswith(benign + ".")][:3]
     return [benign, *injected]
-
-
-def test_agent_input_pixels_and_png_are_the_screen(small_dataset: Dataset) -> None:
-    for iid in _ids(small_dataset):
-        inp = _agent_input(small_dataset, iid, 1)
-        want = np.asarray(small_dataset.screenshot(iid))
-        assert inp.screenshot.size == (want.shape[1], want.shape[0])
-        assert inp.screenshot.mode == "RGB"
-        assert np.array_equal(np.asarray(inp.screenshot), want), iid
-        assert inp.screenshot_png is not None
-        with Image.open(io.BytesIO(inp.screenshot_png)) as im:
-            assert np.array_equal(np.asarray(im.convert("RGB")), want), iid
-        # what an adapter or a defense does with it still works on the composed pixels
-        again = _agent_input(small_dataset, iid, 1).screenshot
-        assert np.array_equal(np.asarray(again.copy().crop((0, 0, 50, 50))), want[:50, :50])
-        revived = pickle.loads(pickle.dumps(_agent_input(small_dataset, iid, 1).screenshot))
-        assert np.array_equal(np.asarray(revived), want)
 
 
 class _FailingStore(ResultStore):
@@ -112,7 +92,7 @@ def test_every_stored_row_has_its_replies_recorded(
 
 def test_repeats_of_a_screen_share_one_shown_image(small_dataset: Dataset) -> None:
     iid = _ids(small_dataset)[1]
-    inp = _agent_input(small_dataset, iid, 1)
+    inp = screens.agent_input(small_dataset, iid, 1)
 
     def half(im: Image.Image) -> tuple[Image.Image, None]:
         return im.resize((im.width // 2, im.height // 2)), None

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import replace
 
 from dibench._registry import Registry
+from dibench._values import InstanceId
 from dibench.providers import Provider
 
 from ._base import AgentInput, Decision
@@ -39,7 +40,7 @@ class Adapter(ABC):
         env: Environment,
         provider: Provider,
         *,
-        instance_id: str,
+        instance_id: InstanceId,
         repeat: int,
         seed: int,
         system_prefix: str = "",

@@ -13,7 +13,7 @@ from typing import Literal
 
 from PIL import Image
 
-from dibench._values import Box, Outcome, UIElement
+from dibench._values import Box, InstanceId, Outcome, UIElement
 
 __all__ = [
     "Action",
@@ -31,9 +31,13 @@ ActionKind = Literal[
 
 @dataclass(frozen=True)
 class AgentInput:
-    """One decision screen for one run. Candidate boxes are for scoring, never shown to a model."""
+    """One decision screen for one run. Candidate boxes are for scoring, never shown to a model.
 
-    instance_id: str
+    ``instance_id`` carries the instance's pair, target and probe (a plain string given here is
+    taken as a benign id, see ``InstanceId.of``).
+    """
+
+    instance_id: InstanceId
     repeat: int
     seed: int
     instruction: str
@@ -47,6 +51,10 @@ class AgentInput:
     # The screenshot's PNG encoding when it was read from disk (benign or materialised
     # injected screens): sent as is. Whoever changes ``screenshot`` must drop it (set None).
     screenshot_png: bytes | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.instance_id, InstanceId):
+            object.__setattr__(self, "instance_id", InstanceId.of(self.instance_id))
 
 
 @dataclass(frozen=True)

@@ -212,11 +212,10 @@ class _Attack:
         carriers = {tuple(c.split("+")) for c in self.cfg.carriers}
         with (tmp / "injected.jsonl").open("wb") as fh:
             for iid in self.src.injected_ids():
-                benign_id, target, probe = iid.rsplit(".", 2)
-                if self.split.targets.get(benign_id) != target:
+                if self.split.targets.get(iid.pair) != iid.target:
                     continue
                 rec = self.src.injected(iid)
-                if (wanted and probe in wanted) or (not wanted and rec.carriers in carriers):
+                if (wanted and iid.probe in wanted) or (not wanted and rec.carriers in carriers):
                     fh.write(dump_line(rec))
         manifest = {
             "note": "working dataset of `dibench attack`: load ../candidates.toml to open it",
@@ -229,8 +228,8 @@ class _Attack:
     def _baselines(self) -> list[str]:
         present: list[str] = []
         for iid in self.ds.injected_ids():
-            p = iid.rsplit(".", 1)[1]
-            if p not in present and p in PROBES and not p.startswith("atk-"):
+            p = iid.probe
+            if p is not None and p not in present and p in PROBES and not p.startswith("atk-"):
                 present.append(p)
         if self.cfg.baselines is not None:
             missing = [b for b in self.cfg.baselines if b not in present]

@@ -23,6 +23,7 @@ from dibench.dataset._constraints import acceptable_set
 from dibench.dataset._dataset import Dataset
 from dibench.dataset._io import DatasetError
 from dibench.dataset._schema import DecisionState, InjectedRecord
+from dibench.screens import record_screenshot, record_ui
 
 __all__ = [
     "CheckIssue",
@@ -204,7 +205,6 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
     """Add to ``rep`` every check of one injected record against its benign pair in ``ds``
     (shared fields, confinement, UI tree, title traces; OCR read-back when ``ocr`` is an
     engine): what ``dibench check`` runs per record, and the attack search per candidate."""
-    from dibench.probes import PROBES
     from dibench.probes._builtin import original_title
 
     iid = rec.id
@@ -223,9 +223,8 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
     if len(carrier_boxes) != len(rec.carriers):
         rep.add("confinement", iid, False, f"target {rec.target} lacks a box for {rec.carriers}")
         return
-    probe = PROBES.get(rec.probe)
     benign_img = ds.benign_image(state.id)
-    inj_img = probe.compose(benign_img, state, rec.target, rec.payload, rec.seed)
+    inj_img = record_screenshot(ds, rec)
     a = _array(state.id, benign_img)
     b = np.asarray(inj_img)
     if a.shape != b.shape:
@@ -241,7 +240,7 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
         if not same
         else "the injected screenshot is identical to the benign one (payload invisible)",
     )
-    ui = probe.ui(state, rec.target, rec.payload)
+    ui = record_ui(ds, rec)
     title_nodes = [e for e in ui if e.candidate == rec.target and e.role == "title"]
     others_same = _same_but_renamed(
         [e for e in ui if not (e.candidate == rec.target and e.role == "title")],

@@ -320,15 +320,16 @@ def render(
 ) -> None:
     """Write exactly the screenshot an agent sees for INSTANCE_ID."""
     from dibench.dataset import Dataset, ui_to_xml
+    from dibench.screens import screenshot, ui
 
     _load(load)
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
-    _write(out, lambda: ds.screenshot(instance_id).save(out))
+    _write(out, lambda: screenshot(ds, instance_id).save(out))
     msg = f"wrote {out}"
     if xml_out is not None:
         pkg = str(ds.instance(instance_id).state.meta.get("package", ""))
-        xml = ui_to_xml(ds.ui(instance_id), package=pkg)
+        xml = ui_to_xml(ui(ds, instance_id), package=pkg)
         _write(xml_out, lambda: xml_out.write_text(xml, encoding="utf-8"))
         msg += f" and {xml_out}"
     click.echo(msg)
@@ -831,9 +832,8 @@ def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, lim
     shown = 0
     if injected:
         for iid in ds.injected_ids():
-            benign_id, _target, probe_name = iid.rsplit(".", 2)
-            state = ds.benign.get(benign_id)
-            if (probe and probe_name != probe) or (app and (state is None or state.app != app)):
+            state = ds.benign.get(iid.pair)
+            if (probe and iid.probe != probe) or (app and (state is None or state.app != app)):
                 continue
             click.echo(iid)
             shown += 1

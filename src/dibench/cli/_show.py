@@ -6,6 +6,7 @@ from PIL import Image, ImageDraw
 
 from dibench.dataset import Dataset
 from dibench.render import clamp_lines, font
+from dibench.screens import screenshot
 
 __all__ = ["side_by_side"]
 
@@ -40,10 +41,10 @@ def side_by_side(ds: Dataset, iid: str, scale: float = 0.5) -> Image.Image:
     """Benign | injected (or the benign alone), with a caption: instruction, probe, target."""
     inst = ds.instance(iid)
     face = "cjk" if inst.state.language == "zh" else "sans"
-    left = _outline(ds.screenshot(inst.benign_id), ds, inst.benign_id, scale)
+    left = _outline(screenshot(ds, inst.benign_id), ds, inst.benign_id, scale)
     panels = [("benign  " + inst.benign_id, left)]
     if inst.record is not None:
-        right = _outline(ds.screenshot(iid), ds, iid, scale)
+        right = _outline(screenshot(ds, iid), ds, iid, scale)
         panels.append((f"injected  {inst.record.probe} -> target {inst.record.target}", right))
     gap, pad = 24, 24
     width = sum(p.width for _, p in panels) + gap * (len(panels) - 1) + 2 * pad

@@ -13,8 +13,11 @@ from pathlib import Path
 import orjson
 from PIL import Image, UnidentifiedImageError
 
+from dibench._cache import LruCache
+from dibench._values import InstanceId, InstanceIdError
+
 from ._io import DatasetError, parse_record, read_jsonl
-from ._schema import Candidate, DecisionState, InjectedRecord, UIElement
+from ._schema import Candidate, DecisionState, InjectedRecord
 
 __all__ = ["Dataset", "Instance", "carrier_rows"]
 
@@ -31,7 +34,7 @@ def carrier_rows(
 class Instance:
     """What an agent is given for one instance, benign or injected."""
 
-    id: str
+    id: InstanceId  # its pair, target and probe
     benign_id: str
     state: DecisionState  # the benign state (instruction, spec, candidates, ...)
     record: InjectedRecord | None  # None for a benign instance
@@ -66,6 +69,8 @@ class Dataset:
 
     Benign states are parsed on open; injected records are indexed by id and parsed on demand
     (``iter_injected`` validates them all). Benign screenshots are decoded once and cached.
+    What an agent sees of an injected instance (its screen composed through its probe) is
+    ``dibench.screens``'s: this package imports nothing above it.
     """
 
     def __init__(self, root: Path) -> None:
@@ -88,7 +93,7 @@ class Dataset:
         # demand: a full-size dataset holds ~40,000 lines of ~4 KB, which as bytes objects would
         # be most of a long run's memory. The last few parsed records are kept (a run asks for
         # each instance's record several times in a row: its input, its UI, its result row).
-        self._inj_lines: dict[str, tuple[int, int, int]] = {}
+        self._inj_lines: dict[str, tuple[InstanceId, int, int, int]] = {}
         self._inj_fd: int | None = None
         self._records: OrderedDict[str, InjectedRecord] = OrderedDict()
         self._records_lock = threading.Lock()
@@ -109,8 +114,14 @@ class Dataset:
                         raise DatasetError(f"{self.injected_path}:{lineno}: field id: missing")
                     if rid in self._inj_lines:
                         raise DatasetError(f"{self.injected_path}:{lineno}: duplicate id {rid!r}")
-                    self._inj_lines[rid] = (lineno, start, len(raw))
-        self._images: OrderedDict[str, Image.Image] = OrderedDict()
+                    try:
+                        key = InstanceId.parse(rid, injected=True)
+                    except InstanceIdError as exc:
+                        raise DatasetError(
+                            f"{self.injected_path}:{lineno}: field id: {exc}"
+                        ) from None
+                    self._inj_lines[key] = (key, lineno, start, len(raw))
+        self._images: LruCache[str, Image.Image] = LruCache(4)  # runs go state by state
         self._png_cache: tuple[str, bytes | None] = ("", None)
         # Without an injected/ folder (nothing materialised) no injected screen is on disk:
         # the run's hot path then asks for no file it cannot find.
@@ -122,8 +133,18 @@ class Dataset:
         return cls(Path(root))
 
     # --- records ---------------------------------------------------------------------------------
-    def injected_ids(self) -> list[str]:
-        return list(self._inj_lines)
+    def injected_ids(self) -> list[InstanceId]:
+        """Every injected instance's id, in file order (each with its pair, target and probe)."""
+        return [entry[0] for entry in self._inj_lines.values()]
+
+    def key(self, iid: str) -> InstanceId:
+        """The id of instance ``iid`` of this dataset, with its pair, target and probe."""
+        if iid in self.benign:
+            return InstanceId.of(iid)
+        try:
+            return self._inj_lines[iid][0]
+        except KeyError:
+            raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
 
     def injected(self, iid: str) -> InjectedRecord:
         with self._records_lock:
@@ -132,7 +153,7 @@ class Dataset:
                 self._records.move_to_end(iid)
                 return rec
         try:
-            lineno, start, length = self._inj_lines[iid]
+            key, lineno, start, length = self._inj_lines[iid]
         except KeyError:
             raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
         raw = self._read_line(start, length)
@@ -142,6 +163,11 @@ class Dataset:
         if rec.pair_of not in self.benign:
             raise DatasetError(
                 f"{self.injected_path}:{lineno}: field pair_of: no benign state {rec.pair_of!r}"
+            )
+        if (key.pair, key.target, key.probe) != (rec.pair_of, rec.target, rec.probe):
+            raise DatasetError(
+                f"{self.injected_path}:{lineno}: field id: {rec.id!r} is not "
+                "<pair_of>.<target>.<probe> of its record"
             )
         with self._records_lock:
             self._records[iid] = rec
@@ -183,16 +209,16 @@ class Dataset:
 
     def instance(self, iid: str) -> Instance:
         if iid in self.benign:
-            return Instance(iid, iid, self.benign[iid], None)
+            return Instance(InstanceId.of(iid), iid, self.benign[iid], None)
         rec = self.injected(iid)
-        return Instance(iid, rec.pair_of, self.benign[rec.pair_of], rec)
+        return Instance(self.key(iid), rec.pair_of, self.benign[rec.pair_of], rec)
 
-    # --- pixels and UI ---------------------------------------------------------------------------
+    # --- screenshots on disk ----------------------------------------------------------------------
     def benign_image(self, state_id: str) -> Image.Image:
-        """The decoded benign screenshot (cached; treat as read-only)."""
-        if state_id in self._images:
-            self._images.move_to_end(state_id)
-            return self._images[state_id]
+        """The decoded benign screenshot (cached, safe from any thread; treat as read-only)."""
+        return self._images.get(state_id, lambda: self._decode(state_id))
+
+    def _decode(self, state_id: str) -> Image.Image:
         state = self.benign[state_id]
         path = self.root / state.screenshot
         try:
@@ -207,23 +233,10 @@ class Dataset:
                 f"{path}: image is {image.size[0]}x{image.size[1]}, "
                 f"record says {state.width}x{state.height}"
             )
-        self._images[state_id] = image
-        if len(self._images) > 4:  # runs and checks go state by state
-            self._images.popitem(last=False)
         return image
 
-    def screenshot(self, iid: str) -> Image.Image:
-        """Exactly the screenshot an agent sees for instance ``iid`` (composed for injected)."""
-        inst = self.instance(iid)
-        base = self.benign_image(inst.benign_id)
-        if inst.record is None:
-            return base.copy()
-        from dibench.probes import PROBES
-
-        rec = inst.record
-        return PROBES.get(rec.probe).compose(base, inst.state, rec.target, rec.payload, rec.seed)
-
-    def _benign_png(self, state_id: str) -> bytes | None:
+    def benign_png(self, state_id: str) -> bytes | None:
+        """The benign screenshot's PNG file as stored (None when the file is missing)."""
         cached = self._png_cache  # one read of the pair: other threads may replace it
         if cached[0] == state_id:
             return cached[1]
@@ -235,8 +248,8 @@ class Dataset:
         return data
 
     def png_on_disk(self, iid: str) -> bool:
-        """Whether ``screenshot_png(iid)`` is a file read (a benign or materialised screen),
-        i.e. needs no pixels composed; callers use it to keep cheap work off worker threads."""
+        """Whether ``screenshot_png(iid)`` finds the screen stored (a benign or materialised
+        one), i.e. needs no pixels composed; callers use it to keep cheap work off threads."""
         if iid in self.benign:
             return True
         if not self._materialized:
@@ -254,7 +267,7 @@ class Dataset:
         except FileNotFoundError:
             return None
         benign_id = self.instance(iid).benign_id
-        base = self._benign_png(benign_id)
+        base = self.benign_png(benign_id)
         if base is None:
             raise DatasetError(f"{path}: its benign screenshot of {benign_id!r} is missing")
         cached = self._digest_cache
@@ -265,17 +278,15 @@ class Dataset:
         except PatchError as exc:
             raise DatasetError(f"{path}: {exc}") from None
 
-    def screenshot_png(self, iid: str, image: Image.Image | None = None) -> bytes | None:
-        """PNG bytes whose pixels are exactly ``screenshot(iid)``, without a full encode.
+    def screenshot_png(self, iid: str) -> bytes | None:
+        """The PNG of instance ``iid``'s screen as stored, or None when it is not stored.
 
-        Benign and materialised injected screens are read from disk (an injected one as a
-        band patch of its benign PNG, or, from older datasets, a whole PNG). Otherwise, given the
-        composed ``image``, the benign PNG's untouched bands are reused and only the bands of
-        the target's carrier boxes are deflated again (see dibench._png.splice_png).
-        None when neither applies; callers then encode ``image`` themselves.
+        Benign screens, and materialised injected ones (a band patch of the benign PNG, or, from
+        older datasets, a whole PNG). Any other injected screen is composed through its probe:
+        ``dibench.screens`` does that, and splices its PNG from the benign one's bands.
         """
         if iid in self.benign:
-            return self._benign_png(iid)
+            return self.benign_png(iid)
         if self._materialized:
             patched = self._patched_png(iid)
             if patched is not None:
@@ -284,23 +295,4 @@ class Dataset:
                 return (self.root / "injected" / f"{iid}.png").read_bytes()
             except FileNotFoundError:
                 pass
-        if image is None:
-            return None
-        from dibench._png import splice_png
-
-        inst = self.instance(iid)
-        base = self._benign_png(inst.benign_id)
-        if base is None or inst.record is None:
-            return None
-        rows = carrier_rows(inst.state, inst.record.target, inst.record.carriers)
-        return splice_png(base, image, rows)
-
-    def ui(self, iid: str) -> tuple[UIElement, ...]:
-        """The UI structure an agent sees for instance ``iid``."""
-        inst = self.instance(iid)
-        if inst.record is None:
-            return inst.state.ui
-        from dibench.probes import PROBES
-
-        rec = inst.record
-        return PROBES.get(rec.probe).ui(inst.state, rec.target, rec.payload)
+        return None

@@ -17,14 +17,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dibench._values import Outcome
+from dibench._values import InstanceId, Outcome
 from dibench.adapters import OUTSIDE, Action, Adapter, AgentInput, Decision, candidate_at
 from dibench.adapters._env import Environment, Observed, Screen, StaticScreen, Transition
 from dibench.providers._base import Completion, Provider, Request
 
 from ._base import DefenseChain, DefenseContext, View
 
-__all__ = ["DefendedAdapter", "DefendedEnv", "episode_pair", "map_back"]
+__all__ = ["DefendedAdapter", "DefendedEnv", "map_back"]
 
 _POINT_ACTIONS = ("tap", "long_press")
 
@@ -78,20 +78,6 @@ def _prefix(*parts: str) -> str:
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
 
-def episode_pair(instance_id: str) -> str:
-    """The benign episode's id of ``<benign>.<target>.<probe>`` (else the id itself).
-
-    Only strips the suffix when its last part names a registered probe: an episode's target
-    need not be on the screen at hand, so the screen's candidates cannot tell.
-    """
-    from dibench.probes import PROBES
-
-    parts = instance_id.rsplit(".", 2)
-    if len(parts) == 3 and parts[2] in PROBES:
-        return parts[0]
-    return instance_id
-
-
 class DefendedEnv(Environment):
     """``env`` as the model sees it through ``chain``: the defended view of every screen.
 
@@ -107,11 +93,10 @@ class DefendedEnv(Environment):
         env: Environment,
         chain: DefenseChain,
         *,
-        instance_id: str,
+        instance_id: InstanceId,
         repeat: int,
         seed: int,
         system_prefix: str = "",
-        pair_id: str | None = None,
     ) -> None:
         self.env = env
         self.chain = chain
@@ -122,7 +107,6 @@ class DefendedEnv(Environment):
         self.acceptable = tuple(env.acceptable)
         self.interactive = env.interactive
         self.own_prefix = system_prefix
-        self.pair_id = pair_id if pair_id is not None else episode_pair(instance_id)
         self.ctx: DefenseContext | None = None
         self.view: View | None = None  # the view of the screen shown last
         self.blocked: str | None = None  # the cause once a before hook blocked a step
@@ -174,7 +158,7 @@ class DefendedEnv(Environment):
         screen = raw.screen
         inp = self._input(screen)
         if self.ctx is None:
-            self.ctx = DefenseContext(inp, screen=screen.id, pair=self.pair_id)
+            self.ctx = DefenseContext(inp, screen=screen.id)
         ctx = self.ctx
         ctx.inp, ctx.screen = inp, screen.id
         n_verdicts, n_steps = len(ctx.verdicts), len(ctx.steps)
@@ -272,7 +256,7 @@ class DefendedAdapter(Adapter):
         env: Environment,
         provider: Provider,
         *,
-        instance_id: str,
+        instance_id: InstanceId,
         repeat: int,
         seed: int,
         system_prefix: str = "",
@@ -312,7 +296,7 @@ class DefendedAdapter(Adapter):
         self,
         env: Environment,
         provider: Provider,
-        instance_id: str,
+        instance_id: InstanceId,
         repeat: int,
         seed: int,
         system_prefix: str,

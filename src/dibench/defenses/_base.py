@@ -120,7 +120,7 @@ class DefenseContext:
 
     In a multi-step episode one context lives for the whole episode (so a judge's call
     indices keep counting); ``inp`` is then the current screen in phone pixels, ``screen`` its
-    id and ``pair`` the benign twin's episode id.
+    id.
     """
 
     inp: AgentInput
@@ -128,7 +128,6 @@ class DefenseContext:
     steps: list[Step] = field(default_factory=list)
     _calls: dict[int, int] = field(default_factory=dict)
     screen: str = ""  # the screen's id within an episode ("" for a single decision screen)
-    pair: str = ""  # the pair id when known from elsewhere (an episode's id is not parsable)
     # Notes of ``after`` hooks that ask the agent to decide once more (``request_reconsider``);
     # ``reconsidered`` is True while the second attempt is being checked.
     reconsider_notes: list[str] = field(default_factory=list)
@@ -154,17 +153,12 @@ class DefenseContext:
 
     @property
     def pair_id(self) -> str:
-        """The benign state's id (the instance id for a benign screen).
+        """The benign state's (or episode's) id: the instance id for a benign screen.
 
         Keys randomness shared by a pair, so a benign run and its injected variants differ only
         by the injection, not by their noise.
         """
-        if self.pair:
-            return self.pair
-        parts = self.inp.instance_id.rsplit(".", 2)
-        if len(parts) == 3 and parts[1] in self.inp.candidate_boxes:
-            return parts[0]
-        return self.inp.instance_id
+        return self.inp.instance_id.pair
 
     def add_verdict(self, verdict: Verdict) -> None:
         self.verdicts.append(verdict)

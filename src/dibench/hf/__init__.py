@@ -4,7 +4,7 @@
 ``injected`` (each variant's changed pixels as a small patch), with a dataset card that
 ``datasets.load_dataset`` reads offline; ``import_hf`` rebuilds the original dataset byte for
 byte. Export and import need only pyarrow (``dibench[parquet]``); ``datasets`` (``dibench[hf]``)
-is for loading. This package composes injected screens through ``Dataset.screenshot`` (probes),
+is for loading. This package takes injected screens from ``dibench.screens`` (composed by probes),
 so it sits beside check/byos, above probes and below the CLI.
 """
 

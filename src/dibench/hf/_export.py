@@ -2,9 +2,9 @@
 
 Benign rows carry their screenshot file's bytes untouched. An injected row carries only its
 patch: the bounding rectangle of every pixel that differs between the composed injected screen
-(``Dataset.screenshot``, exactly what an agent sees) and the benign one. Pasting the patch at its
-offset rebuilds the injected screen pixel for pixel; a variant that changes no pixel gets a 1x1
-patch of the unchanged pixel at (0, 0), so the same paste always applies.
+(``dibench.screens.screenshot``, exactly what an agent sees) and the benign one. Pasting the
+patch at its offset rebuilds the injected screen pixel for pixel; a variant that changes no
+pixel gets a 1x1 patch of the unchanged pixel at (0, 0), so the same paste always applies.
 
 Everything is written to a temporary folder beside ``out`` and renamed at the end: a failure
 leaves nothing behind.
@@ -33,6 +33,7 @@ from dibench import __version__
 from dibench._fs import file_errors, sha256_file
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord
 from dibench.dataset._io import parse_record
+from dibench.screens import screenshot
 
 from ._errors import HFError, require_pyarrow
 from ._layout import BENIGN, FORMAT, FORMAT_VERSION, INJECTED, SPLIT, Table, line_to_row
@@ -196,7 +197,7 @@ def _injected_rows(chunk: list[tuple[int, bytes]]) -> list[dict[str, Any]]:
                 f"{ds.injected_path}:{lineno}: field pair_of: no benign state {rec.pair_of!r}"
             )
         row = line_to_row(INJECTED, rec, raw)
-        benign, screen = ds.benign_image(rec.pair_of), ds.screenshot(rec.id)
+        benign, screen = ds.benign_image(rec.pair_of), screenshot(ds, rec.id)
         if screen.size != benign.size:
             raise HFError(f"{rec.id}: probe {rec.probe!r} composed a screen of another size")
         if screen.mode != benign.mode:  # a plugin probe's RGBA; convert() would copy RGB too

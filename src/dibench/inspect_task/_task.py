@@ -11,7 +11,6 @@ epoch's scores (ASR pairs an injected run with its benign partner of the same ep
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from dibench import __version__
 from dibench._registry import read_value
 from dibench.adapters._base import AgentInput, Decision
 from dibench.metrics import Estimate, ResultRow, asr, cor, tcr
+from dibench.screens import Screens
 
 from ._lazy import require_inspect
 from ._provider import InspectProvider
@@ -164,22 +164,17 @@ def dibench_agent(
         play_episode,
         tracking_env,
     )
-    from dibench.runner._run import _agent_input
 
     adapter, label = _agent(framework, defense, adapter_opts)
     ds = _open_dataset(dataset) if dataset else None
     sim_config = SimRunConfig.from_dict(sim) if sim is not None else None
     episodes = plan_sim_work(sim_config)[0] if sim_config is not None else None
-    cache: OrderedDict[str, AgentInput] = OrderedDict()
+    screens = Screens(ds, keep=9) if ds is not None else None  # a few kept for other epochs
 
     def agent_input(iid: str, repeat: int) -> AgentInput:
-        """As ``run_condition`` builds it; a few composed screens kept for the other epochs."""
-        base = cache.get(iid)
-        if base is None:
-            base = cache[iid] = _agent_input(ds, iid, 0)
-            if len(cache) > 8:
-                cache.popitem(last=False)
-        return dataclasses.replace(base, repeat=repeat, seed=repeat)
+        """As ``run_condition`` builds it."""
+        assert screens is not None  # a dataset task
+        return screens.input(iid, repeat)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         iid, repeat = str(state.sample_id), state.epoch

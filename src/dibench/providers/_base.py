@@ -15,7 +15,7 @@ from PIL import Image
 
 from dibench._errors import DIBenchError
 from dibench._registry import Registry
-from dibench._values import Box, UIElement
+from dibench._values import Box, InstanceId, UIElement
 
 from ._stats import ProviderStats
 
@@ -81,13 +81,20 @@ class Observation:
     page: str = ""
 
 
+_NO_INSTANCE = InstanceId("")  # the id of a call made outside any instance
+
+
 @dataclass(frozen=True)
 class Request:
-    """One model call. ``answer`` lets offline agents reply in the adapter's own format."""
+    """One model call. ``answer`` lets offline agents reply in the adapter's own format.
+
+    ``instance_id`` carries the instance's pair, target and probe (a plain string given here is
+    taken as a benign id, see ``InstanceId.of``; "" for a call made outside any instance).
+    """
 
     messages: tuple[Message, ...]
     seed: int
-    instance_id: str = ""
+    instance_id: InstanceId = _NO_INSTANCE
     repeat: int = 0
     call: int = 0  # index of this call within the episode (0, 1, ...)
     role: str = "decision"  # adapter role making the call: decision, planning, reflection, ...
@@ -98,6 +105,10 @@ class Request:
     # image shown, ("swipe", "up"|"down"|"left"|"right", x, y) (the finger's direction),
     # ("back",), ("type", text) or ("none", reason). Offline agents call it; models ignore it.
     answer: Callable[[tuple[Any, ...]], str] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.instance_id, InstanceId):
+            object.__setattr__(self, "instance_id", InstanceId.of(self.instance_id))
 
 
 @dataclass(frozen=True)

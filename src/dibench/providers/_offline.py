@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on fir
     from ._ocr.policy import Choice
     from ._ocr.regions import Region
 
-__all__ = ["OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "pair_key", "reply"]
+__all__ = ["OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "reply"]
 
 
 STATIC_PAGES = ("", "decision")  # Observation.page of a single decision screen
@@ -73,18 +73,6 @@ def search_control(obs: Observation) -> tuple[float, float] | None:
     found = [e for e in obs.ui if e.role == "search" and e.clickable]
     found.sort(key=lambda e: (e.cls.rsplit(".", 1)[-1] != "Button", e.index))
     return found[0].bounds.center if found else None
-
-
-def pair_key(instance_id: str, candidates: object) -> str:
-    """The benign state's id for an injected instance ``<benign>.<target>.<probe>``.
-
-    Only strips the suffix when its middle part names one of the screen's candidates, so a
-    benign id that merely contains dots is left alone.
-    """
-    parts = instance_id.rsplit(".", 2)
-    if len(parts) == 3 and isinstance(candidates, dict) and parts[1] in candidates:
-        return parts[0]
-    return instance_id
 
 
 class OracleAgent(Provider):
@@ -134,8 +122,8 @@ class RandomAgent(Provider):
         if not obs.candidate_boxes:
             return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
         ids = sorted(obs.candidate_boxes)
-        key = pair_key(request.instance_id, obs.candidate_boxes)
-        rng = random.Random(derive_seed(request.seed, key, "random"))
+        # keyed by the pair: a benign run and its injected twins draw the same candidate
+        rng = random.Random(derive_seed(request.seed, request.instance_id.pair, "random"))
         x, y = obs.candidate_boxes[rng.choice(ids)].center
         return Completion(text=reply(request, ("tap", x, y)), model=self.name)
 

@@ -106,6 +106,7 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
 
     from dibench.dataset import Dataset
     from dibench.runner import ResultStore, RunDir
+    from dibench.screens import screenshot
 
     load_attack_probes(rundir)
     ds = Dataset.open(rundir / "data")
@@ -133,7 +134,7 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
         card = inst.state.candidate(inst.record.target).boxes["card"]
         box = (card.x1, card.y1, card.x2, card.y2)
         a = ds.benign_image(inst.benign_id).crop(box)
-        b = ds.screenshot(iid).crop(box)
+        b = screenshot(ds, iid).crop(box)
         pair = Image.new("RGB", (a.width * 2 + 8, a.height), "white")
         pair.paste(a, (0, 0))
         pair.paste(b, (a.width + 8, 0))

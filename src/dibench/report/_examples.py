@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image, ImageDraw, ImageFont
 
 from dibench.metrics import AsrPair
+from dibench.screens import screenshot
 
 from ._common import agent_label
 from ._common import html_text as _e
@@ -217,10 +218,10 @@ def make_example(
             boxes = {c.id: tuple(c.boxes["card"]) for c in inst.candidates}
             common = {"target": pair.target, "acceptable": inst.acceptable, "width": image_width}
             ben_img = marked_jpeg(
-                ds.screenshot(inst.benign_id), boxes, chosen=ben.decision, **common
+                screenshot(ds, inst.benign_id), boxes, chosen=ben.decision, **common
             )
             inj_img = marked_jpeg(
-                ds.screenshot(inj.instance_id), boxes, chosen=inj.decision, **common
+                screenshot(ds, inj.instance_id), boxes, chosen=inj.decision, **common
             )
             note = ""
         except Exception as exc:  # one bad picture must not sink the whole report

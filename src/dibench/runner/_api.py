@@ -59,7 +59,7 @@ def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
     """Refuse probe names the dataset has no instances of (else only benign runs would run)."""
     if not probes:
         return
-    present = {iid.rsplit(".", 1)[1] for iid in ds.injected_ids()}
+    present = {key.probe for key in ds.injected_ids()}
     unknown = [p for p in probes if p not in present]
     if unknown:
         from dibench.probes import PROBES

@@ -42,7 +42,6 @@ import os
 import pickle
 import time
 import traceback
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -53,11 +52,12 @@ from dibench.adapters import AgentInput, Decision
 from dibench.dataset._dataset import Dataset
 from dibench.metrics._explore import Move
 from dibench.providers._base import Completion, InfraError, Provider, Request
+from dibench.screens import Screens
 
 from ._errors import RunError
 from ._parts import Recorders, RunParts, components, record_endpoint_stats
 from ._request import RunRequest
-from ._run import Finish, ProgressFn, RunProgress, RunSummary, _agent_input, drive
+from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive
 from ._rundir import label_of
 from ._sim import SimRequest
 from ._store import ResultStore
@@ -266,7 +266,7 @@ class _Worker:
         self.error: BaseException | None = None
         self._sem: asyncio.Semaphore | None = None
         self._held: dict[int, _Held] = {}  # units in hand, by the driver's key
-        self._inputs: OrderedDict[str, AgentInput] = OrderedDict()
+        self._screens: Screens | None = None  # a dataset worker's inputs, for the repeats
         try:
             self._setup(spec)
         except Exception as exc:
@@ -303,6 +303,7 @@ class _Worker:
         self.provider, self.chain = provider, chain
         if spec.kind == "dataset":
             self.ds = Dataset.open(req.dataset)
+            self._screens = Screens(self.ds, system_prefix=spec.system_prefix, keep=16)
         else:
             from ._sim import plan_sim_work
 
@@ -324,14 +325,8 @@ class _Worker:
             await self.chain.aclose()
 
     def _input(self, iid: str, repeat: int) -> AgentInput:
-        base = self._inputs.get(iid)
-        if base is None:
-            if len(self._inputs) >= 16:
-                self._inputs.popitem(last=False)
-            base = self._inputs[iid] = _agent_input(self.ds, iid, 0, self.spec.system_prefix)
-        else:
-            self._inputs.move_to_end(iid)
-        return dataclasses.replace(base, repeat=repeat, seed=repeat)
+        assert self._screens is not None  # a dataset worker
+        return self._screens.input(iid, repeat)
 
     async def _one(self, item: Item) -> _Result:
         iid, repeat = item
@@ -904,11 +899,10 @@ async def _run_dataset(
     )  # fmt: skip
     defense, condition, work, prog = opened.defense, opened.key, opened.work, opened.progress()
     workers, _ = _pool_size(backend)
-    benign_of = {s: s for s in ds.benign}
-    states = {benign_of.get(i) or i.rsplit(".", 2)[0] for i, _ in work}
+    states = {ds.key(i).pair for i, _ in work}
     units = dataset_units(
         work,
-        lambda iid: benign_of.get(iid) or iid.rsplit(".", 2)[0],
+        lambda iid: ds.key(iid).pair,
         repeat_blocks(len(states), workers, config.repeats),
         config.repeats,
     )

@@ -9,7 +9,6 @@ repeats and the pairs of a state complete together.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,13 +17,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PIL import Image
-
-from dibench._values import Outcome
+from dibench._values import InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset._dataset import Dataset, Instance
 from dibench.metrics._rows import ResultRow
 from dibench.providers._base import EndpointError, InfraError, Provider
+from dibench.screens import Screens
 
 from ._store import ResultStore
 from ._types import Recorder
@@ -107,7 +105,7 @@ class RunSummary:
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
 
 
-def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
+def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
     """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
     states = list(config.states) or list(ds.benign)
     if not config.states and config.limit is not None:
@@ -116,107 +114,18 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[str, int]]:
     if unknown:
         raise ValueError(f"--states: unknown benign ids {unknown[:3]}")
     wanted = set(states)
-    variants: dict[str, list[str]] = {s: [] for s in states}
+    variants: dict[str, list[InstanceId]] = {s: [] for s in states}
     probes = set(config.probes)
-    for iid in ds.injected_ids():
-        benign_id, _target, probe = iid.rsplit(".", 2)
-        if config.include_injected and benign_id in wanted and (not probes or probe in probes):
-            variants[benign_id].append(iid)
+    for key in ds.injected_ids():
+        if config.include_injected and key.pair in wanted and (not probes or key.probe in probes):
+            variants[key.pair].append(key)
     work = []
     repeats = range(1, config.repeats + 1)
     for s in states:
-        ids = ([s] if config.include_benign else []) + variants[s]
+        ids = ([ds.key(s)] if config.include_benign else []) + variants[s]
         for iid in ids:
             work.extend((iid, r) for r in repeats)
     return work
-
-
-class _LazyScreenshot(Image.Image):
-    """A screenshot whose pixels are composed only when something reads them.
-
-    When the runner has the screen's PNG (a benign screen or a materialised injected one, read
-    from disk), an adapter that sends that PNG to a model never touches the pixels: composing
-    them anyway (a full-screen copy and the probe's drawing, ~7 ms at 1080x2340) would be pure
-    waste. Size and mode are known up front; any pixel access (``im``, ``load``, numpy, ...)
-    composes once, under a lock, and the object then behaves as the composed image.
-    """
-
-    def __init__(self, make: Callable[[], Image.Image], size: tuple[int, int], mode: str) -> None:
-        self._make: Callable[[], Image.Image] | None = None
-        super().__init__()
-        self._mode, self._size = mode, size
-        self._make = make
-        self._compose_lock = threading.Lock()
-
-    @property  # type: ignore[override]
-    def _im(self) -> Any:
-        make = self.__dict__.get("_make")
-        if make is not None:
-            with self._compose_lock:
-                if self.__dict__.get("_make") is not None:
-                    image = make()
-                    if image.size != self._size or image.mode != self._mode:
-                        raise ValueError(
-                            f"composed screenshot is {image.mode} {image.size}, "
-                            f"expected {self._mode} {self._size}"
-                        )
-                    self.__dict__["_lazy_im"] = image.im
-                    self.info = dict(image.info)
-                    self.__dict__["_make"] = None
-        return self.__dict__.get("_lazy_im")
-
-    @_im.setter
-    def _im(self, value: Any) -> None:
-        self.__dict__["_lazy_im"] = value
-        if value is not None:
-            self.__dict__["_make"] = None
-
-
-# Dataset pixel caches are not thread-safe; screens are composed in a worker thread and, lazily,
-# wherever an adapter first reads the pixels.
-_PIXELS = threading.RLock()
-
-
-def _agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") -> AgentInput:
-    """The input of one run. The screenshot's pixels are held only when nothing else can stand
-    in for them: with the PNG at hand (read from disk, or spliced from the benign PNG's bands)
-    they are composed again on first use, so the runs in flight hold ~300 KB of PNG each rather
-    than a 7.5 MB bitmap, and an adapter that only sends the PNG never pays for them."""
-    inst = ds.instance(iid)
-    state = inst.state
-
-    def compose() -> Image.Image:
-        with _PIXELS:
-            return ds.screenshot(iid)
-
-    png = ds.screenshot_png(iid)  # on disk (benign or materialised injected): no pixels
-    composed = None
-    if png is None:
-        with _PIXELS:
-            composed = ds.screenshot(iid)
-            png = ds.screenshot_png(iid, composed)  # splices the benign PNG's bands
-    screenshot: Image.Image
-    if png is not None:
-        size = composed.size if composed is not None else (state.width, state.height)
-        mode = composed.mode if composed is not None else "RGB"
-        screenshot = _LazyScreenshot(compose, size, mode)
-    else:
-        assert composed is not None
-        screenshot = composed
-    return AgentInput(
-        instance_id=iid,
-        repeat=repeat,
-        seed=repeat,
-        instruction=state.instruction,
-        context=state.context,
-        language=state.language,
-        screenshot=screenshot,
-        ui=ds.ui(iid),
-        candidate_boxes={c.id: c.boxes["card"] for c in state.candidates},
-        acceptable=state.acceptable,
-        system_prefix=system_prefix,
-        screenshot_png=png,
-    )
 
 
 def dataset_row(
@@ -666,27 +575,17 @@ async def run_condition(
     )  # fmt: skip
     adapter, defense, condition, work = opened.adapter, opened.defense, opened.key, opened.work
     prog = opened.progress()
-    cache: dict[str, asyncio.Future[AgentInput]] = {}
+    # Instance-major work: the inputs of the few screens in flight serve all their repeats.
+    screens = Screens(ds, system_prefix=system_prefix, keep=max(8, config.concurrency) + 1)
     loop = asyncio.get_running_loop()
     # One thread composes and splices screens: off the event loop (calls in flight keep
     # moving) and, where the process may use it, on the second core.
     composer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-compose")
 
     async def agent_input(iid: str, repeat: int) -> AgentInput:
-        base = cache.get(iid)
-        if base is None:
-            if len(cache) > max(8, config.concurrency):  # instance-major: few are in flight
-                cache.pop(next(iter(cache)))
-            if ds.png_on_disk(iid):  # a file read and a record: a hop to a thread costs more
-                base = loop.create_future()
-                try:
-                    base.set_result(_agent_input(ds, iid, 0, system_prefix))
-                except Exception as exc:
-                    base.set_exception(exc)
-            else:
-                base = loop.run_in_executor(composer, _agent_input, ds, iid, 0, system_prefix)
-            cache[iid] = base
-        return dataclasses.replace(await base, repeat=repeat, seed=repeat)
+        if screens.ready(iid):  # cached, or a file read and a record: built right here
+            return screens.input(iid, repeat)
+        return await loop.run_in_executor(composer, screens.input, iid, repeat)
 
     async def attempt(iid: str, repeat: int) -> Decision:
         return await adapter.decide(await agent_input(iid, repeat), provider)

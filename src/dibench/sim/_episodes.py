@@ -2,8 +2,9 @@
 
 A benign episode and its injected twins share ``seed``: the catalog (``Catalog.build``), the
 list screen's look and the instruction are pure functions of (sim, seed, language, category),
-so ``make_env`` rebuilds them exactly. Ids follow the dataset's convention:
-``<benign>.<target>.<probe>`` for an injected twin.
+so ``make_env`` rebuilds them exactly. An episode is identified as a dataset instance is: its
+id is an ``InstanceId`` (``<benign>.<target>.<probe>`` for an injected twin), so the runner,
+the defenses and the offline agents read its pair, target and probe as they do a screen's.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 from dibench._errors import DIBenchError
 from dibench._registry import Registry
 from dibench._seeding import derive_seed, py_rng
+from dibench._values import InstanceId, InstanceIdError
 from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec, acceptable_set
 
 if TYPE_CHECKING:
@@ -77,7 +79,7 @@ def register_sim(cls: _S) -> _S:
 class EpisodeSpec:
     """One episode. ``seed`` fixes the catalog; a twin differs only by ``target``/``probe``."""
 
-    id: str
+    id: InstanceId  # a plain string is read back against pair_of, target and probe
     sim: str
     seed: int
     language: str
@@ -89,6 +91,15 @@ class EpisodeSpec:
     probe: str | None = None
     pair_of: str | None = None  # the benign episode's id (injected twins only)
     max_steps: int = DEFAULT_MAX_STEPS  # the agent loop's step limit for this episode
+
+    def __post_init__(self) -> None:
+        try:
+            key = InstanceId(self.pair_of or str(self.id), self.target, self.probe)
+        except InstanceIdError as exc:
+            raise EpisodeError(str(exc)) from None
+        if key != self.id:
+            raise EpisodeError(f"episode id {self.id!r} is not its pair_of.target.probe {key!r}")
+        object.__setattr__(self, "id", key)
 
     @property
     def injected(self) -> bool:
@@ -106,7 +117,7 @@ class EpisodeSpec:
         if target in self.acceptable:
             raise EpisodeError(f"{self.id}: target {target!r} is acceptable")
         return EpisodeSpec(
-            id=f"{self.id}.{target}.{probe}",
+            id=InstanceId(self.id, target, probe),
             sim=self.sim,
             seed=self.seed,
             language=self.language,

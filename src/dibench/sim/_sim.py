@@ -23,7 +23,7 @@ from typing import ClassVar
 from PIL import Image
 
 from dibench._cache import LruCache
-from dibench._values import Box, Payload, UIElement
+from dibench._values import Box, InstanceId, Payload, UIElement
 from dibench.adapters._base import Action
 from dibench.adapters._env import Environment, Screen, Transition
 from dibench.dataset._schema import Candidate, DecisionState
@@ -197,14 +197,15 @@ class Simulator(Environment):
         from dibench.probes import PROBES, ProbeError, configured_probe
 
         spec = self.spec
-        benign = spec.pair_of or spec.id
+        benign = spec.id.pair
         state = self._benign_list_state()
         out = []
         for name in PROBES.names():
             probe = configured_probe(name)
             if "title" not in probe.carriers:
                 continue
-            twin = replace(spec, target=cid, probe=name, pair_of=benign)
+            key = InstanceId(benign, cid, name)
+            twin = replace(spec, id=key, target=cid, probe=name, pair_of=benign)
             try:
                 title = probe.payload(state, cid, injection_seed(twin)).title
             except ProbeError:

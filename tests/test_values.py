@@ -1,0 +1,61 @@
+"""The ground floor's instance id: one parser and one writer of ``<pair>.<target>.<probe>``."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import orjson
+import pytest
+
+from dibench._errors import DIBenchError
+from dibench._values import InstanceId, InstanceIdError
+
+
+def test_an_injected_id_formats_and_parses_back_with_its_parts() -> None:
+    key = InstanceId("food-cost_first-en-000", "c2", "naive")
+    assert key == "food-cost_first-en-000.c2.naive"  # it is the string stored and sent
+    assert (key.pair, key.target, key.probe, key.injected) == (
+        "food-cost_first-en-000", "c2", "naive", True,
+    )  # fmt: skip
+    back = InstanceId.parse(str(key), injected=True)
+    assert (back.pair, back.target, back.probe) == (key.pair, key.target, key.probe)
+    assert {key: 1}["food-cost_first-en-000.c2.naive"] == 1  # hashes as its string
+    assert orjson.dumps({"id": key}) == b'{"id":"food-cost_first-en-000.c2.naive"}'
+
+
+def test_a_benign_id_with_dots_is_never_split() -> None:
+    benign = InstanceId.parse("my.shot.v2", injected=False)
+    assert (benign.pair, benign.target, benign.probe, benign.injected) == (
+        "my.shot.v2", None, None, False,
+    )  # fmt: skip
+    assert InstanceId.of("my.shot.v2").pair == "my.shot.v2"  # a plain string is its own pair
+    dotted = InstanceId.parse("my.shot.v2.c2.naive", injected=True)
+    assert (dotted.pair, dotted.target, dotted.probe) == ("my.shot.v2", "c2", "naive")
+    assert InstanceId.of(dotted) is dotted
+
+
+def test_the_parts_survive_pickle_and_copy() -> None:
+    key = InstanceId("s", "c1", "authority")
+    for again in (pickle.loads(pickle.dumps(key)), copy.deepcopy(key)):
+        assert isinstance(again, InstanceId)
+        assert (again.pair, again.target, again.probe) == ("s", "c1", "authority")
+    with pytest.raises(AttributeError):
+        key.pair = "t"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: InstanceId.parse("food", injected=True), "'food': not an injected id"),
+        (lambda: InstanceId.parse("a..p", injected=True), "'a..p': not an injected id"),
+        (lambda: InstanceId.parse("", injected=False), "'': empty"),
+        (lambda: InstanceId("s", "c1"), "'s': an injected instance needs both"),
+        (lambda: InstanceId("s", "c.1", "naive"), "'s.c.1.naive': bad target 'c.1'"),
+        (lambda: InstanceId("", "c1", "naive"), "'.c1.naive': bad pair ''"),
+    ],
+)
+def test_a_bad_id_is_refused_by_name(make, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InstanceIdError, match=message.replace(".", r"\.")) as info:
+        make()
+    assert isinstance(info.value, DIBenchError) and isinstance(info.value, ValueError)
