@@ -32,7 +32,7 @@ from dibench.attack import (
     write_probe_file,
 )
 from dibench.attack._search import AttackConfig, AttackRequest, _Attack
-from dibench.check._check import CheckReport, _check_injected
+from dibench.check import CheckReport, check_injected
 from dibench.dataset import Dataset
 from dibench.generate import injected_record
 from dibench.ocr import get_engine
@@ -140,7 +140,7 @@ def test_each_choice_renders_legibly_and_passes_the_checks(
             if st.separator == "colon":
                 assert ("：" if language == "zh" else ": ") in title
             rep = CheckReport()
-            _check_injected(rec, ds, rep, engine)  # confinement, UI tree, traces, OCR read-back
+            check_injected(rec, ds, rep, engine)  # confinement, UI tree, traces, OCR read-back
             assert rep.ok, (st, state.id, [str(i) for i in rep.issues])
 
 

@@ -34,8 +34,7 @@ from dibench.defenses import (
 from dibench.metrics._explore import Move
 from dibench.metrics._rows import Outcome
 from dibench.providers import make_provider
-from dibench.runner import ResultStore
-from dibench.runner._sim import SimRequest, SimRunConfig, TrackingEnv, execute_sim
+from dibench.runner import ResultStore, SimRequest, SimRunConfig, TrackingEnv, execute_sim
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
 
 from .conftest import run

@@ -19,8 +19,15 @@ from click.testing import CliRunner
 from dibench.cli import main
 from dibench.metrics import asr, cor, tcr
 from dibench.metrics._rows import Outcome, ResultRow
-from dibench.runner import ResultStore, RunConfig, RunRequest, execute
-from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+from dibench.runner import (
+    ResultStore,
+    RunConfig,
+    RunRequest,
+    SimRequest,
+    SimRunConfig,
+    execute,
+    execute_sim,
+)
 from dibench.testing import FakeChatServer, Fault
 
 from .replies import REPLIES, direct_app, pick

@@ -330,8 +330,7 @@ def test_mimic_probes_are_opt_in() -> None:
 
 
 def test_asking_for_an_opt_in_probe_the_dataset_lacks_says_how_to_get_it(tmp_path: Path) -> None:
-    from dibench.runner import RunError
-    from dibench.runner._api import check_probes
+    from dibench.runner import RunError, check_probes
 
     data = tmp_path / "d"
     generate(data, GenerateConfig(seed=1, benign=1, width=540, height=1170, probes=("naive",)))

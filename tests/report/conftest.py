@@ -25,8 +25,15 @@ from dibench.dataset import Dataset, Instance
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import Outcome, ResultRow
 from dibench.report import Report, build_report
-from dibench.runner import ResultStore, RunConfig, RunRequest, execute
-from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+from dibench.runner import (
+    ResultStore,
+    RunConfig,
+    RunRequest,
+    SimRequest,
+    SimRunConfig,
+    execute,
+    execute_sim,
+)
 
 SCRIPT_REPLY = "<script>alert(1)</script>"
 SCRIPT_TITLE = '<script>alert("title")</script> '

@@ -24,7 +24,8 @@ import pytest
 from dibench.adapters._base import Decision
 from dibench.metrics._rows import Outcome
 from dibench.providers import EndpointError, InfraError
-from dibench.runner._run import DEAD_AFTER, RunProgress, drive
+from dibench.runner import RunProgress, drive
+from dibench.runner._run import DEAD_AFTER
 from dibench.testing import FakeChatServer, Fault
 
 # -- drive -------------------------------------------------------------------------------------

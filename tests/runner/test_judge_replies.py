@@ -8,9 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from dibench.dataset import Dataset
-from dibench.runner import ResultStore, RunConfig, RunRequest, execute
-from dibench.runner._api import judge_replies_path, replies_path
-from dibench.runner._export import export_replies
+from dibench.runner import (
+    ResultStore,
+    RunConfig,
+    RunRequest,
+    execute,
+    export_replies,
+    judge_replies_path,
+    replies_path,
+)
 from dibench.testing import FakeChatServer
 
 

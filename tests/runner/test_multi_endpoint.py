@@ -107,8 +107,7 @@ def test_a_server_killed_mid_run_leaves_the_run_to_the_other(dataset: Path, tmp_
 
 
 def test_a_sweep_takes_a_list_of_urls_and_stores_them_redacted(tmp_path: Path) -> None:
-    from dibench.runner import load_sweep
-    from dibench.runner._api import _public
+    from dibench.runner import load_sweep, stored_options
 
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
@@ -118,7 +117,7 @@ def test_a_sweep_takes_a_list_of_urls_and_stores_them_redacted(tmp_path: Path) -
     (req,) = load_sweep(cfg)
     urls = req.provider_options["base_url"]
     assert urls == ["http://u:SECRET@10.0.0.1:8000/v1", "http://10.0.0.2:8000/v1"]
-    shown = _public(req.provider_options)["base_url"]
+    shown = stored_options(req.provider_options)["base_url"]
     assert len(shown) == 2 and "SECRET" not in str(shown) and shown[1] == urls[1]
 
 
@@ -133,8 +132,7 @@ class _Pooled:
 
 
 def test_a_resumed_run_adds_its_endpoint_totals_to_the_stored_ones(tmp_path: Path) -> None:
-    from dibench.runner import ResultStore
-    from dibench.runner._api import record_endpoint_stats
+    from dibench.runner import ResultStore, record_endpoint_stats
 
     def entry(url: str, calls: int, errors: int, state: str) -> dict[str, Any]:
         return {"url": url, "calls": calls, "errors": errors, "ejections": errors // 2,

@@ -25,9 +25,17 @@ import orjson
 import pytest
 
 from dibench.dataset import Dataset
-from dibench.runner import RunConfig, RunError, RunRequest, execute, plan_work
+from dibench.runner import (
+    RunConfig,
+    RunError,
+    RunRequest,
+    SimRequest,
+    SimRunConfig,
+    execute,
+    execute_sim,
+    plan_work,
+)
 from dibench.runner._ray import RayBackend, _Worker, _WorkerSpec, dataset_units, repeat_blocks
-from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
 from dibench.testing import FakeChatServer, Fault
 
 ray = pytest.importorskip("ray")

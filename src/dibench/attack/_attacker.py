@@ -65,10 +65,16 @@ def parse_proposals(text: str) -> list[dict[str, str]]:
 
 
 def propose(
-    req: Any, log: Path, generation: int, record: list[dict[str, Any]]
+    attacker: str,
+    options: dict[str, Any],
+    seed: int,
+    log: Path,
+    generation: int,
+    record: list[dict[str, Any]],
 ) -> list[dict[str, str]]:
-    """Ask ``req.config.attacker`` (a provider spec) once per generation; a recorded reply of
-    this generation is reused instead of asking again."""
+    """Ask ``attacker`` (a provider spec, built with ``options``) once per generation, seeded
+    by the attack's ``seed``; a recorded reply of this generation is reused instead of asking
+    again."""
     if log.is_file():
         for line in log.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -76,14 +82,14 @@ def propose(
                 if rec.get("generation") == generation:
                     return parse_proposals(rec.get("reply", ""))
     from dibench.providers import Message, Request, TextPart, make_provider
-    from dibench.runner._api import _public
+    from dibench.runner import stored_options
 
-    _public(req.attacker_options, "--attacker-opt")
-    provider = make_provider(req.config.attacker, **req.attacker_options)
+    stored_options(options, "--attacker-opt")
+    provider = make_provider(attacker, **options)
     prompt = attacker_prompt(record)
     request = Request(
         messages=(Message("user", (TextPart(prompt),)),),
-        seed=req.config.seed * 1000 + generation,
+        seed=seed * 1000 + generation,
         instance_id=f"attacker-{generation}",
         role="attacker",
         temperature=0.7,

@@ -12,8 +12,8 @@ Layout of an attack directory ``OUT``::
     OUT/templates.toml     the top-K templates, frozen: ``--load OUT/templates.toml``
     OUT/attacker.jsonl     an attacker model's replies, reused on resume
 
-Every agent query goes through ``dibench.runner.launch`` and ``run_condition`` (the path of
-``dibench run``), so it is stored, recorded for replay and never repeated: the search is a
+Every agent query goes through ``dibench.runner.execute`` (the path of ``dibench run``), so it
+is stored, recorded for replay and never repeated: the search is a
 deterministic function of the seed and the stored results, and a re-run after a kill walks the
 same path, finding its earlier queries in the store. The budget is kept in a ledger of planned
 (instance, repeat) items that is itself a function of that path, so a resume spends exactly what
@@ -144,15 +144,15 @@ class _Attack:
 
     # --- setup ---------------------------------------------------------------------------------
     def identity(self) -> dict[str, Any]:
-        from dibench.runner._api import _public
+        from dibench.runner import stored_options
 
         return {
             "dataset": str(Path(self.req.dataset).resolve()),
             "framework": self.req.framework,
             "model": self.req.model,
             "config": self.cfg.describe(),
-            "provider_options": _public(self.req.provider_options),
-            "adapter_options": _public(self.req.adapter_options, "--adapter-opt"),
+            "provider_options": stored_options(self.req.provider_options),
+            "adapter_options": stored_options(self.req.adapter_options, "--adapter-opt"),
             "defenses": list(self.req.defenses),
         }
 
@@ -254,7 +254,7 @@ class _Attack:
 
     def add_records(self, probes: Sequence[str], states: Sequence[str]) -> None:
         """Write the records of (template, state) pairs that are new and pass the checks."""
-        from dibench.check._check import CheckReport, _check_injected
+        from dibench.check import CheckReport, check_injected
 
         lines: list[bytes] = []
         present = set(self.ds.injected_ids())
@@ -273,7 +273,7 @@ class _Attack:
                     self.illegible.add((name, sid))
                     continue
                 rep = CheckReport()
-                _check_injected(rec, self.ds, rep, None)
+                check_injected(rec, self.ds, rep, None)
                 if not rep.ok:
                     self.illegible.add((name, sid))
                     continue
@@ -310,7 +310,7 @@ class _Attack:
 
     # --- queries -------------------------------------------------------------------------------
     def plan(self, probes: Sequence[str], states: Sequence[str]) -> list[tuple[str, int]]:
-        from dibench.runner._run import RunConfig, plan_work
+        from dibench.runner import RunConfig, plan_work
 
         cfg = RunConfig(repeats=self.cfg.repeats, probes=tuple(probes), states=tuple(states))
         return plan_work(self.ds, cfg)
@@ -331,11 +331,7 @@ class _Attack:
         self, run_dir: Path, probes: Sequence[str], states: Sequence[str], *, count: bool
     ) -> None:
         """Run the agent on the planned items through the normal runner (stored, recorded)."""
-        from functools import partial
-
-        from dibench.runner import RunConfig, RunError, RunRequest
-        from dibench.runner._api import _update_run_json, launch
-        from dibench.runner._run import run_condition
+        from dibench.runner import RunConfig, RunError, RunRequest, execute
 
         work = self.plan(probes, states)
         if count:
@@ -360,10 +356,9 @@ class _Attack:
         )
         req = RunRequest(config=cfg, **common)  # type: ignore[arg-type]
         fixed = RunRequest(config=RunConfig(repeats=self.cfg.repeats), **common)  # type: ignore[arg-type]
-        ds = self.ds
-        summary = launch(
-            req, partial(_update_run_json, run_dir, ds, fixed), partial(run_condition, ds)
-        )
+        # Each query is a part of one condition: run.json records its settings without the
+        # query's states and probes, so every query resumes the same condition.
+        summary = execute(req, dataset=self.ds, record_as=fixed)
         if summary.aborted:
             raise RunError(
                 f"stopped: {summary.aborted} (queries so far are kept; re-run to resume)"
@@ -372,11 +367,12 @@ class _Attack:
     def successes(self, run_dir: Path) -> dict[tuple[str, str, int], bool]:
         """(probe, state, repeat) -> paired attack success, from a run directory's store."""
         from dibench.metrics import asr_pairs
-        from dibench.runner import ResultStore
+        from dibench.runner import RunDir
 
-        if not (run_dir / "results.sqlite").is_file():
+        rundir = RunDir(run_dir)
+        if not rundir.store_path.is_file():
             return {}
-        with ResultStore(run_dir / "results.sqlite", readonly=True) as store:
+        with rundir.store(readonly=True) as store:
             rows = list(store.rows())
         return {
             (p.injected.probe or "", p.injected.pair_of, p.injected.repeat): p.success
@@ -500,7 +496,11 @@ class _Attack:
             k, n = self.score(name, self.split.train, succ)
             g = self.genomes[name]
             record.append({"en": g.levels("en")[0], "zh": g.levels("zh")[0], "asr": k / max(n, 1)})
-        texts = propose(self.req, self.out / "attacker.jsonl", gen, record)
+        req = self.req
+        texts = propose(
+            req.config.attacker, req.attacker_options, req.config.seed,
+            self.out / "attacker.jsonl", gen, record,
+        )  # fmt: skip
         return [
             Genome(
                 text={"en": (t["en"],), "zh": (t["zh"],)},
@@ -545,8 +545,7 @@ class _Attack:
 
     # --- held-out evaluation -------------------------------------------------------------------
     def evaluate(self) -> tuple[list[str], str | None, dict[str, Any]]:
-        from dibench.metrics import mcnemar, wilson
-        from dibench.metrics._paired import _paired_diff
+        from dibench.metrics import cluster_paired_diff, mcnemar, wilson
 
         succ = self.successes(self.out / "search")
         train, held = self.split.train, self.split.heldout
@@ -594,7 +593,7 @@ class _Attack:
             for name in top:
                 oa = outcomes(name)
                 common = [u for u in oa if u in ob]
-                d = _paired_diff(
+                d = cluster_paired_diff(
                     [float(oa[u]) for u in common],
                     [float(ob[u]) for u in common],
                     [u[0] for u in common],

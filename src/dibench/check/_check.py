@@ -29,6 +29,7 @@ __all__ = [
     "CheckIssue",
     "CheckReport",
     "check_dataset",
+    "check_injected",
     "hit_test",
     "oracle_choice",
     "title_traces",
@@ -200,7 +201,10 @@ def _array(state_id: str, image: Image.Image) -> np.ndarray:
     return hit[1]
 
 
-def _check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
+def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
+    """Add to ``rep`` every check of one injected record against its benign pair in ``ds``
+    (shared fields, confinement, UI tree, title traces; OCR read-back when ``ocr`` is an
+    engine): what ``dibench check`` runs per record, and the attack search per candidate."""
     from dibench.probes._builtin import original_title
 
     iid = rec.id
@@ -477,7 +481,7 @@ def _work(chunk: list[str]) -> CheckReport:
 
             engine = get_engine(_G["ocr_name"])  # type: ignore[arg-type]
         try:
-            _check_injected(rec, ds, rep, engine if iid in ocr_ids else None)
+            check_injected(rec, ds, rep, engine if iid in ocr_ids else None)
         except DatasetError as exc:
             rep.add("screenshot", iid, False, str(exc))
     return rep

@@ -7,11 +7,15 @@ import errno
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from dibench import __version__
+
+if TYPE_CHECKING:
+    from dibench.dataset import Dataset
+    from dibench.runner import Backend, RunProgress, RunRequest, RunSummary, SimRequest
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -342,7 +346,7 @@ def _write(path: Path, write: Callable[[], object]) -> None:
         raise FileError.of(exc, path) from None
 
 
-def _require(ds: Any, iid: str) -> None:
+def _require(ds: Dataset, iid: str) -> None:
     if iid not in ds:
         _fail(f"{ds.root}: no instance {iid!r} (see `dibench list --dataset {ds.root}`)")
 
@@ -447,7 +451,7 @@ def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
     )
     task = prog.add_task(label, total=None, stats="")
 
-    def update(p: Any) -> None:
+    def update(p: RunProgress) -> None:
         stats = (
             f"{p.calls_per_s:.1f} calls/s  tok {p.input_tokens + p.output_tokens:,}  "
             f"errors {p.infra_errors}"
@@ -457,7 +461,7 @@ def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
     return prog, update
 
 
-def _print_summary(summary: Any, out: Path) -> None:
+def _print_summary(summary: RunSummary, out: Path) -> None:
     p = summary.progress
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "nothing new"
     from dibench._text_safety import visible
@@ -475,7 +479,7 @@ def _print_summary(summary: Any, out: Path) -> None:
         )
 
 
-def _execute(execute: Callable[..., Any], req: Any, label: str) -> None:
+def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, label: str) -> None:
     """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted.
 
     The command's ``--backend`` options (``backend_options``) choose where the work runs.
@@ -483,7 +487,7 @@ def _execute(execute: Callable[..., Any], req: Any, label: str) -> None:
     backend = _backend()
     prog, update = _run_progress(label)
     with prog:
-        summary = execute(req, update) if backend is None else execute(req, update, backend=backend)
+        summary = execute(req, update, backend=backend)
     _print_summary(summary, req.out)
     if summary.aborted:
         _fail(f"stopped: {summary.aborted} (results so far are kept)", 1)
@@ -531,8 +535,10 @@ def backend_options(fn: Any) -> Any:
     return fn
 
 
-def _backend() -> Any:
-    """The ``RayBackend`` the current command asked for, or None (run in this process)."""
+def _backend() -> Backend:
+    """The backend the current command asked for: ``RayBackend`` or ``LocalBackend``."""
+    from dibench.runner import LocalBackend, RayBackend
+
     ctx = click.get_current_context(silent=True)
     if ctx is None or ctx.meta.get("dibench.backend", "local") == "local":
         for flag in ("ray_address", "ray_workers"):
@@ -540,8 +546,7 @@ def _backend() -> Any:
                 raise click.BadParameter(
                     "needs --backend ray", param_hint="--" + flag.replace("_", "-")
                 )
-        return None
-    from dibench.runner._ray import RayBackend
+        return LocalBackend()
 
     return RayBackend(
         address=ctx.meta.get("dibench.ray_address"),
@@ -686,7 +691,9 @@ def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Pat
         import_log(rundir, target)
         click.echo(f"imported {rundir} into {target}")
         rundir = target
-    if not (rundir / "results.sqlite").is_file():
+    from dibench.runner import RunDir
+
+    if not RunDir(rundir).store_path.is_file():
         _fail(f"{rundir}: no results.sqlite (run `dibench run ... --out {rundir}` first)")
     html = fmt == "html"
     rep = build_report(
@@ -711,14 +718,14 @@ def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Pat
 @_guard
 def export(rundir: Path, fmt: str, out: Path | None, replies: Path | None) -> None:
     """Export the per-row results of a run (JSONL or Parquet)."""
-    from dibench.runner import ResultStore, export_replies, export_rows
+    from dibench.runner import RunDir, export_replies, export_rows
 
-    db = rundir / "results.sqlite"
-    if not db.is_file():
+    run = RunDir(rundir)
+    if not run.store_path.is_file():
         _fail(f"{rundir}: no results.sqlite")
     default_out = out is None
     out = out or rundir / f"results.{fmt}"
-    with ResultStore(db, readonly=True) as store, _writable_hint(None if default_out else out):
+    with run.store(readonly=True) as store, _writable_hint(None if default_out else out):
         n = export_rows(store, out, fmt)
         msg = f"wrote {n} rows to {out}"
         if replies is not None:
@@ -841,8 +848,6 @@ def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, lim
             if limit and shown >= limit:
                 break
 
-
-from . import _attack as _attack  # noqa: E402  (registers `dibench attack`; needs `main` above)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -73,7 +73,7 @@ def simulate(
     load: tuple[str, ...],
 ) -> None:
     """Run a framework x model over simulated shopping/food/hotel flows into OUT (resumable)."""
-    from dibench.runner._sim import SimRequest, SimRunConfig, execute_sim
+    from dibench.runner import SimRequest, SimRunConfig, execute_sim
     from dibench.sim import EpisodeError
 
     _load(load)

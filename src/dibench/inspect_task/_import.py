@@ -23,8 +23,8 @@ from typing import Any
 from dibench import __version__
 from dibench._fs import file_errors
 from dibench._values import Outcome
-from dibench.metrics._rows import ResultRow
-from dibench.runner import ResultStore, RunError, RunLock
+from dibench.metrics import ResultRow
+from dibench.runner import Described, RunDir, RunError
 
 from ._lazy import require_inspect
 from ._record import STORE_KEY, decision_from_json, moves_from_json, row_from_json
@@ -58,7 +58,7 @@ class _Condition:
     model: str
     defense: str
     defenses: tuple[str, ...]
-    config: Any
+    config: Described
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
 
@@ -146,39 +146,30 @@ def _why_unfinished(sample: Any) -> str:
     return "inspect: the sample did not finish"
 
 
-def _write_run_json(out: Path, info: dict[str, Any], cond: _Condition, inspect: dict) -> None:
+def _record(rundir: RunDir, info: dict[str, Any], cond: _Condition, inspect: dict) -> None:
     """run.json as ``dibench run``/``simulate`` write it, plus where the rows came from."""
     from dibench.dataset import DatasetError
-    from dibench.runner._api import _read_run_json
-    from dibench.runner._api import _write_run_json as write
-    from dibench.runner._sim import _EPISODE_KEYS
 
-    path = out / "run.json"
-    data = _read_run_json(path)
-    if info.get("kind") == "sim":
-        if data.get("dataset"):
-            raise DatasetError(f"{out} holds dataset results: use another --out")
-        old = data.get("sim")
-        if old is not None and any(old.get(k) != info["sim"].get(k) for k in _EPISODE_KEYS):
-            raise DatasetError(
-                f"{out} holds results for other simulator episodes: use another --out"
-            )
-        data.update(kind="sim", sim=old or info["sim"])
-    else:
-        recorded = data.get("dataset")
-        if recorded and recorded != info["dataset"]:
-            raise DatasetError(
-                f"{out} holds results for dataset {recorded}, not {info['dataset']}: "
-                "use another --out"
-            )
-        data.update(dataset=info["dataset"], dataset_sha256=info.get("dataset_sha256", {}))
-    data.update(schema_version=1, dibench=__version__)
-    data.setdefault("inspect_logs", [])
-    data["inspect_logs"] = [
-        x for x in data["inspect_logs"] if x.get("eval_id") != inspect["eval_id"]
-    ]
-    data["inspect_logs"].append(inspect)
-    write(path, data, cond)
+    def change(data: dict[str, Any]) -> None:
+        if info.get("kind") == "sim":
+            rundir.check_sim(data, info["sim"])
+            data.update(kind="sim", sim=data.get("sim") or info["sim"])
+        else:
+            recorded = data.get("dataset")
+            if recorded and recorded != info["dataset"]:
+                raise DatasetError(
+                    f"{rundir.root} holds results for dataset {recorded}, not {info['dataset']}: "
+                    "use another --out"
+                )
+            data.update(dataset=info["dataset"], dataset_sha256=info.get("dataset_sha256", {}))
+        data.update(schema_version=1, dibench=__version__)
+        data.setdefault("inspect_logs", [])
+        data["inspect_logs"] = [
+            x for x in data["inspect_logs"] if x.get("eval_id") != inspect["eval_id"]
+        ]
+        data["inspect_logs"].append(inspect)
+
+    rundir.update(cond, change)
 
 
 @file_errors
@@ -216,8 +207,9 @@ def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
     }
     rows = infra = 0
     out.mkdir(parents=True, exist_ok=True)
-    with RunLock(out), ResultStore(out / "results.sqlite") as store:
-        _write_run_json(out, info, cond, source)
+    rundir = RunDir(out)
+    with rundir.lock(), rundir.store() as store:
+        _record(rundir, info, cond, source)
         key = store.add_condition(
             framework, model, defense,
             {**settings, "adapter": info.get("adapter", {}),

@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dibench import __version__
 from dibench._registry import read_value
 from dibench.adapters._base import AgentInput, Decision
-from dibench.metrics import asr, cor, tcr
-from dibench.metrics._rows import ResultRow
+from dibench.metrics import Estimate, ResultRow, asr, cor, tcr
 from dibench.screens import Screens
 
 from ._lazy import require_inspect
 from ._provider import InspectProvider
 from ._record import STORE_KEY, decision_to_json, row_from_json, row_to_json
+
+if TYPE_CHECKING:
+    from dibench.adapters import Adapter
+    from dibench.dataset import Dataset
+    from dibench.metrics._explore import Move
+    from dibench.sim import EpisodeSpec
 
 require_inspect()
 
@@ -83,7 +88,7 @@ def _options(value: dict[str, Any] | str | None) -> dict[str, Any]:
 
 
 # --- samples -------------------------------------------------------------------------------------
-def _dataset_samples(ds: Any, ids: list[str]) -> list[Sample]:
+def _dataset_samples(ds: Dataset, ids: list[str]) -> list[Sample]:
     samples = []
     for iid in ids:
         inst = ds.instance(iid)
@@ -109,8 +114,8 @@ def _dataset_samples(ds: Any, ids: list[str]) -> list[Sample]:
     return samples
 
 
-def _episode_samples(specs: dict[str, Any]) -> list[Sample]:
-    from dibench.runner._sim import _carriers
+def _episode_samples(specs: dict[str, EpisodeSpec]) -> list[Sample]:
+    from dibench.runner import probe_carriers
 
     return [
         Sample(
@@ -122,7 +127,7 @@ def _episode_samples(specs: dict[str, Any]) -> list[Sample]:
                 "injected": s.injected,
                 "probe": s.probe,
                 "target": s.target,
-                "carriers": list(_carriers(s.probe)),
+                "carriers": list(probe_carriers(s.probe)),
                 "acceptable": list(s.acceptable),
                 "app": s.sim,
                 "category": s.category,
@@ -151,9 +156,14 @@ def dibench_agent(
     steps, verdicts, moves) and its result row go into the sample store for the scorer and
     ``dibench import-log``.
     """
-    from dibench.runner._run import _row as dataset_row
-    from dibench.runner._sim import SimRunConfig, plan_sim_work, play_episode, tracking_env
-    from dibench.runner._sim import _row as episode_row
+    from dibench.runner import (
+        SimRunConfig,
+        dataset_row,
+        episode_row,
+        plan_sim_work,
+        play_episode,
+        tracking_env,
+    )
 
     adapter, label = _agent(framework, defense, adapter_opts)
     ds = _open_dataset(dataset) if dataset else None
@@ -170,7 +180,7 @@ def dibench_agent(
         iid, repeat = str(state.sample_id), state.epoch
         model = str(state.model)
         provider = InspectProvider()
-        moves: list[Any] = []
+        moves: list[Move] = []
         decision: Decision
         if episodes is not None:
             spec = episodes[iid]
@@ -204,7 +214,7 @@ def _rows(scores: list[SampleScore]) -> list[ResultRow]:
     ]
 
 
-def _estimate(name: str, est: Any) -> dict[str, float]:
+def _estimate(name: str, est: Estimate) -> dict[str, float]:
     return {name: est.value, f"{name}_lo": est.lo, f"{name}_hi": est.hi, f"{name}_n": est.n}
 
 
@@ -264,10 +274,10 @@ def decision_scorer() -> Scorer:
 
 
 # --- the task ------------------------------------------------------------------------------------
-_DATASETS: dict[str, Any] = {}
+_DATASETS: dict[str, Dataset] = {}
 
 
-def _open_dataset(path: str) -> Any:
+def _open_dataset(path: str) -> Dataset:
     """One open Dataset per directory: the task and its solver read the same one."""
     from dibench.dataset import Dataset
 
@@ -279,11 +289,11 @@ def _open_dataset(path: str) -> Any:
 
 def _agent(
     framework: str, defense: list[str] | tuple[str, ...] | None, options: dict[str, Any] | None
-) -> tuple[Any, str]:
+) -> tuple[Adapter, str]:
     """The adapter behind its defense chain and the condition's defense label (as ``run``)."""
     from dibench.adapters import make_adapter
     from dibench.defenses import make_chain
-    from dibench.runner._run import defended
+    from dibench.runner import defended
 
     adapter, _chain, label = defended(
         make_adapter(framework, **(options or {})), make_chain(tuple(defense or ())), "none"
@@ -352,7 +362,7 @@ def decision_integrity(
     }
     agent_args = {"framework": framework, "defense": specs, "adapter_opts": options}
     if sims:
-        from dibench.runner._sim import SimRunConfig, plan_sim_work
+        from dibench.runner import SimRunConfig, plan_sim_work
 
         names = _names(sims)
         config = SimRunConfig(
@@ -366,8 +376,7 @@ def decision_integrity(
         samples = _episode_samples(episode_specs)
         agent = dibench_agent(**agent_args, sim=config.describe())
     elif dataset:
-        from dibench.runner import RunConfig, plan_work
-        from dibench.runner._api import check_probes
+        from dibench.runner import RunConfig, check_probes, plan_work
 
         ds = _open_dataset(dataset)
         run = RunConfig(

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ._paired import PairedDiff, _paired_diff
+from ._paired import PairedDiff, cluster_paired_diff
 from ._rows import Outcome
 from ._stats import Estimate, cluster_totals, percentile_interval, resample_means
 
@@ -241,7 +241,7 @@ def exploration_table(
                         metric=metric,
                         benign=mean_estimate(xb, cl, n_boot, seed, conf),
                         injected=mean_estimate(xi, cl, n_boot, seed, conf),
-                        diff=_paired_diff(xi, xb, cl, n_boot, seed, conf),
+                        diff=cluster_paired_diff(xi, xb, cl, n_boot, seed, conf),
                     )
                 )
     return out

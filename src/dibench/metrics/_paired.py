@@ -29,6 +29,7 @@ __all__ = [
     "PairedDiff",
     "binary_outcomes",
     "by_condition",
+    "cluster_paired_diff",
     "key_finding",
     "paired_bootstrap_diff",
     "split_by",
@@ -114,7 +115,7 @@ class PairedDiff:
         return f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
-def _paired_diff(
+def cluster_paired_diff(
     xa: Sequence[float],
     xb: Sequence[float],
     clusters: Sequence[Hashable],
@@ -122,7 +123,8 @@ def _paired_diff(
     seed: int,
     conf: float,
 ) -> PairedDiff:
-    """Bootstrap of the mean paired difference, resampling clusters of units."""
+    """Bootstrap of the mean paired difference of aligned samples ``xa`` and ``xb`` (one value
+    per unit), resampling the ``clusters`` of units; the p-value is two-sided."""
     n = len(xa)
     if n == 0:
         percentile_interval(np.zeros(1), conf)  # validates conf
@@ -166,7 +168,7 @@ def paired_bootstrap_diff(
     ua = _units(rows_a, metric, key, clusters)
     ub = _units(rows_b, metric, key, clusters)
     common = [k for k in ua if k in ub]
-    return _paired_diff(
+    return cluster_paired_diff(
         [float(ua[k][0]) for k in common],
         [float(ub[k][0]) for k in common],
         [ua[k][1] for k in common],
@@ -228,7 +230,7 @@ def _join_diff(
     conf: float,
 ) -> PairedDiff:
     """Injected minus benign over joined pairs, clustered by benign state."""
-    return _paired_diff(
+    return cluster_paired_diff(
         [float(outcome(p.injected)) for p in pairs],
         [float(outcome(p.benign)) for p in pairs],
         [p.injected.pair_of for p in pairs],

@@ -226,7 +226,7 @@ class OcrAgent(Provider):
         engine itself once loaded, else what ``auto`` resolves to here (``rapidocr``, the
         band reader, whenever RapidOCR is installed: it comes first), found without loading
         a model. A run's config then records the reader, not ``auto``; only the stored
-        config changes, never which rows a run directory resumes (see ``runner._api``)."""
+        config changes, never which rows a run directory resumes (see ``runner.RunDir``)."""
         engine = self.cache.loaded
         if engine is not None:
             return engine.name or self.engine_name

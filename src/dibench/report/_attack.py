@@ -107,14 +107,14 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
     from PIL import Image
 
     from dibench.dataset import Dataset
-    from dibench.runner import ResultStore
+    from dibench.runner import ResultStore, RunDir
     from dibench.screens import screenshot
 
     load_attack_probes(rundir)
     ds = Dataset.open(rundir / "data")
     targets = data["split"]["targets"]
     wins: dict[str, bool] = {}
-    db = rundir / "results.sqlite"
+    db = RunDir(rundir).store_path
     if db.is_file():
         from dibench.metrics import asr_pairs
 

@@ -351,7 +351,11 @@ def _endpoint_facts(store: ResultStore) -> tuple[EndpointFacts, ...]:
 
 
 def _read_config(rundir: Path) -> tuple[dict[str, Any], list[str]]:
-    path = rundir / "run.json"
+    """run.json, or {} and a note saying why not (a report of a run without it still shows
+    its rows; ``RunDir.read`` would refuse instead)."""
+    from dibench.runner import RunDir
+
+    path = RunDir(rundir).run_json
     if not path.is_file():
         return {}, [f"{path.name} not found: run configuration unknown"]
     try:
@@ -417,13 +421,13 @@ def build_report(
     ``filmstrips``: how many benign/injected episode pairs of a simulator run to replay into
     thumbnails ``thumb_width`` pixels wide (0 skips the replay).
     """
-    from dibench.runner import ResultStore
+    from dibench.runner import ResultStore, RunDir
 
     from ._attack import attack_section, load_attack_probes
 
     rundir = Path(rundir)
     load_attack_probes(rundir)  # an attack directory's templates, so its screens compose
-    db = rundir / "results.sqlite"
+    db = RunDir(rundir).store_path
     if not db.is_file():
         raise NoSuchFile(f"{rundir}: no results.sqlite here (not a run directory?)")
     config, notes = _read_config(rundir)

@@ -299,7 +299,7 @@ def _choose(
 
 def _specs(config: dict[str, Any], conditions: dict[str, dict[str, Any]]) -> tuple[Any, dict, str]:
     """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
-    from dibench.runner._sim import SimRunConfig, plan_sim_work
+    from dibench.runner import SimRunConfig, plan_sim_work
 
     raw = config.get("sim")
     if not isinstance(raw, dict):

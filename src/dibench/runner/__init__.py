@@ -1,43 +1,106 @@
-"""Running agents over a dataset: the async runner and its crash-safe SQLite store."""
+"""Running agents over a dataset or simulator episodes into a run directory.
 
-from ._api import (
-    RunRequest,
-    SweepError,
-    execute,
-    framework_label,
-    label_of,
-    load_sweep,
-    preflight,
-    replies_path,
-)
+``execute(RunRequest)`` (``execute_sim(SimRequest)``) is the one entry point of a run; a
+``Backend`` (``LocalBackend``, ``RayBackend``) says where its runs execute; ``RunDir`` owns the
+run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite store.
+"""
+
+from ._api import SweepError, check_probes, execute, execute_sim, load_sweep, preflight
 from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
 from ._lock import RunDirBusy, RunLock
-from ._run import RunConfig, RunProgress, RunSummary, plan_work, run_condition
+from ._parts import Backend, LocalBackend, Recorders, RunParts, record_endpoint_stats
+from ._ray import RayBackend
+from ._request import RunRequest
+from ._run import (
+    OpenCondition,
+    ProgressFn,
+    RunConfig,
+    RunProgress,
+    RunSummary,
+    dataset_row,
+    defended,
+    drive,
+    open_condition,
+    plan_work,
+    run_condition,
+)
+from ._rundir import (
+    EPISODE_KEYS,
+    RunDir,
+    framework_label,
+    judge_replies_path,
+    label_of,
+    replies_path,
+    stored_options,
+)
+from ._sim import (
+    SimRequest,
+    SimRunConfig,
+    TrackingEnv,
+    episode_row,
+    plan_sim_work,
+    play_episode,
+    probe_carriers,
+    run_episodes,
+    tracking_env,
+)
 from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError, condition_key
+from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
 __all__ = [
+    "EPISODE_KEYS",
     "STORE_SCHEMA_VERSION",
+    "AgentRequest",
+    "Backend",
+    "ConditionSpec",
+    "Described",
+    "LocalBackend",
+    "OpenCondition",
+    "ProgressFn",
+    "RayBackend",
+    "Recorder",
+    "Recorders",
     "ResultStore",
     "RunConfig",
+    "RunDir",
     "RunDirBusy",
     "RunError",
     "RunLock",
+    "RunParts",
     "RunProgress",
     "RunRequest",
     "RunSummary",
+    "SimRequest",
+    "SimRunConfig",
     "StoreError",
     "SweepError",
+    "TrackingEnv",
+    "check_probes",
     "condition_key",
+    "dataset_row",
+    "defended",
+    "drive",
+    "episode_row",
     "execute",
+    "execute_sim",
     "export_replies",
     "export_rows",
     "framework_label",
     "iter_export_rows",
+    "judge_replies_path",
     "label_of",
     "load_sweep",
+    "open_condition",
+    "plan_sim_work",
     "plan_work",
+    "play_episode",
     "preflight",
+    "probe_carriers",
+    "record_endpoint_stats",
     "replies_path",
     "run_condition",
+    "run_episodes",
+    "stored_options",
+    "tracking_env",
 ]

@@ -1,313 +1,58 @@
-"""High-level entry points: run one condition or a sweep into a run directory.
+"""The runner's entry points: run one condition (``execute``, ``execute_sim``) or read a sweep.
 
-A run directory holds ``results.sqlite`` (every row), ``results.sqlite.images`` (each screen the
-model was shown, once; indexed by the database), ``run.json`` (the dataset and every
-condition's settings; never a secret) and, with recording on, ``replies/*.jsonl`` in the replay
-format so any run can be re-scored without the model.
+One run, in order: ``execute`` opens the dataset and checks its probes (``check_probes``), lets
+the backend connect, builds the request's adapter, provider and defense chain (``components``;
+any bad option fails before anything is written), creates the run directory and takes its
+lock, records the condition in run.json (``RunDir.record_dataset``), wraps the provider to
+record replies and hands everything to the backend (``Backend.run_dataset``: the local one is
+``run_condition``, which registers the condition and plans its pending work with
+``open_condition`` and runs it with ``drive``). See ``RunDir`` for the directory's layout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import re
 import shutil
 import tomllib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from dibench import __version__
 from dibench._errors import DIBenchError
-from dibench._fs import atomic_write, file_errors
-from dibench._secrets import redact_url
-from dibench.adapters import folder_digest
-from dibench.dataset._dataset import Dataset
-from dibench.dataset._io import DatasetError
+from dibench._fs import file_errors
+from dibench.dataset import Dataset
 
 from ._errors import RunError
-from ._lock import RunLock
-from ._run import RunConfig, RunProgress, RunSummary, run_condition
+from ._parts import (
+    Backend,
+    LocalBackend,
+    RunParts,
+    components,
+    fatal_errors,
+    record_endpoint_stats,
+    recording,
+)
+from ._request import RunRequest
+from ._run import ProgressFn, RunConfig, RunSummary
+from ._rundir import RunDir, label_of, stored_options
+from ._sim import SimRequest, plan_sim_work
 from ._store import ResultStore, condition_key
+from ._types import AgentRequest
 
 __all__ = [
-    "RunRequest",
     "SweepError",
+    "check_probes",
     "execute",
-    "judge_replies_path",
-    "launch",
+    "execute_sim",
     "load_sweep",
     "preflight",
-    "replies_path",
 ]
-
-_SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
 
 
 class SweepError(DIBenchError, ValueError):
     """A sweep config file is unreadable or inconsistent (message names file and field)."""
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """Everything one ``dibench run`` needs."""
-
-    dataset: Path
-    out: Path
-    framework: str
-    model: str
-    config: RunConfig = field(default_factory=RunConfig)
-    provider_options: dict[str, Any] = field(default_factory=dict)
-    adapter_options: dict[str, Any] = field(default_factory=dict)
-    defense: str = "none"  # the condition's label; derived from ``defenses`` when given
-    record: bool = True
-    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
-
-    def __post_init__(self) -> None:
-        """Canonicalise the defenses (raises DefenseError on an unknown one or a bad parameter).
-
-        A bare ``defense`` label (``"jpeg:75+prompt-warning"``) is read as its '+'-joined specs,
-        so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows.
-        """
-        from dibench.defenses import make_chain
-
-        specs = tuple(self.defenses)
-        if not specs and self.defense not in ("", "none"):
-            specs = tuple(self.defense.split("+"))
-        chain = make_chain(specs)
-        object.__setattr__(self, "defenses", tuple(d.spec for d in chain))
-        object.__setattr__(self, "defense", chain.spec)
-
-
-def _public(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, Any]:
-    """``options`` as they may be stored: a key passed as a value is refused, URLs redacted."""
-    for k in options:
-        if _SECRET.search(k) and not k.endswith("_env"):
-            raise RunError(
-                f"{flag} {k}: looks like a secret; pass the name of an environment variable "
-                f"instead (e.g. {flag} {k}_env=MY_KEY)"
-            )
-    return {k: _redacted(v) for k, v in options.items()}
-
-
-def _redacted(value: Any) -> Any:
-    """A stored option value with URL credentials hidden (each URL of a list of them)."""
-    if isinstance(value, str):
-        return redact_url(value)
-    if isinstance(value, list | tuple):
-        return [redact_url(v) if isinstance(v, str) else v for v in value]
-    return value
-
-
-ENDPOINTS_META = "endpoints|"  # + condition key: per-endpoint totals of a multi-endpoint run
-_SUMMED = ("calls", "errors", "ejections", "latency_s")
-
-
-def record_endpoint_stats(store: ResultStore, condition: str, provider: Any) -> None:
-    """Add the provider's per-endpoint totals (several ``base_url``s) to the store's, so a
-    resumed run's facts count every session; one endpoint records nothing."""
-    stats = getattr(provider, "endpoint_stats", None)
-    new = stats() if callable(stats) else []
-    if not new or not any(e["calls"] for e in new):
-        return
-    key = ENDPOINTS_META + condition
-    old = {e["url"]: e for e in store.meta(key) or [] if isinstance(e, dict) and "url" in e}
-    merged = []
-    for entry in new:
-        total = dict(entry)
-        prev = old.pop(entry["url"], None) or {}
-        for k in _SUMMED:
-            total[k] = entry[k] + (prev.get(k) or 0)
-        ok = total["calls"] - total["errors"]
-        total["mean_latency_s"] = round(total["latency_s"] / ok, 6) if ok else 0.0
-        merged.append(total)
-    merged += old.values()  # an endpoint of an earlier session, not given this time
-    store.set_meta(key, merged)
-
-
-# Settings that change how fast or where calls go, not what a run's rows mean: a resume may
-# change them. Every other recorded setting of a condition must match to resume into it.
-_PACING = frozenset(
-    {"concurrency", "rpm", "burst", "timeout_s", "max_retries", "backoff_base_s",
-     "backoff_max_s", "retry_after_max_s", "price_in", "price_out", "base_url", "api_key_env"}
-)  # fmt: skip
-
-
-def _identity(entry: dict[str, Any]) -> dict[str, Any]:
-    """The settings of a run.json condition entry that decide which rows it holds."""
-    flat = {k: v for k, v in (entry.get("run") or {}).items() if k != "concurrency"}
-    for group in ("provider_options", "adapter_options"):
-        for k, v in (entry.get(group) or {}).items():
-            if group == "adapter_options" or k not in _PACING:
-                flat[f"{group.split('_')[0]} {k}"] = v
-    if entry.get("prompt_templates"):  # the templates' contents, not only their folder
-        flat["prompt templates"] = entry["prompt_templates"]
-    return flat
-
-
-def _show(value: Any) -> str:
-    if value in ((), [], None, ""):
-        return "default" if value is None else "all"
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
-
-
-def _check_resume(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
-    """Refuse to resume a condition under other settings, with a one-line diff of them."""
-    a, b = _identity(old), _identity(new)
-    changed = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-    if changed:
-        diff = "; ".join(f"{k}: {_show(a.get(k))} -> {_show(b.get(k))}" for k in changed)
-        raise RunError(
-            f"{out} already holds {new['key']} with other settings ({diff}): re-run with the "
-            "recorded settings to resume, or use another --out"
-        )
-
-
-def replies_path(out: Path, framework: str, model: str, defense: str = "none") -> Path:
-    """The replay file a condition's agent replies are recorded to (names kept filesystem-safe)."""
-    label = f"{framework}__{model}__{defense}"
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", label)
-    if len(safe) > 120:  # a long defense spec (URLs, file paths) would exceed NAME_MAX
-        digest = hashlib.blake2b(label.encode(), digest_size=6).hexdigest()
-        safe = f"{safe[:100]}-{digest}"
-    return out / "replies" / f"{safe}.jsonl"
-
-
-def _read_run_json(path: Path) -> dict[str, Any]:
-    """A run directory's run.json ({} before the first run); DatasetError if it is not JSON."""
-    if not path.is_file():
-        return {}
-    try:
-        return orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
-
-
-def _write_run_json(path: Path, data: dict[str, Any], req: Any) -> None:
-    """Write ``data`` with ``req``'s condition entry (a RunRequest or SimRequest) added, at once.
-
-    A condition already recorded under other settings is refused (``_check_resume``), so a
-    resume never rewrites what the stored rows were run with.
-    """
-    entry = {
-        "key": _key(req),
-        "framework": req.framework,
-        "model": req.model,
-        "defense": req.defense,
-        "defenses": list(req.defenses),
-        "run": req.config.describe(),
-        "provider_options": _public(req.provider_options),
-        "adapter_options": _public(req.adapter_options, "--adapter-opt"),
-    }
-    digest = folder_digest(req.adapter_options.get("prompts"))
-    if digest:
-        entry["prompt_templates"] = digest
-    conds = data.get("conditions", [])
-    for c in conds:
-        if c.get("key") == entry["key"]:
-            _check_resume(c, entry, path.parent)
-    data["conditions"] = [c for c in conds if c.get("key") != entry["key"]] + [entry]
-    atomic_write(path, orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-
-
-def _update_run_json(out: Path, ds: Dataset, req: RunRequest) -> None:
-    path = out / "run.json"
-    data = _read_run_json(path)
-    recorded = data.get("dataset")
-    if recorded and Path(recorded).resolve() != ds.root.resolve():
-        raise DatasetError(
-            f"{out} holds results for dataset {recorded}, not {ds.root}: use another --out"
-        )
-    data.update(
-        {
-            "schema_version": 1,
-            "dibench": __version__,
-            "dataset": str(ds.root.resolve()),
-            "dataset_sha256": ds.manifest.get("sha256", {}),
-        }
-    )
-    _write_run_json(path, data, req)
-
-
-def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
-    """The condition's framework name: the adapter's, with ``[robust]`` when it reads replies
-    tolerantly (``--adapter-opt parse=robust``), so both parse modes of one framework are two
-    conditions of one run directory and sit side by side in its report."""
-    parse = adapter_options.get("parse")
-    return f"{framework}[{parse}]" if parse not in (None, "faithful") else framework
-
-
-def label_of(req: Any) -> str:
-    """``framework_label`` of a RunRequest or SimRequest."""
-    return framework_label(req.framework, req.adapter_options)
-
-
-def _key(req: Any) -> str:
-    return f"{label_of(req)}|{req.model}|{req.defense}"
-
-
-def _fatal_errors() -> tuple[type[BaseException], ...]:
-    from dibench.ocr import OcrUnavailable
-    from dibench.providers import MissingSDKError
-    from dibench.providers._replay import ReplayMissing
-
-    return (ReplayMissing, OcrUnavailable, MissingSDKError)
-
-
-def judge_replies_path(agent_path: Path, k: int) -> Path:
-    """Where the k-th model-based detector's replies of a condition are recorded."""
-    return agent_path.with_name(f"{agent_path.stem}__judge{k}.jsonl")
-
-
-class _Recorders:
-    """The agent's recorder and every judge's, flushed or discarded together per episode."""
-
-    def __init__(self, recorders: list[Any]) -> None:
-        self.recorders = recorders
-
-    def flush(self, instance_id: str, repeat: int) -> None:
-        for r in self.recorders:
-            r.flush(instance_id, repeat)
-
-    def discard(self, instance_id: str, repeat: int) -> None:
-        for r in self.recorders:
-            r.discard(instance_id, repeat)
-
-
-def _components(req: Any) -> tuple[Any, Any, Any]:
-    """The adapter, provider and defense chain of ``req``; a bad option names its flag."""
-    from dibench._registry import check_options
-    from dibench.adapters import ADAPTERS
-    from dibench.defenses import make_chain
-    from dibench.providers import PROVIDERS
-
-    _public(req.provider_options)
-    _public(req.adapter_options, "--adapter-opt")
-    scheme, _, rest = req.model.partition(":")
-    adapter_factory, provider_factory = ADAPTERS.get(req.framework), PROVIDERS.get(scheme)
-    try:
-        check_options(adapter_factory, req.adapter_options, f"adapter {req.framework!r}")
-        adapter = adapter_factory(**req.adapter_options)
-    except (TypeError, ValueError) as exc:
-        raise RunError(f"--adapter-opt: {req.framework}: {_plain(exc)}") from None
-    try:
-        check_options(provider_factory, req.provider_options, f"provider {scheme!r}", positional=1)
-        provider = provider_factory(rest, **req.provider_options)
-    except (TypeError, ValueError) as exc:
-        raise RunError(f"--provider-opt: {req.model}: {_plain(exc)}") from None
-    return adapter, provider, make_chain(req.defenses)
-
-
-def _plain(exc: Exception) -> str:
-    """A constructor's complaint without its Python qualifications."""
-    return re.sub(r"^[\w.]*__init__\(\) |^\w+\(\) ", "", str(exc))
 
 
 def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
@@ -330,79 +75,39 @@ def preflight(req: RunRequest) -> Dataset:
     """Everything a run checks before it writes anything: the dataset, its probes, options."""
     ds = Dataset.open(req.dataset)
     check_probes(ds, req.config.probes)
-    _components(req)
+    components(req)
     return ds
 
 
-def _recording(req: Any, provider: Any, chain: Any) -> tuple[Any, _Recorders | None]:
-    """The agent's provider wrapped to record its replies, and every model-based detector's
-    (recorded beside the agent's); with recording off, ``provider`` and None."""
-    from dibench.providers._replay import RecordingProvider, ReplayProvider
-
-    if not req.record:
-        return provider, None
-    path = replies_path(req.out, label_of(req), req.model, req.defense)
-    path.parent.mkdir(exist_ok=True)
-    recorders: list[RecordingProvider] = []
-    if not req.model.startswith("replay:"):
-        provider = RecordingProvider(provider, path)
-        recorders.append(provider)
-    judges: list[Any] = []
-
-    def record(judge: Any) -> Any:
-        judges.append(judge)
-        if isinstance(judge, ReplayProvider):
-            return judge
-        rec = RecordingProvider(judge, judge_replies_path(path, len(judges) - 1))
-        recorders.append(rec)
-        return rec
-
-    for defense in chain:
-        defense.record_providers(record)
-    return provider, (_Recorders(recorders) if recorders else None)
-
-
-def launch(
-    req: Any,
+def _launch(
+    req: AgentRequest,
     prepare: Callable[[], None],
-    run: Callable[..., Awaitable[RunSummary]],
-    on_progress: Callable[[RunProgress], None] | None = None,
+    body: Callable[[ResultStore, RunParts], Awaitable[RunSummary]],
+    on_progress: ProgressFn | None,
 ) -> RunSummary:
-    """What every kind of run does around its loop, in one place.
+    """What every kind of run does around its backend, in one place.
 
-    Builds the adapter, provider and defense chain of ``req`` (a RunRequest or SimRequest; any
-    bad option fails before anything is written), creates ``req.out`` and takes its lock (a
-    second writer is refused), lets ``prepare`` write run.json, wraps the provider to record
-    replies in replay format, opens the store and runs the condition: ``run(store, adapter,
-    provider, req.config, framework=..., model=..., defense=..., on_progress=..., fatal=...,
-    recorder=..., defenses=chain)`` (``run_condition`` with its dataset bound, or
-    ``run_episodes``), closing clients however it ends.
+    Builds the adapter, provider and defense chain of ``req`` (any bad option fails before
+    anything is written), creates ``req.out`` and takes its lock (a second writer is
+    refused), lets ``prepare`` write run.json, wraps the provider to record replies in replay
+    format, opens the store and awaits ``body(store, parts)`` (a backend's ``run_dataset`` or
+    ``run_sim`` with its request bound), closing clients however it ends.
     """
-    adapter, provider, chain = _components(req)
+    adapter, provider, chain = components(req)
     endpoints = provider  # the provider itself, before any recording wrapper
+    rundir = RunDir(req.out)
     fresh = not req.out.exists()
     req.out.mkdir(parents=True, exist_ok=True)
     try:
-        with RunLock(req.out), ResultStore(req.out / "results.sqlite") as store:
+        with rundir.lock(), rundir.store() as store:
             prepare()
             fresh = False  # from here on the directory holds a run
-            provider, recorder = _recording(req, provider, chain)
+            provider, recorder = recording(req, provider, chain)
 
             async def main() -> RunSummary:
+                parts = RunParts(adapter, provider, chain, recorder, fatal_errors(), on_progress)
                 try:
-                    return await run(
-                        store,
-                        adapter,
-                        provider,
-                        req.config,
-                        framework=label_of(req),
-                        model=req.model,
-                        defense=req.defense,
-                        on_progress=on_progress,
-                        fatal=_fatal_errors(),
-                        recorder=recorder,
-                        defenses=chain,
-                    )
+                    return await body(store, parts)
                 finally:
                     # Facts, not results: a store that fails here must not hide the run's error.
                     with contextlib.suppress(Exception):
@@ -420,21 +125,44 @@ def launch(
 @file_errors
 def execute(
     req: RunRequest,
-    on_progress: Callable[[RunProgress], None] | None = None,
+    on_progress: ProgressFn | None = None,
     *,
-    backend: Any = None,
+    backend: Backend | None = None,
+    dataset: Dataset | None = None,
+    record_as: RunRequest | None = None,
 ) -> RunSummary:
-    """Run (or resume) one condition into ``req.out``.
+    """Run (or resume) one condition into ``req.out``: the one entry point of a dataset run.
 
-    ``backend``: None runs in this process; a ``RayBackend`` (``dibench.runner._ray``) runs the
-    work units on Ray actors while this process stays the only writer. It is not a setting of
-    the condition: a run may resume under either.
+    ``backend``: where the runs execute (default ``LocalBackend()``, this process; a
+    ``RayBackend`` runs the work units on Ray actors while this process stays the only
+    writer). It is not a setting of the condition: a run may resume under either.
+    ``dataset``: ``req.dataset`` already open (a caller that runs many conditions of one
+    dataset). ``record_as``: the request whose settings run.json records (default ``req``),
+    for a caller that runs a condition's work in parts (``dibench attack``'s queries, each of
+    a few states and probes), so every part resumes the one condition.
     """
-    ds = Dataset.open(req.dataset)
+    backend = backend if backend is not None else LocalBackend()
+    ds = dataset if dataset is not None else Dataset.open(req.dataset)
     check_probes(ds, req.config.probes)
-    prepare = partial(_update_run_json, req.out, ds, req)
-    run = partial(run_condition, ds) if backend is None else backend.dataset_runner(req, ds)
-    return launch(req, prepare, run, on_progress)
+    backend.connect()
+    prepare = partial(RunDir(req.out).record_dataset, ds, record_as or req)
+    return _launch(req, prepare, partial(backend.run_dataset, req, ds), on_progress)
+
+
+@file_errors
+def execute_sim(
+    req: SimRequest,
+    on_progress: ProgressFn | None = None,
+    *,
+    backend: Backend | None = None,
+) -> RunSummary:
+    """Run (or resume) one framework x model over simulator episodes into ``req.out``
+    (``backend`` as for ``execute``)."""
+    backend = backend if backend is not None else LocalBackend()
+    plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
+    backend.connect()
+    prepare = partial(RunDir(req.out).record_sim, req, req.config)
+    return _launch(req, prepare, partial(backend.run_sim, req), on_progress)
 
 
 def load_sweep(path: Path) -> list[RunRequest]:
@@ -536,7 +264,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
             raise SweepError(f"{path}: field models[{i}].spec: expected a provider spec string")
         opts = {k: v for k, v in m.items() if k != "spec"}
         try:
-            _public(opts)
+            stored_options(opts)
         except RunError as exc:
             raise SweepError(f"{path}: field models[{i}]: {exc}") from None
         for fw in frameworks:

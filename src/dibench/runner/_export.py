@@ -104,7 +104,7 @@ def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
     with several judges interleaves their steps; those are not exported (one warning).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    from ._api import judge_replies_path, replies_path
+    from ._rundir import judge_replies_path, replies_path
 
     written = []
     for key, c in store.conditions().items():

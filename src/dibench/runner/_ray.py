@@ -42,21 +42,29 @@ import os
 import pickle
 import time
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dibench._values import Outcome
-from dibench.adapters import Adapter, AgentInput, Decision
+from dibench.adapters import AgentInput, Decision
 from dibench.dataset._dataset import Dataset
+from dibench.metrics._explore import Move
 from dibench.providers._base import Completion, InfraError, Provider, Request
 from dibench.screens import Screens
 
 from ._errors import RunError
-from ._run import RunConfig, RunProgress, RunSummary, drive
+from ._parts import Recorders, RunParts, components, record_endpoint_stats
+from ._request import RunRequest
+from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive
+from ._rundir import label_of
+from ._sim import SimRequest
 from ._store import ResultStore
+from ._types import Recorder
+
+if TYPE_CHECKING:
+    from dibench.providers import RecordingProvider
 
 __all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
 
@@ -67,6 +75,7 @@ _KEY_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_A
              "GOOGLE_API_KEY")  # fmt: skip
 
 Item = tuple[str, int]
+AnyRequest = RunRequest | SimRequest
 
 
 def _ray() -> Any:
@@ -111,15 +120,19 @@ class RayBackend:
     workers: int | None = None
     preload: tuple[str, ...] = ()
 
-    def dataset_runner(self, req: Any, ds: Dataset) -> Callable[..., Awaitable[RunSummary]]:
-        """``run_condition`` for ``launch``, with the units run on the pool."""
+    def connect(self) -> None:
+        """Join (or start) the cluster, once per process; a ``RunError`` if it cannot."""
         _connect(self.address)
-        return partial(_run_dataset, self, req, ds)
 
-    def episode_runner(self, req: Any) -> Callable[..., Awaitable[RunSummary]]:
-        """``run_episodes`` for ``launch``, with every episode run on the pool."""
-        _connect(self.address)
-        return partial(_run_sim, self, req)
+    async def run_dataset(
+        self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
+    ) -> RunSummary:
+        """``run_condition`` with the units run on the pool."""
+        return await _run_dataset(self, req, ds, store, parts)
+
+    async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
+        """``run_episodes`` with every episode run on the pool."""
+        return await _run_sim(self, req, store, parts)
 
 
 # --- units -------------------------------------------------------------------------------------
@@ -156,7 +169,7 @@ class _Result:
     decision: Decision | None = None
     error: BaseException | None = None
     replies: list[dict[int, tuple[str, bool]]] = field(default_factory=list)
-    moves: tuple[Any, ...] = ()
+    moves: tuple[Move, ...] = ()
     refs: tuple[int | None, ...] = ()  # per step: its image's number (sent once per unit)
 
 
@@ -165,7 +178,7 @@ class _WorkerSpec:
     """What an actor needs to build everything a run needs, as the driver would."""
 
     kind: str  # "dataset" or "sim"
-    request: Any  # RunRequest or SimRequest, pacing options already divided by the pool size
+    request: AnyRequest  # pacing options already divided by the pool size
     threads: int
     concurrency: int  # runs in flight in this actor
     system_prefix: str = ""
@@ -260,9 +273,8 @@ class _Worker:
             self.error = _portable(exc)
 
     def _setup(self, spec: _WorkerSpec) -> None:
-        from dibench.providers._replay import ReplayProvider
+        from dibench.providers import ReplayProvider
 
-        from ._api import _components
         from ._run import defended
 
         os.environ.update(spec.env)
@@ -270,10 +282,10 @@ class _Worker:
             os.chdir(spec.cwd)  # relative paths (replay files, --load files) as on the driver
         _preload(spec.preload)
         req = spec.request
-        adapter, provider, chain = _components(req)
+        adapter, provider, chain = components(req)
         self.endpoints = provider
         self.captures: list[_Capture] = []
-        if req.record:  # the same order as the driver's recorders (see _api._recording)
+        if req.record:  # the same order as the driver's recorders (see _parts.recording)
             if not req.model.startswith("replay:"):
                 provider = _Capture(provider)
                 self.captures.append(provider)
@@ -754,7 +766,7 @@ def _env(options: dict[str, Any]) -> dict[str, str]:
     return {k: os.environ[k] for k in names if k in os.environ}
 
 
-def _share(req: Any, workers: int, concurrency: int) -> Any:
+def _share(req: AnyRequest, workers: int, concurrency: int) -> AnyRequest:
     """``req`` with its call budget split over the pool: each actor's provider gets 1/N of
     ``concurrency`` and ``rpm`` (pacing only: the rows do not depend on them)."""
     opts = dict(req.provider_options)
@@ -774,9 +786,9 @@ def _pool_size(backend: RayBackend) -> tuple[int, float]:
     return workers, min(1.0, cpus / workers)
 
 
-def _absolute(req: Any) -> Any:
+def _absolute(req: AnyRequest) -> AnyRequest:
     """``req`` with the dataset path made absolute (actors may start in another directory)."""
-    if hasattr(req, "dataset"):
+    if isinstance(req, RunRequest):
         return dataclasses.replace(req, dataset=req.dataset.resolve())
     return req
 
@@ -784,27 +796,25 @@ def _absolute(req: Any) -> Any:
 async def _drive_on_pool(
     backend: RayBackend,
     kind: str,
-    req: Any,
+    req: AnyRequest,
     units: list[list[Item]],
     concurrency: int,
     prog: RunProgress,
     store: ResultStore,
     condition: str,
-    finish: Callable[[str, int, Decision | None, Outcome, str], None],
-    moves: dict[Item, tuple[Any, ...]],
+    finish: Finish,
+    moves: dict[Item, tuple[Move, ...]],
     *,
     system_prefix: str,
-    on_progress: Callable[[RunProgress], None] | None,
+    on_progress: ProgressFn | None,
     fatal: Sequence[type[BaseException]],
-    recorder: Any,
-    flush: Any = None,
+    recorder: Recorders | None,
+    flush: Recorder | None = None,
 ) -> str | None:
     """``drive`` over ``units`` on a fresh actor pool; the pool is gone when it returns.
 
     ``recorder`` receives each run's replies from the actors; ``drive`` flushes or discards
     them through ``flush`` (default: the recorder itself)."""
-    from ._api import record_endpoint_stats
-
     work = [item for unit in units for item in unit]
     if not work:
         return await drive(work, _nothing, finish, prog, concurrency=1, fatal=fatal,
@@ -865,40 +875,29 @@ class _Totals:
         return self.stats
 
 
-def _feed(rec: Any, item: Item, calls: dict[int, tuple[str, bool]]) -> None:
+def _feed(rec: RecordingProvider, item: Item, calls: dict[int, tuple[str, bool]]) -> None:
     """Hand a run's replies, received by an actor, to the driver's recorder, which writes them
     when ``drive`` flushes the run (after its row is stored) or drops them on ``discard``."""
     rec.add(item[0], item[1], calls)
 
 
 async def _run_dataset(
-    backend: RayBackend,
-    req: Any,
-    ds: Dataset,
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    config: RunConfig,
-    *,
-    framework: str,
-    model: str,
-    defense: str = "none",
-    system_prefix: str = "",
-    on_progress: Callable[[RunProgress], None] | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Any = None,
-    defenses: Any = None,
+    backend: RayBackend, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
 ) -> RunSummary:
     """``run_condition`` with the runs on the actor pool: the same condition, plan, rows,
     committed as the local backend commits them (a writer thread, in batches, each run's
     replies recorded just before its row), so the driver's event loop only receives."""
-    from ._run import dataset_row_writer, open_dataset_condition
+    from ._run import dataset_row_writer, dataset_settings, open_condition, plan_work
 
     t0 = time.perf_counter()
-    adapter, defense, condition, work, prog = open_dataset_condition(
-        ds, store, adapter, provider, defenses, config,
-        framework=framework, model=model, defense=defense,
+    config = req.config
+    framework, model = label_of(req), req.model
+    opened = open_condition(
+        store, parts.adapter, parts.provider, parts.chain, partial(plan_work, ds, config),
+        framework=framework, model=model, defense=req.defense,
+        settings=dataset_settings(ds, config),
     )  # fmt: skip
+    defense, condition, work, prog = opened.defense, opened.key, opened.work, opened.progress()
     workers, _ = _pool_size(backend)
     states = {ds.key(i).pair for i, _ in work}
     units = dataset_units(
@@ -910,6 +909,7 @@ async def _run_dataset(
     if units and len(units[0]) > 1:  # the first run goes alone, as in drive
         units[:1] = [units[0][:1], units[0][1:]]
 
+    recorder = parts.recorder
     writer, finish = dataset_row_writer(
         ds, store, condition, recorder, framework=framework, model=model, defense=defense
     )
@@ -917,7 +917,7 @@ async def _run_dataset(
     try:
         aborted = await _drive_on_pool(
             backend, "dataset", req, units, config.concurrency, prog, store, condition, finish,
-            {}, system_prefix=system_prefix, on_progress=on_progress, fatal=fatal,
+            {}, system_prefix="", on_progress=parts.on_progress, fatal=parts.fatal,
             recorder=recorder, flush=writer.after_commit if recorder is not None else None,
         )  # fmt: skip
     finally:
@@ -928,35 +928,22 @@ async def _run_dataset(
 
 
 async def _run_sim(
-    backend: RayBackend,
-    req: Any,
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    config: Any,
-    *,
-    framework: str,
-    model: str,
-    defense: str = "none",
-    system_prefix: str = "",
-    on_progress: Callable[[RunProgress], None] | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Any = None,
-    defenses: Any = None,
+    backend: RayBackend, req: SimRequest, store: ResultStore, parts: RunParts
 ) -> RunSummary:
     """``run_episodes`` with every episode on the actor pool."""
     from ._sim import open_sim_condition
 
     t0 = time.perf_counter()
+    config, framework, model = req.config, label_of(req), req.model
     sim = open_sim_condition(
-        store, adapter, provider, defenses, config, framework=framework, model=model,
-        defense=defense,
+        store, parts.adapter, parts.provider, parts.chain, config, framework=framework,
+        model=model, defense=req.defense,
     )  # fmt: skip
-    moves: dict[Item, tuple[Any, ...]] = {}
+    moves: dict[Item, tuple[Move, ...]] = {}
     finish = sim.finisher(store, framework, model, lambda i, r: moves.pop((i, r), ()))
     aborted = await _drive_on_pool(
         backend, "sim", req, [[w] for w in sim.work], config.concurrency, sim.progress, store,
-        sim.condition, finish, moves, system_prefix=system_prefix, on_progress=on_progress,
-        fatal=fatal, recorder=recorder,
+        sim.condition, finish, moves, system_prefix="", on_progress=parts.on_progress,
+        fatal=parts.fatal, recorder=parts.recorder,
     )  # fmt: skip
     return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)

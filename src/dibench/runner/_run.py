@@ -14,7 +14,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from dibench._values import InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
@@ -24,13 +25,23 @@ from dibench.providers._base import EndpointError, InfraError, Provider
 from dibench.screens import Screens
 
 from ._store import ResultStore
+from ._types import Recorder
+
+if TYPE_CHECKING:
+    from dibench.defenses import DefenseChain
 
 __all__ = [
+    "Attempt",
+    "Finish",
+    "OpenCondition",
+    "ProgressFn",
     "RunConfig",
     "RunProgress",
     "RunSummary",
+    "dataset_row",
     "defended",
     "drive",
+    "open_condition",
     "plan_work",
     "run_condition",
 ]
@@ -81,8 +92,13 @@ class RunProgress:
         return self.calls / dt if dt > 0 else 0.0
 
 
+ProgressFn = Callable[[RunProgress], None]
+
+
 @dataclass
 class RunSummary:
+    """How one condition's session ended: its key, its counters, its wall time."""
+
     condition: str
     progress: RunProgress
     seconds: float
@@ -112,7 +128,7 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
     return work
 
 
-def _row(
+def dataset_row(
     ds: Dataset,
     iid: str,
     repeat: int,
@@ -123,6 +139,8 @@ def _row(
     outcome: Outcome,
     inst: Instance | None = None,
 ) -> ResultRow:
+    """The result row of one run of a dataset instance: what ``dibench run`` stores and the
+    inspect task scores (``decision`` is the chosen candidate, or None)."""
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
     return ResultRow(
@@ -223,8 +241,8 @@ async def drive(
     *,
     concurrency: int,
     fatal: Sequence[type[BaseException]] = (),
-    recorder: Any = None,
-    on_progress: Callable[[RunProgress], None] | None = None,
+    recorder: Recorder | None = None,
+    on_progress: ProgressFn | None = None,
 ) -> str | None:
     """Run ``attempt`` over (instance id, repeat) work items with bounded concurrency.
 
@@ -306,8 +324,10 @@ async def drive(
     return aborted[0] if aborted else None
 
 
-def defended(adapter: Adapter, defenses: Any, defense: str) -> tuple[Adapter, Any, str]:
-    """The adapter behind ``defenses`` (a DefenseChain), its chain and the condition's label.
+def defended(
+    adapter: Adapter, defenses: DefenseChain | None, defense: str
+) -> tuple[Adapter, DefenseChain | None, str]:
+    """The adapter behind ``defenses``, its chain and the condition's label.
 
     An adapter that is already a ``DefendedAdapter`` brings its own chain; without defenses
     the adapter and ``defense`` label are returned unchanged.
@@ -324,22 +344,44 @@ def defended(adapter: Adapter, defenses: Any, defense: str) -> tuple[Adapter, An
     return adapter, chain, defense
 
 
+Item = tuple[str, int]  # (instance or episode id, repeat)
+
+
+@dataclass
+class OpenCondition:
+    """A condition registered in its store: the adapter to run (behind its defenses), the
+    condition's defense label and store key, the planned work the store lacks and what it
+    already holds."""
+
+    adapter: Adapter
+    defense: str
+    key: str
+    work: list[Item]
+    done: set[Item]
+
+    def progress(self) -> RunProgress:
+        """Counters that start at what a resumed run finds stored."""
+        n = len(self.done)
+        return RunProgress(total=len(self.work) + n, done=n, skipped=n)
+
+
 def open_condition(
     store: ResultStore,
     adapter: Adapter,
     provider: Provider,
-    defenses: Any,
+    defenses: DefenseChain | None,
+    plan: Callable[[], Sequence[Item]],
     *,
     framework: str,
     model: str,
     defense: str,
     settings: dict[str, Any],
-) -> tuple[Adapter, str, str]:
-    """Wrap ``adapter`` in its defenses (see ``defended``) and register the condition with
-    ``settings`` plus the adapter's, provider's and defenses' descriptions as its config.
-
-    Returns the adapter to run, the condition's defense label and its store key.
-    """
+) -> OpenCondition:
+    """What every backend does before its first run, for datasets and simulators alike:
+    wrap ``adapter`` in its defenses (see ``defended``), register the condition with
+    ``settings`` plus the adapter's, provider's and defenses' descriptions as its config,
+    and keep of the work ``plan()`` returns (in run order; planned once the condition is
+    registered) what the store still lacks."""
     adapter, chain, defense = defended(adapter, defenses, defense)
     config = {
         **settings,
@@ -347,7 +389,18 @@ def open_condition(
         "provider": provider.describe(),
         "defenses": chain.describe() if chain is not None else [],
     }
-    return adapter, defense, store.add_condition(framework, model, defense, config)
+    key = store.add_condition(framework, model, defense, config)
+    done = store.done(key)
+    return OpenCondition(adapter, defense, key, [w for w in plan() if w not in done], done)
+
+
+def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
+    """A dataset condition's settings as its store records them (``open_condition``)."""
+    return {
+        "run": config.describe(),
+        "dataset": str(ds.root),
+        "dataset_sha256": ds.manifest.get("sha256", {}),
+    }
 
 
 # Rows handed to the store thread and not yet committed; past this the event loop waits.
@@ -364,7 +417,7 @@ class _AfterCommit:
     records anew (a later record wins). ``discard`` (a failed run) passes straight through.
     """
 
-    def __init__(self, recorder: Any) -> None:
+    def __init__(self, recorder: Recorder | None) -> None:
         self.recorder = recorder
         self._due: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
@@ -374,7 +427,8 @@ class _AfterCommit:
             self._due.add((instance_id, repeat))
 
     def discard(self, instance_id: str, repeat: int) -> None:
-        self.recorder.discard(instance_id, repeat)
+        if self.recorder is not None:
+            self.recorder.discard(instance_id, repeat)
 
     def committed(self, instance_id: str, repeat: int) -> None:
         with self._lock:
@@ -465,7 +519,7 @@ def dataset_row_writer(
     ds: Dataset,
     store: ResultStore,
     condition: str,
-    recorder: Any,
+    recorder: Recorder | None,
     *,
     framework: str,
     model: str,
@@ -479,38 +533,10 @@ def dataset_row_writer(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
         chosen = decision.candidate if decision is not None else None
-        row = _row(ds, iid, repeat, framework, model, defense, chosen, outcome)
+        row = dataset_row(ds, iid, repeat, framework, model, defense, chosen, outcome)
         writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
 
     return writer, finish
-
-
-def open_dataset_condition(
-    ds: Dataset,
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    defenses: Any,
-    config: RunConfig,
-    *,
-    framework: str,
-    model: str,
-    defense: str,
-) -> tuple[Adapter, str, str, list[tuple[str, int]], RunProgress]:
-    """A dataset condition registered (``open_condition``) with the work the store lacks and
-    its progress: what every backend does before its first run."""
-    adapter, defense, condition = open_condition(
-        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
-        settings={
-            "run": config.describe(),
-            "dataset": str(ds.root),
-            "dataset_sha256": ds.manifest.get("sha256", {}),
-        },
-    )  # fmt: skip
-    done = store.done(condition)
-    work = [w for w in plan_work(ds, config) if w not in done]
-    prog = RunProgress(total=len(work) + len(done), done=len(done), skipped=len(done))
-    return adapter, defense, condition, work, prog
 
 
 async def run_condition(
@@ -524,25 +550,31 @@ async def run_condition(
     model: str,
     defense: str = "none",
     system_prefix: str = "",
-    on_progress: Callable[[RunProgress], None] | None = None,
+    on_progress: ProgressFn | None = None,
     fatal: Sequence[type[BaseException]] = (),
-    recorder: Any = None,
-    defenses: Any = None,
+    recorder: Recorder | None = None,
+    defenses: DefenseChain | None = None,
 ) -> RunSummary:
-    """Run one (framework, model, defense) condition; resumes whatever the store lacks.
+    """Run one (framework, model, defense) condition in this process; resumes whatever the
+    store lacks. The local backend's body of ``execute``, and the way to run a condition into
+    a store opened by hand (tests, benchmarks).
 
-    ``fatal`` exceptions (usage errors such as a missing replay record) stop the run cleanly:
-    calls in flight finish and are stored, nothing else starts. ``recorder`` (a
-    RecordingProvider) is flushed per finished episode so replies land in replay format.
-    ``defenses`` (a ``DefenseChain``; or an adapter that is already a ``DefendedAdapter``)
-    wraps the adapter; the chain's canonical spec then labels the condition and every
-    defense's parameters go into its config.
+    The steps: ``open_condition`` (the adapter behind its defenses, the condition registered,
+    the pending work of ``plan_work``), then ``drive`` with each run's agent input built once
+    per instance and its row committed by a writer thread. ``fatal`` exceptions (usage errors
+    such as a missing replay record) stop the run cleanly: calls in flight finish and are
+    stored, nothing else starts. ``recorder`` (a RecordingProvider) is flushed per finished
+    episode so replies land in replay format. ``defenses`` (a ``DefenseChain``; or an adapter
+    that is already a ``DefendedAdapter``) wraps the adapter; the chain's canonical spec then
+    labels the condition and every defense's parameters go into its config.
     """
     t0 = time.perf_counter()
-    adapter, defense, condition, work, prog = open_dataset_condition(
-        ds, store, adapter, provider, defenses, config,
-        framework=framework, model=model, defense=defense,
+    opened = open_condition(
+        store, adapter, provider, defenses, partial(plan_work, ds, config),
+        framework=framework, model=model, defense=defense, settings=dataset_settings(ds, config),
     )  # fmt: skip
+    adapter, defense, condition, work = opened.adapter, opened.defense, opened.key, opened.work
+    prog = opened.progress()
     # Instance-major work: the inputs of the few screens in flight serve all their repeats.
     screens = Screens(ds, system_prefix=system_prefix, keep=max(8, config.concurrency) + 1)
     loop = asyncio.get_running_loop()

@@ -15,30 +15,33 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dibench import __version__
-from dibench._fs import file_errors
 from dibench._values import Outcome
 from dibench.adapters import Action, Adapter, Decision
 from dibench.adapters._env import Environment, Observed, Screen, Transition
-from dibench.dataset._io import DatasetError
 from dibench.metrics._explore import Move
 from dibench.metrics._rows import ResultRow
 from dibench.providers._base import Provider
 
-from ._run import Finish, RunProgress, RunSummary, drive, open_condition
+from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore
+from ._types import Recorder
+
+if TYPE_CHECKING:
+    from dibench.defenses import DefenseChain
+    from dibench.sim import EpisodeSpec
 
 __all__ = [
     "SimCondition",
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
-    "execute_sim",
+    "episode_row",
     "open_sim_condition",
     "plan_sim_work",
     "play_episode",
+    "probe_carriers",
     "run_episodes",
     "tracking_env",
 ]
@@ -144,7 +147,7 @@ class SimRunConfig:
         return cls(**d)
 
 
-def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, EpisodeSpec], list[tuple[str, int]]]:
     """The episode specs by id, and (episode id, repeat) in run order (pairs together)."""
     from dibench.sim import plan_episodes
 
@@ -162,7 +165,9 @@ def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, Any], list[tuple[str,
     return by_id, work
 
 
-def _carriers(probe: str | None) -> tuple[str, ...]:
+def probe_carriers(probe: str | None) -> tuple[str, ...]:
+    """The carriers of a registered probe (none for a benign run): a simulator episode's row
+    names them as a dataset record does."""
     if probe is None:
         return ()
     from dibench.probes import PROBES
@@ -170,8 +175,10 @@ def _carriers(probe: str | None) -> tuple[str, ...]:
     return tuple(PROBES.get(probe).carriers)
 
 
-def _row(spec: Any, repeat: int, framework: str, model: str, defense: str, d: Decision | None,
-         outcome: Outcome) -> ResultRow:  # fmt: skip
+def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defense: str,
+                d: Decision | None, outcome: Outcome) -> ResultRow:  # fmt: skip
+    """The result row of one simulator episode: what ``dibench simulate`` stores and the
+    inspect task scores (the decision counts only when the episode committed)."""
     return ResultRow(
         instance_id=spec.id,
         pair_of=spec.pair_of or spec.id,
@@ -187,7 +194,7 @@ def _row(spec: Any, repeat: int, framework: str, model: str, defense: str, d: De
         outcome=outcome,
         acceptable=tuple(spec.acceptable),
         probe=spec.probe,
-        carriers=_carriers(spec.probe),
+        carriers=probe_carriers(spec.probe),
         target=spec.target,
         defense=defense,
     )
@@ -196,7 +203,7 @@ def _row(spec: Any, repeat: int, framework: str, model: str, defense: str, d: De
 Item = tuple[str, int]  # (episode id, repeat)
 
 
-def tracking_env(spec: Any, config: SimRunConfig) -> TrackingEnv:
+def tracking_env(spec: EpisodeSpec, config: SimRunConfig) -> TrackingEnv:
     """A fresh simulator for one episode, wrapped to record its moves."""
     from dibench.sim import make_env
 
@@ -207,7 +214,7 @@ async def play_episode(
     adapter: Adapter,
     env: TrackingEnv,
     provider: Provider,
-    spec: Any,
+    spec: EpisodeSpec,
     config: SimRunConfig,
     *,
     repeat: int,
@@ -235,7 +242,7 @@ class SimCondition:
     adapter: Adapter
     defense: str
     condition: str
-    specs: dict[str, Any]
+    specs: dict[str, EpisodeSpec]
     work: list[Item]
     progress: RunProgress
 
@@ -252,7 +259,9 @@ class SimCondition:
         def finish(
             iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
         ) -> None:
-            row = _row(self.specs[iid], repeat, framework, model, self.defense, decision, outcome)
+            row = episode_row(
+                self.specs[iid], repeat, framework, model, self.defense, decision, outcome
+            )
             store.put(self.condition, row, decision, cause, moves=moves(iid, repeat))
 
         return finish
@@ -262,7 +271,7 @@ def open_sim_condition(
     store: ResultStore,
     adapter: Adapter,
     provider: Provider,
-    defenses: Any,
+    defenses: DefenseChain | None,
     config: SimRunConfig,
     *,
     framework: str,
@@ -272,15 +281,21 @@ def open_sim_condition(
     """Register a simulator condition (``open_condition``, with the episode settings as its
     config) and plan the episodes the store still lacks; shared by the local and Ray
     backends so both resume the same work."""
-    adapter, defense, condition = open_condition(
-        store, adapter, provider, defenses, framework=framework, model=model, defense=defense,
-        settings={"sim": config.describe()},
+    planned: dict[str, Any] = {}
+
+    def plan() -> list[Item]:
+        planned["specs"], planned["work"] = plan_sim_work(config)
+        return planned["work"]
+
+    opened = open_condition(
+        store, adapter, provider, defenses, plan, framework=framework, model=model,
+        defense=defense, settings={"sim": config.describe()},
     )  # fmt: skip
-    specs, planned = plan_sim_work(config)
-    done = store.done(condition)
-    work = [w for w in planned if w not in done]
-    prog = RunProgress(total=len(planned), done=len(done), skipped=len(done))
-    return SimCondition(adapter, defense, condition, specs, work, prog)
+    n = len(opened.done)
+    prog = RunProgress(total=len(planned["work"]), done=n, skipped=n)
+    return SimCondition(
+        opened.adapter, opened.defense, opened.key, planned["specs"], opened.work, prog
+    )
 
 
 async def run_episodes(
@@ -293,12 +308,14 @@ async def run_episodes(
     model: str,
     defense: str = "none",
     system_prefix: str = "",
-    on_progress: Callable[[RunProgress], None] | None = None,
+    on_progress: ProgressFn | None = None,
     fatal: Sequence[type[BaseException]] = (),
-    recorder: Any = None,
-    defenses: Any = None,
+    recorder: Recorder | None = None,
+    defenses: DefenseChain | None = None,
 ) -> RunSummary:
-    """Run (or resume) one condition over simulator episodes into ``store``.
+    """Run (or resume) one condition over simulator episodes into ``store``, in this process
+    (the local backend's body of ``execute_sim``): ``open_sim_condition``, then ``drive``
+    with each episode played in a fresh ``TrackingEnv`` and stored with its moves.
 
     ``defenses`` (a ``DefenseChain``, or an adapter that is already a ``DefendedAdapter``)
     guards every screen of every episode, as ``run_condition`` does for single screens: the
@@ -347,6 +364,7 @@ class SimRequest:
         ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows."""
         from dibench.defenses import make_chain
 
+        object.__setattr__(self, "out", Path(self.out))  # a str is taken as a path
         specs = tuple(d.spec for d in make_chain(self.defenses))
         object.__setattr__(self, "defenses", specs)
 
@@ -356,48 +374,3 @@ class SimRequest:
         from dibench.defenses import NO_DEFENSE
 
         return "+".join(self.defenses) or NO_DEFENSE
-
-
-# The settings that decide which episodes exist: one run directory holds one set of episodes.
-_EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
-                 "width", "height")  # fmt: skip
-
-
-def _update_run_json(req: SimRequest) -> None:
-    from ._api import _read_run_json, _write_run_json
-
-    path = req.out / "run.json"
-    data = _read_run_json(path)
-    if data.get("dataset"):
-        raise DatasetError(f"{req.out} holds dataset results: use another --out")
-    old = data.get("sim")
-    new = req.config.describe()
-    if old is not None and any(old.get(k) != new[k] for k in _EPISODE_KEYS):
-        raise DatasetError(
-            f"{req.out} holds results for other simulator episodes: use another --out"
-        )
-    data.update(
-        {
-            "schema_version": 1,
-            "dibench": __version__,
-            "kind": "sim",
-            "sim": data.get("sim") or req.config.describe(),
-        }
-    )
-    _write_run_json(path, data, req)
-
-
-@file_errors
-def execute_sim(
-    req: SimRequest,
-    on_progress: Callable[[RunProgress], None] | None = None,
-    *,
-    backend: Any = None,
-) -> RunSummary:
-    """Run (or resume) one framework x model over simulator episodes into ``req.out``
-    (``backend`` as for ``execute``: None, or a ``RayBackend`` running each episode on Ray)."""
-    from ._api import launch
-
-    plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
-    run = run_episodes if backend is None else backend.episode_runner(req)
-    return launch(req, lambda: _update_run_json(req), run, on_progress)

@@ -1,0 +1,45 @@
+"""``RunRequest``: everything one ``dibench run`` of a condition over a dataset needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._run import RunConfig
+
+__all__ = ["RunRequest"]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything one ``dibench run`` needs."""
+
+    dataset: Path
+    out: Path
+    framework: str
+    model: str
+    config: RunConfig = field(default_factory=RunConfig)
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    adapter_options: dict[str, Any] = field(default_factory=dict)
+    defense: str = "none"  # the condition's label; derived from ``defenses`` when given
+    record: bool = True
+    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+
+    def __post_init__(self) -> None:
+        """Canonicalise the paths and defenses (DefenseError on an unknown defense or a bad
+        parameter).
+
+        A bare ``defense`` label (``"jpeg:75+prompt-warning"``) is read as its '+'-joined specs,
+        so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows.
+        """
+        from dibench.defenses import make_chain
+
+        object.__setattr__(self, "dataset", Path(self.dataset))  # a str is taken as a path
+        object.__setattr__(self, "out", Path(self.out))
+        specs = tuple(self.defenses)
+        if not specs and self.defense not in ("", "none"):
+            specs = tuple(self.defense.split("+"))
+        chain = make_chain(specs)
+        object.__setattr__(self, "defenses", tuple(d.spec for d in chain))
+        object.__setattr__(self, "defense", chain.spec)

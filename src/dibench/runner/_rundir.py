@@ -1,0 +1,270 @@
+"""A run directory: where its files lie, and its ``run.json`` read, written and updated.
+
+A run directory holds ``results.sqlite`` (every row), ``results.sqlite.images`` (each screen the
+model was shown, once; indexed by the database), ``run.json`` (the dataset or simulator
+episodes and every condition's settings; never a secret) and, with recording on,
+``replies/*.jsonl`` in the replay format so any run can be re-scored without the model.
+``RunDir`` is the one writer of run.json: every write replaces the whole file at once
+(``atomic_write``), so a kill never leaves it torn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dibench import __version__
+from dibench._fs import atomic_write
+from dibench._secrets import redact_url
+from dibench.adapters import folder_digest
+from dibench.dataset import Dataset, DatasetError
+
+from ._errors import RunError
+from ._lock import RunLock
+from ._store import ResultStore
+from ._types import ConditionSpec, Described
+
+__all__ = [
+    "EPISODE_KEYS",
+    "RunDir",
+    "framework_label",
+    "judge_replies_path",
+    "label_of",
+    "replies_path",
+    "stored_options",
+]
+
+_SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
+
+# The settings that decide which episodes exist: one run directory holds one set of episodes.
+EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
+                "width", "height")  # fmt: skip
+
+
+def stored_options(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, Any]:
+    """``options`` as they may be stored: a key passed as a value is refused (a ``RunError``
+    naming ``flag``), URL credentials redacted."""
+    for k in options:
+        if _SECRET.search(k) and not k.endswith("_env"):
+            raise RunError(
+                f"{flag} {k}: looks like a secret; pass the name of an environment variable "
+                f"instead (e.g. {flag} {k}_env=MY_KEY)"
+            )
+    return {k: _redacted(v) for k, v in options.items()}
+
+
+def _redacted(value: Any) -> Any:
+    """A stored option value with URL credentials hidden (each URL of a list of them)."""
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, list | tuple):
+        return [redact_url(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
+    """The condition's framework name: the adapter's, with ``[robust]`` when it reads replies
+    tolerantly (``--adapter-opt parse=robust``), so both parse modes of one framework are two
+    conditions of one run directory and sit side by side in its report."""
+    parse = adapter_options.get("parse")
+    return f"{framework}[{parse}]" if parse not in (None, "faithful") else framework
+
+
+def label_of(req: ConditionSpec) -> str:
+    """``framework_label`` of a request."""
+    return framework_label(req.framework, req.adapter_options)
+
+
+def replies_path(out: Path, framework: str, model: str, defense: str = "none") -> Path:
+    """The replay file a condition's agent replies are recorded to (names kept filesystem-safe)."""
+    label = f"{framework}__{model}__{defense}"
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", label)
+    if len(safe) > 120:  # a long defense spec (URLs, file paths) would exceed NAME_MAX
+        digest = hashlib.blake2b(label.encode(), digest_size=6).hexdigest()
+        safe = f"{safe[:100]}-{digest}"
+    return out / "replies" / f"{safe}.jsonl"
+
+
+def judge_replies_path(agent_path: Path, k: int) -> Path:
+    """Where the k-th model-based detector's replies of a condition are recorded."""
+    return agent_path.with_name(f"{agent_path.stem}__judge{k}.jsonl")
+
+
+# Settings that change how fast or where calls go, not what a run's rows mean: a resume may
+# change them. Every other recorded setting of a condition must match to resume into it.
+_PACING = frozenset(
+    {"concurrency", "rpm", "burst", "timeout_s", "max_retries", "backoff_base_s",
+     "backoff_max_s", "retry_after_max_s", "price_in", "price_out", "base_url", "api_key_env"}
+)  # fmt: skip
+
+
+def _identity(entry: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a run.json condition entry that decide which rows it holds."""
+    flat = {k: v for k, v in (entry.get("run") or {}).items() if k != "concurrency"}
+    for group in ("provider_options", "adapter_options"):
+        for k, v in (entry.get(group) or {}).items():
+            if group == "adapter_options" or k not in _PACING:
+                flat[f"{group.split('_')[0]} {k}"] = v
+    if entry.get("prompt_templates"):  # the templates' contents, not only their folder
+        flat["prompt templates"] = entry["prompt_templates"]
+    return flat
+
+
+def _show(value: Any) -> str:
+    if value in ((), [], None, ""):
+        return "default" if value is None else "all"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _check_resume(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
+    """Refuse to resume a condition under other settings, with a one-line diff of them."""
+    a, b = _identity(old), _identity(new)
+    changed = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if changed:
+        diff = "; ".join(f"{k}: {_show(a.get(k))} -> {_show(b.get(k))}" for k in changed)
+        raise RunError(
+            f"{out} already holds {new['key']} with other settings ({diff}): re-run with the "
+            "recorded settings to resume, or use another --out"
+        )
+
+
+def condition_entry(req: ConditionSpec) -> dict[str, Any]:
+    """``req``'s entry in run.json's ``conditions`` (options as ``stored_options`` keeps them,
+    the prompt templates' digest when a ``prompts=`` folder is given)."""
+    entry: dict[str, Any] = {
+        "key": f"{label_of(req)}|{req.model}|{req.defense}",
+        "framework": req.framework,
+        "model": req.model,
+        "defense": req.defense,
+        "defenses": list(req.defenses),
+        "run": req.config.describe(),
+        "provider_options": stored_options(req.provider_options),
+        "adapter_options": stored_options(req.adapter_options, "--adapter-opt"),
+    }
+    digest = folder_digest(req.adapter_options.get("prompts"))
+    if digest:
+        entry["prompt_templates"] = digest
+    return entry
+
+
+class RunDir:
+    """One run directory (created by the first run into it): its paths and its run.json.
+
+    ``read``/``write``/``update`` are the only way run.json is touched; ``record_dataset`` and
+    ``record_sim`` are the updates ``dibench run`` and ``dibench simulate`` make before their
+    first row. Cheap to build: nothing is read or created until a method asks.
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.root)!r})"
+
+    @property
+    def run_json(self) -> Path:
+        return self.root / "run.json"
+
+    @property
+    def store_path(self) -> Path:
+        """The result store (``ResultStore``) of every condition run here."""
+        return self.root / "results.sqlite"
+
+    def replies(self, framework: str, model: str, defense: str = "none") -> Path:
+        """The replay file of a condition's agent replies (``replies_path``)."""
+        return replies_path(self.root, framework, model, defense)
+
+    def lock(self) -> RunLock:
+        """The directory's writer lock (a second writer is refused with ``RunDirBusy``)."""
+        return RunLock(self.root)
+
+    def store(self, *, readonly: bool = False) -> ResultStore:
+        return ResultStore(self.store_path, readonly=readonly)
+
+    def read(self) -> dict[str, Any]:
+        """run.json ({} before the first run); a ``DatasetError`` if it is not JSON."""
+        path = self.run_json
+        if not path.is_file():
+            return {}
+        try:
+            return orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+
+    def write(self, data: dict[str, Any], condition: ConditionSpec) -> None:
+        """Write ``data`` with ``condition``'s entry added (replacing its earlier one), at once.
+
+        A condition already recorded under other settings is refused (a ``RunError`` with the
+        changed settings), so a resume never rewrites what the stored rows were run with.
+        """
+        entry = condition_entry(condition)
+        conds = data.get("conditions", [])
+        for c in conds:
+            if c.get("key") == entry["key"]:
+                _check_resume(c, entry, self.root)
+        data["conditions"] = [c for c in conds if c.get("key") != entry["key"]] + [entry]
+        opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+        atomic_write(self.run_json, orjson.dumps(data, option=opts))
+
+    def update(self, condition: ConditionSpec, change: Callable[[dict[str, Any]], None]) -> None:
+        """Read run.json, let ``change`` check and amend it in place (raising to refuse), and
+        write it back with ``condition``'s entry."""
+        data = self.read()
+        change(data)
+        self.write(data, condition)
+
+    def record_dataset(self, ds: Dataset, condition: ConditionSpec) -> None:
+        """Record a dataset run: a directory holds results of one dataset only."""
+
+        def change(data: dict[str, Any]) -> None:
+            recorded = data.get("dataset")
+            if recorded and Path(recorded).resolve() != ds.root.resolve():
+                raise DatasetError(
+                    f"{self.root} holds results for dataset {recorded}, not {ds.root}: "
+                    "use another --out"
+                )
+            data.update(
+                {
+                    "schema_version": 1,
+                    "dibench": __version__,
+                    "dataset": str(ds.root.resolve()),
+                    "dataset_sha256": ds.manifest.get("sha256", {}),
+                }
+            )
+
+        self.update(condition, change)
+
+    def check_sim(self, data: dict[str, Any], sim: dict[str, Any]) -> None:
+        """Refuse simulator results in a directory of dataset results, or of other episodes
+        (``EPISODE_KEYS`` of ``sim``, a ``SimRunConfig.describe()``, against the recorded)."""
+        if data.get("dataset"):
+            raise DatasetError(f"{self.root} holds dataset results: use another --out")
+        old = data.get("sim")
+        if old is not None and any(old.get(k) != sim.get(k) for k in EPISODE_KEYS):
+            raise DatasetError(
+                f"{self.root} holds results for other simulator episodes: use another --out"
+            )
+
+    def record_sim(self, condition: ConditionSpec, config: Described) -> None:
+        """Record a simulator run of the episodes ``config`` describes."""
+        sim = config.describe()
+
+        def change(data: dict[str, Any]) -> None:
+            self.check_sim(data, sim)
+            data.update(
+                {
+                    "schema_version": 1,
+                    "dibench": __version__,
+                    "kind": "sim",
+                    "sim": data.get("sim") or sim,
+                }
+            )
+
+        self.update(condition, change)

@@ -1,0 +1,158 @@
+"""RunDir and the Backend seam: run.json written, refused and merged as every run needs it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+import pytest
+
+from dibench.dataset import Dataset, DatasetError
+from dibench.runner import (
+    Backend,
+    LocalBackend,
+    ResultStore,
+    RunConfig,
+    RunDir,
+    RunError,
+    RunParts,
+    RunRequest,
+    RunSummary,
+    SimRequest,
+    SimRunConfig,
+    execute,
+    stored_options,
+)
+
+
+def _req(ds: Path, out: Path, **kw: object) -> RunRequest:
+    return RunRequest(dataset=ds, out=out, framework="direct", model="oracle", **kw)  # type: ignore[arg-type]
+
+
+def test_paths_and_an_absent_run_json(tmp_path: Path) -> None:
+    rd = RunDir(tmp_path / "r")
+    assert rd.run_json == tmp_path / "r" / "run.json"
+    assert rd.store_path == tmp_path / "r" / "results.sqlite"
+    assert (
+        rd.replies("direct", "openai:m", "jpeg:75")
+        == tmp_path / "r/replies/direct__openai_m__jpeg_75.jsonl"
+    )
+    assert rd.read() == {} and not (tmp_path / "r").exists()  # reading creates nothing
+
+
+def test_a_torn_run_json_is_a_dataset_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"run\.json: not valid JSON"):
+        RunDir(tmp_path).read()
+
+
+def test_record_dataset_writes_the_condition_and_refuses_changed_settings(
+    small_dataset: Dataset, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    rd = RunDir(tmp_path)
+    req = _req(small_dataset_dir, tmp_path, config=RunConfig(repeats=2),
+               provider_options={"base_url": "http://u:SECRET@h:1/v1"})  # fmt: skip
+    rd.record_dataset(small_dataset, req)
+    data = orjson.loads(rd.run_json.read_bytes())
+    assert data["dataset"] == str(small_dataset_dir.resolve()) and data["schema_version"] == 1
+    (entry,) = data["conditions"]
+    assert entry["key"] == "direct|oracle|none" and entry["run"]["repeats"] == 2
+    assert "SECRET" not in rd.run_json.read_text()
+    rd.record_dataset(small_dataset, req)  # the same settings: a resume, one entry still
+    assert len(rd.read()["conditions"]) == 1
+    with pytest.raises(RunError, match=r"repeats: 2 -> 3"):
+        rd.record_dataset(small_dataset, _req(small_dataset_dir, tmp_path, config=RunConfig(3)))
+    other = _req(small_dataset_dir, tmp_path, config=RunConfig(repeats=2), defenses=("jpeg:75",))
+    rd.record_dataset(small_dataset, other)  # another condition joins the first
+    assert [c["key"] for c in rd.read()["conditions"]] == ["direct|oracle|none",
+                                                           "direct|oracle|jpeg:75"]  # fmt: skip
+
+
+def test_a_run_directory_holds_one_kind_of_results(
+    small_dataset: Dataset, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    sim = SimRequest(out=tmp_path / "s", framework="direct", model="oracle")
+    sim.out.mkdir()  # created by the run that takes its lock, as RunDir writes only run.json
+    RunDir(sim.out).record_sim(sim, sim.config)
+    assert RunDir(sim.out).read()["kind"] == "sim"
+    with pytest.raises(DatasetError, match="other simulator episodes"):
+        other = SimRequest(out=sim.out, framework="direct", model="oracle",
+                           config=SimRunConfig(seed=1))  # fmt: skip
+        RunDir(sim.out).record_sim(other, other.config)
+    data_run = RunDir(tmp_path / "d")
+    data_run.root.mkdir()
+    data_run.record_dataset(small_dataset, _req(small_dataset_dir, data_run.root))
+    with pytest.raises(DatasetError, match="holds dataset results"):
+        data_run.record_sim(sim, sim.config)
+
+
+def test_update_lets_a_caller_add_its_own_fields(small_dataset_dir: Path, tmp_path: Path) -> None:
+    rd = RunDir(tmp_path)
+
+    def change(data: dict) -> None:
+        data["note"] = "imported"
+
+    rd.update(_req(small_dataset_dir, tmp_path), change)
+    assert rd.read()["note"] == "imported" and rd.read()["conditions"][0]["model"] == "oracle"
+
+
+def test_stored_options_refuse_a_secret_by_its_flag() -> None:
+    with pytest.raises(RunError, match=r"--adapter-opt api_key: looks like a secret"):
+        stored_options({"api_key": "sk-1"}, "--adapter-opt")
+    assert stored_options({"api_key_env": "K"}) == {"api_key_env": "K"}
+
+
+@dataclass
+class _Counting:
+    """A backend of its own (the Protocol, not a subclass): the local one, with its calls noted."""
+
+    calls: list[str] = field(default_factory=list)
+    refuse: bool = False
+
+    def connect(self) -> None:
+        self.calls.append("connect")
+        if self.refuse:
+            raise RunError("--backend counting: nowhere to run")
+
+    async def run_dataset(
+        self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
+    ) -> RunSummary:
+        self.calls.append("run_dataset")
+        return await LocalBackend().run_dataset(req, ds, store, parts)
+
+    async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
+        raise AssertionError("not a simulator run")
+
+
+def test_execute_runs_on_any_backend_and_stores_what_the_local_one_stores(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    config = RunConfig(repeats=1, limit=1)
+    backend: Backend = _Counting()
+    execute(_req(small_dataset_dir, tmp_path / "a", config=config), backend=backend)
+    execute(_req(small_dataset_dir, tmp_path / "b", config=config))
+    assert backend.calls == ["connect", "run_dataset"]  # type: ignore[attr-defined]
+    rows = []
+    for name in ("a", "b"):
+        with RunDir(tmp_path / name).store(readonly=True) as store:
+            rows.append(list(store.rows()))
+    assert rows[0] == rows[1] and rows[0]
+
+
+def test_a_backend_that_cannot_connect_leaves_nothing_behind(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(RunError, match="nowhere to run"):
+        execute(_req(small_dataset_dir, tmp_path / "x"), backend=_Counting(refuse=True))
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_request_takes_its_paths_as_strings(small_dataset_dir: Path, tmp_path: Path) -> None:
+    """As the README's example writes them: ``out="runs/oracle"``."""
+    req = _req(str(small_dataset_dir), str(tmp_path / "s"), config=RunConfig(repeats=1, limit=1))  # type: ignore[arg-type]
+    assert req.out == tmp_path / "s" and isinstance(req.dataset, Path)
+    assert execute(req).progress.done > 0
+    assert SimRequest(out=str(tmp_path / "m"), framework="direct", model="oracle").out == (  # type: ignore[arg-type]
+        tmp_path / "m"
+    )
