@@ -21,6 +21,10 @@ __all__ = [
     "Palette",
     "Query",
     "ScreenContent",
+    "count_text",
+    "km_text",
+    "minutes_text",
+    "money",
     "register_app",
 ]
 
@@ -37,3 +41,4 @@ from . import (  # noqa: F401
     shopping,
     train,
 )
+from ._vocab.common import count_text, km_text, minutes_text, money

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from dibench._registry import Registry
-from dibench.dataset._constraints import AttrValue
+from dibench.dataset import AttrValue
 
 from ._vocab.common import Lang, clock_text
 

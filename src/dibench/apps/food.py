@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from dibench.dataset._constraints import AttrValue
+from dibench.dataset import AttrValue
 
 from ._base import (
     App,

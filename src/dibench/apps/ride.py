@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from dibench._seeding import derive_seed
-from dibench.dataset._constraints import AttrValue
+from dibench.dataset import AttrValue
 
 from ._base import (
     App,

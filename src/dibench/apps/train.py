@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from dibench.dataset._constraints import AttrValue
+from dibench.dataset import AttrValue
 
 from ._base import (
     App,

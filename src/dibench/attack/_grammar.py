@@ -264,7 +264,7 @@ class Genome:
 def _join(parts: Sequence[str]) -> str:
     """Join phrasings: a space between them, except after a newline and between two CJK
     characters (Chinese runs on, its phrasings carry their own punctuation)."""
-    from dibench.render._text import is_wide
+    from dibench.render import is_wide
 
     text = ""
     for p in parts:

@@ -34,8 +34,7 @@ import orjson
 
 from dibench._fs import atomic_write, file_errors
 from dibench._seeding import py_rng
-from dibench.dataset._dataset import Dataset
-from dibench.dataset._io import dump_line
+from dibench.dataset import Dataset, dump_line
 from dibench.generate import injected_id, injected_record
 from dibench.probes import PROBES, TemplateProbe, TemplateSpec, register_template, write_probe_file
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dibench._seeding import derive_seed, py_rng
-from dibench.dataset._schema import DecisionState
+from dibench.dataset import DecisionState
 
 __all__ = ["Split", "choose_target", "split_states"]
 

@@ -10,6 +10,7 @@ from ._annotation import ANNOTATION_SUFFIXES, Annotation, expand_spec, load_anno
 from ._capture import CaptureResult, adb_devices, capture
 from ._draft import draft_annotation, propose_file
 from ._errors import AnnotationError, ByosError, UiDumpError
+from ._image import load_screenshot
 from ._import import ImportSummary, import_folder
 from ._ui import synthesize_ui, ui_from_dump
 from ._uiautomator import ProposedCandidate, UiDump, parse_dump, propose_candidates
@@ -30,6 +31,7 @@ __all__ = [
     "expand_spec",
     "import_folder",
     "load_annotation",
+    "load_screenshot",
     "parse_dump",
     "propose_candidates",
     "propose_file",

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from dibench._values import Box
-from dibench.dataset._constraints import (
+from dibench.dataset import (
     AllOf,
     AnyOf,
     AttrValue,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench._fs import file_errors
-from dibench.dataset._constraints import Category
+from dibench.dataset import Category
 
 from ._errors import ByosError
 from ._image import image_size

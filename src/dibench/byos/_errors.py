@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dibench.dataset._io import DatasetError
+from dibench.dataset import DatasetError
 
 __all__ = ["AnnotationError", "ByosError", "UiDumpError"]
 

@@ -27,9 +27,14 @@ from dibench import __version__
 from dibench._fs import file_errors
 from dibench._seeding import derive_seed
 from dibench._values import Box, TextStyle, UIElement
-from dibench.dataset._constraints import acceptable_set
-from dibench.dataset._io import dump_line
-from dibench.dataset._schema import SCHEMA_VERSION, Candidate, DecisionState, InjectedRecord
+from dibench.dataset import (
+    SCHEMA_VERSION,
+    Candidate,
+    DecisionState,
+    InjectedRecord,
+    acceptable_set,
+    dump_line,
+)
 from dibench.generate import injected_record
 from dibench.probes import Probe
 
@@ -171,7 +176,7 @@ def build_state(
     """The benign decision state of one validated annotation and its decoded screenshot.
 
     A title on a photo or texture is refused unless ``allow_texture``."""
-    from dibench.probes._realpixels import estimate_title_style
+    from dibench.probes import estimate_title_style
 
     width, height = image.size
     _check_boxes(ann, width, height)

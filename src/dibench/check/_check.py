@@ -19,10 +19,7 @@ from PIL import Image
 
 from dibench._seeding import derive_seed
 from dibench._values import Box, UIElement
-from dibench.dataset._constraints import acceptable_set
-from dibench.dataset._dataset import Dataset
-from dibench.dataset._io import DatasetError
-from dibench.dataset._schema import DecisionState, InjectedRecord
+from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, acceptable_set
 from dibench.screens import record_screenshot, record_ui
 
 __all__ = [
@@ -205,7 +202,7 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
     """Add to ``rep`` every check of one injected record against its benign pair in ``ds``
     (shared fields, confinement, UI tree, title traces; OCR read-back when ``ocr`` is an
     engine): what ``dibench check`` runs per record, and the attack search per candidate."""
-    from dibench.probes._builtin import original_title
+    from dibench.probes import original_title
 
     iid = rec.id
     state = ds.benign[rec.pair_of]
@@ -379,8 +376,7 @@ def _ocr_checks(
     engine: object,
 ) -> None:
     from dibench.ocr import normalize, visible_fraction
-    from dibench.probes import cover_text_lines, visible_title_lines
-    from dibench.probes._builtin import original_title
+    from dibench.probes import cover_text_lines, original_title, visible_title_lines
 
     target = state.candidate(rec.target)
     iid = rec.id

@@ -38,7 +38,7 @@ def _parse_box(value: str, flag: str, width: int, height: int) -> Any:
 
 def _open_image(path: Path) -> Any:
     """The screenshot in true colours (16-bit and palette PNGs converted, bombs refused)."""
-    from dibench.byos._image import load_screenshot
+    from dibench.byos import load_screenshot
 
     return load_screenshot(path, f"--image: {path}")
 
@@ -46,7 +46,7 @@ def _open_image(path: Path) -> Any:
 def _read_title(image: Any, box: Any) -> str:
     """The title's text by OCR, cleaned to become payload text; empty without an OCR engine."""
     from dibench.ocr import OcrUnavailable, get_engine
-    from dibench.probes._ocrtext import clean_title
+    from dibench.probes import clean_title
 
     try:
         engine = get_engine()
@@ -77,8 +77,7 @@ def _state(
 ) -> Any:
     """A one-candidate decision state around the boxes (the target; nothing is acceptable)."""
     from dibench._values import Box, UIElement
-    from dibench.dataset._constraints import ConstraintSpec
-    from dibench.dataset._schema import Candidate, DecisionState
+    from dibench.dataset import Candidate, ConstraintSpec, DecisionState
 
     card = Box(
         min(b.x1 for b in boxes.values()),

@@ -23,7 +23,7 @@ from ._constraints import (
     time_to_minutes,
 )
 from ._dataset import Dataset, Instance, carrier_rows
-from ._io import DatasetError, dump_line, read_jsonl
+from ._io import DatasetError, dump_line, parse_record, read_jsonl
 from ._schema import (
     SCHEMA_VERSION,
     Box,
@@ -66,6 +66,7 @@ __all__ = [
     "carrier_rows",
     "dump_line",
     "matches",
+    "parse_record",
     "read_jsonl",
     "time_to_minutes",
     "ui_to_xml",

@@ -10,7 +10,7 @@ register their own with ``@DEFENSES.register("name")`` in a module given to ``--
 through the ``dibench.defenses`` entry point.
 """
 
-from dibench.adapters._base import Verdict
+from dibench.adapters import Verdict
 
 from ._adapter import DefendedAdapter, map_back
 from ._base import (

@@ -18,9 +18,20 @@ import dataclasses
 from typing import Any
 
 from dibench._values import InstanceId, Outcome
-from dibench.adapters import OUTSIDE, Action, Adapter, AgentInput, Decision, candidate_at
-from dibench.adapters._env import Environment, Observed, Screen, StaticScreen, Transition
-from dibench.providers._base import Completion, Provider, Request
+from dibench.adapters import (
+    OUTSIDE,
+    Action,
+    Adapter,
+    AgentInput,
+    Decision,
+    Environment,
+    Observed,
+    Screen,
+    StaticScreen,
+    Transition,
+    candidate_at,
+)
+from dibench.providers import Completion, Provider, Request
 
 from ._base import DefenseChain, DefenseContext, View
 

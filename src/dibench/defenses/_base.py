@@ -22,9 +22,8 @@ from PIL import Image
 from dibench._errors import DIBenchError
 from dibench._registry import OptionError, Registry, RegistryError, coerce, options_of
 from dibench._values import Box, Outcome, UIElement
-from dibench.adapters import scale_box
-from dibench.adapters._base import AgentInput, Decision, Step, Verdict
-from dibench.providers._base import Provider
+from dibench.adapters import AgentInput, Decision, Step, Verdict, scale_box
+from dibench.providers import Provider
 
 __all__ = [
     "DEFENSES",

@@ -16,8 +16,7 @@ import numpy as np
 from PIL import Image
 
 from dibench._values import Box, UIElement
-from dibench.adapters import excerpt
-from dibench.adapters._base import Verdict
+from dibench.adapters import Verdict, excerpt
 
 from ._base import Defense, DefenseContext, View
 

@@ -35,9 +35,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from dibench.adapters._base import AgentInput, Decision, Step, Verdict
-from dibench.providers._base import Provider
-from dibench.providers._replay import ReplayProvider
+from dibench.adapters import AgentInput, Decision, Step, Verdict
+from dibench.providers import Provider, ReplayProvider
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 from ._claims import (
@@ -158,7 +157,7 @@ class EvidenceCheck(Defense):
                 raise ValueError("base_url and api_key_env are for a separate verifier")
             return SameModel()
         from dibench._registry import RegistryError
-        from dibench.providers._base import make_provider
+        from dibench.providers import make_provider
 
         options: dict[str, str] = {}
         if self.base_url:

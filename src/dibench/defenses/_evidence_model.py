@@ -34,9 +34,8 @@ from typing import Any
 from PIL import Image
 
 from dibench._quantities import scale_count
-from dibench.adapters import encode_png, render_messages
-from dibench.adapters._base import AgentInput, Step
-from dibench.providers._base import (
+from dibench.adapters import AgentInput, Step, encode_png, render_messages
+from dibench.providers import (
     PROVIDERS,
     Completion,
     ImagePart,
@@ -238,7 +237,7 @@ class SameModel(Provider):
 def unwrap_agent(provider: Provider) -> Provider:
     """The model behind the runner's recorder and a reconsidered episode's call shift, so the
     follow-up is recorded once, in the verifier's own replay file, at its own call index."""
-    from dibench.providers._replay import RecordingProvider
+    from dibench.providers import RecordingProvider
 
     from ._adapter import _Continued
 

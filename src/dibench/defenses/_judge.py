@@ -16,9 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from dibench.adapters import encode_png, excerpt, render_messages
-from dibench.adapters._base import Decision, Step, Verdict
-from dibench.providers._base import (
+from dibench.adapters import Decision, Step, Verdict, encode_png, excerpt, render_messages
+from dibench.providers import (
     Completion,
     ImagePart,
     Message,

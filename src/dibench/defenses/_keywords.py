@@ -31,7 +31,7 @@ from ._detect import Detector, Finding
 
 if TYPE_CHECKING:
     from dibench.ocr import OcrLine
-    from dibench.providers._offline import OcrCache
+    from dibench.providers import OcrCache
 
 __all__ = ["CUES", "KeywordDetector", "TextScore", "ocr_lines", "score_text"]
 
@@ -243,7 +243,7 @@ class KeywordDetector(Detector):
         self._ocr_cache: object | None = None
 
     def _cache(self) -> OcrCache:
-        from dibench.providers._offline import OcrCache
+        from dibench.providers import OcrCache
 
         if self._ocr_cache is None:
             self._ocr_cache = OcrCache(maxsize=512)

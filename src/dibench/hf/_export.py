@@ -31,8 +31,7 @@ from PIL import Image, ImageChops, UnidentifiedImageError
 
 from dibench import __version__
 from dibench._fs import file_errors, sha256_file
-from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord
-from dibench.dataset._io import parse_record
+from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, parse_record
 from dibench.screens import screenshot
 
 from ._errors import HFError, require_pyarrow

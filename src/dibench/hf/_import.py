@@ -235,7 +235,7 @@ class _Materializer:
 
     def write(self, path: Path, n: int, row: dict[str, Any]) -> None:
         from dibench._png import splice_png
-        from dibench.dataset._dataset import carrier_rows
+        from dibench.dataset import carrier_rows
         from dibench.generate import save_png, write_materialized
 
         sid = row["pair_of"]

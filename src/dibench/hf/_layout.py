@@ -17,8 +17,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from dibench.dataset import DecisionState, InjectedRecord
-from dibench.dataset._io import dump_line
+from dibench.dataset import DecisionState, InjectedRecord, dump_line
 
 __all__ = [
     "BENIGN",

@@ -11,8 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from dibench.providers._base import Completion, ImagePart, Message, Provider, Request, TextPart
-from dibench.providers._convert import data_url
+from dibench.providers import Completion, ImagePart, Message, Provider, Request, TextPart, data_url
 
 from ._lazy import require_inspect
 

@@ -13,9 +13,8 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from dibench._values import Outcome
-from dibench.adapters._base import Action, Decision, Step, Verdict
-from dibench.metrics._explore import Move
-from dibench.metrics._rows import ResultRow
+from dibench.adapters import Action, Decision, Step, Verdict
+from dibench.metrics import Move, ResultRow
 
 __all__ = [
     "STORE_KEY",

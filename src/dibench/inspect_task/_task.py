@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from dibench import __version__
 from dibench._registry import read_value
-from dibench.adapters._base import AgentInput, Decision
+from dibench.adapters import AgentInput, Decision
 from dibench.metrics import Estimate, ResultRow, asr, cor, tcr
 from dibench.screens import Screens
 
@@ -27,7 +27,7 @@ from ._record import STORE_KEY, decision_to_json, row_from_json, row_to_json
 if TYPE_CHECKING:
     from dibench.adapters import Adapter
     from dibench.dataset import Dataset
-    from dibench.metrics._explore import Move
+    from dibench.metrics import Move
     from dibench.sim import EpisodeSpec
 
 require_inspect()

@@ -30,6 +30,15 @@ from ._defense import (
     detector_units,
     roc_curve,
 )
+from ._explore import (
+    ACTION_KINDS,
+    EXPLORE_METRICS,
+    ExploreComparison,
+    Move,
+    Trajectory,
+    action_distribution,
+    exploration_table,
+)
 from ._paired import (
     KeyFinding,
     PairedDiff,
@@ -55,7 +64,9 @@ from ._rows import Outcome, ResultRow, VerdictRow
 from ._stats import Estimate, McNemarResult, binom_two_sided, cluster_bootstrap, mcnemar, wilson
 
 __all__ = [
+    "ACTION_KINDS",
     "CI",
+    "EXPLORE_METRICS",
     "GROUP_FIELDS",
     "METRICS",
     "NO_ATTACK",
@@ -68,8 +79,10 @@ __all__ = [
     "DetectorRates",
     "DetectorRoc",
     "Estimate",
+    "ExploreComparison",
     "KeyFinding",
     "McNemarResult",
+    "Move",
     "Outcome",
     "PairJoin",
     "PairedChange",
@@ -77,7 +90,9 @@ __all__ = [
     "ResultRow",
     "RocCurve",
     "RunUsage",
+    "Trajectory",
     "VerdictRow",
+    "action_distribution",
     "asr",
     "asr_pairs",
     "auroc",
@@ -96,6 +111,7 @@ __all__ = [
     "detector_rocs",
     "detector_units",
     "exclude_infra",
+    "exploration_table",
     "group_key",
     "key_finding",
     "mcnemar",

@@ -24,6 +24,7 @@ from ._builtin import (
     visible_title_lines,
 )
 from ._mimic import MIMIC_PROBES, MimicProbe
+from ._ocrtext import clean_title
 from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
 from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style
 from ._style import MARKS, POSITIONS, SEPARATORS, Style
@@ -65,6 +66,7 @@ __all__ = [
     "TextProbe",
     "applicable",
     "carrier_boxes",
+    "clean_title",
     "configured_probe",
     "cover_text_lines",
     "default_probe_names",

@@ -15,7 +15,7 @@ from PIL import Image
 
 from dibench._registry import Registry
 from dibench._values import Payload, UIElement
-from dibench.dataset._schema import DecisionState
+from dibench.dataset import DecisionState
 
 __all__ = ["PROBES", "Probe", "configured_probe", "default_probe_names"]
 

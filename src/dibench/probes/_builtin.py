@@ -13,7 +13,7 @@ from PIL import Image
 from dibench._errors import DIBenchError
 from dibench._seeding import np_rng, py_rng
 from dibench._values import Box, Payload, UIElement
-from dibench.dataset._schema import Candidate, DecisionState
+from dibench.dataset import Candidate, DecisionState
 
 from ._base import PROBES, Probe
 from ._compose import (

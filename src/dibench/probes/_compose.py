@@ -15,8 +15,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from dibench._values import Box, TextStyle
-from dibench.render import clamp_lines, face_for, font, is_bold, is_wide, typeset_title
-from dibench.render._text import ELLIPSIS
+from dibench.render import ELLIPSIS, clamp_lines, face_for, font, is_bold, is_wide, typeset_title
 
 from ._realpixels import AUTO_BACKGROUND, paint_title_auto
 

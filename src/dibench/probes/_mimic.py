@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from PIL import Image
 
 from dibench._values import Payload, UIElement
-from dibench.dataset._schema import Candidate, DecisionState
-from dibench.render._addressing import centre, label_elements, smart_resize
+from dibench.dataset import Candidate, DecisionState
+from dibench.render import centre, label_elements, smart_resize
 
 from ._base import PROBES, Probe
 from ._builtin import ProbeError, _check_image, _join, _require, _with_title, original_title

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec
-from dibench.dataset._schema import Candidate
-from dibench.render._text import is_wide
+from dibench.dataset import AttrValue, Candidate, Category, ConstraintSpec
+from dibench.render import is_wide
 
 __all__ = [
     "FAMILIES",

@@ -18,8 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from dibench._values import Box, TextStyle
-from dibench.render import font
-from dibench.render._text import ELLIPSIS
+from dibench.render import ELLIPSIS, font
 
 from ._compose import hook_visible, title_lines
 

@@ -26,9 +26,8 @@ from typing import Any
 from dibench._fs import atomic_write
 from dibench._seeding import py_rng
 from dibench._values import Payload
-from dibench.dataset._io import DatasetError
-from dibench.dataset._schema import Candidate, DecisionState
-from dibench.render._addressing import label_elements, smart_resize
+from dibench.dataset import Candidate, DatasetError, DecisionState
+from dibench.render import label_elements, smart_resize
 
 from ._base import PROBES
 from ._builtin import TextProbe, original_title

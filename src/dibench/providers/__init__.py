@@ -47,6 +47,7 @@ __all__ = [
     "Message",
     "MissingSDKError",
     "Observation",
+    "OcrCache",
     "OpenAIProvider",
     "Provider",
     "ProviderFactory",
@@ -72,3 +73,4 @@ __all__ = [
 ]
 
 from . import _offline as _offline  # registers oracle, random and ocr-agent
+from ._offline import OcrCache

@@ -24,7 +24,7 @@ from ._paint import RGB, ellipsize, luminance, mix, run_width
 from ._widgets import IMAGE, LINEAR, TEXT, Ctx
 
 if TYPE_CHECKING:  # apps import the renderer's callers; keep import-time edges one-way
-    from dibench.apps._base import CardContent
+    from dibench.apps import CardContent
 
 __all__ = ["CARDS", "LEVELS", "Fit", "Metrics", "candidate_text", "card_title_style", "rating_desc"]
 

@@ -27,7 +27,7 @@ from ._paint import RGB, hsv, mix
 from ._text import is_wide
 
 if TYPE_CHECKING:  # apps import the renderer's callers; keep import-time edges one-way
-    from dibench.apps._base import CoverSpec
+    from dibench.apps import CoverSpec
 
 __all__ = ["COVER_FAMILIES", "draw_cover"]
 

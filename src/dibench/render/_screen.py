@@ -34,7 +34,7 @@ from ._widgets import (
 )
 
 if TYPE_CHECKING:  # apps import the renderer's callers; keep import-time edges one-way
-    from dibench.apps._base import ScreenContent
+    from dibench.apps import ScreenContent
 
 __all__ = ["RenderedScreen", "render_screen"]
 

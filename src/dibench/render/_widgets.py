@@ -37,7 +37,7 @@ from ._paint import (
 from ._text import draw_text_block
 
 if TYPE_CHECKING:  # apps import the renderer's callers; keep import-time edges one-way
-    from dibench.apps._base import CoverSpec, Palette, ScreenContent
+    from dibench.apps import CoverSpec, Palette, ScreenContent
 
 __all__ = [
     "Ctx",

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
-from dibench.metrics import Estimate, PairedDiff
-from dibench.metrics._explore import (
+from dibench.metrics import (
     ACTION_KINDS,
     EXPLORE_METRICS,
+    Estimate,
     ExploreComparison,
     Move,
+    PairedDiff,
     Trajectory,
     action_distribution,
     exploration_table,
@@ -54,7 +55,7 @@ from ._section import (
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
 if TYPE_CHECKING:
-    from dibench.adapters._env import Screen
+    from dibench.adapters import Screen
     from dibench.runner import ResultStore
 
 __all__ = [
@@ -176,7 +177,7 @@ def thumbnail(
 
 
 def _action_of(m: Move) -> Any:
-    from dibench.adapters._base import Action
+    from dibench.adapters import Action
 
     return Action(m.kind, x=m.x, y=m.y, element=m.element, text=m.text, direction=m.direction)  # type: ignore[arg-type]
 

@@ -22,7 +22,7 @@ from dibench.metrics import (
 )
 
 if TYPE_CHECKING:
-    from dibench.metrics._explore import ExploreComparison
+    from dibench.metrics import ExploreComparison
 
 __all__ = [
     "CARRIER_ORDER",

@@ -49,9 +49,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dibench.adapters import AgentInput, Decision
-from dibench.dataset._dataset import Dataset
-from dibench.metrics._explore import Move
-from dibench.providers._base import Completion, InfraError, Provider, Request
+from dibench.dataset import Dataset
+from dibench.metrics import Move
+from dibench.providers import Completion, InfraError, Provider, Request
 from dibench.screens import Screens
 
 from ._errors import RunError
@@ -750,7 +750,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _worker_failed(error: BaseException) -> BaseException:
     """Why an actor cannot start, as the error the local backend would have raised."""
-    from dibench.dataset._io import DatasetError
+    from dibench.dataset import DatasetError
 
     if isinstance(error, RunError | DatasetError):
         return type(error)(f"a Ray worker could not start: {error}")

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from dibench._values import InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
-from dibench.dataset._dataset import Dataset, Instance
-from dibench.metrics._rows import ResultRow
-from dibench.providers._base import EndpointError, InfraError, Provider
+from dibench.dataset import Dataset, Instance
+from dibench.metrics import ResultRow
+from dibench.providers import EndpointError, InfraError, Provider
 from dibench.screens import Screens
 
 from ._store import ResultStore

@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dibench._values import Outcome
-from dibench.adapters import Action, Adapter, Decision
-from dibench.adapters._env import Environment, Observed, Screen, Transition
-from dibench.metrics._explore import Move
-from dibench.metrics._rows import ResultRow
-from dibench.providers._base import Provider
+from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
+from dibench.metrics import Move, ResultRow
+from dibench.providers import Provider
 
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore

@@ -29,9 +29,8 @@ from typing import Any
 
 from dibench._errors import DIBenchError
 from dibench._values import Outcome
-from dibench.adapters._base import Decision
-from dibench.metrics._explore import Move, Trajectory
-from dibench.metrics._rows import ResultRow, VerdictRow
+from dibench.adapters import Decision
+from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
 
 __all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "StoreError", "condition_key"]
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from functools import cache
 
 from dibench._seeding import derive_seed, py_rng
-from dibench.apps._base import CoverSpec
-from dibench.apps._vocab import common as C
-from dibench.render._cards import Fit
+from dibench.apps import CoverSpec, count_text, km_text, minutes_text, money
+from dibench.render import Fit
 
 from ._draw import DetailContent, HomeContent, Shortcut
 from ._episodes import register_sim
@@ -121,8 +120,8 @@ def _reviews(sim: Simulator, cid: str, rating: float | None) -> tuple[tuple[str,
 @cache
 def _motifs() -> dict[str, str]:
     """The cover motif of each shopping and food query kind."""
-    from dibench.apps._vocab import food as F
-    from dibench.apps._vocab import shopping as S
+    from dibench.apps import food as F
+    from dibench.apps import shopping as S
 
     return {k.key: k.motif for k in (*S.KINDS, *F.KINDS)}
 
@@ -209,7 +208,7 @@ class ShoppingSim(Simulator):
         a = self.catalog.attrs(cid)
         card = self.cards[cid]
         lines = dict(card.lines)
-        reviews = C.count_text(int(a["reviews"]), lang)  # type: ignore[arg-type]
+        reviews = count_text(int(a["reviews"]), lang)  # type: ignore[arg-type]
         shipping = (
             ("包邮" if zh else "Free shipping")
             if a["free_shipping"]
@@ -295,11 +294,11 @@ class FoodSim(Simulator):
         lines = dict(card.lines)
         fee = float(a["delivery_fee"])  # type: ignore[arg-type]
         fee_text = (
-            ("免配送费" if zh else "Free") if fee == 0 else C.money(fee, lang)  # type: ignore[arg-type]
+            ("免配送费" if zh else "Free") if fee == 0 else money(fee, lang)  # type: ignore[arg-type]
         )
-        eta = C.minutes_text(int(a["eta"]), lang)  # type: ignore[arg-type]
-        km = C.km_text(float(a["distance"]), lang)  # type: ignore[arg-type]
-        min_order = C.money(float(a["min_order"]), lang, cents=False)  # type: ignore[arg-type]
+        eta = minutes_text(int(a["eta"]), lang)  # type: ignore[arg-type]
+        km = km_text(float(a["distance"]), lang)  # type: ignore[arg-type]
+        min_order = money(float(a["min_order"]), lang, cents=False)  # type: ignore[arg-type]
         return DetailContent(
             heading="商家详情" if zh else "Restaurant",
             cover=card.cover,
@@ -410,9 +409,9 @@ class HotelSim(Simulator):
         a = self.catalog.attrs(cid)
         card = self.cards[cid]
         lines = dict(card.lines)
-        reviews = C.count_text(int(a["reviews"]), lang)  # type: ignore[arg-type]
+        reviews = count_text(int(a["reviews"]), lang)  # type: ignore[arg-type]
         landmark = _s(self.catalog.query.extra["landmark_zh" if zh else "landmark_en"])
-        km = C.km_text(float(a["distance"]), lang)  # type: ignore[arg-type]
+        km = km_text(float(a["distance"]), lang)  # type: ignore[arg-type]
         yes, no = ("是", "否") if zh else ("Yes", "No")
         return DetailContent(
             heading="酒店详情" if zh else "Hotel details",

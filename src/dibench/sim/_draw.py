@@ -19,36 +19,38 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from dibench._values import Box, TextStyle, UIElement
-from dibench.render import draw_cover
-from dibench.render._cards import CARDS, Fit, candidate_text, card_title_style, rating_desc
-from dibench.render._paint import (
-    aa_mask,
-    ellipsize,
-    fill_rrect,
-    hex_rgb,
-    mix,
-    run_width,
-    stroke_rrect,
-)
-from dibench.render._screen import BOX_ROLES
-from dibench.render._text import clamp_lines
-from dibench.render._widgets import (
+from dibench.render import (
+    BOX_ROLES,
+    CARDS,
     FRAME,
     IMAGE,
     LINEAR,
     TEXT,
     Ctx,
+    Fit,
     Theme,
     UITree,
+    aa_mask,
+    candidate_text,
+    card_title_style,
+    clamp_lines,
     draw_chips,
+    draw_cover,
     draw_gesture_bar,
     draw_header_note,
     draw_status_bar,
     draw_top_bar,
+    ellipsize,
+    fill_rrect,
+    hex_rgb,
+    mix,
+    rating_desc,
+    run_width,
+    stroke_rrect,
 )
 
 if TYPE_CHECKING:
-    from dibench.apps._base import CoverSpec, ScreenContent
+    from dibench.apps import CoverSpec, ScreenContent
 
 __all__ = [
     "MAX_TITLE_LINES",
@@ -642,7 +644,7 @@ def _tiles(b: _Builder, home: HomeContent, top: int, bottom: int) -> None:
 
 
 def _tabs(b: _Builder, top: int, bottom: int) -> None:
-    from dibench.render._widgets import draw_bottom_nav
+    from dibench.render import draw_bottom_nav
 
     content = b.content
     if content.tabs:

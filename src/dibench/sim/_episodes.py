@@ -18,12 +18,12 @@ from dibench._errors import DIBenchError
 from dibench._registry import Registry
 from dibench._seeding import derive_seed, py_rng
 from dibench._values import InstanceId, InstanceIdError
-from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec, acceptable_set
+from dibench.dataset import AttrValue, Category, ConstraintSpec, acceptable_set
 
 if TYPE_CHECKING:
-    from dibench.adapters._env import Environment
-    from dibench.apps._base import App, Query, ScreenContent
-    from dibench.render._cards import Fit
+    from dibench.adapters import Environment
+    from dibench.apps import App, Query, ScreenContent
+    from dibench.render import Fit
 
     from ._draw import ListGeometry
 

@@ -24,10 +24,9 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._values import Box, InstanceId, Payload, UIElement
-from dibench.adapters._base import Action
-from dibench.adapters._env import Environment, Screen, Transition
-from dibench.dataset._schema import Candidate, DecisionState
-from dibench.render._cards import Fit
+from dibench.adapters import Action, Environment, Screen, Transition
+from dibench.dataset import Candidate, DecisionState
+from dibench.render import Fit
 
 from ._draw import (
     FRAME,
@@ -103,7 +102,7 @@ class Simulator(Environment):
         self.language = spec.language
         self.context = ()
         self.acceptable = spec.acceptable
-        from dibench.dataset._constraints import acceptable_set
+        from dibench.dataset import acceptable_set
 
         if acceptable_set(spec.spec, list(self.catalog.items)) != spec.acceptable:
             raise EpisodeError(f"{spec.id}: acceptable set does not match the rebuilt catalog")

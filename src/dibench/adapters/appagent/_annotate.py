@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from dibench._values import Box, UIElement
-from dibench.render._addressing import MIN_DIST, label_elements
-from dibench.render._fonts import font
+from dibench.render import MIN_DIST, font, label_elements
 
 __all__ = [
     "MIN_DIST",

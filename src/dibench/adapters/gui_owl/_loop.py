@@ -14,7 +14,7 @@ from PIL import Image
 
 from dibench._values import Outcome
 from dibench.providers import Message, TextPart
-from dibench.render._addressing import MAX_PIXELS, MIN_PIXELS, smart_resize
+from dibench.render import MAX_PIXELS, MIN_PIXELS, smart_resize
 
 from .._adapter import ADAPTERS
 from .._base import Action
