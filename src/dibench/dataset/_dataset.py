@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,8 +93,7 @@ class Dataset:
         # each instance's record several times in a row: its input, its UI, its result row).
         self._inj_lines: dict[str, tuple[InstanceId, int, int, int]] = {}
         self._inj_fd: int | None = None
-        self._records: OrderedDict[str, InjectedRecord] = OrderedDict()
-        self._records_lock = threading.Lock()
+        self._records: LruCache[str, InjectedRecord] = LruCache(256)
         if self.injected_path.is_file():
             offset = 0
             with self.injected_path.open("rb") as fh:
@@ -147,11 +144,10 @@ class Dataset:
             raise DatasetError(f"{self.root}: no injected instance {iid!r}") from None
 
     def injected(self, iid: str) -> InjectedRecord:
-        with self._records_lock:
-            rec = self._records.get(iid)
-            if rec is not None:
-                self._records.move_to_end(iid)
-                return rec
+        """The parsed record of injected instance ``iid`` (the last 256 are kept)."""
+        return self._records.get(iid, lambda: self._parse_injected(iid))
+
+    def _parse_injected(self, iid: str) -> InjectedRecord:
         try:
             key, lineno, start, length = self._inj_lines[iid]
         except KeyError:
@@ -169,10 +165,6 @@ class Dataset:
                 f"{self.injected_path}:{lineno}: field id: {rec.id!r} is not "
                 "<pair_of>.<target>.<probe> of its record"
             )
-        with self._records_lock:
-            self._records[iid] = rec
-            if len(self._records) > 256:
-                self._records.popitem(last=False)
         return rec
 
     def _read_line(self, start: int, length: int) -> bytes:
