@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,6 +28,13 @@ def dataset(small_dataset: Dataset) -> Dataset:
 
 
 _SHOWN: dict[tuple[str, str], Observation] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_shown() -> Iterator[None]:
+    """The memo holds full screenshots (~7 MB each): drop them once the module is done."""
+    yield
+    _SHOWN.clear()
 
 
 def request(ds: Dataset, iid: str, seed: int = 1, answer: Any = None) -> Request:
