@@ -155,10 +155,10 @@ def _value_td(v: Value, cls: str) -> str:
     style = ""
     if v.heat:  # a faint heat so strong attacks stand out at a glance
         style = f' style="background:rgba(213,94,0,{0.05 + 0.4 * v.value:.2f})"'
-    ci = v.ci()
+    ci = f'<span class="ci">{_e(v.ci())}</span>' if v.ci() else ""
     return (
         f'<td class="{cls}"{title}{style}><span class="v{" sig" if v.sig else ""}">'
-        f"{_e(v.text())}</span>" + (f'<span class="ci">{_e(ci)}</span>' if ci else "") + "</td>"
+        f"{_e(v.text(group=True))}</span>{ci}</td>"
     )
 
 

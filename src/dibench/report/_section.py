@@ -116,15 +116,19 @@ class Value:
     tip: str = ""
     heat: bool = False
     sig: bool = False
+    grouped: bool = False  # HTML writes thousands separators (a cost, a total of seconds)
 
     @property
     def measured(self) -> bool:
         return not math.isnan(self.value)
 
-    def text(self) -> str:
-        """The value alone (``missing`` when not measured)."""
+    def text(self, group: bool = False) -> str:
+        """The value alone (``missing`` when not measured), with thousands separators when
+        ``group`` and the value is ``grouped``."""
         if not self.measured:
             return self.missing
+        if group and self.grouped:
+            return f"{self.scale * self.value:{'+' if self.signed else ''},.{self.digits}f}"
         return number(self.value, self.scale, self.digits, self.signed)
 
     def ci(self) -> str:

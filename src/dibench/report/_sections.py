@@ -416,8 +416,8 @@ def _facts_table(facts: RunFacts) -> View:
 
     def money(cost: float, latency: float) -> tuple[Cell, ...]:
         return (
-            Value(cost, scale=1.0, digits=2, interval=False),
-            Value(latency, scale=1.0, digits=0, interval=False),
+            Value(cost, scale=1.0, digits=2, interval=False, grouped=True),
+            Value(latency, scale=1.0, digits=0, interval=False, grouped=True),
         )
 
     def fail(rate: float) -> Value:
