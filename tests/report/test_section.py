@@ -26,3 +26,19 @@ def test_costs_and_seconds_get_thousands_separators_in_html_only() -> None:
     assert ">12,345.68<" in _value_td(cost, "num")
     rate = Value(0.5, lo=0.4, hi=0.6)
     assert ">50.0<" in _value_td(rate, "num")  # rates are never grouped
+
+
+def test_an_agent_with_moves_but_no_pairs_keeps_its_action_plot() -> None:
+    from dibench.report._html import blocks_html
+    from dibench.report._section import Column, Count, Row, Table, Text
+
+    paired = Row((Text("appagent"), Count(3)), split="appagent · oracle")
+    table = Table(
+        (Column("framework", numeric=False), Column("n")),
+        (paired,),
+        side={"appagent · oracle": "<svg id='a'/>", "direct · random": "<svg id='b'/>"},
+    )
+    html = blocks_html([table])
+    assert html.index("appagent · oracle") < html.index("<svg id='a'/>")
+    lone = html[html.index("direct · random") :]
+    assert "No pairs." in lone and "<svg id='b'/>" in lone

@@ -318,12 +318,14 @@ def table_html(t: TableView, rows: Sequence[Row] | None = None) -> str:
 
 
 def _split_html(t: TableView) -> str:
-    """One table per ``Row.split`` under its heading, with the figure beside it."""
+    """One table per ``Row.split`` under its heading, with the figure beside it; a heading
+    that has a figure but no rows (an agent with moves but no pairs) keeps its figure."""
     parts = []
-    for heading in dict.fromkeys(r.split for r in t.rows):
+    for heading in dict.fromkeys([*(r.split for r in t.rows), *t.side]):
         mine = [r for r in t.rows if r.split == heading]
+        table = table_html(t, mine) if mine else '<p class="lede">No pairs.</p>'
         parts.append(
-            f'<h3>{_e(heading)}</h3><div class="explore-agent">{table_html(t, mine)}'
+            f'<h3>{_e(heading)}</h3><div class="explore-agent">{table}'
             f"{t.side.get(heading, '')}</div>"
         )
     return "".join(parts)
@@ -355,7 +357,8 @@ def blocks_html(blocks: Sequence[Block]) -> str:
                 f'<h3 id="{_e(b.id)}">{_e(b.text)}</h3>' if b.id else f"<h3>{_e(b.text)}</h3>"
             )
         elif isinstance(b, TableView):
-            parts.append(_split_html(b) if any(r.split for r in b.rows) else table_html(b))
+            split = b.side or any(r.split for r in b.rows)
+            parts.append(_split_html(b) if split else table_html(b))
         elif isinstance(b, Figure):
             parts.append(_figure(b) if b.svg else "")
         elif isinstance(b, Html):
