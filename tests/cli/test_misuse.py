@@ -75,19 +75,23 @@ def _tmpfs(where: Path, size: str) -> Iterator[Path]:
 # --- one writer per run directory ----------------------------------------------------------------
 def test_a_second_run_on_the_same_directory_is_refused(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    with FakeChatServer("Answer: 1", latency_s=0.15, record_last=10_000) as server:
+    with FakeChatServer("Answer: 1", record_last=10_000) as server:
         args = [
             "run", "--dataset", str(tiny), "--framework", "direct", "--model", "openai:m",
             "--base-url", server.base_url, "--repeats", "1", "--concurrency", "1",
             "--out", str(out),
         ]  # fmt: skip
+        server.hold()  # the first run's first call stays in flight while the second starts
         first = subprocess.Popen(
             [sys.executable, "-m", "dibench", *args], stderr=subprocess.PIPE, text=True
         )
         deadline = time.monotonic() + 60
         while not server.received and time.monotonic() < deadline:
             time.sleep(0.05)
-        second = run(*args)
+        try:
+            second = run(*args)
+        finally:
+            server.release()
         _, first_err = first.communicate(timeout=120)
         assert first.returncode == 0, first_err
         line = _one_line_error(second, 2, "in use by another dibench process", f"pid {first.pid}")

@@ -161,6 +161,8 @@ class FakeChatServer:
         self.api_key = api_key
         self.usage = usage
         self.latency_s = latency_s
+        self._open = threading.Event()  # cleared by hold(): replies wait until release()
+        self._open.set()
         self.host = host
         self._port = port
         self._received: collections.deque[Received] = collections.deque(maxlen=record_last)
@@ -414,6 +416,14 @@ class FakeChatServer:
         finally:
             self.in_flight -= 1
 
+    def hold(self) -> None:
+        """Replies wait (requests are still received) until ``release()``: a test can keep a
+        client's call in flight for as long as it needs, however slow the machine."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
     def _authorized(self, headers: dict[str, str]) -> bool:
         if self.api_key is None:
             return True
@@ -442,6 +452,8 @@ class FakeChatServer:
             self.faults_served += 1
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
+        while not self._open.is_set():  # held by the test (hold/release), polled off-thread
+            await asyncio.sleep(0.01)
         if fault is not None and fault.kind == "hang":
             await asyncio.sleep(fault.seconds)
             raise _Close
