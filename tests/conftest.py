@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,11 +40,67 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.setdefault("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
+def _manifest(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        p.relative_to(folder).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def shared_folder(
+    factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object], inside: str
+) -> Iterator[Path]:
+    """``build(folder)`` run once per test session, even across xdist workers; yields
+    ``folder / inside``, which tests must only read.
+
+    Under xdist each worker has its own session, so a session fixture built everything once
+    per worker. Here the folder lies beside the workers' base temps, under a file lock: the
+    first worker builds it and writes a marker last, the others wait on the lock and reuse
+    it (a worker that died mid-build leaves no marker; the next one builds afresh). After the
+    session the folder's files are checked unchanged: a test that writes into it fails there
+    (and must work on a copy).
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = factory.mktemp(name)
+        build(folder)
+    else:
+        shared = factory.getbasetemp().parent
+        folder = shared / f"shared-{name}"
+        with open(shared / f"shared-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (shared / f"shared-{name}.done").exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                build(folder)
+                (shared / f"shared-{name}.done").write_text("built\n", encoding="utf-8")
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    before = _manifest(folder)
+    yield folder / inside
+    after = _manifest(folder)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"tests wrote into the shared {name} folder: {changed[:8]}"
+
+
 @pytest.fixture(scope="session")
-def small_dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data") / "small"
-    generate(out, SMALL, workers=2)
-    return out
+def small_dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from shared_folder(
+        tmp_path_factory, "data", lambda out: generate(out / "small", SMALL, workers=2), "small"
+    )
+
+
+# 8 low-resolution states with three title probes: the attack tests search it, the report
+# tests run offline agents over it (runs take seconds)
+D8 = GenerateConfig(
+    seed=3, benign=8, probes=("naive", "context_ignore", "combined"), width=540, height=1170
+)
+
+
+@pytest.fixture(scope="session")
+def d8_dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from shared_folder(
+        tmp_path_factory, "d8", lambda out: generate(out / "d8", D8, workers=1), "d8"
+    )
 
 
 @pytest.fixture(scope="session")

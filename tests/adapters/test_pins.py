@@ -20,18 +20,20 @@ passes it as ``prompts=DIR``: the requests must not change by a byte.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.util
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import ImageDraw
 
+from dibench._cache import LruCache
 from dibench.adapters import AgentInput, make_adapter
 from dibench.providers import Completion, Provider, Request
 from dibench.render import font
@@ -40,7 +42,7 @@ from dibench.sim import EpisodeSpec, make_env, plan_episodes
 from .conftest import H as SCREEN_H
 from .conftest import Screen, ScriptedProvider, draw_screen, make_input
 from .conftest import W as SCREEN_W
-from .test_episodes import H, W, replies_for, walk
+from .test_episodes import H, W, Walk, replies_for, walk
 
 PINS = Path(__file__).parent / "pins"
 VECTORS = Path(__file__).parent / "vectors"
@@ -60,6 +62,45 @@ LANGS = {
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+# id of an image or PNG -> (the object, its hash): a run shows the same objects again and again
+# (a cached screenshot, its cached PNG), and hashing 2 MB of pixels per request was a fifth of
+# this module's time. The object is kept so that its id cannot be reused while it is cached.
+_HASHED: LruCache[int, tuple[object, str]] = LruCache(maxsize=32)
+
+
+def _sha_of(obj: object, data: Callable[[], bytes]) -> str:
+    """``_sha(data())``, computed once per object while it is cached."""
+    hit = _HASHED.peek(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    digest = _sha(data())
+    _HASHED.put(id(obj), (obj, digest))
+    return digest
+
+
+@functools.cache
+def _loop() -> asyncio.AbstractEventLoop:
+    return asyncio.new_event_loop()
+
+
+def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` on the module's one event loop. ``asyncio.run`` per call built a loop and a
+    thread pool each time and set a SIGINT handler whose restoring reprs the finished task
+    (a few ms per call, over 2,000 calls); the requests do not depend on the loop."""
+    return _loop().run_until_complete(coro)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_loop() -> Iterator[None]:
+    yield
+    if _loop.cache_info().currsize:
+        loop = _loop()
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+        _loop.cache_clear()
+    _HASHED.clear()
 
 
 def _answers(request: Request) -> dict[str, str]:
@@ -93,8 +134,10 @@ def record_request(request: Request) -> dict[str, Any]:
             if hasattr(p, "text"):
                 parts.append({"text": p.text})
             else:
+                png = p.png
+                image_hash = _sha_of(png, lambda png=png: png)
                 parts.append(
-                    {"image": _sha(p.png), "width": p.width, "height": p.height, "mime": p.mime}
+                    {"image": image_hash, "width": p.width, "height": p.height, "mime": p.mime}
                 )
         messages.append({"role": m.role, "content": parts})
     obs = request.observation
@@ -104,7 +147,7 @@ def record_request(request: Request) -> dict[str, Any]:
         observation = {
             "instruction": obs.instruction,
             "language": obs.language,
-            "image": _sha(f"{image.mode}{image.size}".encode() + image.tobytes()),
+            "image": _sha_of(image, lambda: f"{image.mode}{image.size}".encode() + image.tobytes()),
             "ui": len(obs.ui),
             "boxes": {c: list(b) for c, b in obs.candidate_boxes.items()},
             "acceptable": list(obs.acceptable),
@@ -207,7 +250,7 @@ def _input(lang: str, *, keyboard: bool = False, **kw: object) -> AgentInput:
 
 def _decide(name: str, inp: AgentInput, script: Callable[[Request], str], **opts: Any) -> list:
     rec = Recorder(ScriptedProvider(script, repeat_last=True))
-    asyncio.run(make_adapter(name, **opts).decide(inp, rec))
+    _run(make_adapter(name, **opts).decide(inp, rec))
     return rec.requests
 
 
@@ -215,6 +258,13 @@ def _spec(lang: str) -> EpisodeSpec:
     planned = plan_episodes(0, 1, sims=("shopping",), probes=(), languages=(lang,),
                             categories=("exact_match",))  # fmt: skip
     return planned[0]
+
+
+@functools.cache
+def _route(lang: str) -> tuple[EpisodeSpec, Walk]:
+    """The episode of a language and its replayed walk, found once (every framework walks it)."""
+    spec = _spec(lang)
+    return spec, walk(spec)
 
 
 def runs(name: str, lang: str, parse: str, prompts: str | None = None) -> dict[str, Any]:
@@ -247,17 +297,16 @@ def runs(name: str, lang: str, parse: str, prompts: str | None = None) -> dict[s
             requests = _decide(name, inp, _by_role(iter([v["reply"]])), max_steps=2, **opts)
             vectors[v["id"]] = _sha(json.dumps(requests, ensure_ascii=False).encode())
         out["vectors"] = vectors
-    spec = _spec(lang)
-    route = walk(spec)
+    spec, route = _route(lang)
     rec = Recorder(ScriptedProvider(*replies_for(name, route), repeat_last=True))
     env = make_env(spec, width=W, height=H)
     adapter = make_adapter(name, **opts)
-    asyncio.run(adapter.run_episode(env, rec, instance_id=spec.id, repeat=0, seed=7))
+    _run(adapter.run_episode(env, rec, instance_id=spec.id, repeat=0, seed=7))
     out["episode"] = rec.requests
     noted = [NOTES.get(r, r) for r in replies_for(name, route)]
     rec = Recorder(ScriptedProvider(*noted, repeat_last=True))
     env = make_env(spec, width=W, height=H)
-    asyncio.run(adapter.run_episode(env, rec, instance_id=spec.id, repeat=0, seed=7))
+    _run(adapter.run_episode(env, rec, instance_id=spec.id, repeat=0, seed=7))
     out["episode-notes"] = rec.requests
     return out
 

@@ -6,18 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from dibench.generate import GenerateConfig, generate
-
-SMALL = GenerateConfig(
-    seed=3, benign=8, probes=("naive", "context_ignore", "combined"), width=540, height=1170
-)
-
 
 @pytest.fixture(scope="session")
-def attack_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("attack") / "d8"
-    generate(out, SMALL, workers=1)
-    return out
+def attack_data(d8_dataset_dir: Path) -> Path:
+    """The session's 8-state dataset (``tests/conftest.py``), shared with the report tests."""
+    return d8_dataset_dir
 
 
 @pytest.fixture

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from dibench.generate import GenerateConfig, generate
 from dibench.hf import export_hf
+
+from ..conftest import shared_folder
 
 TINY = GenerateConfig(seed=11, benign=10)  # 10 apps, 2 languages, every probe
 
@@ -28,10 +31,10 @@ def hf_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("hf") / "tiny"
-    generate(out, TINY, workers=2)
-    return out
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from shared_folder(
+        tmp_path_factory, "hf", lambda out: generate(out / "tiny", TINY, workers=2), "tiny"
+    )
 
 
 @pytest.fixture(scope="session")

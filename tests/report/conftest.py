@@ -35,6 +35,8 @@ from dibench.runner import (
     execute_sim,
 )
 
+from ..conftest import shared_folder
+
 SCRIPT_REPLY = "<script>alert(1)</script>"
 SCRIPT_TITLE = '<script>alert("title")</script> '
 ODD_MODEL = "Qwen2.5-VL_72B (int4 & 8% sparsity)"
@@ -190,11 +192,14 @@ def make_run(root: Path, dataset: Path) -> Run:
     return Run(rundir=root, dataset=dataset, rows=rows)
 
 
-@pytest.fixture(scope="session")
-def report_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("report-data")
+def _report_data(out: Path) -> None:
     generate(out / "plain", GenerateConfig(seed=7, benign=2), workers=1)
-    return _hostile_copy(out / "plain", out / "hostile")
+    _hostile_copy(out / "plain", out / "hostile")
+
+
+@pytest.fixture(scope="session")
+def report_dataset(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from shared_folder(tmp_path_factory, "report-data", _report_data, "hostile")
 
 
 @pytest.fixture(scope="session")
@@ -213,10 +218,6 @@ SIM_CONFIG = SimRunConfig(
 )
 SIM_AGENTS = (("direct", "oracle"), ("direct", "random"))
 SIM_N_BOOT = 200
-# 8 low-resolution states with three title probes (as the attack tests use): runs take seconds
-SMALL_RUN_DATA = GenerateConfig(
-    seed=3, benign=8, probes=("naive", "context_ignore", "combined"), width=540, height=1170
-)
 SWEEP_MODELS = ("oracle", "random")
 SWEEP_DEFENSES: tuple[tuple[str, ...], ...] = ((), ("jpeg:75",), ("keyword-detector",))
 # the planted agent obeys a title that claims to be the best match: the search finds that move
@@ -239,10 +240,9 @@ def sim_report(sim_run: Path) -> Report:
 
 
 @pytest.fixture(scope="session")
-def small_run_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("small-run-data") / "d8"
-    generate(out, SMALL_RUN_DATA, workers=1)
-    return out
+def small_run_data(d8_dataset_dir: Path) -> Path:
+    """The session's 8-state dataset (``tests/conftest.py``), shared with the attack tests."""
+    return d8_dataset_dir
 
 
 @pytest.fixture(scope="session")
