@@ -16,7 +16,9 @@ and imports per call.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -30,10 +32,25 @@ def invoke(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
     """Run ``dibench ARGS`` in this process: its exit code, stdout and stderr, as from a process.
 
     ``cwd`` is entered for the call and left after it, as a process's own working directory.
+    A module the call imported for ``--load`` is forgotten after it, so the next call imports
+    it again and its registrations run again (tests/conftest.py restores the registries after
+    each test; a process would start without them).
     """
+    loaded = [m for m in _loaded_names(args) if m not in sys.modules]
     runner = CliRunner()
-    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
-        result = runner.invoke(main, list(args), prog_name=PROG, catch_exceptions=False)
+    try:
+        with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+            result = runner.invoke(main, list(args), prog_name=PROG, catch_exceptions=False)
+    finally:
+        for name in loaded:
+            sys.modules.pop(name, None)
     return subprocess.CompletedProcess(
         [PROG, *args], result.exit_code, result.stdout, result.stderr
     )
+
+
+def _loaded_names(args: tuple[str, ...]) -> list[str]:
+    """The ``sys.modules`` names ``--load`` gives its modules (see ``dibench._registry``)."""
+    values = [v for flag, v in itertools.pairwise(args) if flag == "--load"]
+    values += [a.split("=", 1)[1] for a in args if a.startswith("--load=")]
+    return [f"dibench_user_{Path(v).stem}" if v.endswith(".py") else v for v in values]
