@@ -23,6 +23,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from dibench._registry import Registry
 from dibench.cli import main
 
 PROG = "python -m dibench"  # the name click gives the group when run as ``python -m dibench``
@@ -32,11 +33,13 @@ def invoke(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
     """Run ``dibench ARGS`` in this process: its exit code, stdout and stderr, as from a process.
 
     ``cwd`` is entered for the call and left after it, as a process's own working directory.
-    A module the call imported for ``--load`` is forgotten after it, so the next call imports
-    it again and its registrations run again (tests/conftest.py restores the registries after
-    each test; a process would start without them).
+    What the call registered (``--load`` modules and probe files) is gone after it, as with a
+    process: the registries are restored and a module imported for ``--load`` is forgotten, so
+    the next call imports it again and its registrations run again (this matters in a
+    module-scoped fixture, outside tests/conftest.py's per-test snapshot).
     """
     loaded = [m for m in _loaded_names(args) if m not in sys.modules]
+    saved = [(r, r.snapshot()) for r in list(Registry.instances)]
     runner = CliRunner()
     try:
         with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
@@ -44,6 +47,8 @@ def invoke(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
     finally:
         for name in loaded:
             sys.modules.pop(name, None)
+        for r, state in saved:
+            r.restore(state)
     return subprocess.CompletedProcess(
         [PROG, *args], result.exit_code, result.stdout, result.stderr
     )
