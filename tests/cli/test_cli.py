@@ -132,5 +132,11 @@ def test_the_console_script_and_the_module_are_real_entry_points(tiny: Path) -> 
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.splitlines() == ["dibench: error: /nonexistent/ds: no such dataset directory"]
+    same = invoke("check", "--dataset", "/nonexistent/ds")  # what the other tests here assert
+    assert (same.returncode, same.stdout, same.stderr) == (r.returncode, r.stdout, r.stderr)
+    r = run("check", "--ocr-sample", "x")  # a usage error names the command as it was run
+    assert r.returncode == 2 and "python -m dibench check --help" in r.stderr, r.stderr
+    same = invoke("check", "--ocr-sample", "x")
+    assert (same.returncode, same.stdout, same.stderr) == (r.returncode, r.stdout, r.stderr)
     r = run("--version")
     assert r.returncode == 0 and r.stdout.startswith("dibench, version ")
