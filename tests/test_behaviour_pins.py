@@ -2,7 +2,7 @@
 
 Two fixed sweeps (every framework with the quoting agent; two frameworks with the random agent
 behind a detector and behind an image defense composed with a prompt defense) and one simulator
-run go through the real CLI; the
+run go through the CLI (in this process, tests/_cli.invoke); the
 rows of every store table, every replay file and every key of the JSON report are hashed per
 condition and compared with ``pins/behaviour.json``, recorded before the house moved. A
 refactoring that changes a prompt byte, a decision, a stored step or a report figure fails
@@ -16,11 +16,11 @@ import hashlib
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from ._cli import invoke
 
 PINS = Path(__file__).parent / "pins" / "behaviour.json"
 # Wall-clock facts of a run, and where in the images file a screen landed (the order in which
@@ -133,10 +133,7 @@ def _report(rundir: Path, here: Path, dataset: Path) -> dict[str, str]:
 
 
 def _dibench(cwd: Path, *args: str) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "dibench", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    r = invoke(*args, cwd=cwd)
     assert r.returncode == 0, f"dibench {' '.join(args)}:\n{r.stderr[-2000:]}"
 
 

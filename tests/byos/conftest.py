@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +21,6 @@ ZH_ITEMS = [
     Item("华为无线耳机 运动款 防水", "¥299", "华为旗舰店", "4.6"),
     Item("漫步者入耳式耳机 有线", "¥59", "漫步者专卖店", "4.3"),
 ]
-
-
-def dibench(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "dibench", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def _candidates(cards: list[dict[str, list[int]]], items: list[Item]) -> list[dict[str, Any]]:

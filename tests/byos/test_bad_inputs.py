@@ -15,7 +15,8 @@ from PIL import Image
 
 from dibench.dataset import Dataset
 
-from .conftest import EN_ITEMS, dibench
+from .._cli import invoke
+from .conftest import EN_ITEMS
 from .screens import DARK, draw_screen, write_dump
 
 
@@ -58,7 +59,7 @@ def _one_line(r: object, *parts: str) -> str:
 
 def _propose(xml: Path, png: Path | None, out: Path) -> object:
     args = ["propose", "--xml", str(xml), "--out", str(out), "--force"]
-    return dibench(*args, *(["--image", str(png)] if png else []))
+    return invoke(*args, *(["--image", str(png)] if png else []))
 
 
 XML_CASES = {
@@ -104,7 +105,7 @@ def test_bad_dumps_in_propose_and_import(
         "candidates": [{"boxes": {"card": c["card"]}, "attributes": {"price": p}}
                        for c, p in zip(cards, [3, 1, 2, 4], strict=False)],
     }))  # fmt: skip
-    err = _one_line(dibench("import", "--from", str(src), "--out", str(tmp_path / "ds")))
+    err = _one_line(invoke("import", "--from", str(src), "--out", str(tmp_path / "ds")))
     assert err.startswith("dibench: error: d.json: ui: d.xml: ") and XML_MESSAGES[case] in err
     assert not (tmp_path / "ds").exists()
 
@@ -144,7 +145,7 @@ def test_decompression_bomb_everywhere(shot: tuple[Path, Path, object], tmp_path
     bomb = tmp_path / "bomb.png"
     _png(bomb, np.zeros((4, 4), dtype=np.uint16), 0, size=(40000, 40000))
     _one_line(_propose(xml, bomb, tmp_path / "b.json"), "--image: ", "decompression bomb")
-    r = dibench("inject", "--image", str(bomb), "--box", "0,0,10,10", "--probe", "naive",
+    r = invoke("inject", "--image", str(bomb), "--box", "0,0,10,10", "--probe", "naive",
                 "--out", str(tmp_path / "o.png"), "--title", "x")  # fmt: skip
     _one_line(r, "--image: ", "decompression bomb")
     src = tmp_path / "in"
@@ -156,7 +157,7 @@ def test_decompression_bomb_everywhere(shot: tuple[Path, Path, object], tmp_path
         "candidates": [{"boxes": {"card": [0, 0, 10, 10]}, "attributes": {"price": 1}},
                        {"boxes": {"card": [0, 10, 10, 20]}, "attributes": {"price": 2}}],
     }))  # fmt: skip
-    err = _one_line(dibench("import", "--from", str(src), "--out", str(tmp_path / "ds")))
+    err = _one_line(invoke("import", "--from", str(src), "--out", str(tmp_path / "ds")))
     assert err.startswith("dibench: error: b.json: screenshot: b.png: ")
     assert "decompression bomb" in err
 
@@ -181,17 +182,17 @@ def test_sixteen_bit_and_palette_screenshots(
                            for c, p, it in zip(cards, [3, 1, 2, 4], EN_ITEMS, strict=False)],
         }))  # fmt: skip
     out = tmp_path / "ds"
-    r = dibench("import", "--from", str(src), "--out", str(out), "--probes", "naive")
+    r = invoke("import", "--from", str(src), "--out", str(out), "--probes", "naive")
     assert r.returncode == 0, r.stderr
     ds = Dataset.open(out)
     g = np.asarray(ds.benign_image("g16"))
     assert np.abs(g[:, :, 0].astype(int) - grey8).max() <= 1  # not washed to white
     pal = np.asarray(ds.benign_image("pal")).astype(int)
     assert np.abs(pal - rgb).mean() < 4
-    r = dibench("check", "--dataset", str(out), "--no-ocr")
+    r = invoke("check", "--dataset", str(out), "--no-ocr")
     assert r.returncode == 0, r.stdout + r.stderr
     title = ",".join(map(str, cards[0]["title"]))
-    r = dibench("inject", "--image", str(src / "g16.png"), "--box", title, "--probe", "naive",
+    r = invoke("inject", "--image", str(src / "g16.png"), "--box", title, "--probe", "naive",
                 "--out", str(tmp_path / "o.png"), "--title", EN_ITEMS[0].title)  # fmt: skip
     assert r.returncode == 0, r.stderr
     o = np.asarray(Image.open(tmp_path / "o.png").convert("L")).astype(int)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from dibench.dataset import Dataset
 
-from .conftest import EN_ITEMS, dibench
+from .._cli import invoke
+from .conftest import EN_ITEMS
 from .screens import LIGHT, draw_screen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,7 @@ def test_readme_example_imports(tmp_path: Path) -> None:
     (folder / "search1.json").write_text(block.group(1), encoding="utf-8")
     draw_screen(1080, 2340, LIGHT, EN_ITEMS, "MyShop").image.save(folder / "search1.png")
     out = tmp_path / "data" / "mine"
-    r = dibench("import", "--from", str(folder), "--out", str(out))
+    r = invoke("import", "--from", str(folder), "--out", str(out))
     assert r.returncode == 0, r.stderr
     ds = Dataset.open(out)
     state = ds.benign[json.loads(block.group(1))["id"]]
@@ -31,5 +32,5 @@ def test_readme_example_imports(tmp_path: Path) -> None:
     assert sorted({i.split(".")[1] for i in ds.injected_ids()}) == ["c1", "c2"]
     # c2 has no price box and c3 no cover: probes follow the boxes
     assert "earbuds-cheapest.c2.combined_p" in ds and "earbuds-cheapest.c1.combined_p" in ds
-    r = dibench("check", "--dataset", str(out), "--no-ocr")
+    r = invoke("check", "--dataset", str(out), "--no-ocr")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -13,13 +13,13 @@ from PIL import Image
 from dibench import screens
 from dibench.dataset import Dataset
 
-from .conftest import dibench
+from .._cli import invoke
 
 
 @pytest.fixture(scope="module")
 def imported(captures: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("imported") / "ds"
-    r = dibench("import", "--from", str(captures), "--out", str(out))
+    r = invoke("import", "--from", str(captures), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "imported 3 benign and" in r.stdout
     return out
@@ -80,18 +80,18 @@ def test_injection_reads_back_and_erases_the_original(imported: Path) -> None:
 
 @pytest.mark.slow
 def test_check_run_report(imported: Path, tmp_path: Path) -> None:
-    r = dibench("check", "--dataset", str(imported), "--ocr-sample", "12")
+    r = invoke("check", "--dataset", str(imported), "--ocr-sample", "12")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all checks passed" in r.stdout
     assert "ocr_title" in r.stdout
 
     runs = tmp_path / "runs"
-    r = dibench(
+    r = invoke(
         "run", "--dataset", str(imported), "--framework", "direct", "--model", "oracle",
         "--out", str(runs), "--repeats", "2",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
-    r = dibench(
+    r = invoke(
         "run", "--dataset", str(imported), "--framework", "mobile-agent-v2",
         "--model", "ocr-agent", "--out", str(runs), "--repeats", "1", "--limit", "1",
         "--probes", "naive",
@@ -101,7 +101,7 @@ def test_check_run_report(imported: Path, tmp_path: Path) -> None:
         tables = {row[0] for row in db.execute("select name from sqlite_master")}
         assert tables
     md = tmp_path / "report.md"
-    r = dibench("report", str(runs), "--format", "md", "--out", str(md))
+    r = invoke("report", str(runs), "--format", "md", "--out", str(md))
     assert r.returncode == 0, r.stderr
     text = md.read_text()
     oracle_row = next(line for line in text.splitlines() if line.startswith("| direct | oracle |"))
@@ -110,24 +110,24 @@ def test_check_run_report(imported: Path, tmp_path: Path) -> None:
     assert "NightMarket" in text and "Bazaar" in text and "Haowu" in text
     assert "ocr-agent" in text
     html = tmp_path / "report.html"
-    r = dibench("report", str(runs), "--format", "html", "--out", str(html))
+    r = invoke("report", str(runs), "--format", "html", "--out", str(html))
     assert r.returncode == 0, r.stderr
     assert "NightMarket" in html.read_text()
 
     shown = tmp_path / "show.png"
-    r = dibench("show", "--dataset", str(imported), "night.c2.combined_tc", "--out", str(shown))
+    r = invoke("show", "--dataset", str(imported), "night.c2.combined_tc", "--out", str(shown))
     assert r.returncode == 0, r.stderr
     xml = tmp_path / "night.xml"
     png = tmp_path / "night.png"
-    r = dibench(
+    r = invoke(
         "render", "--dataset", str(imported), "night.c2.naive", "--out", str(png),
         "--xml", str(xml),
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "com.example.shop:id/result_list" in xml.read_text()
-    r = dibench("list", "--dataset", str(imported), "--injected", "--limit", "0")
+    r = invoke("list", "--dataset", str(imported), "--injected", "--limit", "0")
     assert r.returncode == 0 and "night.c4.combined_p" in r.stdout
-    r = dibench("list", "--dataset", str(imported), "--injected", "--app", "NightMarket")
+    r = invoke("list", "--dataset", str(imported), "--injected", "--app", "NightMarket")
     assert r.returncode == 0, r.stderr
     ids = r.stdout.split()
     assert ids and all(i.startswith("night.") for i in ids)  # filtered by the state's app

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import dibench
+from .._cli import invoke
 
 Edit = Callable[[dict[str, Any], Path], None]
 
@@ -144,7 +144,7 @@ def test_bad_annotation(folder: Path, tmp_path: Path, edit: Edit, field: str, me
     edit(data, folder)
     ann.write_text(json.dumps(data))
     out = tmp_path / "new" / "ds"
-    r = dibench("import", "--from", str(folder), "--out", str(out))
+    r = invoke("import", "--from", str(folder), "--out", str(out))
     assert r.returncode == 2, r.stdout + r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
@@ -163,7 +163,7 @@ def test_later_error_leaves_nothing(captures: Path, tmp_path: Path) -> None:
     data["candidates"][0]["boxes"]["card"] = [0, 0, 10]
     bad.write_text(json.dumps(data), encoding="utf-8")
     out = tmp_path / "ds"
-    r = dibench("import", "--from", str(src), "--out", str(out))
+    r = invoke("import", "--from", str(src), "--out", str(out))
     assert r.returncode == 2
     assert "shots/haowu.json: candidates[0].boxes.card: must be [x1, y1, x2, y2]" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
@@ -173,16 +173,16 @@ def test_out_must_be_new_and_outside(captures: Path, tmp_path: Path) -> None:
     out = tmp_path / "full"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    r = dibench("import", "--from", str(captures), "--out", str(out))
+    r = invoke("import", "--from", str(captures), "--out", str(out))
     assert r.returncode == 2 and "already exists" in r.stderr
     assert (out / "keep.txt").read_text() == "mine"
-    r = dibench("import", "--from", str(captures), "--out", str(captures / "ds"))
+    r = invoke("import", "--from", str(captures), "--out", str(captures / "ds"))
     assert r.returncode == 2 and "overlaps the import folder" in r.stderr
     assert not (captures / "ds").exists()
 
 
 def test_duplicate_ids_across_files(folder: Path, tmp_path: Path) -> None:
     shutil.copy(folder / "shots" / "bazaar.json", folder / "shots" / "again.json")
-    r = dibench("import", "--from", str(folder), "--out", str(tmp_path / "ds"))
+    r = invoke("import", "--from", str(folder), "--out", str(tmp_path / "ds"))
     assert r.returncode == 2
     assert "shots/bazaar.json: id: 'bazaar-earbuds' is also the id in shots/again.json" in r.stderr

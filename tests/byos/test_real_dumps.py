@@ -14,7 +14,7 @@ from PIL import Image
 from dibench import screens
 from dibench.dataset import Dataset
 
-from .conftest import dibench
+from .._cli import invoke
 from .screens import (
     KEYBOARD,
     Item,
@@ -48,7 +48,7 @@ def _propose(tmp: Path, img: Image.Image, xml: str, name: str = "s") -> dict[str
     img.save(tmp / f"{name}.png")
     (tmp / f"{name}.xml").write_text(xml, encoding="utf-8")
     out = tmp / f"{name}.json"
-    r = dibench("propose", "--xml", str(tmp / f"{name}.xml"), "--out", str(out))
+    r = invoke("propose", "--xml", str(tmp / f"{name}.xml"), "--out", str(out))
     assert r.returncode == 0, r.stderr
     draft = json.loads(out.read_text(encoding="utf-8"))
     draft["_stdout"] = r.stdout
@@ -97,7 +97,7 @@ def test_import_refuses_a_box_under_the_keyboard_and_keeps_packages(tmp_path: Pa
     (tmp_path / "s.json").write_text(
         json.dumps({**ann, "candidates": [*ann["candidates"], hidden]})
     )
-    r = dibench("import", "--from", str(tmp_path), "--out", str(tmp_path.parent / "ds0"))
+    r = invoke("import", "--from", str(tmp_path), "--out", str(tmp_path.parent / "ds0"))
     assert r.returncode == 2, r.stdout + r.stderr
     line = r.stderr.strip()
     assert "\n" not in line
@@ -105,7 +105,7 @@ def test_import_refuses_a_box_under_the_keyboard_and_keeps_packages(tmp_path: Pa
     assert f"under the keyboard window {KEYBOARD}" in line
     (tmp_path / "s.json").write_text(json.dumps(ann))
     out = tmp_path.parent / "ds1"
-    r = dibench("import", "--from", str(tmp_path), "--out", str(out), "--probes", "naive")
+    r = invoke("import", "--from", str(tmp_path), "--out", str(out), "--probes", "naive")
     assert r.returncode == 0, r.stderr
     assert (out.stat().st_mode & 0o777) != 0o700  # an ordinary folder, not a private one
     state = Dataset.open(out).benign["s"]
@@ -115,7 +115,7 @@ def test_import_refuses_a_box_under_the_keyboard_and_keeps_packages(tmp_path: Pa
     # no keyboard node belongs to a candidate
     kb_first = int(windows.split(f"{KEYBOARD}:")[1].split("-")[0])
     assert all(e.candidate is None for e in state.ui[kb_first:] if e.index < len(state.ui))
-    r = dibench("check", "--dataset", str(out), "--no-ocr")
+    r = invoke("check", "--dataset", str(out), "--no-ocr")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -134,7 +134,7 @@ def test_labels_only_in_content_desc(tmp_path: Path) -> None:
     ann = _annotation(draft, [89.0, 129.0, 45.0])
     (tmp_path / "s.json").write_text(json.dumps(ann))
     out = tmp_path.parent / "feed-ds"
-    r = dibench("import", "--from", str(tmp_path), "--out", str(out), "--probes", "naive")
+    r = invoke("import", "--from", str(tmp_path), "--out", str(out), "--probes", "naive")
     assert r.returncode == 0, r.stderr
     ds = Dataset.open(out)
     for iid in ds.injected_ids():
@@ -142,7 +142,7 @@ def test_labels_only_in_content_desc(tmp_path: Path) -> None:
         shown = [v for e in screens.ui(ds, iid) for v in (e.text, e.content_desc)]
         orig = titles[int(rec.target[1:]) - 1]
         assert not any(orig in v.replace(rec.payload.title or "", "") for v in shown)
-    r = dibench("check", "--dataset", str(out), "--no-ocr")
+    r = invoke("check", "--dataset", str(out), "--no-ocr")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -233,7 +233,7 @@ def test_title_leaf_inside_wrappers_and_check_proves_no_trace(tmp_path: Path) ->
     plugin = tmp_path / "leaky.py"
     plugin.write_text(LEAKY_UI)
     out = tmp_path / "ds"
-    r = dibench("import", "--from", str(src), "--out", str(out), "--probes", "naive,leaky_ui",
+    r = invoke("import", "--from", str(src), "--out", str(out), "--probes", "naive,leaky_ui",
                 "--load", str(plugin))  # fmt: skip
     assert r.returncode == 0, r.stderr
     ds = Dataset.open(out)
@@ -246,7 +246,7 @@ def test_title_leaf_inside_wrappers_and_check_proves_no_trace(tmp_path: Path) ->
             assert ITEMS[0].title not in v.replace(rec.payload.title or "", ""), (e, v)
     # the wrapper's content-desc and the cover's alt text now name the payload too
     assert any(e.content_desc == rec.payload.title for e in screens.ui(ds, rec.id))
-    r = dibench("check", "--dataset", str(out), "--no-ocr", "--load", str(plugin))
+    r = invoke("check", "--dataset", str(out), "--no-ocr", "--load", str(plugin))
     assert r.returncode == 1, r.stdout + r.stderr
     lines = (r.stdout + r.stderr).splitlines()
     failed = [line for line in lines if "[ui_trace]" in line]
@@ -277,7 +277,7 @@ def test_centred_label_stays_centred(tmp_path: Path) -> None:
     img.save(shot)
     out = tmp_path / "c-inj.png"
     box = ",".join(map(str, boxes[0]["title"]))
-    r = dibench("inject", "--image", str(shot), "--box", box, "--probe", "naive",
+    r = invoke("inject", "--image", str(shot), "--box", box, "--probe", "naive",
                 "--out", str(out), "--title", ITEMS[1].title)  # fmt: skip
     assert r.returncode == 0, r.stderr
     a, b = np.asarray(Image.open(shot)), np.asarray(Image.open(out))
@@ -288,7 +288,7 @@ def test_centred_label_stays_centred(tmp_path: Path) -> None:
     # a left-aligned original stays flush left
     img, _xml, boxes = draw_wrapped_titles(ITEMS[1:2])
     img.save(shot)
-    r = dibench("inject", "--image", str(shot), "--box", ",".join(map(str, boxes[0]["title"])),
+    r = invoke("inject", "--image", str(shot), "--box", ",".join(map(str, boxes[0]["title"])),
                 "--probe", "naive", "--out", str(out), "--title", ITEMS[1].title)  # fmt: skip
     assert r.returncode == 0, r.stderr
     lines = _margins(a, np.asarray(Image.open(out)), boxes[0]["title"])
@@ -309,17 +309,17 @@ def test_title_on_a_photo_is_refused_unless_forced(tmp_path: Path) -> None:
         ],
     }  # fmt: skip
     (src / "p.json").write_text(json.dumps(ann))
-    r = dibench("import", "--from", str(src), "--out", str(tmp_path / "ds"))
+    r = invoke("import", "--from", str(src), "--out", str(tmp_path / "ds"))
     assert r.returncode == 2
     assert r.stderr.startswith("dibench: error: p.json: candidates[0].boxes.title: ")
     assert "photo or a textured background" in r.stderr and "--force-photo" in r.stderr
     assert r.stderr.count("\n") == 1
-    r = dibench("import", "--from", str(src), "--out", str(tmp_path / "ds"), "--force-photo",
+    r = invoke("import", "--from", str(src), "--out", str(tmp_path / "ds"), "--force-photo",
                 "--probes", "naive")  # fmt: skip
     assert r.returncode == 0, r.stderr
     box = ",".join(map(str, boxes[0]["title"]))
     out = tmp_path / "o.png"
-    r = dibench("inject", "--image", str(src / "p.png"), "--box", box, "--probe", "naive",
+    r = invoke("inject", "--image", str(src / "p.png"), "--box", box, "--probe", "naive",
                 "--out", str(out), "--title", "x")  # fmt: skip
     assert r.returncode == 2 and "--box: " in r.stderr and "photo" in r.stderr
     assert not out.exists()

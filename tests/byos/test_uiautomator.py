@@ -11,7 +11,8 @@ import pytest
 from dibench.byos import UiDumpError, parse_dump, propose_candidates
 from dibench.dataset import Box
 
-from .conftest import EN_ITEMS, dibench
+from .._cli import invoke
+from .conftest import EN_ITEMS
 from .screens import DARK, draw_screen, write_dump
 
 
@@ -124,7 +125,7 @@ def test_propose_cli_then_import_refuses_todo_until_filled(
     shutil.copy(png, folder / "s.png")
     shutil.copy(xml, folder / "s.xml")
     draft_path = folder / "s.json"
-    r = dibench(
+    r = invoke(
         "propose", "--xml", str(folder / "s.xml"), "--image", str(folder / "s.png"),
         "--out", str(draft_path),
     )  # fmt: skip
@@ -136,11 +137,11 @@ def test_propose_cli_then_import_refuses_todo_until_filled(
     assert draft["candidates"][0]["attributes"]["title"] == EN_ITEMS[0].title
     assert draft["candidates"][0]["attributes"]["price"].startswith("TODO")
     # a second propose does not overwrite the user's edits
-    r = dibench("propose", "--xml", str(xml), "--image", str(png), "--out", str(draft_path))
+    r = invoke("propose", "--xml", str(xml), "--image", str(png), "--out", str(draft_path))
     assert r.returncode == 2 and "already exists" in r.stderr
 
     out = tmp_path / "ds"
-    r = dibench("import", "--from", str(folder), "--out", str(out))
+    r = invoke("import", "--from", str(folder), "--out", str(out))
     assert r.returncode == 2
     assert r.stderr.startswith("dibench: error: s.json: category: still a TODO placeholder")
     assert not out.exists()
@@ -153,8 +154,8 @@ def test_propose_cli_then_import_refuses_todo_until_filled(
         c["attributes"]["price"] = float(item.price.strip("$"))
         c["attributes"]["rating"] = float(item.rating)
     draft_path.write_text(json.dumps(draft))
-    r = dibench("import", "--from", str(folder), "--out", str(out), "--probes", "naive")
+    r = invoke("import", "--from", str(folder), "--out", str(out), "--probes", "naive")
     assert r.returncode == 0, r.stderr
     assert "imported 1 benign and 3 injected" in r.stdout
-    r = dibench("check", "--dataset", str(out), "--no-ocr")
+    r = invoke("check", "--dataset", str(out), "--no-ocr")
     assert r.returncode == 0, r.stdout + r.stderr

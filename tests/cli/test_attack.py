@@ -7,8 +7,6 @@ OCR read-back) and ``run`` with another framework.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,24 +15,20 @@ from dibench.attack import Style, TemplateSpec, read_probe_file, write_probe_fil
 from dibench.dataset import Dataset
 from dibench.runner import ResultStore
 
+from .._cli import invoke
+
 PLANTED = str(Path(__file__).parents[1] / "attack" / "planted.py")
 SMALL = ("--width", "540", "--height", "1170")
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dibench", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 @pytest.fixture(scope="module")
 def found(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small attack run: dataset generated and searched through the command line."""
     base = tmp_path_factory.mktemp("cli-attack")
-    r = run("generate", "--out", str(base / "d"), "--benign", "6", "--seed", "3",
+    r = invoke("generate", "--out", str(base / "d"), "--benign", "6", "--seed", "3",
             "--probes", "naive,combined", "--workers", "1", *SMALL)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    r = run("attack", "--dataset", str(base / "d"), "--framework", "direct", "--model",
+    r = invoke("attack", "--dataset", str(base / "d"), "--framework", "direct", "--model",
             "planted", "--budget", "40", "--population", "6", "--top-k", "2", "--seed", "1",
             "--out", str(base / "a"), "--load", PLANTED)  # fmt: skip
     assert r.returncode == 0, r.stderr
@@ -50,16 +44,16 @@ def test_templates_load_into_generate_check_and_another_framework(
     names = [s.name for s in read_probe_file(templates)]
     assert len(names) == 2
     d2 = tmp_path / "d2"
-    r = run("generate", "--out", str(d2), "--benign", "4", "--seed", "9", "--workers", "1",
+    r = invoke("generate", "--out", str(d2), "--benign", "4", "--seed", "9", "--workers", "1",
             "--probes", ",".join(["naive", *names]), "--load", str(templates), *SMALL)  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert {i.rsplit(".", 1)[1] for i in Dataset.open(d2).injected_ids()} == {"naive", *names}
-    r = run("check", "--dataset", str(d2), "--load", str(templates), "--ocr-sample", "6",
+    r = invoke("check", "--dataset", str(d2), "--load", str(templates), "--ocr-sample", "6",
             "--workers", "1")  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all checks passed" in r.stdout
     out = tmp_path / "run"
-    r = run("run", "--dataset", str(d2), "--framework", "appagent", "--model", "oracle",
+    r = invoke("run", "--dataset", str(d2), "--framework", "appagent", "--model", "oracle",
             "--repeats", "1", "--out", str(out), "--load", str(templates))  # fmt: skip
     assert r.returncode == 0, r.stderr
     with ResultStore(out / "results.sqlite", readonly=True) as store:
@@ -81,27 +75,27 @@ def test_styled_templates_pass_check_with_ocr(tmp_path: Path) -> None:
     path = write_probe_file(tmp_path / "styled.toml", specs)
     names = [s.name for s in specs]
     d = tmp_path / "d"
-    r = run("generate", "--out", str(d), "--benign", "4", "--seed", "5", "--workers", "1",
+    r = invoke("generate", "--out", str(d), "--benign", "4", "--seed", "5", "--workers", "1",
             "--probes", ",".join(names), "--load", str(path), *SMALL)  # fmt: skip
     assert r.returncode == 0, r.stderr
     ds = Dataset.open(d)
     assert {ds.benign[i.rsplit(".", 2)[0]].language for i in ds.injected_ids()} == {"en", "zh"}
     titles = [ds.injected(i).payload.title or "" for i in ds.injected_ids()]
     assert any(" | " in t for t in titles) and any("【" in t for t in titles)
-    r = run("check", "--dataset", str(d), "--load", str(path), "--ocr-sample", "16",
+    r = invoke("check", "--dataset", str(d), "--load", str(path), "--ocr-sample", "16",
             "--workers", "1")  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all checks passed" in r.stdout
 
 
 def test_attack_dir_is_a_run_directory_for_report(found: Path, tmp_path: Path) -> None:
-    r = run("report", str(found), "--format", "md", "--out", str(tmp_path / "r.md"))
+    r = invoke("report", str(found), "--format", "md", "--out", str(tmp_path / "r.md"))
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "r.md").read_text()
     for name in [s.name for s in read_probe_file(found / "templates.toml")]:
         assert name in text
     assert "## Adaptive attack" in text  # the report builder adds the attack's own section
-    r = run("report", str(found), "--format", "html", "--out", str(tmp_path / "r.html"))
+    r = invoke("report", str(found), "--format", "html", "--out", str(tmp_path / "r.html"))
     assert r.returncode == 0, r.stderr
     assert "Adaptive attack" in (tmp_path / "r.html").read_text()
 
@@ -113,7 +107,7 @@ def _count(db: Path) -> int:
 
 def test_rerun_spends_nothing_more(found: Path) -> None:
     before = (_count(found / "search" / "results.sqlite"), _count(found / "results.sqlite"))
-    r = run("attack", "--dataset", str(found.parent / "d"), "--framework", "direct", "--model",
+    r = invoke("attack", "--dataset", str(found.parent / "d"), "--framework", "direct", "--model",
             "planted", "--budget", "40", "--population", "6", "--top-k", "2", "--seed", "1",
             "--out", str(found), "--load", PLANTED)  # fmt: skip
     assert r.returncode == 0, r.stderr
@@ -131,7 +125,7 @@ def test_rerun_spends_nothing_more(found: Path) -> None:
 def test_bad_options_fail_in_one_line(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     base = ["attack", "--dataset", str(tmp_path), "--framework", "direct", "--model", "oracle",
             "--budget", "5", "--out", str(tmp_path / "o")]  # fmt: skip
-    r = run(*base, *args)
+    r = invoke(*base, *args)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("dibench: error:") and needle in lines[0]
@@ -140,7 +134,7 @@ def test_bad_options_fail_in_one_line(tmp_path: Path, args: tuple[str, ...], nee
 def test_bad_probe_file_fails_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[[probe]]\nname = "x.y"\n[probe.levels]\nen = ["hi"]\n')
-    r = run("defenses", "--load", str(bad))
+    r = invoke("defenses", "--load", str(bad))
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"dibench: error: {bad}: field probe[0].name: expected letters, digits, '-' or '_' "
@@ -151,7 +145,7 @@ def test_bad_probe_file_fails_in_one_line(tmp_path: Path) -> None:
 def test_no_styles_keeps_every_hook_in_the_default_style(found: Path, tmp_path: Path) -> None:
     """``--no-styles`` searches moves and carriers only: every candidate keeps today's join."""
     out = tmp_path / "plain"
-    r = run("attack", "--dataset", str(found.parent / "d"), "--framework", "direct", "--model",
+    r = invoke("attack", "--dataset", str(found.parent / "d"), "--framework", "direct", "--model",
             "planted", "--budget", "20", "--population", "6", "--seed", "2", "--search-only",
             "--no-styles", "--out", str(out), "--load", PLANTED)  # fmt: skip
     assert r.returncode == 0, r.stderr

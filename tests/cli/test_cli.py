@@ -1,7 +1,9 @@
-"""The command line as a user meets it: real processes, real files, exit codes, one-line errors."""
+"""The command line as a user meets it: real files, exit codes, one-line errors; the commands run
+in this process through the same error guard, and the real console script is smoke-tested."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +15,11 @@ from PIL import Image
 from dibench import screens
 from dibench.dataset import Dataset
 
+from .._cli import invoke
+
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m dibench ARGS`` in a real process, for tests about the process itself."""
     return subprocess.run(
         [sys.executable, "-m", "dibench", *args],
         capture_output=True,
@@ -27,7 +32,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("cli") / "tiny"
-    r = run(
+    r = invoke(
         "generate",
         "--out",
         str(out),
@@ -44,13 +49,13 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_generate_check_render_show(tiny: Path, tmp_path: Path) -> None:
-    r = run("check", "--dataset", str(tiny), "--ocr-sample", "4")
+    r = invoke("check", "--dataset", str(tiny), "--ocr-sample", "4")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all checks passed" in r.stdout
     ds = Dataset.open(tiny)
     iid = ds.injected_ids()[-1]
     png, xml = tmp_path / "x.png", tmp_path / "x.xml"
-    r = run("render", "--dataset", str(tiny), iid, "--out", str(png), "--xml", str(xml))
+    r = invoke("render", "--dataset", str(tiny), iid, "--out", str(png), "--xml", str(xml))
     assert r.returncode == 0, r.stderr
     with Image.open(png) as im:
         assert np.array_equal(
@@ -62,11 +67,11 @@ def test_generate_check_render_show(tiny: Path, tmp_path: Path) -> None:
 
     assert html.escape(rec.payload.title.split("\n")[0][:20], quote=False) in xml.read_text()
     out = tmp_path / "show.png"
-    r = run("show", "--dataset", str(tiny), iid, "--out", str(out))
+    r = invoke("show", "--dataset", str(tiny), iid, "--out", str(out))
     assert r.returncode == 0, r.stderr
     with Image.open(out) as im:
         assert im.width > 1000 and im.height > 1100  # two half-size phones side by side
-    r = run("list", "--dataset", str(tiny), "--injected", "--probe", "naive", "--limit", "2")
+    r = invoke("list", "--dataset", str(tiny), "--injected", "--probe", "naive", "--limit", "2")
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
 
 
@@ -83,7 +88,7 @@ def test_generate_check_render_show(tiny: Path, tmp_path: Path) -> None:
 def test_bad_input_gets_a_one_line_error(
     tmp_path: Path, args: tuple[str, ...], needle: str
 ) -> None:
-    r = run(*args, cwd=tmp_path)
+    r = invoke(*args, cwd=tmp_path)
     assert r.returncode == 2
     assert needle in r.stderr
     assert "Traceback" not in r.stderr
@@ -97,9 +102,41 @@ def test_corrupt_dataset_and_unknown_id(tiny: Path, tmp_path: Path) -> None:
     lines = (bad / "benign.jsonl").read_text().splitlines()
     lines[1] = lines[1].replace('"category":"', '"category":"x', 1)
     (bad / "benign.jsonl").write_text("\n".join(lines) + "\n")
-    r = run("check", "--dataset", str(bad))
+    r = invoke("check", "--dataset", str(bad))
     assert r.returncode == 2
     assert f"{bad / 'benign.jsonl'}:2: field category" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
-    r = run("render", "--dataset", str(tiny), "no-such-id", "--out", str(tmp_path / "a.png"))
+    r = invoke("render", "--dataset", str(tiny), "no-such-id", "--out", str(tmp_path / "a.png"))
     assert r.returncode == 2 and "no instance 'no-such-id'" in r.stderr
+
+
+def test_the_console_script_and_the_module_are_real_entry_points(tiny: Path) -> None:
+    """The installed ``dibench`` script and ``python -m dibench`` start, work, and fail in one
+    line with the exit code, as a user's shell sees them."""
+    script = shutil.which("dibench")
+    assert script is not None, "the dibench console script is not installed"
+    r = subprocess.run(
+        [script, "list", "--dataset", str(tiny), "--injected", "--limit", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (
+        r.stdout.splitlines()
+        == invoke("list", "--dataset", str(tiny), "--injected", "--limit", "2").stdout.splitlines()
+    )
+    assert len(r.stdout.splitlines()) == 2
+    r = subprocess.run(
+        [script, "check", "--dataset", "/nonexistent/ds"], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.splitlines() == ["dibench: error: /nonexistent/ds: no such dataset directory"]
+    same = invoke("check", "--dataset", "/nonexistent/ds")  # what the other tests here assert
+    assert (same.returncode, same.stdout, same.stderr) == (r.returncode, r.stdout, r.stderr)
+    r = run("check", "--ocr-sample", "x")  # a usage error names the command as it was run
+    assert r.returncode == 2 and "python -m dibench check --help" in r.stderr, r.stderr
+    same = invoke("check", "--ocr-sample", "x")
+    assert (same.returncode, same.stdout, same.stderr) == (r.returncode, r.stdout, r.stderr)
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("dibench, version ")

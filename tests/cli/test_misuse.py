@@ -1,4 +1,5 @@
-"""A user's mistakes and a hostile machine, through the real CLI: refused in one line, never
+"""A user's mistakes and a hostile machine, through the real CLI (in this process, through the
+same error guard, but for the tests of one process against another): refused in one line, never
 absorbed, never a traceback, and nothing already stored is lost.
 
 Full and read-only disks are real: a small tmpfs and a read-only bind mount (the suite runs as
@@ -22,7 +23,7 @@ import pytest
 
 from dibench.testing import FakeChatServer
 
-from .test_cli import run
+from .._cli import invoke
 
 
 def _one_line_error(r: subprocess.CompletedProcess[str], code: int, *needles: str) -> str:
@@ -39,7 +40,7 @@ def _one_line_error(r: subprocess.CompletedProcess[str], code: int, *needles: st
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("misuse") / "tiny"
-    r = run("generate", "--out", str(out), "--benign", "3", "--seed", "5", "--probes", "naive")
+    r = invoke("generate", "--out", str(out), "--benign", "3", "--seed", "5", "--probes", "naive")
     assert r.returncode == 0, r.stderr
     return out
 
@@ -89,7 +90,7 @@ def test_a_second_run_on_the_same_directory_is_refused(tiny: Path, tmp_path: Pat
         while not server.received and time.monotonic() < deadline:
             time.sleep(0.05)
         try:
-            second = run(*args)
+            second = invoke(*args)
         finally:
             server.release()
         _, first_err = first.communicate(timeout=120)
@@ -121,7 +122,7 @@ def test_a_killed_runs_lock_is_taken_over(tiny: Path, tmp_path: Path) -> None:
         os.kill(victim.pid, signal.SIGKILL)
         victim.wait(timeout=30)
         assert (out / ".lock").exists()  # left behind by the killed process
-        r = run(*args)
+        r = invoke(*args)
     assert r.returncode == 0, r.stderr
     assert "already there" in r.stdout
     rows = _rows(out)
@@ -132,16 +133,16 @@ def test_a_killed_runs_lock_is_taken_over(tiny: Path, tmp_path: Path) -> None:
 def test_resume_with_other_settings_is_refused_with_a_diff(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     base = ["run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle"]
-    assert run(*base, "--repeats", "1", "--out", str(out)).returncode == 0
+    assert invoke(*base, "--repeats", "1", "--out", str(out)).returncode == 0
     before = (out / "run.json").read_bytes()
     n = len(_rows(out))
-    r = run(*base, "--repeats", "2", "--probes", "naive", "--out", str(out))
+    r = invoke(*base, "--repeats", "2", "--probes", "naive", "--out", str(out))
     _one_line_error(r, 2, "repeats: 1 -> 2", "probes: all -> naive", "another --out")
     assert (out / "run.json").read_bytes() == before and len(_rows(out)) == n
-    r = run(*base, "--repeats", "1", "--adapter-opt", "max_tokens=50", "--out", str(out))
+    r = invoke(*base, "--repeats", "1", "--adapter-opt", "max_tokens=50", "--out", str(out))
     _one_line_error(r, 2, "adapter max_tokens: default -> 50")
     # how fast it runs is not what the rows mean: a resume may change it
-    r = run(*base, "--repeats", "1", "--concurrency", "3", "--out", str(out))
+    r = invoke(*base, "--repeats", "1", "--concurrency", "3", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert f"{n}/{n} runs" in r.stdout and len(_rows(out)) == n
 
@@ -154,10 +155,10 @@ def test_resume_after_editing_a_prompt_template_is_refused(tiny: Path, tmp_path:
     out = tmp_path / "run"
     base = ["run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
             "--repeats", "1", "--adapter-opt", f"prompts={prompts}", "--out", str(out)]  # fmt: skip
-    assert run(*base).returncode == 0
-    assert run(*base).returncode == 0  # unchanged templates resume
+    assert invoke(*base).returncode == 0
+    assert invoke(*base).returncode == 0  # unchanged templates resume
     (prompts / "decision.txt").write_text("Choose: {{instruction}}\n{{items}}", encoding="utf-8")
-    _one_line_error(run(*base), 2, "prompt templates:", "another --out")
+    _one_line_error(invoke(*base), 2, "prompt templates:", "another --out")
 
 
 # --- a full disk, a read-only disk, a corrupt store ---------------------------------------------
@@ -166,13 +167,13 @@ def test_a_full_disk_stops_cleanly_and_resumes(tiny: Path, tmp_path: Path) -> No
         out = mnt / "run"
         args = ["run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
                 "--repeats", "2", "--out", str(out)]  # fmt: skip
-        r = run(*args)
+        r = invoke(*args)
         _one_line_error(r, 1, "stopped:", "re-run the same command to resume")
         assert json.loads((out / "run.json").read_bytes())["conditions"]
         kept = _rows(out)
         assert kept  # some rows made it before the disk filled, and they are intact
         _mount("-o", "remount,size=64m", str(mnt))
-        r = run(*args)
+        r = invoke(*args)
         assert r.returncode == 0, r.stderr
         assert f"{len(kept)} already there" in r.stdout
         rows = _rows(out)
@@ -192,21 +193,21 @@ def test_a_disk_full_before_the_start_leaves_no_torn_run_json(tiny: Path, tmp_pa
         out = mnt / "run"
         args = ["run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
                 "--repeats", "1", "--out", str(out)]  # fmt: skip
-        r = run(*args)
+        r = invoke(*args)
         assert r.returncode in (1, 2) and "Traceback" not in r.stderr, r.stderr
         assert "no space left" in r.stderr or "disk is full" in r.stderr
         if (out / "run.json").exists():
             json.loads((out / "run.json").read_bytes())
         filler.unlink()
         _mount("-o", "remount,size=64m", str(mnt))
-        r = run(*args)
+        r = invoke(*args)
         assert r.returncode == 0, r.stderr
         assert json.loads((out / "run.json").read_bytes())["conditions"]
 
 
 def test_report_and_export_on_read_only_media(tiny: Path, tmp_path: Path) -> None:
     src = tmp_path / "run"
-    r = run("run", "--dataset", str(tiny), "--framework", "direct", "--model", "random",
+    r = invoke("run", "--dataset", str(tiny), "--framework", "direct", "--model", "random",
             "--repeats", "2", "--out", str(src))  # fmt: skip
     assert r.returncode == 0, r.stderr
     ro = tmp_path / "ro"
@@ -219,16 +220,16 @@ def test_report_and_export_on_read_only_media(tiny: Path, tmp_path: Path) -> Non
         _mount("-o", "remount,ro,bind", str(ro))
         for fmt in ("md", "latex", "csv", "json", "html"):
             dest = tmp_path / f"report.{fmt}"
-            r = run("report", str(ro), "--format", fmt, "--out", str(dest))
+            r = invoke("report", str(ro), "--format", fmt, "--out", str(dest))
             assert r.returncode == 0, r.stderr
             assert dest.stat().st_size > 200
-        r = run("export", str(ro), "--out", str(tmp_path / "rows.jsonl"), "--replies",
+        r = invoke("export", str(ro), "--out", str(tmp_path / "rows.jsonl"), "--replies",
                 str(tmp_path / "replies"))  # fmt: skip
         assert r.returncode == 0, r.stderr
         assert len((tmp_path / "rows.jsonl").read_text().splitlines()) == len(_rows(src))
-        r = run("report", str(ro), "--format", "md")
+        r = invoke("report", str(ro), "--format", "md")
         _one_line_error(r, 2, "read-only file system", "pass --out")
-        r = run("export", str(ro))
+        r = invoke("export", str(ro))
         _one_line_error(r, 2, "read-only file system", "pass --out")
         assert sorted(p.name for p in ro.iterdir()) == sorted(p.name for p in src.iterdir())
     finally:
@@ -237,7 +238,7 @@ def test_report_and_export_on_read_only_media(tiny: Path, tmp_path: Path) -> Non
 
 def test_a_corrupt_store_is_named(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    assert run("run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
+    assert invoke("run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
                "--repeats", "1", "--out", str(out)).returncode == 0  # fmt: skip
     db = out / "results.sqlite"
     for extra in ("-wal", "-shm"):
@@ -249,7 +250,7 @@ def test_a_corrupt_store_is_named(tiny: Path, tmp_path: Path) -> None:
         ("report", str(out), "--format", "md"),
         ("export", str(out)),
     ):  # fmt: skip
-        _one_line_error(run(*args), 2, str(db), "not a database")
+        _one_line_error(invoke(*args), 2, str(db), "not a database")
 
 
 # --- bad values and names, refused before anything is written ------------------------------------
@@ -280,19 +281,19 @@ def test_bad_run_options(tiny: Path, tmp_path: Path, extra: tuple[str, ...],
     args = ["run", "--dataset", str(tiny), "--out", str(out), "--repeats", "1"]
     if "--framework" not in extra:
         args += ["--framework", "direct"]
-    _one_line_error(run(*args, *extra), 2, *needles)
+    _one_line_error(invoke(*args, *extra), 2, *needles)
     assert not out.exists()  # nothing partial is left behind
 
 
 def test_unknown_names_in_other_commands(tmp_path: Path) -> None:
-    r = run("generate", "--out", str(tmp_path / "g"), "--apps", "nope")
+    r = invoke("generate", "--out", str(tmp_path / "g"), "--apps", "nope")
     _one_line_error(r, 2, "nope")
     assert not (tmp_path / "g").exists()
-    r = run("simulate", "--framework", "direct", "--model", "oracle", "--sims", "nope",
+    r = invoke("simulate", "--framework", "direct", "--model", "oracle", "--sims", "nope",
             "--out", str(tmp_path / "s"))  # fmt: skip
     _one_line_error(r, 2, "nope")
     assert not (tmp_path / "s").exists()
-    _one_line_error(run("nosuchcommand"), 2, "nosuchcommand")
+    _one_line_error(invoke("nosuchcommand"), 2, "nosuchcommand")
 
 
 _SWEEP = """
@@ -328,13 +329,13 @@ def test_bad_sweep_files(tiny: Path, tmp_path: Path, change: tuple[str, str],
                          needles: tuple[str, ...]) -> None:  # fmt: skip
     toml = tmp_path / "sweep.toml"
     toml.write_text(_SWEEP.format(dataset=tiny).replace(*change))
-    _one_line_error(run("sweep", str(toml)), 2, str(toml), *needles)
+    _one_line_error(invoke("sweep", str(toml)), 2, str(toml), *needles)
     assert not (tmp_path / "run").exists()  # no phantom condition, no empty run directory
 
 
 def test_a_good_sweep_still_runs(tiny: Path, tmp_path: Path) -> None:
     toml = tmp_path / "sweep.toml"
     toml.write_text(_SWEEP.format(dataset=tiny))
-    r = run("sweep", str(toml))
+    r = invoke("sweep", str(toml))
     assert r.returncode == 0, r.stderr
     assert len(_rows(tmp_path / "run")) > 3

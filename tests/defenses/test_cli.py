@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +10,9 @@ from PIL import Image
 
 from dibench.runner import ResultStore, RunRequest, load_sweep
 
+from .._cli import invoke
+
 USER_MODULE = Path(__file__).with_name("user_defense.py")
-
-
-def dibench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dibench", *args], capture_output=True, text=True, timeout=600
-    )
 
 
 def test_user_defense_loaded_by_path_runs_via_the_cli(
@@ -30,7 +24,7 @@ def test_user_defense_loaded_by_path_runs_via_the_cli(
         "--out", str(out), "--repeats", "1", "--limit", "1", "--probes", "naive",
         "--load", str(USER_MODULE), "--defense", "my-defense:checked", "--defense", "jpeg:95",
     ]  # fmt: skip
-    r = dibench(*args)
+    r = invoke(*args)
     assert r.returncode == 0, r.stderr
     with ResultStore(out / "results.sqlite") as store:
         (cond,) = store.conditions().values()
@@ -46,7 +40,7 @@ def test_user_defense_loaded_by_path_runs_via_the_cli(
     step = details["steps"][0]
     assert "Note: the screenshot is greyscale (checked)." in step["prompt"]
     # resume: the same command adds nothing
-    r = dibench(*args)
+    r = invoke(*args)
     assert r.returncode == 0 and "0/0" not in r.stdout and "already there" in r.stdout
     assert f"({len(rows)} already there" in r.stdout
 
@@ -71,7 +65,7 @@ def test_user_defense_pixels_reach_the_model(small_dataset_dir: Path, tmp_path: 
 
 def test_bad_defense_is_a_one_line_usage_error(small_dataset_dir: Path, tmp_path: Path) -> None:
     for spec, needle in [("jpeg:abc", "expected int"), ("no-such-defense", "unknown defense")]:
-        r = dibench(
+        r = invoke(
             "run", "--dataset", str(small_dataset_dir), "--framework", "direct",
             "--model", "oracle", "--out", str(tmp_path / "x"), "--defense", spec,
         )  # fmt: skip
@@ -104,7 +98,7 @@ def test_sweep_runs_one_condition_per_defense_chain(
     )
     reqs = load_sweep(cfg)
     assert len(reqs) == 8
-    r = dibench("sweep", str(cfg))
+    r = invoke("sweep", str(cfg))
     assert r.returncode == 0, r.stderr
     with ResultStore(tmp_path / "runs" / "def" / "results.sqlite") as store:
         conds = store.conditions()
@@ -135,7 +129,7 @@ def test_sweep_with_a_bad_defense_names_the_key(small_dataset_dir: Path, tmp_pat
         'defenses = ["none", "jpeg:200"]\n[[models]]\nspec = "oracle"\n',
         encoding="utf-8",
     )
-    r = dibench("sweep", str(cfg))
+    r = invoke("sweep", str(cfg))
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0
     assert "field defenses[1]" in r.stderr and "quality must be in 1..100" in r.stderr

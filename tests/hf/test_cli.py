@@ -1,5 +1,6 @@
-"""``dibench export-dataset`` and ``import-hf`` as a user meets them: real processes, exit
-codes, one-line errors naming the file, and nothing half-written left behind."""
+"""``dibench export-dataset`` and ``import-hf`` as a user meets them (in this process, through
+the CLI's own error guard): exit codes, one-line errors naming the file, and nothing
+half-written left behind."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from dibench.hf._export import sha256_file
 
-from ..cli.test_cli import run
+from .._cli import invoke
 from .conftest import tree
 
 
@@ -35,7 +36,7 @@ def _nothing_new(parent: Path, before: set[str]) -> None:
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("hfcli") / "small"
-    r = run(
+    r = invoke(
         "generate",
         "--out",
         str(out),
@@ -53,7 +54,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def exported(small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("hfcli") / "nested" / "hf"
-    r = run("export-dataset", str(small), "--out", str(out), "--shard-size", "10")
+    r = invoke("export-dataset", str(small), "--out", str(out), "--shard-size", "10")
     assert r.returncode == 0, r.stderr
     assert "exported 3 benign and" in r.stdout and "Parquet files" in r.stdout
     return out
@@ -62,11 +63,11 @@ def exported(small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_export_then_import_through_the_cli(small: Path, exported: Path, tmp_path: Path) -> None:
     assert (exported / "README.md").is_file()
     assert oct(exported.stat().st_mode & 0o777) != oct(0o700)  # not mkdtemp's private mode
-    r = run("import-hf", str(exported), "--out", str(tmp_path / "back"))
+    r = invoke("import-hf", str(exported), "--out", str(tmp_path / "back"))
     assert r.returncode == 0, r.stderr
     assert "rebuilt 3 benign and" in r.stdout
     assert tree(tmp_path / "back") == tree(small)
-    r = run("check", "--dataset", str(tmp_path / "back"), "--no-ocr")
+    r = invoke("check", "--dataset", str(tmp_path / "back"), "--no-ocr")
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -74,7 +75,7 @@ def test_export_refuses_what_is_not_a_dataset(small: Path, tmp_path: Path) -> No
     (tmp_path / "empty").mkdir()
     before = {p.name for p in tmp_path.iterdir()}
     for src in (tmp_path / "empty", tmp_path / "missing"):
-        r = run("export-dataset", str(src), "--out", str(tmp_path / "out"))
+        r = invoke("export-dataset", str(src), "--out", str(tmp_path / "out"))
         _refused(r, str(src), "not a DIBench dataset")
     _nothing_new(tmp_path, before)
 
@@ -85,8 +86,8 @@ def test_export_refuses_an_existing_non_empty_out(small: Path, tmp_path: Path) -
     (out / "keep.txt").write_text("mine")
     (tmp_path / "file").write_text("x")
     before = {p.name for p in tmp_path.iterdir()}
-    _refused(run("export-dataset", str(small), "--out", str(out)), str(out), "not empty")
-    _refused(run("export-dataset", str(small), "--out", str(tmp_path / "file")), "is a file")
+    _refused(invoke("export-dataset", str(small), "--out", str(out)), str(out), "not empty")
+    _refused(invoke("export-dataset", str(small), "--out", str(tmp_path / "file")), "is a file")
     assert (out / "keep.txt").read_text() == "mine"
     _nothing_new(tmp_path, before)
 
@@ -100,14 +101,14 @@ def test_export_of_a_broken_dataset_names_the_file_and_writes_nothing(
     shot.write_bytes(b"not a png")
     work = tmp_path / "work"
     work.mkdir()
-    r = run("export-dataset", str(src), "--out", str(work / "hf"))
+    r = invoke("export-dataset", str(src), "--out", str(work / "hf"))
     _refused(r, shot.name, "cannot decode")
     _nothing_new(work, set())
     shutil.copy(small / "screens" / shot.name, shot)
     lines = (src / "injected.jsonl").read_bytes().splitlines(keepends=True)
     lines[4] = lines[4].replace(b'"target":"', b'"target":"zz', 1)
     (src / "injected.jsonl").write_bytes(b"".join(lines))
-    r = run("export-dataset", str(src), "--out", str(work / "hf"))
+    r = invoke("export-dataset", str(src), "--out", str(work / "hf"))
     _refused(r, "injected.jsonl:5", "target")
     _nothing_new(work, set())
 
@@ -134,7 +135,7 @@ def test_import_refuses_a_corrupt_shard(exported: Path, tmp_path: Path) -> None:
     shard.write_bytes(bytes(data))
     work = tmp_path / "work"
     work.mkdir()
-    r = run("import-hf", str(hf), "--out", str(work / "ds"))
+    r = invoke("import-hf", str(hf), "--out", str(work / "ds"))
     _refused(r, shard.name, "corrupt")
     _nothing_new(work, set())
     # the same damage with a matching checksum: Parquet itself refuses it
@@ -144,7 +145,7 @@ def test_import_refuses_a_corrupt_shard(exported: Path, tmp_path: Path) -> None:
         if s["path"].endswith(shard.name):
             s["sha256"] = sha256_file(shard)
     _set_info(hf, info)
-    r = run("import-hf", str(hf), "--out", str(work / "ds"))
+    r = invoke("import-hf", str(hf), "--out", str(work / "ds"))
     _refused(r, shard.name, "cannot read Parquet")
     _nothing_new(work, set())
 
@@ -152,13 +153,15 @@ def test_import_refuses_a_corrupt_shard(exported: Path, tmp_path: Path) -> None:
 def test_import_refuses_what_is_not_an_export(small: Path, exported: Path, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    _refused(run("import-hf", str(small), "--out", str(work / "ds")), "not a DIBench export")
+    _refused(invoke("import-hf", str(small), "--out", str(work / "ds")), "not a DIBench export")
     hf = _copy(exported, tmp_path)
     (hf / "dibench" / "export.json").write_text("{")
-    _refused(run("import-hf", str(hf), "--out", str(work / "ds")), "export.json", "not valid JSON")
+    _refused(
+        invoke("import-hf", str(hf), "--out", str(work / "ds")), "export.json", "not valid JSON"
+    )
     (work / "ds").mkdir()
     (work / "ds" / "x").write_text("x")
-    _refused(run("import-hf", str(exported), "--out", str(work / "ds")), "not empty")
+    _refused(invoke("import-hf", str(exported), "--out", str(work / "ds")), "not empty")
     assert {p.name for p in work.iterdir()} == {"ds"}
 
 
@@ -177,7 +180,7 @@ def test_import_keeps_paths_inside_the_output(exported: Path, tmp_path: Path) ->
     _set_info(hf, info)
     work = tmp_path / "a" / "b"
     work.mkdir(parents=True)
-    r = run("import-hf", str(hf), "--out", str(work / "ds"))
+    r = invoke("import-hf", str(hf), "--out", str(work / "ds"))
     _refused(r, "escaped.png", "leaves the dataset folder")
     assert not list(tmp_path.rglob("escaped.png"))
     _nothing_new(work, set())
@@ -199,5 +202,5 @@ def test_import_refuses_rows_that_do_not_rebuild_the_original(
     _set_info(hf, info)
     work = tmp_path / "work"
     work.mkdir()
-    _refused(run("import-hf", str(hf), "--out", str(work / "ds")), "benign.jsonl", "differs")
+    _refused(invoke("import-hf", str(hf), "--out", str(work / "ds")), "benign.jsonl", "differs")
     _nothing_new(work, set())

@@ -6,19 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from dibench.cli import main
 from dibench.report import build_report, write_report
 from dibench.runner import ResultStore
 
+from .._cli import invoke
+
 DEFENSES = ("none", "jpeg:75", "prompt-warning", "keyword-detector:policy=block")
-
-
-def dibench(*args: str) -> tuple[int, str]:
-    """The command line, in this process (what is tested is the command, not a fresh Python)."""
-    res = CliRunner().invoke(main, list(args))
-    return res.exit_code, res.output
 
 
 @pytest.mark.slow
@@ -33,8 +27,8 @@ def test_defense_sweep_with_ocr_agent_reports_frontier_and_detectors(
         '[[models]]\nspec = "ocr-agent"\n',
         encoding="utf-8",
     )
-    code, output = dibench("sweep", str(cfg))
-    assert code == 0, output
+    r = invoke("sweep", str(cfg))
+    assert r.returncode == 0, r.stdout + r.stderr
     rundir = tmp_path / "run"
     with ResultStore(rundir / "results.sqlite") as store:
         rows = list(store.rows())
@@ -54,8 +48,8 @@ def test_defense_sweep_with_ocr_agent_reports_frontier_and_detectors(
     assert det_all.fp == sum(1 for v in verdicts if not v.injected and v.fired)
     assert det_all.tp + det_all.fn + det_all.fp + det_all.tn == len(verdicts)
 
-    code, output = dibench("report", str(rundir), "--format", "html")
-    assert code == 0, output
+    r = invoke("report", str(rundir), "--format", "html")
+    assert r.returncode == 0, r.stdout + r.stderr
     html = (rundir / "report.html").read_text(encoding="utf-8")
     assert "Defenses" in html
     frontier = html[html.index('class="chart frontier"') :]

@@ -16,7 +16,6 @@ import io
 import json
 import re
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from dibench.dataset import Dataset
 from dibench.report import latex_escape
 from dibench.report._text import md_escape, md_line
 
+from .._cli import invoke
 from ..byos.screens import LIGHT, Item, draw_screen
 
 SCRIPT = "<script>alert(1)</script>"
@@ -62,14 +62,8 @@ FORMATS = ("md", "latex", "csv", "json", "html")
 
 
 def dibench(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess, as a user runs it."""
-    r = subprocess.run(
-        [sys.executable, "-m", "dibench", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-    )
+    """The CLI (in this process, through its own error guard), which must succeed."""
+    r = invoke(*args, cwd=cwd)
     assert r.returncode == 0, r.stdout + r.stderr
     return r
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from dibench.runner import ResultStore, SweepError, load_sweep
+
+from .._cli import invoke
 
 
 def test_sweep_runs_every_condition_and_reports_them(
@@ -25,10 +25,7 @@ def test_sweep_runs_every_condition_and_reports_them(
         encoding="utf-8",
     )
     assert len(load_sweep(cfg)) == 4
-    r = subprocess.run(
-        [sys.executable, "-m", "dibench", "sweep", str(cfg)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = invoke("sweep", str(cfg))
     assert r.returncode == 0, r.stderr
     out = tmp_path / "runs" / "sweep"
     with ResultStore(out / "results.sqlite") as store:
@@ -41,10 +38,7 @@ def test_sweep_runs_every_condition_and_reports_them(
     assert {r.probe for r in rows} == {None, "combined", "naive"}
     oracle = [r for r in rows if r.model == "oracle"]
     assert oracle and all(r.correct for r in oracle)
-    r = subprocess.run(
-        [sys.executable, "-m", "dibench", "report", str(out), "--format", "md"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = invoke("report", str(out), "--format", "md")
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "random" in md and "oracle" in md
@@ -85,10 +79,7 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
     reqs = load_sweep(cfg)
     assert len(reqs) == 2 * len(frameworks)
     assert {r.adapter_options["parse"] for r in reqs} == {"faithful", "robust"}
-    r = subprocess.run(
-        [sys.executable, "-m", "dibench", "sweep", str(cfg)],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    r = invoke("sweep", str(cfg))
     assert r.returncode == 0, r.stderr
     out = tmp_path / "runs" / "parse"
     with ResultStore(out / "results.sqlite") as store:
@@ -96,10 +87,7 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
         rows = list(store.rows())
     assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
     assert rows and all(row.correct for row in rows)  # the oracle reads every format
-    r = subprocess.run(
-        [sys.executable, "-m", "dibench", "report", str(out), "--format", "md"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = invoke("report", str(out), "--format", "md")
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text(encoding="utf-8")
     facts = md.split("## Run facts", 1)[1]
