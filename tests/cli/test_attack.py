@@ -120,6 +120,8 @@ def test_rerun_spends_nothing_more(found: Path) -> None:
     [
         (("--carriers", "banner"), "--carriers"),
         (("--budget", "0"), "--budget"),
+        (("--attacker", "random", "--attacker-opt", "bogus=1"), "--attacker-opt"),
+        (("--attacker", "nope:m"), "nope"),
     ],
 )
 def test_bad_options_fail_in_one_line(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
@@ -129,6 +131,7 @@ def test_bad_options_fail_in_one_line(tmp_path: Path, args: tuple[str, ...], nee
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("dibench: error:") and needle in lines[0]
+    assert not (tmp_path / "o").exists()  # refused before anything was written
 
 
 def test_bad_probe_file_fails_in_one_line(tmp_path: Path) -> None:

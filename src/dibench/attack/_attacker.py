@@ -64,6 +64,22 @@ def parse_proposals(text: str) -> list[dict[str, str]]:
     return out[:MAX_PROPOSALS]
 
 
+def check_attacker(attacker: str, options: dict[str, Any]) -> None:
+    """Refuse an unknown attacker or a bad ``--attacker-opt`` before the search spends a query
+    (the attacker itself is first built at the search's first generation)."""
+    from dibench._registry import check_options
+    from dibench.providers import PROVIDERS
+    from dibench.runner import RunError, stored_options
+
+    stored_options(options, "--attacker-opt")
+    scheme = attacker.partition(":")[0]
+    factory = PROVIDERS.get(scheme)
+    try:
+        check_options(factory, options, f"provider {scheme!r}", positional=1)
+    except ValueError as exc:
+        raise RunError(f"--attacker-opt: {attacker}: {exc}") from None
+
+
 def propose(
     attacker: str,
     options: dict[str, Any],

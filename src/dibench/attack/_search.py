@@ -158,6 +158,10 @@ class _Attack:
     def open(self) -> None:
         from dibench.runner import RunError
 
+        if self.cfg.attacker:
+            from ._attacker import check_attacker
+
+            check_attacker(self.cfg.attacker, self.req.attacker_options)
         self.src = Dataset.open(self.req.dataset)
         self.out.mkdir(parents=True, exist_ok=True)
         path = self.out / "attack.json"
