@@ -508,7 +508,7 @@ def action_svgs(section: ExploreSection) -> list[tuple[str, str]]:
             for a in section.actions
             if (a.framework, a.model, a.defense) == (fw, model, dfn)
         }
-        agent = agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
+        agent = _agent_heading(fw, model, dfn)
         svg = action_chart(
             mixes.get("benign"), mixes.get("injected"), label=f"Action types: {agent}"
         )
