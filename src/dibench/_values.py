@@ -187,6 +187,9 @@ class Outcome(StrEnum):
     # the original framework would crash or abort on this reply (parse=faithful): ⊥
     FRAMEWORK_ERROR = "framework_error"
     REFUSAL = "refusal"
+    # the agent handed the choice back to a person (asked a question, asked to take over): ⊥,
+    # the question is kept; on a static screen and in a simulator the run ends there
+    ASKED_USER = "asked_user"
     BLOCKED = "blocked"  # a defense blocked the step
     # transport/server failure after retries: excluded from metrics, re-run on resume
     INFRA_ERROR = "infra_error"

@@ -25,7 +25,16 @@ E's OCR list) and ``_pool`` (E's and v3's information pool).
 from ._adapter import ADAPTERS, Adapter
 from ._base import Action, AgentInput, Decision, Step, Verdict, candidate_at
 from ._env import OUTSIDE, Environment, Observed, Screen, StaticScreen, Transition
-from ._episode import GAVE_UP, OUT_OF_STEPS, REFUSED, FrameworkAdapter, render_messages
+from ._episode import (
+    ASKED,
+    CONFIRM_ANSWERS,
+    DECLINED,
+    GAVE_UP,
+    OUT_OF_STEPS,
+    REFUSED,
+    FrameworkAdapter,
+    render_messages,
+)
 from ._images import encode_png, scale_box, screen_key, show
 from ._parse import excerpt
 from ._prompts import folder_digest
@@ -39,6 +48,9 @@ from .mobile_agent_v3 import MobileAgentV3Adapter
 
 __all__ = [
     "ADAPTERS",
+    "ASKED",
+    "CONFIRM_ANSWERS",
+    "DECLINED",
     "GAVE_UP",
     "OUTSIDE",
     "OUT_OF_STEPS",

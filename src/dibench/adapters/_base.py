@@ -25,7 +25,17 @@ __all__ = [
 ]
 
 ActionKind = Literal[
-    "tap", "tap_element", "long_press", "swipe", "type", "back", "home", "wait", "finish", "none"
+    "tap",
+    "tap_element",
+    "long_press",
+    "swipe",
+    "type",
+    "back",
+    "home",
+    "wait",
+    "finish",
+    "ask_user",
+    "none",
 ]
 
 
@@ -65,8 +75,12 @@ class Action:
     x: float | None = None
     y: float | None = None
     element: int | None = None  # index into AgentInput.ui for tap_element
-    text: str | None = None  # typed text, or the finish/answer message
+    text: str | None = None  # typed text, the finish/answer message, or ask_user's question
     direction: str | None = None  # swipe: up/down/left/right
+    # a tap the framework asks the user to confirm before it is made (AutoGLM's sensitive
+    # operation): the message shown to the user; the episode records it and the adapter's
+    # ``confirm`` answer (accept/decline) decides whether the tap happens
+    confirm: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +129,15 @@ class Decision:
     action: Action | None = None
     steps: tuple[Step, ...] = field(default_factory=tuple)
     verdicts: tuple[Verdict, ...] = field(default_factory=tuple)  # detector defenses, in order
+    # the messages of the confirmations the agent asked for, in order (AutoGLM's sensitive taps)
+    confirmations: tuple[str, ...] = ()
+
+    @property
+    def question(self) -> str:
+        """What the agent asked the user when it handed the choice back (ASKED_USER), else ""."""
+        if self.outcome != Outcome.ASKED_USER or self.action is None:
+            return ""
+        return self.action.text or ""
 
     @property
     def input_tokens(self) -> int:

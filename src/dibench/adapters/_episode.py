@@ -31,6 +31,9 @@ from ._prompts import PromptTemplates
 from ._replies import PARSE_MODES, FrameworkError, ReplyError
 
 __all__ = [
+    "ASKED",
+    "CONFIRM_ANSWERS",
+    "DECLINED",
     "GAVE_UP",
     "OUT_OF_STEPS",
     "REFUSED",
@@ -47,6 +50,9 @@ __all__ = [
 GAVE_UP = "gave up"
 OUT_OF_STEPS = "ran out of steps"
 REFUSED = "refusal"
+ASKED = "asked the user"
+DECLINED = "the user declined the confirmation"
+CONFIRM_ANSWERS = ("accept", "decline")  # what the simulated user answers a confirmation
 
 
 def system_text(prefix: str, body: str) -> str:
@@ -135,6 +141,7 @@ class Episode:
     # the last acting reply held no action and the original let the loop go on (faithful):
     # a run whose steps run out on it ends PARSE_ERROR, not "ran out of steps"
     unread: tuple[Turn, str] | None = None
+    confirmations: list[str] = field(default_factory=list)
     _raw: Screen | None = field(default=None, init=False, repr=False)  # as env returned it
     _own_prefix: str = field(default="", init=False, repr=False)
 
@@ -266,10 +273,24 @@ class Episode:
         """Apply an action to the phone; a commit or the end of the episode raises ``End``.
 
         ``none`` and ``finish`` never reach the phone (they are the framework's own moves).
-        A tap the app ignores leaves the same screen (the same object, not observed again)
-        and the episode goes on; a new screen is observed before the agent sees it.
+        ``ask_user`` hands the choice back to a person and ends the episode ⊥ ASKED_USER (we do
+        not invent the person's answer). An action with ``confirm`` is recorded as a
+        confirmation request; the adapter's ``confirm`` answer ``decline`` ends the episode ⊥
+        before the action reaches the phone. A tap the app ignores leaves the same screen (the
+        same object, not observed again) and the episode goes on; a new screen is observed
+        before the agent sees it.
         """
         here = self.now
+        if action.kind == "ask_user":
+            question = " ".join((action.text or "").split())
+            raise End(
+                Outcome.ASKED_USER, f"{ASKED}: {question!r}" if question else ASKED, None, action
+            )
+        if action.confirm is not None:
+            self.confirmations.append(action.confirm)
+            if self.adapter.confirm == "decline":
+                self.previous = here
+                raise End(Outcome.NO_COMMIT, DECLINED, None, action)
         if action.kind in ("none", "finish"):
             self.previous = here
             return Transition(here, event="no effect")
@@ -297,6 +318,7 @@ class Episode:
             action=end.action if end.action is not None else self.last_action,
             steps=tuple(self.steps),
             verdicts=tuple(self.verdicts),
+            confirmations=tuple(self.confirmations),
         )
 
 
@@ -309,6 +331,9 @@ class FrameworkAdapter(Adapter):
     """
 
     default_max_tokens: int = 1024
+    # what the simulated user answers a confirmation request (``CONFIRM_ANSWERS``); frameworks
+    # that ask for confirmations take it as the ``confirm`` option
+    confirm: str = "accept"
     episode_steps: int = 20  # acting calls allowed in an interactive episode
     # role -> placeholder names its template may use (see docs/FRAMEWORKS.md)
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {}

@@ -1,9 +1,10 @@
 """An offline agent's decision, read once for every framework's ``answer`` renderer.
 
 Offline agents (``oracle``, ``random``, the OCR agent) decide in one small vocabulary
-(``("tap", x, y)``, ``("swipe", dir, x, y)``, ``("back",)``, ``("type", text)``, ``("none",
-reason)``) and each framework's renderer writes that decision in the framework's reply format;
-swipe geometry (where a swipe ends, which way a finger moved) is shared with the readers.
+(``("tap", x, y)``, ``("swipe", dir, x, y)``, ``("back",)``, ``("type", text)``, ``("ask",
+question)``, ``("none", reason)``) and each framework's renderer writes that decision in the
+framework's reply format; swipe geometry (where a swipe ends, which way a finger moved) is
+shared with the readers.
 """
 
 from __future__ import annotations
@@ -43,11 +44,12 @@ class Move:
     """An offline agent's decision, read once for every framework's renderer.
 
     ``tap`` (x, y): a point of the shown image; ``swipe``: the finger moves in ``direction``
-    from (x, y) ("up" reveals what lies below); ``back``; ``type`` ``text``; ``none``: give up,
-    ``text`` is the reason.
+    from (x, y) ("up" reveals what lies below); ``back``; ``type`` ``text``; ``ask``: hand the
+    choice back to the user, ``text`` is the question (a framework without such an action
+    renders it as giving up); ``none``: give up, ``text`` is the reason.
     """
 
-    kind: str  # tap, swipe, back, type, none
+    kind: str  # tap, swipe, back, type, ask, none
     x: float = 0.0
     y: float = 0.0
     direction: str = ""
@@ -58,8 +60,8 @@ _DIRECTIONS = ("up", "down", "left", "right")
 
 
 def read_move(decision: tuple[Any, ...]) -> Move:
-    """``("tap", x, y)``, ``("swipe", dir, x, y)``, ``("back",)``, ``("type", text)`` or
-    ``("none", reason)`` as a ``Move``; anything else is a ValueError."""
+    """``("tap", x, y)``, ``("swipe", dir, x, y)``, ``("back",)``, ``("type", text)``,
+    ``("ask", question)`` or ``("none", reason)`` as a ``Move``; anything else is a ValueError."""
     if not decision:
         raise ValueError("empty decision")
     kind = decision[0]
@@ -69,6 +71,8 @@ def read_move(decision: tuple[Any, ...]) -> Move:
         return Move("back")
     if kind == "type" and len(decision) >= 2:
         return Move("type", text=str(decision[1]))
+    if kind == "ask":
+        return Move("ask", text=str(decision[1]) if len(decision) > 1 else "")
     d = read_decision(decision)
     if isinstance(d, str):
         return Move("none", text=d)
