@@ -29,7 +29,7 @@ from typing import Any
 
 from dibench._errors import DIBenchError
 from dibench._values import Outcome
-from dibench.adapters import Decision
+from dibench.adapters import Action, Decision
 from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
 
 __all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "StoreError", "condition_key"]
@@ -88,6 +88,15 @@ def _why(exc: sqlite3.Error) -> str:
 def condition_key(framework: str, model: str, defense: str = "none") -> str:
     """A stable id for one experimental condition inside a run directory."""
     return f"{framework}|{model}|{defense}"
+
+
+def _action_json(action: Action) -> dict[str, object]:
+    """A step's action as stored: ``confirm`` only when the action asked for a confirmation,
+    so that steps of every other run keep the shape stores had before it existed."""
+    d = asdict(action)
+    if d.get("confirm") is None:
+        d.pop("confirm", None)
+    return d
 
 
 class ResultStore:
@@ -283,7 +292,7 @@ class ResultStore:
                 d = asdict(s)
                 png = d.pop("image_png")
                 d["image"] = self._image(png) if png else None
-                d["action"] = asdict(s.action) if s.action else None
+                d["action"] = _action_json(s.action) if s.action else None
                 steps.append(d)
         self.db.execute(
             "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
