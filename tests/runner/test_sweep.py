@@ -107,3 +107,37 @@ def test_sweep_parse_field_is_checked(tmp_path: Path) -> None:
     )
     with pytest.raises(SweepError, match="field parse: expected a list of faithful / robust"):
         load_sweep(cfg)
+
+
+def test_every_framework_in_both_parse_modes_runs_a_simulator_into_one_report(
+    tmp_path: Path,
+) -> None:
+    """The simulator counterpart of the static sweep: each framework, faithful and robust, runs
+    a shopping episode with its injected twin into one run directory, and the report's run
+    facts give each condition its parse mode and parse-failure rate."""
+    from dibench.adapters import ADAPTERS
+
+    frameworks = sorted(ADAPTERS.names())
+    out = tmp_path / "sim"
+    for fw in frameworks:
+        for mode in ("faithful", "robust"):
+            r = invoke(
+                "simulate", "--out", str(out), "--framework", fw, "--model", "oracle",
+                "--sims", "shopping", "--episodes", "1", "--probes", "naive", "--targets", "1",
+                "--repeats", "1", "--languages", "en", "--adapter-opt", f"parse={mode}",
+            )  # fmt: skip
+            assert r.returncode == 0, f"{fw} {mode}: {r.stderr}"
+    with ResultStore(out / "results.sqlite") as store:
+        labels = {c["framework"] for c in store.conditions().values()}
+        rows = list(store.rows())
+    assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
+    assert len(rows) == 2 * 2 * len(frameworks)  # a benign episode and its twin per condition
+    assert all(row.correct for row in rows if not row.injected)  # the oracle reads every format
+    r = invoke("report", str(out), "--format", "md")
+    assert r.returncode == 0, r.stderr
+    facts = (out / "report.md").read_text(encoding="utf-8").split("## Run facts", 1)[1]
+    head = next(line for line in facts.splitlines() if line.startswith("| framework"))
+    assert "| parse |" in head and "parse fail %" in head
+    for fw in frameworks:
+        assert f"| {fw} | oracle | none | faithful |" in facts
+        assert f"| {fw}[robust] | oracle | none | robust |" in facts
