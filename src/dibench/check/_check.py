@@ -20,6 +20,7 @@ from PIL import Image
 from dibench._seeding import derive_seed
 from dibench._values import Box, UIElement
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, acceptable_set
+from dibench.render import INSTALL_HINT, font_differences
 from dibench.screens import record_screenshot, record_ui
 
 __all__ = [
@@ -483,6 +484,28 @@ def _work(chunk: list[str]) -> CheckReport:
     return rep
 
 
+def _check_fonts(ds: Dataset, rep: CheckReport) -> None:
+    """The fonts this machine draws with are the ones that drew the dataset (its manifest's
+    ``fonts``): with others, every screen composed here (injected screens, the check's own
+    compositions) differs from the generator's. A manifest from before fonts were recorded is
+    not checked."""
+    recorded = ds.manifest.get("fonts")
+    if recorded is None:
+        return
+    if not isinstance(recorded, dict):
+        rep.add("fonts", "manifest.json", False, "manifest field fonts: expected an object")
+        return
+    diffs = font_differences(recorded)
+    rep.add(
+        "fonts",
+        "manifest.json",
+        not diffs,
+        "this machine would draw with other fonts than the dataset's ("
+        + "; ".join(diffs)
+        + f"): screens composed here differ from the generator's; {INSTALL_HINT}",
+    )
+
+
 def check_dataset(
     ds: Dataset,
     *,
@@ -495,6 +518,7 @@ def check_dataset(
     """Run every check; ``ocr_engine=None`` skips OCR read-back (structural checks still run)."""
     t0 = time.perf_counter()
     rep = CheckReport(benign=len(ds.benign))
+    _check_fonts(ds, rep)
     for state in ds.benign.values():
         _check_benign(state, ds, rep)
     ids = ds.injected_ids()

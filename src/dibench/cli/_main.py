@@ -322,9 +322,12 @@ def render(
     from dibench.dataset import Dataset, ui_to_xml
     from dibench.screens import screenshot, ui
 
+    from ._fonts import warn_fonts
+
     _load(load)
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
+    warn_fonts(dataset)
     _write(out, lambda: screenshot(ds, instance_id).save(out))
     msg = f"wrote {out}"
     if xml_out is not None:
@@ -484,6 +487,12 @@ def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, l
 
     The command's ``--backend`` options (``backend_options``) choose where the work runs.
     """
+    from dibench.runner import RunRequest
+
+    from ._fonts import warn_fonts
+
+    if isinstance(req, RunRequest):
+        warn_fonts(Path(req.dataset))
     backend = _backend()
     prog, update = _run_progress(label)
     with prog:

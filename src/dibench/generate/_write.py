@@ -19,6 +19,7 @@ from PIL import Image
 from dibench import __version__
 from dibench._fs import atomic_write, file_errors, sha256_file
 from dibench.dataset import SCHEMA_VERSION, carrier_rows, dump_line
+from dibench.render import SCREEN_FACES, font_files, require_faces
 
 from ._plan import GenerateConfig, StateSlot, app_names, plan_states, probe_names
 from ._state import build_state
@@ -106,6 +107,7 @@ def generate(
 
     t0 = time.perf_counter()
     out = Path(out)
+    require_faces(SCREEN_FACES)  # before anything is drawn or written: no silent stand-in
     slots = plan_states(config)
     probes = probe_names(config)
     out.mkdir(parents=True, exist_ok=True)
@@ -145,6 +147,7 @@ def generate(
         "generator": f"dibench {__version__}",
         "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()},
         "apps": app_names(config),
+        "fonts": font_files(SCREEN_FACES),  # what drew the screens: `check` compares them
         "probes": probes,
         "counts": {
             "benign": summary.benign,

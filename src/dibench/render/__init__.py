@@ -5,7 +5,21 @@ from dibench._png import encode_png
 from ._addressing import MAX_PIXELS, MIN_DIST, MIN_PIXELS, centre, label_elements, smart_resize
 from ._cards import CARDS, Fit, candidate_text, card_title_style, rating_desc
 from ._covers import COVER_FAMILIES, draw_cover
-from ._fonts import FACES, FontError, face_for, font, font_path, is_bold
+from ._fonts import (
+    FACES,
+    FONT_PACKAGES,
+    INSTALL_HINT,
+    SCREEN_FACES,
+    FontError,
+    face_for,
+    font,
+    font_differences,
+    font_files,
+    font_path,
+    is_bold,
+    missing_faces,
+    require_faces,
+)
 from ._paint import aa_mask, ellipsize, fill_rrect, hex_rgb, mix, run_width, stroke_rrect
 from ._screen import BOX_ROLES, RenderedScreen, render_screen
 from ._text import ELLIPSIS, clamp_lines, draw_text_block, is_wide, text_width
@@ -32,12 +46,15 @@ __all__ = [
     "COVER_FAMILIES",
     "ELLIPSIS",
     "FACES",
+    "FONT_PACKAGES",
     "FRAME",
     "IMAGE",
+    "INSTALL_HINT",
     "LINEAR",
     "MAX_PIXELS",
     "MIN_DIST",
     "MIN_PIXELS",
+    "SCREEN_FACES",
     "TEXT",
     "Ctx",
     "Fit",
@@ -63,14 +80,18 @@ __all__ = [
     "face_for",
     "fill_rrect",
     "font",
+    "font_differences",
+    "font_files",
     "font_path",
     "hex_rgb",
     "is_bold",
     "is_wide",
     "label_elements",
+    "missing_faces",
     "mix",
     "rating_desc",
     "render_screen",
+    "require_faces",
     "run_width",
     "smart_resize",
     "stroke_rrect",

@@ -1,13 +1,22 @@
 """Font discovery: logical faces (sans, sans-bold, cjk, ...) mapped to files on this machine.
 
-Latin text uses Roboto (the Android face) when installed, else DejaVu; Chinese text needs a CJK
-face (WenQuanYi Micro Hei or Noto Sans CJK, installed by ``scripts/setup.sh``). Set
-``DIBENCH_FONT_<FACE>`` (e.g. ``DIBENCH_FONT_CJK=/path/font.ttc``) to override a face.
+Latin text uses Roboto (the Android face); Chinese text needs a CJK face (WenQuanYi Micro Hei or
+Noto Sans CJK); ``dibench fonts --install`` (or the repo's ``scripts/setup.sh``) installs them.
+Set ``DIBENCH_FONT_<FACE>`` (e.g. ``DIBENCH_FONT_CJK=/path/font.ttc``) to override a face.
+
+The same seed draws the same screens only with the same font files, so a dataset pins them:
+``font_files`` gives the file and sha256 each screen face resolves to (the manifest records
+them), ``require_faces`` refuses to generate when a screen face would fall back to another file
+than its own (naming every missing face at once), and ``font_differences`` says how this
+machine's files differ from a recorded set. Elsewhere (a ``show`` legend, AppAgent's tags) a
+missing Roboto still falls back to DejaVu.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -15,7 +24,21 @@ from PIL import ImageFont
 
 from dibench._errors import DIBenchError
 
-__all__ = ["FACES", "FontError", "face_for", "font", "font_path", "is_bold"]
+__all__ = [
+    "FACES",
+    "FONT_PACKAGES",
+    "INSTALL_HINT",
+    "SCREEN_FACES",
+    "FontError",
+    "face_for",
+    "font",
+    "font_differences",
+    "font_files",
+    "font_path",
+    "is_bold",
+    "missing_faces",
+    "require_faces",
+]
 
 
 class FontError(DIBenchError, RuntimeError):
@@ -39,6 +62,26 @@ FACES: dict[str, list[tuple[str, int]]] = {
     "cjk": _CJK,
     "cjk-bold": _CJK,  # no bold CJK face ships; drawn with a 1px stroke (see is_bold)
 }
+
+
+# The faces generated screens are drawn with (text falls back per character among them).
+SCREEN_FACES: tuple[str, ...] = ("sans", "sans-medium", "sans-bold", "mono", "cjk", "cjk-bold")
+
+# face -> the Debian package that ships its own files (the first choices in FACES)
+FONT_PACKAGES: dict[str, str] = {
+    "sans": "fonts-roboto-unhinted",
+    "sans-medium": "fonts-roboto-unhinted",
+    "sans-bold": "fonts-roboto-unhinted",
+    "sans-light": "fonts-roboto-unhinted",
+    "mono": "fonts-dejavu-core",
+    "cjk": "fonts-wqy-microhei",
+    "cjk-bold": "fonts-wqy-microhei",
+}
+INSTALL_HINT = "run `dibench fonts --install`"
+
+# A face's own files: its first choice, and for CJK any of the CJK faces (each is a real CJK
+# face; the manifest records which one drew). Roboto's DejaVu stand-in is not one of them.
+_OWN = {"cjk": len(_CJK), "cjk-bold": len(_CJK)}
 
 
 def is_bold(face: str) -> bool:
@@ -66,10 +109,10 @@ def font_path(face: str) -> tuple[str, int]:
     for path, index in FACES[face]:
         if Path(path).is_file():
             return path, index
-    hint = "fonts-wqy-microhei" if face.startswith("cjk") else "fonts-roboto-unhinted"
+    hint = FONT_PACKAGES.get(face, "fonts-dejavu-core")
     raise FontError(
-        f"font face {face!r} is not installed: run scripts/setup.sh "
-        f"(apt-get install {hint}) or set DIBENCH_FONT_{face.upper().replace('-', '_')}"
+        f"font face {face!r} is not installed: {INSTALL_HINT} "
+        f"(Debian: apt-get install {hint}) or set {_env_name(face)}"
     )
 
 
@@ -80,3 +123,87 @@ def font(face: str, size: int) -> ImageFont.FreeTypeFont:
     # BASIC layout (no HarfBuzz shaping) is several times faster for measuring and drawing CJK
     # and long Latin titles; app titles need no complex shaping.
     return ImageFont.truetype(path, size=size, index=index, layout_engine=ImageFont.Layout.BASIC)
+
+
+def _env_name(face: str) -> str:
+    return "DIBENCH_FONT_" + face.upper().replace("-", "_")
+
+
+def _own_file(face: str) -> tuple[str, int] | None:
+    """The face's override or one of its own files on this machine; None when only a
+    stand-in (or nothing) is installed."""
+    env = os.environ.get(_env_name(face))
+    if env:
+        return (env, 0) if Path(env).is_file() else None
+    for path, index in FACES.get(face, [])[: _OWN.get(face, 1)]:
+        if Path(path).is_file():
+            return path, index
+    return None
+
+
+def missing_faces(faces: Iterable[str] = SCREEN_FACES) -> list[str]:
+    """The faces among ``faces`` whose own file is not on this machine, in order."""
+    return [f for f in dict.fromkeys(faces) if _own_file(f) is None]
+
+
+def require_faces(faces: Iterable[str] = SCREEN_FACES) -> None:
+    """Refuse, naming every missing face at once, when a face would be drawn with a stand-in.
+
+    Generation calls it before drawing anything: a silent fallback would give the same seed
+    other screens.
+    """
+    missing = missing_faces(faces)
+    if not missing:
+        return
+    packages = sorted({FONT_PACKAGES.get(f, "?") for f in missing})
+    names = ", ".join(f"{f} ({FONT_PACKAGES.get(f, 'no package')})" for f in missing)
+    raise FontError(
+        f"fonts missing for {names}: {INSTALL_HINT} (Debian: apt-get install "
+        f"{' '.join(packages)}), or point {_env_name(missing[0])} and the like at font files"
+    )
+
+
+@lru_cache(maxsize=32)
+def _sha256(path: str, mtime_ns: int, size: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def font_files(faces: Iterable[str] = SCREEN_FACES) -> dict[str, dict[str, object]]:
+    """face -> {file, index, sha256} of the file this machine draws the face with (what a
+    dataset's manifest records); a face with no file at all is left out."""
+    out: dict[str, dict[str, object]] = {}
+    for face in dict.fromkeys(faces):
+        try:
+            path, index = font_path(face)
+        except FontError:
+            continue
+        st = Path(path).stat()
+        out[face] = {
+            "file": Path(path).name,
+            "index": index,
+            "sha256": _sha256(str(Path(path).resolve()), st.st_mtime_ns, st.st_size),
+        }
+    return out
+
+
+def font_differences(recorded: Mapping[str, object]) -> list[str]:
+    """One line per face whose file here differs from ``recorded`` (a manifest's ``fonts``)."""
+    here = font_files(tuple(recorded))
+    lines = []
+    for face, want in recorded.items():
+        if not isinstance(want, Mapping):
+            lines.append(f"{face}: the recorded entry is not an object")
+            continue
+        have = here.get(face)
+        if have is None:
+            lines.append(f"{face}: drawn with {want.get('file')}, which this machine lacks")
+        elif have["sha256"] != want.get("sha256") or have["index"] != want.get("index"):
+            lines.append(
+                f"{face}: drawn with {want.get('file')} (sha256 {str(want.get('sha256'))[:12]}), "
+                f"this machine draws it with {have['file']} (sha256 {str(have['sha256'])[:12]})"
+            )
+    return lines

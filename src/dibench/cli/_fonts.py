@@ -1,0 +1,95 @@
+"""``dibench fonts``: the faces screens are drawn with, and installing the missing ones.
+
+A pip install has no ``scripts/setup.sh``, so the one command that gets a machine the fonts a
+dataset needs lives here: it lists each screen face with the file and sha256 this machine
+draws it with, and ``--install`` installs the Debian packages of the missing faces (the same
+ones ``scripts/setup.sh`` installs).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+import click
+
+from ._main import _fail, _guard
+from ._main import main as cli
+
+__all__ = ["fonts", "warn_fonts"]
+
+
+def warn_fonts(dataset: Path) -> None:
+    """One ``dibench: warning:`` line when this machine would draw ``dataset``'s screens with
+    other fonts than its manifest records (nothing for a dataset that records none)."""
+    import orjson
+
+    from dibench.render import INSTALL_HINT, font_differences
+
+    try:
+        manifest = orjson.loads((Path(dataset) / "manifest.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return  # opening the dataset reports it
+    recorded = manifest.get("fonts") if isinstance(manifest, dict) else None
+    if not isinstance(recorded, Mapping):
+        return
+    diffs = font_differences(recorded)
+    if diffs:
+        click.echo(
+            f"dibench: warning: {dataset}: this machine draws with other fonts than the "
+            f"dataset was drawn with ({'; '.join(diffs)}); screens composed here differ from "
+            f"the generator's: {INSTALL_HINT}",
+            err=True,
+        )
+
+
+@cli.command()
+@click.option(
+    "--install",
+    is_flag=True,
+    help="Install the Debian packages of the missing faces (apt-get; sudo when not root).",
+)
+@_guard
+def fonts(install: bool) -> None:
+    """List the faces screens are drawn with: file and sha256 here, or what installs them."""
+    from dibench.render import FONT_PACKAGES, SCREEN_FACES, font_files, missing_faces
+
+    missing = missing_faces(SCREEN_FACES)
+    if install and missing:
+        packages = sorted({FONT_PACKAGES[f] for f in missing})
+        apt = shutil.which("apt-get")
+        if apt is None:
+            _fail(
+                f"no apt-get on this machine: install {', '.join(packages)} (or their "
+                "equivalents) by hand, or set DIBENCH_FONT_<FACE> to font files"
+            )
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        click.echo(f"installing {' '.join(packages)}", err=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for cmd in (
+            [*sudo, apt, "update", "-qq"],
+            [*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", *packages],
+        ):
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                _fail(f"{' '.join(cmd[:3])} ... failed (exit {done.returncode}): {last}")
+        from dibench.render import font_path
+
+        font_path.cache_clear()
+        missing = missing_faces(SCREEN_FACES)
+    files = font_files(SCREEN_FACES)
+    for face in SCREEN_FACES:
+        if face in missing:
+            click.echo(f"{face:<12} missing (Debian package {FONT_PACKAGES[face]})")
+        else:
+            f = files[face]
+            click.echo(f"{face:<12} {f['file']} #{f['index']}  sha256 {f['sha256']}")
+    if missing:
+        _fail(
+            f"{len(missing)} face(s) missing: {', '.join(missing)}; run `dibench fonts --install`",
+            1,
+        )
