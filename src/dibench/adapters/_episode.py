@@ -241,7 +241,8 @@ class Episode:
         if acting:
             self.acting_calls += 1
         completion = await self.provider.complete(request)
-        turn = Turn(role, request.messages, shown.png if shown else None, completion)
+        sent = completion.sent if completion.sent is not None else request.messages
+        turn = Turn(role, sent, shown.png if shown else None, completion)
         if completion.refusal:
             self.record(turn, None, error=REFUSED)
             raise End(Outcome.REFUSAL, REFUSED)

@@ -4,8 +4,10 @@ A ``Defense`` may add to the system prompt (``system_prefix``), inspect or trans
 model sees (``before``: screenshot, UI text, candidate boxes; attach a verdict or block) and
 check the proposed action (``after``). ``DefendedAdapter`` runs any adapter behind a
 ``DefenseChain``. Built-ins, registered in ``DEFENSES`` by name: ``noise``, ``jpeg``,
-``downscale``, ``prompt-warning``, ``keyword-detector`` (offline), ``llm-judge`` and
-``evidence-check`` (claims checked against the app's own fields before a commit). Users
+``downscale``, ``prompt-warning``, ``spotlight`` (third-party text in the prompt marked as
+data), ``sandwich`` (the instruction repeated after the screen content), ``keyword-detector``
+(offline), ``llm-judge`` and ``evidence-check`` (claims checked against the app's own fields
+before a commit). A defense may also rewrite the requests a framework sends (``rewrite``). Users
 register their own with ``@DEFENSES.register("name")`` in a module given to ``--load`` or
 through the ``dibench.defenses`` entry point.
 """
@@ -50,12 +52,15 @@ from ._preprocess import (
     jpeg_roundtrip,
 )
 from ._prompt import DEFAULT_WARNINGS, PromptWarning
+from ._spotlight import SANDWICH_TEXT, SPOTLIGHT_NOTES, Sandwich, Spotlight
 
 __all__ = [
     "DEFAULT_WARNINGS",
     "DEFENSES",
     "NO_DEFENSE",
     "POLICIES",
+    "SANDWICH_TEXT",
+    "SPOTLIGHT_NOTES",
     "Claim",
     "DefendedAdapter",
     "Defense",
@@ -73,6 +78,8 @@ __all__ = [
     "LlmJudge",
     "NoiseDefense",
     "PromptWarning",
+    "Sandwich",
+    "Spotlight",
     "Verdict",
     "View",
     "add_noise",

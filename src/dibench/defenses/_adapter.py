@@ -85,6 +85,28 @@ class _Continued(Provider):
         return self.inner.describe()
 
 
+class _Rewritten(Provider):
+    """``inner`` behind the chain's ``rewrite`` hooks: every request the framework makes is
+    rewritten before it is sent, and the completion says what was sent (the step records it)."""
+
+    def __init__(self, inner: Provider, chain: DefenseChain) -> None:
+        self.inner, self.chain, self.name = inner, chain, inner.name
+
+    async def complete(self, request: Request) -> Completion:
+        sent = self.chain.rewrite(request)
+        completion = await self.inner.complete(sent)
+        if sent.messages == request.messages:
+            return completion
+        return dataclasses.replace(completion, sent=sent.messages)
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+
+def _rewritten(provider: Provider, chain: DefenseChain) -> Provider:
+    return _Rewritten(provider, chain) if chain.rewrites else provider
+
+
 def _prefix(*parts: str) -> str:
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
@@ -236,7 +258,8 @@ class DefendedAdapter(Adapter):
                     verdicts=tuple(ctx.verdicts),
                 )
         before_steps = len(ctx.steps)
-        decision = await self.inner.decide(self.model_input(inp, view), provider)
+        agent = _rewritten(provider, self.chain)
+        decision = await self.inner.decide(self.model_input(inp, view), agent)
         decision = map_back(decision, view, inp)
         for defense in self.chain:
             decision = await defense.after(view, decision, ctx)
@@ -248,7 +271,7 @@ class DefendedAdapter(Adapter):
             for note in ctx.reconsider_notes:
                 again = again.warn(note)
             n_steps = len(ctx.steps)
-            continued = _Continued(provider, len(decision.steps))
+            continued = _Continued(agent, len(decision.steps))
             second = await self.inner.decide(self.model_input(inp, again), continued)
             second = map_back(second, again, inp)
             for defense in self.chain:
@@ -326,7 +349,8 @@ class DefendedAdapter(Adapter):
             system_prefix=system_prefix,
         )  # fmt: skip
         decision = await self.inner.run_episode(
-            denv, provider, instance_id=instance_id, repeat=repeat, seed=seed,
+            denv, _rewritten(provider, self.chain), instance_id=instance_id, repeat=repeat,
+            seed=seed,
             system_prefix=system_prefix, max_steps=max_steps,
         )  # fmt: skip
         if decision.action is not None:

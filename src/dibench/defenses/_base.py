@@ -23,7 +23,7 @@ from dibench._errors import DIBenchError
 from dibench._registry import OptionError, Registry, RegistryError, coerce, options_of
 from dibench._values import Box, Outcome, UIElement
 from dibench.adapters import AgentInput, Decision, Step, Verdict, scale_box
-from dibench.providers import Provider
+from dibench.providers import Provider, Request
 
 __all__ = [
     "DEFENSES",
@@ -206,6 +206,17 @@ class Defense:
     async def after(self, view: View, decision: Decision, ctx: DefenseContext) -> Decision:
         """Inspect the proposed decision (coordinates already in phone pixels)."""
         return decision
+
+    def rewrite(self, request: Request) -> Request:
+        """The request the model is sent instead of ``request`` (prompt-level defenses that
+        work on the framework's own messages: spotlighting, the sandwich). The step records
+        what was sent."""
+        return request
+
+    @property
+    def rewrites(self) -> bool:
+        """Whether this defense overrides ``rewrite`` (only then are requests wrapped)."""
+        return type(self).rewrite is not Defense.rewrite
 
     async def aclose(self) -> None:
         """Release resources (e.g. a judge's HTTP client)."""
@@ -403,6 +414,16 @@ class DefenseChain(Sequence[Defense]):
     def system_prefix(self, language: str) -> str:
         parts = [d.system_prefix(language).strip() for d in self._items]
         return "\n\n".join(p for p in parts if p)
+
+    def rewrite(self, request: Request) -> Request:
+        """``request`` through every defense's ``rewrite``, in chain order."""
+        for d in self._items:
+            request = d.rewrite(request)
+        return request
+
+    @property
+    def rewrites(self) -> bool:
+        return any(d.rewrites for d in self._items)
 
     def describe(self) -> list[dict[str, Any]]:
         return [d.describe() for d in self._items]

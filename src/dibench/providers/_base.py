@@ -121,6 +121,9 @@ class Completion:
     refusal: bool = False
     attempts: int = 1  # 1 + retries that were needed
     model: str = ""
+    # The messages the model was really sent, when a wrapper between the adapter and the
+    # provider rewrote them (a prompt-level defense); None: the request's own messages.
+    sent: tuple[Message, ...] | None = None
 
 
 class InfraError(DIBenchError, RuntimeError):
