@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -338,6 +338,19 @@ def render(
     click.echo(msg)
 
 
+@contextlib.contextmanager
+def _merged(rundirs: Sequence[Path]) -> Iterator[Path]:
+    """The run directories merged into one (``runner.merge_runs``) in a temporary folder named
+    after them, removed afterwards."""
+    import tempfile
+
+    from dibench.runner import merge_runs
+
+    with tempfile.TemporaryDirectory(prefix="dibench-merge-") as tmp:
+        name = " + ".join(p.resolve().name for p in rundirs)
+        yield merge_runs(rundirs, Path(tmp) / name[:200]).root
+
+
 def _write(path: Path, write: Callable[[], object]) -> None:
     """Write a file the user named; a full or read-only disk or a missing folder is a
     ``FileError`` naming it."""
@@ -667,7 +680,7 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
 
 
 @main.command()
-@click.argument("rundir", type=click.Path(path_type=Path))
+@click.argument("rundirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -685,13 +698,30 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
 )
 @click.option("--dataset", type=click.Path(path_type=Path), help="Override the dataset path.")
 @_guard
-def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Path | None) -> None:
+def report(
+    rundirs: tuple[Path, ...], fmt: str, out: Path | None, examples: int, dataset: Path | None
+) -> None:
     """Write the report of a run directory or of an inspect log (tables, plots, examples).
 
     An inspect log of ``dibench/decision_integrity`` is imported first into ``LOG.dibench/``
-    beside it (as ``dibench import-log`` does; importing again replaces its rows).
+    beside it (as ``dibench import-log`` does; importing again replaces its rows). Several run
+    directories of one dataset (or one set of simulator episodes) give one report of all
+    their conditions, written into the first unless ``--out`` says where.
     """
-    from dibench.report import build_report, write_report
+    from dibench.report import EXTENSIONS, build_report, write_report
+
+    if len(rundirs) > 1:
+        with _merged(rundirs) as merged:
+            rep = build_report(
+                merged, examples=examples if fmt == "html" else 0, dataset=dataset,
+                filmstrips=3 if fmt == "html" else 0,
+            )  # fmt: skip
+            out = out or rundirs[0] / f"report-{len(rundirs)}-runs.{EXTENSIONS[fmt]}"
+            with _writable_hint(out):
+                path = write_report(rep, fmt, out)
+        click.echo(f"wrote {path} ({len(rundirs)} run directories)")
+        return
+    rundir = rundirs[0]
 
     if rundir.is_file():
         from dibench.inspect_task import import_log
@@ -714,7 +744,9 @@ def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Pat
 
 
 @main.command()
-@click.argument("rundir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument(
+    "rundirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
+)
 @click.option(
     "--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True
 )
@@ -725,15 +757,25 @@ def report(rundir: Path, fmt: str, out: Path | None, examples: int, dataset: Pat
     help="Also write each condition's replies in replay format into this folder.",
 )
 @_guard
-def export(rundir: Path, fmt: str, out: Path | None, replies: Path | None) -> None:
-    """Export the per-row results of a run (JSONL or Parquet)."""
-    from dibench.runner import RunDir, export_replies, export_rows
+def export(rundirs: tuple[Path, ...], fmt: str, out: Path | None, replies: Path | None) -> None:
+    """Export the per-row results of a run (JSONL or Parquet); several run directories of one
+    dataset give one file of all their rows (written into the first unless ``--out``)."""
+    from dibench.runner import RunDir
 
-    run = RunDir(rundir)
-    if not run.store_path.is_file():
-        _fail(f"{rundir}: no results.sqlite")
-    default_out = out is None
-    out = out or rundir / f"results.{fmt}"
+    with contextlib.ExitStack() as stack:
+        rundir = rundirs[0]
+        run = RunDir(stack.enter_context(_merged(rundirs)) if len(rundirs) > 1 else rundir)
+        if not run.store_path.is_file():
+            _fail(f"{rundir}: no results.sqlite")
+        default_out = out is None
+        out = out or rundir / (f"results-{len(rundirs)}-runs.{fmt}" if len(rundirs) > 1
+                               else f"results.{fmt}")  # fmt: skip
+        _export(run, fmt, out, replies, default_out)
+
+
+def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bool) -> None:
+    from dibench.runner import export_replies, export_rows
+
     with run.store(readonly=True) as store, _writable_hint(None if default_out else out):
         n = export_rows(store, out, fmt)
         msg = f"wrote {n} rows to {out}"

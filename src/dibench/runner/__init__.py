@@ -9,6 +9,7 @@ from ._api import SweepError, check_probes, execute, execute_sim, load_sweep, pr
 from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
 from ._lock import RunDirBusy, RunLock
+from ._merge import MergeError, merge_runs
 from ._parts import Backend, LocalBackend, Recorders, RunParts, record_endpoint_stats
 from ._ray import RayBackend
 from ._request import RunRequest
@@ -56,6 +57,7 @@ __all__ = [
     "ConditionSpec",
     "Described",
     "LocalBackend",
+    "MergeError",
     "OpenCondition",
     "ProgressFn",
     "RayBackend",
@@ -91,6 +93,7 @@ __all__ = [
     "judge_replies_path",
     "label_of",
     "load_sweep",
+    "merge_runs",
     "open_condition",
     "plan_sim_work",
     "plan_work",

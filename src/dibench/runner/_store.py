@@ -32,9 +32,17 @@ from dibench._values import Outcome
 from dibench.adapters import Action, Decision
 from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
 
-__all__ = ["STORE_SCHEMA_VERSION", "ResultStore", "StoreError", "condition_key"]
+__all__ = [
+    "IMAGE_SOURCES",
+    "STORE_SCHEMA_VERSION",
+    "ResultStore",
+    "StoreError",
+    "condition_key",
+]
 
 STORE_SCHEMA_VERSION = 1
+# meta key: the stores whose screens this one shares (a merged run directory's sources)
+IMAGE_SOURCES = "image_sources"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -115,6 +123,7 @@ class ResultStore:
         self._images_end = 0
         self._last_png: bytes | None = None
         self._last_sha = ""
+        self._sources: list[ResultStore] | None = None
         try:
             if readonly:
                 self.db = self._open_readonly()
@@ -156,6 +165,9 @@ class ResultStore:
             return db
 
     def close(self) -> None:
+        for src in self._sources or []:
+            src.close()
+        self._sources = None
         self.db.close()
         fd, self._images_fd = self._images_fd, None
         if fd is not None:
@@ -519,7 +531,7 @@ class ResultStore:
             "SELECT offset, length FROM image_spans WHERE sha256=?", (sha256,)
         ).fetchone()
         if span is None:
-            return None
+            return self._shared_image(sha256)
         try:
             with open(self.images_path, "rb") as fh:
                 fh.seek(span[0])
@@ -529,6 +541,22 @@ class ResultStore:
         if len(data) != span[1] or hashlib.sha256(data).hexdigest() != sha256:
             return None
         return data
+
+    def _shared_image(self, sha256: str) -> bytes | None:
+        """The image from the stores this one names as sharing their screens (a merged run
+        directory's sources), opened read-only on first use."""
+        if self._sources is None:
+            self._sources = []
+            for path in self.meta(IMAGE_SOURCES) or []:
+                try:
+                    self._sources.append(ResultStore(Path(path), readonly=True))
+                except StoreError:
+                    continue  # a source moved away: its screens are missing, rows are not
+        for src in self._sources:
+            data = src.image(sha256)
+            if data is not None:
+                return data
+        return None
 
     def counts(self, condition: str) -> dict[str, int]:
         rows = self.db.execute(

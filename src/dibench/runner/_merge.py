@@ -1,0 +1,123 @@
+"""Several run directories read as one: the paper's table built from runs made apart.
+
+A lab runs each model on its own machine into its own run directory; ``merge_runs`` writes one
+directory holding every condition of them, which ``dibench report`` and ``dibench export`` read
+like any other. The runs must share their dataset (the records' sha256 in run.json) or their
+simulator episodes, and no condition may be in two of them. Rows, verdicts and moves are
+copied; the screens stay where they are: the merged store names the source stores and reads
+an image it lacks from them (``ResultStore.image``), so a merge costs the rows, not the
+pixels.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dibench._fs import atomic_write
+
+from ._errors import RunError
+from ._rundir import EPISODE_KEYS, RunDir
+from ._store import IMAGE_SOURCES, ResultStore
+
+__all__ = ["MergeError", "merge_runs"]
+
+_TABLES = ("conditions", "results", "verdicts", "moves", "images")
+
+
+class MergeError(RunError):
+    """Run directories that cannot be read as one; names the directories and why."""
+
+
+def _identity(run: RunDir, data: dict[str, Any]) -> tuple[str, Any]:
+    """What the runs must share: the dataset's records, or the simulator's episodes."""
+    if data.get("dataset"):
+        return "dataset", data.get("dataset_sha256")
+    if data.get("sim") is not None:
+        return "sim", {k: data["sim"].get(k) for k in EPISODE_KEYS}
+    raise MergeError(f"{run.root}: run.json names neither a dataset nor simulator episodes")
+
+
+def _describe(kind: str, run: RunDir, data: dict[str, Any]) -> str:
+    return f"dataset {data.get('dataset')}" if kind == "dataset" else "simulator episodes"
+
+
+def merge_runs(rundirs: Sequence[Path | str], out: Path | str) -> RunDir:
+    """Write into ``out`` (new or empty) one run directory with every condition of
+    ``rundirs``; a ``MergeError`` names the two runs when they differ in dataset or episodes,
+    share a condition, or were stored by different schemas."""
+    runs = [RunDir(r) for r in rundirs]
+    if len(runs) < 2:
+        raise MergeError("merge_runs: give at least two run directories")
+    datas = []
+    for run in runs:
+        if not run.store_path.is_file():
+            raise MergeError(f"{run.root}: no results.sqlite (not a run directory?)")
+        datas.append(run.read())
+    kind, ident = _identity(runs[0], datas[0])
+    for run, data in zip(runs[1:], datas[1:], strict=True):
+        k, i = _identity(run, data)
+        if (k, i) != (kind, ident):
+            raise MergeError(
+                f"{runs[0].root} and {run.root} were run on different data "
+                f"({_describe(kind, runs[0], datas[0])} vs {_describe(k, run, data)}; "
+                "their records' fingerprints differ): a report across runs needs the same data"
+            )
+    dest = RunDir(out)
+    if dest.root.exists() and any(dest.root.iterdir()):
+        raise MergeError(f"{dest.root}: not empty; merge into a new folder")
+    with ResultStore(dest.store_path) as store:
+        owner: dict[str, Path] = {}
+        sources = []
+        for run in runs:
+            _copy(store.db, run, owner)
+            sources.append(str(run.store_path.resolve()))
+        store.set_meta(IMAGE_SOURCES, sources)
+    merged = dict(datas[0])
+    merged["conditions"] = [c for d in datas for c in d.get("conditions", [])]
+    merged["merged_from"] = [str(r.root.resolve()) for r in runs]
+    opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    atomic_write(dest.run_json, orjson.dumps(merged, option=opts))
+    return dest
+
+
+def _columns(db: sqlite3.Connection, schema: str, table: str) -> list[str]:
+    return [r[1] for r in db.execute(f"PRAGMA {schema}.table_info({table})")]
+
+
+def _copy(db: sqlite3.Connection, run: RunDir, owner: dict[str, Path]) -> None:
+    """Every row of ``run``'s store into ``db``; a condition already copied from another run
+    is refused, naming both."""
+    uri = run.store_path.resolve().as_uri()
+    try:
+        db.execute("ATTACH DATABASE ? AS src", (f"{uri}?mode=ro",))
+    except sqlite3.Error as exc:
+        raise MergeError(f"{run.store_path}: cannot be read ({exc})") from None
+    try:
+        for table in _TABLES:
+            if _columns(db, "src", table) != _columns(db, "main", table):
+                raise MergeError(
+                    f"{run.store_path}: its {table} table has other columns than this "
+                    "DIBench writes; report the runs made by different versions apart"
+                )
+        for (cond,) in db.execute("SELECT condition FROM src.conditions").fetchall():
+            if cond in owner:
+                raise MergeError(
+                    f"condition {cond} is in both {owner[cond]} and {run.root}: a merged "
+                    "report keeps each condition once; leave one of them out"
+                )
+            owner[cond] = run.root
+        db.execute("BEGIN")
+        try:
+            for table in _TABLES:
+                db.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM src.{table}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        db.execute("DETACH DATABASE src")
