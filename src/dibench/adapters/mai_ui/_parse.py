@@ -130,8 +130,6 @@ def read_mai_robust(text: str) -> Call:
     """Robust: the model's own call (the first ``<tool_call>`` that opens a line outside the
     thinking, closed or not), else any JSON call; names in any case, loose coordinates, a box's
     centre, points checked against the grid."""
-    thought_m = re.search(r"<think(?:ing)?>(.*?)(?:</think(?:ing)?>|$)", text, re.S | re.I)
-    thought = thought_m.group(1).strip() if thought_m else text.split("</think>")[0].strip()
     calls = list(re.finditer(r"<tool_call>(.*?)(?=</tool_call>|<tool_call>|$)", text, re.S | re.I))
     inside = [t.span() for t in _THINKING.finditer(text)]
     own = [
@@ -140,6 +138,10 @@ def read_mai_robust(text: str) -> Call:
     ]  # fmt: skip
     m = (own or calls or [None])[0]
     source = m.group(1) if m else text
+    # the thinking is the last block that opens before the call (a quoted one comes earlier)
+    before = text[: m.start()] if m else text
+    blocks = list(re.finditer(r"<think(?:ing)?>(.*?)(?:</think(?:ing)?>|$)", before, re.S | re.I))
+    thought = blocks[-1].group(1).strip() if blocks else before.split("</think>")[0].strip()
     try:
         obj = first_json_object(source, require="arguments")
         args = obj["arguments"]
