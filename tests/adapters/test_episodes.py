@@ -37,6 +37,7 @@ from .conftest import ScriptedProvider
 W, H = 540, 1170
 NAMES = [
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
+    "mai-ui",
 ]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -207,6 +208,17 @@ def v3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     )
 
 
+def mai_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """MAI-UI: its tool call on the 0-999 grid over the unresized screenshot."""
+    if move[0] == "swipe":
+        args: dict[str, object] = {"action": "swipe", "direction": "up"}
+    else:
+        x, y = float(move[1]) / W * 999, float(move[2]) / H * 999  # type: ignore[arg-type]
+        args = {"action": "click", "coordinate": [round(x), round(y)]}
+    call = json.dumps({"name": "mobile_use", "arguments": args})
+    return f"<thinking>\ngo\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
+
+
 def ma3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     """Mobile-Agent-v3's operator: GUI-Owl's JSON action in the resized image's pixels."""
     h, w = smart_resize(H, W)
@@ -251,6 +263,7 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     ),
     "gui-owl": (v3_reply, ()),
     "direct": (direct_reply, ()),
+    "mai-ui": (mai_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call

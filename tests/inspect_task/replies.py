@@ -62,7 +62,21 @@ def direct_app(body: dict[str, Any]) -> str:
     return f"This one.\nAnswer: {items[k % len(items)][0]}"
 
 
+def mai_ui(body: dict[str, Any]) -> str:
+    """MAI-UI: a click on the 0-999 grid, ask_user (⊥ asked_user), or terminate (gave up)."""
+    k = pick(body, 4)
+    if k == 0:
+        args = '{"action": "ask_user", "text": "Which one do you mean?"}'
+    elif k == 1:
+        args = '{"action": "terminate", "status": "fail"}'
+    else:
+        args = f'{{"action": "click", "coordinate": [500, {300 * k - 250}]}}'
+    call = '{"name": "mobile_use", "arguments": ' + args + "}"
+    return f"<thinking>\nPick one.\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
+    "mai-ui": mai_ui,
 }

@@ -6,7 +6,8 @@ planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/opera
 JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a manager, an
 operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
 notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
-Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
+Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
+on a 0-999 grid) and ``direct`` (a multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -42,6 +43,7 @@ from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
+from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
@@ -65,6 +67,7 @@ __all__ = [
     "Environment",
     "FrameworkAdapter",
     "GuiOwlAdapter",
+    "MaiUiAdapter",
     "MobileAgentEAdapter",
     "MobileAgentV2Adapter",
     "MobileAgentV3Adapter",
