@@ -6,7 +6,8 @@ planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/opera
 JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a manager, an
 operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
 notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
-Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
+Qwen-resized screenshot), ``direct`` (a multiple-choice baseline) and ``ui-tars`` (UI-TARS-1.5:
+``Thought:`` / ``Action: click(start_box=...)`` on a Qwen-resized screenshot).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -45,6 +46,7 @@ from .gui_owl import GuiOwlAdapter, smart_resize
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
+from .ui_tars import UiTarsAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -73,6 +75,7 @@ __all__ = [
     "StaticScreen",
     "Step",
     "Transition",
+    "UiTarsAdapter",
     "Verdict",
     "candidate_at",
     "encode_png",
