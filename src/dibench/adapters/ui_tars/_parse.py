@@ -73,7 +73,13 @@ def _kwargs(source: str) -> tuple[str | None, dict[str, Any]] | None:
     if not isinstance(call, ast.Call):
         return None
     func = call.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    name = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else None
+    )
     args = {
         kw.arg: kw.value.value if isinstance(kw.value, ast.Constant) else None
         for kw in call.keywords
@@ -169,7 +175,9 @@ def read_uitars_robust(text: str) -> list[Call]:
     """Robust: the model's own first call after its ``Thought:`` (a quoted ``Action:`` inside
     the thought or after the call is ignored), any case, fences and box tokens dropped."""
     text = clean(text).replace("<|box_start|>", "").replace("<|box_end|>", "")
-    text = re.sub(r"<point>\s*(" + NUMBER + r")[\s,]+(" + NUMBER + r")\s*</point>", r"(\1,\2)", text)
+    text = re.sub(
+        r"<point>\s*(" + NUMBER + r")[\s,]+(" + NUMBER + r")\s*</point>", r"(\1,\2)", text
+    )
     thought = _thought(text)
     source = _own_action(text)
     if source is None:
@@ -187,6 +195,10 @@ def read_uitars_robust(text: str) -> list[Call]:
         )
         if value.strip():
             args[key] = value.strip() if key != "content" else value.replace("\\n", "\n")
+    line = source.strip().split("\n", 1)[0]
+    whole = re.search(r"content\s*=\s*(['\"])(.*)\1\s*\)", line)
+    if whole is not None and whole.group(2).strip():  # a quote inside the content is kept
+        args["content"] = whole.group(2).replace("\\'", "'").replace("\\n", "\n")
     return [Call(_NAMES.get(name, name), args, thought)]
 
 
@@ -212,7 +224,9 @@ def _centre(box: str, geo: UiTarsGeometry, *, faithful: bool) -> tuple[float, fl
         rel = rel * 2
     if len(rel) != 4:
         if faithful:
-            raise FrameworkError(f"box {box!r} has {len(rel)} numbers: the executor's unpacking raises")
+            raise FrameworkError(
+                f"box {box!r} has {len(rel)} numbers: the executor's unpacking raises"
+            )
         raise ReplyError(f"box {box!r} is neither a point nor a box")
     x = round((rel[0] + rel[2]) / 2 * geo.screen_w, 3)
     y = round((rel[1] + rel[3]) / 2 * geo.screen_h, 3)
@@ -244,6 +258,8 @@ def _one(call: Call, geo: UiTarsGeometry, faithful: bool) -> Action:
         x, y = _centre(_box(call, "start_box", faithful), geo, faithful=faithful)
         return Action("long_press", x=x, y=y)
     if name == "drag":
+        if faithful and not (a.get("start_box") and a.get("end_box")):
+            return Action("none", text="drag without both boxes")  # the executor skips it
         x, y = _centre(_box(call, "start_box", faithful), geo, faithful=faithful)
         x2, y2 = _centre(_box(call, "end_box", faithful), geo, faithful=faithful)
         return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x, y2 - y))
