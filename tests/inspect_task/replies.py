@@ -62,7 +62,16 @@ def direct_app(body: dict[str, Any]) -> str:
     return f"This one.\nAnswer: {items[k % len(items)][0]}"
 
 
+def ui_tars(body: dict[str, Any]) -> str:
+    """A click somewhere on a 1092-wide resized phone image, or finished()."""
+    k = pick(body, 9)
+    if k == 8:
+        return "Thought: nothing fits.\nAction: finished(content='none')"
+    return f"Thought: pick one.\nAction: click(start_box='(546,{300 + 250 * k})')"
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
+    "ui-tars": ui_tars,
 }
