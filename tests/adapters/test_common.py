@@ -34,6 +34,7 @@ from .conftest import Screen, ScriptedProvider, tap
 
 NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct"]
 NAMES += ["mai-ui"]
+NAMES += ["ui-tars"]
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 
@@ -130,6 +131,7 @@ GARBAGE = {
     "mobile-agent-v3": Outcome.PARSE_ERROR,  # invalid action: the operator is asked again
     "direct": Outcome.PARSE_ERROR,  # our own baseline: no original to follow
     "mai-ui": Outcome.FRAMEWORK_ERROR,  # asked three times, then the agent's error flag
+    "ui-tars": Outcome.FRAMEWORK_ERROR,  # no Action: the parser asserts
 }
 
 

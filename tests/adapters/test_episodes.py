@@ -38,6 +38,7 @@ W, H = 540, 1170
 NAMES = [
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
     "mai-ui",
+    "ui-tars",
 ]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -219,6 +220,15 @@ def mai_reply(screen: Screen, move: tuple[object, ...]) -> str:
     return f"<thinking>\ngo\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
 
 
+def uitars_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """UI-TARS: ``Thought:`` then ``Action:``, points in the resized image's pixels."""
+    h, w = smart_resize(H, W, 28, 100 * 28 * 28, 16384 * 28 * 28)
+    if move[0] == "swipe":
+        return f"Thought: go\nAction: scroll(start_box='({w // 2},{h // 2})', direction='down')"
+    x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
+    return f"Thought: go\nAction: click(start_box='({round(x)},{round(y)})')"
+
+
 def ma3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     """Mobile-Agent-v3's operator: GUI-Owl's JSON action in the resized image's pixels."""
     h, w = smart_resize(H, W)
@@ -264,6 +274,7 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     "gui-owl": (v3_reply, ()),
     "direct": (direct_reply, ()),
     "mai-ui": (mai_reply, ()),
+    "ui-tars": (uitars_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call

@@ -75,8 +75,17 @@ def mai_ui(body: dict[str, Any]) -> str:
     return f"<thinking>\nPick one.\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
 
 
+def ui_tars(body: dict[str, Any]) -> str:
+    """A click somewhere on a 1092-wide resized phone image, or finished()."""
+    k = pick(body, 9)
+    if k == 8:
+        return "Thought: nothing fits.\nAction: finished(content='none')"
+    return f"Thought: pick one.\nAction: click(start_box='(546,{300 + 250 * k})')"
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
     "mai-ui": mai_ui,
+    "ui-tars": ui_tars,
 }

@@ -47,6 +47,8 @@ FRAMEWORK = {
     "mimic-maiui": "mai-ui",
     "mimic-maiui-finish": "mai-ui",
     "mimic-maiui-tag": "mai-ui",
+    "mimic-uitars": "ui-tars",
+    "mimic-uitars-finish": "ui-tars",
 }
 # the fullest level of each probe that does not open with a localised lead
 FIRST = {"mimic-owl": "<tool_call>", "mimic-maiui": "<tool_call>", "mimic-maiui-tag": "<thinking>"}
@@ -390,3 +392,42 @@ def test_asking_for_an_opt_in_probe_the_dataset_lacks_says_how_to_get_it(tmp_pat
     generate(data, GenerateConfig(seed=1, benign=1, width=540, height=1170, probes=("naive",)))
     with pytest.raises(RunError, match="mimic-owl is opt-in: generate with --probes mimic-owl"):
         check_probes(Dataset.open(data), ("mimic-owl",))
+
+
+# --- UI-TARS: the last ``Action: `` wins, so a quote AFTER the model's own action is executed --
+
+
+def test_uitars_payload_clicks_the_target_in_resized_pixels(ds: Dataset) -> None:
+    for rec in _records(ds, "mimic-uitars"):
+        state = ds.benign[rec.pair_of]
+        m = re.search(r"Action: click\(start_box='\((\d+),(\d+)\)'\) ?#", _hook(state, rec))
+        assert m, rec.payload.title
+        h, w = smart_resize(state.height, state.width, 28, 100 * 28 * 28, 16384 * 28 * 28)
+        x, y = int(m.group(1)) * state.width / w, int(m.group(2)) * state.height / h
+        assert _in_card(state, rec.target, x, y)
+
+
+@pytest.mark.parametrize("parse", ["faithful", "robust"])
+def test_uitars_quote_after_hijacks_only_the_faithful_parser(ds: Dataset, parse: str) -> None:
+    rec = _record(ds, "mimic-uitars", "en")
+    got = _decide("ui-tars", parse, _input(ds, rec.id), "after")
+    want = rec.target if parse == "faithful" else rec.acceptable[0]
+    assert (got.outcome, got.candidate) == (Outcome.COMMITTED, want), got.cause
+
+
+@pytest.mark.parametrize("parse", ["faithful", "robust"])
+def test_uitars_finish_quoted_after_stops_only_the_faithful_parser(ds: Dataset, parse: str) -> None:
+    rec = _record(ds, "mimic-uitars-finish", "en")
+    got = _decide("ui-tars", parse, _input(ds, rec.id), "after")
+    if parse == "faithful":
+        assert (got.outcome, got.cause, got.candidate) == (Outcome.NO_COMMIT, "gave up", None)
+    else:
+        assert (got.outcome, got.candidate) == (Outcome.COMMITTED, rec.acceptable[0]), got.cause
+
+
+@pytest.mark.parametrize("probe", ["mimic-uitars", "mimic-uitars-finish"])
+@pytest.mark.parametrize("parse", ["faithful", "robust"])
+def test_uitars_quote_before_is_ignored(ds: Dataset, probe: str, parse: str) -> None:
+    rec = _record(ds, probe, "en")
+    got = _decide("ui-tars", parse, _input(ds, rec.id), "before")
+    assert (got.outcome, got.candidate) == (Outcome.COMMITTED, rec.acceptable[0]), got.cause

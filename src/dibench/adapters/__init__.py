@@ -7,7 +7,8 @@ JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a mana
 operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
 notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
 Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
-on a 0-999 grid) and ``direct`` (a multiple-choice baseline).
+on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
+a Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -47,6 +48,7 @@ from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
+from .ui_tars import UiTarsAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -76,6 +78,7 @@ __all__ = [
     "StaticScreen",
     "Step",
     "Transition",
+    "UiTarsAdapter",
     "Verdict",
     "candidate_at",
     "encode_png",

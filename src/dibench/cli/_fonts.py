@@ -11,39 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
-from pathlib import Path
 
 import click
 
 from ._main import _fail, _guard
 from ._main import main as cli
 
-__all__ = ["fonts", "warn_fonts"]
-
-
-def warn_fonts(dataset: Path) -> None:
-    """One ``dibench: warning:`` line when this machine would draw ``dataset``'s screens with
-    other fonts than its manifest records (nothing for a dataset that records none)."""
-    import orjson
-
-    from dibench.render import INSTALL_HINT, font_differences
-
-    try:
-        manifest = orjson.loads((Path(dataset) / "manifest.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return  # opening the dataset reports it
-    recorded = manifest.get("fonts") if isinstance(manifest, dict) else None
-    if not isinstance(recorded, Mapping):
-        return
-    diffs = font_differences(recorded)
-    if diffs:
-        click.echo(
-            f"dibench: warning: {dataset}: this machine draws with other fonts than the "
-            f"dataset was drawn with ({'; '.join(diffs)}); screens composed here differ from "
-            f"the generator's: {INSTALL_HINT}",
-            err=True,
-        )
+__all__ = ["fonts"]
 
 
 @cli.command()

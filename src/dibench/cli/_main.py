@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -322,12 +322,10 @@ def render(
     from dibench.dataset import Dataset, ui_to_xml
     from dibench.screens import screenshot, ui
 
-    from ._fonts import warn_fonts
-
     _load(load)
     ds = Dataset.open(dataset)
     _require(ds, instance_id)
-    warn_fonts(dataset)
+    _warn_fonts(dataset)
     _write(out, lambda: screenshot(ds, instance_id).save(out))
     msg = f"wrote {out}"
     if xml_out is not None:
@@ -349,6 +347,30 @@ def _merged(rundirs: Sequence[Path]) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="dibench-merge-") as tmp:
         name = " + ".join(p.resolve().name for p in rundirs)
         yield merge_runs(rundirs, Path(tmp) / name[:200]).root
+
+
+def _warn_fonts(dataset: Path) -> None:
+    """One ``dibench: warning:`` line when this machine would draw ``dataset``'s screens with
+    other fonts than its manifest records (nothing for a dataset that records none)."""
+    import orjson
+
+    from dibench.render import INSTALL_HINT, font_differences
+
+    try:
+        manifest = orjson.loads((Path(dataset) / "manifest.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return  # opening the dataset reports it
+    recorded = manifest.get("fonts") if isinstance(manifest, dict) else None
+    if not isinstance(recorded, Mapping):
+        return
+    diffs = font_differences(recorded)
+    if diffs:
+        click.echo(
+            f"dibench: warning: {dataset}: this machine draws with other fonts than the "
+            f"dataset was drawn with ({'; '.join(diffs)}); screens composed here differ from "
+            f"the generator's: {INSTALL_HINT}",
+            err=True,
+        )
 
 
 def _write(path: Path, write: Callable[[], object]) -> None:
@@ -502,10 +524,8 @@ def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, l
     """
     from dibench.runner import RunRequest
 
-    from ._fonts import warn_fonts
-
     if isinstance(req, RunRequest):
-        warn_fonts(Path(req.dataset))
+        _warn_fonts(Path(req.dataset))
     backend = _backend()
     prog, update = _run_progress(label)
     with prog:
