@@ -6,7 +6,8 @@ planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/opera
 JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a manager, an
 operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
 notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
-Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
+Qwen-resized screenshot), ``direct`` (a multiple-choice baseline) and ``autoglm``
+(Open-AutoGLM's phone agent: ``do(action=...)`` on a 0-1000 grid, full-size PNG).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -40,6 +41,7 @@ from ._parse import excerpt
 from ._prompts import folder_digest
 from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
+from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .mobile_agent_e import MobileAgentEAdapter
@@ -60,6 +62,7 @@ __all__ = [
     "Adapter",
     "AgentInput",
     "AppAgentAdapter",
+    "AutoGLMAdapter",
     "Decision",
     "DirectAdapter",
     "Environment",
