@@ -172,13 +172,13 @@ def to_action_faithful(call: Call, w: int, h: int) -> Action:
 # --------------------------------------------------------------------------- robust
 
 _THINK = re.compile(r"<think>.*(?:</think>|$)", re.S | re.I)  # up to the LAST </think>
-_ANSWER = re.compile(r"<answer>(.*?)(?=</answer>|<answer>|$)", re.S | re.I)
 _CALL = re.compile(r"\b(do|finish)\s*\(", re.I)
 
 
 def _opens_line(text: str, at: int) -> bool:
+    """Only an ``<answer>`` tag, spaces or markdown marks stand before ``at`` on its line."""
     head = text[text.rfind("\n", 0, at) + 1 : at]
-    return not head.strip(" \t>*-`")
+    return not re.sub(r"</?answer>", "", head, flags=re.I).strip(" \t>*-`")
 
 
 def _balanced(text: str, start: int) -> str:
@@ -226,11 +226,12 @@ def _loose_keywords(source: str) -> dict[str, Any]:
 def read_call_robust(text: str) -> Call:
     """Robust: the model's own call, not a quoted one.
 
-    The call is taken from the ``<answer>`` blocks outside the thinking (which runs to the
-    last ``</think>``, so a title that closes it early stays inside), else from any text outside
-    it; among the calls there, the last that opens a line wins, else the last one; only when
-    nothing is outside the thinking is a call inside it taken. Closing tags, fences, a
-    truncated end, single quotes and line breaks are tolerated; no call is a ReplyError.
+    The call is the first that opens a line (only an ``<answer>`` tag or markdown before it)
+    outside the thinking, which runs to the last ``</think>`` (so a title that closes it early
+    stays inside); else the first outside the thinking; else the first that opens a line,
+    else the first. A call quoted inside a sentence (an on-screen title) is taken only when
+    there is no other. Closing tags, fences, a truncated end, single quotes and line breaks
+    are tolerated; no call is a ReplyError.
     """
     thinking = [m.span() for m in _THINK.finditer(text)]
     think_text = " ".join(text[a:b] for a, b in thinking)
@@ -241,15 +242,14 @@ def read_call_robust(text: str) -> Call:
     calls = [m for m in _CALL.finditer(text)]
     if not calls:
         raise ReplyError("no do(...) or finish(...) call")
-    answers = [m.span(1) for m in _ANSWER.finditer(text) if outside(m.start())]
+    opening = [m for m in calls if _opens_line(text, m.start())]
     pools = [
-        [m for m in calls if outside(m.start()) and any(a <= m.start() < b for a, b in answers)],
+        [m for m in opening if outside(m.start())],
         [m for m in calls if outside(m.start())],
+        opening,
         calls,
     ]
-    pool = next(p for p in pools if p)
-    own = [m for m in pool if _opens_line(text, m.start())] or pool
-    m = own[0]
+    m = next(p for p in pools if p)[0]
     source = _balanced(text, m.start())
     kind = m.group(1).lower()
     head = source[source.index("(") + 1 :]
