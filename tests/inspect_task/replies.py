@@ -62,7 +62,18 @@ def direct_app(body: dict[str, Any]) -> str:
     return f"This one.\nAnswer: {items[k % len(items)][0]}"
 
 
+def autoglm(body: dict[str, Any]) -> str:
+    """A Tap on the 0-1000 grid (some miss every candidate), Interact, or finish."""
+    k = pick(body, 12)
+    if k == 10:
+        return 'Two fit.\ndo(action="Interact")'
+    if k == 11:
+        return 'Nothing fits.\nfinish(message="none")'
+    return f'Pick one.\ndo(action="Tap", element=[500,{80 * k + 40}])'
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
+    "autoglm": autoglm,
 }
