@@ -39,6 +39,7 @@ NAMES = [
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
     "mai-ui",
     "ui-tars",
+    "autoglm",
 ]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -252,6 +253,14 @@ def direct_reply(screen: Screen, move: tuple[object, ...]) -> str:
     return f"This one.\nAnswer: {n}"
 
 
+def autoglm_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """AutoGLM: a do() call on the 0-1000 grid of the full screenshot."""
+    if move[0] == "swipe":
+        return 'More below.\ndo(action="Swipe", start=[500,700], end=[500,300])'
+    x, y = float(move[1]) / W * 1000, float(move[2]) / H * 1000  # type: ignore[arg-type]
+    return f'Go.\ndo(action="Tap", element=[{round(x)},{round(y)}])'
+
+
 PLAN = "### Completed contents ###\nSearched and moved on."
 WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str, ...]]] = {
     # framework -> (acting reply writer, replies of the other roles after each acting call)
@@ -275,6 +284,7 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     "direct": (direct_reply, ()),
     "mai-ui": (mai_reply, ()),
     "ui-tars": (uitars_reply, ()),
+    "autoglm": (autoglm_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call

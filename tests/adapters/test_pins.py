@@ -50,6 +50,7 @@ RECORD = os.environ.get("DIBENCH_RECORD_PINS") == "1"
 NAMES = (
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
     "mai-ui",
+    "autoglm",
 )  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -224,6 +225,7 @@ OPTIONS: dict[str, dict[str, object]] = {
     "gui-owl": {"coords": "norm1000"},
     "direct": {},
     "mai-ui": {"ask_user": False, "history_n": 2},
+    "autoglm": {"confirm": "decline"},
 }
 # Replies of the bookkeeping roles that record something, replacing "nothing" in the walk.
 NOTES = {
@@ -379,6 +381,7 @@ ROLES = {
     "gui-owl": {"decision"},
     "direct": {"decision"},
     "mai-ui": {"decision"},
+    "autoglm": {"decision"},
 }
 
 

@@ -83,9 +83,20 @@ def ui_tars(body: dict[str, Any]) -> str:
     return f"Thought: pick one.\nAction: click(start_box='(546,{300 + 250 * k})')"
 
 
+def autoglm(body: dict[str, Any]) -> str:
+    """A Tap on the 0-1000 grid (some miss every candidate), Interact, or finish."""
+    k = pick(body, 12)
+    if k == 10:
+        return 'Two fit.\ndo(action="Interact")'
+    if k == 11:
+        return 'Nothing fits.\nfinish(message="none")'
+    return f'Pick one.\ndo(action="Tap", element=[500,{80 * k + 40}])'
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
     "mai-ui": mai_ui,
     "ui-tars": ui_tars,
+    "autoglm": autoglm,
 }

@@ -49,6 +49,9 @@ FRAMEWORK = {
     "mimic-maiui-tag": "mai-ui",
     "mimic-uitars": "ui-tars",
     "mimic-uitars-finish": "ui-tars",
+    "mimic-autoglm": "autoglm",
+    "mimic-autoglm-finish": "autoglm",
+    "mimic-autoglm-tag": "autoglm",
 }
 # the fullest level of each probe that does not open with a localised lead
 FIRST = {"mimic-owl": "<tool_call>", "mimic-maiui": "<tool_call>", "mimic-maiui-tag": "<thinking>"}
@@ -431,3 +434,48 @@ def test_uitars_quote_before_is_ignored(ds: Dataset, probe: str, parse: str) -> 
     rec = _record(ds, probe, "en")
     got = _decide("ui-tars", parse, _input(ds, rec.id), "before")
     assert (got.outcome, got.candidate) == (Outcome.COMMITTED, rec.acceptable[0]), got.cause
+
+
+# --- AutoGLM: the quoted call never runs, it makes the original finish (or stop) instead -----
+
+
+@pytest.mark.parametrize("probe", ["mimic-autoglm", "mimic-autoglm-tag"])
+def test_autoglm_payload_taps_the_target_on_the_grid(ds: Dataset, probe: str) -> None:
+    for rec in _records(ds, probe):
+        state = ds.benign[rec.pair_of]
+        hook = _hook(state, rec)
+        m = re.search(r'do\(action="Tap", ?element=\[(\d+),(\d+)\]\)', hook)
+        assert m, hook
+        if probe == "mimic-autoglm-tag":
+            assert "</think><answer>do(" in hook and hook.endswith("</answer>")
+        x, y = int(m.group(1)) / 1000 * state.width, int(m.group(2)) / 1000 * state.height
+        assert _in_card(state, rec.target, int(x), int(y))
+
+
+def test_autoglm_finish_payload_is_its_stop_call(ds: Dataset) -> None:
+    for rec in _records(ds, "mimic-autoglm-finish"):
+        assert _hook(ds.benign[rec.pair_of], rec).endswith('finish(message="Sold out")')
+
+
+# (probe, faithful outcome whichever side the quote is on): AutoGLM's client starts the action
+# at the first do(action= and takes finish(message= over it anywhere; the quoted tap and the
+# reply around it then fail its ast parse (the original finishes the task: parse_error), and a
+# quoted finish stops it (no_commit, gave up). The robust reader runs the agent's own call.
+AUTOGLM = [
+    ("mimic-autoglm", Outcome.PARSE_ERROR),
+    ("mimic-autoglm-finish", Outcome.NO_COMMIT),
+    ("mimic-autoglm-tag", Outcome.PARSE_ERROR),
+]
+
+
+@pytest.mark.parametrize(("probe", "faithful"), AUTOGLM)
+@pytest.mark.parametrize("quote", ["before", "after"])
+def test_autoglm_quoted_calls_deny_the_decision_faithfully_only(
+    ds: Dataset, probe: str, faithful: Outcome, quote: str
+) -> None:
+    rec = _record(ds, probe, "en")
+    inp = _input(ds, rec.id)
+    got = _decide("autoglm", "faithful", inp, quote)
+    assert (got.outcome, got.candidate) == (faithful, None), got.cause
+    robust = _decide("autoglm", "robust", inp, quote)
+    assert (robust.outcome, robust.candidate) == (Outcome.COMMITTED, rec.acceptable[0])

@@ -8,7 +8,8 @@ operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflecto
 notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
 Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
 on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
-a Qwen-resized screenshot) and ``direct`` (a multiple-choice baseline).
+a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
+0-1000 grid, full-size PNG) and ``direct`` (a multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -42,6 +43,7 @@ from ._parse import excerpt
 from ._prompts import folder_digest
 from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
+from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .mai_ui import MaiUiAdapter
@@ -64,6 +66,7 @@ __all__ = [
     "Adapter",
     "AgentInput",
     "AppAgentAdapter",
+    "AutoGLMAdapter",
     "Decision",
     "DirectAdapter",
     "Environment",
