@@ -124,7 +124,7 @@ def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset:
         ("mai-ui", "random"),
         ("ui-tars", "oracle"),
         ("autoglm", "random"),
-    ],  # fmt: skip
+    ],
 )
 def test_offline_agents_store_the_same_rows_on_both_backends(
     cluster: str, small_dataset_dir: Path, tmp_path: Path, framework: str, model: str
