@@ -45,6 +45,7 @@ from .gui_owl import GuiOwlAdapter, smart_resize
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
+from .qwen_vl import QwenVLAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -69,6 +70,7 @@ __all__ = [
     "MobileAgentV2Adapter",
     "MobileAgentV3Adapter",
     "Observed",
+    "QwenVLAdapter",
     "Screen",
     "StaticScreen",
     "Step",
