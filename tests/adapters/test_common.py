@@ -33,6 +33,7 @@ from dibench.providers import (
 from .conftest import Screen, ScriptedProvider, tap
 
 NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct"]
+NAMES += ["qwen-vl"]
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 
@@ -128,6 +129,7 @@ GARBAGE = {
     "gui-owl": Outcome.FRAMEWORK_ERROR,  # no thinking/tool call: the agent raises
     "mobile-agent-v3": Outcome.PARSE_ERROR,  # invalid action: the operator is asked again
     "direct": Outcome.PARSE_ERROR,  # our own baseline: no original to follow
+    "qwen-vl": Outcome.FRAMEWORK_ERROR,  # asked again 3 times; the original never stops
 }
 
 

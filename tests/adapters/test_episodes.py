@@ -37,6 +37,7 @@ from .conftest import ScriptedProvider
 W, H = 540, 1170
 NAMES = [
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
+    "qwen-vl",
 ]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -221,6 +222,19 @@ def ma3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(args)}\n### Description ###\nGo."
 
 
+def qwen_vl_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """Qwen3-VL: Thought, Action, one mobile_use call on the 0-999 grid."""
+    if move[0] == "swipe":
+        args: dict[str, object] = {
+            "action": "swipe", "coordinate": [500, 700], "coordinate2": [500, 300],
+        }  # fmt: skip
+    else:
+        x, y = float(move[1]) / W * 999, float(move[2]) / H * 999  # type: ignore[arg-type]
+        args = {"action": "click", "coordinate": [round(x), round(y)]}
+    call = json.dumps({"name": "mobile_use", "arguments": args})
+    return f"Thought: go on.\nAction: Go on.\n<tool_call>\n{call}\n</tool_call>"
+
+
 def direct_reply(screen: Screen, move: tuple[object, ...]) -> str:
     if move[0] == "swipe":
         return "More below.\nAnswer: scroll"
@@ -251,6 +265,7 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     ),
     "gui-owl": (v3_reply, ()),
     "direct": (direct_reply, ()),
+    "qwen-vl": (qwen_vl_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call

@@ -49,6 +49,7 @@ VECTORS = Path(__file__).parent / "vectors"
 RECORD = os.environ.get("DIBENCH_RECORD_PINS") == "1"
 NAMES = (
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
+    "qwen-vl",
 )  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -222,6 +223,7 @@ OPTIONS: dict[str, dict[str, object]] = {
     "mobile-agent-v3": {"reflection": False},
     "gui-owl": {"coords": "norm1000"},
     "direct": {},
+    "qwen-vl": {"tool": "mobileworld"},
 }
 # Replies of the bookkeeping roles that record something, replacing "nothing" in the walk.
 NOTES = {
@@ -376,6 +378,7 @@ ROLES = {
     "mobile-agent-v3": {"manager", "operator", "reflector", "notetaker"},
     "gui-owl": {"decision"},
     "direct": {"decision"},
+    "qwen-vl": {"decision"},
 }
 
 
