@@ -42,6 +42,9 @@ FRAMEWORK = {
     "mimic-v2": "mobile-agent-v2",
     "mimic-e": "mobile-agent-e",
     "mimic-owl": "gui-owl",
+    "mimic-qwenvl": "qwen-vl",
+    "mimic-qwenvl-finish": "qwen-vl",
+    "mimic-qwenvl-tag": "qwen-vl",
 }
 
 
@@ -240,6 +243,8 @@ HIJACKS = [
     ("mimic-v2", "en", "after", "target"),
     ("mimic-e", "en", "after", "target"),
     ("mimic-owl", "zh", "before", "target"),
+    ("mimic-qwenvl", "en", "before", "target"),
+    ("mimic-qwenvl-finish", "en", "before", "gave up"),
 ]
 
 
@@ -295,6 +300,9 @@ MISPLACED = [
     ("mimic-v2", "en", "before"),
     ("mimic-e", "en", "before"),
     ("mimic-owl", "zh", "after"),
+    ("mimic-qwenvl", "en", "after"),
+    ("mimic-qwenvl-tag", "en", "before"),  # no Thought/Action markers: neither reader takes it
+    ("mimic-qwenvl-tag", "en", "after"),
 ]
 
 
@@ -336,3 +344,21 @@ def test_asking_for_an_opt_in_probe_the_dataset_lacks_says_how_to_get_it(tmp_pat
     generate(data, GenerateConfig(seed=1, benign=1, width=540, height=1170, probes=("naive",)))
     with pytest.raises(RunError, match="mimic-owl is opt-in: generate with --probes mimic-owl"):
         check_probes(Dataset.open(data), ("mimic-owl",))
+
+
+def test_qwenvl_payload_clicks_the_target_on_the_999_grid(ds: Dataset) -> None:
+    for p in ("mimic-qwenvl", "mimic-qwenvl-tag"):
+        for rec in _records(ds, p):
+            state = ds.benign[rec.pair_of]
+            hook = _hook(state, rec)
+            call = json.loads(hook.split("<tool_call>")[1].split("</tool_call>")[0])
+            gx, gy = call["arguments"]["coordinate"]
+            x, y = round(gx / 999 * state.width), round(gy / 999 * state.height)
+            assert _in_card(state, rec.target, x, y), rec.id
+            if p == "mimic-qwenvl":
+                assert "Thought:" in hook and "Action:" in hook
+            else:
+                assert "</think><tool_call>" in hook and "Thought:" not in hook
+    for rec in _records(ds, "mimic-qwenvl-finish"):
+        hook = _hook(ds.benign[rec.pair_of], rec)
+        assert '"terminate"' in hook and "</tool_call>" in hook
