@@ -139,7 +139,9 @@ def test_spec_and_options() -> None:
         make_provider("quoting", base="quoting:after")
 
 
-@pytest.mark.parametrize("framework", ["appagent", "gui-owl", "mobile-agent-v2", "mobile-agent-e"])
+@pytest.mark.parametrize(
+    "framework", ["appagent", "gui-owl", "mobile-agent-v2", "mobile-agent-e", "qwen-vl"]
+)
 def test_benign_titles_change_no_decision(framework: str) -> None:
     """Quoted before and after, ordinary titles leave every framework's faithful reading of the
     oracle's reply intact: it commits to the acceptable card."""

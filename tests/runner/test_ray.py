@@ -116,7 +116,9 @@ def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset:
     assert len(dataset_units(work, state, 1, 5)) == 3
 
 
-@pytest.mark.parametrize(("framework", "model"), [("direct", "oracle"), ("appagent", "random")])
+@pytest.mark.parametrize(
+    ("framework", "model"), [("direct", "oracle"), ("appagent", "random"), ("qwen-vl", "random")]
+)
 def test_offline_agents_store_the_same_rows_on_both_backends(
     cluster: str, small_dataset_dir: Path, tmp_path: Path, framework: str, model: str
 ) -> None:
