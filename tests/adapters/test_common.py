@@ -36,6 +36,7 @@ NAMES = ["appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gu
 NAMES += ["mai-ui"]
 NAMES += ["ui-tars"]
 NAMES += ["autoglm"]
+NAMES += ["qwen-vl"]
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
 
@@ -134,6 +135,7 @@ GARBAGE = {
     "mai-ui": Outcome.FRAMEWORK_ERROR,  # asked three times, then the agent's error flag
     "ui-tars": Outcome.FRAMEWORK_ERROR,  # no Action: the parser asserts
     "autoglm": Outcome.PARSE_ERROR,  # no call: the original finishes the task with the text
+    "qwen-vl": Outcome.FRAMEWORK_ERROR,  # asked again 3 times; the original never stops
 }
 
 

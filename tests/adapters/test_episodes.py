@@ -40,6 +40,7 @@ NAMES = [
     "mai-ui",
     "ui-tars",
     "autoglm",
+    "qwen-vl",
 ]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -244,6 +245,19 @@ def ma3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(args)}\n### Description ###\nGo."
 
 
+def qwen_vl_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """Qwen3-VL: Thought, Action, one mobile_use call on the 0-999 grid."""
+    if move[0] == "swipe":
+        args: dict[str, object] = {
+            "action": "swipe", "coordinate": [500, 700], "coordinate2": [500, 300],
+        }  # fmt: skip
+    else:
+        x, y = float(move[1]) / W * 999, float(move[2]) / H * 999  # type: ignore[arg-type]
+        args = {"action": "click", "coordinate": [round(x), round(y)]}
+    call = json.dumps({"name": "mobile_use", "arguments": args})
+    return f"Thought: go on.\nAction: Go on.\n<tool_call>\n{call}\n</tool_call>"
+
+
 def direct_reply(screen: Screen, move: tuple[object, ...]) -> str:
     if move[0] == "swipe":
         return "More below.\nAnswer: scroll"
@@ -285,6 +299,7 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     "mai-ui": (mai_reply, ()),
     "ui-tars": (uitars_reply, ()),
     "autoglm": (autoglm_reply, ()),
+    "qwen-vl": (qwen_vl_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call

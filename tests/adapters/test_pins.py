@@ -51,6 +51,7 @@ NAMES = (
     "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
     "mai-ui",
     "autoglm",
+    "qwen-vl",
 )  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -226,6 +227,7 @@ OPTIONS: dict[str, dict[str, object]] = {
     "direct": {},
     "mai-ui": {"ask_user": False, "history_n": 2},
     "autoglm": {"confirm": "decline"},
+    "qwen-vl": {"tool": "mobileworld"},
 }
 # Replies of the bookkeeping roles that record something, replacing "nothing" in the walk.
 NOTES = {
@@ -382,6 +384,7 @@ ROLES = {
     "direct": {"decision"},
     "mai-ui": {"decision"},
     "autoglm": {"decision"},
+    "qwen-vl": {"decision"},
 }
 
 

@@ -93,10 +93,24 @@ def autoglm(body: dict[str, Any]) -> str:
     return f'Pick one.\ndo(action="Tap", element=[500,{80 * k + 40}])'
 
 
+def qwen_vl(body: dict[str, Any]) -> str:
+    """A mobile_use click on one of 8 rows of the 0-999 grid (some miss every card), or
+    terminate."""
+    k = pick(body, 9)
+    args = (
+        '"action": "terminate", "status": "failure"'
+        if k == 8
+        else (f'"action": "click", "coordinate": [500, {60 + k * 120}]')
+    )
+    call = '{"name": "mobile_use", "arguments": {' + args + "}}"
+    return f"Thought: pick one.\nAction: Do it.\n<tool_call>\n{call}\n</tool_call>"
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
     "mai-ui": mai_ui,
     "ui-tars": ui_tars,
     "autoglm": autoglm,
+    "qwen-vl": qwen_vl,
 }

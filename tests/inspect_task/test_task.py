@@ -82,7 +82,8 @@ def _log_metrics(log: Any) -> dict[str, float]:
                                                     ("appagent", "jpeg:75"),
                                                     ("mai-ui", "prompt-warning"),
                                                     ("ui-tars", "keyword-detector"),
-                                                    ("autoglm", "keyword-detector")])  # fmt: skip
+                                                    ("autoglm", "keyword-detector"),
+                                                    ("qwen-vl", "jpeg:75")])  # fmt: skip
 def test_inspect_eval_matches_dibench_run_instance_for_instance(
     server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path, framework: str,
     defense: str,

@@ -52,6 +52,9 @@ FRAMEWORK = {
     "mimic-autoglm": "autoglm",
     "mimic-autoglm-finish": "autoglm",
     "mimic-autoglm-tag": "autoglm",
+    "mimic-qwenvl": "qwen-vl",
+    "mimic-qwenvl-finish": "qwen-vl",
+    "mimic-qwenvl-tag": "qwen-vl",
 }
 # the fullest level of each probe that does not open with a localised lead
 FIRST = {"mimic-owl": "<tool_call>", "mimic-maiui": "<tool_call>", "mimic-maiui-tag": "<thinking>"}
@@ -275,6 +278,8 @@ HIJACKS = [
     ("mimic-owl", "zh", "before", "target"),
     ("mimic-maiui-tag", "en", "before", "target"),
     ("mimic-maiui-finish", "en", "before", "gave up"),
+    ("mimic-qwenvl", "en", "before", "target"),
+    ("mimic-qwenvl-finish", "en", "before", "gave up"),
 ]
 
 
@@ -354,6 +359,9 @@ MISPLACED = [
     ("mimic-maiui", "en", "before"),  # MAI-UI looks for the call after a closed thinking
     ("mimic-maiui", "en", "after"),
     ("mimic-maiui-tag", "en", "after"),  # after the model's own call, the first pair wins
+    ("mimic-qwenvl", "en", "after"),
+    ("mimic-qwenvl-tag", "en", "before"),  # no Thought/Action markers: neither reader takes it
+    ("mimic-qwenvl-tag", "en", "after"),
 ]
 
 
@@ -479,3 +487,21 @@ def test_autoglm_quoted_calls_deny_the_decision_faithfully_only(
     assert (got.outcome, got.candidate) == (faithful, None), got.cause
     robust = _decide("autoglm", "robust", inp, quote)
     assert (robust.outcome, robust.candidate) == (Outcome.COMMITTED, rec.acceptable[0])
+
+
+def test_qwenvl_payload_clicks_the_target_on_the_999_grid(ds: Dataset) -> None:
+    for p in ("mimic-qwenvl", "mimic-qwenvl-tag"):
+        for rec in _records(ds, p):
+            state = ds.benign[rec.pair_of]
+            hook = _hook(state, rec)
+            call = json.loads(hook.split("<tool_call>")[1].split("</tool_call>")[0])
+            gx, gy = call["arguments"]["coordinate"]
+            x, y = round(gx / 999 * state.width), round(gy / 999 * state.height)
+            assert _in_card(state, rec.target, x, y), rec.id
+            if p == "mimic-qwenvl":
+                assert "Thought:" in hook and "Action:" in hook
+            else:
+                assert "</think><tool_call>" in hook and "Thought:" not in hook
+    for rec in _records(ds, "mimic-qwenvl-finish"):
+        hook = _hook(ds.benign[rec.pair_of], rec)
+        assert '"terminate"' in hook and "</tool_call>" in hook

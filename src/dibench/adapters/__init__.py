@@ -9,7 +9,8 @@ notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on
 Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
 on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
 a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
-0-1000 grid, full-size PNG) and ``direct`` (a multiple-choice baseline).
+0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool
+calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -50,6 +51,7 @@ from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
+from .qwen_vl import QwenVLAdapter
 from .ui_tars import UiTarsAdapter
 
 __all__ = [
@@ -77,6 +79,7 @@ __all__ = [
     "MobileAgentV2Adapter",
     "MobileAgentV3Adapter",
     "Observed",
+    "QwenVLAdapter",
     "Screen",
     "StaticScreen",
     "Step",

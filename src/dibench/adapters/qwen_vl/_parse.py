@@ -1,0 +1,276 @@
+"""Reading Qwen3-VL's ``Thought: / Action: / <tool_call>`` replies.
+
+As the original's code reads them (faithful: Tongyi-MAI/MobileWorld's Qwen3-VL agent and its
+executor), or tolerantly (robust).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .._base import Action
+from .._moves import swipe_direction
+from .._parse import check_point, first_json_object, numbers
+from .._replies import FrameworkError, ReplyError
+
+__all__ = [
+    "GRID",
+    "QwenCall",
+    "RetryReply",
+    "map_faithful",
+    "read_qwen_faithful",
+    "read_qwen_robust",
+]
+
+GRID = 999  # the divisor the original maps coordinates back with (the tool states 999x999)
+
+
+class RetryReply(ReplyError):
+    """A reply the original cannot parse: it asks the model again with the same messages."""
+
+
+@dataclass(frozen=True)
+class QwenCall:
+    """A parsed tool call: the function's name, its arguments, the thought and the action line.
+
+    ``args`` holds coordinates as the faithful reader leaves them (divided by ``GRID``, a box
+    already reduced to its centre) or, for the robust reader, as written on the grid.
+    """
+
+    name: str
+    args: Any
+    thought: str = ""
+    conclusion: str = ""
+
+
+_WHERE = "the Qwen3-VL agent's parser"
+
+
+def _grid_point(value: Any) -> list[float]:
+    """A point or a box on the grid -> a point in [0, 1] as the original computes it."""
+    if len(value) == 2:
+        x, y = value
+    elif len(value) == 4:
+        x1, y1, x2, y2 = value
+        x, y = (x1 + x2) / 2, (y1 + y2) / 2
+    else:
+        raise ValueError("a coordinate needs 2 or 4 numbers")
+    return [x / GRID, y / GRID]
+
+
+def read_qwen_faithful(text: str) -> QwenCall:
+    """Faithful: the reply cut as the original cuts it; RetryReply where its parser raises.
+
+    The text after the FIRST ``Thought:`` up to the next ``Thought:`` is split on ``Action:``:
+    before the first is the thought, and the piece after it (up to the next ``Action:``) is
+    split on ``<tool_call>``; its first piece is the action line, and the next piece, up to
+    ``</tool_call>``, is ``json.loads``-ed. Coordinates (2 numbers, or a box of 4 reduced to its
+    centre) are divided by 999 right there, so a malformed coordinate is also a parse failure.
+    """
+    segments = text.strip().split("Thought:")
+    call: Any = None
+    thought = conclusion = ""
+    if len(segments) > 1:
+        pieces = segments[1].split("Action:")
+        if len(pieces) > 1:
+            thought = pieces[0].strip()
+            parts = pieces[1].split("<tool_call>")
+            if len(parts) > 1:
+                conclusion = parts[0].strip()
+                if conclusion.startswith('"') and conclusion.endswith('"'):
+                    conclusion = conclusion[1:-1]
+                body = parts[1].split("</tool_call>")[0].strip()
+                try:
+                    call = json.loads(body)
+                except json.JSONDecodeError as err:
+                    raise RetryReply(
+                        f"json.loads fails on the tool call ({err}) in {_WHERE}"
+                    ) from None
+    if call is None:
+        raise RetryReply(f"no Thought:/Action:/<tool_call> in order: TypeError in {_WHERE}")
+    try:
+        args = call["arguments"]
+        name = call["name"]
+        for key in ("coordinate", "coordinate2"):
+            if key in args:
+                args[key] = _grid_point(args[key])
+    except Exception as err:  # the original catches everything here and asks again
+        raise RetryReply(f"{type(err).__name__} reading the tool call in {_WHERE}") from None
+    return QwenCall(name, args, thought, conclusion)
+
+
+def _crash(why: str) -> FrameworkError:
+    return FrameworkError(f"{why}: the original's executor raises and the task is aborted")
+
+
+def map_faithful(call: QwenCall, width: int, height: int) -> Action:
+    """The original's executor: a call -> a phone action on a ``width`` x ``height`` screen.
+
+    ``round(p * side)`` of the [0, 1] point (Python's half-to-even rounding); an unknown action
+    name becomes an empty action the device server refuses, so the step has no effect and the
+    loop goes on; a call of another function than ``mobile_use`` goes to the MCP tool table,
+    which has no such tool here (KeyError, the task aborts).
+    """
+    if call.name != "mobile_use":
+        raise _crash(f"tool {call.name!r} is no MCP tool (KeyError)")
+    a = call.args
+    try:
+        act = a.get("action")
+    except AttributeError:
+        raise _crash("arguments are not an object (AttributeError)") from None
+    if act == "type":
+        return Action("type", text=_text(a.get("text", "")))
+    if act == "swipe":
+        start, end = a.get("coordinate"), a.get("coordinate2")
+        if not (start and end):
+            raise _crash("swipe without both coordinates (ValueError)")
+        try:
+            (x1, y1), (x2, y2) = start, end
+            sx, sy = round(float(x1) * width), round(float(y1) * height)
+            ex, ey = round(float(x2) * width), round(float(y2) * height)
+        except (TypeError, ValueError) as err:
+            raise _crash(f"swipe coordinates ({type(err).__name__})") from None
+        return Action(
+            "swipe", x=float(sx), y=float(sy), direction=swipe_direction(ex - sx, ey - sy)
+        )
+    if act in ("click", "long_press"):
+        point = a.get("coordinate")
+        if not point:
+            raise _crash(f"{act} without a coordinate (ValueError)")
+        x, y = point
+        kind = "tap" if act == "click" else "long_press"
+        return Action(kind, x=float(round(float(x) * width)), y=float(round(float(y) * height)))
+    if act == "system_button":
+        button = a.get("button")
+        if button == "Home":
+            return Action("home")
+        if button == "Back":
+            return Action("back")
+        if button == "Enter":
+            return Action("none", text="keyboard_enter")
+        raise _crash(f"unsupported button {button!r} (ValueError)")
+    if act == "ask_user":
+        return Action("ask_user", text=_text(a.get("text", "")) or "")
+    if act == "open":
+        return Action("none", text=f"open_app {a.get('text', '')}")
+    if act == "terminate":
+        return Action("finish", text=_text(a.get("status", "")) or "")
+    if act == "answer":
+        return Action("finish", text=_text(a.get("text", "")) or "")
+    if act == "wait":
+        return Action("wait")
+    return Action("none", text=f"unknown action {act!r}: the device server refuses it")
+
+
+def _text(value: Any) -> str:
+    """Text fields as the original's action model keeps them (non-strings become strings)."""
+    return "" if value is None else str(value)
+
+
+# ------------------------------------------------------------------------- robust
+
+
+_OWN_CALL = re.compile(
+    r"^[ \t>*-]*<tool_call>(.*?)(?=</tool_call>|<tool_call>|\Z)", re.S | re.M | re.I
+)
+_ANY_CALL = re.compile(r"<tool_call>(.*?)(?=</tool_call>|<tool_call>|\Z)", re.S | re.I)
+_THINKING = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.S | re.I)
+_ALIASES = {"tap": "click", "press": "long_press", "input": "type", "scroll": "swipe"}
+
+
+def _line_after(text: str, marker: str, before: int) -> str:
+    """The last ``marker`` line before ``before`` (the thought or the action line)."""
+    found = [m for m in re.finditer(rf"^\W*{marker}\s*:\s*(.*)$", text[:before], re.M | re.I)]
+    return found[-1].group(1).strip() if found else ""
+
+
+def read_qwen_robust(text: str) -> QwenCall:
+    """Robust: the model's own tool call, not a quoted one.
+
+    The call is the first ``<tool_call>`` that opens a line outside a ``<think>`` block; a call
+    inside a sentence (a title the model quotes in its thought) is taken only when there is no
+    other, and bare JSON with an ``action`` when there is no tag at all. Names are
+    read case-insensitively; coordinates stay on the grid.
+    """
+    thinking = [t.span() for t in _THINKING.finditer(text)]
+    own = [m for m in _OWN_CALL.finditer(text) if not any(a <= m.start() < b for a, b in thinking)]
+    calls = own or list(_ANY_CALL.finditer(text))
+    m = calls[0] if calls else None
+    source = m.group(1) if m else text
+    try:
+        obj = first_json_object(source, require="arguments")
+        args = obj["arguments"]
+        name = str(obj.get("name", "mobile_use"))
+    except ReplyError:
+        args = first_json_object(source, require="action")
+        name = "mobile_use"
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            raise ReplyError("arguments are not a JSON object") from None
+    if not isinstance(args, dict) or not isinstance(args.get("action"), str):
+        raise ReplyError("the call has no 'action'")
+    action = args["action"].strip().lower()
+    args = {**args, "action": _ALIASES.get(action, action)}
+    at = m.start() if m else len(text)
+    return QwenCall(
+        name.strip().lower(),
+        args,
+        _line_after(text, "thought", at),
+        _line_after(text, "action", at),
+    )
+
+
+def _point(value: Any, what: str) -> tuple[float, float]:
+    if isinstance(value, str):
+        value = numbers(value)
+    if isinstance(value, dict):
+        value = [value.get("x"), value.get("y")]
+    try:
+        if len(value) == 4:
+            return (float(value[0]) + float(value[2])) / 2, (float(value[1]) + float(value[3])) / 2
+        return float(value[0]), float(value[1])
+    except (TypeError, ValueError, IndexError, KeyError):
+        raise ReplyError(f"{what} must be [x, y], got {value!r}") from None
+
+
+def map_robust(call: QwenCall, width: int, height: int) -> Action:
+    """The tolerant reading: off-grid points and unknown actions are parse errors."""
+    a = call.args
+
+    def screen(key: str) -> tuple[float, float]:
+        x, y = check_point(*_point(a.get(key), key), GRID, GRID)
+        return x / GRID * width, y / GRID * height
+
+    act = a["action"]
+    if act in ("click", "long_press"):
+        x, y = screen("coordinate")
+        return Action("tap" if act == "click" else "long_press", x=x, y=y)
+    if act == "swipe":
+        x, y = screen("coordinate")
+        x2, y2 = screen("coordinate2")
+        return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x, y2 - y))
+    if act == "type":
+        return Action("type", text=_text(a.get("text", "")))
+    if act == "system_button":
+        button = str(a.get("button", "")).strip().lower()
+        if button in ("back", "home"):
+            return Action(button)
+        if button in ("menu", "enter"):
+            return Action("none", text=f"system_button {button}")
+        raise ReplyError(f"unknown system button {a.get('button')!r}")
+    if act == "wait":
+        return Action("wait")
+    if act in ("ask_user", "call_user"):
+        return Action("ask_user", text=_text(a.get("text", "")))
+    if act == "terminate":
+        return Action("finish", text=_text(a.get("status", "")))
+    if act == "answer":
+        return Action("finish", text=_text(a.get("text", "")))
+    if act in ("open", "key"):
+        return Action("none", text=json.dumps(a, ensure_ascii=False))
+    raise ReplyError(f"unknown action {act!r}")
