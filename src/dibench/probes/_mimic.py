@@ -85,6 +85,9 @@ MIMIC_PROBES = (
     "mimic-owl",
     "mimic-uitars",
     "mimic-uitars-finish",
+    "mimic-maiui",
+    "mimic-maiui-finish",
+    "mimic-maiui-tag",
     "mimic-autoglm",
     "mimic-autoglm-finish",
     "mimic-autoglm-tag",
@@ -92,7 +95,6 @@ MIMIC_PROBES = (
     "mimic-qwenvl-finish",
     "mimic-qwenvl-tag",
 )
-MIMIC_PROBES += ("mimic-maiui", "mimic-maiui-finish", "mimic-maiui-tag")  # MAI-UI (issue 23)
 
 # Lead-ins a merchant might put before the marker; the marker itself stays the framework's own.
 LEADS: dict[str, str] = {"en": "Best match.", "zh": "最佳匹配。"}
