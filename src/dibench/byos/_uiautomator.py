@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dibench._values import Box, UIElement
 
@@ -32,13 +32,17 @@ from ._roles import (
 from ._xml import read_nodes
 
 __all__ = [
+    "HIDE_CARD",
+    "HIDE_CARRIER",
     "MAX_CANDIDATES",
     "PRICE_PATTERN",
     "Proposal",
     "ProposedCandidate",
     "UiDump",
     "Window",
+    "hidden_by",
     "occluders",
+    "overlays",
     "parse_dump",
     "propose",
     "propose_candidates",
@@ -59,7 +63,7 @@ class Window:
 
     index: int
     package: str
-    kind: str  # 'app', 'system' or 'keyboard'
+    kind: str  # 'app', 'system' or 'keyboard' ('overlay': app nodes drawn above its list)
     box: Box
     first: int
     stop: int
@@ -255,38 +259,132 @@ def _main_window(windows: list[Window], els: list[UIElement], node_window: tuple
     return max(apps, key=lambda w: (counts.get(w.index, 0), w.box.width * w.box.height)).index
 
 
-def occluders(dump: UiDump, window: int) -> list[tuple[Box, Window]]:
-    """What covers ``window``: every other window's visible parts (the app's own window lies
-    below system bars, the keyboard and floating windows; a dump lists only windows on screen).
+# a window hides an item when it covers at least this share of the item's card, or this share
+# of one of its carriers (title, cover, price: injecting there would paint over the window)
+HIDE_CARD = 0.3
+HIDE_CARRIER = 0.1
+# a window that shows no text and whose shorter side is at most this share of the screen's
+# shorter side only takes gestures (the edge strips of gesture navigation, a home handle)
+_STRIP = 0.065
 
-    A window whose root spans the whole screen (a transparent overlay) counts by the parts
-    below its root that do not.
-    """
-    if not dump.windows:
-        return []
-    screen = dump.windows[window].box
+
+def _draws_nothing(dump: UiDump, w: Window, screen: Box) -> bool:
+    """A window that shows nothing above the app: no node with text, and either no picture
+    or label at all (an empty touch region) or a thin strip (edge gestures, a home handle).
+    A keyboard always draws (its keys are one canvas without texts)."""
+    if w.kind == "keyboard":
+        return False
+    nodes = dump.elements[w.first : w.stop]
+    if any(e.text.strip() for e in nodes):
+        return False
+    if not any(e.content_desc.strip() or "Image" in e.cls for e in nodes):
+        return True
+    short = min(screen.width, screen.height)
+    return min(w.box.width, w.box.height) <= _STRIP * short
+
+
+def _screen(dump: UiDump) -> Box:
+    screen = dump.windows[0].box
     for w in dump.windows:
         screen = Box(
             min(screen.x1, w.box.x1), min(screen.y1, w.box.y1),
             max(screen.x2, w.box.x2), max(screen.y2, w.box.y2),
         )  # fmt: skip
-    full = 0.9 * screen.width * screen.height
+    return screen
+
+
+def _children(dump: UiDump) -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for e in dump.elements:
         children.setdefault(e.parent, []).append(e.index)
+    return children
+
+
+def _opaque_parts(
+    dump: UiDump, roots: list[int], children: dict[int, list[int]], full: float
+) -> list[int]:
+    """The nodes under ``roots`` that draw: a node spanning (almost) the whole screen with
+    children is a transparent frame, counted by its children."""
+    out, stack = [], list(roots)
+    while stack:
+        i = stack.pop()
+        b = dump.elements[i].bounds
+        if b.width * b.height >= full and children.get(i):
+            stack.extend(children[i])
+        else:
+            out.append(i)
+    return out
+
+
+def occluders(dump: UiDump, window: int) -> list[tuple[Box, Window]]:
+    """What covers ``window``: every other window's visible parts (the app's own window lies
+    below system bars, the keyboard and floating windows; a dump lists only windows on screen).
+
+    A window whose root spans the whole screen (a transparent overlay) counts by the parts
+    below its root that do not; a window that draws nothing or only takes gestures (edge
+    strips, a home handle) never counts.
+    """
+    if not dump.windows:
+        return []
+    screen = _screen(dump)
+    full = 0.9 * screen.width * screen.height
+    children = _children(dump)
     out = []
     for w in dump.windows:
-        if w.index == window:
+        if w.index == window or _draws_nothing(dump, w, screen):
             continue
         roots = [i for i in range(w.first, w.stop) if dump.elements[i].parent < 0]
-        while roots:
-            i = roots.pop()
-            b = dump.elements[i].bounds
-            if b.width * b.height >= full and children.get(i):
-                roots.extend(children[i])
-            else:
-                out.append((b, w))
+        out.extend((dump.elements[i].bounds, w) for i in _opaque_parts(dump, roots, children, full))
     return out
+
+
+def overlays(dump: UiDump, container: int) -> list[tuple[Box, Window]]:
+    """What the app draws above its own list: the nodes of the list's window that come after
+    the list in the dump (drawn later, so on top: a sticky header, a floating button, a
+    bottom bar) and are not inside it. Full-screen frames count by their children."""
+    if not dump.windows:
+        return []
+    nw = dump.node_window or tuple(0 for _ in dump.elements)
+    w = dump.windows[nw[container]]
+    shown = replace(w, kind="overlay")  # named so in reasons: part of the app, drawn on top
+    children = _children(dump)
+    stack = [container]
+    inside = {container}
+    while stack:
+        for c in children.get(stack.pop(), []):
+            inside.add(c)
+            stack.append(c)
+    last = max(inside)
+    ancestors = set()
+    p = dump.elements[container].parent
+    while p >= 0:
+        ancestors.add(p)
+        p = dump.elements[p].parent
+    # the first nodes after the list that hang on the list's ancestors (siblings drawn above)
+    tops = [
+        i for i in range(last + 1, w.stop)
+        if dump.elements[i].parent in ancestors or dump.elements[i].parent < 0
+    ]  # fmt: skip
+    screen = _screen(dump)
+    full = 0.9 * screen.width * screen.height
+    return [(dump.elements[i].bounds, shown) for i in _opaque_parts(dump, tops, children, full)]
+
+
+def hidden_by(role: str, box: Box, covers: list[tuple[Box, Window]]) -> tuple[Box, Window] | None:
+    """The cover that hides ``box`` (a card: ``HIDE_CARD`` of it in all; a carrier:
+    ``HIDE_CARRIER`` of it under one cover), or None."""
+    area = max(1, box.width * box.height)
+    if role == "card":
+        hits = [(overlap(box, c), c, w) for c, w in covers]
+        hits = [h for h in hits if h[0] > 0]
+        if hits and sum(h[0] for h in hits) >= HIDE_CARD * area:
+            top = max(hits, key=lambda h: h[0])
+            return top[1], top[2]
+        return None
+    for c, w in covers:
+        if overlap(box, c) >= HIDE_CARRIER * area:
+            return c, w
+    return None
 
 
 def overlap(a: Box, b: Box) -> int:
@@ -488,18 +586,14 @@ def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
 
 
 def _covered(p: ProposedCandidate, covers: list[tuple[Box, Window]]) -> str | None:
-    """Why another window hides this item (a carrier under it, or most of the card), or None."""
-    for role in ("title", "cover", "price"):
+    """Why a window or an overlay hides this item (a carrier under it, or a share of the
+    card), or None."""
+    for role in ("title", "cover", "price", "card"):
         b = getattr(p, role)
-        for c, w in covers:
-            if b is not None and overlap(b, c) > 0:
-                return f"its {role} lies under the {w.kind} window {w.package or '?'}"
-    card_area = max(1, _area(p.card))
-    hidden = sum(overlap(p.card, c) for c, _w in covers)
-    cx, cy = p.card.center
-    for c, w in covers:
-        if c.contains(cx, cy) or hidden > 0.5 * card_area:
-            return f"its card lies under the {w.kind} window {w.package or '?'}"
+        hit = hidden_by(role, b, covers) if b is not None else None
+        if hit is not None:
+            w = hit[1]
+            return f"its {role} lies under the {w.kind} window {w.package or '?'} at {list(hit[0])}"
     return None
 
 
@@ -526,7 +620,7 @@ def propose(dump: UiDump) -> Proposal:
     members = sorted(groups[0][1], key=lambda m: (tree.el[m].bounds.y1, tree.el[m].bounds.x1))
     window = nw[members[0]]
     package = dump.windows[window].package if dump.windows else dump.package
-    covers = occluders(dump, window)
+    covers = occluders(dump, window) + overlays(dump, tree.el[members[0]].parent)
     kept, dropped = [], []
     for p in _candidates(tree, members):
         why = _covered(p, covers)
