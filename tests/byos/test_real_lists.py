@@ -168,3 +168,64 @@ def test_a_sticky_header_and_a_floating_button_inside_the_app_hide_items(tmp_pat
     assert r.returncode == 2
     assert "candidates[3].boxes.card" in r.stderr and f"overlay window {APP}" in r.stderr
     import_check(tmp_path, ann)
+
+
+# --- titles from text leaves --------------------------------------------------------------------
+
+HOTELS = [
+    ("Harbour View Hotel", "Anna Berg's profile picture", "htl_card_884120", "$148"),
+    ("The Old Mill Inn", "Photo of the garden terrace at dusk", "HTL-20931-XQ7", "$96"),
+    ("Cityline Suites", "Jonas's profile picture", "a3f9c2e1d4b7", "$210"),
+    ("Maple Court B&B", "Picture of a breakfast table with flowers", "poi_4471_detail", "$74"),
+]
+HOTEL_APP = "com.example.travel"
+
+
+def hotel_card(y: int, hotel: tuple[str, str, str, str]) -> str:
+    """A travel app's hotel card: one content-desc concatenating its children, a reviewer's
+    photo described in a View, an internal code in a hidden-style TextView, the name leaf
+    (behind an inline badge, U+FFFC) and the price."""
+    name, photo, code, price = hotel
+    p = HOTEL_APP
+    summary = f"{name}, 4.6 out of 5, 1.2 km from centre, {price} per night, {photo}"
+    return xnode(
+        VG, [0, y, W, y + 420], p,
+        xnode(IV, [0, y, 420, y + 420], p, rid="hotel_photo", desc=f"{name} hotel photo"),
+        xnode("android.view.View", [440, y + 20, 520, y + 100], p, rid="reviewer", desc=photo),
+        xnode(TV, [440, y + 110, 1040, y + 180], p, rid="hotel_name_tv", text="\ufffc " + name),
+        xnode(TV, [440, y + 190, 700, y + 240], p, rid="rating", text="4.6"),
+        xnode(TV, [440, y + 250, 1040, y + 300], p, rid="distance", text="1.2 km from centre"),
+        xnode(TV, [440, y + 310, 460, y + 312], p, rid="tracking", text=code),
+        xnode(TV, [800, y + 340, 1040, y + 400], p, rid="price", text=price),
+        rid="hotel_card", desc=summary, click=True,
+    )  # fmt: skip
+
+
+def hotel_list() -> tuple[str, list[list[int]]]:
+    cards, boxes = [], []
+    for k, h in enumerate(HOTELS):
+        y = 200 + k * 440
+        cards.append(hotel_card(y, h))
+        boxes.append([0, y, W, y + 420])
+    lst = xnode(RV, [0, 200, W, 200 + 4 * 440], HOTEL_APP, *cards, rid="results")
+    return hierarchy(status_bar(), app_window(lst, pkg=HOTEL_APP)), boxes
+
+
+def test_titles_come_from_the_name_leaf_not_a_summary_a_code_or_a_photo(tmp_path: Path) -> None:
+    xml, boxes = hotel_list()
+    draft = propose(tmp_path, xml)
+    cands = draft["candidates"]
+    assert titles(draft) == [h[0] for h in HOTELS]  # U+FFFC stripped
+    for c, (k, box) in zip(cands, enumerate(boxes), strict=True):
+        y = box[1]
+        assert c["boxes"]["card"] == box
+        assert c["boxes"]["title"] == [440, y + 110, 1040, y + 180]  # the leaf, not the card
+        assert c["boxes"]["cover"] == [0, y, 420, y + 420]
+        assert c["texts"]["price"] == HOTELS[k][3]
+        assert "\ufffc" not in c["notes"]
+    out = import_check(tmp_path, annotate(draft))
+    r = invoke("render", "--dataset", str(out), "s", "--out", str(tmp_path / "r.png"),
+               "--xml", str(tmp_path / "r.xml"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rendered = (tmp_path / "r.xml").read_text(encoding="utf-8")
+    assert 'text="Harbour View Hotel"' in rendered or "Harbour View Hotel" in rendered

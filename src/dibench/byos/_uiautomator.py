@@ -21,9 +21,12 @@ from dibench._values import Box, UIElement
 from ._errors import UiDumpError
 from ._roles import (
     PRICE_PATTERN,
+    clean,
     cover_shaped,
     display_width,
     find_price,
+    is_identifier,
+    is_photo_description,
     is_plain_number,
     is_price_id,
     label,
@@ -417,6 +420,7 @@ class _Tree:
         for e in self.el:
             self.children.setdefault(e.parent, []).append(e.index)
         self._desc: dict[int, list[int]] = {}
+        self._lab: dict[int, list[UIElement]] = {}
 
     def descendants(self, i: int) -> list[int]:
         if i not in self._desc:
@@ -428,9 +432,26 @@ class _Tree:
             self._desc[i] = out
         return self._desc[i]
 
+    def summary(self, i: int) -> bool:
+        """A content-desc that restates the node's children (an accessibility label made by
+        concatenating them): not a label of its own."""
+        e = self.el[i]
+        desc = clean(e.content_desc)
+        if clean(e.text) or not desc:
+            return False
+        inner = [label(self.el[d]) for d in self.descendants(i)]
+        return any(t and t != desc and t in desc for t in inner)
+
     def labelled(self, i: int) -> list[UIElement]:
-        """The item's nodes that show a text (its own text or a non-image content-desc)."""
-        return [self.el[j] for j in [i, *self.descendants(i)] if label(self.el[j])]
+        """The item's nodes that show a text (its own text or a non-image content-desc that
+        does not merely restate its children)."""
+        if i not in self._lab:
+            self._lab[i] = [
+                self.el[j]
+                for j in [i, *self.descendants(i)]
+                if label(self.el[j]) and not self.summary(j)
+            ]
+        return self._lab[i]
 
 
 def _jaccard(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> float:
@@ -501,8 +522,15 @@ def _slot(tree: _Tree, item: int, node: UIElement) -> tuple[str, str, int]:
 
 def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     """A node whose id names a title (exactly: not a subtitle), else a name, else the longest
-    label that is neither a price nor a bare number."""
-    texts = [e for e in labelled if title_rank(e) >= 0]
+    label that is neither a price nor a bare number. An identifier, or a content-desc that
+    describes a picture, never names the item."""
+    texts = [
+        e
+        for e in labelled
+        if title_rank(e) >= 0
+        and not is_identifier(label(e))
+        and not (not clean(e.text) and is_photo_description(label(e)))
+    ]
     for rank in (2, 1):
         named = [e for e in texts if title_rank(e) == rank]
         if named:
@@ -567,7 +595,7 @@ def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
         seen: list[str] = []
         for d in [m, *tree.descendants(m)]:
             e = tree.el[d]
-            for t in (e.text.strip(), e.content_desc.strip()):
+            for t in (clean(e.text), clean(e.content_desc)):
                 if t and t not in seen:
                     seen.append(t)
         out.append(
