@@ -173,10 +173,10 @@ def test_a_sticky_header_and_a_floating_button_inside_the_app_hide_items(tmp_pat
 # --- titles from text leaves --------------------------------------------------------------------
 
 HOTELS = [
-    ("Harbour View Hotel", "Anna Berg's profile picture", "htl_card_884120", "$148"),
-    ("The Old Mill Inn", "Photo of the garden terrace at dusk", "HTL-20931-XQ7", "$96"),
-    ("Cityline Suites", "Jonas's profile picture", "a3f9c2e1d4b7", "$210"),
-    ("Maple Court B&B", "Picture of a breakfast table with flowers", "poi_4471_detail", "$74"),
+    ("Harbour View Hotel", "Anna Berg's profile picture", "htl_card_884120_listing_v2", "$148"),
+    ("The Old Mill Inn", "Photo of the garden terrace at dusk", "HTL-20931-XQ7-2026-B", "$96"),
+    ("Cityline Suites", "Jonas's profile picture", "a3f9c2e1d4b7e8f90a1b", "$210"),
+    ("Maple Court B&B", "Picture of a breakfast table", "poi_4471_detail_card_v3", "$74"),
 ]
 HOTEL_APP = "com.example.travel"
 
@@ -195,7 +195,7 @@ def hotel_card(y: int, hotel: tuple[str, str, str, str]) -> str:
         xnode(TV, [440, y + 110, 1040, y + 180], p, rid="hotel_name_tv", text="\ufffc " + name),
         xnode(TV, [440, y + 190, 700, y + 240], p, rid="rating", text="4.6"),
         xnode(TV, [440, y + 250, 1040, y + 300], p, rid="distance", text="1.2 km from centre"),
-        xnode(TV, [440, y + 310, 460, y + 312], p, rid="tracking", text=code),
+        xnode(TV, [440, y + 305, 1040, y + 335], p, rid="tracking", text=code),
         xnode(TV, [800, y + 340, 1040, y + 400], p, rid="price", text=price),
         rid="hotel_card", desc=summary, click=True,
     )  # fmt: skip
@@ -229,3 +229,145 @@ def test_titles_come_from_the_name_leaf_not_a_summary_a_code_or_a_photo(tmp_path
     assert r.returncode == 0, r.stderr
     rendered = (tmp_path / "r.xml").read_text(encoding="utf-8")
     assert 'text="Harbour View Hotel"' in rendered or "Harbour View Hotel" in rendered
+
+
+# --- grouping -----------------------------------------------------------------------------------
+
+ROOMS = [
+    ("Deluxe King Room", ["$189", "$205", "$229"]),
+    ("Twin Room with City View", ["$159", "$172", "$199"]),
+    ("Junior Suite", ["$260", "$284", "$310"]),
+]
+RATES = [
+    "Non-refundable, room only",
+    "Free cancellation, room only",
+    "Breakfast included, flexible",
+]
+
+
+def room_card(y: int, name: str, prices: list[str], p: str = HOTEL_APP) -> str:
+    rows = [
+        xnode(
+            "android.widget.LinearLayout", [440, y + 120 + r * 110, W, y + 220 + r * 110], p,
+            xnode(TV, [460, y + 130 + r * 110, 860, y + 190 + r * 110], p, rid="rate_name",
+                  text=RATES[r]),
+            xnode(TV, [880, y + 130 + r * 110, 1040, y + 190 + r * 110], p, rid="rate_price",
+                  text=prices[r]),
+            rid="rate_row", click=True,
+        )
+        for r in range(3)
+    ]  # fmt: skip
+    return xnode(
+        VG, [0, y, W, y + 480], p,
+        xnode(IV, [20, y + 20, 420, y + 420], p, rid="room_photo"),
+        xnode(TV, [440, y + 30, 1040, y + 100], p, rid="room_name", text=name),
+        *rows, rid="room_card",
+    )  # fmt: skip
+
+
+def test_a_room_card_with_three_rate_rows_stays_a_card(tmp_path: Path) -> None:
+    cards = [room_card(200 + k * 500, n, ps) for k, (n, ps) in enumerate(ROOMS)]
+    lst = xnode(RV, [0, 200, W, 1700], HOTEL_APP, *cards, rid="rooms")
+    draft = propose(tmp_path, hierarchy(status_bar(), app_window(lst, pkg=HOTEL_APP)))
+    assert titles(draft) == [r[0] for r in ROOMS]
+    cands = draft["candidates"]
+    assert [c["boxes"]["card"] for c in cands] == [[0, y, W, y + 480] for y in (200, 700, 1200)]
+    assert [c["texts"]["price"] for c in cands] == [r[1][0] for r in ROOMS]  # the first rate
+    assert all(RATES[2] in c["notes"] for c in cands)
+    import_check(tmp_path, annotate(draft))
+
+
+ZH_APP = "com.example.lvxing"
+ZH_HOTELS = [("海景假日酒店", "688"), ("老城区精品民宿", "329"), ("机场商务酒店", "415")]
+
+
+def split_price_card(y: int, name: str, amount: str, p: str = ZH_APP) -> str:
+    """A Chinese travel app's card: the price as "¥", the amount and "起" in three nodes, and
+    a collapsed 2-px-tall original price above them."""
+    return xnode(
+        VG, [0, y, W, y + 360], p,
+        xnode(IV, [20, y + 20, 340, y + 340], p, rid="iv_cover"),
+        xnode(TV, [360, y + 30, 1040, y + 100], p, rid="tv_hotel_name", text=name),
+        xnode(TV, [360, y + 120, 700, y + 170], p, rid="tv_score", text="4.8分 超棒"),
+        xnode(TV, [820, y + 230, 1000, y + 232], p, rid="tv_price", text="¥999"),
+        xnode(TV, [850, y + 260, 880, y + 320], p, rid="tv_price_symbol", text="¥"),
+        xnode(TV, [880, y + 250, 990, y + 320], p, rid="tv_price_amount", text=amount),
+        xnode(TV, [990, y + 270, 1030, y + 320], p, rid="tv_price_suffix", text="起"),
+        rid="hotel_item", click=True,
+    )  # fmt: skip
+
+
+def test_a_split_price_is_joined_and_a_2px_price_refused(tmp_path: Path) -> None:
+    cards = [split_price_card(200 + k * 380, n, a) for k, (n, a) in enumerate(ZH_HOTELS)]
+    lst = xnode(RV, [0, 200, W, 1340], ZH_APP, *cards, rid="rv_list")
+    draft = propose(tmp_path, hierarchy(status_bar(), app_window(lst, pkg=ZH_APP)))
+    assert titles(draft) == [h[0] for h in ZH_HOTELS]
+    assert draft["language"] == "zh"
+    for k, (c, (_, amount)) in enumerate(zip(draft["candidates"], ZH_HOTELS, strict=True)):
+        y = 200 + k * 380
+        assert c["texts"]["price"] == f"¥{amount}起"
+        assert c["boxes"]["price"] == [850, y + 250, 1030, y + 320]  # the parts' union
+        assert f"e.g. {amount}" in c["attributes"]["price"]
+    import_check(tmp_path, annotate(draft))
+
+
+PLACES = ["Luigi's Trattoria", "Casa Verde Tapas Bar", "Golden Lotus Kitchen"]
+
+
+def action(x: int, y: int, word: str, place: str, p: str = "com.example.maps") -> str:
+    return xnode(
+        "android.widget.Button", [x, y, x + 240, y + 100], p,
+        xnode(TV, [x + 20, y + 25, x + 220, y + 75], p, text=word),
+        desc=f"{word} for {place}, opens in a new screen", click=True,
+    )  # fmt: skip
+
+
+def test_action_button_rows_are_not_items(tmp_path: Path) -> None:
+    p = "com.example.maps"
+    words = ["Directions", "Order online", "Menu", "Call"]
+    # the selected place's own actions (chips side by side, labelled at length) above the list
+    top = xnode(
+        "android.widget.LinearLayout", [0, 200, W, 320], p,
+        *[xnode(VG, [20 + k * 260, 210, 260 + k * 260, 310], p, rid="chip",
+                desc=f"{w} for the selected place, with more details", click=True)
+          for k, w in enumerate(words)],
+        rid="actions",
+    )  # fmt: skip
+    cards = []
+    for k, name in enumerate(PLACES):
+        y = 360 + k * 420
+        cards.append(xnode(
+            VG, [0, y, W, y + 400], p,
+            xnode(TV, [40, y + 20, 900, y + 90], p, rid="place_name", text=name),
+            xnode(TV, [40, y + 100, 900, y + 150], p, rid="place_meta",
+                  text="4.5 (1,204) · Italian · $$ · 0.8 km"),
+            xnode("android.widget.LinearLayout", [0, y + 260, W, y + 380], p,
+                  *[action(20 + j * 260, y + 270, w, name) for j, w in enumerate(words[:3])],
+                  rid="place_actions"),
+            rid="place_card", click=True,
+        ))  # fmt: skip
+    lst = xnode(RV, [0, 360, W, 1620], p, *cards, rid="places")
+    draft = propose(tmp_path, hierarchy(status_bar(), app_window(top, lst, pkg=p)))
+    assert titles(draft) == PLACES
+    assert [c["boxes"]["card"][1] for c in draft["candidates"]] == [360, 780, 1200]
+
+
+ANSWERS = ["la manzana", "el perro", "la casa", "el gato"]
+
+
+def test_single_label_rows_are_items_when_they_repeat(tmp_path: Path) -> None:
+    p = "com.example.lingo"
+    rows = [
+        xnode(VG, [60, 900 + k * 200, W - 60, 1060 + k * 200], p,
+              xnode(TV, [100, 950 + k * 200, 800, 1010 + k * 200], p, rid="option_text", text=a),
+              rid="option", click=True)
+        for k, a in enumerate(ANSWERS)
+    ]  # fmt: skip
+    question = xnode(TV, [60, 300, W - 60, 400], p, rid="prompt", text="Which one means 'the dog'?")
+    box = xnode("android.widget.LinearLayout", [0, 880, W, 1700], p, *rows, rid="options")
+    draft = propose(tmp_path, hierarchy(status_bar(), app_window(question, box, pkg=p)))
+    assert titles(draft) == ANSWERS
+    assert [c["boxes"]["title"] for c in draft["candidates"]] == [
+        [100, 950 + k * 200, 800, 1010 + k * 200] for k in range(4)
+    ]
+    assert all("price" not in c["boxes"] for c in draft["candidates"])

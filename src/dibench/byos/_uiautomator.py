@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from dibench._values import Box, UIElement
 
@@ -458,10 +459,33 @@ def _jaccard(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> fl
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+def _is_button(e: UIElement) -> bool:
+    return _short(e.cls).endswith(("Button", "Chip"))
+
+
+def _distinct(tree: _Tree, m: int) -> int:
+    return len({label(e) for e in tree.labelled(m)})
+
+
+def _stacked(tree: _Tree, members: list[int]) -> bool:
+    """Rows one below the other, each spanning most of their parent (a suggestion list, answer
+    options), as opposed to a row of buttons side by side or an icon grid."""
+    if len(members) < 3:
+        return False
+    parent = tree.el[tree.el[members[0]].parent].bounds
+    boxes = sorted((tree.el[m].bounds for m in members), key=lambda b: b.y1)
+    wide = all(b.width >= 0.5 * parent.width for b in boxes)
+    return wide and all(b.y1 >= a.y2 - 2 for a, b in pairwise(boxes))
+
+
 def _item_groups(
     tree: _Tree, screen_area: int, allowed: set[int] | None
 ) -> list[tuple[tuple[int, int, int], list[int]]]:
-    """Groups of repeated sibling items with a score (list container, count, area)."""
+    """Groups of repeated sibling items with a score (list container, count, area).
+
+    An item shows at least two different labels (a title and a price or a shop), or it is one
+    of at least three stacked single-label rows; buttons and chips are actions, never items.
+    """
     groups = []
     for parent, kids in tree.children.items():
         if parent < 0 or (allowed is not None and parent not in allowed):
@@ -471,14 +495,18 @@ def _item_groups(
         for k in kids:
             by_sig.setdefault(_own_sig(tree.el[k]), []).append(k)
         for members in by_sig.values():
-            # item-like: at least two labels (a title and a price / shop) and a real size
             members = [
                 m
                 for m in members
-                if len(tree.labelled(m)) >= 2 and _area(tree.el[m].bounds) >= 0.01 * screen_area
+                if _area(tree.el[m].bounds) >= 0.01 * screen_area
+                and not _is_button(tree.el[m])
+                and _distinct(tree, m) >= 1
             ]
-            if not members:
-                continue
+            if not [m for m in members if _distinct(tree, m) >= 2]:
+                if not _stacked(tree, members):
+                    continue
+            else:
+                members = [m for m in members if _distinct(tree, m) >= 2]
             desc = {
                 m: frozenset(_own_sig(tree.el[d]) for d in tree.descendants(m)) for m in members
             }
@@ -491,24 +519,38 @@ def _item_groups(
     return groups
 
 
+def _shelf(tree: _Tree, score: tuple[int, int, int], members: list[int]) -> bool:
+    """Whether a group is a list of its own (in a list container, or items with covers): a
+    parent holding one is a section; rows without either (a room card's rate rows) are the
+    parent's details."""
+    if score[0]:
+        return True
+    covered = sum(1 for m in members if _pick_cover(tree, m) is not None)
+    return covered * 2 > len(members)
+
+
 def _reject_groups(
     tree: _Tree, groups: list[tuple[tuple[int, int, int], list[int]]]
 ) -> list[tuple[tuple[int, int, int], list[int]]]:
     """Drop groups that are not a list of items to choose from.
 
-    Sections (each member holds a repeated group of its own: a home feed's shelves) give way to
-    the groups inside them; icon grids (members labelled only by a word or two) are menus.
+    Sections (each member holds a list of its own: a home feed's shelves) give way to the
+    lists inside them, while a card whose inner rows are details (a room with its rate rows)
+    stays a card; icon grids (members labelled only by a word or two) are menus, unless they
+    are stacked single-label rows (a suggestion list, answer options).
     """
     inside: set[int] = set()
-    for _score, members in groups:
-        inside.update(members)
+    for score, members in groups:
+        if _shelf(tree, score, members):
+            inside.update(members)
     out = []
     for score, members in groups:
         nested = sum(1 for m in members if inside & set(tree.descendants(m)))
         if nested * 2 > len(members):
             continue
+        single = all(_distinct(tree, m) == 1 for m in members)
         widest = [max(display_width(label(e)) for e in tree.labelled(m)) for m in members]
-        if sorted(widest)[len(widest) // 2] < 9:
+        if not single and sorted(widest)[len(widest) // 2] < 9:
             continue
         out.append((score, members))
     return out
@@ -520,13 +562,20 @@ def _slot(tree: _Tree, item: int, node: UIElement) -> tuple[str, str, int]:
     return (*_own_sig(node), labels.index(node.index) if node.index in labels else -1)
 
 
+MIN_SIDE = 6  # px: a title or price box thinner than this is a collapsed node, not a label
+
+
+def _visible(labelled: list[UIElement]) -> list[UIElement]:
+    return [e for e in labelled if min(e.bounds.width, e.bounds.height) >= MIN_SIDE]
+
+
 def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     """A node whose id names a title (exactly: not a subtitle), else a name, else the longest
     label that is neither a price nor a bare number. An identifier, or a content-desc that
     describes a picture, never names the item."""
     texts = [
         e
-        for e in labelled
+        for e in _visible(labelled)
         if title_rank(e) >= 0
         and not is_identifier(label(e))
         and not (not clean(e.text) and is_photo_description(label(e)))
@@ -546,11 +595,72 @@ def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     return max(plain, key=lambda e: (display_width(label(e)), -e.bounds.y1))
 
 
+_AMOUNT = re.compile(r"^\d[\d,.\u00a0 ]*$")
+_PART = 7  # display columns: a currency sign or code, "起", "from", "/night"
+
+
+def _same_line(a: Box, b: Box) -> bool:
+    v = min(a.y2, b.y2) - max(a.y1, b.y1)
+    gap = max(a.x1, b.x1) - min(a.x2, b.x2)
+    return v >= 0.5 * min(a.height, b.height) and gap <= max(a.height, b.height)
+
+
+def _joined(parts: list[UIElement]) -> str:
+    out = ""
+    for e in parts:
+        t = label(e)
+        if out and (
+            (out[-1].isascii() and out[-1].isalpha()) or (t[0].isascii() and t[0].isalpha())
+        ):
+            out += " "
+        out += t
+    return out
+
+
+def _split_price(labelled: list[UIElement]) -> UIElement | None:
+    """A price written in pieces (a currency sign, the amount, "起" or "from" in their own
+    nodes): the amount and its short neighbours on its line, joined, their boxes' union."""
+    nodes = _visible(labelled)
+    for n in nodes:
+        if not _AMOUNT.match(label(n)):
+            continue
+        parts = [n]
+        grown = True
+        while grown:
+            grown = False
+            for e in nodes:
+                if e in parts or display_width(label(e)) > _PART or _AMOUNT.match(label(e)):
+                    continue
+                if any(_same_line(e.bounds, p.bounds) for p in parts):
+                    parts.append(e)
+                    grown = True
+        if len(parts) < 2:
+            continue
+        parts.sort(key=lambda e: e.bounds.x1)
+        text = _joined(parts)
+        if find_price(text):
+            box = Box(
+                min(e.bounds.x1 for e in parts), min(e.bounds.y1 for e in parts),
+                max(e.bounds.x2 for e in parts), max(e.bounds.y2 for e in parts),
+            )  # fmt: skip
+            return n.model_copy(update={"text": text, "content_desc": "", "bounds": box})
+    return None
+
+
 def _pick_price(labelled: list[UIElement]) -> UIElement | None:
-    named = [e for e in labelled if is_price_id(e.resource_id) and re.search(r"\d", label(e))]
+    """The node whose id names a price (with its currency), else a price split over several
+    nodes, else the price id without a currency, else the first label with a price; never a
+    collapsed (degenerate) box."""
+    shown = _visible(labelled)
+    named = [e for e in shown if is_price_id(e.resource_id) and re.search(r"\d", label(e))]
+    if named and find_price(label(named[0])):
+        return named[0]
+    split = _split_price(labelled)
+    if split is not None:
+        return split
     if named:
         return named[0]
-    priced = [e for e in labelled if find_price(label(e))]
+    priced = [e for e in shown if find_price(label(e))]
     return priced[0] if priced else None
 
 
@@ -582,8 +692,29 @@ def _consistent(
     return out
 
 
+def _details(tree: _Tree, item: int) -> set[int]:
+    """The nodes inside an item's repeated rows (a room card's rate rows): details of the
+    item, not what names it."""
+    out: set[int] = set()
+    for d in [item, *tree.descendants(item)]:
+        by_sig = Counter(
+            _own_sig(tree.el[k]) for k in tree.children.get(d, []) if tree.children.get(k)
+        )
+        for k in tree.children.get(d, []):
+            if tree.children.get(k) and by_sig[_own_sig(tree.el[k])] >= 2:
+                out.add(k)
+                out.update(tree.descendants(k))
+    return out
+
+
+def _title_of(tree: _Tree, item: int) -> UIElement | None:
+    details = _details(tree, item)
+    named = [e for e in tree.labelled(item) if e.index not in details]
+    return _pick_title(named) or _pick_title(tree.labelled(item))
+
+
 def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
-    titles = _consistent(tree, members, {m: _pick_title(tree.labelled(m)) for m in members})
+    titles = _consistent(tree, members, {m: _title_of(tree, m) for m in members})
     prices = {m: _pick_price(tree.labelled(m)) for m in members}
     out = []
     for n, m in enumerate(members, start=1):
