@@ -371,3 +371,43 @@ def test_single_label_rows_are_items_when_they_repeat(tmp_path: Path) -> None:
         [100, 950 + k * 200, 800, 1010 + k * 200] for k in range(4)
     ]
     assert all("price" not in c["boxes"] for c in draft["candidates"])
+
+
+# --- screen extent ------------------------------------------------------------------------------
+
+
+def test_an_off_screen_node_is_clipped_never_a_reason_to_rescale(tmp_path: Path) -> None:
+    lst, boxes = ride_list(top=200)
+    # a promo carousel scrolled half past the right edge, its last tile wholly off-screen
+    promo = xnode(
+        "android.widget.HorizontalScrollView", [0, 1700, 2160, 1900], APP,
+        xnode(TV, [40, 1720, 1000, 1880], APP, rid="promo", text="Ride more, pay less this week"),
+        xnode(TV, [1200, 1720, 2160, 1880], APP, rid="promo", text="Invite friends for credit"),
+        rid="promos",
+    )  # fmt: skip
+    xml = hierarchy(status_bar(), app_window(lst, promo), *gesture_strips())
+    draft = propose(tmp_path, xml)
+    assert "ui_scale" not in draft and "scale 1)" in draft["notes"]
+    assert "1080x2340 device px" in draft["notes"]
+    assert [c["boxes"]["card"] for c in draft["candidates"]] == boxes
+    assert [c["boxes"]["title"] for c in draft["candidates"]] == [
+        [280, b[1] + 40, 800, b[1] + 110] for b in boxes
+    ]
+    out = import_check(tmp_path, annotate(draft))
+    from dibench.dataset import Dataset
+
+    ds = Dataset.open(out)
+    state = ds.benign["s"]
+    assert max(e.bounds.x2 for e in state.ui) <= W  # the carousel clipped to the display
+    iid = next(str(i) for i in ds.injected_ids())
+    r = invoke("render", "--dataset", str(out), iid, "--out", str(tmp_path / "r.png"),
+               "--xml", str(tmp_path / "r.xml"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rec = ds.injected(iid)
+    rendered = (tmp_path / "r.xml").read_text(encoding="utf-8")
+    # the payload is the text of the dump's own title leaf, not of a node the import added
+    assert f'resource-id="{APP}:id/ride_name"' in rendered
+    line = next(
+        ln for ln in rendered.splitlines() if "ride_name" in ln and rec.payload.title[:20] in ln
+    )
+    assert "[280," in line

@@ -135,8 +135,19 @@ def _flag(attrs: dict[str, str], name: str) -> bool:
 
 def _device_extent(
     nodes: list[tuple[dict[str, str], tuple[int, int, int, int]]],
+    parents: list[int],
+    root: dict[str, str],
 ) -> tuple[int, int]:
-    return max(b[2] for _, b in nodes), max(b[3] for _, b in nodes)
+    """The display's size: the root's width and height (Appium writes them), else the extent
+    of the window roots, never of a node inside a window (a row scrolled past the edge)."""
+    try:
+        w, h = int(root.get("width", "")), int(root.get("height", ""))
+        if w > 0 and h > 0:
+            return w, h
+    except ValueError:
+        pass
+    roots = [b for (_, b), p in zip(nodes, parents, strict=True) if p < 0] or [b for _, b in nodes]
+    return max(b[2] for b in roots), max(b[3] for b in roots)
 
 
 def _window_kind(package: str) -> str:
@@ -157,13 +168,14 @@ def parse_dump(
 ) -> UiDump:
     """Parse a uiautomator dump into screenshot-pixel ``UIElement`` nodes, window by window.
 
-    ``scale`` (screenshot px per device px) wins; else it is inferred from the dump's width
-    against ``image_size``; else 1. Nodes whose scaled bounds are empty or off-screen are
+    ``scale`` (screenshot px per device px) wins; else it is inferred from the display's width
+    (the root's or the windows' extent) against ``image_size``; else 1. Every node is clipped
+    to the display; nodes whose bounds are then empty (off-screen) are
     dropped and their children hang on the nearest kept ancestor, so the tree stays connected.
     Each top-level node is a window (a modern dump holds system bars, the app, the keyboard).
     """
     raw = xml.encode("utf-8") if isinstance(xml, str) else xml
-    root_tag, _root_attrs, raw_nodes = read_nodes(raw)
+    root_tag, root_attrs, raw_nodes = read_nodes(raw)
     if root_tag != "hierarchy":
         raise UiDumpError(f"not a uiautomator dump: the root element is <{root_tag}>")
     flat: list[tuple[dict[str, str], tuple[int, int, int, int]]] = []
@@ -178,7 +190,7 @@ def parse_dump(
     parents = [n.parent for n in raw_nodes]
     if not flat:
         raise UiDumpError("the dump has no <node> elements")
-    dev_w, dev_h = _device_extent(flat)
+    dev_w, dev_h = _device_extent(flat, parents, root_attrs)
     if dev_w <= 0 or dev_h <= 0:
         raise UiDumpError("the dump's bounds are all empty")
     if scale is None:
@@ -206,6 +218,9 @@ def parse_dump(
     win_package: dict[int, str] = {}
     for i, (attrs, (x1, y1, x2, y2)) in enumerate(flat):
         win_package.setdefault(raw_nodes[i].window, attrs.get("package", ""))
+        # clipped to the display: a node past its edge shows only its part on screen
+        x1, x2 = min(max(x1, 0), dev_w), min(max(x2, 0), dev_w)
+        y1, y2 = min(max(y1, 0), dev_h), min(max(y2, 0), dev_h)
         bx = [round(x1 * scale), round(y1 * scale), round(x2 * scale), round(y2 * scale)]
         if limit_w is not None and limit_h is not None:
             bx = [
