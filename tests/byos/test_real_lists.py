@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree as ET
 
 from PIL import Image
 
@@ -411,3 +412,55 @@ def test_an_off_screen_node_is_clipped_never_a_reason_to_rescale(tmp_path: Path)
         ln for ln in rendered.splitlines() if "ride_name" in ln and rec.payload.title[:20] in ln
     )
     assert "[280," in line
+
+
+# --- Appium page source, encodings, packages in render --xml ------------------------------------
+
+
+def appium(xml: str) -> str:
+    """The same screen as Appium's page source writes it: each element named by its class,
+    the display's size on <hierarchy>, no <node>."""
+    root = ET.fromstring(xml.split("?>", 1)[1])
+    root.attrib.update({"index": "0", "class": "hierarchy", "width": str(W), "height": str(H)})
+    for e in root.iter("node"):
+        e.tag = e.attrib["class"]
+        e.attrib["displayed"] = "true"
+    return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" + ET.tostring(
+        root, encoding="unicode"
+    )
+
+
+def test_appium_page_source_reads_like_a_dump(tmp_path: Path) -> None:
+    lst, boxes = ride_list(top=200)
+    xml = appium(hierarchy(status_bar(), app_window(lst), *gesture_strips()))
+    assert "<node" not in xml and "<android.widget.TextView" in xml
+    draft = propose(tmp_path, xml)
+    assert draft["app"] == APP
+    assert titles(draft) == [r[0] for r in RIDES]
+    assert [c["boxes"]["card"] for c in draft["candidates"]] == boxes
+    import_check(tmp_path, annotate(draft))
+
+
+def test_a_utf8_file_declaring_utf16_reads_as_utf8(tmp_path: Path) -> None:
+    cards = [split_price_card(200 + k * 380, n, a) for k, (n, a) in enumerate(ZH_HOTELS)]
+    lst = xnode(RV, [0, 200, W, 1340], ZH_APP, *cards, rid="rv_list")
+    xml = hierarchy(status_bar(), app_window(lst, pkg=ZH_APP)).replace("UTF-8", "UTF-16")
+    assert "encoding='UTF-16'" in xml
+    draft = propose(tmp_path, xml.encode("utf-8"))
+    assert titles(draft) == [h[0] for h in ZH_HOTELS]
+    import_check(tmp_path, annotate(draft))
+
+
+def test_render_xml_keeps_each_windows_package(tmp_path: Path) -> None:
+    lst, _ = ride_list(top=200)
+    draft = propose(tmp_path, hierarchy(status_bar(), app_window(lst), *gesture_strips()))
+    out = import_check(tmp_path, annotate(draft))
+    r = invoke("render", "--dataset", str(out), "s", "--out", str(tmp_path / "r.png"),
+               "--xml", str(tmp_path / "r.xml"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    root = ET.fromstring((tmp_path / "r.xml").read_text(encoding="utf-8").split("?>", 1)[1])
+    by_rid = {e.get("resource-id"): e.get("package") for e in root.iter("node")}
+    assert by_rid[f"{SYSTEMUI}:id/status_bar"] == SYSTEMUI
+    assert by_rid[f"{SYSTEMUI}:id/clock"] == SYSTEMUI
+    assert by_rid[f"{LAUNCHER}:id/home_handle"] == LAUNCHER
+    assert by_rid[f"{APP}:id/ride_list"] == APP and by_rid[f"{APP}:id/ride_name"] == APP

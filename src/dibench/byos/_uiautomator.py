@@ -177,7 +177,9 @@ def parse_dump(
     raw = xml.encode("utf-8") if isinstance(xml, str) else xml
     root_tag, root_attrs, raw_nodes = read_nodes(raw)
     if root_tag != "hierarchy":
-        raise UiDumpError(f"not a uiautomator dump: the root element is <{root_tag}>")
+        raise UiDumpError(
+            f"not a uiautomator dump or Appium page source: the root element is <{root_tag}>"
+        )
     flat: list[tuple[dict[str, str], tuple[int, int, int, int]]] = []
     for n, node in enumerate(raw_nodes):
         m = _BOUNDS.match(node.attrs.get("bounds", ""))
@@ -189,7 +191,7 @@ def parse_dump(
         flat.append((node.attrs, tuple(int(v) for v in m.groups())))  # type: ignore[arg-type]
     parents = [n.parent for n in raw_nodes]
     if not flat:
-        raise UiDumpError("the dump has no <node> elements")
+        raise UiDumpError("the dump has no nodes (no <node> elements, no elements with bounds)")
     dev_w, dev_h = _device_extent(flat, parents, root_attrs)
     if dev_w <= 0 or dev_h <= 0:
         raise UiDumpError("the dump's bounds are all empty")
