@@ -3,10 +3,12 @@
 A dump's bounds are in device pixels; a screenshot may have been scaled (a 1440-wide phone saved
 at 1080), so every box is mapped into screenshot pixels: by an explicit scale, or inferred from
 the root bounds against the image width. A modern dump holds several windows (system bars, the
-app, the keyboard, floating windows): the app is the window that holds the list, and items any
-other window covers are left out. Candidates are proposed from the result list's repeated
-siblings: the children of a RecyclerView/ListView/GridView, or any parent with at least three
-structurally similar children (same class, same resource-id pattern, similar descendants).
+app, the keyboard, floating windows): the app is the window that holds the list, and items
+another window or the app's own overlays (a sticky header) hide by a stated share are left out;
+windows that draw nothing or only take gestures hide nothing. Candidates are proposed from the
+result list's repeated siblings: the children of a RecyclerView/ListView/GridView, or any parent
+with at least three structurally similar children (same class, same resource-id pattern,
+similar descendants). Appium's page source (elements named by class) reads the same.
 """
 
 from __future__ import annotations
@@ -439,6 +441,7 @@ class _Tree:
             self.children.setdefault(e.parent, []).append(e.index)
         self._desc: dict[int, list[int]] = {}
         self._lab: dict[int, list[UIElement]] = {}
+        self._sum: dict[int, bool] = {}
 
     def descendants(self, i: int) -> list[int]:
         if i not in self._desc:
@@ -453,12 +456,18 @@ class _Tree:
     def summary(self, i: int) -> bool:
         """A content-desc that restates the node's children (an accessibility label made by
         concatenating them): not a label of its own."""
-        e = self.el[i]
-        desc = clean(e.content_desc)
-        if clean(e.text) or not desc:
-            return False
-        inner = [label(self.el[d]) for d in self.descendants(i)]
-        return any(t and t != desc and t in desc for t in inner)
+        if i not in self._sum:
+            e = self.el[i]
+            desc = clean(e.content_desc)
+            self._sum[i] = (
+                bool(desc)
+                and not clean(e.text)
+                and any(
+                    t and t != desc and t in desc
+                    for t in (label(self.el[d]) for d in self.descendants(i))
+                )
+            )
+        return self._sum[i]
 
     def labelled(self, i: int) -> list[UIElement]:
         """The item's nodes that show a text (its own text or a non-image content-desc that
