@@ -29,13 +29,19 @@ RIDES = [
     ("Green electric ride", "6 min away · Tesla Model 3", "$21.00"),
     ("Premium black car", "9 min away · Mercedes E", "$39.50"),
 ]
+MORE_RIDES = [
+    *RIDES,
+    ("Bike taxi, one rider", "2 min away · Vespa", "$6.20"),
+    ("Shared ride, up to 2 stops", "4 min away · Kia Niro", "$9.80"),
+    ("Pet-friendly car", "11 min away · Volvo XC60", "$24.30"),
+]
 
 
 def ride_card(y: int, k: int, ride: tuple[str, str, str], pkg: str = APP, h: int = 260) -> str:
     title, sub, price = ride
     return xnode(
         VG, [0, y, W, y + h], pkg,
-        xnode(IV, [40, y + 30, 240, y + 230], pkg, rid="car_image"),
+        xnode(IV, [24, y, 244, y + 220], pkg, rid="car_image"),
         xnode(TV, [280, y + 40, 800, y + 110], pkg, rid="ride_name", text=title),
         xnode(TV, [280, y + 130, 800, y + 190], pkg, rid="ride_eta", text=sub),
         xnode(TV, [820, y + 40, 1040, y + 110], pkg, rid="ride_fare", text=price),
@@ -66,13 +72,15 @@ def app_window(*children: str, pkg: str = APP) -> str:
     return xnode(FRAME, [0, 0, W, H], pkg, *children)
 
 
-def ride_list(top: int = 78, pkg: str = APP) -> tuple[str, list[list[int]]]:
+def ride_list(
+    top: int = 78, pkg: str = APP, rides: list[tuple[str, str, str]] = RIDES, step: int = 280
+) -> tuple[str, list[list[int]]]:
     cards, boxes, y = [], [], top
-    for k, ride in enumerate(RIDES):
+    for k, ride in enumerate(rides):
         cards.append(ride_card(y, k, ride, pkg))
-        boxes.append([0, y, W, y + 260])
-        y += 280
-    return xnode(RV, [0, top, W, y], pkg, *cards, rid="ride_list"), boxes
+        boxes.append([0, y, W, min(y + 260, H)])
+        y += step
+    return xnode(RV, [0, top, W, min(y, H)], pkg, *cards, rid="ride_list"), boxes
 
 
 def propose(tmp: Path, xml: str | bytes, name: str = "s") -> dict[str, Any]:
@@ -123,12 +131,15 @@ def import_check(tmp: Path, ann: dict[str, Any], name: str = "s") -> Path:
 
 
 def test_gesture_strips_a_handle_and_a_2px_status_bar_overlap_hide_nothing(tmp_path: Path) -> None:
-    lst, boxes = ride_list(top=78)  # the first card starts 2 px under the status bar
+    # the first card's photo starts 2 px under the status bar, every photo runs 14 px into the
+    # left edge strip, and the last card's title and fare lie under the launcher's home handle
+    lst, boxes = ride_list(top=78, rides=MORE_RIDES, step=307)
     xml = hierarchy(status_bar(80), app_window(lst), *gesture_strips())
     draft = propose(tmp_path, xml)
-    assert titles(draft) == [r[0] for r in RIDES]
+    assert titles(draft) == [r[0] for r in MORE_RIDES]
     assert [c["boxes"]["card"] for c in draft["candidates"]] == boxes
-    assert [c["texts"]["price"] for c in draft["candidates"]] == [r[2] for r in RIDES]
+    assert boxes[-1] == [0, 2227, W, H]
+    assert [c["texts"]["price"] for c in draft["candidates"]] == [r[2] for r in MORE_RIDES]
     assert "left out" not in draft["_stdout"]
     import_check(tmp_path, annotate(draft))
 
@@ -139,10 +150,13 @@ def test_a_window_hides_an_item_by_a_share_of_its_card(tmp_path: Path) -> None:
     chat = "com.example.chat"
     panel = xnode(FRAME, [0, 1040, W, 1170], chat,
                   xnode(TV, [40, 1060, 600, 1100], chat, text="New message"))  # fmt: skip
-    xml = hierarchy(status_bar(), app_window(lst), panel, *gesture_strips())
+    # a picture-in-picture video whose corner touches the second card's fare by 4 px
+    pip = xnode(FRAME, [1000, 200 + 280 + 106, W, 760], "com.example.video",
+                xnode(TV, [1010, 600, 1070, 640], "com.example.video", text="0:42"))  # fmt: skip
+    xml = hierarchy(status_bar(), app_window(lst), panel, pip, *gesture_strips())
     draft = propose(tmp_path, xml)
     assert titles(draft) == [RIDES[k][0] for k in (0, 1, 2, 4)]
-    assert "com.example.chat" in draft["_stdout"]
+    assert draft["_stdout"].count("left out") == 1 and "com.example.chat" in draft["_stdout"]
 
 
 def test_a_sticky_header_and_a_floating_button_inside_the_app_hide_items(tmp_path: Path) -> None:
@@ -313,44 +327,55 @@ def test_a_split_price_is_joined_and_a_2px_price_refused(tmp_path: Path) -> None
 
 
 PLACES = ["Luigi's Trattoria", "Casa Verde Tapas Bar", "Golden Lotus Kitchen"]
+MAPS = "com.example.maps"
+ACTIONS = ["Directions", "Order online", "Menu", "Call"]
 
 
-def action(x: int, y: int, word: str, place: str, p: str = "com.example.maps") -> str:
+def action(x: int, y: int, word: str, place: str, cls: str = "android.widget.Button") -> str:
+    """An action button as maps apps write them: a long description, the word inside."""
     return xnode(
-        "android.widget.Button", [x, y, x + 240, y + 100], p,
-        xnode(TV, [x + 20, y + 25, x + 220, y + 75], p, text=word),
+        cls, [x, y, x + 250, y + 140], MAPS,
+        xnode(TV, [x + 20, y + 40, x + 230, y + 100], MAPS, text=word),
         desc=f"{word} for {place}, opens in a new screen", click=True,
     )  # fmt: skip
 
 
-def test_action_button_rows_are_not_items(tmp_path: Path) -> None:
-    p = "com.example.maps"
-    words = ["Directions", "Order online", "Menu", "Call"]
-    # the selected place's own actions (chips side by side, labelled at length) above the list
-    top = xnode(
-        "android.widget.LinearLayout", [0, 200, W, 320], p,
-        *[xnode(VG, [20 + k * 260, 210, 260 + k * 260, 310], p, rid="chip",
-                desc=f"{w} for the selected place, with more details", click=True)
-          for k, w in enumerate(words)],
+def test_an_action_button_row_is_not_a_list(tmp_path: Path) -> None:
+    # a place's details: its name, then a row of actions labelled at length
+    row = xnode(
+        "android.widget.LinearLayout", [0, 900, W, 1060], MAPS,
+        *[action(20 + k * 265, 910, w, PLACES[0], VG) for k, w in enumerate(ACTIONS)],
         rid="actions",
     )  # fmt: skip
+    name = xnode(TV, [40, 700, 1040, 800], MAPS, rid="place_title", text=PLACES[0])
+    xml = hierarchy(status_bar(), app_window(name, row, pkg=MAPS))
+    draft = propose(tmp_path, xml)
+    assert draft["candidates"] == []
+    assert "0 candidates proposed" in draft["_stdout"]
+
+
+def test_places_with_action_buttons_stay_places(tmp_path: Path) -> None:
     cards = []
     for k, name in enumerate(PLACES):
-        y = 360 + k * 420
+        y = 200 + k * 460
         cards.append(xnode(
-            VG, [0, y, W, y + 400], p,
-            xnode(TV, [40, y + 20, 900, y + 90], p, rid="place_name", text=name),
-            xnode(TV, [40, y + 100, 900, y + 150], p, rid="place_meta",
+            VG, [0, y, W, y + 440], MAPS,
+            xnode(TV, [40, y + 20, 900, y + 90], MAPS, rid="place_name", text=name),
+            xnode(TV, [40, y + 100, 900, y + 150], MAPS, rid="place_meta",
                   text="4.5 (1,204) · Italian · $$ · 0.8 km"),
-            xnode("android.widget.LinearLayout", [0, y + 260, W, y + 380], p,
-                  *[action(20 + j * 260, y + 270, w, name) for j, w in enumerate(words[:3])],
+            xnode("android.widget.LinearLayout", [0, y + 270, W, y + 430], MAPS,
+                  *[action(20 + j * 265, y + 280, w, name) for j, w in enumerate(ACTIONS[:3])],
                   rid="place_actions"),
             rid="place_card", click=True,
         ))  # fmt: skip
-    lst = xnode(RV, [0, 360, W, 1620], p, *cards, rid="places")
-    draft = propose(tmp_path, hierarchy(status_bar(), app_window(top, lst, pkg=p)))
+    lst = xnode(RV, [0, 200, W, 1580], MAPS, *cards, rid="places")
+    draft = propose(tmp_path, hierarchy(status_bar(), app_window(lst, pkg=MAPS)))
     assert titles(draft) == PLACES
-    assert [c["boxes"]["card"][1] for c in draft["candidates"]] == [360, 780, 1200]
+    assert [c["boxes"]["card"] for c in draft["candidates"]] == [
+        [0, 200 + k * 460, W, 640 + k * 460] for k in range(3)
+    ]
+    assert all("price" not in c["boxes"] for c in draft["candidates"])
+    import_check(tmp_path, annotate(draft))
 
 
 ANSWERS = ["la manzana", "el perro", "la casa", "el gato"]
@@ -372,6 +397,7 @@ def test_single_label_rows_are_items_when_they_repeat(tmp_path: Path) -> None:
         [100, 950 + k * 200, 800, 1010 + k * 200] for k in range(4)
     ]
     assert all("price" not in c["boxes"] for c in draft["candidates"])
+    import_check(tmp_path, annotate(draft))
 
 
 # --- screen extent ------------------------------------------------------------------------------

@@ -623,6 +623,7 @@ def _pick_title(labelled: list[UIElement]) -> UIElement | None:
 
 _AMOUNT = re.compile(r"^\d[\d,.\u00a0 ]*$")
 _PART = 7  # display columns: a currency sign or code, "起", "from", "/night"
+_SPLIT_NODES = 64  # labels of one item searched for a split price (a real card has a dozen)
 
 
 def _same_line(a: Box, b: Box) -> bool:
@@ -646,7 +647,7 @@ def _joined(parts: list[UIElement]) -> str:
 def _split_price(labelled: list[UIElement]) -> UIElement | None:
     """A price written in pieces (a currency sign, the amount, "起" or "from" in their own
     nodes): the amount and its short neighbours on its line, joined, their boxes' union."""
-    nodes = _visible(labelled)
+    nodes = _visible(labelled)[:_SPLIT_NODES]
     for n in nodes:
         if not _AMOUNT.match(label(n)):
             continue
