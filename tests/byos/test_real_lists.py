@@ -490,3 +490,15 @@ def test_render_xml_keeps_each_windows_package(tmp_path: Path) -> None:
     assert by_rid[f"{SYSTEMUI}:id/clock"] == SYSTEMUI
     assert by_rid[f"{LAUNCHER}:id/home_handle"] == LAUNCHER
     assert by_rid[f"{APP}:id/ride_list"] == APP and by_rid[f"{APP}:id/ride_name"] == APP
+
+
+def test_a_thin_status_bar_with_icons_still_hides_what_lies_under_it(tmp_path: Path) -> None:
+    # the list scrolled up under a 63-px status bar that shows only icons (no clock text)
+    lst, _ = ride_list(top=0)
+    bar = xnode(FRAME, [0, 0, W, 63], SYSTEMUI,
+                xnode(IV, [960, 10, 1040, 53], SYSTEMUI, rid="battery", desc="Battery 80 percent."),
+                rid="status_bar")  # fmt: skip
+    xml = hierarchy(bar, app_window(lst), *gesture_strips())
+    draft = propose(tmp_path, xml)
+    assert titles(draft) == [r[0] for r in RIDES[1:]]
+    assert f"its title lies under the system window {SYSTEMUI}" in draft["_stdout"]

@@ -292,15 +292,16 @@ _STRIP = 0.065
 
 
 def _draws_nothing(dump: UiDump, w: Window, screen: Box) -> bool:
-    """A window that shows nothing above the app: no node with text, and either no picture
-    or label at all (an empty touch region) or a thin strip (edge gestures, a home handle).
-    A keyboard always draws (its keys are one canvas without texts)."""
+    """A window that shows nothing above the app: no node with text or a picture, and either
+    no label at all (an empty touch region) or a thin strip (edge gestures, a home handle).
+    A keyboard always draws (its keys are one canvas without texts); so does a status bar
+    with its icons, or a navigation bar with its buttons."""
     if w.kind == "keyboard":
         return False
     nodes = dump.elements[w.first : w.stop]
-    if any(e.text.strip() for e in nodes):
+    if any(e.text.strip() or "Image" in e.cls for e in nodes):
         return False
-    if not any(e.content_desc.strip() or "Image" in e.cls for e in nodes):
+    if not any(e.content_desc.strip() for e in nodes):
         return True
     short = min(screen.width, screen.height)
     return min(w.box.width, w.box.height) <= _STRIP * short
