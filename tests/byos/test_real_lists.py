@@ -168,7 +168,9 @@ def test_a_sticky_header_and_a_floating_button_inside_the_app_hide_items(tmp_pat
     )  # fmt: skip
     fab = xnode("android.widget.ImageButton", [780, 790, 1040, 900], APP, rid="fab_map",
                 desc="View map", click=True)  # fmt: skip
-    xml = hierarchy(status_bar(), app_window(lst, sticky, fab), *gesture_strips())
+    # an empty snackbar host over the whole content area draws nothing
+    host = xnode(FRAME, [0, 200, W, 2200], APP, rid="snackbar_container")
+    xml = hierarchy(status_bar(), app_window(lst, sticky, fab, host), *gesture_strips())
     draft = propose(tmp_path, xml)
     # the header covers the first card's title; the button the third card's fare
     assert titles(draft) == [RIDES[k][0] for k in (1, 3, 4)]

@@ -365,7 +365,8 @@ def occluders(dump: UiDump, window: int) -> list[tuple[Box, Window]]:
 def overlays(dump: UiDump, container: int) -> list[tuple[Box, Window]]:
     """What the app draws above its own list: the nodes of the list's window that come after
     the list in the dump (drawn later, so on top: a sticky header, a floating button, a
-    bottom bar) and are not inside it. Full-screen frames count by their children."""
+    bottom bar) and are not inside it. Full-screen frames count by their children; empty
+    containers (no text, picture, label or tap target inside) not at all."""
     if not dump.windows:
         return []
     nw = dump.node_window or tuple(0 for _ in dump.elements)
@@ -391,7 +392,19 @@ def overlays(dump: UiDump, container: int) -> list[tuple[Box, Window]]:
     ]  # fmt: skip
     screen = _screen(dump)
     full = 0.9 * screen.width * screen.height
-    return [(dump.elements[i].bounds, shown) for i in _opaque_parts(dump, tops, children, full)]
+
+    def shows(i: int) -> bool:
+        # an empty container (a snackbar or fragment host with nothing in it) draws nothing
+        stack = [i]
+        while stack:
+            e = dump.elements[stack.pop()]
+            if e.clickable or e.text.strip() or e.content_desc.strip() or "Image" in e.cls:
+                return True
+            stack.extend(children.get(e.index, []))
+        return False
+
+    parts = _opaque_parts(dump, tops, children, full)
+    return [(dump.elements[i].bounds, shown) for i in parts if shows(i)]
 
 
 def hidden_by(role: str, box: Box, covers: list[tuple[Box, Window]]) -> tuple[Box, Window] | None:
