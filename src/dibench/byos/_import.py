@@ -42,7 +42,7 @@ from ._annotation import Annotation, find_annotations, load_annotation
 from ._errors import ByosError, UiDumpError
 from ._image import load_screenshot
 from ._ui import synthesize_ui, ui_from_dump
-from ._uiautomator import UiDump, occluders, overlap, parse_dump
+from ._uiautomator import UiDump, hidden_by, occluders, overlays, parse_dump
 
 __all__ = ["ImportSummary", "build_state", "import_folder"]
 
@@ -77,22 +77,21 @@ def _umask() -> int:
 
 
 def _check_windows(ann: Annotation, dump: UiDump, ui: Sequence[UIElement]) -> str:
-    """The app's package (the window holding the cards); fails when another window covers a
-    candidate's carrier box or its card's centre (injecting there paints over that window)."""
+    """The app's package (the window holding the cards); fails when another window or an
+    overlay of the app's own (a sticky header) hides a candidate (``hidden_by``: a share of a
+    carrier box, injecting there would paint over it, or of its card)."""
     n = len(dump.elements)
     votes = Counter(dump.node_window[e.index] for e in ui if e.role == "card" and e.index < n)
     main = votes.most_common(1)[0][0] if votes else dump.main
     covers = occluders(dump, main) if dump.windows else []
+    lists = Counter(dump.elements[e.index].parent for e in ui if e.role == "card" and e.index < n)
+    if lists and lists.most_common(1)[0][0] >= 0:
+        covers += overlays(dump, lists.most_common(1)[0][0])
     for i, c in enumerate(ann.candidates):
         for role, b in c.boxes.items():
-            for cb, w in covers:
-                hit = overlap(b, cb)
-                if not hit:
-                    continue
-                if role == "card":
-                    cx, cy = b.center
-                    if not cb.contains(cx, cy) and hit <= 0.5 * b.width * b.height:
-                        continue
+            hit = hidden_by(role, b, covers)
+            if hit is not None:
+                cb, w = hit
                 ann.fail(
                     f"candidates[{i}].boxes.{role}",
                     f"{list(b)} lies under the {w.kind} window {w.package or '?'} at "

@@ -14,9 +14,12 @@ from dibench._values import Box, UIElement
 
 __all__ = [
     "PRICE_PATTERN",
+    "clean",
     "cover_shaped",
     "display_width",
     "find_price",
+    "is_identifier",
+    "is_photo_description",
     "is_plain_number",
     "is_price_id",
     "label",
@@ -78,16 +81,49 @@ def find_price(text: str) -> str | None:
     return m.group(0) if m else None
 
 
+# object replacement (an inline image or span), replacement character, zero-width marks
+_PLACEHOLDERS = re.compile("[\ufffc\ufffd\u200b\u200c\u200d\u2060\ufeff]")
+
+
+def clean(text: str) -> str:
+    """A text without the placeholders toolkits leave for inline images and spans."""
+    return _PLACEHOLDERS.sub("", text).strip()
+
+
 def label(e: UIElement) -> str:
     """The text a node shows: its text, or its content-desc when it is not a picture's alt text.
 
     Declarative toolkits often put a row's labels only in content-desc.
     """
-    if e.text.strip():
-        return e.text.strip()
-    if e.content_desc.strip() and "Image" not in e.cls:
-        return e.content_desc.strip()
+    if clean(e.text):
+        return clean(e.text)
+    if clean(e.content_desc) and "Image" not in e.cls:
+        return clean(e.content_desc)
     return ""
+
+
+# one token of letters, digits and joiners with an id's marks: snake_case, a dotted name, a
+# path, a hex or numbered code ("hotel_card_1842", "com.x.poi", "SKU-88231-XL", "a3f9c2e1d4")
+_ID_MARKS = re.compile(r"[_:/]|[a-z]\.[a-z]")
+_CODE = re.compile(r"^(?=.*\d)[0-9a-f-]{8,}$|^(?=(?:.*\d){4})[A-Za-z0-9-]{8,}$")
+_PHOTO = re.compile(
+    r"\b(?:profile (?:picture|photo)|photo|picture|image|thumbnail|avatar|logo|icon)s?\b"
+    r"|头像|图片|照片",
+    re.IGNORECASE,
+)
+
+
+def is_identifier(text: str) -> bool:
+    """Whether a label is a code for the program (an id, a key), not words for a person."""
+    t = text.strip()
+    if not t or any(ch.isspace() for ch in t) or display_width(t) != len(t):
+        return False
+    return len(t) >= 6 and bool(_ID_MARKS.search(t) or _CODE.match(t))
+
+
+def is_photo_description(text: str) -> bool:
+    """Whether a content-desc describes a picture ("X's profile picture", "Photo of the pool")."""
+    return bool(_PHOTO.search(text))
 
 
 def display_width(text: str) -> int:

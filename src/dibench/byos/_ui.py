@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dibench._values import Box, UIElement
 
 from ._annotation import CandidateAnnotation
+from ._roles import clean
 
 __all__ = ["iou", "synthesize_ui", "ui_from_dump"]
 
@@ -218,8 +219,11 @@ def ui_from_dump(
                 )
             else:
                 update: dict[str, object] = {"bounds": rbox, "role": role}
-                if text is not None and (role != "title" or not els[i].text.strip()):
-                    update["text"] = text  # the annotation names what the screen shows
+                shown = clean(els[i].text)
+                if text is not None and (role != "title" or not shown or shown == text):
+                    # the annotation names what the screen shows (an inline image's U+FFFC
+                    # left in the dump's text is no part of it)
+                    update["text"] = text
                 put(i, **update)
             roled.add(i)
     return tuple(els)

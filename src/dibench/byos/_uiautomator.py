@@ -3,10 +3,12 @@
 A dump's bounds are in device pixels; a screenshot may have been scaled (a 1440-wide phone saved
 at 1080), so every box is mapped into screenshot pixels: by an explicit scale, or inferred from
 the root bounds against the image width. A modern dump holds several windows (system bars, the
-app, the keyboard, floating windows): the app is the window that holds the list, and items any
-other window covers are left out. Candidates are proposed from the result list's repeated
-siblings: the children of a RecyclerView/ListView/GridView, or any parent with at least three
-structurally similar children (same class, same resource-id pattern, similar descendants).
+app, the keyboard, floating windows): the app is the window that holds the list, and items
+another window or the app's own overlays (a sticky header) hide by a stated share are left out;
+windows that draw nothing or only take gestures hide nothing. Candidates are proposed from the
+result list's repeated siblings: the children of a RecyclerView/ListView/GridView, or any parent
+with at least three structurally similar children (same class, same resource-id pattern,
+similar descendants). Appium's page source (elements named by class) reads the same.
 """
 
 from __future__ import annotations
@@ -14,16 +16,20 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from dibench._values import Box, UIElement
 
 from ._errors import UiDumpError
 from ._roles import (
     PRICE_PATTERN,
+    clean,
     cover_shaped,
     display_width,
     find_price,
+    is_identifier,
+    is_photo_description,
     is_plain_number,
     is_price_id,
     label,
@@ -32,13 +38,17 @@ from ._roles import (
 from ._xml import read_nodes
 
 __all__ = [
+    "HIDE_CARD",
+    "HIDE_CARRIER",
     "MAX_CANDIDATES",
     "PRICE_PATTERN",
     "Proposal",
     "ProposedCandidate",
     "UiDump",
     "Window",
+    "hidden_by",
     "occluders",
+    "overlays",
     "parse_dump",
     "propose",
     "propose_candidates",
@@ -59,7 +69,7 @@ class Window:
 
     index: int
     package: str
-    kind: str  # 'app', 'system' or 'keyboard'
+    kind: str  # 'app', 'system' or 'keyboard' ('overlay': app nodes drawn above its list)
     box: Box
     first: int
     stop: int
@@ -127,8 +137,19 @@ def _flag(attrs: dict[str, str], name: str) -> bool:
 
 def _device_extent(
     nodes: list[tuple[dict[str, str], tuple[int, int, int, int]]],
+    parents: list[int],
+    root: dict[str, str],
 ) -> tuple[int, int]:
-    return max(b[2] for _, b in nodes), max(b[3] for _, b in nodes)
+    """The display's size: the root's width and height (Appium writes them), else the extent
+    of the window roots, never of a node inside a window (a row scrolled past the edge)."""
+    try:
+        w, h = int(root.get("width", "")), int(root.get("height", ""))
+        if w > 0 and h > 0:
+            return w, h
+    except ValueError:
+        pass
+    roots = [b for (_, b), p in zip(nodes, parents, strict=True) if p < 0] or [b for _, b in nodes]
+    return max(b[2] for b in roots), max(b[3] for b in roots)
 
 
 def _window_kind(package: str) -> str:
@@ -149,15 +170,18 @@ def parse_dump(
 ) -> UiDump:
     """Parse a uiautomator dump into screenshot-pixel ``UIElement`` nodes, window by window.
 
-    ``scale`` (screenshot px per device px) wins; else it is inferred from the dump's width
-    against ``image_size``; else 1. Nodes whose scaled bounds are empty or off-screen are
+    ``scale`` (screenshot px per device px) wins; else it is inferred from the display's width
+    (the root's or the windows' extent) against ``image_size``; else 1. Every node is clipped
+    to the display; nodes whose bounds are then empty (off-screen) are
     dropped and their children hang on the nearest kept ancestor, so the tree stays connected.
     Each top-level node is a window (a modern dump holds system bars, the app, the keyboard).
     """
     raw = xml.encode("utf-8") if isinstance(xml, str) else xml
-    root_tag, _root_attrs, raw_nodes = read_nodes(raw)
+    root_tag, root_attrs, raw_nodes = read_nodes(raw)
     if root_tag != "hierarchy":
-        raise UiDumpError(f"not a uiautomator dump: the root element is <{root_tag}>")
+        raise UiDumpError(
+            f"not a uiautomator dump or Appium page source: the root element is <{root_tag}>"
+        )
     flat: list[tuple[dict[str, str], tuple[int, int, int, int]]] = []
     for n, node in enumerate(raw_nodes):
         m = _BOUNDS.match(node.attrs.get("bounds", ""))
@@ -169,8 +193,8 @@ def parse_dump(
         flat.append((node.attrs, tuple(int(v) for v in m.groups())))  # type: ignore[arg-type]
     parents = [n.parent for n in raw_nodes]
     if not flat:
-        raise UiDumpError("the dump has no <node> elements")
-    dev_w, dev_h = _device_extent(flat)
+        raise UiDumpError("the dump has no nodes (no <node> elements, no elements with bounds)")
+    dev_w, dev_h = _device_extent(flat, parents, root_attrs)
     if dev_w <= 0 or dev_h <= 0:
         raise UiDumpError("the dump's bounds are all empty")
     if scale is None:
@@ -198,6 +222,9 @@ def parse_dump(
     win_package: dict[int, str] = {}
     for i, (attrs, (x1, y1, x2, y2)) in enumerate(flat):
         win_package.setdefault(raw_nodes[i].window, attrs.get("package", ""))
+        # clipped to the display: a node past its edge shows only its part on screen
+        x1, x2 = min(max(x1, 0), dev_w), min(max(x2, 0), dev_w)
+        y1, y2 = min(max(y1, 0), dev_h), min(max(y2, 0), dev_h)
         bx = [round(x1 * scale), round(y1 * scale), round(x2 * scale), round(y2 * scale)]
         if limit_w is not None and limit_h is not None:
             bx = [
@@ -255,38 +282,146 @@ def _main_window(windows: list[Window], els: list[UIElement], node_window: tuple
     return max(apps, key=lambda w: (counts.get(w.index, 0), w.box.width * w.box.height)).index
 
 
-def occluders(dump: UiDump, window: int) -> list[tuple[Box, Window]]:
-    """What covers ``window``: every other window's visible parts (the app's own window lies
-    below system bars, the keyboard and floating windows; a dump lists only windows on screen).
+# a window hides an item when it covers at least this share of the item's card, or this share
+# of one of its carriers (title, cover, price: injecting there would paint over the window)
+HIDE_CARD = 0.3
+HIDE_CARRIER = 0.1
+# a window that shows no text and whose shorter side is at most this share of the screen's
+# shorter side only takes gestures (the edge strips of gesture navigation, a home handle)
+_STRIP = 0.065
 
-    A window whose root spans the whole screen (a transparent overlay) counts by the parts
-    below its root that do not.
-    """
-    if not dump.windows:
-        return []
-    screen = dump.windows[window].box
+
+def _draws_nothing(dump: UiDump, w: Window, screen: Box) -> bool:
+    """A window that shows nothing above the app: no node with text or a picture, and either
+    no label at all (an empty touch region) or a thin strip (edge gestures, a home handle).
+    A keyboard always draws (its keys are one canvas without texts); so does a status bar
+    with its icons, or a navigation bar with its buttons."""
+    if w.kind == "keyboard":
+        return False
+    nodes = dump.elements[w.first : w.stop]
+    if any(e.text.strip() or "Image" in e.cls for e in nodes):
+        return False
+    if not any(e.content_desc.strip() for e in nodes):
+        return True
+    short = min(screen.width, screen.height)
+    return min(w.box.width, w.box.height) <= _STRIP * short
+
+
+def _screen(dump: UiDump) -> Box:
+    screen = dump.windows[0].box
     for w in dump.windows:
         screen = Box(
             min(screen.x1, w.box.x1), min(screen.y1, w.box.y1),
             max(screen.x2, w.box.x2), max(screen.y2, w.box.y2),
         )  # fmt: skip
-    full = 0.9 * screen.width * screen.height
+    return screen
+
+
+def _children(dump: UiDump) -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for e in dump.elements:
         children.setdefault(e.parent, []).append(e.index)
+    return children
+
+
+def _opaque_parts(
+    dump: UiDump, roots: list[int], children: dict[int, list[int]], full: float
+) -> list[int]:
+    """The nodes under ``roots`` that draw: a node spanning (almost) the whole screen with
+    children is a transparent frame, counted by its children."""
+    out, stack = [], list(roots)
+    while stack:
+        i = stack.pop()
+        b = dump.elements[i].bounds
+        if b.width * b.height >= full and children.get(i):
+            stack.extend(children[i])
+        else:
+            out.append(i)
+    return out
+
+
+def occluders(dump: UiDump, window: int) -> list[tuple[Box, Window]]:
+    """What covers ``window``: every other window's visible parts (the app's own window lies
+    below system bars, the keyboard and floating windows; a dump lists only windows on screen).
+
+    A window whose root spans the whole screen (a transparent overlay) counts by the parts
+    below its root that do not; a window that draws nothing or only takes gestures (edge
+    strips, a home handle) never counts.
+    """
+    if not dump.windows:
+        return []
+    screen = _screen(dump)
+    full = 0.9 * screen.width * screen.height
+    children = _children(dump)
     out = []
     for w in dump.windows:
-        if w.index == window:
+        if w.index == window or _draws_nothing(dump, w, screen):
             continue
         roots = [i for i in range(w.first, w.stop) if dump.elements[i].parent < 0]
-        while roots:
-            i = roots.pop()
-            b = dump.elements[i].bounds
-            if b.width * b.height >= full and children.get(i):
-                roots.extend(children[i])
-            else:
-                out.append((b, w))
+        out.extend((dump.elements[i].bounds, w) for i in _opaque_parts(dump, roots, children, full))
     return out
+
+
+def overlays(dump: UiDump, container: int) -> list[tuple[Box, Window]]:
+    """What the app draws above its own list: the nodes of the list's window that come after
+    the list in the dump (drawn later, so on top: a sticky header, a floating button, a
+    bottom bar) and are not inside it. Full-screen frames count by their children; empty
+    containers (no text, picture, label or tap target inside) not at all."""
+    if not dump.windows:
+        return []
+    nw = dump.node_window or tuple(0 for _ in dump.elements)
+    w = dump.windows[nw[container]]
+    shown = replace(w, kind="overlay")  # named so in reasons: part of the app, drawn on top
+    children = _children(dump)
+    stack = [container]
+    inside = {container}
+    while stack:
+        for c in children.get(stack.pop(), []):
+            inside.add(c)
+            stack.append(c)
+    last = max(inside)
+    ancestors = set()
+    p = dump.elements[container].parent
+    while p >= 0:
+        ancestors.add(p)
+        p = dump.elements[p].parent
+    # the first nodes after the list that hang on the list's ancestors (siblings drawn above)
+    tops = [
+        i for i in range(last + 1, w.stop)
+        if dump.elements[i].parent in ancestors or dump.elements[i].parent < 0
+    ]  # fmt: skip
+    screen = _screen(dump)
+    full = 0.9 * screen.width * screen.height
+
+    def shows(i: int) -> bool:
+        # an empty container (a snackbar or fragment host with nothing in it) draws nothing
+        stack = [i]
+        while stack:
+            e = dump.elements[stack.pop()]
+            if e.clickable or e.text.strip() or e.content_desc.strip() or "Image" in e.cls:
+                return True
+            stack.extend(children.get(e.index, []))
+        return False
+
+    parts = _opaque_parts(dump, tops, children, full)
+    return [(dump.elements[i].bounds, shown) for i in parts if shows(i)]
+
+
+def hidden_by(role: str, box: Box, covers: list[tuple[Box, Window]]) -> tuple[Box, Window] | None:
+    """The cover that hides ``box`` (a card: ``HIDE_CARD`` of it in all; a carrier:
+    ``HIDE_CARRIER`` of it under one cover), or None."""
+    area = max(1, box.width * box.height)
+    if role == "card":
+        hits = [(overlap(box, c), c, w) for c, w in covers]
+        hits = [h for h in hits if h[0] > 0]
+        if hits and sum(h[0] for h in hits) >= HIDE_CARD * area:
+            top = max(hits, key=lambda h: h[0])
+            return top[1], top[2]
+        return None
+    for c, w in covers:
+        if overlap(box, c) >= HIDE_CARRIER * area:
+            return c, w
+    return None
 
 
 def overlap(a: Box, b: Box) -> int:
@@ -319,6 +454,8 @@ class _Tree:
         for e in self.el:
             self.children.setdefault(e.parent, []).append(e.index)
         self._desc: dict[int, list[int]] = {}
+        self._lab: dict[int, list[UIElement]] = {}
+        self._sum: dict[int, bool] = {}
 
     def descendants(self, i: int) -> list[int]:
         if i not in self._desc:
@@ -330,19 +467,65 @@ class _Tree:
             self._desc[i] = out
         return self._desc[i]
 
+    def summary(self, i: int) -> bool:
+        """A content-desc that restates the node's children (an accessibility label made by
+        concatenating them): not a label of its own."""
+        if i not in self._sum:
+            e = self.el[i]
+            desc = clean(e.content_desc)
+            self._sum[i] = (
+                bool(desc)
+                and not clean(e.text)
+                and any(
+                    t and t != desc and t in desc
+                    for t in (label(self.el[d]) for d in self.descendants(i))
+                )
+            )
+        return self._sum[i]
+
     def labelled(self, i: int) -> list[UIElement]:
-        """The item's nodes that show a text (its own text or a non-image content-desc)."""
-        return [self.el[j] for j in [i, *self.descendants(i)] if label(self.el[j])]
+        """The item's nodes that show a text (its own text or a non-image content-desc that
+        does not merely restate its children)."""
+        if i not in self._lab:
+            self._lab[i] = [
+                self.el[j]
+                for j in [i, *self.descendants(i)]
+                if label(self.el[j]) and not self.summary(j)
+            ]
+        return self._lab[i]
 
 
 def _jaccard(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+def _is_button(e: UIElement) -> bool:
+    return _short(e.cls).endswith(("Button", "Chip"))
+
+
+def _distinct(tree: _Tree, m: int) -> int:
+    return len({label(e) for e in tree.labelled(m)})
+
+
+def _stacked(tree: _Tree, members: list[int]) -> bool:
+    """Rows one below the other, each spanning most of their parent (a suggestion list, answer
+    options), as opposed to a row of buttons side by side or an icon grid."""
+    if len(members) < 3:
+        return False
+    parent = tree.el[tree.el[members[0]].parent].bounds
+    boxes = sorted((tree.el[m].bounds for m in members), key=lambda b: b.y1)
+    wide = all(b.width >= 0.5 * parent.width for b in boxes)
+    return wide and all(b.y1 >= a.y2 - 2 for a, b in pairwise(boxes))
+
+
 def _item_groups(
     tree: _Tree, screen_area: int, allowed: set[int] | None
 ) -> list[tuple[tuple[int, int, int], list[int]]]:
-    """Groups of repeated sibling items with a score (list container, count, area)."""
+    """Groups of repeated sibling items with a score (list container, count, area).
+
+    An item shows at least two different labels (a title and a price or a shop), or it is one
+    of at least three stacked single-label rows; buttons and chips are actions, never items.
+    """
     groups = []
     for parent, kids in tree.children.items():
         if parent < 0 or (allowed is not None and parent not in allowed):
@@ -352,14 +535,18 @@ def _item_groups(
         for k in kids:
             by_sig.setdefault(_own_sig(tree.el[k]), []).append(k)
         for members in by_sig.values():
-            # item-like: at least two labels (a title and a price / shop) and a real size
             members = [
                 m
                 for m in members
-                if len(tree.labelled(m)) >= 2 and _area(tree.el[m].bounds) >= 0.01 * screen_area
+                if _area(tree.el[m].bounds) >= 0.01 * screen_area
+                and not _is_button(tree.el[m])
+                and _distinct(tree, m) >= 1
             ]
-            if not members:
-                continue
+            if not [m for m in members if _distinct(tree, m) >= 2]:
+                if not _stacked(tree, members):
+                    continue
+            else:
+                members = [m for m in members if _distinct(tree, m) >= 2]
             desc = {
                 m: frozenset(_own_sig(tree.el[d]) for d in tree.descendants(m)) for m in members
             }
@@ -372,24 +559,38 @@ def _item_groups(
     return groups
 
 
+def _shelf(tree: _Tree, score: tuple[int, int, int], members: list[int]) -> bool:
+    """Whether a group is a list of its own (in a list container, or items with covers): a
+    parent holding one is a section; rows without either (a room card's rate rows) are the
+    parent's details."""
+    if score[0]:
+        return True
+    covered = sum(1 for m in members if _pick_cover(tree, m) is not None)
+    return covered * 2 > len(members)
+
+
 def _reject_groups(
     tree: _Tree, groups: list[tuple[tuple[int, int, int], list[int]]]
 ) -> list[tuple[tuple[int, int, int], list[int]]]:
     """Drop groups that are not a list of items to choose from.
 
-    Sections (each member holds a repeated group of its own: a home feed's shelves) give way to
-    the groups inside them; icon grids (members labelled only by a word or two) are menus.
+    Sections (each member holds a list of its own: a home feed's shelves) give way to the
+    lists inside them, while a card whose inner rows are details (a room with its rate rows)
+    stays a card; icon grids (members labelled only by a word or two) are menus, unless they
+    are stacked single-label rows (a suggestion list, answer options).
     """
     inside: set[int] = set()
-    for _score, members in groups:
-        inside.update(members)
+    for score, members in groups:
+        if _shelf(tree, score, members):
+            inside.update(members)
     out = []
     for score, members in groups:
         nested = sum(1 for m in members if inside & set(tree.descendants(m)))
         if nested * 2 > len(members):
             continue
+        single = all(_distinct(tree, m) == 1 for m in members)
         widest = [max(display_width(label(e)) for e in tree.labelled(m)) for m in members]
-        if sorted(widest)[len(widest) // 2] < 9:
+        if not single and sorted(widest)[len(widest) // 2] < 9:
             continue
         out.append((score, members))
     return out
@@ -401,10 +602,24 @@ def _slot(tree: _Tree, item: int, node: UIElement) -> tuple[str, str, int]:
     return (*_own_sig(node), labels.index(node.index) if node.index in labels else -1)
 
 
+MIN_SIDE = 6  # px: a title or price box thinner than this is a collapsed node, not a label
+
+
+def _visible(labelled: list[UIElement]) -> list[UIElement]:
+    return [e for e in labelled if min(e.bounds.width, e.bounds.height) >= MIN_SIDE]
+
+
 def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     """A node whose id names a title (exactly: not a subtitle), else a name, else the longest
-    label that is neither a price nor a bare number."""
-    texts = [e for e in labelled if title_rank(e) >= 0]
+    label that is neither a price nor a bare number. An identifier, or a content-desc that
+    describes a picture, never names the item."""
+    texts = [
+        e
+        for e in _visible(labelled)
+        if title_rank(e) >= 0
+        and not is_identifier(label(e))
+        and not (not clean(e.text) and is_photo_description(label(e)))
+    ]
     for rank in (2, 1):
         named = [e for e in texts if title_rank(e) == rank]
         if named:
@@ -420,11 +635,73 @@ def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     return max(plain, key=lambda e: (display_width(label(e)), -e.bounds.y1))
 
 
+_AMOUNT = re.compile(r"^\d[\d,.\u00a0 ]*$")
+_PART = 7  # display columns: a currency sign or code, "起", "from", "/night"
+_SPLIT_NODES = 64  # labels of one item searched for a split price (a real card has a dozen)
+
+
+def _same_line(a: Box, b: Box) -> bool:
+    v = min(a.y2, b.y2) - max(a.y1, b.y1)
+    gap = max(a.x1, b.x1) - min(a.x2, b.x2)
+    return v >= 0.5 * min(a.height, b.height) and gap <= max(a.height, b.height)
+
+
+def _joined(parts: list[UIElement]) -> str:
+    out = ""
+    for e in parts:
+        t = label(e)
+        if out and (
+            (out[-1].isascii() and out[-1].isalpha()) or (t[0].isascii() and t[0].isalpha())
+        ):
+            out += " "
+        out += t
+    return out
+
+
+def _split_price(labelled: list[UIElement]) -> UIElement | None:
+    """A price written in pieces (a currency sign, the amount, "起" or "from" in their own
+    nodes): the amount and its short neighbours on its line, joined, their boxes' union."""
+    nodes = _visible(labelled)[:_SPLIT_NODES]
+    for n in nodes:
+        if not _AMOUNT.match(label(n)):
+            continue
+        parts = [n]
+        grown = True
+        while grown:
+            grown = False
+            for e in nodes:
+                if e in parts or display_width(label(e)) > _PART or _AMOUNT.match(label(e)):
+                    continue
+                if any(_same_line(e.bounds, p.bounds) for p in parts):
+                    parts.append(e)
+                    grown = True
+        if len(parts) < 2:
+            continue
+        parts.sort(key=lambda e: e.bounds.x1)
+        text = _joined(parts)
+        if find_price(text):
+            box = Box(
+                min(e.bounds.x1 for e in parts), min(e.bounds.y1 for e in parts),
+                max(e.bounds.x2 for e in parts), max(e.bounds.y2 for e in parts),
+            )  # fmt: skip
+            return n.model_copy(update={"text": text, "content_desc": "", "bounds": box})
+    return None
+
+
 def _pick_price(labelled: list[UIElement]) -> UIElement | None:
-    named = [e for e in labelled if is_price_id(e.resource_id) and re.search(r"\d", label(e))]
+    """The node whose id names a price (with its currency), else a price split over several
+    nodes, else the price id without a currency, else the first label with a price; never a
+    collapsed (degenerate) box."""
+    shown = _visible(labelled)
+    named = [e for e in shown if is_price_id(e.resource_id) and re.search(r"\d", label(e))]
+    if named and find_price(label(named[0])):
+        return named[0]
+    split = _split_price(labelled)
+    if split is not None:
+        return split
     if named:
         return named[0]
-    priced = [e for e in labelled if find_price(label(e))]
+    priced = [e for e in shown if find_price(label(e))]
     return priced[0] if priced else None
 
 
@@ -456,8 +733,29 @@ def _consistent(
     return out
 
 
+def _details(tree: _Tree, item: int) -> set[int]:
+    """The nodes inside an item's repeated rows (a room card's rate rows): details of the
+    item, not what names it."""
+    out: set[int] = set()
+    for d in [item, *tree.descendants(item)]:
+        by_sig = Counter(
+            _own_sig(tree.el[k]) for k in tree.children.get(d, []) if tree.children.get(k)
+        )
+        for k in tree.children.get(d, []):
+            if tree.children.get(k) and by_sig[_own_sig(tree.el[k])] >= 2:
+                out.add(k)
+                out.update(tree.descendants(k))
+    return out
+
+
+def _title_of(tree: _Tree, item: int) -> UIElement | None:
+    details = _details(tree, item)
+    named = [e for e in tree.labelled(item) if e.index not in details]
+    return _pick_title(named) or _pick_title(tree.labelled(item))
+
+
 def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
-    titles = _consistent(tree, members, {m: _pick_title(tree.labelled(m)) for m in members})
+    titles = _consistent(tree, members, {m: _title_of(tree, m) for m in members})
     prices = {m: _pick_price(tree.labelled(m)) for m in members}
     out = []
     for n, m in enumerate(members, start=1):
@@ -469,7 +767,7 @@ def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
         seen: list[str] = []
         for d in [m, *tree.descendants(m)]:
             e = tree.el[d]
-            for t in (e.text.strip(), e.content_desc.strip()):
+            for t in (clean(e.text), clean(e.content_desc)):
                 if t and t not in seen:
                     seen.append(t)
         out.append(
@@ -488,18 +786,14 @@ def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
 
 
 def _covered(p: ProposedCandidate, covers: list[tuple[Box, Window]]) -> str | None:
-    """Why another window hides this item (a carrier under it, or most of the card), or None."""
-    for role in ("title", "cover", "price"):
+    """Why a window or an overlay hides this item (a carrier under it, or a share of the
+    card), or None."""
+    for role in ("title", "cover", "price", "card"):
         b = getattr(p, role)
-        for c, w in covers:
-            if b is not None and overlap(b, c) > 0:
-                return f"its {role} lies under the {w.kind} window {w.package or '?'}"
-    card_area = max(1, _area(p.card))
-    hidden = sum(overlap(p.card, c) for c, _w in covers)
-    cx, cy = p.card.center
-    for c, w in covers:
-        if c.contains(cx, cy) or hidden > 0.5 * card_area:
-            return f"its card lies under the {w.kind} window {w.package or '?'}"
+        hit = hidden_by(role, b, covers) if b is not None else None
+        if hit is not None:
+            w = hit[1]
+            return f"its {role} lies under the {w.kind} window {w.package or '?'} at {list(hit[0])}"
     return None
 
 
@@ -526,7 +820,7 @@ def propose(dump: UiDump) -> Proposal:
     members = sorted(groups[0][1], key=lambda m: (tree.el[m].bounds.y1, tree.el[m].bounds.x1))
     window = nw[members[0]]
     package = dump.windows[window].package if dump.windows else dump.package
-    covers = occluders(dump, window)
+    covers = occluders(dump, window) + overlays(dump, tree.el[members[0]].parent)
     kept, dropped = [], []
     for p in _candidates(tree, members):
         why = _covered(p, covers)

@@ -2,7 +2,8 @@
 
 A dump saved from ``adb shell uiautomator dump /dev/tty`` ends with "UI hierchary dumped to:
 /dev/tty", and a shell may print linker warnings before ``<?xml``; both are stripped. The text
-is decoded first (BOM, a UTF-16 byte pattern, or the declaration's encoding), and only then
+is decoded first (a BOM, a UTF-16 byte pattern, valid UTF-8, and only then the declaration's
+encoding, a hint: a UTF-8 file that declares UTF-16 reads as UTF-8), and only then
 searched for a DOCTYPE or entity declaration, so no encoding can smuggle one past the check.
 Expat builds no tree here: a flat list of start tags, with a depth and a node-count limit, so
 deeply nested XML is refused with a message instead of exhausting the stack.
@@ -33,7 +34,7 @@ _DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST)", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class RawNode:
-    """One ``<node>`` start tag: its attributes, its parent node (-1: a window root)."""
+    """One node's start tag: its attributes, its parent node (-1: a window root)."""
 
     attrs: dict[str, str]
     parent: int
@@ -41,7 +42,8 @@ class RawNode:
 
 
 def _guess_encoding(raw: bytes) -> tuple[str, int]:
-    """The encoding and the BOM's length: a BOM, a UTF-16 zero-byte pattern, the declaration."""
+    """The encoding and the BOM's length: a BOM, a UTF-16 zero-byte pattern, valid UTF-8,
+    else the declaration (a byte-compatible one; a UTF-16 file without zeros is none)."""
     for bom, enc in (
         (codecs.BOM_UTF32_LE, "utf-32-le"),
         (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -60,12 +62,22 @@ def _guess_encoding(raw: bytes) -> tuple[str, int]:
             return "utf-16-be", 0
     at = raw[:1024].find(b"<?xml")
     m = _DECL.search(raw[at:1024]) if at >= 0 else None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        # bytes that read as UTF-8 are UTF-8 whatever the declaration says (a tool that
+        # re-saved a dump often keeps its old encoding="UTF-16"); it is only a hint
+        return "utf-8", 0
     if m:
         name = m.group(1).decode("ascii")
         try:
-            return codecs.lookup(name).name, 0
+            enc = codecs.lookup(name).name
         except LookupError:
             raise UiDumpError(f"the XML declares an unknown encoding {name!r}") from None
+        if not enc.startswith(("utf-16", "utf-32")):  # those would have shown their zeros
+            return enc, 0
     return "utf-8", 0
 
 
@@ -105,10 +117,12 @@ class _Refused(Exception):
 
 
 def read_nodes(raw: bytes) -> tuple[str, dict[str, str], list[RawNode]]:
-    """(root tag, root attributes, every ``<node>`` in document order) of a dump's bytes.
+    """(root tag, root attributes, every node in document order) of a dump's bytes.
 
-    Elements other than ``<node>`` under the root are transparent (their nodes count as
-    windows); the depth is limited to ``MAX_DEPTH`` and the count to ``MAX_NODES``.
+    A node is a ``<node>`` (uiautomator) or any element with bounds (Appium's page source,
+    ``<android.widget.TextView ...>``, its class from the tag where the attribute is missing);
+    other elements under the root are transparent (their nodes count as windows); the depth
+    is limited to ``MAX_DEPTH`` and the count to ``MAX_NODES``.
     """
     text = decode_dump(raw)
     parser = expat.ParserCreate(encoding="UTF-8")
@@ -125,9 +139,11 @@ def read_nodes(raw: bytes) -> tuple[str, dict[str, str], list[RawNode]]:
             root.append((name, attrs))
             stack.append(-1)
             return
-        if name != "node":
+        if name != "node" and "bounds" not in attrs:
             stack.append(next((i for i in reversed(stack) if i >= 0), -1))
             return
+        if name != "node":  # Appium's page source names each element by its class
+            attrs = {**attrs, "class": attrs.get("class") or name}
         if len(nodes) >= MAX_NODES:
             raise _Refused(f"more than {MAX_NODES} nodes: not a real dump")
         parent = next((i for i in reversed(stack[1:]) if i >= 0), -1)

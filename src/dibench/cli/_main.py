@@ -319,7 +319,7 @@ def render(
     dataset: Path, instance_id: str, out: Path, xml_out: Path | None, load: tuple[str, ...]
 ) -> None:
     """Write exactly the screenshot an agent sees for INSTANCE_ID."""
-    from dibench.dataset import Dataset, ui_to_xml
+    from dibench.dataset import Dataset, ui_to_xml, window_packages
     from dibench.screens import screenshot, ui
 
     _load(load)
@@ -329,8 +329,11 @@ def render(
     _write(out, lambda: screenshot(ds, instance_id).save(out))
     msg = f"wrote {out}"
     if xml_out is not None:
-        pkg = str(ds.instance(instance_id).state.meta.get("package", ""))
-        xml = ui_to_xml(ui(ds, instance_id), package=pkg)
+        meta = ds.instance(instance_id).state.meta
+        pkg = str(meta.get("package", ""))
+        nodes = ui(ds, instance_id)
+        packages = window_packages(str(meta.get("windows", "")), len(nodes), pkg)
+        xml = ui_to_xml(nodes, package=pkg, packages=packages)
         _write(xml_out, lambda: xml_out.write_text(xml, encoding="utf-8"))
         msg += f" and {xml_out}"
     click.echo(msg)

@@ -34,7 +34,7 @@ from ._schema import (
     TextStyle,
     UIElement,
 )
-from ._uixml import ui_to_xml
+from ._uixml import ui_to_xml, window_packages
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -70,4 +70,5 @@ __all__ = [
     "read_jsonl",
     "time_to_minutes",
     "ui_to_xml",
+    "window_packages",
 ]

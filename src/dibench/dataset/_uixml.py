@@ -7,7 +7,7 @@ from xml.etree import ElementTree as ET
 
 from ._schema import UIElement
 
-__all__ = ["ui_to_xml"]
+__all__ = ["ui_to_xml", "window_packages"]
 
 
 def _bounds(e: UIElement) -> str:
@@ -15,8 +15,30 @@ def _bounds(e: UIElement) -> str:
     return f"[{b.x1},{b.y1}][{b.x2},{b.y2}]"
 
 
-def ui_to_xml(elements: Sequence[UIElement], package: str = "", rotation: int = 0) -> str:
-    """The elements as a ``<hierarchy>`` XML string, shaped like a real uiautomator dump."""
+def window_packages(windows: str, count: int, default: str = "") -> list[str]:
+    """Each node's package from a state's ``windows`` meta ('pkg:first-last, ...', as an
+    import of a multi-window dump records it); nodes outside every range get ``default``."""
+    out = [default] * count
+    for part in windows.split(","):
+        pkg, _, span = part.strip().rpartition(":")
+        first, _, last = span.partition("-")
+        if not (pkg and first.isdigit() and last.isdigit()):
+            continue
+        for i in range(int(first), min(int(last) + 1, count)):
+            out[i] = pkg
+    return out
+
+
+def ui_to_xml(
+    elements: Sequence[UIElement],
+    package: str = "",
+    rotation: int = 0,
+    packages: Sequence[str] | None = None,
+) -> str:
+    """The elements as a ``<hierarchy>`` XML string, shaped like a real uiautomator dump.
+
+    ``packages`` gives each node its window's package (system bars and the keyboard are not
+    the app's); without it every node gets ``package``."""
     root = ET.Element("hierarchy", rotation=str(rotation))
     nodes: dict[int, ET.Element] = {}
     child_count: dict[int, int] = {}
@@ -32,7 +54,9 @@ def ui_to_xml(elements: Sequence[UIElement], package: str = "", rotation: int = 
                 "text": e.text,
                 "resource-id": e.resource_id,
                 "class": e.cls,
-                "package": package,
+                "package": packages[e.index]
+                if packages is not None and e.index < len(packages)
+                else package,
                 "content-desc": e.content_desc,
                 "checkable": "false",
                 "checked": "false",
