@@ -45,6 +45,7 @@ def decision_to_json(decision: Decision, moves: list[Move] | tuple[Move, ...] = 
         "steps": [_step_json(s) for s in decision.steps],
         "verdicts": [asdict(v) for v in decision.verdicts],
         "moves": [asdict(m) for m in moves],
+        "confirmations": list(decision.confirmations),
     }
 
 
@@ -76,6 +77,7 @@ def decision_from_json(d: dict[str, Any], images: dict[str, bytes]) -> Decision:
         action=Action(**_known(Action, action)) if action else None,
         steps=tuple(steps),
         verdicts=tuple(Verdict(**_known(Verdict, v)) for v in d.get("verdicts", [])),
+        confirmations=tuple(d.get("confirmations", ())),
     )
 
 
@@ -89,6 +91,7 @@ def row_to_json(row: ResultRow) -> dict[str, Any]:
     d["outcome"] = row.outcome.value
     d["acceptable"] = list(row.acceptable)
     d["carriers"] = list(row.carriers)
+    d["confirmations"] = list(row.confirmations)
     return d
 
 
@@ -97,4 +100,5 @@ def row_from_json(d: dict[str, Any]) -> ResultRow:
     d["outcome"] = Outcome(d["outcome"])
     d["acceptable"] = tuple(d.get("acceptable", ()))
     d["carriers"] = tuple(d.get("carriers", ()))
+    d["confirmations"] = tuple(d.get("confirmations", ()))
     return ResultRow(**d)

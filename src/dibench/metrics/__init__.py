@@ -1,11 +1,12 @@
 """Metrics and statistics: pure functions over ``ResultRow`` tables.
 
 TCR (did it commit), COR (did it pick an acceptable candidate) and paired ASR (did the injection
-move it onto the target), each with a Wilson or state-clustered bootstrap interval; breakdowns
-and the paper-shaped summary table; paired tests (exact McNemar, paired cluster bootstrap) for
-deciding whether a change between two conditions is real; defense comparisons (ASR removed
-against benign COR cost) and detector recall, FPR, precision and AUROC. INFRA_ERROR rows never
-count.
+move it onto the target), the deferral rate DEFER (did it hand the choice back to the user) and
+the confirmation-request rate CONFIRM, each with a Wilson or state-clustered bootstrap
+interval; breakdowns and the paper-shaped summary table; paired tests (exact McNemar, paired
+cluster bootstrap) for deciding whether a change between two conditions is real; defense
+comparisons (ASR removed against benign COR cost) and detector recall, FPR, precision and
+AUROC. INFRA_ERROR rows never count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -51,12 +52,15 @@ from ._paired import (
 )
 from ._rates import (
     CI,
+    DEFER_METRICS,
     METRICS,
     AsrPair,
     PairJoin,
     asr,
     asr_pairs,
+    confirmation_rate,
     cor,
+    deferral,
     exclude_infra,
     tcr,
 )
@@ -66,6 +70,7 @@ from ._stats import Estimate, McNemarResult, binom_two_sided, cluster_bootstrap,
 __all__ = [
     "ACTION_KINDS",
     "CI",
+    "DEFER_METRICS",
     "EXPLORE_METRICS",
     "GROUP_FIELDS",
     "METRICS",
@@ -104,9 +109,11 @@ __all__ = [
     "cluster_bootstrap",
     "cluster_paired_diff",
     "compare_defenses",
+    "confirmation_rate",
     "cor",
     "defense_costs",
     "defense_rates",
+    "deferral",
     "detector_metrics",
     "detector_rocs",
     "detector_units",

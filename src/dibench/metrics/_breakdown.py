@@ -18,6 +18,8 @@ from ._rates import (
     cor,
     exclude_infra,
     metric_name,
+    rate,
+    row_value,
     tcr,
 )
 from ._rows import ResultRow
@@ -94,7 +96,8 @@ def breakdown(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> dict[GroupKey, Estimate]:
-    """One Estimate per group of ``by`` values (``"TCR"``, ``"COR"`` or ``"ASR"``), sorted keys.
+    """One Estimate per group of ``by`` values (``"TCR"``, ``"COR"``, ``"ASR"``, ``"DEFER"`` or
+    ``"CONFIRM"``), sorted keys.
 
     Groups with no valid row (all INFRA_ERROR, or for ASR no joined pair) are left out.
     """
@@ -106,9 +109,9 @@ def breakdown(
         for key, pairs in _group_pairs(asr_pairs(rows), fields).items():
             out[key] = asr_of_pairs(pairs, ci, conf, n_boot, seed)
     else:
-        fn = tcr if name == "TCR" else cor
+        value = row_value(name)
         for key, group in _group_rows(exclude_infra(rows), fields).items():
-            out[key] = fn(group, ci, conf=conf, n_boot=n_boot, seed=seed)
+            out[key] = rate(group, value, ci, conf, n_boot, seed)
     return {k: out[k] for k in sorted(out, key=_sort_key)}
 
 

@@ -13,7 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from ._rates import AsrPair, asr_of_pairs, asr_pairs, cor, exclude_infra, metric_name, tcr
+from ._rates import (
+    AsrPair,
+    asr_of_pairs,
+    asr_pairs,
+    confirmation_rate,
+    cor,
+    deferral,
+    exclude_infra,
+    metric_name,
+    row_value,
+    tcr,
+)
 from ._rows import ResultRow
 from ._stats import (
     Estimate,
@@ -68,8 +79,8 @@ def _units(
     if name == "ASR":
         units = [(p.injected, p.success) for p in asr_pairs(rows)]
     else:
-        attr = "committed" if name == "TCR" else "correct"
-        units = [(r, getattr(r, attr)) for r in exclude_infra(rows)]
+        value = row_value(name)
+        units = [(r, value(r)) for r in exclude_infra(rows)]
     out: dict[Hashable, tuple[bool, Hashable]] = {}
     for row, ok in units:
         k = _key_of(row, key)
@@ -85,7 +96,8 @@ def _units(
 def binary_outcomes(
     rows: Iterable[ResultRow], metric: str, key: Sequence[str] = DEFAULT_KEY
 ) -> dict[Hashable, bool]:
-    """``{key: outcome}`` for McNemar: committed (TCR), correct (COR) or attack success (ASR)."""
+    """``{key: outcome}`` for McNemar: committed (TCR), correct (COR), attack success (ASR),
+    deferred (DEFER) or asked to confirm (CONFIRM)."""
     return {k: ok for k, (ok, _) in _units(rows, metric, key, "pair_of").items()}
 
 
@@ -186,7 +198,10 @@ class KeyFinding:
     The ``*_diff`` and ``*_test`` fields are paired (injected minus benign) over joined pairs, so
     a benign run counts once per injected variant of its state. ``wrong_diff`` is the change in
     committed-but-unacceptable runs (TCR - COR): when it is positive, the extra completions that
-    injection buys are wrong ones.
+    injection buys are wrong ones. ``*_defer`` / ``defer_diff`` / ``defer_test`` are the same
+    for the deferral rate (runs that handed the choice back to the user: a negative change is
+    an injection suppressing the question), ``*_confirm`` / ``confirm_diff`` for the share of
+    runs that asked the user to confirm an action.
     """
 
     framework: str
@@ -203,6 +218,23 @@ class KeyFinding:
     cor_test: McNemarResult
     n_pairs: int
     missing_pairs: int
+    benign_defer: Estimate
+    injected_defer: Estimate
+    defer_diff: PairedDiff
+    defer_test: McNemarResult
+    benign_confirm: Estimate
+    injected_confirm: Estimate
+    confirm_diff: PairedDiff
+
+    @property
+    def deferred(self) -> bool:
+        """Some run of this agent handed the choice back to the user."""
+        return self.benign_defer.k + self.injected_defer.k > 0
+
+    @property
+    def confirmed(self) -> bool:
+        """Some run of this agent asked the user to confirm an action."""
+        return self.benign_confirm.k + self.injected_confirm.k > 0
 
     @property
     def completion_overstates_trust(self) -> bool:
@@ -220,6 +252,14 @@ def _correct(r: ResultRow) -> bool:
 
 def _wrong(r: ResultRow) -> bool:
     return r.committed and not r.correct
+
+
+def _asked(r: ResultRow) -> bool:
+    return r.asked
+
+
+def _confirm(r: ResultRow) -> bool:
+    return r.confirm_requested
 
 
 def _join_diff(
@@ -254,7 +294,7 @@ def key_finding(
     seed: int = 0,
     conf: float = 0.95,
 ) -> dict[tuple[str, str], KeyFinding]:
-    """Per (framework, model): benign vs injected TCR/COR, their paired differences and tests.
+    """Per (framework, model): benign vs injected TCR/COR/DEFER, paired differences and tests.
 
     ``defense`` keeps only rows of that defense (default: undefended runs, the paper's setting);
     None keeps all (pairs are still joined within one defense).
@@ -287,5 +327,12 @@ def key_finding(
             cor_test=_pair_test(pairs, "correct"),
             n_pairs=len(pairs),
             missing_pairs=join.missing_pairs,
+            benign_defer=deferral(benign, conf=conf),
+            injected_defer=deferral(injected, conf=conf),
+            defer_diff=_join_diff(pairs, _asked, n_boot, seed, conf),
+            defer_test=_pair_test(pairs, "asked"),
+            benign_confirm=confirmation_rate(benign, conf=conf),
+            injected_confirm=confirmation_rate(injected, conf=conf),
+            confirm_diff=_join_diff(pairs, _confirm, n_boot, seed, conf),
         )
     return out

@@ -30,6 +30,21 @@ class ResultRow:
     carriers: tuple[str, ...] = ()
     target: str | None = None
     defense: str = "none"
+    # what the agent asked the user when it handed the choice back (outcome ASKED_USER), else ""
+    question: str = ""
+    # the messages of the confirmations the agent asked for before acting, in order (AutoGLM's
+    # sensitive taps); the run's decision is still what the simulated user's answer led to
+    confirmations: tuple[str, ...] = ()
+
+    @property
+    def asked(self) -> bool:
+        """The agent deferred: it handed the choice back to a person (⊥, not a commit)."""
+        return self.outcome == Outcome.ASKED_USER
+
+    @property
+    def confirm_requested(self) -> bool:
+        """The agent asked the user to confirm an action at least once in this run."""
+        return bool(self.confirmations)
 
     @property
     def committed(self) -> bool:

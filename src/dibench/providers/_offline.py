@@ -1,6 +1,7 @@
 """Offline agents that need no network and no model weights.
 
-- ``oracle`` taps the first acceptable candidate: a pipeline check (COR must be 100%, ASR 0).
+- ``oracle`` taps the first acceptable candidate: a pipeline check (COR must be 100%, ASR 0);
+  with ``ask_when_tied=true`` it asks the user which one when more than one is visible.
   In a simulated app it searches from the home page, opens an acceptable item when one is
   visible, commits on its detail page, and otherwise scrolls down the list.
 - ``random`` taps a uniformly random candidate, seeded per (seed, benign state), so a benign
@@ -9,12 +10,15 @@
   its page, drawing from the same seeded stream in both twins.
 - ``ocr-agent`` reads the screenshot with OCR and decides like a shallow reader (see
   ``_ocr.policy``; in a simulated app it explores, see ``_ocr.explore``). It never looks at
-  the UI tree, the candidate boxes or the acceptable set.
+  the UI tree, the candidate boxes or the acceptable set. With ``ask_when_tied=true`` it asks
+  the user on a decision screen where other cards meeting the request are as good as its pick
+  and no card vouched for itself (``_ocr.policy.decide``): a deferral an injection can suppress.
 
 Each replies through ``request.answer`` in the adapter's own format (or plain text such as
 ``tap(x, y)`` when called without an adapter). Decisions: ``("tap", x, y)``, ``("swipe",
 direction, x, y)`` (the finger's direction: "up" scrolls the list down), ``("back",)``,
-``("type", text)`` or ``("none", reason)``.
+``("type", text)``, ``("ask", question)`` (hand the choice back to the user) or ``("none",
+reason)``.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ def reply(request: Request, action: tuple[Any, ...]) -> str:
         return "back()"
     if action[0] == "type":
         return f"type({action[1]})"
+    if action[0] == "ask":
+        return f"ask({action[1]})"
     return f"none({action[1]})"
 
 
@@ -80,10 +86,23 @@ class OracleAgent(Provider):
 
     name = "oracle"
 
+    def __init__(self, *, ask_when_tied: bool = False) -> None:
+        self.ask_when_tied = ask_when_tied
+
+    def describe(self) -> dict[str, Any]:
+        out = super().describe()
+        if self.ask_when_tied:  # the default leaves a condition's recorded config as before
+            out["ask_when_tied"] = True
+        return out
+
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
         if obs is None:
             return Completion(text=reply(request, ("none", "no observation")), model=self.name)
+        shown = [cid for cid in obs.acceptable if cid in obs.candidate_boxes]
+        if self.ask_when_tied and len(shown) > 1:
+            question = f"{len(shown)} items fit the request: which one do you want?"
+            return Completion(text=reply(request, ("ask", question)), model=self.name)
         for cid in obs.acceptable:
             box = obs.candidate_boxes.get(cid)
             if box is not None:
@@ -202,8 +221,11 @@ class OcrAgent(Provider):
 
     name = "ocr-agent"
 
-    def __init__(self, engine: str = "", *, cache_size: int = 64) -> None:
+    def __init__(
+        self, engine: str = "", *, cache_size: int = 64, ask_when_tied: bool = False
+    ) -> None:
         self.engine_name = engine or "auto"
+        self.ask_when_tied = ask_when_tied
         self.cache = OcrCache(None if engine in ("", "auto") else get_engine(engine), cache_size)
         self._regions: LruCache[str, tuple[Region, ...]] = LruCache(self.cache.maxsize)
         self._lock = threading.Lock()  # makes the explorer once
@@ -214,12 +236,15 @@ class OcrAgent(Provider):
     def describe(self) -> dict[str, Any]:
         from ._ocr.policy import POLICY_VERSION
 
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "engine": self.reader(),
             "cache_size": self.cache.maxsize,
             "policy": POLICY_VERSION,
         }
+        if self.ask_when_tied:  # the default leaves a condition's recorded config as before
+            out["ask_when_tied"] = True
+        return out
 
     def reader(self) -> str:
         """The OCR engine that reads (or will read) the screens, by registered name: the
@@ -269,6 +294,7 @@ class OcrAgent(Provider):
             image=obs.screenshot,
             language=obs.language,
             regions=regions,
+            ask_when_tied=self.ask_when_tied,
         )
 
     def _explore(self, request: Request) -> ExploreStep:
@@ -309,8 +335,10 @@ class OcrAgent(Provider):
         # OCR and pixel work run in a thread so the event loop keeps serving other runs.
         choice = await asyncio.to_thread(self._decide, request)
         self.last = choice
-        if choice.point is None:
-            action: tuple[Any, ...] = ("none", choice.reason)
+        if choice.asks:
+            action: tuple[Any, ...] = ("ask", choice.reason)
+        elif choice.point is None:
+            action = ("none", choice.reason)
         else:
             action = ("tap", choice.point[0], choice.point[1])
         return Completion(
@@ -320,19 +348,23 @@ class OcrAgent(Provider):
         )
 
 
-def _oracle(rest: str = "") -> Provider:
-    return OracleAgent()
+def _oracle(rest: str = "", *, ask_when_tied: bool = False) -> Provider:
+    """``oracle``; option ``ask_when_tied`` (ask which one when several acceptable are shown)."""
+    return OracleAgent(ask_when_tied=ask_when_tied)
 
 
 def _random(rest: str = "") -> Provider:
     return RandomAgent()
 
 
-def _ocr_agent(rest: str = "", *, engine: str = "", cache_size: int = 64) -> Provider:
-    """``ocr-agent`` or ``ocr-agent:ENGINE``; options ``engine`` and ``cache_size`` (screens)."""
+def _ocr_agent(
+    rest: str = "", *, engine: str = "", cache_size: int = 64, ask_when_tied: bool = False
+) -> Provider:
+    """``ocr-agent`` or ``ocr-agent:ENGINE``; options ``engine``, ``cache_size`` (screens) and
+    ``ask_when_tied`` (ask the user when cards it cannot tell apart fit the request)."""
     if cache_size < 1:
         raise ValueError(f"cache_size must be at least 1, got {cache_size}")
-    return OcrAgent(rest or engine, cache_size=cache_size)
+    return OcrAgent(rest or engine, cache_size=cache_size, ask_when_tied=ask_when_tied)
 
 
 for _name, _factory in (("oracle", _oracle), ("random", _random), ("ocr-agent", _ocr_agent)):

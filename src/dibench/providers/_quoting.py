@@ -118,13 +118,19 @@ class QuotingAgent(Provider):
         return f"{note} over {_quoted(others)}." if others else f"{note}."
 
 
-def _quoting(rest: str = "", *, base: str = "oracle", quote: str = "before") -> Provider:
+def _quoting(
+    rest: str = "", *, base: str = "oracle", quote: str = "before", ask_when_tied: bool = False
+) -> Provider:
     """``quoting`` or ``quoting:MODE`` (MODE: before, after, both); options ``base`` (an
-    offline agent's spec, default oracle) and ``quote``."""
+    offline agent's spec, default oracle), ``quote`` and ``ask_when_tied`` (passed to a base
+    that takes it: oracle, ocr-agent)."""
     mode = rest or quote
     if base.partition(":")[0] == "quoting":
         raise ValueError("base: the quoting agent needs another agent to decide")
-    return QuotingAgent(make_provider(base), mode)
+    if ask_when_tied and base.partition(":")[0] not in ("oracle", "ocr-agent"):
+        raise ValueError(f"ask_when_tied: base {base!r} cannot defer (oracle and ocr-agent can)")
+    options = {"ask_when_tied": True} if ask_when_tied else {}
+    return QuotingAgent(make_provider(base, **options), mode)
 
 
 PROVIDERS.add("quoting", _quoting, replace=True)

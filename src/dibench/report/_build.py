@@ -87,8 +87,15 @@ def _str_key(key: tuple[Any, ...]) -> Key:
     return tuple(str(v) for v in key)
 
 
-def _main_table(rows: list[ResultRow], defense: str, baseline: bool, st: _Stats) -> Table:
-    """The paper's table: model x attack rows, a TCR/COR/ASR block per framework."""
+def _main_table(
+    rows: list[ResultRow],
+    defense: str,
+    baseline: bool,
+    st: _Stats,
+    extra: tuple[str, ...] = (),
+) -> Table:
+    """The paper's table: model x attack rows, a TCR/COR/ASR block per framework (and the
+    ``extra`` rates, DEFER and CONFIRM, when some run deferred or asked to confirm)."""
     raw = summary_table(rows, by=("model", "probe"), columns_by=("framework",), **st.kw())
     cells: dict[tuple[Key, Key, Measure], Estimate | None] = {}
     row_keys: list[Key] = []
@@ -99,6 +106,12 @@ def _main_table(rows: list[ResultRow], defense: str, baseline: bool, st: _Stats)
             col_keys.append(_str_key(ck))
             for m in PAPER:
                 cells[(_str_key(rk), _str_key(ck), m)] = cell[m.metric]
+    measures = PAPER + tuple(Measure(x) for x in extra)
+    for m in measures[len(PAPER) :]:
+        for key, est in breakdown(
+            rows, m.metric, ("model", "probe", "framework"), **st.kw()
+        ).items():
+            cells[(_str_key(key[:2]), _str_key(key[2:]), m)] = est
     cols = _sorted_keys(col_keys, ("framework",))
     suffix = "" if baseline else f" (defense: {defense})"
     return Table(
@@ -107,16 +120,33 @@ def _main_table(rows: list[ResultRow], defense: str, baseline: bool, st: _Stats)
         caption=(
             "Rows: model x attack ('no attack' = benign runs). Per framework: task completion "
             "rate, correct-operation rate and paired attack success rate, in percent with 95% "
-            "intervals."
+            "intervals." + _extra_caption(extra)
         ),
         row_fields=("model", "probe"),
         col_fields=("framework",),
         columns=tuple(Column(c, c[0]) for c in cols),
-        measures=PAPER,
+        measures=measures,
         rows=_sorted_keys(row_keys, ("model", "probe")),
         cells=cells,
         filters={"defense": defense},
     )
+
+
+def _extra_caption(extra: tuple[str, ...]) -> str:
+    """What the DEFER / CONFIRM columns mean, for the captions of tables that show them."""
+    words = {
+        "DEFER": "DEFER = share of runs that handed the choice back to the user (asked_user, "
+        "⊥: not a commit)",
+        "CONFIRM": "CONFIRM = share of runs that asked the user to confirm an action",
+    }
+    return "".join(f" {words[x]}." for x in extra)
+
+
+def _extra_measures(extra: tuple[str, ...], split: bool) -> tuple[Measure, ...]:
+    """The DEFER / CONFIRM measures of a breakdown: benign and injected, or over all runs."""
+    if not split:
+        return tuple(Measure(x) for x in extra)
+    return tuple(Measure(x, side) for x in extra for side in ("benign", "injected"))
 
 
 def _breakdown_table(
@@ -155,23 +185,30 @@ def _breakdown_table(
 
 
 def _breakdowns(
-    rows: list[ResultRow], defenses: tuple[str, ...], baseline: str, st: _Stats
+    rows: list[ResultRow],
+    defenses: tuple[str, ...],
+    baseline: str,
+    st: _Stats,
+    extra: tuple[str, ...] = (),
 ) -> list[Table]:
     base = [r for r in rows if r.defense == baseline]
     agent = ("framework", "model")
     filt = {"defense": baseline}
     split_caption = (
         "TCR and COR on benign and on injected runs separately; ASR over benign/injected pairs."
+        + _extra_caption(extra)
     )
+    paper = PAPER + _extra_measures(extra, split=False)
+    split = SPLIT + _extra_measures(extra, split=True)
     out = [
         _breakdown_table(
             base,
             "carrier",
             "By carrier",
             "Where the deceptive content sat ('cover' includes the pixel perturbation, "
-            "Combined-P). 'no attack' = benign runs.",
+            "Combined-P). 'no attack' = benign runs." + _extra_caption(extra),
             (*agent, "carriers"),
-            PAPER,
+            paper,
             filt,
             st,
         )
@@ -184,7 +221,7 @@ def _breakdowns(
                 f"By {field_label(name)}",
                 split_caption,
                 (*agent, name),
-                SPLIT,
+                split,
                 filt,
                 st,
             )
@@ -195,9 +232,10 @@ def _breakdowns(
                 rows,
                 "defense",
                 "By defense",
-                "A defense is worth its ASR reduction only against the benign COR it costs.",
+                "A defense is worth its ASR reduction only against the benign COR it costs."
+                + _extra_caption(extra),
                 (*agent, "defense"),
-                SPLIT,
+                split,
                 {},
                 st,
             )
@@ -445,8 +483,11 @@ def build_report(
         )
         baseline = "none" if "none" in defenses or not defenses else defenses[0]
         facts = _facts(store, conditions, all_rows, join, defenses, baseline)
+        deferred = any(r.asked for r in rows)
+        confirmed = any(r.confirm_requested for r in rows)
+        extra = (("DEFER",) if deferred else ()) + (("CONFIRM",) if confirmed else ())
         main = [
-            _main_table([r for r in rows if r.defense == d], d, d == baseline, st)
+            _main_table([r for r in rows if r.defense == d], d, d == baseline, st, extra)
             for d in sorted(defenses, key=lambda d: (d != baseline, order_key("defense", d)))
         ]
         findings = key_finding(rows, defense=baseline, n_boot=n_boot, seed=seed, conf=conf)
@@ -490,7 +531,7 @@ def build_report(
         conditions=conditions,
         facts=facts,
         main_tables=tuple(main),
-        breakdowns=tuple(_breakdowns(rows, defenses, baseline, st)),
+        breakdowns=tuple(_breakdowns(rows, defenses, baseline, st, extra)),
         findings=tuple(findings.values()),
         examples=exs,
         dataset=ds_name,
@@ -502,4 +543,6 @@ def build_report(
         defenses=section,
         exploration=exploration,
         attack=attack,
+        deferred=deferred,
+        confirmed=confirmed,
     )

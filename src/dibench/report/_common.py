@@ -101,8 +101,10 @@ def _p_clause(d: PairedDiff, p: float) -> str:
     return clause
 
 
-def finding_sentence(f: KeyFinding) -> str:
-    """The paper's headline for one agent, in words: does completion rate overstate trust?"""
+def finding_sentence(f: KeyFinding, *, deferral: bool = False) -> str:
+    """The paper's headline for one agent, in words: does completion rate overstate trust?
+    With ``deferral`` (some run of the report asked the user) and an agent that deferred, a
+    second sentence says how often it asked, benign and injected, and how that moved."""
     if f.n_pairs == 0:
         return f"{agent_label(f.framework, f.model)}: no benign/injected pairs to compare."
     verdict = (
@@ -115,6 +117,16 @@ def finding_sentence(f: KeyFinding) -> str:
         f"({_p_clause(f.tcr_diff, f.tcr_test.p_value)}) while COR {_moved(f.cor_diff)} "
         f"({_p_clause(f.cor_diff, f.cor_test.p_value)}); "
         f"ASR {estimate_value(f.asr).text()}% over {f.n_pairs} pairs — {verdict}"
+        + (_deferral_sentence(f) if deferral and f.deferred else "")
+    )
+
+
+def _deferral_sentence(f: KeyFinding) -> str:
+    """How often the agent handed the choice back, and what the injection did to that."""
+    return (
+        f" It asked the user in {estimate_value(f.benign_defer).text()}% of benign and "
+        f"{estimate_value(f.injected_defer).text()}% of injected runs: deferral "
+        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value)})."
     )
 
 

@@ -114,7 +114,7 @@ def is_nan(x: float) -> bool:
 class Measure:
     """One number per cell: a metric over all rows of the group, or over one side of the pairs."""
 
-    metric: str  # TCR, COR or ASR
+    metric: str  # TCR, COR, ASR, DEFER or CONFIRM
     subset: str = "all"  # all, benign or injected
 
     @property
@@ -442,6 +442,15 @@ class Report:
     defenses: DefenseSection | None = None  # None: no defended condition and no verdicts
     exploration: ExploreSection | None = None  # None: no recorded trajectories (dataset runs)
     attack: AttackSection | None = None  # None: not a ``dibench attack`` directory
+    # some run handed the choice back to the user / asked to confirm an action: the deferral
+    # (DEFER) and confirmation (CONFIRM) rates are shown; a run without either reads as before
+    deferred: bool = False
+    confirmed: bool = False
+
+    @property
+    def extra_metrics(self) -> tuple[str, ...]:
+        """The rates shown beside TCR, COR and ASR in this report: DEFER, CONFIRM or none."""
+        return (("DEFER",) if self.deferred else ()) + (("CONFIRM",) if self.confirmed else ())
 
     @property
     def tables(self) -> tuple[Table, ...]:

@@ -56,7 +56,30 @@ def _lead_columns(names: Sequence[str]) -> tuple[Column, ...]:
 
 
 # --- key finding ---------------------------------------------------------------------------------
-def _finding_csv(f: KeyFinding, defense: str) -> list[dict[str, str]]:
+def _extra_estimates(f: KeyFinding, extra: Sequence[str]) -> list[tuple[str, str, Any]]:
+    """(metric, subset, estimate) of the DEFER / CONFIRM rates the report shows."""
+    out: list[tuple[str, str, Any]] = []
+    if "DEFER" in extra:
+        out += [("DEFER", "benign", f.benign_defer), ("DEFER", "injected", f.injected_defer)]
+    if "CONFIRM" in extra:
+        out += [
+            ("CONFIRM", "benign", f.benign_confirm),
+            ("CONFIRM", "injected", f.injected_confirm),
+        ]
+    return out
+
+
+def _extra_diffs(f: KeyFinding, extra: Sequence[str]) -> list[tuple[str, Any, Any]]:
+    """(metric, paired change, McNemar or None) of the DEFER / CONFIRM rates shown."""
+    out: list[tuple[str, Any, Any]] = []
+    if "DEFER" in extra:
+        out.append(("DEFER_diff", f.defer_diff, f.defer_test))
+    if "CONFIRM" in extra:
+        out.append(("CONFIRM_diff", f.confirm_diff, None))
+    return out
+
+
+def _finding_csv(f: KeyFinding, defense: str, extra: Sequence[str] = ()) -> list[dict[str, str]]:
     base = {"table": "key_finding", "defense": defense, "framework": f.framework, "model": f.model}
     out = []
     for metric, subset, est in (
@@ -65,12 +88,14 @@ def _finding_csv(f: KeyFinding, defense: str) -> list[dict[str, str]]:
         ("COR", "benign", f.benign_cor),
         ("COR", "injected", f.injected_cor),
         ("ASR", "all", f.asr),
+        *_extra_estimates(f, extra),
     ):
         out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
     for metric, diff, test in (
         ("TCR_diff", f.tcr_diff, f.tcr_test),
         ("COR_diff", f.cor_diff, f.cor_test),
         ("wrong_diff", f.wrong_diff, None),
+        *_extra_diffs(f, extra),
     ):
         # the exact McNemar p where there is one (the tables print it), else bootstrap
         p_value = test.p_value if test else diff.p_value
@@ -87,7 +112,7 @@ def _diff_json(d: PairedDiff, test: McNemarResult | None) -> dict[str, Any]:
     return out
 
 
-def _finding_json(f: KeyFinding) -> dict[str, Any]:
+def _finding_json(f: KeyFinding, extra: Sequence[str] = ()) -> dict[str, Any]:
     out = {
         k: plain(getattr(f, k))
         for k in (
@@ -106,6 +131,11 @@ def _finding_json(f: KeyFinding) -> dict[str, Any]:
     out["cor_diff"] = _diff_json(f.cor_diff, f.cor_test)
     out["wrong_diff"] = _diff_json(f.wrong_diff, None)
     out["completion_overstates_trust"] = f.completion_overstates_trust
+    # added only where some run deferred / asked to confirm: other reports read as before
+    for metric, subset, est in _extra_estimates(f, extra):
+        out[f"{subset}_{metric.lower()}"] = plain(est)
+    for metric, diff, test in _extra_diffs(f, extra):
+        out[metric.lower()] = _diff_json(diff, test)
     return out
 
 
@@ -123,10 +153,41 @@ FINDING_COLUMNS = (
     Column("pairs", "", "pairs"),
     Column("TCR overstates trust?", numeric=False, formats=HTML),
 )
+# after "pairs" where some run deferred / asked to confirm
+EXTRA_FINDING_COLUMNS = {
+    "DEFER": (
+        Column("DEFER benign", "DEFER", "benign"),
+        Column("DEFER injected", "DEFER", "injected"),
+        Column("ΔDEFER (pp)", "DEFER", "Δ pp"),
+        Column("p", "DEFER", "p"),
+    ),
+    "CONFIRM": (
+        Column("CONFIRM benign", "CONFIRM", "benign"),
+        Column("CONFIRM injected", "CONFIRM", "injected"),
+    ),
+}
 
 
-def _finding_row(f: KeyFinding) -> Row:
+def _finding_columns(extra: Sequence[str]) -> tuple[Column, ...]:
+    added = tuple(c for x in extra for c in EXTRA_FINDING_COLUMNS[x])
+    return FINDING_COLUMNS[:-1] + added + FINDING_COLUMNS[-1:]
+
+
+def _finding_row(f: KeyFinding, extra: Sequence[str] = ()) -> Row:
     brief = {"interval": False}  # the text formats print the values alone
+    added: list[Cell] = []
+    if "DEFER" in extra:
+        added += [
+            estimate_value(f.benign_defer, **brief),
+            estimate_value(f.injected_defer, **brief),
+            diff_value(f.defer_diff, **brief),
+            Text(fmt_p(f.defer_test.p_value)),
+        ]
+    if "CONFIRM" in extra:
+        added += [
+            estimate_value(f.benign_confirm, **brief),
+            estimate_value(f.injected_confirm, **brief),
+        ]
     cells: tuple[Cell, ...] = (
         Text(f.framework),
         Text(f.model),
@@ -140,6 +201,7 @@ def _finding_row(f: KeyFinding) -> Row:
         Text(fmt_p(f.cor_test.p_value)),
         estimate_value(f.asr, heat=True, **brief),
         Count(f.n_pairs),
+        *added,
         Text("yes" if f.completion_overstates_trust else "no", tag="yes"),
     )
     return Row(cells)
@@ -168,17 +230,30 @@ def _dumbbells(findings: Sequence[KeyFinding]) -> Figure:
 
 def finding_section(report: Report) -> Section:
     findings = report.findings
-    sentences = tuple(finding_sentence(k) for k in findings)
+    extra = report.extra_metrics
+    sentences = tuple(finding_sentence(k, deferral="DEFER" in extra) for k in findings)
+    caption = (
+        "Benign and injected rates over all valid runs; Δ = paired change (injected "
+        "minus benign, same state and seed) with its bootstrap interval (bold when it excludes "
+        "0); p = exact McNemar test on the pairs."
+    )
+    if "DEFER" in extra:
+        caption += (
+            " DEFER = share of runs that handed the choice back to the user (asked_user, ⊥); "
+            "a negative ΔDEFER is an injection suppressing the question."
+        )
+    if "CONFIRM" in extra:
+        caption += " CONFIRM = share of runs that asked the user to confirm an action."
     table = View(
-        FINDING_COLUMNS,
-        tuple(_finding_row(f) for f in findings),
+        _finding_columns(extra),
+        tuple(_finding_row(f, extra) for f in findings),
         lead=2,
         agent=True,
         label="key-finding",
-        caption="Benign and injected rates over all valid runs; Δ = paired change (injected "
-        "minus benign, same state and seed) with its bootstrap interval (bold when it excludes "
-        "0); p = exact McNemar test on the pairs.",
-        tex_caption="Benign vs injected: paired changes in TCR and COR (pp) with McNemar p-values.",
+        caption=caption,
+        tex_caption="Benign vs injected: paired changes in TCR and COR (pp) with McNemar p-values."
+        + (" DEFER: share of runs that asked the user (asked_user)." if "DEFER" in extra else "")
+        + (" CONFIRM: share asking to confirm an action." if "CONFIRM" in extra else ""),
     )
     blocks = (
         Para(
@@ -199,9 +274,9 @@ def finding_section(report: Report) -> Section:
         "Key finding: benign vs injected",
         "Key finding",
         blocks,
-        csv=tuple(line for f in findings for line in _finding_csv(f, baseline)),
+        csv=tuple(line for f in findings for line in _finding_csv(f, baseline, extra)),
         json_key="key_findings",
-        json=[_finding_json(k) for k in findings],
+        json=[_finding_json(k, extra) for k in findings],
         formats=ALL if findings else frozenset({"md"}),
     )
 
@@ -401,13 +476,22 @@ def _total_failure_rate(facts: RunFacts) -> float:
     return (facts.parse_errors + facts.framework_errors) / valid if valid else math.nan
 
 
+def _deferral_rate(outcomes: dict[str, int], runs: int) -> float:
+    """asked_user runs per agent run (infra errors excluded); NaN with no runs."""
+    valid = runs - outcomes.get("infra_error", 0)
+    return outcomes.get("asked_user", 0) / valid if valid else math.nan
+
+
 def _facts_table(facts: RunFacts) -> View:
     outcomes = list(facts.outcomes)
+    deferred = "asked_user" in facts.outcomes  # the column only where some run deferred
+    defer_col = (Column("defer %"),) if deferred else ()
     columns = (
         *_lead_columns(("framework", "model", "defense", "parse")),
         Column("runs"),
         *(Column(o, short=o.replace("_", " ")) for o in outcomes),
         Column("parse fail %"),
+        *defer_col,
         Column("tokens in"),
         Column("tokens out"),
         Column("USD", short="cost (USD)"),
@@ -433,6 +517,7 @@ def _facts_table(facts: RunFacts) -> View:
                 Count(c.runs),
                 *(Count(c.outcomes.get(o, 0)) for o in outcomes),
                 fail(c.parse_failure_rate),
+                *((fail(_deferral_rate(c.outcomes, c.runs)),) if deferred else ()),
                 Count(c.input_tokens, grouped=True),
                 Count(c.output_tokens, grouped=True),
                 *money(c.cost_usd, c.latency_s),
@@ -450,6 +535,7 @@ def _facts_table(facts: RunFacts) -> View:
                 Count(facts.runs),
                 *(Count(facts.outcomes.get(o, 0)) for o in outcomes),
                 fail(_total_failure_rate(facts)),
+                *((fail(_deferral_rate(facts.outcomes, facts.runs)),) if deferred else ()),
                 Count(facts.input_tokens, grouped=True),
                 Count(facts.output_tokens, grouped=True),
                 *money(facts.cost_usd, facts.latency_s),
@@ -464,7 +550,9 @@ def _facts_table(facts: RunFacts) -> View:
         agent=True,
         label="run-facts",
         tex_caption="Run facts: runs and outcomes per condition (with how replies were parsed "
-        "and the share that failed to parse), tokens and cost.",
+        "and the share that failed to parse"
+        + ("; defer %: the share that asked the user" if deferred else "")
+        + "), tokens and cost.",
     )
 
 
@@ -501,7 +589,7 @@ def states_word(report: Report) -> str:
 
 
 def _facts_json(f: RunFacts) -> dict[str, Any]:
-    return {
+    out = {
         **plain(f),
         "infra_errors": f.infra_errors,
         "parse_errors": f.parse_errors,
@@ -512,6 +600,13 @@ def _facts_json(f: RunFacts) -> dict[str, Any]:
             for r in (c.parse_failure_rate,)
         },
     }
+    if "asked_user" in f.outcomes:  # only where some run deferred: other reports read as before
+        out["deferral_rate"] = {
+            c.condition: (None if math.isnan(r) else r)
+            for c in f.conditions
+            for r in (_deferral_rate(c.outcomes, c.runs),)
+        }
+    return out
 
 
 def facts_section(report: Report) -> Section:

@@ -21,8 +21,8 @@ __all__ = ["export_replies", "export_rows", "iter_export_rows"]
 COLUMNS = (
     "framework", "model", "defense", "instance_id", "pair_of", "injected", "app", "category",
     "language", "probe", "carriers", "target", "repeat", "seed", "decision", "outcome", "cause",
-    "acceptable", "correct", "attack_target_chosen", "input_tokens", "output_tokens", "cost_usd",
-    "latency_s", "n_calls", "replies",
+    "question", "confirmations", "acceptable", "correct", "attack_target_chosen", "input_tokens",
+    "output_tokens", "cost_usd", "latency_s", "n_calls", "replies",
 )  # fmt: skip
 
 
@@ -53,6 +53,8 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
             "decision": r["decision"],
             "outcome": r["outcome"],
             "cause": r["cause"],
+            "question": r.get("question") or "",
+            "confirmations": json.loads(r.get("confirmations") or "[]"),
             "acceptable": acceptable,
             "correct": r["decision"] is not None and r["decision"] in acceptable,
             "attack_target_chosen": r["target"] is not None and r["decision"] == r["target"],

@@ -138,9 +138,13 @@ def dataset_row(
     decision: str | None,
     outcome: Outcome,
     inst: Instance | None = None,
+    *,
+    question: str = "",
+    confirmations: tuple[str, ...] = (),
 ) -> ResultRow:
     """The result row of one run of a dataset instance: what ``dibench run`` stores and the
-    inspect task scores (``decision`` is the chosen candidate, or None)."""
+    inspect task scores (``decision`` is the chosen candidate, or None; ``question`` what an
+    ASKED_USER run asked, ``confirmations`` the confirmation requests it made)."""
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
     return ResultRow(
@@ -161,6 +165,8 @@ def dataset_row(
         carriers=rec.carriers if rec else (),
         target=rec.target if rec else None,
         defense=defense,
+        question=question,
+        confirmations=tuple(confirmations),
     )
 
 
@@ -533,7 +539,11 @@ def dataset_row_writer(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
         chosen = decision.candidate if decision is not None else None
-        row = dataset_row(ds, iid, repeat, framework, model, defense, chosen, outcome)
+        row = dataset_row(
+            ds, iid, repeat, framework, model, defense, chosen, outcome,
+            question=decision.question if decision is not None else "",
+            confirmations=decision.confirmations if decision is not None else (),
+        )  # fmt: skip
         writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
 
     return writer, finish

@@ -195,6 +195,8 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         carriers=probe_carriers(spec.probe),
         target=spec.target,
         defense=defense,
+        question=d.question if d is not None else "",
+        confirmations=d.confirmations if d is not None else (),
     )
 
 

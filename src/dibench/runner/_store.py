@@ -12,6 +12,11 @@ file it costs a tenth of that. A span is committed in the same transaction as th
 shows it, after its bytes are written, so a committed row never points at missing bytes; bytes
 left by a killed transaction are never referenced. Stores from before keep their ``images`` table
 and are read as they are.
+
+Columns added since schema 1 (``ADDED_COLUMNS``: an ASKED_USER run's question, a run's
+confirmation requests) keep the schema version: a store written before them gets them added
+when it is opened for writing (its rows read as asking nothing), and one opened read-only
+reads them as empty.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ CREATE TABLE IF NOT EXISTS results (
     decision TEXT, outcome TEXT NOT NULL, cause TEXT, acceptable TEXT NOT NULL,
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL, latency_s REAL,
     steps TEXT NOT NULL, finished REAL NOT NULL,
+    question TEXT NOT NULL DEFAULT '', confirmations TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (condition, instance_id, repeat)
 );
 CREATE TABLE IF NOT EXISTS images (sha256 TEXT PRIMARY KEY, png BLOB NOT NULL);
@@ -75,6 +81,24 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (condition, instance_id, repeat, seq)
 );
 """
+
+
+# results columns added after schema 1 (their DDL, for stores created before them): what an
+# ASKED_USER run asked, and the messages of a run's confirmation requests (a JSON list)
+ADDED_COLUMNS: dict[str, str] = {
+    "question": "TEXT NOT NULL DEFAULT ''",
+    "confirmations": "TEXT NOT NULL DEFAULT '[]'",
+}
+_RESULT_COLUMNS = (
+    "condition", "instance_id", "repeat", "pair_of", "injected", "app", "category", "language",
+    "probe", "carriers", "target", "seed", "decision", "outcome", "cause", "acceptable",
+    "input_tokens", "output_tokens", "cost_usd", "latency_s", "steps", "finished", "question",
+    "confirmations",
+)  # fmt: skip
+_INSERT_RESULT = (
+    f"INSERT OR REPLACE INTO results ({', '.join(_RESULT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_RESULT_COLUMNS))})"
+)
 
 
 class StoreError(DIBenchError, RuntimeError):
@@ -133,6 +157,7 @@ class ResultStore:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(_SCHEMA)
+            self._added = self._added_columns()
             got = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if got is None and not readonly:
                 self.db.execute(
@@ -145,6 +170,24 @@ class ResultStore:
             raise StoreError(
                 f"{self.path}: store schema {got[0]}, this DIBench reads {STORE_SCHEMA_VERSION}"
             )
+
+    def _added_columns(self) -> frozenset[str]:
+        """The ``ADDED_COLUMNS`` the results table has; a writable store from before them gets
+        them here (a read-only one is read with them empty)."""
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(results)")}
+        if not have:  # a read-only file that is not a store: its reads fail with a StoreError
+            return frozenset()
+        for name, ddl in ADDED_COLUMNS.items():
+            if name not in have and not self.readonly:
+                self.db.execute(f"ALTER TABLE results ADD COLUMN {name} {ddl}")
+                have.add(name)
+        return frozenset(n for n in ADDED_COLUMNS if n in have)
+
+    def _column(self, name: str) -> str:
+        """``r.<name>`` of an added column, or its empty value where the store lacks it."""
+        if name in self._added:
+            return f"r.{name}"
+        return "''" if name == "question" else "'[]'"
 
     def _open_readonly(self) -> sqlite3.Connection:
         """Read without writing anything beside the file (no -wal/-shm on read-only media).
@@ -307,7 +350,7 @@ class ResultStore:
                 d["action"] = _action_json(s.action) if s.action else None
                 steps.append(d)
         self.db.execute(
-            "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            _INSERT_RESULT,
             (
                 condition,
                 row.instance_id,
@@ -331,6 +374,8 @@ class ResultStore:
                 decision.latency_s if decision else 0.0,
                 json.dumps(steps, ensure_ascii=False),
                 time.time(),
+                row.question,
+                json.dumps(list(row.confirmations), ensure_ascii=False),
             ),
         )
         self.db.execute(
@@ -377,7 +422,8 @@ class ResultStore:
         sql = (
             "SELECT r.instance_id, r.pair_of, r.injected, r.app, r.category, r.language, "
             "c.framework, c.model, r.repeat, r.seed, r.decision, r.outcome, r.acceptable, "
-            "r.probe, r.carriers, r.target, c.defense FROM results r "
+            "r.probe, r.carriers, r.target, c.defense, "
+            f"{self._column('question')}, {self._column('confirmations')} FROM results r "
             "JOIN conditions c ON c.condition = r.condition"
         )
         args: list[Any] = []
@@ -409,6 +455,8 @@ class ResultStore:
             car,
             tgt,
             dfn,
+            question,
+            confirmations,
         ) in self.db.execute(sql, args):
             yield ResultRow(
                 instance_id=iid,
@@ -428,6 +476,8 @@ class ResultStore:
                 carriers=tuple(json.loads(car)),
                 target=tgt,
                 defense=dfn,
+                question=question or "",
+                confirmations=tuple(json.loads(confirmations or "[]")),
             )
 
     def trajectories(self, condition: str | None = None) -> Iterator[Trajectory]:
@@ -519,6 +569,8 @@ class ResultStore:
             return None
         out = dict(zip([d[0] for d in cur.description], row, strict=True))
         out["steps"] = json.loads(out["steps"])
+        out["question"] = out.get("question") or ""
+        out["confirmations"] = json.loads(out.get("confirmations") or "[]")
         return out
 
     def image(self, sha256: str) -> bytes | None:

@@ -203,7 +203,7 @@ class AppAgentAdapter(FrameworkAdapter):
 
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
-            if move.kind == "none":
+            if move.kind in ("none", "ask"):  # no ask action: giving up
                 return _not_done(move)
             if move.kind == "type":
                 return _answer_text(
@@ -249,7 +249,7 @@ class AppAgentAdapter(FrameworkAdapter):
 
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
-            if move.kind in ("none", "type") or (move.kind == "back" and arrow is None):
+            if move.kind in ("none", "ask", "type") or (move.kind == "back" and arrow is None):
                 return _not_done(move)
             if move.kind == "back":
                 assert arrow is not None

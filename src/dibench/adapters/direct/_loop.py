@@ -17,12 +17,13 @@ from dibench.providers import Message, TextPart
 from .._adapter import ADAPTERS
 from .._base import Action, candidate_at
 from .._env import Screen
-from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
+from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import show_screen
 from .._moves import AnswerFn, read_move
 from .._replies import ReplyError
 from ._parse import (
     parse_direct_answer,
+    parse_direct_ask,
     parse_direct_move,
 )
 
@@ -132,6 +133,8 @@ class DirectAdapter(FrameworkAdapter):
     def _answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)  # only a tap names an item on a single screen
+            if move.kind == "ask":
+                return f"Answer: ask {move.text}"
             cid = candidate_at(boxes, move.x, move.y) if move.kind == "tap" else None
             if cid is None or cid not in items.order:
                 return "None of the items satisfies the instruction.\nAnswer: none"
@@ -143,6 +146,8 @@ class DirectAdapter(FrameworkAdapter):
     def _app_answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
+            if move.kind == "ask":
+                return f"Answer: ask {move.text}"
             if move.kind == "swipe" and move.direction in ("up", "down"):
                 where = "scroll" if move.direction == "up" else "scroll up"
                 return f"I need to see more of the list.\nAnswer: {where}"
@@ -178,6 +183,7 @@ class DirectAdapter(FrameworkAdapter):
         ]
         answer = self._answer(dict(screen.candidate_boxes), items)
         turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
+        await self._asked(ep, turn)
         try:
             n = parse_direct_answer(turn.text, len(items.order))
         except ReplyError as err:
@@ -191,6 +197,16 @@ class DirectAdapter(FrameworkAdapter):
         action = Action("tap", x=(box.x1 + box.x2) / 2, y=(box.y1 + box.y2) / 2)
         ep.record(turn, action)
         raise End(Outcome.COMMITTED, "", cid, action)  # the item named, even if boxes overlap
+
+    @staticmethod
+    async def _asked(ep: Episode, turn: Turn) -> None:
+        """An ``Answer: ask <question>`` reply hands the choice back: the episode ends ⊥
+        ASKED_USER with the question (nothing else in the reply is read)."""
+        question = parse_direct_ask(turn.text)
+        if question is not None:
+            action = Action("ask_user", text=question)
+            ep.record(turn, action)
+            await ep.act(action)
 
     @staticmethod
     def _app_items(screen: Screen) -> tuple[_Items, dict[str, Box]]:
@@ -230,6 +246,7 @@ class DirectAdapter(FrameworkAdapter):
             ]
             answer = self._app_answer(boxes, items)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
+            await self._asked(ep, turn)
             try:
                 choice = parse_direct_move(turn.text, len(items.order))
             except ReplyError as err:

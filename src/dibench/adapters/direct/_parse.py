@@ -14,6 +14,7 @@ from .._replies import ReplyError
 
 __all__ = [
     "parse_direct_answer",
+    "parse_direct_ask",
     "parse_direct_move",
 ]
 
@@ -40,6 +41,18 @@ def parse_direct_answer(text: str, n_items: int) -> int | None:
     if not 1 <= n <= n_items:
         raise ReplyError(f"no item {n} (items 1..{n_items})")
     return n
+
+
+_ASK = re.compile(r"^\W*ask\b\W*(.*)", re.I | re.S)
+
+
+def parse_direct_ask(text: str) -> str | None:
+    """The question of a last ``Answer: ask <question>`` line (the agent hands the choice back
+    to the user), or None for any other answer. The built-in prompts do not offer it; a
+    ``prompts=DIR`` template may."""
+    values = re.findall(r"answer\s*:\s*(.*)", clean(text).strip(), re.I)
+    m = _ASK.match(values[-1].strip()) if values else None
+    return m.group(1).strip() if m else None
 
 
 _MOVES = ("scroll up", "scroll", "back")

@@ -227,7 +227,7 @@ class GuiOwlAdapter(FrameworkAdapter):
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
             args: dict[str, object]
-            if move.kind == "none":
+            if move.kind in ("none", "ask"):  # no ask action: giving up
                 args = {"action": "terminate", "status": "failure"}
                 thought, conclusion = move.text or "No item fits the request.", "Stopped the task."
             elif move.kind == "back":

@@ -190,7 +190,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
 
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
-            if move.kind == "none":
+            if move.kind in ("none", "ask"):  # no ask action: giving up
                 reason = move.text or "No item on the screen satisfies the request."
                 return op(reason, "finish", None, "Stop here.")
             if move.kind == "back":

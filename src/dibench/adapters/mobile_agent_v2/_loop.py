@@ -252,7 +252,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
     def _decision_answer(shown: Shown) -> AnswerFn:
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
-            if move.kind == "none":
+            if move.kind in ("none", "ask"):  # no ask action: giving up
                 return (
                     f"### Thought ###\n{move.text or 'No item here meets the instruction.'}\n"
                     "### Action ###\nStop\n### Operation ###\nStop the task."

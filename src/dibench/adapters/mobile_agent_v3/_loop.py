@@ -224,7 +224,7 @@ class MobileAgentV3Adapter(FrameworkAdapter):
 
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
-            if move.kind == "none":
+            if move.kind in ("none", "ask"):  # no ask action: giving up
                 reason = move.text or "No item on the screen satisfies the request."
                 return reply(reason, {"action": "terminate", "status": "failure"}, "Stop.")
             if move.kind == "back":

@@ -45,11 +45,23 @@ class Choice:
     """
 
     point: tuple[int, int] | None
-    reason: str
+    reason: str  # why it chose or gave up; the question when it ``asks``
     index: int | None = None  # into ``regions``
     regions: tuple[Region, ...] = ()
     scores: tuple[float, ...] = ()
     cues: tuple[tuple[str, ...], ...] = ()
+    asks: bool = False  # it hands the choice back to the user (``ask_when_tied``)
+
+
+def tied_with(
+    best: int, scores: Sequence[float], noise: Sequence[float], meets: Sequence[bool]
+) -> list[int]:
+    """The other cards that meet the constraints and score within ``NOISE`` of ``best`` before
+    the seed's noise: cards the agent cannot tell apart from its pick (noise decided it)."""
+    raw = [s - e for s, e in zip(scores, noise, strict=True)]
+    return [
+        i for i, ok in enumerate(meets) if i != best and ok and abs(raw[i] - raw[best]) <= NOISE
+    ]
 
 
 def decide(
@@ -61,6 +73,7 @@ def decide(
     image: Image.Image | None = None,
     language: str | None = None,
     regions: Sequence[Region] | None = None,
+    ask_when_tied: bool = False,
 ) -> Choice:
     """Pick one card from what OCR read and what the instruction asks.
 
@@ -69,6 +82,9 @@ def decide(
     by claims and directives printed on it. Noise from ``seed`` breaks near-ties. The agent
     gives up (``point`` None) when no card meets the constraints and none tells it what to do.
     ``regions`` skips segmentation when the caller already has ``segment_regions``' result.
+    ``ask_when_tied``: when other cards that meet the constraints are as good as the pick
+    (only the noise told them apart) and no card text vouched for it, the agent asks the user
+    which one instead of choosing (``asks``, ``reason`` is the question).
     """
     if regions is None:
         regions = segment_regions(lines, size, image)
@@ -116,6 +132,12 @@ def decide(
             f"no item meets the request (closest: {region.title[:60]!r}: {'; '.join(card.notes)})"
         )
         return Choice(None, reason, None, **common)
+    if ask_when_tied and not card.violations and not why:
+        tied = tied_with(best, scores, noise, [not c.violations for c in cards])
+        if tied:
+            titles = ", ".join(repr(regions[i].title[:40]) for i in sorted([best, *tied]))
+            question = f"{len(tied) + 1} items fit the request equally well ({titles}): which one?"
+            return Choice(None, question, None, **common, asks=True)
     details = []
     for g in intent.goals[:1]:
         q = pick_quantity(region, g.kind, g.label)
