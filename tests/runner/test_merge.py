@@ -103,3 +103,22 @@ def test_a_condition_in_two_runs_is_refused_naming_both(
         merge_runs([two_runs[0], again], tmp_path / "merged")
     r = invoke("export", str(two_runs[0]), str(again))
     assert r.returncode == 2 and "leave one of them out" in r.stderr
+
+
+def test_a_store_from_before_the_added_columns_merges_with_them_empty(
+    two_runs: list[Path], tmp_path: Path
+) -> None:
+    import shutil
+    import sqlite3
+
+    old = tmp_path / "lab-old"
+    shutil.copytree(two_runs[1], old)
+    con = sqlite3.connect(old / "results.sqlite")
+    for column in ("question", "confirmations"):  # as a store written before issue 23 has it
+        con.execute(f"ALTER TABLE results DROP COLUMN {column}")
+    con.commit()
+    con.close()
+    merged = merge_runs([two_runs[0], old], tmp_path / "both")
+    with ResultStore(merged.store_path, readonly=True) as store:
+        rows = [r for r in store.rows() if r.model == "random"]
+    assert rows and all(r.question == "" and r.confirmations == () for r in rows)

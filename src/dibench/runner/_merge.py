@@ -98,12 +98,16 @@ def _copy(db: sqlite3.Connection, run: RunDir, owner: dict[str, Path]) -> None:
     except sqlite3.Error as exc:
         raise MergeError(f"{run.store_path}: cannot be read ({exc})") from None
     try:
+        names: dict[str, str] = {}
         for table in _TABLES:
-            if _columns(db, "src", table) != _columns(db, "main", table):
+            have, want = _columns(db, "src", table), _columns(db, "main", table)
+            if not set(have) <= set(want):
                 raise MergeError(
-                    f"{run.store_path}: its {table} table has other columns than this "
-                    "DIBench writes; report the runs made by different versions apart"
+                    f"{run.store_path}: its {table} table has columns this DIBench does not "
+                    f"know ({', '.join(sorted(set(have) - set(want)))}): merge with the "
+                    "DIBench that wrote it"
                 )
+            names[table] = ", ".join(have)  # columns added since take their defaults
         for (cond,) in db.execute("SELECT condition FROM src.conditions").fetchall():
             if cond in owner:
                 raise MergeError(
@@ -114,7 +118,10 @@ def _copy(db: sqlite3.Connection, run: RunDir, owner: dict[str, Path]) -> None:
         db.execute("BEGIN")
         try:
             for table in _TABLES:
-                db.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM src.{table}")
+                cols = names[table]
+                db.execute(
+                    f"INSERT OR IGNORE INTO main.{table} ({cols}) SELECT {cols} FROM src.{table}"
+                )
         except BaseException:
             db.execute("ROLLBACK")
             raise
