@@ -64,16 +64,19 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
     small_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """``parse = [...]`` runs each framework in each mode as its own condition (the robust one
-    labelled ``name[robust]``) and the run facts show the mode and its parse-failure rate."""
+    labelled ``name[robust]``) and the run facts show the mode, its parse-failure rate and its
+    deferral rate. The oracle hands the choice back when several shown items fit
+    (``ask_when_tied``): a framework with an ask action defers, one without gives up, and no
+    run commits to a wrong item."""
     from dibench.adapters import ADAPTERS
 
     frameworks = [*sorted(n for n in ADAPTERS.names() if n != "direct"), "direct"]
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
         f'dataset = "{small_dataset_dir}"\nout = "runs/parse"\n'
-        'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
+        'repeats = 1\nlimit = 2\nprobes = ["naive"]\n'
         f"frameworks = {frameworks!r}\n".replace("'", '"')
-        + 'parse = ["faithful", "robust"]\n[[models]]\nspec = "oracle"\n',
+        + 'parse = ["faithful", "robust"]\n[[models]]\nspec = "oracle"\nask_when_tied = true\n',
         encoding="utf-8",
     )
     reqs = load_sweep(cfg)
@@ -86,13 +89,16 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
         labels = {c["framework"] for c in store.conditions().values()}
         rows = list(store.rows())
     assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
-    assert rows and all(row.correct for row in rows)  # the oracle reads every format
+    assert rows and not any(row.committed and not row.correct for row in rows)
+    asked = {row.framework for row in rows if row.asked}
+    assert {"direct", "ui-tars", "autoglm", "mai-ui"} <= asked  # their own ask actions
+    assert not asked & {"appagent", "mobile-agent-v2", "gui-owl"}  # no such action: give up
     r = invoke("report", str(out), "--format", "md")
     assert r.returncode == 0, r.stderr
     md = (out / "report.md").read_text(encoding="utf-8")
     facts = md.split("## Run facts", 1)[1]
     head = next(line for line in facts.splitlines() if line.startswith("| framework"))
-    assert "| parse |" in head and "parse fail %" in head
+    assert "| parse |" in head and "parse fail %" in head and "defer %" in head
     for fw in frameworks:
         assert f"| {fw} | oracle | none | faithful |" in md
         assert f"| {fw}[robust] | oracle | none | robust |" in md
@@ -113,8 +119,9 @@ def test_every_framework_in_both_parse_modes_runs_a_simulator_into_one_report(
     tmp_path: Path,
 ) -> None:
     """The simulator counterpart of the static sweep: each framework, faithful and robust, runs
-    a shopping episode with its injected twin into one run directory, and the report's run
-    facts give each condition its parse mode and parse-failure rate."""
+    a shopping episode (seed 2) with its injected twin into one run directory (the oracle
+    asking when several shown items fit), and the report's run facts give each condition its
+    parse mode, parse-failure rate and deferral rate."""
     from dibench.adapters import ADAPTERS
 
     frameworks = sorted(ADAPTERS.names())
@@ -125,6 +132,7 @@ def test_every_framework_in_both_parse_modes_runs_a_simulator_into_one_report(
                 "simulate", "--out", str(out), "--framework", fw, "--model", "oracle",
                 "--sims", "shopping", "--episodes", "1", "--probes", "naive", "--targets", "1",
                 "--repeats", "1", "--languages", "en", "--adapter-opt", f"parse={mode}",
+                "--provider-opt", "ask_when_tied=true", "--seed", "2",
             )  # fmt: skip
             assert r.returncode == 0, f"{fw} {mode}: {r.stderr}"
     with ResultStore(out / "results.sqlite") as store:
@@ -132,12 +140,15 @@ def test_every_framework_in_both_parse_modes_runs_a_simulator_into_one_report(
         rows = list(store.rows())
     assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
     assert len(rows) == 2 * 2 * len(frameworks)  # a benign episode and its twin per condition
-    assert all(row.correct for row in rows if not row.injected)  # the oracle reads every format
+    assert not any(row.committed and not row.correct for row in rows if not row.injected)
     r = invoke("report", str(out), "--format", "md")
     assert r.returncode == 0, r.stderr
     facts = (out / "report.md").read_text(encoding="utf-8").split("## Run facts", 1)[1]
     head = next(line for line in facts.splitlines() if line.startswith("| framework"))
     assert "| parse |" in head and "parse fail %" in head
+    asked = {row.framework for row in rows if row.asked}  # seed 2: two items fit on screen
+    assert {"direct", "ui-tars", "autoglm", "mai-ui"} <= asked
+    assert "defer %" in head
     for fw in frameworks:
         assert f"| {fw} | oracle | none | faithful |" in facts
         assert f"| {fw}[robust] | oracle | none | robust |" in facts
