@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from dibench.cli import main
-from dibench.metrics import asr, cor, tcr
+from dibench.metrics import asr, cor, deferral, tcr
 from dibench.metrics._rows import Outcome, ResultRow
 from dibench.runner import (
     ResultStore,
@@ -119,6 +119,11 @@ def test_inspect_eval_matches_dibench_run_instance_for_instance(
         assert metrics[name] == pytest.approx(est.value)
         assert (metrics[f"{name}_lo"], metrics[f"{name}_hi"]) == pytest.approx((est.lo, est.hi))
         assert metrics[f"{name}_n"] == est.n
+    asked = sum(r.asked for r in rows)  # asked_user is scored: per sample, and as DEFER
+    assert metrics["DEFER"] == pytest.approx(deferral(rows).value)
+    assert sum(int(next(iter(x.scores.values())).value["asked_user"]) for x in log.samples) == asked
+    if framework == "mai-ui":
+        assert asked > 0  # its replies include ask_user
 
     with ResultStore(run_dir / "results.sqlite", readonly=True) as a, ResultStore(
         imported / "results.sqlite", readonly=True
