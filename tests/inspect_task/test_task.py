@@ -81,9 +81,8 @@ def _log_metrics(log: Any) -> dict[str, float]:
 @pytest.mark.parametrize(("framework", "defense"), [("direct", "keyword-detector"),
                                                     ("appagent", "jpeg:75"),
                                                     ("mai-ui", "prompt-warning"),
-                                                    ("ui-tars", "keyword-detector"),
                                                     ("autoglm", "keyword-detector"),
-                                                    ("qwen-vl", "jpeg:75")])  # fmt: skip
+                                                    ("qwen-vl", "prompt-warning")])  # fmt: skip
 def test_inspect_eval_matches_dibench_run_instance_for_instance(
     server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path, framework: str,
     defense: str,

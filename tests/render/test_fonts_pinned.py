@@ -91,25 +91,36 @@ def test_generate_without_roboto_fails_naming_every_missing_face_and_the_fix(
     assert not (tmp_path / "d").exists()  # refused before anything was written
 
 
+@pytest.fixture(scope="module")
+def two_states(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A dataset of two states drawn with this machine's own fonts (checking the session's 30
+    states took most of this file's time; two show the same thing)."""
+    from dibench.generate import GenerateConfig, generate
+
+    out = tmp_path_factory.mktemp("fonts") / "two"
+    generate(out, GenerateConfig(seed=3, benign=2, probes=("naive",)), workers=1)
+    return out
+
+
 @hidden
 def test_check_run_and_render_say_when_this_machine_draws_with_other_fonts(
-    small_dataset_dir: Path, tmp_path: Path
+    two_states: Path, tmp_path: Path
 ) -> None:
-    r = _without_roboto("check", "--dataset", str(small_dataset_dir), "--no-ocr")
+    r = _without_roboto("check", "--dataset", str(two_states), "--no-ocr")
     assert r.returncode == 1
     fails = [line for line in r.stderr.splitlines() if line.startswith("FAIL")]
     assert len(fails) == 1 and "fonts" in fails[0]
     assert "sans: drawn with Roboto-Regular.ttf" in fails[0]
     assert "this machine draws it with DejaVuSans.ttf" in fails[0]
     benign = next(iter(json.loads(line)["id"] for line in
-                       (small_dataset_dir / "benign.jsonl").open(encoding="utf-8")))  # fmt: skip
+                       (two_states / "benign.jsonl").open(encoding="utf-8")))  # fmt: skip
     r = _without_roboto(
-        "render", "--dataset", str(small_dataset_dir), benign, "--out", str(tmp_path / "b.png")
+        "render", "--dataset", str(two_states), benign, "--out", str(tmp_path / "b.png")
     )
     assert r.returncode == 0, r.stderr
     assert r.stderr.startswith("dibench: warning: ") and "other fonts" in r.stderr
     r = _without_roboto(
-        "run", "--dataset", str(small_dataset_dir), "--framework", "direct", "--model",
+        "run", "--dataset", str(two_states), "--framework", "direct", "--model",
         "oracle", "--out", str(tmp_path / "run"), "--limit", "1", "--repeats", "1",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr

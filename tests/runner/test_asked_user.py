@@ -92,13 +92,17 @@ def _export(store: ResultStore) -> list[dict]:
     return list(iter_export_rows(store))
 
 
+# Three items fit the first state's request, one the second's: an asking run and a committing one.
+STATES = ("appstore-exploratory-en-000", "appstore-exact_match-zh-000")
+
+
 def test_an_asking_run_is_stored_exported_resumed_and_replayed(
     small_dataset_dir: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
     req = RunRequest(
         dataset=small_dataset_dir, out=out, framework="direct", model="oracle",
-        config=RunConfig(repeats=1), provider_options={"ask_when_tied": True},
+        config=RunConfig(repeats=1, states=STATES), provider_options={"ask_when_tied": True},
     )  # fmt: skip
     execute(req)
     with ResultStore(out / "results.sqlite") as store:
@@ -121,7 +125,7 @@ def test_an_asking_run_is_stored_exported_resumed_and_replayed(
     execute(
         RunRequest(
             dataset=small_dataset_dir, out=again, framework="direct", model=f"replay:{replies}",
-            config=RunConfig(repeats=1),
+            config=RunConfig(repeats=1, states=STATES),
         )
     )  # fmt: skip
     with ResultStore(again / "results.sqlite") as store:

@@ -74,7 +74,7 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
         f'dataset = "{small_dataset_dir}"\nout = "runs/parse"\n'
-        'repeats = 1\nlimit = 2\nprobes = ["naive"]\n'
+        'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
         f"frameworks = {frameworks!r}\n".replace("'", '"')
         + 'parse = ["faithful", "robust"]\n[[models]]\nspec = "oracle"\nask_when_tied = true\n',
         encoding="utf-8",
