@@ -78,12 +78,15 @@ table{border-collapse:collapse;font-size:13.5px}
 table.est{border-top:2px solid var(--ink);border-bottom:2px solid var(--ink)}
 th,td{padding:5px 10px;vertical-align:top;text-align:left}
 thead th{font-weight:600;white-space:nowrap}
-thead th.wrap{white-space:normal;min-width:80px}
+thead th.wrap{white-space:normal;min-width:72px}
+table.est th,table.est td{padding:5px 8px}
+table.dense{font-size:12px}table.dense th,table.dense td{padding:4px 4px}
+table.dense th.agent{min-width:96px}
 thead tr:last-child th{border-bottom:1px solid var(--ink)}
 th.grp{text-align:center;border-bottom:1px solid var(--line)}
 th.grp+th.grp,td.gs,th.gs{border-left:1px solid var(--line)}
 tbody th{font-weight:600}
-th.agent{min-width:190px}
+th.agent{min-width:140px}
 th.agent span{display:block;font-weight:400;color:var(--muted);font-size:12.5px}
 .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.num .v{display:block;font-weight:500}
@@ -301,6 +304,9 @@ def _run(groups: list[tuple[str, ...]], start: int) -> int:
     return n - start
 
 
+DENSE_COLUMNS = 12
+
+
 def table_html(t: TableView, rows: Sequence[Row] | None = None) -> str:
     """Any table: grouped headings, merged labels or bands, value over interval."""
     rows = t.rows if rows is None else rows
@@ -310,8 +316,11 @@ def table_html(t: TableView, rows: Sequence[Row] | None = None) -> str:
     lead = [i for i in cols if i < t.lead]
     values = [i for i in cols if i >= t.lead]
     caption = f"<caption>{_e(t.caption)}</caption>" if t.caption else ""
+    # a table of many value columns (the key finding with deferral) is set tighter, so a
+    # 1,200-px window shows it whole
+    dense = " dense" if len(values) > DENSE_COLUMNS else ""
     return (
-        f'<div class="{t.html_wrap}"><table class="{t.html_class}">{caption}'
+        f'<div class="{t.html_wrap}"><table class="{t.html_class}{dense}">{caption}'
         f"<thead>{_head_html(t, lead, values)}</thead>"
         f"<tbody>{_rows_html(t, rows, lead, values)}</tbody></table></div>"
     )
