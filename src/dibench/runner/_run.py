@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from dibench._secrets import mask_secret_keys
 from dibench._values import InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset, Instance
@@ -386,8 +387,8 @@ def open_condition(
     config = {
         **settings,
         "adapter": adapter.describe(),
-        "provider": provider.describe(),
-        "defenses": chain.describe() if chain is not None else [],
+        "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
+        "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
     }
     key = store.add_condition(framework, model, defense, config)
     done = store.done(key)
