@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.testing import FakeChatServer
+from dibench.testing import FakeChatServer, Fault
 
 from .._cli import invoke
 
@@ -46,3 +46,19 @@ def test_a_key_inside_a_dict_valued_option_is_sent_but_never_stored(
     stored = json.loads((out / "run.json").read_text())
     assert json.dumps(stored).count('"***"') >= 2  # masked where it was, not dropped
     assert '"max_tokens": 64' in json.dumps(stored)  # a setting named like a token is kept
+
+
+def test_a_proxy_answering_502_to_everything_stops_the_run(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIBENCH_FAIL_AFTER_5XX", "4")
+    with FakeChatServer("Answer: 1") as server:
+        server.set_faults(lambda i, body: Fault.http(502, "Bad Gateway"))
+        r = _run(tiny, tmp_path / "run", server, "--repeats", "3",
+                 "--provider-opt", "max_retries=0")  # fmt: skip
+        calls = len(server.received)
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("dibench: error:")]
+    assert r.returncode != 0 and len(errors) == 1, (r.returncode, r.stdout, r.stderr)
+    assert "4 runs in a row got a server error" in errors[0]
+    assert "DIBENCH_FAIL_AFTER_5XX" in errors[0] and "HTTP 502" in errors[0]
+    assert calls < 18  # 6 instances x 3 repeats: stopped well before the end

@@ -9,6 +9,7 @@ repeats and the pairs of a state complete together.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -174,6 +175,15 @@ Finish = Callable[[str, int, Decision | None, Outcome, str], None]
 # this many *instances*: work is instance-major, and one instance's image or text may be what
 # the server rejects (an oversized image, a content filter) while every other passes.
 DEAD_AFTER = 3
+# Runs in a row that end on a server error (HTTP 5xx after every retry), none succeeded since
+# the start, before a session gives up: a proxy answering 502 to everything. More than
+# DEAD_AFTER, as a server that answers may be loading. ``DIBENCH_FAIL_AFTER_5XX`` sets it.
+FAIL_AFTER_5XX = 10
+
+
+def _fail_after_5xx() -> int:
+    raw = os.environ.get("DIBENCH_FAIL_AFTER_5XX", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else FAIL_AFTER_5XX
 
 
 class _DeadEndpoint:
@@ -183,8 +193,9 @@ class _DeadEndpoint:
     session at once. Until some run succeeds, ``DEAD_AFTER`` runs that nothing answered
     (connection failed, timeouts) or ``DEAD_AFTER`` instances whose requests were rejected
     (other 4xx) stop it too. After one success every infrastructure error is stored and retried
-    on resume as before; so are server errors (5xx, 429 after all retries) at any time, since a
-    server that answers may be busy or loading.
+    on resume as before; so are server errors (5xx, 429 after all retries), since a server that
+    answers may be busy or loading, unless ``FAIL_AFTER_5XX`` runs in a row end on a 5xx with
+    none succeeded since the start (a proxy answering 502 to everything).
     """
 
     def __init__(self) -> None:
@@ -193,6 +204,8 @@ class _DeadEndpoint:
         self.unanswered = 0
         self.rejected: set[str] = set()
         self.last = ""
+        self.server_errors = 0  # runs in a row ending on a 5xx
+        self.server_limit = _fail_after_5xx()
 
     def success(self) -> None:
         self.succeeded = True
@@ -210,6 +223,13 @@ class _DeadEndpoint:
             return str(exc)
         if self.succeeded:
             return None
+        self.server_errors = self.server_errors + 1 if exc.server_error else 0
+        if self.server_errors >= self.server_limit:
+            return (
+                f"{self.server_errors} runs in a row got a server error and none succeeded "
+                f"since the start: {exc}: check --base-url (a proxy in the way?) and the server "
+                "(DIBENCH_FAIL_AFTER_5XX sets how many)"
+            )
         if exc.unanswered:
             self.unanswered += 1
             self.last = str(exc)
