@@ -4,6 +4,7 @@ through the real CLI against the project's own chat server over real HTTP."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,18 @@ def test_a_proxy_answering_502_to_everything_stops_the_run(
     assert "4 runs in a row got a server error" in errors[0]
     assert "DIBENCH_FAIL_AFTER_5XX" in errors[0] and "HTTP 502" in errors[0]
     assert calls < 18  # 6 instances x 3 repeats: stopped well before the end
+
+
+def test_a_server_that_accepts_but_never_answers_stops_the_run_in_bounded_time(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIBENCH_NO_ANSWER_S", "2")
+    with FakeChatServer("Answer: 1") as server:
+        server.set_faults(lambda i, body: Fault.hang(60))
+        t0 = time.monotonic()
+        r = _run(tiny, tmp_path / "run", server, "--provider-opt", "timeout_s=30")
+        took = time.monotonic() - t0
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("dibench: error:")]
+    assert r.returncode != 0 and len(errors) == 1, (r.returncode, r.stdout, r.stderr)
+    assert "no run succeeded within 2 s" in errors[0] and "DIBENCH_NO_ANSWER_S" in errors[0]
+    assert took < 20  # not 3 runs x 6 attempts x 30 s

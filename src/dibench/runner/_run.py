@@ -181,9 +181,31 @@ DEAD_AFTER = 3
 FAIL_AFTER_5XX = 10
 
 
+# Seconds a session may go with no run succeeded before it gives up on its endpoint (a server
+# that accepts connections and never answers would otherwise hold it for DEAD_AFTER runs x
+# every attempt x timeout_s). Generous: a model server's first answer may take minutes to
+# load. ``DIBENCH_NO_ANSWER_S`` sets it.
+NO_ANSWER_S = 600.0
+
+
+def _no_answer_s() -> float:
+    raw = os.environ.get("DIBENCH_NO_ANSWER_S", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return NO_ANSWER_S
+    return value if value > 0 else NO_ANSWER_S
+
+
 def _fail_after_5xx() -> int:
     raw = os.environ.get("DIBENCH_FAIL_AFTER_5XX", "")
     return int(raw) if raw.isdigit() and int(raw) > 0 else FAIL_AFTER_5XX
+
+
+class _NoAnswer(InfraError):
+    """No run succeeded before the session's no-answer deadline."""
+
+    unanswered = True
 
 
 class _DeadEndpoint:
@@ -281,6 +303,24 @@ async def drive(
         queue.put_nowait(w)
     aborted: list[str] = []
     dead = _DeadEndpoint()
+    no_answer_s = _no_answer_s()
+    deadline = time.monotonic() + no_answer_s
+
+    async def bounded(iid: str, repeat: int) -> Decision:
+        """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
+        if dead.succeeded:
+            return await attempt(iid, repeat)
+        try:
+            return await asyncio.wait_for(attempt(iid, repeat), deadline - time.monotonic())
+        except TimeoutError:
+            if dead.succeeded:  # another run answered meanwhile: stored, re-run on resume
+                raise InfraError(f"no answer within {no_answer_s:g} s", unanswered=True) from None
+            raise _NoAnswer(
+                f"no run succeeded within {no_answer_s:g} s of the start (the server accepts "
+                "connections but nothing answers?): check --base-url and the server "
+                "(DIBENCH_NO_ANSWER_S sets the limit)"
+            ) from None
+
     # The first run goes alone: a wrong key, URL or model then costs one call and one stored
     # error, not one per worker; a healthy endpoint loses one run's latency, once.
     opened = asyncio.Event()
@@ -303,12 +343,12 @@ async def drive(
             cause = ""
             stop: str | None = None
             try:
-                decision = await attempt(iid, repeat)
+                decision = await bounded(iid, repeat)
                 outcome = decision.outcome
             except InfraError as exc:
                 outcome, cause = Outcome.INFRA_ERROR, str(exc)
                 prog.infra_errors += 1
-                stop = dead.failure(iid, exc)
+                stop = str(exc) if isinstance(exc, _NoAnswer) else dead.failure(iid, exc)
                 if recorder is not None:
                     recorder.discard(iid, repeat)
             except tuple(fatal) as exc:  # type: ignore[misc]
