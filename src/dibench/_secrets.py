@@ -12,12 +12,14 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import unquote
 
 __all__ = [
     "MASK",
     "MIN_SECRET_LEN",
     "basic_credentials",
+    "mask_secret_keys",
     "redact_url",
     "scrub",
     "split_userinfo",
@@ -32,6 +34,11 @@ MIN_SECRET_LEN = 4
 # Query or fragment parameter names whose values are credentials. Deliberately broad (a plain
 # substring test): masking a harmless value costs nothing, leaking a key costs a rotation.
 _SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|sig|auth|credential", re.IGNORECASE)
+# Inside a dict-valued setting: a credential's name ends so (``api_key``, ``x-api-key``,
+# ``access_token``, ``Authorization``), a setting's does not (``max_tokens``, ``key_path``).
+_SECRET_KEY = re.compile(
+    r"(^|[_-])(key|token|secret|password|passwd)$|authori[sz]ation|credentials?$", re.IGNORECASE
+)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -146,3 +153,22 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
         if secret in text:
             text = text.replace(secret, MASK)
     return text
+
+
+def mask_secret_keys(value: Any) -> Any:
+    """``value`` with the value of every credential-named key of a dict masked, at any depth
+    (``extra_body={"api_key": ...}``, headers): what a provider sends, stored without its
+    keys. A ``..._env`` key names a variable, not a secret, and is kept."""
+    if isinstance(value, dict):
+        return {
+            k: MASK if _is_secret_key(k) and v not in (None, "") else mask_secret_keys(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [mask_secret_keys(v) for v in value]
+    return value
+
+
+def _is_secret_key(name: Any) -> bool:
+    text = str(name)
+    return not text.endswith("_env") and bool(_SECRET_KEY.search(text))

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -354,4 +355,53 @@ def test_unknown_backend_options_are_one_line_errors(
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()
     assert line.startswith("dibench: error: Invalid value for --ray-workers: needs --backend ray")
+    assert not (tmp_path / "x").exists()
+
+
+def _ray_run(dataset: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    """``dibench run --backend ray FLAGS`` in its own process (Ray's state is per process)."""
+    return subprocess.run(
+        [sys.executable, "-m", "dibench", "run", "--dataset", str(dataset), "--framework",
+         "direct", "--model", "oracle", "--out", str(out), "--backend", "ray", *flags],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_address_where_nothing_listens_is_refused_at_once(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    address = f"127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    r = _ray_run(small_dataset_dir, tmp_path / "x", "--ray-address", address)
+    assert time.monotonic() - t0 < 60  # Ray alone retries for minutes, never an error
+    assert r.returncode == 2, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("dibench: error:")]
+    assert errors == [r.stderr.strip()], r.stderr  # one line, and nothing else (no Ray noise)
+    assert f"--ray-address {address}: no Ray cluster answers there" in errors[0]
+    assert not (tmp_path / "x").exists()
+
+
+def test_an_address_that_accepts_but_never_answers_is_given_up_after_the_deadline(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    with socket.socket() as listener:  # accepts connections (the kernel's backlog), says nothing
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+        t0 = time.monotonic()
+        r = _ray_run(small_dataset_dir, tmp_path / "x", "--ray-address", address,
+                     "--ray-connect-timeout", "3")  # fmt: skip
+        took = time.monotonic() - t0
+    assert r.returncode == 2, r.stderr
+    assert 3 <= took < 30
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("dibench: error:")]
+    assert len(errors) == 1, r.stderr
+    assert f"--ray-address {address}: the Ray cluster did not answer within 3 s" in errors[0]
+    assert "--ray-connect-timeout" in errors[0]
     assert not (tmp_path / "x").exists()

@@ -15,7 +15,8 @@ from ._main import _csv, _guard, _load, _progress, load_option, main
     "src",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
-    help="Folder of screenshots and annotation files (see docs/IMPORT.md).",
+    help="Folder of screenshots and annotation files (the format: docs/IMPORT.md of the "
+    "source distribution, pip download --no-binary :all: --no-deps dibench).",
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--probes", help="Comma-separated probes (default: each annotation's, else all).")

@@ -573,6 +573,15 @@ def backend_options(fn: Any) -> Any:
             callback=_keep,
             help="Ray actors running work units (default: the cluster's CPUs).",
         ),
+        click.option(
+            "--ray-connect-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            expose_value=False,
+            callback=_keep,
+            help="How long --ray-address may take to answer before the run is refused "
+            "[default: 30].",
+        ),
     )
     # A function collects options bottom-up, a made command appends them: both in this order.
     for option in options if isinstance(fn, click.Command) else reversed(options):
@@ -586,17 +595,19 @@ def _backend() -> Backend:
 
     ctx = click.get_current_context(silent=True)
     if ctx is None or ctx.meta.get("dibench.backend", "local") == "local":
-        for flag in ("ray_address", "ray_workers"):
+        for flag in ("ray_address", "ray_workers", "ray_connect_timeout"):
             if ctx is not None and ctx.meta.get(f"dibench.{flag}") is not None:
                 raise click.BadParameter(
                     "needs --backend ray", param_hint="--" + flag.replace("_", "-")
                 )
         return LocalBackend()
 
+    timeout = ctx.meta.get("dibench.ray_connect_timeout")
     return RayBackend(
         address=ctx.meta.get("dibench.ray_address"),
         workers=ctx.meta.get("dibench.ray_workers"),
         preload=tuple(ctx.params.get("load") or ()),
+        **({} if timeout is None else {"connect_timeout": timeout}),
     )
 
 

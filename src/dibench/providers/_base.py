@@ -134,16 +134,24 @@ class InfraError(DIBenchError, RuntimeError):
     so a misconfigured run stops early instead of storing an error for every work item:
     ``permanent`` -- retrying the same call cannot succeed (an HTTP 4xx other than 408, 409,
     425, 429); ``unanswered`` -- nothing answered (the connection failed, or every attempt
-    timed out).
+    timed out); ``server_error`` -- the last attempt got an HTTP 5xx.
     """
 
     permanent: bool = False
     unanswered: bool = False
+    server_error: bool = False
 
     def __init__(
-        self, message: str, *, permanent: bool | None = None, unanswered: bool | None = None
+        self,
+        message: str,
+        *,
+        permanent: bool | None = None,
+        unanswered: bool | None = None,
+        server_error: bool | None = None,
     ) -> None:
         super().__init__(message)
+        if server_error is not None:
+            self.server_error = server_error
         if permanent is not None:
             self.permanent = permanent
         if unanswered is not None:

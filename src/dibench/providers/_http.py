@@ -392,7 +392,9 @@ class HTTPProvider(Provider):
         cannot help, but the next one may pass).
         """
         if status in (408, 409, 425, 429) or status >= 500:
-            return Retryable(f"HTTP {status}", parse_retry_after(headers))
+            return Retryable(
+                f"HTTP {status}", parse_retry_after(headers), server_error=status >= 500
+            )
         detail = self._detail(body)
         where = self.where
         error: type[InfraError] = EndpointError

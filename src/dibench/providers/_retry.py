@@ -39,6 +39,7 @@ class Retryable(Exception):
 
     ``connect_failed``: no connection could be opened (refused, unknown host, unreachable), so
     the server never saw the request. ``unanswered``: nothing came back (that, or a timeout).
+    ``server_error``: the server answered HTTP 5xx.
     """
 
     def __init__(
@@ -48,8 +49,10 @@ class Retryable(Exception):
         *,
         connect_failed: bool = False,
         unanswered: bool = False,
+        server_error: bool = False,
     ) -> None:
         super().__init__(cause)
+        self.server_error = server_error  # the server answered with a 5xx
         self.cause = cause
         self.retry_after_s = retry_after_s
         self.connect_failed = connect_failed
@@ -284,7 +287,7 @@ class CallGate:
         """
         policy = self.policy
         cause = "no attempt made"
-        unanswered = False
+        unanswered = server_error = False
         attempts = 0  # attempts that count against max_retries
         sent = 0  # every attempt, failovers included
         failovers = 0
@@ -294,7 +297,7 @@ class CallGate:
             try:
                 reply, latency = await self._one(attempt)
             except Retryable as exc:
-                cause, unanswered = exc.cause, exc.unanswered
+                cause, unanswered, server_error = exc.cause, exc.unanswered, exc.server_error
                 self._reached = self._reached or not exc.connect_failed
                 if failover is not None and failovers < max_failovers and failover(exc):
                     failovers += 1
@@ -345,4 +348,8 @@ class CallGate:
             )
         self._tally.add(calls=1, errors=1)
         noun = "attempt" if sent == 1 else "attempts"
-        raise InfraError(f"{self.label}: {cause} after {sent} {noun}", unanswered=unanswered)
+        raise InfraError(
+            f"{self.label}: {cause} after {sent} {noun}",
+            unanswered=unanswered,
+            server_error=server_error,
+        )

@@ -40,6 +40,8 @@ import logging
 import math
 import os
 import pickle
+import socket
+import threading
 import time
 import traceback
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -66,7 +68,7 @@ from ._types import Recorder
 if TYPE_CHECKING:
     from dibench.providers import RecordingProvider
 
-__all__ = ["MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
+__all__ = ["CONNECT_TIMEOUT", "MAX_DEATHS", "RayBackend", "dataset_units", "repeat_blocks"]
 
 log = logging.getLogger(__name__)
 
@@ -87,20 +89,91 @@ def _ray() -> Any:
     return ray
 
 
-def _connect(address: str | None) -> Any:
-    """Join the Ray cluster at ``address`` (None: start a local instance), once per process."""
+CONNECT_TIMEOUT = 30.0  # seconds a --ray-address may take to answer before the run is refused
+
+
+def _endpoint(address: str) -> tuple[str, int] | None:
+    """The host and port of ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``), or None where
+    Ray itself finds the cluster (``auto``, ``local``, another scheme)."""
+    rest = address.removeprefix("ray://")
+    if "://" in rest or ":" not in rest:
+        return None
+    host, _, port = rest.rpartition(":")
+    host = host.strip("[]")  # an IPv6 literal
+    return (host, int(port)) if host and port.isdigit() else None
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Refuse at once an address where nothing accepts a connection: Ray itself would retry
+    for minutes, printing a warning every few seconds and never an error."""
+    endpoint = _endpoint(address)
+    if endpoint is None:
+        return
+    try:
+        with socket.create_connection(endpoint, timeout=min(timeout, 10.0)):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise RunError(
+            f"--ray-address {address}: no Ray cluster answers there ({why}); start one "
+            f"(ray start --head --port {endpoint[1]}) or give the address it printed"
+        ) from None
+
+
+def _init(ray: Any, address: str | None, timeout: float | None) -> None:
+    """``ray.init``, given up after ``timeout`` seconds (None: no deadline). The call runs in
+    a daemon thread, as Ray's own connection retries cannot be interrupted; a thread left
+    waiting ends with the process."""
+    kwargs: dict[str, Any] = {"address": address, "include_dashboard": False,
+                              "logging_level": logging.WARNING, "namespace": "dibench"}  # fmt: skip
+    if timeout is None:
+        ray.init(**kwargs)
+        return
+    failed: list[BaseException] = []
+
+    def init() -> None:
+        try:
+            ray.init(**kwargs)
+        except BaseException as exc:
+            failed.append(exc)
+
+    ray_log = logging.getLogger("ray._private.worker")
+    quiet = _NoThreadWarning()
+    ray_log.addFilter(quiet)  # Ray's "SIGTERM handler is not set ... not the main thread"
+    try:
+        thread = threading.Thread(target=init, name="dibench-ray-connect", daemon=True)
+        thread.start()
+        thread.join(timeout)
+    finally:
+        ray_log.removeFilter(quiet)
+    if thread.is_alive():
+        raise RunError(
+            f"--ray-address {address}: the Ray cluster did not answer within {timeout:g} s "
+            "(--ray-connect-timeout); check that a Ray head runs at that address"
+        )
+    if failed:
+        raise failed[0]
+
+
+class _NoThreadWarning(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "not the main thread" not in record.getMessage()
+
+
+def _connect(address: str | None, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """Join the Ray cluster at ``address`` (None: start a local instance), once per process;
+    an address that does not answer within ``timeout`` seconds is refused."""
     ray = _ray()
     if ray.is_initialized():
         return ray
+    where = f"--ray-address {address}" if address else "--backend ray"
     try:
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            logging_level=logging.WARNING,
-            namespace="dibench",
-        )
+        if address:
+            _probe(address, timeout)
+        _init(ray, address, timeout if address else None)
     except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
-        where = f"--ray-address {address}" if address else "--backend ray"
+        if isinstance(exc, RunError):
+            raise
         raise RunError(f"{where}: cannot start or reach a Ray cluster ({exc})") from None
     return ray
 
@@ -114,15 +187,19 @@ class RayBackend:
     pool (None: the cluster's CPUs); each takes an equal share of the cluster's CPUs (at most
     one) and runs its CPU work on that many threads.
     ``preload``: ``--load`` modules or probe files every actor loads before it starts.
+    ``connect_timeout``: seconds ``address`` may take to answer (nothing listening there is
+    refused at once).
     """
 
     address: str | None = None
     workers: int | None = None
     preload: tuple[str, ...] = ()
+    connect_timeout: float = CONNECT_TIMEOUT
 
     def connect(self) -> None:
-        """Join (or start) the cluster, once per process; a ``RunError`` if it cannot."""
-        _connect(self.address)
+        """Join (or start) the cluster, once per process; a ``RunError`` if it cannot (an
+        ``address`` that does not answer within ``connect_timeout`` seconds)."""
+        _connect(self.address, self.connect_timeout)
 
     async def run_dataset(
         self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts

@@ -9,6 +9,7 @@ repeats and the pairs of a state complete together.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from dibench._secrets import mask_secret_keys
 from dibench._values import InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset, Instance
@@ -179,6 +181,37 @@ Finish = Callable[[str, int, Decision | None, Outcome, str], None]
 # this many *instances*: work is instance-major, and one instance's image or text may be what
 # the server rejects (an oversized image, a content filter) while every other passes.
 DEAD_AFTER = 3
+# Runs in a row that end on a server error (HTTP 5xx after every retry), none succeeded since
+# the start, before a session gives up: a proxy answering 502 to everything. More than
+# DEAD_AFTER, as a server that answers may be loading. ``DIBENCH_FAIL_AFTER_5XX`` sets it.
+FAIL_AFTER_5XX = 10
+
+
+# Seconds a session may go with no run succeeded before it gives up on its endpoint (a server
+# that accepts connections and never answers would otherwise hold it for DEAD_AFTER runs x
+# every attempt x timeout_s). Generous: a model server's first answer may take minutes to
+# load. ``DIBENCH_NO_ANSWER_S`` sets it.
+NO_ANSWER_S = 600.0
+
+
+def _no_answer_s() -> float:
+    raw = os.environ.get("DIBENCH_NO_ANSWER_S", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return NO_ANSWER_S
+    return value if value > 0 else NO_ANSWER_S
+
+
+def _fail_after_5xx() -> int:
+    raw = os.environ.get("DIBENCH_FAIL_AFTER_5XX", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else FAIL_AFTER_5XX
+
+
+class _NoAnswer(InfraError):
+    """No run succeeded before the session's no-answer deadline."""
+
+    unanswered = True
 
 
 class _DeadEndpoint:
@@ -188,8 +221,9 @@ class _DeadEndpoint:
     session at once. Until some run succeeds, ``DEAD_AFTER`` runs that nothing answered
     (connection failed, timeouts) or ``DEAD_AFTER`` instances whose requests were rejected
     (other 4xx) stop it too. After one success every infrastructure error is stored and retried
-    on resume as before; so are server errors (5xx, 429 after all retries) at any time, since a
-    server that answers may be busy or loading.
+    on resume as before; so are server errors (5xx, 429 after all retries), since a server that
+    answers may be busy or loading, unless ``FAIL_AFTER_5XX`` runs in a row end on a 5xx with
+    none succeeded since the start (a proxy answering 502 to everything).
     """
 
     def __init__(self) -> None:
@@ -198,6 +232,8 @@ class _DeadEndpoint:
         self.unanswered = 0
         self.rejected: set[str] = set()
         self.last = ""
+        self.server_errors = 0  # runs in a row ending on a 5xx
+        self.server_limit = _fail_after_5xx()
 
     def success(self) -> None:
         self.succeeded = True
@@ -215,6 +251,13 @@ class _DeadEndpoint:
             return str(exc)
         if self.succeeded:
             return None
+        self.server_errors = self.server_errors + 1 if exc.server_error else 0
+        if self.server_errors >= self.server_limit:
+            return (
+                f"{self.server_errors} runs in a row got a server error and none succeeded "
+                f"since the start: {exc}: check --base-url (a proxy in the way?) and the server "
+                "(DIBENCH_FAIL_AFTER_5XX sets how many)"
+            )
         if exc.unanswered:
             self.unanswered += 1
             self.last = str(exc)
@@ -266,6 +309,24 @@ async def drive(
         queue.put_nowait(w)
     aborted: list[str] = []
     dead = _DeadEndpoint()
+    no_answer_s = _no_answer_s()
+    deadline = time.monotonic() + no_answer_s
+
+    async def bounded(iid: str, repeat: int) -> Decision:
+        """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
+        if dead.succeeded:
+            return await attempt(iid, repeat)
+        try:
+            return await asyncio.wait_for(attempt(iid, repeat), deadline - time.monotonic())
+        except TimeoutError:
+            if dead.succeeded:  # another run answered meanwhile: stored, re-run on resume
+                raise InfraError(f"no answer within {no_answer_s:g} s", unanswered=True) from None
+            raise _NoAnswer(
+                f"no run succeeded within {no_answer_s:g} s of the start (the server accepts "
+                "connections but nothing answers?): check --base-url and the server "
+                "(DIBENCH_NO_ANSWER_S sets the limit)"
+            ) from None
+
     # The first run goes alone: a wrong key, URL or model then costs one call and one stored
     # error, not one per worker; a healthy endpoint loses one run's latency, once.
     opened = asyncio.Event()
@@ -288,12 +349,12 @@ async def drive(
             cause = ""
             stop: str | None = None
             try:
-                decision = await attempt(iid, repeat)
+                decision = await bounded(iid, repeat)
                 outcome = decision.outcome
             except InfraError as exc:
                 outcome, cause = Outcome.INFRA_ERROR, str(exc)
                 prog.infra_errors += 1
-                stop = dead.failure(iid, exc)
+                stop = str(exc) if isinstance(exc, _NoAnswer) else dead.failure(iid, exc)
                 if recorder is not None:
                     recorder.discard(iid, repeat)
             except tuple(fatal) as exc:  # type: ignore[misc]
@@ -392,8 +453,8 @@ def open_condition(
     config = {
         **settings,
         "adapter": adapter.describe(),
-        "provider": provider.describe(),
-        "defenses": chain.describe() if chain is not None else [],
+        "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
+        "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
     }
     key = store.add_condition(framework, model, defense, config)
     done = store.done(key)

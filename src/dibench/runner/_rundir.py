@@ -20,7 +20,7 @@ import orjson
 
 from dibench import __version__
 from dibench._fs import atomic_write
-from dibench._secrets import redact_url
+from dibench._secrets import mask_secret_keys, redact_url
 from dibench.adapters import folder_digest
 from dibench.dataset import Dataset, DatasetError
 
@@ -59,11 +59,15 @@ def stored_options(options: dict[str, Any], flag: str = "--provider-opt") -> dic
 
 
 def _redacted(value: Any) -> Any:
-    """A stored option value with URL credentials hidden (each URL of a list of them)."""
+    """A stored option value with URL credentials hidden (each URL of a list of them), and,
+    inside a dict-valued option (``extra_body``), every credential-named key's value masked
+    at any depth: the provider still sends it, the run directory never holds it."""
     if isinstance(value, str):
         return redact_url(value)
     if isinstance(value, list | tuple):
-        return [redact_url(v) if isinstance(v, str) else v for v in value]
+        return [redact_url(v) if isinstance(v, str) else _redacted(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in mask_secret_keys(value).items()}
     return value
 
 
