@@ -178,6 +178,11 @@ def main() -> None:
     "its benign screen): runs then never compose; for large runs at one repeat.",
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Processes (default: CPU count).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing non-empty OUT whole (written beside it, then swapped in).",
+)
 @load_option
 @_guard
 def generate(
@@ -193,13 +198,24 @@ def generate(
     epsilon: float,
     materialize: bool,
     workers: int | None,
+    force: bool,
     load: tuple[str, ...],
 ) -> None:
-    """Generate paired benign/injected decision states into OUT."""
+    """Generate paired benign/injected decision states into OUT.
+
+    OUT must be new or an empty folder; ``--force`` replaces a dataset there whole, so no stale
+    screen of a larger dataset stays beside the new records.
+    """
+    from dibench._fs import atomic_folder
     from dibench.dataset import Category
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as run
 
+    if not force and (out.exists() and (not out.is_dir() or any(out.iterdir()))):
+        raise click.BadParameter(
+            f"{out} already exists and is not empty (pass --force to replace it whole)",
+            param_hint="'--out'",
+        )
     _load(load)
     cats = _csv(categories) or tuple(c.value for c in Category)
     for c in cats:
@@ -227,8 +243,8 @@ def generate(
         materialize=materialize,
     )
     prog, update = _progress("generating")
-    with prog:
-        summary = run(out, config, workers=workers, progress=update)
+    with prog, atomic_folder(out) as tmp:
+        summary = run(tmp, config, workers=workers, progress=update)
     by_probe = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_probe.items()))
     click.echo(
         f"wrote {summary.benign} benign and {summary.injected} injected instances to {out} "
