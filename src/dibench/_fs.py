@@ -135,6 +135,35 @@ def atomic_path(path: Path) -> Iterator[Path]:
         raise
 
 
+@contextlib.contextmanager
+def atomic_folder(path: Path) -> Iterator[Path]:
+    """A temporary folder beside ``path``; on success it takes ``path``'s place whole (a
+    folder there before is swapped out, then removed), else it is removed and ``path`` is left
+    as it was. A reader sees the old folder or the new one, never a mix of the two."""
+    import shutil
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    except OSError as exc:
+        raise FileError.of(exc, path) from None
+    try:
+        yield tmp
+        if path.is_dir():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
+            os.replace(path, old / path.name)  # out of the way, then the new one in its place
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    except BaseException as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError) and not isinstance(exc, FileError):
+            raise FileError.of(exc, path) from None
+        raise
+
+
 def _mode(path: Path) -> int:
     """The replaced file's permissions, else what ``open`` would give (mkstemp gives 0600)."""
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -177,6 +178,11 @@ def main() -> None:
     "its benign screen): runs then never compose; for large runs at one repeat.",
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Processes (default: CPU count).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing non-empty OUT whole (written beside it, then swapped in).",
+)
 @load_option
 @_guard
 def generate(
@@ -192,13 +198,24 @@ def generate(
     epsilon: float,
     materialize: bool,
     workers: int | None,
+    force: bool,
     load: tuple[str, ...],
 ) -> None:
-    """Generate paired benign/injected decision states into OUT."""
+    """Generate paired benign/injected decision states into OUT.
+
+    OUT must be new or an empty folder; ``--force`` replaces a dataset there whole, so no stale
+    screen of a larger dataset stays beside the new records.
+    """
+    from dibench._fs import atomic_folder
     from dibench.dataset import Category
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as run
 
+    if not force and (out.exists() and (not out.is_dir() or any(out.iterdir()))):
+        raise click.BadParameter(
+            f"{out} already exists and is not empty (pass --force to replace it whole)",
+            param_hint="'--out'",
+        )
     _load(load)
     cats = _csv(categories) or tuple(c.value for c in Category)
     for c in cats:
@@ -226,8 +243,8 @@ def generate(
         materialize=materialize,
     )
     prog, update = _progress("generating")
-    with prog:
-        summary = run(out, config, workers=workers, progress=update)
+    with prog, atomic_folder(out) as tmp:
+        summary = run(tmp, config, workers=workers, progress=update)
     by_probe = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_probe.items()))
     click.echo(
         f"wrote {summary.benign} benign and {summary.injected} injected instances to {out} "
@@ -698,7 +715,26 @@ def run(
 @load_option
 @_guard
 def sweep(config: Path, load: tuple[str, ...]) -> None:
-    """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory."""
+    """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory.
+
+    \b
+    CONFIG (relative paths are read from its folder; full format: docs/SWEEP.md):
+      dataset = "data/dibench-v1"          # required
+      out = "runs/sweep"                   # required
+      frameworks = ["direct", "appagent"]  # required
+      repeats = 3                          # default 10
+      limit = 20                           # default: every state
+      concurrency = 8                      # default 8
+      probes = ["combined", "naive"]       # default: every probe
+      parse = ["faithful", "robust"]       # optional: each parse mode
+      defenses = ["none", "jpeg:75", ["jpeg:75", "prompt-warning"]]
+      record = true                        # keep prompts and replies
+      [adapter_options.mobile-agent-v2]    # per-framework options
+      prompts = "/abs/path/prompts/v2"
+      [[models]]                           # one table per model
+      spec = "openai:qwen2.5-vl-7b-instruct"
+      base_url = "http://127.0.0.1:8000/v1"  # other keys: provider options
+    """
     from dibench.runner import RunError, SweepError, execute, label_of, load_sweep, preflight
 
     _load(load)
@@ -905,33 +941,53 @@ def defenses_(load: tuple[str, ...]) -> None:
 @main.command(name="list")
 @click.option("--dataset", type=click.Path(path_type=Path), required=True)
 @click.option("--injected/--benign", "injected", default=False, help="List injected ids.")
-@click.option("--app")
-@click.option("--probe")
+@click.option("--app", help="Only this app's states (an app the dataset holds).")
+@click.option("--probe", help="Only this probe's instances (a probe the dataset holds).")
 @click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True)
+@click.option("--all", "all_", is_flag=True, help="List every id (same as --limit 0).")
 @_guard
-def list_(dataset: Path, injected: bool, app: str | None, probe: str | None, limit: int) -> None:
-    """List instance ids (benign by default)."""
+def list_(
+    dataset: Path, injected: bool, app: str | None, probe: str | None, limit: int, all_: bool
+) -> None:
+    """List instance ids (benign by default); says on stderr when --limit cut the list short.
+
+    A reader that stops early (``| head -1``) ends the listing quietly with exit 0.
+    """
     from dibench.dataset import Dataset
 
     ds = Dataset.open(dataset)
-    shown = 0
+    if app is not None and app not in {st.app for st in ds.benign.values()}:
+        raise click.BadParameter(f"the dataset has no app {app!r}", param_hint="'--app'")
+    if probe is not None and probe not in {iid.probe for iid in ds.injected_ids()}:
+        raise click.BadParameter(f"the dataset has no probe {probe!r}", param_hint="'--probe'")
+    limit = 0 if all_ else limit
+    lines: Iterator[str]
     if injected:
-        for iid in ds.injected_ids():
-            state = ds.benign.get(iid.pair)
-            if (probe and iid.probe != probe) or (app and (state is None or state.app != app)):
-                continue
-            click.echo(iid)
-            shown += 1
-            if limit and shown >= limit:
-                break
+        lines = (
+            str(iid)
+            for iid in ds.injected_ids()
+            if (not probe or iid.probe == probe)
+            and (not app or ((st := ds.benign.get(iid.pair)) is not None and st.app == app))
+        )
     else:
-        for sid, st in ds.benign.items():
-            if app and st.app != app:
-                continue
-            click.echo(f"{sid}\t{st.instruction}")
-            shown += 1
+        lines = (
+            f"{sid}\t{st.instruction}" for sid, st in ds.benign.items() if not app or st.app == app
+        )
+    try:
+        for shown, line in enumerate(lines):
             if limit and shown >= limit:
+                click.echo(
+                    f"dibench: listed the first {limit}; pass --all (or --limit 0) for every id",
+                    err=True,
+                )
                 break
+            click.echo(line)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader closed the pipe: what it wanted it has; the interpreter's own flush at
+        # exit must not fail on the closed pipe again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":  # pragma: no cover
