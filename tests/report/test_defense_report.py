@@ -252,7 +252,7 @@ def test_html_has_the_section_with_frontier_and_roc(drep: Report) -> None:
     html = render_report(drep, "html")
     assert '<section id="defenses"><h2>Defenses</h2>' in html
     assert '<a href="#defenses">Defenses</a>' in html
-    assert 'class="est defense-comparison"' in html and 'class="est detectors"' in html
+    assert 'class="est defense-comparison' in html and 'class="est detectors' in html
     roc = re.search(r'<svg[^>]*class="chart roc".*?</svg>', html, re.S)
     assert roc is not None
     root = ET.fromstring(roc.group(0))
