@@ -13,10 +13,12 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ._base import Action
 from ._replies import ReplyError
 
 __all__ = [
     "NUMBER",
+    "button_action",
     "check_point",
     "clean",
     "excerpt",
@@ -28,6 +30,18 @@ __all__ = [
     "section",
     "strip_thinking",
 ]
+
+
+def button_action(button: object) -> Action | None:
+    """The action a tool-call agent's ``system_button`` means here (case and spaces ignored):
+    Back and Home act, Menu and Enter have no target and are recorded with no effect; None for
+    any other name (each framework raises its own error for it)."""
+    name = str(button if button is not None else "").strip().lower()
+    if name in ("back", "home"):
+        return Action(name)  # type: ignore[arg-type]
+    if name in ("menu", "enter"):
+        return Action("none", text=f"system_button {name}")
+    return None
 
 
 def flat(text: str) -> str:

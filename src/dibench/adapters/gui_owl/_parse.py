@@ -13,6 +13,7 @@ from typing import Any
 from .._base import Action
 from .._moves import swipe_direction
 from .._parse import (
+    button_action,
     check_point,
     first_json_object,
     numbers,
@@ -198,14 +199,10 @@ def _robust_action(call: ToolCall, geo: Geometry) -> Action:
     if call.action == "type":
         return Action("type", text=str(a.get("text", "")))
     if call.action == "system_button":
-        button = str(a.get("button", "")).strip().lower()
-        if button == "back":
-            return Action("back")
-        if button == "home":
-            return Action("home")
-        if button in ("menu", "enter"):
-            return Action("none", text=f"system_button {button}")
-        raise ReplyError(f"unknown system button {a.get('button')!r}")
+        pressed = button_action(a.get("button", ""))
+        if pressed is None:
+            raise ReplyError(f"unknown system button {a.get('button')!r}")
+        return pressed
     if call.action == "wait":
         return Action("wait")
     if call.action == "terminate":

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import first_json_object, numbers
+from .._parse import button_action, first_json_object, numbers
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -206,12 +206,12 @@ def _action(call: Call, width: int, height: int, strict: bool) -> Action:
     if act == "type":
         return Action("type", text=str(a.get("text", "")))
     if act == "system_button":
-        button = str(a.get("button", "")).strip().lower()
-        if button in ("back", "home"):
-            return Action(button)
-        if button in ("menu", "enter"):
-            return Action("none", text=f"system_button {button}")
-        raise (FrameworkError if strict else ReplyError)(f"unknown system button {button!r}")
+        pressed = button_action(a.get("button", ""))
+        if pressed is None:
+            raise (FrameworkError if strict else ReplyError)(
+                f"unknown system button {str(a.get('button', '')).strip().lower()!r}"
+            )
+        return pressed
     if act == "open":
         return Action("none", text=f"open {a.get('text', '')}")  # no app to open here
     if act == "wait":

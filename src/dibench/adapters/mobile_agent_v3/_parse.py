@@ -13,6 +13,7 @@ from typing import Any
 from .._base import Action
 from .._moves import swipe_direction
 from .._parse import (
+    button_action,
     check_point,
     clean,
     excerpt,
@@ -265,12 +266,10 @@ def _robust_action(obj: dict[str, Any], width: float, height: float) -> tuple[st
             raise ReplyError("type needs 'text'")
         return name, Action("type", text=text)
     if name == "system_button":
-        button = str(obj.get("button", "")).strip().lower()
-        if button in ("back", "home"):
-            return name, Action(button)  # type: ignore[arg-type]
-        if button in ("enter", "menu"):
-            return name, Action("none", text=f"system_button {button}")
-        raise ReplyError(f"unknown system button {obj.get('button')!r}")
+        pressed = button_action(obj.get("button", ""))
+        if pressed is None:
+            raise ReplyError(f"unknown system button {obj.get('button')!r}")
+        return name, pressed
     if name in ("answer", "terminate"):
         return name, Action("finish", text=str(obj.get("text") or obj.get("status") or ""))
     if name == "wait":

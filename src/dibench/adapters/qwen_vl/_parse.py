@@ -13,7 +13,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import check_point, first_json_object, numbers
+from .._parse import button_action, check_point, first_json_object, numbers
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -257,12 +257,10 @@ def map_robust(call: QwenCall, width: int, height: int) -> Action:
     if act == "type":
         return Action("type", text=_text(a.get("text", "")))
     if act == "system_button":
-        button = str(a.get("button", "")).strip().lower()
-        if button in ("back", "home"):
-            return Action(button)
-        if button in ("menu", "enter"):
-            return Action("none", text=f"system_button {button}")
-        raise ReplyError(f"unknown system button {a.get('button')!r}")
+        pressed = button_action(a.get("button", ""))
+        if pressed is None:
+            raise ReplyError(f"unknown system button {a.get('button')!r}")
+        return pressed
     if act == "wait":
         return Action("wait")
     if act in ("ask_user", "call_user"):
