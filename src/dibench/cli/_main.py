@@ -372,13 +372,12 @@ def _merged(rundirs: Sequence[Path]) -> Iterator[Path]:
 def _warn_fonts(dataset: Path) -> None:
     """One ``dibench: warning:`` line when this machine would draw ``dataset``'s screens with
     other fonts than its manifest records (nothing for a dataset that records none)."""
-    import orjson
-
+    from dibench.dataset import DatasetError, read_manifest
     from dibench.render import INSTALL_HINT, font_differences
 
     try:
-        manifest = orjson.loads((Path(dataset) / "manifest.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        manifest = read_manifest(dataset)
+    except (OSError, DatasetError):
         return  # opening the dataset reports it
     recorded = manifest.get("fonts") if isinstance(manifest, dict) else None
     if not isinstance(recorded, Mapping):

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 from PIL import Image, UnidentifiedImageError
@@ -17,7 +18,7 @@ from dibench._values import InstanceId, InstanceIdError
 from ._io import DatasetError, parse_record, read_jsonl
 from ._schema import Candidate, DecisionState, InjectedRecord
 
-__all__ = ["Dataset", "Instance", "carrier_rows"]
+__all__ = ["Dataset", "Instance", "carrier_rows", "read_manifest"]
 
 
 def carrier_rows(
@@ -62,6 +63,18 @@ class Instance:
         return self.record.probe if self.record else None
 
 
+def read_manifest(root: Path) -> dict[str, Any]:
+    """A dataset folder's ``manifest.json`` ({} when it has none); a ``DatasetError`` naming
+    the file when it is not valid JSON. Cheap: what needs only the manifest (the fonts
+    warning before a run) reads it without opening the dataset."""
+    manifest = Path(root) / "manifest.json"
+    try:
+        data = orjson.loads(manifest.read_bytes()) if manifest.is_file() else {}
+    except orjson.JSONDecodeError as exc:
+        raise DatasetError(f"{manifest}: not valid JSON ({exc})") from None
+    return data
+
+
 class Dataset:
     """A generated (or imported) dataset directory.
 
@@ -77,11 +90,7 @@ class Dataset:
             raise DatasetError(f"{self.root}: no such dataset directory")
         self.benign_path = self.root / "benign.jsonl"
         self.injected_path = self.root / "injected.jsonl"
-        manifest = self.root / "manifest.json"
-        try:
-            self.manifest = orjson.loads(manifest.read_bytes()) if manifest.is_file() else {}
-        except orjson.JSONDecodeError as exc:
-            raise DatasetError(f"{manifest}: not valid JSON ({exc})") from None
+        self.manifest = read_manifest(self.root)
         self.benign: dict[str, DecisionState] = {}
         for state in read_jsonl(self.benign_path, DecisionState):
             if state.id in self.benign:
