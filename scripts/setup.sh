@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up DIBench on a fresh Debian-like machine: the fonts the screens need (Roboto for Latin,
-# WenQuanYi Micro Hei for Chinese) and the package with every extra. With --dev, also what the
-# test suite opens: the faces its real-style scenes are drawn in (Liberation, DejaVu; see
+# WenQuanYi Micro Hei for Chinese, DejaVu Sans Mono as the last fallback) and the package with
+# every extra. With --dev, also what the test suite opens: the faces its real-style scenes are drawn in (Liberation, DejaVu; see
 # tests/fonts.py) and Debian's headless Chromium (the HTML report is opened in it). Idempotent:
 # a package whose files are already there is not installed again.
 set -euo pipefail
@@ -13,10 +13,11 @@ dev=0
 need=(
   "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc fonts-wqy-microhei"
   "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf fonts-roboto-unhinted"
+  # DejaVu Sans Mono is the screens' last fallback face (render.SCREEN_FACES): generate needs it
+  "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf fonts-dejavu-core"
 )
 if [ "$dev" = 1 ]; then
   need+=(
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf fonts-dejavu-core"
     "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf fonts-liberation"
     "/usr/bin/chromium chromium"
   )
