@@ -42,7 +42,7 @@ def _identity(run: RunDir, data: dict[str, Any]) -> tuple[str, Any]:
     raise MergeError(f"{run.root}: run.json names neither a dataset nor simulator episodes")
 
 
-def _describe(kind: str, run: RunDir, data: dict[str, Any]) -> str:
+def _describe(kind: str, data: dict[str, Any]) -> str:
     return f"dataset {data.get('dataset')}" if kind == "dataset" else "simulator episodes"
 
 
@@ -64,7 +64,7 @@ def merge_runs(rundirs: Sequence[Path | str], out: Path | str) -> RunDir:
         if (k, i) != (kind, ident):
             raise MergeError(
                 f"{runs[0].root} and {run.root} were run on different data "
-                f"({_describe(kind, runs[0], datas[0])} vs {_describe(k, run, data)}; "
+                f"({_describe(kind, datas[0])} vs {_describe(k, data)}; "
                 "their records' fingerprints differ): a report across runs needs the same data"
             )
     dest = RunDir(out)
