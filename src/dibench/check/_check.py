@@ -12,10 +12,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageChops
 
 from dibench._seeding import derive_seed
 from dibench._values import Box, UIElement
@@ -157,46 +156,23 @@ def _check_benign(state: DecisionState, ds: Dataset, rep: CheckReport) -> None:
         rep.add("screenshot", sid, False, str(exc))
 
 
-def _outside_equal(a: np.ndarray, b: np.ndarray, boxes: list[Box]) -> tuple[bool, int]:
-    """Whether a and b agree outside ``boxes``; also the count of differing pixels outside.
+def _confined(
+    benign: Image.Image, injected: Image.Image, boxes: list[Box]
+) -> tuple[bool, int, bool]:
+    """Whether ``injected`` equals ``benign`` outside ``boxes`` (and if not, how many pixels
+    differ there), and whether it differs inside them.
 
-    Compares horizontal bands split at the box edges with byte equality (memcmp speed); the
-    exact pixel count is computed only for a band that differs.
+    Works on Pillow's difference image (C speed, no copy into numpy): blanking the boxes in it
+    leaves a bounding box only where a pixel changed outside them. The exact count is computed
+    only for a screen that fails.
     """
-    height, width = a.shape[:2]
-    edges = sorted({0, height, *(min(max(y, 0), height) for bx in boxes for y in (bx.y1, bx.y2))})
-    n_diff = 0
-    for y0, y1 in pairwise(edges):
-        spans = sorted((bx.x1, bx.x2) for bx in boxes if bx.y1 <= y0 and bx.y2 >= y1)
-        x = 0
-        for x1, x2 in [*spans, (width, width)]:
-            if x1 > x:
-                sa, sb = a[y0:y1, x:x1], b[y0:y1, x:x1]
-                if sa.tobytes() != sb.tobytes():
-                    n_diff += int(np.count_nonzero((sa != sb).any(axis=-1)))
-            x = max(x, x2)
-    return n_diff == 0, n_diff
-
-
-def _inside_changed(a: np.ndarray, b: np.ndarray, boxes: list[Box]) -> bool:
-    return any(
-        a[bx.y1 : bx.y2, bx.x1 : bx.x2].tobytes() != b[bx.y1 : bx.y2, bx.x1 : bx.x2].tobytes()
-        for bx in boxes
-    )
-
-
-_ARRAYS: dict[str, tuple[Image.Image, np.ndarray]] = {}
-
-
-def _array(state_id: str, image: Image.Image) -> np.ndarray:
-    """The benign screenshot as an array, kept for the state's run of variants. Kept with the
-    image it came from: another dataset (or a forked worker's parent) may have a state of the
-    same id at another size, whose array must never stand in for this one."""
-    hit = _ARRAYS.get(state_id)
-    if hit is None or hit[0] is not image:
-        _ARRAYS.clear()
-        hit = _ARRAYS[state_id] = (image, np.asarray(image))
-    return hit[1]
+    diff = ImageChops.difference(benign, injected)
+    changed = any(diff.crop((bx.x1, bx.y1, bx.x2, bx.y2)).getbbox() for bx in boxes)
+    for bx in boxes:
+        diff.paste(0, (bx.x1, bx.y1, bx.x2, bx.y2))
+    if diff.getbbox() is None:
+        return True, 0, changed
+    return False, int(np.count_nonzero(np.asarray(diff).any(axis=-1))), changed
 
 
 def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
@@ -223,13 +199,16 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
         return
     benign_img = ds.benign_image(state.id)
     inj_img = record_screenshot(ds, rec)
-    a = _array(state.id, benign_img)
-    b = np.asarray(inj_img)
-    if a.shape != b.shape:
-        rep.add("confinement", iid, False, f"composed image shape {b.shape} != benign {a.shape}")
+    if (inj_img.size, inj_img.mode) != (benign_img.size, benign_img.mode):
+        rep.add(
+            "confinement",
+            iid,
+            False,
+            f"composed image {inj_img.size} {inj_img.mode} != benign "
+            f"{benign_img.size} {benign_img.mode}",
+        )
         return
-    same, n_out = _outside_equal(a, b, carrier_boxes)
-    changed = _inside_changed(a, b, carrier_boxes)
+    same, n_out, changed = _confined(benign_img, inj_img, carrier_boxes)
     rep.add(
         "confinement",
         iid,
@@ -274,8 +253,8 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
     if rec.payload.epsilon is not None:
         cov = target.boxes["cover"]
         delta = np.abs(
-            a[cov.y1 : cov.y2, cov.x1 : cov.x2].astype(np.int16)
-            - b[cov.y1 : cov.y2, cov.x1 : cov.x2].astype(np.int16)
+            np.asarray(benign_img.crop(cov), dtype=np.int16)
+            - np.asarray(inj_img.crop(cov), dtype=np.int16)
         )
         bound = round(rec.payload.epsilon * 255)
         rep.add(
