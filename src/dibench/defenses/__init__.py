@@ -6,10 +6,11 @@ check the proposed action (``after``). ``DefendedAdapter`` runs any adapter behi
 ``DefenseChain``. Built-ins, registered in ``DEFENSES`` by name: ``noise``, ``jpeg``,
 ``downscale``, ``prompt-warning``, ``spotlight`` (third-party text in the prompt marked as
 data), ``sandwich`` (the instruction repeated after the screen content), ``keyword-detector``
-(offline), ``llm-judge`` and ``evidence-check`` (claims checked against the app's own fields
-before a commit). A defense may also rewrite the requests a framework sends (``rewrite``). Users
-register their own with ``@DEFENSES.register("name")`` in a module given to ``--load`` or
-through the ``dibench.defenses`` entry point.
+(offline), ``classifier-detector`` (a local Hugging Face text classifier, extra
+``dibench[classifier]``), ``llm-judge`` and ``evidence-check`` (claims checked against the
+app's own fields before a commit). A defense may also rewrite the requests a framework sends
+(``rewrite``). Users register their own with ``@DEFENSES.register("name")`` in a module given
+to ``--load`` or through the ``dibench.defenses`` entry point.
 """
 
 from dibench.adapters import Verdict
@@ -29,6 +30,7 @@ from ._base import (
     make_defense,
     parse_spec,
 )
+from ._classifier import ClassifierDetector, injection_labels, load_classifier
 from ._detect import POLICIES, Detector, Finding, mask_regions
 from ._evidence import (
     Claim,
@@ -62,6 +64,7 @@ __all__ = [
     "SANDWICH_TEXT",
     "SPOTLIGHT_NOTES",
     "Claim",
+    "ClassifierDetector",
     "DefendedAdapter",
     "Defense",
     "DefenseChain",
@@ -90,8 +93,10 @@ __all__ = [
     "downscale",
     "extract_claims",
     "field_values",
+    "injection_labels",
     "jpeg_encode",
     "jpeg_roundtrip",
+    "load_classifier",
     "make_chain",
     "make_defense",
     "map_back",

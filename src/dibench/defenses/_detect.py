@@ -20,7 +20,15 @@ from dibench.adapters import Verdict, excerpt
 
 from ._base import Defense, DefenseContext, View
 
-__all__ = ["POLICIES", "Detector", "Finding", "item_label", "mask_regions", "warning_text"]
+__all__ = [
+    "POLICIES",
+    "Detector",
+    "Finding",
+    "item_label",
+    "mask_regions",
+    "node_text",
+    "warning_text",
+]
 
 POLICIES = ("block", "warn", "mask", "flag")
 
@@ -35,6 +43,11 @@ class Finding:
     elements: tuple[int, ...] = ()  # UI node indices to mask
     boxes: tuple[Box, ...] = ()  # further regions to mask, in shown pixels
     detail: str = ""
+
+
+def node_text(e: UIElement) -> str:
+    """The text a text detector reads of one UI node: its text and content description."""
+    return " ".join(t for t in (e.text, e.content_desc) if t.strip())
 
 
 def item_label(ui: Sequence[UIElement], flagged: str) -> str:

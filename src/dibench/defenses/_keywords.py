@@ -27,7 +27,7 @@ from dibench._values import Box, UIElement
 from dibench.adapters import excerpt
 
 from ._base import DEFENSES, DefenseContext, View
-from ._detect import Detector, Finding
+from ._detect import Detector, Finding, node_text
 
 if TYPE_CHECKING:
     from dibench.ocr import OcrLine
@@ -268,7 +268,7 @@ class KeywordDetector(Detector):
         long_ids = _long_titles(view.ui)
         scored: list[tuple[float, str, str, tuple[int, ...], tuple[tuple[int, ...], ...], str]] = []
         for e in view.ui:
-            text = " ".join(t for t in (e.text, e.content_desc) if t.strip())
+            text = node_text(e)
             if not text:
                 continue
             extra = [LONG] if e.index in long_ids else []
