@@ -25,19 +25,23 @@ title probe's payload on that item, so both twins share one layout).
 
 from ._apps import FoodSim, HotelSim, ShoppingSim
 from ._episodes import (
+    N_ITEMS,
     SIMS,
     Catalog,
     EpisodeError,
     EpisodeSpec,
     SimulatorClass,
     list_geometry,
+    list_positions,
     make_env,
+    parse_target_at,
     plan_episodes,
     register_sim,
 )
 from ._sim import Simulator
 
 __all__ = [
+    "N_ITEMS",
     "SIMS",
     "Catalog",
     "EpisodeError",
@@ -48,7 +52,9 @@ __all__ = [
     "Simulator",
     "SimulatorClass",
     "list_geometry",
+    "list_positions",
     "make_env",
+    "parse_target_at",
     "plan_episodes",
     "register_sim",
 ]
