@@ -82,6 +82,9 @@ class Move:
     # detail page's item); () in stores recorded before it was kept
     shown: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", tuple(self.shown))  # a stored list reads back as one
+
 
 @dataclass(frozen=True)
 class Trajectory:

@@ -37,7 +37,6 @@ GROUP_COLUMNS: tuple[str, ...] = (
     "category",
     "language",
     "detector",
-    "position",  # the Depth section's group: a rank band, a fold side, seen / not seen
 )
 CSV_COLUMNS: tuple[str, ...] = (
     "table",
@@ -51,6 +50,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "n",
     "method",
     "p_value",
+    "position",  # the Depth section's group (a rank band, a fold side, seen): added last
 )
 
 
