@@ -10,7 +10,8 @@ from tests._cli import invoke
 BASE = ("simulate", "--framework", "direct", "--model", "oracle", "--sims", "food",
         "--episodes", "1", "--probes", "naive", "--repeats", "1", "--languages", "en")  # fmt: skip
 COLUMNS = ("injected", "target_rank", "target_row", "target_col", "target_fold", "target_seen",
-           "target_seen_step", "scroll_depth", "items_seen", "items_inspected", "decision")  # fmt: skip
+           "target_seen_step", "scroll_depth", "items_seen", "items_inspected",
+           "decision")  # fmt: skip
 
 
 def _rows(out: Path) -> list[dict[str, object]]:

@@ -40,7 +40,9 @@ RUNS = ("hand", "sweep", "sim", "attack")
 
 ADDED_JSON: frozenset[str] = frozenset({"attack", "depth"})
 _DEPTH_CSV = ("depth_band", "depth_fold", "depth_seen", "depth_trend", "depth_scroll")
-ADDED_CSV: frozenset[str] = frozenset({"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV})
+ADDED_CSV: frozenset[str] = frozenset(
+    {"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV}
+)
 # CSV columns added since, at the end of every line (the Depth section's group)
 ADDED_CSV_COLUMNS = 1
 _DEPTH_TEX = ("depth-band", "depth-trend", "depth-fold", "depth-seen", "depth-scroll")
