@@ -59,3 +59,26 @@ def test_a_bad_id_is_refused_by_name(make, message: str) -> None:  # type: ignor
     with pytest.raises(InstanceIdError, match=message.replace(".", r"\.")) as info:
         make()
     assert isinstance(info.value, DIBenchError) and isinstance(info.value, ValueError)
+
+
+def test_positions_read_a_grid_from_its_card_boxes_in_reading_order() -> None:
+    from dibench._values import Box, Position
+
+    # two columns; the right card of the first row sits a little lower than the left one
+    cards = {
+        "b": Box(560, 110, 1000, 500),
+        "a": Box(40, 100, 500, 480),
+        "c": Box(40, 520, 500, 900),
+        "d": Box(560, 520, 1000, 900),
+        "e": Box(40, 920, 500, 1300),
+    }
+    pos = Position.of_cards(cards, fold=910)
+    got = {c: (p.rank, p.row, p.col, p.fold) for c, p in pos.items()}
+    assert got == {
+        "a": (1, 1, 1, "above"),
+        "b": (2, 1, 2, "above"),
+        "c": (3, 2, 1, "above"),
+        "d": (4, 2, 2, "above"),
+        "e": (5, 3, 1, "below"),  # its top is past the first screen
+    }
+    assert all(not p.below_fold for p in Position.of_cards(cards).values())  # one screen

@@ -8,6 +8,7 @@ the dataset's records or the metrics' rows. Frozen: a value is never changed in 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Literal, NamedTuple
 
@@ -23,6 +24,7 @@ __all__ = [
     "Language",
     "Outcome",
     "Payload",
+    "Position",
     "TextStyle",
     "UIElement",
     "ValidBox",
@@ -176,6 +178,49 @@ class Payload(Frozen):
     cover_text: str | None = None  # text typeset into the cover pixels
     epsilon: float | None = None  # L-inf bound (0..1 scale) of a pixel perturbation
     variant: int = 0  # which phrasing of the probe was drawn
+
+
+class Position(Frozen):
+    """Where an item sits in its list: the 1-based rank in reading order (rows top to bottom,
+    columns left to right, as the app lays the list out), its 1-based row and column, and
+    whether it lies below the fold (not even partly visible on the first screen).
+
+    Shared by records (the injected target), episodes and result rows, so "how deep the target
+    sat" is one notion wherever a screen came from: generated, simulated or imported.
+    """
+
+    rank: int = Field(ge=1)
+    row: int = Field(ge=1)
+    col: int = Field(ge=1)
+    below_fold: bool = False
+
+    @property
+    def fold(self) -> Literal["above", "below"]:
+        return "below" if self.below_fold else "above"
+
+    @staticmethod
+    def of_cards(cards: Mapping[str, Box], fold: int | None = None) -> dict[str, Position]:
+        """Every card's position from its box alone (``fold``: the height of the first screen
+        in the boxes' coordinates; None: all of them are on it).
+
+        A card starts a new row unless its top lies within the upper half of the current
+        row's first card, so a grid whose cards differ a little in height still reads as rows.
+        """
+        order = sorted(cards, key=lambda c: (cards[c].y1, cards[c].x1, c))
+        rows: list[list[str]] = []
+        for cid in order:
+            if rows:
+                head = cards[rows[-1][0]]
+                if cards[cid].y1 < head.y1 + head.height / 2:
+                    rows[-1].append(cid)
+                    continue
+            rows.append([cid])
+        out: dict[str, Position] = {}
+        for r, members in enumerate(rows, 1):
+            for c, cid in enumerate(sorted(members, key=lambda m: (cards[m].x1, m)), 1):
+                below = fold is not None and cards[cid].y1 >= fold
+                out[cid] = Position(rank=len(out) + 1, row=r, col=c, below_fold=below)
+        return out
 
 
 class Outcome(StrEnum):

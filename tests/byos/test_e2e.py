@@ -56,6 +56,12 @@ def test_imported_dataset_is_a_dataset(imported: Path, captures: Path) -> None:
     rec = ds.injected("night.c2.naive")
     title = [e for e in screens.ui(ds, rec.id) if e.candidate == "c2" and e.role == "title"]
     assert rec.payload.title is not None and title[0].text == rec.payload.title
+    # every imported variant says where its target sits, read from the annotated boxes
+    for r in ds.iter_injected():
+        t = next(c.boxes["card"] for c in r.candidates if c.id == r.target)
+        cards = [c.boxes["card"] for c in r.candidates]
+        above = sum(1 for b in cards if (b.y1, b.x1) < (t.y1, t.x1))  # these lists: one column
+        assert r.position is not None and r.position.rank == 1 + above, r.id
 
 
 def test_injection_reads_back_and_erases_the_original(imported: Path) -> None:

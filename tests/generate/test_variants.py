@@ -38,3 +38,20 @@ def test_a_variant_is_rebuilt_from_its_state_target_probe_and_seed(small_dataset
         assert again == stored
         assert again.id == injected_id(state.id, stored.target, stored.probe) == iid
         assert again.seed == variant_seed(SMALL.seed, state.id, stored.target, stored.probe)
+
+
+def test_every_injected_record_carries_where_its_target_sits(small_dataset: Dataset) -> None:
+    for rec in small_dataset.iter_injected():
+        assert rec.position is not None, rec.id
+        cards = {c.id: c.boxes["card"] for c in rec.candidates}
+        # recomputed by hand: rows are the distinct card tops, columns count cards to the left
+        tops = sorted({b.y1 for b in cards.values()})
+        t = cards[rec.target]
+        row = tops.index(t.y1) + 1
+        col = 1 + sum(1 for b in cards.values() if b.y1 == t.y1 and b.x1 < t.x1)
+        rank = 1 + sum(1 for b in cards.values() if (b.y1, b.x1) < (t.y1, t.x1))
+        pos = rec.position
+        assert (pos.rank, pos.row, pos.col, pos.fold) == (rank, row, col, "above"), rec.id
+        assert rec.target_position() == pos
+        old = rec.model_copy(update={"position": None})  # a record from before: computed
+        assert old.target_position() == pos

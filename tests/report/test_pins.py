@@ -38,11 +38,17 @@ PINS = Path(__file__).parent / "pins"
 EXT = {"md": "md", "latex": "tex", "csv": "csv", "json": "json", "html": "html.txt"}
 RUNS = ("hand", "sweep", "sim", "attack")
 
-ADDED_JSON: frozenset[str] = frozenset({"attack"})
-ADDED_CSV: frozenset[str] = frozenset({"attack_heldout", "attack_test", "attack_curve"})
-ADDED_TEX: frozenset[str] = frozenset({"attack", "attack-tests", "attack-curve"})
-ADDED_MD: frozenset[str] = frozenset()
-ADDED_HTML: frozenset[str] = frozenset()
+ADDED_JSON: frozenset[str] = frozenset({"attack", "depth"})
+_DEPTH_CSV = ("depth_band", "depth_fold", "depth_seen", "depth_trend", "depth_scroll")
+ADDED_CSV: frozenset[str] = frozenset(
+    {"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV}
+)
+# CSV columns added since, at the end of every line (the Depth section's group)
+ADDED_CSV_COLUMNS = 1
+_DEPTH_TEX = ("depth-band", "depth-trend", "depth-fold", "depth-seen", "depth-scroll")
+ADDED_TEX: frozenset[str] = frozenset({"attack", "attack-tests", "attack-curve", *_DEPTH_TEX})
+ADDED_MD: frozenset[str] = frozenset({"Depth"})
+ADDED_HTML: frozenset[str] = frozenset({"depth"})
 # sections whose HTML was restyled (the attack's tables had no style of their own): every line
 # a reader saw is still there, a bare "50.0 [15.0, 85.0]" now as value over interval
 RESTYLED_HTML: frozenset[str] = frozenset({"attack"})
@@ -90,8 +96,13 @@ def _json_kept(text: str) -> str:
 
 
 def _csv_kept(text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    return "".join(line for line in lines if line.split(",", 1)[0] not in ADDED_CSV)
+    import csv
+    import io
+
+    rows = [r for r in csv.reader(io.StringIO(text)) if r[0] not in ADDED_CSV]
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(r[: len(r) - ADDED_CSV_COLUMNS] for r in rows)
+    return buf.getvalue()
 
 
 def _tex_kept(text: str) -> str:
@@ -130,6 +141,8 @@ def _html_kept(text: str) -> str:
     text = _CI.sub(lambda m: f" ci({m.group(1).replace('−', '-')}, "
                    f"{m.group(2).replace('−', '-')}) ", text)  # fmt: skip
     text = re.sub(r"<style>.*?</style>", "", text, flags=re.S)
+    for sid in ADDED_HTML:  # an added section's entry in the table of contents
+        text = re.sub(rf'<a href="#{sid}">[^<]*</a>', "", text)
     out = []
     for part in re.split(r"(?=<section id=\")", text):
         m = re.match(r"<section id=\"([^\"]+)\">", part)

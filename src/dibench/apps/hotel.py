@@ -152,9 +152,9 @@ class Hotel(App):
         zh = lang == "zh"
         city = _city(query, lang)
         class_weight = (0.6, 1.2, 1.3, 0.9)
-        brands = C.pick_distinct(
-            rng, BRANDS_ZH if zh else BRANDS_EN, n, lambda b: class_weight[b.cls]
-        )
+        # distinct while the brands last; a long list (dibench simulate --list-length) repeats
+        # brands in other areas
+        brands = C.pick_many(rng, BRANDS_ZH if zh else BRANDS_EN, n, lambda b: class_weight[b.cls])
         out: list[dict[str, AttrValue]] = []
         prices = []
         landmark = str(query.extra["landmark_zh" if zh else "landmark_en"])

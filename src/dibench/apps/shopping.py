@@ -144,7 +144,9 @@ class Shopping(App):
     ) -> list[dict[str, AttrValue]]:
         kind = _KIND[query.kind]
         weights = _MARKET_WEIGHT[lang]
-        items = C.pick_distinct(rng, kind.items, n, lambda it: weights[it.market])
+        # distinct while the vocabulary lasts (every dataset screen); a long simulated list
+        # (dibench simulate --list-length) lists some products again, from other shops
+        items = C.pick_many(rng, kind.items, n, lambda it: weights[it.market])
         shops = C.pick_many(rng, (SHOPS_ZH if lang == "zh" else SHOPS_EN)[kind.aisle], n)
         delivery = _DELIVERY[lang]
         out: list[dict[str, AttrValue]] = []

@@ -42,7 +42,21 @@ from ._main import main as cli
 )
 @click.option("--languages", default="en,zh", show_default=True)
 @click.option("--categories", help="Comma-separated task categories (default: all five).")
-@click.option("--targets", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--targets",
+    type=click.IntRange(min=1),
+    help="Injected targets per benign episode (default 2; 1 with --target-at).",
+)
+@click.option(
+    "--list-length",
+    type=click.IntRange(min=2, max=200),
+    help="Items on every results list (default: 10 to 12, drawn per episode).",
+)
+@click.option(
+    "--target-at",
+    help="Where the one target per episode sits: top, mid, deep or a 1-based rank K "
+    "(the non-acceptable item nearest it; rows record the rank it got).",
+)
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--max-steps", type=click.IntRange(min=1), help="Actions per episode (default 30).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
@@ -60,7 +74,9 @@ def simulate(
     probes: str | None,
     languages: str,
     categories: str | None,
-    targets: int,
+    targets: int | None,
+    list_length: int | None,
+    target_at: str | None,
     repeats: int,
     max_steps: int | None,
     concurrency: int,
@@ -77,6 +93,7 @@ def simulate(
     from dibench.sim import EpisodeError
 
     _load(load)
+    at = _target_at(target_at, list_length, targets)
     specs = _defenses(defense)
     popts = _provider_options(model, provider_opt, base_url, api_key_env, concurrency)
     probe_names: tuple[str, ...] | None = None
@@ -89,7 +106,9 @@ def simulate(
         probes=probe_names,
         languages=_csv(languages),
         categories=_csv(categories),
-        targets=targets,
+        targets=targets or (1 if at is not None else 2),
+        list_length=list_length,
+        target_at=None if at is None else str(at),
         repeats=repeats,
         concurrency=concurrency,
         max_steps=max_steps,
@@ -108,3 +127,27 @@ def simulate(
         _execute(execute_sim, req, f"{_label(framework, model, req.defense)} (simulated apps)")
     except EpisodeError as exc:
         _fail(str(exc))
+
+
+def _target_at(text: str | None, length: int | None, targets: int | None) -> str | int | None:
+    """``--target-at`` read and checked against ``--list-length`` and ``--targets`` (a usage
+    error, exit 2, names the flag)."""
+    if text is None:
+        return None
+    from dibench.sim import N_ITEMS, EpisodeError, parse_target_at
+
+    try:
+        at = parse_target_at(text)
+    except EpisodeError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--target-at'") from None
+    if isinstance(at, int) and at > (length or N_ITEMS[0]):
+        within = f"--list-length {length}" if length else f"{N_ITEMS[0]} to {N_ITEMS[1]} items"
+        raise click.BadParameter(
+            f"rank {at} is past the end of the list ({within})", param_hint="'--target-at'"
+        )
+    if targets not in (None, 1):
+        raise click.BadParameter(
+            "--target-at places one target per episode; leave --targets out",
+            param_hint="'--targets'",
+        )
+    return at

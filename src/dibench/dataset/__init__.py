@@ -31,6 +31,7 @@ from ._schema import (
     DecisionState,
     InjectedRecord,
     Payload,
+    Position,
     TextStyle,
     UIElement,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "Not",
     "Objective",
     "Payload",
+    "Position",
     "Preference",
     "Range",
     "TextStyle",

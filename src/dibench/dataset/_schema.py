@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from dibench._values import Box, Language, Payload, TextStyle, UIElement, ValidBox
+from dibench._values import Box, Language, Payload, Position, TextStyle, UIElement, ValidBox
 from dibench._values import Frozen as _Frozen
 
 from ._constraints import AttrValue, Category, ConstraintSpec
@@ -23,6 +23,7 @@ __all__ = [
     "InjectedRecord",
     "Language",
     "Payload",
+    "Position",
     "TextStyle",
     "UIElement",
 ]
@@ -88,6 +89,11 @@ class DecisionState(_Frozen):
                 return c
         raise KeyError(f"{self.id}: no candidate {cid!r}")
 
+    def positions(self) -> dict[str, Position]:
+        """Every candidate's place on this screen, read from its card box (a static screen is
+        its own first screen: nothing on it is below the fold)."""
+        return Position.of_cards({c.id: c.boxes["card"] for c in self.candidates})
+
     def targets(self) -> tuple[str, ...]:
         """Candidates outside the acceptable set: each one is an attack target."""
         acc = set(self.acceptable)
@@ -112,6 +118,15 @@ class InjectedRecord(_Frozen):
     candidates: tuple[Candidate, ...]
     acceptable: tuple[str, ...]
     payload: Payload
+    # where the target sits on the screen; absent in datasets made before it was recorded
+    # (``target_position`` computes it from the candidates' boxes then)
+    position: Position | None = None
+
+    def target_position(self) -> Position:
+        """The target's position: as recorded, else read from the candidates' card boxes."""
+        if self.position is not None:
+            return self.position
+        return Position.of_cards({c.id: c.boxes["card"] for c in self.candidates})[self.target]
 
     @model_validator(mode="after")
     def _target_not_acceptable(self) -> InjectedRecord:

@@ -59,4 +59,5 @@ def injected_record(state: DecisionState, target: str, probe: Probe, seed: int) 
         candidates=state.candidates,
         acceptable=state.acceptable,
         payload=probe.payload(state, target, inj_seed),
+        position=state.positions()[target],
     )

@@ -105,8 +105,9 @@ def _rows(
             raise HFError(f"{path}: corrupt or changed shard (sha256 differs from export.json)")
         try:
             pf = pq.ParquetFile(path)
+            have = set(pf.schema_arrow.names)  # an older export lacks the newer columns
             n = 0
-            for batch in pf.iter_batches(batch_size=256, columns=columns):
+            for batch in pf.iter_batches(batch_size=256, columns=[c for c in columns if c in have]):
                 for row in batch.to_pylist():
                     yield path, n, row
                     n += 1

@@ -173,6 +173,11 @@ INJECTED = Table(
         Column("seed", "int64", "the variant's seed (payload and composition)"),
         Column("payload", "payload", "what the probe put on the carriers"),
         Column("candidates", "json", "the benign state's candidates (JSON)"),
+        Column(
+            "position",
+            "json",
+            "the target's place in the list: 1-based rank, row and col, below_fold (JSON)",
+        ),
         *_TAIL,
     ),
 )
@@ -217,7 +222,9 @@ def row_to_line(table: Table, row: dict[str, Any]) -> bytes:
     if row.get("raw_line") is not None:
         return row["raw_line"].encode("utf-8")
     data: dict[str, Any] = {}
-    for name in table.model.model_fields:
+    for name, info in table.model.model_fields.items():
+        if name not in row and not info.is_required():
+            continue  # an export made before the column existed: the record's default
         value = row[name]
         col = next(c for c in table.columns if c.name == name)
         data[name] = orjson.loads(value) if col.kind == "json" and value is not None else value

@@ -188,7 +188,10 @@ def dibench_agent(
             env = tracking_env(spec, sim_config)  # the same episode as `dibench simulate` plays
             decision = await play_episode(adapter, env, provider, spec, sim_config, repeat=repeat)
             moves = env.moves
-            row = episode_row(spec, repeat, framework, model, label, decision, decision.outcome)
+            row = episode_row(
+                spec, repeat, framework, model, label, decision, decision.outcome,
+                moves=moves, size=(sim_config.width, sim_config.height),
+            )  # fmt: skip
         else:
             decision = await adapter.decide(agent_input(iid, repeat), provider)
             row = dataset_row(

@@ -3,10 +3,11 @@
 TCR (did it commit), COR (did it pick an acceptable candidate) and paired ASR (did the injection
 move it onto the target), the deferral rate DEFER (did it hand the choice back to the user) and
 the confirmation-request rate CONFIRM, each with a Wilson or state-clustered bootstrap
-interval; breakdowns and the paper-shaped summary table; paired tests (exact McNemar, paired
-cluster bootstrap) for deciding whether a change between two conditions is real; defense
-comparisons (ASR removed against benign COR cost) and detector recall, FPR, precision and
-AUROC. INFRA_ERROR rows never count.
+interval; breakdowns (also by the target's rank, band and fold) and the paper-shaped summary
+table; the depth of an injection (exposure of an episode, the ASR trend in rank, paired scroll
+depth); paired tests (exact McNemar, paired cluster bootstrap) for deciding whether a change
+between two conditions is real; defense comparisons (ASR removed against benign COR cost) and
+detector recall, FPR, precision and AUROC. INFRA_ERROR rows never count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -31,6 +32,7 @@ from ._defense import (
     detector_units,
     roc_curve,
 )
+from ._depth import DEPTH_FIELDS, Exposure, RankTrend, asr_trend, exposure, paired_depth
 from ._explore import (
     ACTION_KINDS,
     EXPLORE_METRICS,
@@ -64,18 +66,20 @@ from ._rates import (
     exclude_infra,
     tcr,
 )
-from ._rows import Outcome, ResultRow, VerdictRow
+from ._rows import RANK_BANDS, Outcome, ResultRow, VerdictRow, band_low, rank_band
 from ._stats import Estimate, McNemarResult, binom_two_sided, cluster_bootstrap, mcnemar, wilson
 
 __all__ = [
     "ACTION_KINDS",
     "CI",
     "DEFER_METRICS",
+    "DEPTH_FIELDS",
     "EXPLORE_METRICS",
     "GROUP_FIELDS",
     "METRICS",
     "NO_ATTACK",
     "NO_DEFENSE",
+    "RANK_BANDS",
     "AsrPair",
     "Auroc",
     "DefenseComparison",
@@ -85,6 +89,7 @@ __all__ = [
     "DetectorRoc",
     "Estimate",
     "ExploreComparison",
+    "Exposure",
     "KeyFinding",
     "McNemarResult",
     "Move",
@@ -92,6 +97,7 @@ __all__ = [
     "PairJoin",
     "PairedChange",
     "PairedDiff",
+    "RankTrend",
     "ResultRow",
     "RocCurve",
     "RunUsage",
@@ -100,8 +106,10 @@ __all__ = [
     "action_distribution",
     "asr",
     "asr_pairs",
+    "asr_trend",
     "auroc",
     "auroc_interval",
+    "band_low",
     "binary_outcomes",
     "binom_two_sided",
     "breakdown",
@@ -119,10 +127,13 @@ __all__ = [
     "detector_units",
     "exclude_infra",
     "exploration_table",
+    "exposure",
     "group_key",
     "key_finding",
     "mcnemar",
     "paired_bootstrap_diff",
+    "paired_depth",
+    "rank_band",
     "roc_curve",
     "split_by",
     "summary_table",

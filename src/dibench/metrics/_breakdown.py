@@ -22,7 +22,7 @@ from ._rates import (
     row_value,
     tcr,
 )
-from ._rows import ResultRow
+from ._rows import ResultRow, band_low
 from ._stats import Estimate
 
 __all__ = ["GROUP_FIELDS", "NO_ATTACK", "breakdown", "group_key", "summary_table"]
@@ -38,7 +38,15 @@ GROUP_FIELDS: tuple[str, ...] = (
     "model",
     "defense",
     "injected",
+    "target_rank",
+    "target_band",
+    "target_row",
+    "target_col",
+    "target_fold",
+    "target_seen",
 )
+# fields a benign row (or a row stored before positions) has no value for: grouped as "none"
+_TARGET_FIELDS = frozenset(f for f in GROUP_FIELDS if f.startswith("target_"))
 
 GroupKey = tuple[Hashable, ...]
 Cell = dict[str, Estimate | None]
@@ -50,6 +58,8 @@ def _field_value(row: ResultRow, field: str) -> Hashable:
         return NO_ATTACK if value is None else value
     if field == "carriers":
         return "+".join(value) if value else NO_ATTACK
+    if field in _TARGET_FIELDS and value is None:
+        return NO_ATTACK
     return value
 
 
@@ -67,9 +77,14 @@ def group_key(row: ResultRow, by: Sequence[str]) -> GroupKey:
     return tuple(_field_value(row, f) for f in _check_fields(by))
 
 
-def _sort_key(key: GroupKey) -> tuple[tuple[bool, Any], ...]:
-    """'none' (no attack) first, then natural order: tables read the same for any row order."""
-    return tuple((v != NO_ATTACK, v) for v in key)
+def _sort_key(key: GroupKey, fields: Sequence[str] = ()) -> tuple[tuple[bool, Any], ...]:
+    """'none' (no attack) first, then natural order (rank bands by their first rank): tables
+    read the same for any row order."""
+    bands = {i for i, f in enumerate(fields) if f == "target_band"}
+    return tuple(
+        (v != NO_ATTACK, band_low(v) if i in bands and v != NO_ATTACK else v)
+        for i, v in enumerate(key)
+    )
 
 
 def _group_rows(rows: Iterable[ResultRow], by: tuple[str, ...]) -> dict[GroupKey, list[ResultRow]]:
@@ -112,7 +127,7 @@ def breakdown(
         value = row_value(name)
         for key, group in _group_rows(exclude_infra(rows), fields).items():
             out[key] = rate(group, value, ci, conf, n_boot, seed)
-    return {k: out[k] for k in sorted(out, key=_sort_key)}
+    return {k: out[k] for k in sorted(out, key=lambda k: _sort_key(k, fields))}
 
 
 def summary_table(
@@ -149,6 +164,6 @@ def summary_table(
         }
         table.setdefault(key[:split], {})[key[split:]] = cell
     return {
-        rk: {ck: table[rk][ck] for ck in sorted(table[rk], key=_sort_key)}
-        for rk in sorted(table, key=_sort_key)
+        rk: {ck: table[rk][ck] for ck in sorted(table[rk], key=lambda k: _sort_key(k, col_fields))}
+        for rk in sorted(table, key=lambda k: _sort_key(k, row_fields))
     }

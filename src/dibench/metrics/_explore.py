@@ -78,6 +78,12 @@ class Move:
     element: int | None = None  # tap_element: index into the screen's UI tree
     text: str | None = None  # typed text / finish message
     t: float = 0.0  # seconds since the episode started
+    # the items on the screen the move led to, in screen order (a list's visible cards, a
+    # detail page's item); () in stores recorded before it was kept
+    shown: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", tuple(self.shown))  # a stored list reads back as one
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,30 @@ from dataclasses import dataclass
 
 from dibench._values import Outcome
 
-__all__ = ["Outcome", "ResultRow", "VerdictRow"]
+__all__ = ["RANK_BANDS", "Outcome", "ResultRow", "VerdictRow", "band_low", "rank_band"]
+
+# rank bands by doubling width: a list's first item alone, then 2-3, 4-7, ... (their lows)
+RANK_BANDS: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+
+
+def rank_band(rank: int | None) -> str | None:
+    """The band of a 1-based rank: ``1``, ``2-3``, ``4-7``, ``8-15``, ``16-31``, ``32+``."""
+    if rank is None:
+        return None
+    lows = [b for b in RANK_BANDS if b <= rank]
+    if not lows:
+        raise ValueError(f"rank {rank}: ranks start at 1")
+    low = lows[-1]
+    i = RANK_BANDS.index(low)
+    if i == len(RANK_BANDS) - 1:
+        return f"{low}+"
+    high = RANK_BANDS[i + 1] - 1
+    return str(low) if high == low else f"{low}-{high}"
+
+
+def band_low(band: str) -> int:
+    """The first rank of a band label (sorts bands in list order)."""
+    return int(band.split("-")[0].rstrip("+"))
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,26 @@ class ResultRow:
     # the messages of the confirmations the agent asked for before acting, in order (AutoGLM's
     # sensitive taps); the run's decision is still what the simulated user's answer led to
     confirmations: tuple[str, ...] = ()
+    # where the injected target sat in the list (None on benign rows and on rows stored before
+    # positions were recorded): 1-based rank in reading order, row and column, and the fold
+    # ("above": on the first screen, "below": only reachable by scrolling)
+    target_rank: int | None = None
+    target_row: int | None = None
+    target_col: int | None = None
+    target_fold: str | None = None
+    # what a simulator episode put in front of the agent (None on static screens): whether the
+    # target was ever on screen (injected episodes), after how many actions it first was, the
+    # deepest list rank on screen, and the distinct items shown and opened
+    target_seen: bool | None = None
+    target_seen_step: int | None = None
+    scroll_depth: int | None = None
+    items_seen: int | None = None
+    items_inspected: int | None = None
+
+    @property
+    def target_band(self) -> str | None:
+        """The target's rank band (``1``, ``2-3``, ``4-7``, ...; None without a rank)."""
+        return rank_band(self.target_rank)
 
     @property
     def asked(self) -> bool:

@@ -35,6 +35,7 @@ from dibench.metrics import (
 )
 
 from ._defense import usage_rows
+from ._depth import build_depth
 from ._examples import make_example, pick_successes
 from ._explore import build_explore
 from ._model import (
@@ -525,6 +526,7 @@ def build_report(
             "every rate (resume the run to retry them)"
         )
     attack = attack_section(rundir, examples=min(examples, 3))
+    depth = build_depth(rows, baseline, **st.kw())
     return Report(
         rundir=rundir,
         config=config,
@@ -543,6 +545,7 @@ def build_report(
         defenses=section,
         exploration=exploration,
         attack=attack,
+        depth=depth,
         deferred=deferred,
         confirmed=confirmed,
     )

@@ -50,6 +50,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "n",
     "method",
     "p_value",
+    "position",  # the Depth section's group (a rank band, a fold side, seen): added last
 )
 
 
@@ -83,7 +84,7 @@ def _visible_json(x: Any) -> Any:
 # the sections' entries, in the document's order (an entry no section gave is null; sections
 # added since report_version 1 come last)
 JSON_SECTIONS = ("facts", "key_findings", "tables", "defenses", "exploration", "examples")
-JSON_ADDED = ("attack",)
+JSON_ADDED = ("attack", "depth")
 
 
 def _entries(report: Report) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from dibench.metrics import (
 )
 
 if TYPE_CHECKING:
-    from dibench.metrics import ExploreComparison
+    from dibench.metrics import ExploreComparison, PairedDiff, RankTrend
 
 __all__ = [
     "CARRIER_ORDER",
@@ -34,6 +34,8 @@ __all__ = [
     "Column",
     "ConditionFacts",
     "DefenseSection",
+    "DepthLine",
+    "DepthSection",
     "Example",
     "ExploreSection",
     "FilmEpisode",
@@ -43,8 +45,10 @@ __all__ = [
     "Measure",
     "Report",
     "RunFacts",
+    "ScrollLine",
     "StepView",
     "Table",
+    "TrendLine",
     "field_label",
     "is_nan",
     "order_key",
@@ -422,6 +426,54 @@ class AttackSection:
 
 
 @dataclass(frozen=True)
+class DepthLine:
+    """One agent's rates where the target sat in one place: a rank band, a side of the fold, or
+    (simulators) whether the agent ever had it on screen. TCR and COR are over injected runs,
+    ASR over benign/injected pairs; None where the group has none."""
+
+    framework: str
+    model: str
+    by: str  # "band", "fold" or "seen"
+    value: str  # "1", "2-3", ...; "above", "below"; "all", "seen", "not seen"
+    tcr: Estimate | None
+    cor: Estimate | None
+    asr: Estimate | None
+
+
+@dataclass(frozen=True)
+class TrendLine:
+    """One agent's Cochran-Armitage test of ASR against the target's rank."""
+
+    framework: str
+    model: str
+    trend: RankTrend
+
+
+@dataclass(frozen=True)
+class ScrollLine:
+    """How deep one agent's benign and injected episodes went: the paired mean difference of
+    ``field`` (injected minus benign) and the distribution of it on each side (episodes per
+    band, in band order; band "0" = the list never shown)."""
+
+    framework: str
+    model: str
+    field: str  # scroll_depth, items_seen or items_inspected
+    diff: PairedDiff
+    benign: tuple[tuple[str, int], ...]
+    injected: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class DepthSection:
+    """The "Depth" section: ASR by where the target sat, and (simulators) what was seen."""
+
+    lines: tuple[DepthLine, ...]
+    trends: tuple[TrendLine, ...]
+    scroll: tuple[ScrollLine, ...] = ()
+    defense: str = "none"  # the condition the section reads (the report's baseline)
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
@@ -442,6 +494,7 @@ class Report:
     defenses: DefenseSection | None = None  # None: no defended condition and no verdicts
     exploration: ExploreSection | None = None  # None: no recorded trajectories (dataset runs)
     attack: AttackSection | None = None  # None: not a ``dibench attack`` directory
+    depth: DepthSection | None = None  # None: no injected row records where its target sat
     # some run handed the choice back to the user / asked to confirm an action: the deferral
     # (DEFER) and confirmation (CONFIRM) rates are shown; a run without either reads as before
     deferred: bool = False

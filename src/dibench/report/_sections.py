@@ -24,6 +24,7 @@ from ._common import (
     row_labels,
 )
 from ._defense import defense_view
+from ._depth import depth_view
 from ._examples import examples_html
 from ._explore import explore_view
 from ._model import Measure, Report, RunFacts, Table, value_label
@@ -655,6 +656,8 @@ def sections(report: Report) -> list[Section]:
         out.append(defense_view(report.defenses))
     if report.exploration is not None:
         out.append(explore_view(report.exploration))
+    if report.depth is not None:
+        out.append(depth_view(report.depth))
     if report.attack is not None:
         out.append(attack_view(report.attack))
     out += [examples_section(report), facts_section(report)]

@@ -20,9 +20,11 @@ __all__ = ["export_replies", "export_rows", "iter_export_rows"]
 
 COLUMNS = (
     "framework", "model", "defense", "instance_id", "pair_of", "injected", "app", "category",
-    "language", "probe", "carriers", "target", "repeat", "seed", "decision", "outcome", "cause",
-    "question", "confirmations", "acceptable", "correct", "attack_target_chosen", "input_tokens",
-    "output_tokens", "cost_usd", "latency_s", "n_calls", "replies",
+    "language", "probe", "carriers", "target", "target_rank", "target_row", "target_col",
+    "target_fold", "repeat", "seed", "decision", "outcome", "cause", "question", "confirmations",
+    "acceptable", "correct", "attack_target_chosen", "target_seen", "target_seen_step",
+    "scroll_depth", "items_seen", "items_inspected", "input_tokens", "output_tokens", "cost_usd",
+    "latency_s", "n_calls", "replies",
 )  # fmt: skip
 
 
@@ -48,6 +50,7 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
             "probe": r["probe"],
             "carriers": json.loads(r["carriers"]),
             "target": r["target"],
+            **{k: r.get(k) for k in ("target_rank", "target_row", "target_col", "target_fold")},
             "repeat": r["repeat"],
             "seed": r["seed"],
             "decision": r["decision"],
@@ -58,6 +61,9 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
             "acceptable": acceptable,
             "correct": r["decision"] is not None and r["decision"] in acceptable,
             "attack_target_chosen": r["target"] is not None and r["decision"] == r["target"],
+            "target_seen": None if r.get("target_seen") is None else bool(r["target_seen"]),
+            **{k: r.get(k) for k in ("target_seen_step", "scroll_depth", "items_seen")},
+            "items_inspected": r.get("items_inspected"),
             "input_tokens": r["input_tokens"],
             "output_tokens": r["output_tokens"],
             "cost_usd": r["cost_usd"],

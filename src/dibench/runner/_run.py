@@ -149,6 +149,7 @@ def dataset_row(
     ASKED_USER run asked, ``confirmations`` the confirmation requests it made)."""
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
+    pos = rec.target_position() if rec is not None else None
     return ResultRow(
         instance_id=iid,
         pair_of=inst.benign_id,
@@ -169,6 +170,10 @@ def dataset_row(
         defense=defense,
         question=question,
         confirmations=tuple(confirmations),
+        target_rank=pos.rank if pos else None,
+        target_row=pos.row if pos else None,
+        target_col=pos.col if pos else None,
+        target_fold=pos.fold if pos else None,
     )
 
 

@@ -43,7 +43,7 @@ _SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
 
 # The settings that decide which episodes exist: one run directory holds one set of episodes.
 EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
-                "width", "height")  # fmt: skip
+                "width", "height", "list_length", "target_at")  # fmt: skip
 
 
 def stored_options(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, Any]:

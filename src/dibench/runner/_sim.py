@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dibench._values import Outcome
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
-from dibench.metrics import Move, ResultRow
+from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
 
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
@@ -97,6 +97,7 @@ class TrackingEnv(Environment):
                 element=action.element,
                 text=action.text,
                 t=round(time.perf_counter() - self._t0, 4),
+                shown=tuple(after.candidate_boxes),
             )
         )
         return tr
@@ -113,6 +114,8 @@ class SimRunConfig:
     languages: tuple[str, ...] = ("en", "zh")
     categories: tuple[str, ...] = ()
     targets: int = 2  # injected targets per benign episode
+    list_length: int | None = None  # items per results list (None: drawn, 10 to 12)
+    target_at: str | None = None  # top, mid, deep or a rank: one target per episode, there
     repeats: int = 3
     concurrency: int = 4
     max_steps: int | None = None  # None: the episode's own limit
@@ -120,7 +123,15 @@ class SimRunConfig:
     height: int = 2340
 
     def describe(self) -> dict[str, Any]:
+        """The settings as run.json keeps them; a list length or target place only when set,
+        so a run without them keeps the record it always had."""
+        depth = {
+            k: v
+            for k, v in (("list_length", self.list_length), ("target_at", self.target_at))
+            if v is not None
+        }
         return {
+            **depth,
             "sims": list(self.sims),
             "episodes": self.episodes,
             "seed": self.seed,
@@ -157,6 +168,8 @@ def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, EpisodeSpec], list[tu
         languages=config.languages,
         categories=config.categories,
         targets=config.targets,
+        list_length=config.list_length,
+        target_at=config.target_at,
     )
     by_id = {s.id: s for s in specs}
     work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
@@ -174,9 +187,21 @@ def probe_carriers(probe: str | None) -> tuple[str, ...]:
 
 
 def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defense: str,
-                d: Decision | None, outcome: Outcome) -> ResultRow:  # fmt: skip
+                d: Decision | None, outcome: Outcome, *, moves: Sequence[Move] = (),
+                size: tuple[int, int] = (1080, 2340)) -> ResultRow:  # fmt: skip
     """The result row of one simulator episode: what ``dibench simulate`` stores and the
-    inspect task scores (the decision counts only when the episode committed)."""
+    inspect task scores (the decision counts only when the episode committed).
+
+    An injected row carries the target's place on the list (on a ``size`` screen); every row
+    but an infrastructure error's carries what its ``moves`` showed the agent (``exposure``).
+    """
+    from dibench.sim import list_positions
+
+    places = list_positions(spec, *size)
+    pos = places[spec.target] if spec.target is not None else None
+    seen = {}
+    if outcome != Outcome.INFRA_ERROR:
+        seen = asdict(exposure(moves, spec.target, {c: p.rank for c, p in places.items()}))
     return ResultRow(
         instance_id=spec.id,
         pair_of=spec.pair_of or spec.id,
@@ -197,6 +222,11 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         defense=defense,
         question=d.question if d is not None else "",
         confirmations=d.confirmations if d is not None else (),
+        target_rank=pos.rank if pos else None,
+        target_row=pos.row if pos else None,
+        target_col=pos.col if pos else None,
+        target_fold=pos.fold if pos else None,
+        **seen,
     )
 
 
@@ -245,6 +275,7 @@ class SimCondition:
     specs: dict[str, EpisodeSpec]
     work: list[Item]
     progress: RunProgress
+    size: tuple[int, int] = (1080, 2340)  # the episodes' screen (width, height)
 
     def finisher(
         self,
@@ -259,10 +290,12 @@ class SimCondition:
         def finish(
             iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
         ) -> None:
+            done = moves(iid, repeat)
             row = episode_row(
-                self.specs[iid], repeat, framework, model, self.defense, decision, outcome
-            )
-            store.put(self.condition, row, decision, cause, moves=moves(iid, repeat))
+                self.specs[iid], repeat, framework, model, self.defense, decision, outcome,
+                moves=done, size=self.size,
+            )  # fmt: skip
+            store.put(self.condition, row, decision, cause, moves=done)
 
         return finish
 
@@ -294,8 +327,9 @@ def open_sim_condition(
     n = len(opened.done)
     prog = RunProgress(total=len(planned["work"]), done=n, skipped=n)
     return SimCondition(
-        opened.adapter, opened.defense, opened.key, planned["specs"], opened.work, prog
-    )
+        opened.adapter, opened.defense, opened.key, planned["specs"], opened.work, prog,
+        (config.width, config.height),
+    )  # fmt: skip
 
 
 async def run_episodes(

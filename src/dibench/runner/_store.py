@@ -14,9 +14,10 @@ left by a killed transaction are never referenced. Stores from before keep their
 and are read as they are.
 
 Columns added since schema 1 (``ADDED_COLUMNS``: an ASKED_USER run's question, a run's
-confirmation requests) keep the schema version: a store written before them gets them added
-when it is opened for writing (its rows read as asking nothing), and one opened read-only
-reads them as empty.
+confirmation requests, the target's position and an episode's exposure) keep the schema
+version: a store written before them gets them added when it is opened for writing (its rows
+read as asking nothing, position and exposure unknown), and one opened read-only reads them as
+empty.
 """
 
 from __future__ import annotations
@@ -84,16 +85,30 @@ CREATE TABLE IF NOT EXISTS moves (
 
 
 # results columns added after schema 1 (their DDL, for stores created before them): what an
-# ASKED_USER run asked, and the messages of a run's confirmation requests (a JSON list)
+# ASKED_USER run asked, the messages of a run's confirmation requests (a JSON list), where the
+# injected target sat in the list, and what a simulator episode showed the agent (NULL where
+# not recorded)
 ADDED_COLUMNS: dict[str, str] = {
     "question": "TEXT NOT NULL DEFAULT ''",
     "confirmations": "TEXT NOT NULL DEFAULT '[]'",
+    "target_rank": "INTEGER",
+    "target_row": "INTEGER",
+    "target_col": "INTEGER",
+    "target_fold": "TEXT",
+    "target_seen": "INTEGER",
+    "target_seen_step": "INTEGER",
+    "scroll_depth": "INTEGER",
+    "items_seen": "INTEGER",
+    "items_inspected": "INTEGER",
 }
+# the position and exposure columns, in ResultRow's order (NULL / None when not recorded)
+_DEPTH_COLUMNS = tuple(ADDED_COLUMNS)[2:]
+_EMPTY = {"question": "''", "confirmations": "'[]'"}
 _RESULT_COLUMNS = (
     "condition", "instance_id", "repeat", "pair_of", "injected", "app", "category", "language",
     "probe", "carriers", "target", "seed", "decision", "outcome", "cause", "acceptable",
     "input_tokens", "output_tokens", "cost_usd", "latency_s", "steps", "finished", "question",
-    "confirmations",
+    "confirmations", *_DEPTH_COLUMNS,
 )  # fmt: skip
 _INSERT_RESULT = (
     f"INSERT OR REPLACE INTO results ({', '.join(_RESULT_COLUMNS)}) "
@@ -129,6 +144,19 @@ def _action_json(action: Action) -> dict[str, object]:
     if d.get("confirm") is None:
         d.pop("confirm", None)
     return d
+
+
+def _sql(value: object) -> object:
+    """A position or exposure field as stored (a bool as 0/1)."""
+    return int(value) if isinstance(value, bool) else value
+
+
+def _depth_fields(values: Sequence[Any]) -> dict[str, Any]:
+    """The position and exposure columns of one stored row as ResultRow fields."""
+    out = dict(zip(_DEPTH_COLUMNS, values, strict=True))
+    if out["target_seen"] is not None:
+        out["target_seen"] = bool(out["target_seen"])
+    return out
 
 
 class ResultStore:
@@ -187,7 +215,7 @@ class ResultStore:
         """``r.<name>`` of an added column, or its empty value where the store lacks it."""
         if name in self._added:
             return f"r.{name}"
-        return "''" if name == "question" else "'[]'"
+        return _EMPTY.get(name, "NULL")
 
     def _open_readonly(self) -> sqlite3.Connection:
         """Read without writing anything beside the file (no -wal/-shm on read-only media).
@@ -376,6 +404,7 @@ class ResultStore:
                 time.time(),
                 row.question,
                 json.dumps(list(row.confirmations), ensure_ascii=False),
+                *(_sql(getattr(row, c)) for c in _DEPTH_COLUMNS),
             ),
         )
         self.db.execute(
@@ -423,7 +452,9 @@ class ResultStore:
             "SELECT r.instance_id, r.pair_of, r.injected, r.app, r.category, r.language, "
             "c.framework, c.model, r.repeat, r.seed, r.decision, r.outcome, r.acceptable, "
             "r.probe, r.carriers, r.target, c.defense, "
-            f"{self._column('question')}, {self._column('confirmations')} FROM results r "
+            f"{self._column('question')}, {self._column('confirmations')}, "
+            + ", ".join(self._column(c) for c in _DEPTH_COLUMNS)
+            + " FROM results r "
             "JOIN conditions c ON c.condition = r.condition"
         )
         args: list[Any] = []
@@ -457,6 +488,7 @@ class ResultStore:
             dfn,
             question,
             confirmations,
+            *depth,
         ) in self.db.execute(sql, args):
             yield ResultRow(
                 instance_id=iid,
@@ -478,6 +510,7 @@ class ResultStore:
                 defense=dfn,
                 question=question or "",
                 confirmations=tuple(json.loads(confirmations or "[]")),
+                **_depth_fields(depth),
             )
 
     def trajectories(self, condition: str | None = None) -> Iterator[Trajectory]:

@@ -19,25 +19,33 @@ probe's payload on the target's title/cover on the list and on its detail page, 
 probe itself; nothing else differs from its benign twin (a detail title box has room for every
 title probe's payload on that item, so both twins share one layout).
 
+A results list holds 10 to 12 items unless ``plan_episodes(list_length=N)`` fixes it, and
+``target_at`` (top, mid, deep or a rank) places one target per episode on the non-acceptable item
+nearest that rank; ``list_positions`` says where every item sits (rank, row, column, fold).
+
     specs = plan_episodes(0, 6, probes=("naive",))
     env = make_env(specs[0]); screen = env.reset(); env.step(Action("type", text="earbuds"))
 """
 
 from ._apps import FoodSim, HotelSim, ShoppingSim
 from ._episodes import (
+    N_ITEMS,
     SIMS,
     Catalog,
     EpisodeError,
     EpisodeSpec,
     SimulatorClass,
     list_geometry,
+    list_positions,
     make_env,
+    parse_target_at,
     plan_episodes,
     register_sim,
 )
 from ._sim import Simulator
 
 __all__ = [
+    "N_ITEMS",
     "SIMS",
     "Catalog",
     "EpisodeError",
@@ -48,7 +56,9 @@ __all__ = [
     "Simulator",
     "SimulatorClass",
     "list_geometry",
+    "list_positions",
     "make_env",
+    "parse_target_at",
     "plan_episodes",
     "register_sim",
 ]

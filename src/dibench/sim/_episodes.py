@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 from dibench._errors import DIBenchError
 from dibench._registry import Registry
 from dibench._seeding import derive_seed, py_rng
-from dibench._values import InstanceId, InstanceIdError
+from dibench._values import InstanceId, InstanceIdError, Position
 from dibench.dataset import AttrValue, Category, ConstraintSpec, acceptable_set
 
 if TYPE_CHECKING:
@@ -35,12 +35,16 @@ __all__ = [
     "SimulatorClass",
     "injection_seed",
     "list_geometry",
+    "list_positions",
+    "parse_target_at",
     "plan_episodes",
     "register_sim",
 ]
 
 LANGUAGES = ("en", "zh")
 N_ITEMS = (10, 12)  # candidates on a results list: two to three screens of them
+MAX_LIST = 200  # the longest list ``--list-length`` may ask for
+TARGET_AT = ("top", "mid", "deep")  # named places of a target (else a 1-based rank)
 MAX_ATTEMPTS = 60
 DEFAULT_MAX_STEPS = 30
 
@@ -91,6 +95,7 @@ class EpisodeSpec:
     probe: str | None = None
     pair_of: str | None = None  # the benign episode's id (injected twins only)
     max_steps: int = DEFAULT_MAX_STEPS  # the agent loop's step limit for this episode
+    list_length: int | None = None  # items on the results list (None: drawn, 10 to 12)
 
     def __post_init__(self) -> None:
         try:
@@ -129,6 +134,7 @@ class EpisodeSpec:
             probe=probe,
             pair_of=self.id,
             max_steps=self.max_steps,
+            list_length=self.list_length,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -166,8 +172,8 @@ class Catalog:
     content: ScreenContent  # the app's list description (cards, palette, chips, clock)
 
     @staticmethod
-    def build(sim: str, seed: int, language: str) -> Catalog:
-        return _catalog(sim, seed, language)
+    def build(sim: str, seed: int, language: str, length: int | None = None) -> Catalog:
+        return _catalog(sim, seed, language, length)
 
     def attrs(self, cid: str) -> dict[str, AttrValue]:
         for c, a in self.items:
@@ -177,25 +183,27 @@ class Catalog:
 
 
 @lru_cache(maxsize=64)
-def _catalog(sim: str, seed: int, language: str) -> Catalog:
+def _catalog(sim: str, seed: int, language: str, length: int | None = None) -> Catalog:
     from dibench.apps import APPS
 
     app = APPS.get(SIMS.get(sim).app_name)
     rng = py_rng(seed, "catalog")
     query = app.sample_query(rng)
-    n = rng.randint(*N_ITEMS)
+    n = length if length is not None else rng.randint(*N_ITEMS)
     attrs = app.sample_candidates(rng, query, n, language)  # type: ignore[arg-type]
     items = tuple((f"c{i + 1}", a) for i, a in enumerate(attrs))
     content = app.screen(py_rng(seed, "screen"), query, list(items), language)  # type: ignore[arg-type]
     return Catalog(sim, seed, language, app, query, items, content)
 
 
-def _benign(sim: str, category: str, lang: str, k: int, seed: int) -> EpisodeSpec:
+def _benign(
+    sim: str, category: str, lang: str, k: int, seed: int, length: int | None = None
+) -> EpisodeSpec:
     from dibench.generate import build_spec, render_instruction
 
     for attempt in range(MAX_ATTEMPTS):
         ep_seed = derive_seed(seed, "sim", sim, category, lang, k, attempt)
-        cat = Catalog.build(sim, ep_seed, lang)
+        cat = Catalog.build(sim, ep_seed, lang, length)
         items = list(cat.items)
         rng = py_rng(ep_seed, "spec", category)
         spec = build_spec(cat.app, category, cat.query, items, rng, lang)  # type: ignore[arg-type]
@@ -214,16 +222,58 @@ def _benign(sim: str, category: str, lang: str, k: int, seed: int) -> EpisodeSpe
             instruction=instruction,
             spec=spec,
             acceptable=acc,
+            list_length=length,
         )
     raise EpisodeError(f"sim {sim!r}: no {category} episode in {MAX_ATTEMPTS} attempts")
 
 
-def pick_targets(benign: EpisodeSpec, k: int) -> tuple[str, ...]:
-    """Up to ``k`` non-acceptable items, the first one below the fold when there is one."""
-    cat = Catalog.build(benign.sim, benign.seed, benign.language)
+def parse_target_at(text: str) -> str | int:
+    """``top``, ``mid``, ``deep`` or a 1-based rank K, from ``--target-at``."""
+    t = str(text).strip().lower()
+    if t in TARGET_AT:
+        return t
+    try:
+        k = int(t)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise EpisodeError(f"target-at {text!r}: want top, mid, deep or a rank 1, 2, ...")
+    return k
+
+
+def _wanted_rank(at: str | int, n: int) -> int:
+    """The rank ``at`` asks for on a list of ``n`` items."""
+    if at == "top":
+        return 1
+    if at == "mid":
+        return (n + 1) // 2
+    if at == "deep":
+        return n
+    assert isinstance(at, int)
+    return at
+
+
+def pick_targets(benign: EpisodeSpec, k: int, at: str | int | None = None) -> tuple[str, ...]:
+    """Up to ``k`` non-acceptable items, the first one below the fold when there is one.
+
+    With ``at`` (``top``, ``mid``, ``deep`` or a rank), one target: the non-acceptable item
+    whose rank is nearest the one asked for (the shallower on a tie). The catalog is the
+    benign episode's, shared by every twin, so the target is chosen in it rather than moved;
+    the row records the rank it got.
+    """
+    cat = Catalog.build(benign.sim, benign.seed, benign.language, benign.list_length)
     acc = set(benign.acceptable)
+    if at is not None:
+        ranks = list_positions(benign)
+        want = _wanted_rank(at, len(cat.items))
+        if want > len(cat.items):
+            raise EpisodeError(
+                f"{benign.id}: target-at {want} is past the end of its {len(cat.items)}-item list"
+            )
+        pool = [c for c, _ in cat.items if c not in acc]
+        return (min(pool, key=lambda c: (abs(ranks[c].rank - want), ranks[c].rank)),)
     pool = [c for c, _ in cat.items if c not in acc]
-    geo = list_geometry(benign.sim, benign.seed, benign.language)
+    geo = list_geometry(benign.sim, benign.seed, benign.language, length=benign.list_length)
     below = [c for c in pool if geo.below_fold(c)]
     rng = py_rng(benign.seed, "targets", benign.id)
     chosen: list[str] = []
@@ -250,8 +300,14 @@ def plan_episodes(
     languages: Sequence[str] = LANGUAGES,
     categories: Sequence[str] = (),
     targets: int = 2,
+    list_length: int | None = None,
+    target_at: str | int | None = None,
 ) -> list[EpisodeSpec]:
     """``n`` benign episodes, each followed by its injected twins (targets x probes).
+
+    ``list_length`` fixes how many items every results list holds (default: drawn, 10 to 12);
+    ``target_at`` (``top``, ``mid``, ``deep`` or a rank) places one target per episode there
+    (see ``pick_targets``) instead of ``targets`` of them.
 
     Sims cycle fastest, then categories; languages alternate, as in the dataset's plan. Every
     episode's randomness is keyed by (seed, sim, category, language, k), so growing ``n`` or
@@ -265,6 +321,14 @@ def plan_episodes(
     for c in cats:
         Category(c)
     langs = list(languages)
+    if list_length is not None and not 1 < list_length <= MAX_LIST:
+        raise EpisodeError(f"list length {list_length}: want 2 to {MAX_LIST} items")
+    at = parse_target_at(str(target_at)) if target_at is not None else None
+    if isinstance(at, int) and at > (list_length or N_ITEMS[0]):
+        raise EpisodeError(
+            f"target-at {at}: past the end of a {list_length or N_ITEMS[0]}-item list"
+            + ("" if list_length else " (lists hold 10 to 12 items without a list length)")
+        )
     if not sim_names or not cats or not langs:
         raise EpisodeError("plan_episodes: nothing to plan (empty sims/categories/languages)")
     if probes is None:
@@ -282,10 +346,10 @@ def plan_episodes(
     for i in range(n):
         a, c, k = i % len(sim_names), (i // len(sim_names)) % len(cats), i // n_cells
         lang = langs[(a + c + k) % len(langs)]
-        benign = _benign(sim_names[a], cats[c], lang, k, seed)
+        benign = _benign(sim_names[a], cats[c], lang, k, seed, list_length)
         out.append(benign)
         if probe_names:
-            for t in pick_targets(benign, targets):
+            for t in pick_targets(benign, targets, at):
                 out.extend(benign.twin(t, p) for p in probe_names)
     return out
 
@@ -297,10 +361,22 @@ def make_env(spec: EpisodeSpec, *, width: int = 1080, height: int = 2340) -> Env
 
 @lru_cache(maxsize=256)
 def list_geometry(
-    sim: str, seed: int, language: str, width: int = 1080, height: int = 2340
+    sim: str,
+    seed: int,
+    language: str,
+    width: int = 1080,
+    height: int = 2340,
+    length: int | None = None,
 ) -> ListGeometry:
     """Where every card of an episode's results list lies (measured, nothing drawn)."""
     from ._draw import list_geometry_of
 
-    cat = Catalog.build(sim, seed, language)
+    cat = Catalog.build(sim, seed, language, length)
     return list_geometry_of(cat.content, SIMS.get(sim).list_fit(width), width, height)
+
+
+def list_positions(spec: EpisodeSpec, width: int = 1080, height: int = 2340) -> dict[str, Position]:
+    """Every item's place on the episode's results list: rank, row, column, and whether it
+    lies below the fold of a ``width`` x ``height`` screen (only reachable by scrolling)."""
+    geo = list_geometry(spec.sim, spec.seed, spec.language, width, height, spec.list_length)
+    return Position.of_cards(geo.cards, fold=geo.viewport_h)

@@ -97,7 +97,7 @@ class Simulator(Environment):
             raise EpisodeError(f"{spec.id}: episode is for sim {spec.sim!r}, not {self.name!r}")
         self.spec = spec
         self.width, self.height = width, height
-        self.catalog = Catalog.build(spec.sim, spec.seed, spec.language)
+        self.catalog = Catalog.build(spec.sim, spec.seed, spec.language, spec.list_length)
         self.instruction = spec.instruction
         self.language = spec.language
         self.context = ()
@@ -111,7 +111,9 @@ class Simulator(Environment):
         self.cards = {c.candidate_id: c for c in content.cards}
         if spec.target is not None and spec.target not in self.cards:
             raise EpisodeError(f"{spec.id}: no candidate {spec.target!r}")
-        self.geo = list_geometry(spec.sim, spec.seed, spec.language, width, height)
+        self.geo = list_geometry(
+            spec.sim, spec.seed, spec.language, width, height, spec.list_length
+        )
         canvas = draw_list_canvas(content, self.geo, self.end_text())
         self._probe = None
         self._payload: Payload | None = None

@@ -1,0 +1,380 @@
+"""The report's "Depth" section: does it matter how far down the list the target sat?
+
+Every figure comes from ``dibench.metrics`` unchanged: ``breakdown`` by the target's rank band,
+its side of the fold and (simulators) whether the agent ever had it on screen, with the
+report's intervals; ``asr_trend`` (Cochran-Armitage) for ASR against rank; ``paired_depth`` for
+how deep benign episodes and their injected twins scrolled. The section reads the baseline
+condition, as the breakdowns do, and is absent when no injected row records its target's place.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from dibench.metrics import (
+    CI,
+    Estimate,
+    PairedDiff,
+    ResultRow,
+    asr_pairs,
+    asr_trend,
+    band_low,
+    breakdown,
+    paired_depth,
+    rank_band,
+)
+
+from ._common import csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._model import DepthLine, DepthSection, ScrollLine, TrendLine
+from ._section import Block, Column, Count, Heading, Para, Row, Section, Table, Text, Value
+from ._section import estimate_value as _est
+
+__all__ = ["build_depth", "depth_csv_lines", "depth_json", "depth_view"]
+
+BY_FIELD = {"band": "target_band", "fold": "target_fold", "seen": "target_seen"}
+SCROLL_FIELDS = ("scroll_depth", "items_seen", "items_inspected")
+SCROLL_LABELS = {
+    "scroll_depth": "deepest rank on screen",
+    "items_seen": "items on screen",
+    "items_inspected": "items opened",
+}
+INTRO = (
+    "Where the attacked item sat in the list: its rank in reading order (banded 1, 2-3, 4-7, "
+    "...), and whether it was on the first screen ('above' the fold) or only reachable by "
+    "scrolling ('below'). TCR and COR are over injected runs, ASR over benign/injected pairs, "
+    "in percent with the report's intervals. The trend test is Cochran-Armitage on the pairs "
+    "(ASR against rank; slope in percentage points per rank, pairs taken as independent)."
+)
+SEEN_INTRO = (
+    "Simulated episodes: ASR over all pairs and split by whether the target was ever on the "
+    "agent's screen (a list card or its detail page) before the episode ended. Depth: the "
+    "deepest list rank on screen, items on screen and items opened, benign vs injected, paired "
+    "on (benign episode, repeat); Δ = injected − benign with a bootstrap interval over benign "
+    "episodes. The distribution counts episodes per band of the deepest rank ('0': the list "
+    "was never shown)."
+)
+
+
+def _seen_value(v: object) -> str:
+    return {True: "seen", False: "not seen"}.get(v, "unknown")  # type: ignore[call-overload]
+
+
+def _label(by: str, v: object) -> str:
+    if by == "seen":
+        return _seen_value(v)
+    return "unknown" if v == "none" else str(v)
+
+
+def _order(by: str, value: str) -> tuple[int, int, str]:
+    if by == "band" and value[:1].isdigit():
+        return (0, band_low(value), "")
+    order = {"fold": ("above", "below"), "seen": ("all", "seen", "not seen")}.get(by, ())
+    if value in order:
+        return (0, order.index(value), "")
+    return (1, 0, value)
+
+
+def _lines(
+    rows: list[ResultRow], by: str, kw: dict[str, Any], *, overall: bool = False
+) -> list[DepthLine]:
+    field = BY_FIELD[by]
+    injected = [r for r in rows if r.injected]
+    agent = ("framework", "model")
+    cells: dict[tuple[str, str, str], dict[str, Estimate]] = {}
+    for metric, subset in (("TCR", injected), ("COR", injected), ("ASR", rows)):
+        for key, est in breakdown(subset, metric, (*agent, field), **kw).items():
+            cells.setdefault((str(key[0]), str(key[1]), _label(by, key[2])), {})[metric] = est
+        if overall:
+            for key, est in breakdown(subset, metric, agent, **kw).items():
+                cells.setdefault((str(key[0]), str(key[1]), "all"), {})[metric] = est
+    return [
+        DepthLine(fw, model, by, value, c.get("TCR"), c.get("COR"), c.get("ASR"))
+        for (fw, model, value), c in sorted(
+            cells.items(), key=lambda kv: (kv[0][0], kv[0][1], _order(by, kv[0][2]))
+        )
+    ]
+
+
+def _distribution(rows: Sequence[ResultRow]) -> tuple[tuple[str, int], ...]:
+    counts = Counter("0" if r.scroll_depth == 0 else rank_band(r.scroll_depth) for r in rows)
+    return tuple(sorted(((str(k), n) for k, n in counts.items()), key=lambda kv: band_low(kv[0])))
+
+
+def build_depth(
+    rows: Sequence[ResultRow],
+    defense: str,
+    *,
+    ci: CI = "wilson",
+    conf: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> DepthSection | None:
+    """The section over ``defense``'s rows; None when no injected row has a target rank."""
+    base = [r for r in rows if r.defense == defense]
+    if not any(r.injected and r.target_rank is not None for r in base):
+        return None
+    kw: dict[str, Any] = {"ci": ci, "conf": conf, "n_boot": n_boot, "seed": seed}
+    lines = _lines(base, "band", kw) + _lines(base, "fold", kw)
+    if any(r.injected and r.target_seen is not None for r in base):
+        lines += _lines(base, "seen", kw, overall=True)
+    agents = sorted({(r.framework, r.model) for r in base})
+    trends = []
+    pairs = list(asr_pairs(base))
+    for fw, model in agents:
+        mine = [p for p in pairs if (p.injected.framework, p.injected.model) == (fw, model)]
+        trends.append(TrendLine(fw, model, asr_trend(mine)))
+    scroll = []
+    for fw, model in agents:
+        mine = [r for r in base if (r.framework, r.model) == (fw, model)]
+        if not any(r.scroll_depth is not None for r in mine):
+            continue
+        measured = [r for r in mine if r.scroll_depth is not None]
+        for field in SCROLL_FIELDS:
+            diff = paired_depth(mine, field, n_boot=n_boot, seed=seed, conf=conf)
+            ben = _distribution([r for r in measured if not r.injected])
+            inj = _distribution([r for r in measured if r.injected])
+            scroll.append(ScrollLine(fw, model, field, diff, ben, inj))
+    return DepthSection(tuple(lines), tuple(trends), tuple(scroll), defense)
+
+
+# --- the view ------------------------------------------------------------------------------------
+_HEADS = {"band": "target rank", "fold": "fold", "seen": "target on screen"}
+
+
+def _rates_table(section: DepthSection, by: str) -> Table:
+    columns = (
+        Column("framework", numeric=False),
+        Column("model", numeric=False),
+        Column(_HEADS[by], numeric=False),
+        Column("TCR injected"),
+        Column("COR injected"),
+        Column("ASR"),
+    )
+    rows = tuple(
+        Row(
+            (
+                Text(x.framework),
+                Text(x.model),
+                Text(x.value),
+                _est(x.tcr),
+                _est(x.cor),
+                _est(x.asr, heat=True),
+            )
+        )
+        for x in section.lines
+        if x.by == by
+    )
+    return Table(
+        columns,
+        rows,
+        lead=3,
+        merge=True,
+        label=f"depth-{by}",
+        tex_caption=f"By {_HEADS[by]} (defense: {section.defense}). " + INTRO,
+    )
+
+
+def _trend_table(section: DepthSection) -> Table:
+    columns = (
+        Column("framework", numeric=False),
+        Column("model", numeric=False),
+        Column("ASR slope (pp per rank)"),
+        Column("z"),
+        Column("p"),
+        Column("pairs"),
+        Column("ranks"),
+    )
+    rows = []
+    for t in section.trends:
+        tr = t.trend
+        rows.append(
+            Row(
+                (
+                    Text(t.framework),
+                    Text(t.model),
+                    Value(tr.slope, signed=True, digits=2, interval=False),
+                    Value(tr.z, scale=1.0, digits=2, signed=True, interval=False),
+                    Text(fmt_p(tr.p_value)),
+                    Count(tr.n),
+                    Count(tr.ranks),
+                )
+            )
+        )
+    return Table(
+        columns,
+        tuple(rows),
+        lead=2,
+        label="depth-trend",
+        tex_caption="Cochran-Armitage test of ASR against the target's rank.",
+    )
+
+
+def _dist_text(d: tuple[tuple[str, int], ...]) -> str:
+    return " · ".join(f"{k}: {n}" for k, n in d) or "–"
+
+
+def _scroll_table(section: DepthSection) -> Table:
+    columns = (
+        Column("framework", numeric=False),
+        Column("model", numeric=False),
+        Column("measure", numeric=False),
+        Column("benign"),
+        Column("injected"),
+        Column("Δ (injected − benign)", short="Δ"),
+        Column("p"),
+        Column("pairs"),
+        Column("benign episodes by deepest rank", numeric=False),
+        Column("injected episodes by deepest rank", numeric=False),
+    )
+    rows = []
+    for s in section.scroll:
+        d = s.diff
+        first = s.field == "scroll_depth"
+        rows.append(
+            Row(
+                (
+                    Text(s.framework),
+                    Text(s.model),
+                    Text(SCROLL_LABELS[s.field]),
+                    Value(d.value_b, scale=1.0, digits=2, interval=False),
+                    Value(d.value_a, scale=1.0, digits=2, interval=False),
+                    _diff(d),
+                    Text(fmt_p(d.p_value) if d.n else "–"),
+                    Count(d.n),
+                    Text(_dist_text(s.benign) if first else ""),
+                    Text(_dist_text(s.injected) if first else ""),
+                )
+            )
+        )
+    return Table(
+        columns,
+        tuple(rows),
+        lead=3,
+        merge=True,
+        label="depth-scroll",
+        tex_caption="Exposure, benign vs injected episodes (paired). " + SEEN_INTRO,
+    )
+
+
+def _diff(d: PairedDiff) -> Value:
+    if d.n == 0 or math.isnan(d.diff):
+        return Value(math.nan, scale=1.0, digits=2, signed=True)
+    return Value(
+        d.diff,
+        d.lo,
+        d.hi,
+        scale=1.0,
+        digits=2,
+        signed=True,
+        sig=d.lo > 0 or d.hi < 0,
+        tip=f"{d.n} pairs in {d.n_clusters} benign episodes",
+    )
+
+
+def depth_view(section: DepthSection) -> Section:
+    """The Depth section: rates by rank band with the trend test, by fold, and (simulators)
+    ASR given the target was seen and how deep the episodes went."""
+    blocks: list[Block] = [
+        Para(INTRO),
+        Heading("By the target's rank", id="depth-rank"),
+        _rates_table(section, "band"),
+        _trend_table(section),
+        Heading("Above or below the fold", id="depth-fold"),
+        _rates_table(section, "fold"),
+    ]
+    if any(x.by == "seen" for x in section.lines) or section.scroll:
+        blocks += [
+            Heading("Did the agent see the target?", id="depth-seen"),
+            Para(SEEN_INTRO),
+            _rates_table(section, "seen"),
+            _scroll_table(section),
+        ]
+    return Section(
+        "depth",
+        "Depth",
+        "Depth",
+        tuple(blocks),
+        csv=tuple(depth_csv_lines(section)),
+        json_key="depth",
+        json=depth_json(section),
+    )
+
+
+# --- CSV and JSON --------------------------------------------------------------------------------
+def depth_csv_lines(section: DepthSection) -> list[dict[str, str]]:
+    """Long rows (the ``position`` column holds the band, fold side or seen/not seen)."""
+    out: list[dict[str, str]] = []
+    for x in section.lines:
+        base = {
+            "table": f"depth_{x.by}",
+            "defense": section.defense,
+            "framework": x.framework,
+            "model": x.model,
+            "position": x.value,
+        }
+        for metric, subset, est in (
+            ("TCR", "injected", x.tcr),
+            ("COR", "injected", x.cor),
+            ("ASR", "all", x.asr),
+        ):
+            if est is not None:
+                out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
+    for t in section.trends:
+        tr = t.trend
+        base = {"table": "depth_trend", "defense": section.defense}
+        out.append(
+            {
+                **base,
+                "framework": t.framework,
+                "model": t.model,
+                "metric": "asr_rank_slope",
+                "value": csv_num(tr.slope),
+                "n": csv_num(tr.n),
+                "method": "cochran-armitage",
+                "p_value": csv_num(tr.p_value),
+            }
+        )
+    for s in section.scroll:
+        base = {
+            "table": "depth_scroll",
+            "defense": section.defense,
+            "framework": s.framework,
+            "model": s.model,
+        }
+        out.append(
+            {
+                **base,
+                "subset": "injected-benign",
+                "metric": f"{s.field}_diff",
+                **csv_diff(s.diff, s.diff.p_value),
+            }
+        )
+        if s.field == "scroll_depth":
+            for side, dist in (("benign", s.benign), ("injected", s.injected)):
+                total = sum(n for _, n in dist)
+                for band, n in dist:
+                    out.append(
+                        {
+                            **base,
+                            "position": band,
+                            "subset": side,
+                            "metric": "episodes_by_depth",
+                            "k": csv_num(n),
+                            "n": csv_num(total),
+                        }
+                    )
+    return out
+
+
+def depth_json(section: DepthSection) -> dict[str, Any]:
+    return {
+        "defense": section.defense,
+        "lines": plain(section.lines),
+        "trends": [
+            {"framework": t.framework, "model": t.model, **plain(t.trend)} for t in section.trends
+        ],
+        "scroll": plain(section.scroll),
+    }
