@@ -44,5 +44,11 @@ if [ ${#packages[@]} -gt 0 ]; then
   fi
 fi
 
-python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[dev]"
+pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
+if [ "$dev" = 1 ]; then
+  # the [classifier] extra's torch, first and CPU-only: the newest torch on the index brings
+  # gigabytes of CUDA wheels that a test of a tiny model on a CPU never uses
+  "${pip[@]}" "torch>=2.13,<2.14" || "${pip[@]}" "torch>=2.13"
+fi
+"${pip[@]}" -e ".[dev]"
 echo "setup: ok ($(python3 -m dibench --version))" >&2
