@@ -480,9 +480,7 @@ def _typeset_aligned(
         x1, x2 = int(cols[0]), int(cols[-1]) + 1
         room = box.width - (x2 - x1)
         nx = room // 2 if align == "center" else room
-        dx = nx - x1
-        if dx == 0:
-            continue
+        dx = nx - x1  # zero when the line already sits there: it is still drawn, unmoved
         ys, xs = np.nonzero(band)
         out[y1 + ys, xs + dx] = np.asarray(drawn)[y1 + ys, xs]
     image.paste(Image.fromarray(out, mode=base.mode), (box.x1, box.y1))
