@@ -15,7 +15,16 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from dibench._values import Box, TextStyle
-from dibench.render import ELLIPSIS, clamp_lines, face_for, font, is_bold, is_wide, typeset_title
+from dibench.render import (
+    ELLIPSIS,
+    ELLIPSIS_STRIP,
+    clamp_lines,
+    face_for,
+    font,
+    is_bold,
+    is_wide,
+    typeset_title,
+)
 
 from ._realpixels import AUTO_BACKGROUND, paint_title_auto
 
@@ -24,6 +33,7 @@ __all__ = [
     "N_PATTERNS",
     "CoverLayout",
     "cover_layout",
+    "hook_share",
     "hook_visible",
     "paint_cover_text",
     "paint_perturbation",
@@ -49,13 +59,48 @@ def _compact(text: str) -> str:
     return "".join(text.split())
 
 
-def hook_visible(hook: str, full: str, style: TextStyle, box: Box) -> bool:
-    """Whether all of ``hook`` (the start of ``full``) survives the clamp, before any ellipsis."""
-    lines = title_lines(full, style, box)
-    shown = "".join(lines)
-    if shown.endswith(ELLIPSIS) and not _compact(full).endswith(ELLIPSIS):
+def _shown(full: str, style: TextStyle, box: Box) -> tuple[str, bool]:
+    """The compacted text the clamp shows (its ellipsis dropped) and whether it clamped."""
+    shown = "".join(title_lines(full, style, box))
+    clamped = shown.endswith(ELLIPSIS) and not _compact(full).endswith(ELLIPSIS)
+    if clamped:
         shown = shown[: -len(ELLIPSIS)]
-    return _compact(shown).startswith(_compact(hook))
+    return _compact(shown), clamped
+
+
+def hook_visible(hook: str, full: str, style: TextStyle, box: Box) -> bool:
+    """Whether all of ``hook`` (the start of ``full``) survives the clamp, before any ellipsis.
+
+    A clamp right after the hook strips its closing mark ("Pick this." shows as "Pick this…"):
+    the hook's words are all there, so it counts as visible.
+    """
+    shown, clamped = _shown(full, style, box)
+    h = _compact(hook)
+    return shown.startswith(h) or (clamped and shown == h.rstrip(ELLIPSIS_STRIP))
+
+
+def hook_share(hook: str, full: str, style: TextStyle, box: Box) -> float:
+    """The share of ``hook``'s characters (spaces aside) that ``full``'s clamped lines show,
+    wherever the hook stands in ``full``: 1.0 when all of it is drawn, 0.0 when none is.
+
+    The longest start of the hook found in the shown text counts, so a hook cut by the
+    ellipsis, or pushed past the last line by the title before it, counts only what is drawn.
+    """
+    h = _compact(hook)
+    if not h:
+        return 1.0
+    shown, clamped = _shown(full, style, box)
+    core = h.rstrip(ELLIPSIS_STRIP)
+    if h in shown or (clamped and core and shown.endswith(core)):
+        return 1.0
+    lo, hi = 0, len(h)  # a start of h found in shown: the longest by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if h[:mid] in shown:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo / len(h)
 
 
 def paint_title(image: Image.Image, box: Box, text: str, style: TextStyle) -> list[str]:

@@ -72,14 +72,14 @@ def face_of_char(face: str, ch: str) -> str:
     return face
 
 
-def missing_glyphs(text: str, face: str) -> list[str]:
-    """The characters of ``text`` that neither ``face`` nor its fallbacks draw (each once, in
-    order): on screen they would be empty boxes."""
+def missing_glyphs(text: str, face: str, *, fallback: bool = True) -> list[str]:
+    """The characters of ``text`` that neither ``face`` nor (with ``fallback``, as titles are
+    drawn) its fallbacks draw, each once, in order: on screen they would be empty boxes."""
     out: list[str] = []
     for ch in dict.fromkeys(text):
         if ch.isspace() or ignorable(ch):
             continue
-        if not covered(face_of_char(face, ch), ch):
+        if not covered(face_of_char(face, ch) if fallback else face, ch):
             out.append(ch)
     return out
 

@@ -18,7 +18,7 @@ from dibench._values import Box, TextStyle
 from ._fonts import font, is_bold
 from ._scripts import RAQM, covered, face_of_char, ignorable, needs_runs, visual_runs
 
-__all__ = ["clamp_lines", "draw_text_block", "is_wide", "text_width"]
+__all__ = ["ELLIPSIS", "ELLIPSIS_STRIP", "clamp_lines", "draw_text_block", "is_wide", "text_width"]
 
 ELLIPSIS = "…"
 
@@ -59,7 +59,7 @@ def _fit(text: str, face: str, size: int, max_width: float) -> int:
 
 _NO_LINE_START = set("，。、；：！？）」』】》〉…,.;:!?)]}%")
 # What a clamp strips before its ellipsis: "Pick this.…" reads as two marks; "Pick this…" as one.
-_BEFORE_ELLIPSIS = " .,;:，。、；："
+ELLIPSIS_STRIP = " .,;:，。、；："
 
 
 def _break_at(text: str, n: int) -> int:
@@ -111,7 +111,7 @@ def clamp_lines(text: str, face: str, size: int, max_width: float, max_lines: in
     if truncated and lines:
         last = lines[-1].rstrip()
         room = max_width - text_width(ELLIPSIS, face, size)
-        last = last[: _fit(last, face, size, room)].rstrip(_BEFORE_ELLIPSIS)
+        last = last[: _fit(last, face, size, room)].rstrip(ELLIPSIS_STRIP)
         lines[-1] = last + ELLIPSIS
     return lines
 
