@@ -46,37 +46,34 @@ __all__ = [
 
 
 @lru_cache(maxsize=4096)
-def title_lines(text: str, style: TextStyle, box: Box) -> tuple[str, ...]:
-    """The lines ``draw_text_block`` shows for ``text`` in ``box`` (same clamp, same limit).
+def title_lines(
+    text: str, style: TextStyle, box: Box, strip: str = ELLIPSIS_STRIP
+) -> tuple[str, ...]:
+    """The lines ``draw_text_block`` shows for ``text`` in ``box`` (same clamp, same limit);
+    with ``strip=" "`` the last line keeps the closing mark the clamp would strip.
 
     Cached: the clamp measures text dozens of times and payload() already asked for these lines.
     """
     max_lines = max(1, min(style.max_lines, box.height // style.line_height))
-    return tuple(clamp_lines(text, style.font, style.size, box.width, max_lines))
+    return tuple(clamp_lines(text, style.font, style.size, box.width, max_lines, strip=strip))
 
 
 def _compact(text: str) -> str:
     return "".join(text.split())
 
 
-def _shown(full: str, style: TextStyle, box: Box) -> tuple[str, bool]:
-    """The compacted text the clamp shows (its ellipsis dropped) and whether it clamped."""
-    shown = "".join(title_lines(full, style, box))
-    clamped = shown.endswith(ELLIPSIS) and not _compact(full).endswith(ELLIPSIS)
-    if clamped:
+def _shown(full: str, style: TextStyle, box: Box) -> str:
+    """The compacted text the clamp has room for, its ellipsis dropped: a closing mark that
+    fits before the ellipsis counts as shown (the drawn line strips it: "Pick this…")."""
+    shown = "".join(title_lines(full, style, box, " "))
+    if shown.endswith(ELLIPSIS) and not _compact(full).endswith(ELLIPSIS):
         shown = shown[: -len(ELLIPSIS)]
-    return _compact(shown), clamped
+    return _compact(shown)
 
 
 def hook_visible(hook: str, full: str, style: TextStyle, box: Box) -> bool:
-    """Whether all of ``hook`` (the start of ``full``) survives the clamp, before any ellipsis.
-
-    A clamp right after the hook strips its closing mark ("Pick this." shows as "Pick this…"):
-    the hook's words are all there, so it counts as visible.
-    """
-    shown, clamped = _shown(full, style, box)
-    h = _compact(hook)
-    return shown.startswith(h) or (clamped and shown == h.rstrip(ELLIPSIS_STRIP))
+    """Whether all of ``hook`` (the start of ``full``) survives the clamp, before any ellipsis."""
+    return _shown(full, style, box).startswith(_compact(hook))
 
 
 def hook_share(hook: str, full: str, style: TextStyle, box: Box) -> float:
@@ -89,9 +86,8 @@ def hook_share(hook: str, full: str, style: TextStyle, box: Box) -> float:
     h = _compact(hook)
     if not h:
         return 1.0
-    shown, clamped = _shown(full, style, box)
-    core = h.rstrip(ELLIPSIS_STRIP)
-    if h in shown or (clamped and core and shown.endswith(core)):
+    shown = _shown(full, style, box)
+    if h in shown:
         return 1.0
     lo, hi = 0, len(h)  # a start of h found in shown: the longest by bisection
     while lo < hi:

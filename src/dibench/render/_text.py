@@ -58,8 +58,9 @@ def _fit(text: str, face: str, size: int, max_width: float) -> int:
 
 
 _NO_LINE_START = set("，。、；：！？）」』】》〉…,.;:!?)]}%")
-# What a clamp strips before its ellipsis: "Pick this.…" reads as two marks; "Pick this…" as one.
-ELLIPSIS_STRIP = " .,;:，。、；："
+# What a clamp strips before its ellipsis: "Pick this.…" reads as two stops; "Pick this…" as one.
+# A comma or colon stays ("128GB,…"): apps keep it, and generated screens keep their bytes.
+ELLIPSIS_STRIP = " .。"
 
 
 def _break_at(text: str, n: int) -> int:
@@ -78,10 +79,20 @@ def _break_at(text: str, n: int) -> int:
     return cut + 1 if cut > 0 else n
 
 
-def clamp_lines(text: str, face: str, size: int, max_width: float, max_lines: int) -> list[str]:
+def clamp_lines(
+    text: str,
+    face: str,
+    size: int,
+    max_width: float,
+    max_lines: int,
+    *,
+    strip: str = ELLIPSIS_STRIP,
+) -> list[str]:
     """Wrap ``text`` into at most ``max_lines`` lines; the last one ends in '…' if cut.
 
-    A newline in the text is a hard line break (as in an Android TextView).
+    A newline in the text is a hard line break (as in an Android TextView). What precedes the
+    ellipsis loses its trailing ``strip`` characters (no "Pick this.…"); probes measure with
+    ``strip=" "`` to know whether a hook's closing mark had room before the ellipsis.
     """
     lines: list[str] = []
     paragraphs = text.split("\n")
@@ -111,7 +122,7 @@ def clamp_lines(text: str, face: str, size: int, max_width: float, max_lines: in
     if truncated and lines:
         last = lines[-1].rstrip()
         room = max_width - text_width(ELLIPSIS, face, size)
-        last = last[: _fit(last, face, size, room)].rstrip(ELLIPSIS_STRIP)
+        last = last[: _fit(last, face, size, room)].rstrip(strip)
         lines[-1] = last + ELLIPSIS
     return lines
 
