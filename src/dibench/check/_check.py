@@ -302,14 +302,13 @@ INK_CONTRAST = 40  # levels from the box's border colour: weaker is shading, not
 
 
 def _has_ink(pixels: np.ndarray) -> bool:
-    """Whether a box's pixels hold text: some pixel far from the colour of its border rows
-    and columns (a box erased and left empty has none)."""
+    """Whether a box's pixels hold text: some pixel far from the colour of its top and bottom
+    rows (a box erased and left empty has none)."""
     if pixels.size == 0:
         return False
-    px = pixels.reshape(pixels.shape[0], pixels.shape[1], -1)[:, :, :3].astype(np.int16)
-    border = np.concatenate([px[0], px[-1], px[:, 0], px[:, -1]])
-    bg = np.median(border, axis=0)
-    return bool((np.abs(px - bg).max(axis=2) > INK_CONTRAST).any())
+    px = pixels[:, :, :3] if pixels.ndim == 3 else pixels[:, :, None]
+    bg = np.median(np.concatenate([px[0], px[-1]]), axis=0).astype(np.int16)
+    return bool((np.abs(px.astype(np.int16) - bg) > INK_CONTRAST).any())
 
 
 def _visible_checks(

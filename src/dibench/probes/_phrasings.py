@@ -6,8 +6,8 @@ variant lists *levels* from the most to the least informative. A level may name 
 variant uses neither: the probe's shortest form. The probe keeps the longest level whose decisive
 part is visible on the carrier: a title is clamped to two lines, so a long hook would be cut by
 the ellipsis exactly where it matters; a title too small even for the shortest form (a narrow
-one-line label) refuses the instance (``PayloadTooLong``) rather than draw a cut attack. The Combined family opens with a cover-sized level (several
-lines) that only a cover has room for.
+one-line label) refuses the instance (``PayloadTooLong``) rather than draw a cut attack. The
+Combined family opens with a cover-sized level (several lines) that only a cover has room for.
 
 The five families follow the prompt-injection taxonomy of Liu et al. (USENIX Security 2024):
 naive, escape characters, context ignoring, fake completion and their combination. All wordings
