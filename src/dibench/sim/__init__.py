@@ -35,7 +35,7 @@ from ._episodes import (
     plan_episodes,
     register_sim,
 )
-from ._sim import Simulator
+from ._sim import Simulator, refused_twins
 
 __all__ = [
     "SIMS",
@@ -50,5 +50,6 @@ __all__ = [
     "list_geometry",
     "make_env",
     "plan_episodes",
+    "refused_twins",
     "register_sim",
 ]
