@@ -76,10 +76,12 @@ def refuse_title(probe: str, hook: str, full: str, style: TextStyle, box: Box) -
     """The refusal of a title too small for ``hook`` (the probe's shortest form)."""
     share = hook_share(hook, full, style, box)
     lines = max(1, min(style.max_lines, box.height // max(1, style.line_height)))
+    shortest = " ".join(hook.split())
+    shortest = shortest if len(shortest) <= 60 else shortest[:59] + "…"
     return PayloadTooLong(
         f"probe {probe!r}: the title box {list(box)} ({box.width} px wide, {lines} line(s) of "
         f"{style.size}-px text) would show {share:.0%} of the probe's shortest form "
-        f"{hook.strip()!r}; the instance is refused (a clamped attack is no attack)"
+        f"{shortest!r}; the instance is refused (a clamped attack is no attack)"
     )
 
 
