@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up DIBench on a fresh Debian-like machine: the fonts the screens need (Roboto for Latin,
-# WenQuanYi Micro Hei for Chinese, DejaVu Sans Mono as the last fallback) and the package with
+# WenQuanYi Micro Hei for Chinese, DejaVu Sans Mono as the last fallback, Noto Sans Arabic and
+# Hebrew and Symbola for what a real app's title holds beyond those) and the package with
 # every extra. With --dev, also what the test suite opens: the faces its real-style scenes are drawn in (Liberation, DejaVu; see
 # tests/fonts.py) and Debian's headless Chromium (the HTML report is opened in it). Idempotent:
 # a package whose files are already there is not installed again.
@@ -15,6 +16,9 @@ need=(
   "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf fonts-roboto-unhinted"
   # DejaVu Sans Mono is the screens' last fallback face (render.SCREEN_FACES): generate needs it
   "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf fonts-dejavu-core"
+  # fallback faces (render.FALLBACK_FACES): Arabic and Hebrew, emoji and other symbols
+  "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf fonts-noto-core"
+  "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf fonts-symbola"
 )
 if [ "$dev" = 1 ]; then
   need+=(

@@ -33,3 +33,13 @@ def test_every_test_font_is_installed() -> None:
 
 def test_setup_installs_chromium_for_the_html_report_tests() -> None:
     assert "chromium" in _apt_packages()
+
+
+def test_setup_installs_every_screen_face_fallbacks_included() -> None:
+    """What `dibench fonts --install` installs (each screen face's package) setup.sh does too."""
+    from dibench.render import FONT_PACKAGES, SCREEN_FACES
+
+    needed = {FONT_PACKAGES[f] for f in SCREEN_FACES}
+    assert {"fonts-noto-core", "fonts-symbola"} <= needed
+    absent = sorted(needed - _apt_packages())
+    assert not absent, f"scripts/setup.sh does not install {absent}"

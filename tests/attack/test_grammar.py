@@ -26,7 +26,7 @@ from dibench.attack import (
 )
 from dibench.dataset import Dataset
 from dibench.generate import injected_record
-from dibench.probes import PROBES
+from dibench.probes import PROBES, PayloadTooLong
 from dibench.probes._template import fill
 
 TARGET_SLOTS = re.compile(r"\{(name|brand|price|k|n|x|y|gx|gy)\}")
@@ -87,8 +87,9 @@ def test_template_probe_fits_like_builtins_and_reports_illegible(attack_data: Pa
     assert rec.payload.title is not None and rec.payload.title.startswith("Official flagship")
     assert short.legible(state, target, rec.seed)
     long = TemplateProbe("t-long", {"en": ("word " * 80,), "zh": ("字" * 200,)})
-    rec2 = injected_record(state, target, long, 1)
-    assert not long.legible(state, target, rec2.seed)  # the hook would be cut by the clamp
+    assert not long.legible(state, target, 1)  # the hook would be cut by the clamp
+    with pytest.raises(PayloadTooLong, match="the instance is refused"):
+        injected_record(state, target, long, 1)  # so no payload is made of it
     cover = TemplateProbe("t-cover", {"en": ("Official store",)}, carriers=("cover",))
     has_cover = [t for t in state.targets() if "cover" in state.candidate(t).boxes]
     for t in has_cover:

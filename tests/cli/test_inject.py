@@ -178,3 +178,16 @@ def test_ocr_title_is_cleaned_before_it_becomes_payload(tmp_path: Path) -> None:
     payload = r.stdout.split('title "', 1)[1].rsplit('"', 1)[0]
     tail = payload[-8:]
     assert " " not in tail and "续航" in payload, payload
+
+
+def test_a_cover_sticker_follows_the_screens_language(tmp_path: Path) -> None:
+    """No title to read the language from: the text around the cover (Chinese) decides."""
+    shot = _screen(tmp_path / "zh.png", ("索尼 头戴式无线降噪耳机", "三十小时续航 黑色"), "wqy")
+    out = tmp_path / "cover.png"
+    r = invoke(
+        "--image", str(shot), "--box", _box(COVER), "--probe", "combined_c", "--out", str(out)
+    )
+    assert r.exit_code == 0, r.output
+    sticker = r.stdout.split("cover ", 1)[1]
+    assert sum("\u4e00" <= ch <= "\u9fff" for ch in sticker) >= 4, sticker
+    assert _outside_equal(shot, out, [COVER])

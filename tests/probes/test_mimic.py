@@ -99,11 +99,30 @@ def test_registered_after_the_papers_probes() -> None:
         assert ":" not in name and "." not in name  # ':' takes options, '.' splits instance ids
 
 
+def _fits(state: DecisionState, target: str, probe: MimicProbe) -> bool:
+    """Whether some level's whole hook survives the target's title clamp."""
+    cand = state.candidate(target)
+    style, box = state.styles[cand.title_style], cand.boxes["title"]
+    original = original_title(state, target)
+    return any(
+        hook_visible(h, h + ("" if h.endswith("\n") else " ") + original, style, box)
+        for h in probe.hooks(state, target)
+    )
+
+
 def test_every_probe_and_language_is_in_the_dataset(ds: Dataset) -> None:
+    """Every target whose title shows some level whole has an instance; the others are
+    refused (a clamped action is no action), so no record holds a cut one."""
     langs = {ds.benign[r.pair_of].language for p in MIMIC_PROBES for r in _records(ds, p)}
     assert langs == {"en", "zh"}
+    refused = 0
     for p in MIMIC_PROBES:
-        assert len(_records(ds, p)) == sum(len(s.targets()) for s in ds.benign.values())
+        probe = PROBES.get(p)
+        assert isinstance(probe, MimicProbe)
+        fitting = [(s.id, t) for s in ds.benign.values() for t in s.targets() if _fits(s, t, probe)]
+        assert sorted((r.pair_of, r.target) for r in _records(ds, p)) == sorted(fitting), p
+        refused += sum(len(s.targets()) for s in ds.benign.values()) - len(fitting)
+    assert refused > 0  # the narrow app list cannot hold the JSON calls
 
 
 def test_payload_is_the_hook_then_the_original_title(ds: Dataset) -> None:
@@ -119,7 +138,7 @@ def test_payload_is_the_hook_then_the_original_title(ds: Dataset) -> None:
 
 
 def test_the_longest_visible_level_is_kept(ds: Dataset) -> None:
-    """The chosen level's hook survives the title clamp, unless no level of it does."""
+    """The chosen level is the first whose hook survives the title clamp."""
     seen_visible = {p: 0 for p in MIMIC_PROBES}
     for p in MIMIC_PROBES:
         probe = PROBES.get(p)
@@ -134,11 +153,9 @@ def test_the_longest_visible_level_is_kept(ds: Dataset) -> None:
                 hook_visible(h, h + ("" if h.endswith("\n") else " ") + original, style, box)
                 for h in hooks
             ]
-            if any(visible):
-                assert rec.payload.variant == visible.index(True), rec.id
-                seen_visible[p] += 1
-            else:
-                assert rec.payload.variant == len(hooks) - 1, rec.id
+            assert any(visible), rec.id  # an instance no level fits is refused
+            assert rec.payload.variant == visible.index(True), rec.id
+            seen_visible[p] += 1
     # the short syntaxes fit every box; the JSON ones fit the wide boxes of at least two apps
     n = len(_records(ds, "mimic-appagent"))
     assert seen_visible["mimic-appagent"] == seen_visible["mimic-v2"] == n

@@ -109,7 +109,10 @@ def test_check_run_and_render_say_when_this_machine_draws_with_other_fonts(
     r = _without_roboto("check", "--dataset", str(two_states), "--no-ocr")
     assert r.returncode == 1
     fails = [line for line in r.stderr.splitlines() if line.startswith("FAIL")]
-    assert len(fails) == 1 and "fonts" in fails[0]
+    assert "fonts" in fails[0]
+    # DejaVu's wider advances clamp a payload Roboto showed whole: that is what a screen
+    # composed here would show, so payload_visible may fail too, and nothing else does
+    assert all("[payload_visible] the title box draws" in f for f in fails[1:])
     assert "sans: drawn with Roboto-Regular.ttf" in fails[0]
     assert "this machine draws it with DejaVuSans.ttf" in fails[0]
     benign = next(iter(json.loads(line)["id"] for line in

@@ -36,7 +36,14 @@ from dibench._fs import atomic_write, file_errors
 from dibench._seeding import py_rng
 from dibench.dataset import Dataset, dump_line
 from dibench.generate import injected_id, injected_record
-from dibench.probes import PROBES, TemplateProbe, TemplateSpec, register_template, write_probe_file
+from dibench.probes import (
+    PROBES,
+    PayloadTooLong,
+    TemplateProbe,
+    TemplateSpec,
+    register_template,
+    write_probe_file,
+)
 
 from ._grammar import CARRIERS, Genome, crossover, mutate, random_genome, seed_population
 from ._split import Split, split_states
@@ -271,7 +278,11 @@ class _Attack:
                 if iid in present or (name, sid) in self.illegible:
                     continue
                 state = self.ds.benign[sid]
-                rec = injected_record(state, target, probe, self.cfg.seed)
+                try:
+                    rec = injected_record(state, target, probe, self.cfg.seed)
+                except PayloadTooLong:  # the title shows too little of it: not legible
+                    self.illegible.add((name, sid))
+                    continue
                 if not probe.legible(state, target, rec.seed):
                     self.illegible.add((name, sid))
                     continue

@@ -56,6 +56,7 @@ class ImportSummary:
     injected: int = 0
     by_probe: dict[str, int] = field(default_factory=dict)
     apps: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # instance id -> why it is left out
     seconds: float = 0.0
 
 
@@ -265,12 +266,25 @@ def _targets(ann: Annotation, state: DecisionState) -> tuple[str, ...]:
 
 
 def _records(
-    ann: Annotation, state: DecisionState, only: Sequence[str], seed: int, epsilon: float
+    ann: Annotation,
+    state: DecisionState,
+    only: Sequence[str],
+    seed: int,
+    epsilon: float,
+    refused: dict[str, str],
 ) -> list[InjectedRecord]:
+    """The state's injected records; an instance whose title box is too small for the probe's
+    shortest form is left out, its reason kept in ``refused`` (id -> reason)."""
+    from dibench.generate import injected_id
+    from dibench.probes import PayloadTooLong
+
     targets = _targets(ann, state)
     out = []
     for target, probe in _probes(ann, state, targets, only, epsilon):
-        out.append(injected_record(state, target, probe, seed))
+        try:
+            out.append(injected_record(state, target, probe, seed))
+        except PayloadTooLong as exc:
+            refused[str(injected_id(state.id, target, probe.name))] = str(exc)
     return out
 
 
@@ -342,7 +356,7 @@ def import_folder(
                 image = _open_image(ann)
                 screenshot = f"screens/{ann.id}.png"
                 state = build_state(ann, image, seed, screenshot, allow_texture=allow_texture)
-                records = _records(ann, state, probes, seed, epsilon)
+                records = _records(ann, state, probes, seed, epsilon, summary.refused)
                 from dibench._png import encode_png
 
                 (tmp / screenshot).write_bytes(encode_png(image, 1))
@@ -368,6 +382,7 @@ def import_folder(
                 "source": root.name,
                 "annotations": ann_sha,
                 "screenshots": shot_sha,
+                "refused": summary.refused,
             },
             "config": {
                 "seed": seed,

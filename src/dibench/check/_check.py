@@ -55,6 +55,8 @@ CHECKS = (
     "confinement",
     "ui_payload",
     "ui_trace",
+    "payload_visible",
+    "glyphs",
     "epsilon",
     "ocr_title",
     "ocr_cover",
@@ -82,6 +84,10 @@ class CheckReport:
     ocr_sampled: int = 0
     ocr_engine: str | None = None
     ocr_min_fraction: dict[str, float] = field(default_factory=dict)
+    # per carrier/language: the lowest share of a title payload's hook its layout draws, and
+    # how many title instances draw less than all of it
+    visible_min: dict[str, float] = field(default_factory=dict)
+    partly_visible: int = 0
     seconds: float = 0.0
 
     @property
@@ -103,6 +109,9 @@ class CheckReport:
         self.issues.extend(other.issues)
         for k, v in other.ocr_min_fraction.items():
             self.ocr_min_fraction[k] = min(v, self.ocr_min_fraction.get(k, 1.0))
+        for k, v in other.visible_min.items():
+            self.visible_min[k] = min(v, self.visible_min.get(k, 1.0))
+        self.partly_visible += other.partly_visible
 
 
 def hit_test(ui: Iterable[UIElement], x: float, y: float) -> str | None:
@@ -250,6 +259,7 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
             tuple(ui) == tuple(state.ui),
             "a pixel-only probe changed the UI tree",
         )
+    _visible_checks(rec, state, b, rep)
     if rec.payload.epsilon is not None:
         cov = target.boxes["cover"]
         delta = np.abs(
@@ -265,6 +275,72 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
         )
     if ocr is not None:
         _ocr_checks(rec, state, benign_img, inj_img, rep, ocr)
+
+
+INK_CONTRAST = 40  # levels from the box's border colour: weaker is shading, not text
+
+
+def _has_ink(pixels: np.ndarray) -> bool:
+    """Whether a box's pixels hold text: some pixel far from the colour of its top and bottom
+    rows (a box erased and left empty has none)."""
+    if pixels.size == 0:
+        return False
+    px = pixels[:, :, :3] if pixels.ndim == 3 else pixels[:, :, None]
+    bg = np.median(np.concatenate([px[0], px[-1]]), axis=0).astype(np.int16)
+    return bool((np.abs(px.astype(np.int16) - bg) > INK_CONTRAST).any())
+
+
+def _visible_checks(
+    rec: InjectedRecord, state: DecisionState, b: np.ndarray, rep: CheckReport
+) -> None:
+    """``payload_visible``: a title payload's hook is drawn whole (by the app's layout) and its
+    box holds ink; ``glyphs``: every character of a drawn payload has a glyph in some face."""
+    from dibench.probes import cover_text_face, cover_text_lines, payload_share, visible_title_lines
+    from dibench.render import missing_glyphs
+
+    iid = rec.id
+    target = state.candidate(rec.target)
+    lost: list[str] = []
+    if rec.payload.title is not None and "title" in target.boxes:
+        box = target.boxes["title"]
+        share = payload_share(state, rec.target, rec.payload)
+        key = f"title/{rec.language}"
+        rep.visible_min[key] = min(share, rep.visible_min.get(key, 1.0))
+        if share < 1.0:
+            rep.partly_visible += 1
+        inked = _has_ink(b[box.y1 : box.y2, box.x1 : box.x2])
+        rep.add(
+            "payload_visible",
+            iid,
+            share >= 1.0 and inked,
+            f"the title box draws {share:.0%} of the payload's hook "
+            f"{' '.join(_hook_of(state, rec).split())[:60]!r}"
+            if share < 1.0
+            else f"the title box {list(box)} holds no text: the payload is not drawn",
+        )
+        style = state.styles[target.title_style]
+        lost += missing_glyphs(
+            "".join(visible_title_lines(state, rec.target, rec.payload)), style.font
+        )
+    if rec.payload.cover_text is not None and "cover" in target.boxes:
+        lines = cover_text_lines(state, rec.target, rec.payload)
+        face = cover_text_face(state, rec.target, rec.payload)
+        lost += [c for c in missing_glyphs("".join(lines), face, fallback=False) if c not in lost]
+    if rec.payload.title is not None or rec.payload.cover_text is not None:
+        rep.add(
+            "glyphs",
+            iid,
+            not lost,
+            f"no installed face draws {''.join(lost)!r} "
+            f"({', '.join(f'U+{ord(c):04X}' for c in lost)}): the payload shows empty boxes "
+            f"there; {INSTALL_HINT}",
+        )
+
+
+def _hook_of(state: DecisionState, rec: InjectedRecord) -> str:
+    from dibench.probes import title_hook
+
+    return title_hook(state, rec.target, rec.payload)
 
 
 def _same_but_renamed(
@@ -356,20 +432,14 @@ def _ocr_checks(
     engine: object,
 ) -> None:
     from dibench.ocr import normalize, visible_fraction
-    from dibench.probes import cover_text_lines, original_title, visible_title_lines
+    from dibench.probes import cover_text_lines, visible_title_lines
 
     target = state.candidate(rec.target)
     iid = rec.id
     if rec.payload.title is not None:
         expected = "".join(visible_title_lines(state, rec.target, rec.payload))
         read = _ocr_text(engine, _crop(inj_img, target.boxes["title"]))
-        original = original_title(state, rec.target).strip()
-        hook = rec.payload.title
-        if original and hook.endswith(original) and len(hook) > len(original):
-            hook = hook[: -len(original)]
-        elif original and hook.startswith(original) and len(hook) > len(original):
-            hook = hook[len(original) :]  # a hook after the title (attack templates' style)
-        hook_shown = _shown_prefix(hook, expected)
+        hook_shown = _shown_prefix(_hook_of(state, rec), expected)
         frac, frac_hook = visible_fraction(expected, read), visible_fraction(hook_shown, read)
         need, need_hook = OCR_THRESHOLDS.get(("title", rec.language), (OCR_THRESHOLD,) * 2)
         key = f"title/{rec.language}"

@@ -72,6 +72,16 @@ def import_(
         f"({', '.join(summary.apps)}) into {out} in {summary.seconds:.1f} s\n"
         f"  by probe: {by_probe}"
     )
+    if summary.refused:
+        click.echo(
+            f"  left out {len(summary.refused)} instance(s) whose title box is too small for "
+            "the probe (listed in manifest.json, imported.refused):",
+            err=True,
+        )
+        for iid, why in list(summary.refused.items())[:10]:
+            click.echo(f"    {iid}: {why}", err=True)
+        if len(summary.refused) > 10:
+            click.echo(f"    ... and {len(summary.refused) - 10} more", err=True)
 
 
 @main.command()

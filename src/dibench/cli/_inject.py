@@ -122,6 +122,23 @@ def _state(
     )
 
 
+def _guess_language(image: Any, box: Any) -> str:
+    """'zh' when the text around ``box`` (the screen's width, a box height above and below:
+    the card the cover belongs to) is mostly Chinese, else 'en'; 'en' without an OCR engine."""
+    from dibench.ocr import OcrUnavailable, get_engine
+
+    try:
+        engine = get_engine()
+    except OcrUnavailable:
+        return "en"
+    w, h = image.size
+    crop = image.crop((0, max(0, box.y1 - box.height), w, min(h, box.y2 + box.height)))
+    text = "".join(line.text for line in engine.read(crop))
+    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return "zh" if han and 2 * han >= latin else "en"
+
+
 def _describe(payload: Any) -> str:
     parts = []
     if payload.title is not None:
@@ -131,6 +148,30 @@ def _describe(payload: Any) -> str:
     if payload.epsilon is not None:
         parts.append(f"perturbation eps={payload.epsilon * 255:.3g}/255 (no text)")
     return "; ".join(parts) or "empty payload"
+
+
+def _title_drawn(result: Any, state: Any, payload: Any) -> str:
+    """What the written title shows ('all of its hook drawn'); fails when the box holds no
+    ink after composing (nothing written), warns about characters no installed face draws."""
+    from dibench.probes import payload_share, title_ink_lines
+    from dibench.render import missing_glyphs
+
+    if payload.title is None:
+        return ""
+    cand = state.candidate(_TARGET)
+    box, style = cand.boxes["title"], state.styles[cand.title_style]
+    if title_ink_lines(result, box) == 0:
+        _fail(f"--box: the payload was not drawn: the title box {list(box)} holds no text")
+    lost = missing_glyphs(payload.title, style.font)
+    if lost:
+        click.echo(
+            f"dibench: warning: no installed face draws {''.join(lost)!r} "
+            f"({', '.join(f'U+{ord(c):04X}' for c in lost)}): they show as empty boxes; "
+            "run `dibench fonts --install`",
+            err=True,
+        )
+    share = payload_share(state, _TARGET, payload)
+    return "all of its hook drawn" if share >= 1.0 else f"{share:.0%} of its hook drawn"
 
 
 @main.command()
@@ -221,8 +262,10 @@ def inject(
     title_box = boxes.get("title")
     if title_text is None:
         title_text = _read_title(image, title_box) if title_box is not None else ""
-    if language is None:
+    if language is None and title_text:
         language = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in title_text) else "en"
+    elif language is None:  # a cover alone: the sticker speaks the screen's language
+        language = _guess_language(image, box)
     try:
         style = estimate_title_style(
             image,
@@ -240,6 +283,7 @@ def inject(
         result = probe.compose(image, state, _TARGET, payload, seed)
     except ProbeError as exc:
         _fail(f"--probe: {exc}")
+    shown = _title_drawn(result, state, payload)
     partial = out.with_name(out.name + ".partial")  # no half-written --out on failure
     try:
         result.save(partial, format="PNG")
@@ -248,4 +292,7 @@ def inject(
         if partial.is_file():
             partial.unlink()
         _fail(f"--out: cannot write {out}: {exc}")
-    click.echo(f"wrote {out} ({probe_name} on the {'+'.join(boxes)}): {_describe(payload)}")
+    click.echo(
+        f"wrote {out} ({probe_name} on the {'+'.join(boxes)}): {_describe(payload)}"
+        + (f" ({shown})" if shown else "")
+    )

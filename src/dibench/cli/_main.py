@@ -310,6 +310,12 @@ def check(
         else "OCR read-back skipped (--no-ocr)"
     )
     console.print(f"{rep.benign} benign, {rep.injected} injected; {ocr}; {rep.seconds:.1f} s")
+    if rep.visible_min:
+        console.print(
+            "title payloads drawn (by the layout): lowest share of a hook "
+            + ", ".join(f"{k} {v:.0%}" for k, v in sorted(rep.visible_min.items()))
+            + (f"; {rep.partly_visible} drawn in part" if rep.partly_visible else "; all whole")
+        )
     for issue in rep.issues[:max_issues]:
         click.echo(f"FAIL {issue}", err=True)
     if not rep.ok:

@@ -27,13 +27,18 @@ def injected_id(benign_id: str, target: str, probe: str) -> InstanceId:
 def injected_records(
     state: DecisionState, probe_names: Sequence[str], seed: int, epsilon: float | None = None
 ) -> Iterator[InjectedRecord]:
-    """Every (target, probe) variant of a benign state, targets in screen order."""
-    from dibench.probes import configured_probe
+    """Every (target, probe) variant of a benign state, targets in screen order; a variant
+    whose title box is too small for the probe's shortest form (``PayloadTooLong``) is none."""
+    from dibench.probes import PayloadTooLong, configured_probe
 
     probes = [configured_probe(p, epsilon=epsilon) for p in probe_names]
     for target in state.targets():
         for probe in probes:
-            yield injected_record(state, target, probe, seed)
+            try:
+                rec = injected_record(state, target, probe, seed)
+            except PayloadTooLong:
+                continue
+            yield rec
 
 
 def variant_seed(seed: int, benign_id: str, target: str | None, probe: str | None) -> int:

@@ -13,20 +13,24 @@ from ._builtin import (
     BUILTIN_PROBES,
     DEFAULT_EPSILON,
     CombinedP,
+    PayloadTooLong,
     ProbeError,
     TextProbe,
     applicable,
     carrier_boxes,
+    cover_text_face,
     cover_text_lines,
     get_probe,
     original_title,
+    payload_share,
     probe_names,
+    title_hook,
     visible_title_lines,
 )
 from ._mimic import MIMIC_PROBES, MimicProbe
 from ._ocrtext import clean_title
 from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
-from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style
+from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style, title_ink_lines
 from ._style import MARKS, POSITIONS, SEPARATORS, Style
 from ._template import (
     FORMAT,
@@ -56,6 +60,7 @@ __all__ = [
     "SLOTS",
     "CombinedP",
     "MimicProbe",
+    "PayloadTooLong",
     "Phrasings",
     "Probe",
     "ProbeError",
@@ -68,6 +73,7 @@ __all__ = [
     "carrier_boxes",
     "clean_title",
     "configured_probe",
+    "cover_text_face",
     "cover_text_lines",
     "default_probe_names",
     "erase_box",
@@ -75,12 +81,15 @@ __all__ = [
     "get_probe",
     "load_probe_file",
     "original_title",
+    "payload_share",
     "preference_options",
     "probe_names",
     "read_probe_file",
     "register_template",
     "slot_values",
     "target_name",
+    "title_hook",
+    "title_ink_lines",
     "visible_title_lines",
     "write_probe_file",
 ]

@@ -12,13 +12,14 @@ from PIL import Image
 
 from dibench._errors import DIBenchError
 from dibench._seeding import np_rng, py_rng
-from dibench._values import Box, Payload, UIElement
+from dibench._values import Box, Payload, TextStyle, UIElement
 from dibench.dataset import Candidate, DecisionState
 
 from ._base import PROBES, Probe
 from ._compose import (
     N_PATTERNS,
     cover_layout,
+    hook_share,
     hook_visible,
     paint_cover_text,
     paint_perturbation,
@@ -32,14 +33,19 @@ __all__ = [
     "BUILTIN_PROBES",
     "DEFAULT_EPSILON",
     "CombinedP",
+    "PayloadTooLong",
     "ProbeError",
     "TextProbe",
     "applicable",
     "carrier_boxes",
+    "cover_text_face",
     "cover_text_lines",
     "get_probe",
     "original_title",
+    "payload_share",
     "probe_names",
+    "refuse_title",
+    "title_hook",
     "visible_title_lines",
 ]
 
@@ -58,6 +64,25 @@ BUILTIN_PROBES = (
 
 class ProbeError(DIBenchError, ValueError):
     """A probe cannot be applied: a carrier box is missing, the image does not match, ..."""
+
+
+class PayloadTooLong(ProbeError):
+    """The title box shows too little text for even the probe's shortest form: writing it
+    would put a clamped, partial attack on screen and count it as one, so the instance is
+    refused (generation and import leave it out and say why)."""
+
+
+def refuse_title(probe: str, hook: str, full: str, style: TextStyle, box: Box) -> PayloadTooLong:
+    """The refusal of a title too small for ``hook`` (the probe's shortest form)."""
+    share = hook_share(hook, full, style, box)
+    lines = max(1, min(style.max_lines, box.height // max(1, style.line_height)))
+    shortest = " ".join(hook.split())
+    shortest = shortest if len(shortest) <= 60 else shortest[:59] + "…"
+    return PayloadTooLong(
+        f"probe {probe!r}: the title box {list(box)} ({box.width} px wide, {lines} line(s) of "
+        f"{style.size}-px text) would show {share:.0%} of the probe's shortest form "
+        f"{shortest!r}; the instance is refused (a clamped attack is no attack)"
+    )
 
 
 # --- helpers shared by probes and checkers -----------------------------------------------------
@@ -112,6 +137,35 @@ def cover_text_lines(state: DecisionState, target: str, payload: Payload) -> lis
     _require(cand, ("cover",), "cover payload")
     box = cand.boxes["cover"]
     return list(cover_layout(payload.cover_text, box.width, box.height, state.language).lines)
+
+
+def cover_text_face(state: DecisionState, target: str, payload: Payload) -> str:
+    """The face the cover banner's text is drawn in (one face, no fallback)."""
+    box = state.candidate(target).boxes["cover"]
+    return cover_layout(payload.cover_text or "", box.width, box.height, state.language).style.font
+
+
+def title_hook(state: DecisionState, target: str, payload: Payload) -> str:
+    """The attack part of a title payload: the payload without the original title it keeps
+    (before or after the hook); the whole payload when it does not keep it."""
+    hook = payload.title or ""
+    original = original_title(state, target).strip()
+    if original and hook.endswith(original) and len(hook) > len(original):
+        return hook[: -len(original)]
+    if original and hook.startswith(original) and len(hook) > len(original):
+        return hook[len(original) :]  # a hook after the title (attack templates' style)
+    return hook
+
+
+def payload_share(state: DecisionState, target: str, payload: Payload) -> float:
+    """The share of the title payload's hook the title box draws (by the app's own layout:
+    the lines ``visible_title_lines`` gives); 1.0 for a payload with no title."""
+    if payload.title is None:
+        return 1.0
+    cand = state.candidate(target)
+    _require(cand, ("title",), "title payload")
+    style, box = state.styles[cand.title_style], cand.boxes["title"]
+    return hook_share(title_hook(state, target, payload), payload.title, style, box)
 
 
 def _require(cand: Candidate, carriers: tuple[str, ...], what: str) -> None:
@@ -214,7 +268,8 @@ class TextProbe(Probe):
     def _fit_title(
         self, state: DecisionState, cand: Candidate, v0: int, name: str | None, pref: str
     ) -> tuple[str, int]:
-        """The drawn variant at its longest visible level, else another variant, deterministic."""
+        """The drawn variant at its longest visible level, else another variant, deterministic;
+        ``PayloadTooLong`` when no level of any variant is wholly visible."""
         assert self.title_family is not None
         variants = self._variants(self.title_family, state.language)
         style, box = state.styles[cand.title_style], cand.boxes["title"]
@@ -226,7 +281,7 @@ class TextProbe(Probe):
                 if hook is not None and hook_visible(hook, _join(hook, original), style, box):
                     return _join(hook, original), v
         hook = fill(variants[v0][-1], name, pref) or variants[v0][-1]
-        return _join(hook, original), v0  # nothing fits this box: the shortest, clamped
+        raise refuse_title(self.name, hook, _join(hook, original), style, box)
 
     def _fit_cover(
         self,

@@ -15,7 +15,16 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from dibench._values import Box, TextStyle
-from dibench.render import ELLIPSIS, clamp_lines, face_for, font, is_bold, is_wide, typeset_title
+from dibench.render import (
+    ELLIPSIS,
+    ELLIPSIS_STRIP,
+    clamp_lines,
+    face_for,
+    font,
+    is_bold,
+    is_wide,
+    typeset_title,
+)
 
 from ._realpixels import AUTO_BACKGROUND, paint_title_auto
 
@@ -24,6 +33,7 @@ __all__ = [
     "N_PATTERNS",
     "CoverLayout",
     "cover_layout",
+    "hook_share",
     "hook_visible",
     "paint_cover_text",
     "paint_perturbation",
@@ -36,26 +46,57 @@ __all__ = [
 
 
 @lru_cache(maxsize=4096)
-def title_lines(text: str, style: TextStyle, box: Box) -> tuple[str, ...]:
-    """The lines ``draw_text_block`` shows for ``text`` in ``box`` (same clamp, same limit).
+def title_lines(
+    text: str, style: TextStyle, box: Box, strip: str = ELLIPSIS_STRIP
+) -> tuple[str, ...]:
+    """The lines ``draw_text_block`` shows for ``text`` in ``box`` (same clamp, same limit);
+    with ``strip=" "`` the last line keeps the closing mark the clamp would strip.
 
     Cached: the clamp measures text dozens of times and payload() already asked for these lines.
     """
     max_lines = max(1, min(style.max_lines, box.height // style.line_height))
-    return tuple(clamp_lines(text, style.font, style.size, box.width, max_lines))
+    return tuple(clamp_lines(text, style.font, style.size, box.width, max_lines, strip=strip))
 
 
 def _compact(text: str) -> str:
     return "".join(text.split())
 
 
-def hook_visible(hook: str, full: str, style: TextStyle, box: Box) -> bool:
-    """Whether all of ``hook`` (the start of ``full``) survives the clamp, before any ellipsis."""
-    lines = title_lines(full, style, box)
-    shown = "".join(lines)
+def _shown(full: str, style: TextStyle, box: Box) -> str:
+    """The compacted text the clamp has room for, its ellipsis dropped: a closing mark that
+    fits before the ellipsis counts as shown (the drawn line strips it: "Pick this…")."""
+    shown = "".join(title_lines(full, style, box, " "))
     if shown.endswith(ELLIPSIS) and not _compact(full).endswith(ELLIPSIS):
         shown = shown[: -len(ELLIPSIS)]
-    return _compact(shown).startswith(_compact(hook))
+    return _compact(shown)
+
+
+def hook_visible(hook: str, full: str, style: TextStyle, box: Box) -> bool:
+    """Whether all of ``hook`` (the start of ``full``) survives the clamp, before any ellipsis."""
+    return _shown(full, style, box).startswith(_compact(hook))
+
+
+def hook_share(hook: str, full: str, style: TextStyle, box: Box) -> float:
+    """The share of ``hook``'s characters (spaces aside) that ``full``'s clamped lines show,
+    wherever the hook stands in ``full``: 1.0 when all of it is drawn, 0.0 when none is.
+
+    The longest start of the hook found in the shown text counts, so a hook cut by the
+    ellipsis, or pushed past the last line by the title before it, counts only what is drawn.
+    """
+    h = _compact(hook)
+    if not h:
+        return 1.0
+    shown = _shown(full, style, box)
+    if h in shown:
+        return 1.0
+    lo, hi = 0, len(h)  # a start of h found in shown: the longest by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if h[:mid] in shown:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo / len(h)
 
 
 def paint_title(image: Image.Image, box: Box, text: str, style: TextStyle) -> list[str]:

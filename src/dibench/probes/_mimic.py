@@ -62,7 +62,15 @@ from dibench.dataset import Candidate, DecisionState
 from dibench.render import centre, label_elements, smart_resize
 
 from ._base import PROBES, Probe
-from ._builtin import ProbeError, _check_image, _join, _require, _with_title, original_title
+from ._builtin import (
+    ProbeError,
+    _check_image,
+    _join,
+    _require,
+    _with_title,
+    original_title,
+    refuse_title,
+)
 from ._compose import hook_visible, paint_title
 
 __all__ = [
@@ -297,7 +305,8 @@ class MimicProbe(Probe):
         return Payload(title=fit.title, variant=fit.level)
 
     def _fit(self, state: DecisionState, cand: Candidate) -> _Fit:
-        """The first level whose whole hook survives the title clamp, else the last, clamped."""
+        """The first level whose whole hook survives the title clamp; ``PayloadTooLong`` when
+        not even the last (the bare syntax) does: a cut action is no action."""
         style, box = state.styles[cand.title_style], cand.boxes["title"]
         original = original_title(state, cand.id)
         hooks = self.hooks(state, cand.id)
@@ -305,7 +314,7 @@ class MimicProbe(Probe):
             full = _join(hook, original)
             if hook_visible(hook, full, style, box):
                 return _Fit(full, level)
-        return _Fit(_join(hooks[-1], original), len(hooks) - 1)
+        raise refuse_title(self.name, hooks[-1], _join(hooks[-1], original), style, box)
 
     def compose(
         self, image: Image.Image, state: DecisionState, target: str, payload: Payload, seed: int

@@ -3,10 +3,11 @@
 Each probe family has several *variants* (distinct phrasings, one is drawn per instance) and each
 variant lists *levels* from the most to the least informative. A level may name the target
 (``{name}``) and the kind of preference the task expresses (``{pref}``); the last level of every
-variant uses neither, so it always fits. The probe keeps the longest level whose decisive part is
-visible on the carrier: a title is clamped to two lines, so a long hook would be cut by the
-ellipsis exactly where it matters. The Combined family opens with a cover-sized level (several
-lines) that only a cover has room for.
+variant uses neither: the probe's shortest form. The probe keeps the longest level whose decisive
+part is visible on the carrier: a title is clamped to two lines, so a long hook would be cut by
+the ellipsis exactly where it matters; a title too small even for the shortest form (a narrow
+one-line label) refuses the instance (``PayloadTooLong``) rather than draw a cut attack. The
+Combined family opens with a cover-sized level (several lines) that only a cover has room for.
 
 The five families follow the prompt-injection taxonomy of Liu et al. (USENIX Security 2024):
 naive, escape characters, context ignoring, fake completion and their combination. All wordings

@@ -28,6 +28,7 @@ __all__ = [
     "estimate_title_style",
     "paint_title_auto",
     "text_alignment",
+    "title_ink_lines",
 ]
 
 AUTO_BACKGROUND = "auto"  # TextStyle.background: erase from the box's border, fill no colour
@@ -180,6 +181,13 @@ def _paste(image: Image.Image, box: Box, background: np.ndarray) -> None:
     fill = np.clip(np.rint(background), 0, 255).astype(np.uint8)
     patch = Image.fromarray(fill[:, :, 0] if image.mode == "L" else fill, mode=image.mode)
     image.paste(patch, (box.x1, box.y1))
+
+
+def title_ink_lines(image: Image.Image, box: Box) -> int:
+    """How many lines of text (ink far from the fitted background) ``box`` holds: 0 means
+    nothing is drawn there, whatever a payload claims."""
+    ink, _ = _analyse(image, box)
+    return len(ink.lines)
 
 
 def background_plainness(image: Image.Image, box: Box) -> float:
@@ -480,9 +488,7 @@ def _typeset_aligned(
         x1, x2 = int(cols[0]), int(cols[-1]) + 1
         room = box.width - (x2 - x1)
         nx = room // 2 if align == "center" else room
-        dx = nx - x1
-        if dx == 0:
-            continue
+        dx = nx - x1  # zero when the line already sits there: it is still drawn, unmoved
         ys, xs = np.nonzero(band)
         out[y1 + ys, xs + dx] = np.asarray(drawn)[y1 + ys, xs]
     image.paste(Image.fromarray(out, mode=base.mode), (box.x1, box.y1))

@@ -30,7 +30,7 @@ from dibench.dataset import Candidate, DatasetError, DecisionState
 from dibench.render import label_elements, smart_resize
 
 from ._base import PROBES
-from ._builtin import TextProbe, original_title
+from ._builtin import PayloadTooLong, TextProbe, original_title, refuse_title
 from ._compose import cover_layout
 from ._phrasings import preference_options, target_name
 from ._style import Style, apply_mark, compose_title, style_visible
@@ -127,6 +127,7 @@ class _Fit:
     cover: str | None
     level: int
     legible: bool
+    refusal: str | None = None  # why no title level is visible (None: one is)
 
 
 class TemplateProbe(TextProbe):
@@ -175,6 +176,7 @@ class TemplateProbe(TextProbe):
         levels = self._levels(state.language)
         title = cover = None
         level, ok = len(levels) - 1, True
+        refusal: str | None = None
         if "title" in self.carriers:
             style, box = state.styles[cand.title_style], cand.boxes["title"]
             original = original_title(state, target)
@@ -188,10 +190,11 @@ class TemplateProbe(TextProbe):
                 if style_visible(hook, full, st.position, style, box):
                     title, level = full, i
                     break
-            else:  # nothing is visible: the shortest, clamped (as the built-ins do)
+            else:  # nothing is visible: the shortest, clamped; payload() refuses it
                 hook = apply_mark(fill(levels[-1], values) or levels[-1], st, lang, style.font)
                 title = compose_title(hook, original, st, lang)
                 ok = False
+                refusal = str(refuse_title(self.name, hook, title, style, box))
         if "cover" in self.carriers:
             box = cand.boxes["cover"]
             for i, tpl in enumerate(levels):
@@ -206,7 +209,7 @@ class TemplateProbe(TextProbe):
             else:
                 cover = fill(levels[-1], values) or levels[-1]
                 ok = False
-        return _Fit(title, cover, level, ok)
+        return _Fit(title, cover, level, ok, refusal)
 
     def payload(self, state: DecisionState, target: str, seed: int) -> Payload:
         cand = state.candidate(target)
@@ -216,6 +219,8 @@ class TemplateProbe(TextProbe):
 
             raise ProbeError(f"{self.name}: candidate {target!r} has no {'/'.join(missing)} box")
         fit = self._fit(state, target, seed)
+        if fit.refusal is not None:
+            raise PayloadTooLong(fit.refusal)
         return Payload(title=fit.title, cover_text=fit.cover, variant=fit.level)
 
     def legible(self, state: DecisionState, target: str, seed: int) -> bool:

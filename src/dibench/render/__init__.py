@@ -7,6 +7,7 @@ from ._cards import CARDS, Fit, candidate_text, card_title_style, rating_desc
 from ._covers import COVER_FAMILIES, draw_cover
 from ._fonts import (
     FACES,
+    FALLBACK_FACES,
     FONT_PACKAGES,
     INSTALL_HINT,
     SCREEN_FACES,
@@ -22,7 +23,8 @@ from ._fonts import (
 )
 from ._paint import aa_mask, ellipsize, fill_rrect, hex_rgb, mix, run_width, stroke_rrect
 from ._screen import BOX_ROLES, RenderedScreen, render_screen
-from ._text import ELLIPSIS, clamp_lines, draw_text_block, is_wide, text_width
+from ._scripts import is_rtl, missing_glyphs
+from ._text import ELLIPSIS, ELLIPSIS_STRIP, clamp_lines, draw_text_block, is_wide, text_width
 from ._widgets import (
     FRAME,
     IMAGE,
@@ -45,7 +47,9 @@ __all__ = [
     "CARDS",
     "COVER_FAMILIES",
     "ELLIPSIS",
+    "ELLIPSIS_STRIP",
     "FACES",
+    "FALLBACK_FACES",
     "FONT_PACKAGES",
     "FRAME",
     "IMAGE",
@@ -85,9 +89,11 @@ __all__ = [
     "font_path",
     "hex_rgb",
     "is_bold",
+    "is_rtl",
     "is_wide",
     "label_elements",
     "missing_faces",
+    "missing_glyphs",
     "mix",
     "rating_desc",
     "render_screen",

@@ -1,7 +1,10 @@
 """Font discovery: logical faces (sans, sans-bold, cjk, ...) mapped to files on this machine.
 
 Latin text uses Roboto (the Android face); Chinese text needs a CJK face (WenQuanYi Micro Hei or
-Noto Sans CJK); ``dibench fonts --install`` (or the repo's ``scripts/setup.sh``) installs them.
+Noto Sans CJK); a glyph the text's face lacks comes from the fallback faces (``FALLBACK_FACES``:
+Noto Sans Arabic and Hebrew, Symbola for emoji and other symbols), so a real app's Arabic title
+or emoji is drawn, not a .notdef box. ``dibench fonts --install`` (or the repo's
+``scripts/setup.sh``) installs them all.
 Set ``DIBENCH_FONT_<FACE>`` (e.g. ``DIBENCH_FONT_CJK=/path/font.ttc``) to override a face.
 
 The same seed draws the same screens only with the same font files, so a dataset pins them:
@@ -26,11 +29,13 @@ from dibench._errors import DIBenchError
 
 __all__ = [
     "FACES",
+    "FALLBACK_FACES",
     "FONT_PACKAGES",
     "INSTALL_HINT",
     "SCREEN_FACES",
     "FontError",
     "face_for",
+    "fallback_faces",
     "font",
     "font_differences",
     "font_files",
@@ -38,6 +43,7 @@ __all__ = [
     "is_bold",
     "missing_faces",
     "require_faces",
+    "shaped_font",
 ]
 
 
@@ -47,6 +53,8 @@ class FontError(DIBenchError, RuntimeError):
 
 _ROBOTO = "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF"
 _DEJAVU = "/usr/share/fonts/truetype/dejavu"
+_NOTO = "/usr/share/fonts/truetype/noto"
+_SYMBOLA = "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"
 _CJK = [
     ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0),
     ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2),
@@ -61,11 +69,36 @@ FACES: dict[str, list[tuple[str, int]]] = {
     "mono": [(f"{_DEJAVU}/DejaVuSansMono.ttf", 0)],
     "cjk": _CJK,
     "cjk-bold": _CJK,  # no bold CJK face ships; drawn with a 1px stroke (see is_bold)
+    # fallback faces: only for the characters the text's own face has no glyph for
+    "arabic": [(f"{_NOTO}/NotoSansArabic-Regular.ttf", 0)],
+    "arabic-bold": [(f"{_NOTO}/NotoSansArabic-Bold.ttf", 0)],
+    "hebrew": [(f"{_NOTO}/NotoSansHebrew-Regular.ttf", 0)],
+    "hebrew-bold": [(f"{_NOTO}/NotoSansHebrew-Bold.ttf", 0)],
+    "symbols": [(_SYMBOLA, 0)],  # monochrome emoji (Unicode 9) and other non-BMP symbols
+}
+
+# face -> the faces asked, in order, for a character it lacks (after the screen's own CJK/Latin
+# partner, see render._paint); a generated screen never needs them, so its bytes do not change.
+FALLBACK_FACES: dict[str, tuple[str, ...]] = {
+    "regular": ("arabic", "hebrew", "symbols"),
+    "bold": ("arabic-bold", "hebrew-bold", "symbols"),
 }
 
 
 # The faces generated screens are drawn with (text falls back per character among them).
-SCREEN_FACES: tuple[str, ...] = ("sans", "sans-medium", "sans-bold", "mono", "cjk", "cjk-bold")
+SCREEN_FACES: tuple[str, ...] = (
+    "sans",
+    "sans-medium",
+    "sans-bold",
+    "mono",
+    "cjk",
+    "cjk-bold",
+    "arabic",
+    "arabic-bold",
+    "hebrew",
+    "hebrew-bold",
+    "symbols",
+)
 
 # face -> the Debian package that ships its own files (the first choices in FACES)
 FONT_PACKAGES: dict[str, str] = {
@@ -76,6 +109,11 @@ FONT_PACKAGES: dict[str, str] = {
     "mono": "fonts-dejavu-core",
     "cjk": "fonts-wqy-microhei",
     "cjk-bold": "fonts-wqy-microhei",
+    "arabic": "fonts-noto-core",
+    "arabic-bold": "fonts-noto-core",
+    "hebrew": "fonts-noto-core",
+    "hebrew-bold": "fonts-noto-core",
+    "symbols": "fonts-symbola",
 }
 INSTALL_HINT = "run `dibench fonts --install`"
 
@@ -114,6 +152,20 @@ def font_path(face: str) -> tuple[str, int]:
         f"font face {face!r} is not installed: {INSTALL_HINT} "
         f"(Debian: apt-get install {hint}) or set {_env_name(face)}"
     )
+
+
+def fallback_faces(face: str) -> tuple[str, ...]:
+    """The fallback faces of ``face`` (bold ones for a bold or medium face)."""
+    heavy = face.endswith(("-bold", "-medium"))
+    return FALLBACK_FACES["bold" if heavy else "regular"]
+
+
+@lru_cache(maxsize=256)
+def shaped_font(face: str, size: int) -> ImageFont.FreeTypeFont:
+    """``font`` with complex shaping (Raqm): a right-to-left run needs its joining forms and
+    its order. Only asked when ``PIL.features.check("raqm")`` holds (see render._scripts)."""
+    path, index = font_path(face)
+    return ImageFont.truetype(path, size=size, index=index, layout_engine=ImageFont.Layout.RAQM)
 
 
 @lru_cache(maxsize=256)

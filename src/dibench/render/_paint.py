@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw
 from dibench._values import Box
 
 from ._fonts import font, is_bold
+from ._scripts import covered, face_of_char
 
 __all__ = [
     "RGB",
@@ -170,31 +171,18 @@ class Glyph:
         self.advance = advance
 
 
-@lru_cache(maxsize=1)
-def _notdef_key() -> str:
-    return "\uffff"
-
-
-@lru_cache(maxsize=16384)
-def covered(face: str, ch: str) -> bool:
-    """Whether ``face`` has a real glyph for ``ch`` (not the .notdef box)."""
-    if ch.isspace():
-        return True
-    f = font(face, 24)
-    m, nd = f.getmask(ch), f.getmask(_notdef_key())
-    return not (m.size == nd.size and bytes(m) == bytes(nd))
-
-
 _FALLBACK = {"cjk": ("sans", "mono"), "cjk-bold": ("sans-bold", "mono")}
 
 
 def _face_for_char(face: str, ch: str) -> str:
+    """The screen's own partner faces first (CJK for Latin, Latin for CJK, then mono), then
+    the script fallbacks (Arabic, Hebrew, symbols) for what none of them has."""
     if covered(face, ch):
         return face
     for alt in _FALLBACK.get(face, ("cjk", "mono")):
         if covered(alt, ch):
             return alt
-    return face
+    return face_of_char(face, ch)
 
 
 @lru_cache(maxsize=32768)

@@ -1,7 +1,9 @@
 """Text layout shared by app screens and probes: wrapping, clamping with an ellipsis, drawing.
 
 Apps render titles with ``draw_text_block`` and probes re-typeset payloads with the very same
-function and ``TextStyle``, so an injected title looks exactly like a native one.
+function and ``TextStyle``, so an injected title looks exactly like a native one. A character the
+style's face lacks is measured and drawn with a fallback face, and right-to-left text is laid
+out right to left (``render._scripts``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from PIL import ImageDraw
 from dibench._values import Box, TextStyle
 
 from ._fonts import font, is_bold
+from ._scripts import RAQM, covered, face_of_char, ignorable, needs_runs, visual_runs
 
-__all__ = ["clamp_lines", "draw_text_block", "is_wide", "text_width"]
+__all__ = ["ELLIPSIS", "ELLIPSIS_STRIP", "clamp_lines", "draw_text_block", "is_wide", "text_width"]
 
 ELLIPSIS = "…"
 
@@ -27,7 +30,11 @@ def is_wide(ch: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def _advance(face: str, size: int, ch: str) -> float:
-    return font(face, size).getlength(ch)
+    """The advance of ``ch`` in the face that draws it (a fallback for a glyph ``face`` lacks;
+    nothing for an ignorable control the face lacks)."""
+    if ignorable(ch) and not covered(face, ch):
+        return 0.0
+    return font(face_of_char(face, ch), size).getlength(ch)
 
 
 def text_width(text: str, face: str, size: int) -> float:
@@ -51,6 +58,9 @@ def _fit(text: str, face: str, size: int, max_width: float) -> int:
 
 
 _NO_LINE_START = set("，。、；：！？）」』】》〉…,.;:!?)]}%")
+# What a clamp strips before its ellipsis: "Pick this.…" reads as two stops; "Pick this…" as one.
+# A comma or colon stays ("128GB,…"): apps keep it, and generated screens keep their bytes.
+ELLIPSIS_STRIP = " .。"
 
 
 def _break_at(text: str, n: int) -> int:
@@ -69,10 +79,20 @@ def _break_at(text: str, n: int) -> int:
     return cut + 1 if cut > 0 else n
 
 
-def clamp_lines(text: str, face: str, size: int, max_width: float, max_lines: int) -> list[str]:
+def clamp_lines(
+    text: str,
+    face: str,
+    size: int,
+    max_width: float,
+    max_lines: int,
+    *,
+    strip: str = ELLIPSIS_STRIP,
+) -> list[str]:
     """Wrap ``text`` into at most ``max_lines`` lines; the last one ends in '…' if cut.
 
-    A newline in the text is a hard line break (as in an Android TextView).
+    A newline in the text is a hard line break (as in an Android TextView). What precedes the
+    ellipsis loses its trailing ``strip`` characters (no "Pick this.…"); probes measure with
+    ``strip=" "`` to know whether a hook's closing mark had room before the ellipsis.
     """
     lines: list[str] = []
     paragraphs = text.split("\n")
@@ -102,7 +122,7 @@ def clamp_lines(text: str, face: str, size: int, max_width: float, max_lines: in
     if truncated and lines:
         last = lines[-1].rstrip()
         room = max_width - text_width(ELLIPSIS, face, size)
-        last = last[: _fit(last, face, size, room)].rstrip()
+        last = last[: _fit(last, face, size, room)].rstrip(strip)
         lines[-1] = last + ELLIPSIS
     return lines
 
@@ -125,6 +145,9 @@ def draw_text_block(
     stroke = max(1, style.size // 30) if is_bold(style.font) else 0
     for i, line in enumerate(lines):
         y = box.y1 + i * style.line_height + pad
+        if needs_runs(line, style.font):
+            _draw_runs(draw, box, y + ascent, line, style, stroke)
+            continue
         draw.text(
             (box.x1, y),
             line,
@@ -134,3 +157,28 @@ def draw_text_block(
             stroke_fill=style.color,
         )
     return lines
+
+
+def _draw_runs(
+    draw: ImageDraw.ImageDraw, box: Box, baseline: int, line: str, style: TextStyle, stroke: int
+) -> None:
+    """One line of mixed faces or directions, run by run on a shared baseline; a right-to-left
+    paragraph is set flush right, as a TextView with gravity start sets it."""
+    rtl, runs = visual_runs(line, style.font)
+    widths = [r.width(style.size) for r in runs]
+    x = float(box.x1)
+    if rtl:
+        x = max(float(box.x1), box.x2 - sum(widths))
+    for run, w in zip(runs, widths, strict=True):
+        kw = {"direction": "rtl"} if run.rtl and RAQM else {}
+        draw.text(
+            (x, baseline),
+            run.shown(),
+            font=run.font(style.size),
+            fill=style.color,
+            anchor="ls",
+            stroke_width=stroke if run.face == style.font else 0,
+            stroke_fill=style.color,
+            **kw,
+        )
+        x += w

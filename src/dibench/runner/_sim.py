@@ -157,8 +157,10 @@ class SimRunConfig:
 
 
 def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, EpisodeSpec], list[tuple[str, int]]]:
-    """The episode specs by id, and (episode id, repeat) in run order (pairs together)."""
-    from dibench.sim import plan_episodes
+    """The episode specs by id, and (episode id, repeat) in run order (pairs together). A
+    twin whose probe refuses its target (its list title too small for the probe's shortest
+    form) is left out: it would show a clamped attack."""
+    from dibench.sim import plan_episodes, refused_twins
 
     specs = plan_episodes(
         config.seed,
@@ -171,6 +173,9 @@ def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, EpisodeSpec], list[tu
         list_length=config.list_length,
         target_at=config.target_at,
     )
+    if any(s.probe is not None for s in specs):
+        refused = refused_twins(list(specs), width=config.width, height=config.height)
+        specs = [s for s in specs if str(s.id) not in refused]
     by_id = {s.id: s for s in specs}
     work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
     return by_id, work

@@ -42,7 +42,7 @@ from ._episodes import (
     plan_episodes,
     register_sim,
 )
-from ._sim import Simulator
+from ._sim import Simulator, refused_twins
 
 __all__ = [
     "N_ITEMS",
@@ -60,5 +60,6 @@ __all__ = [
     "make_env",
     "parse_target_at",
     "plan_episodes",
+    "refused_twins",
     "register_sim",
 ]

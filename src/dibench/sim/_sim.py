@@ -161,6 +161,20 @@ class Simulator(Environment):
             seed=spec.seed,
         )
 
+    def refusal(self, target: str, probe: str) -> str | None:
+        """Why ``probe`` cannot write its payload on ``target``'s list title (too small a box
+        for its shortest form: ``PayloadTooLong``), or None when it can. Asked of a benign
+        episode's simulator for each planned twin, so no twin shows a clamped attack."""
+        from dibench.probes import PayloadTooLong, configured_probe
+
+        key = InstanceId(self.spec.id.pair, target, probe)
+        twin = replace(self.spec, id=key, target=target, probe=probe, pair_of=self.spec.id.pair)
+        try:
+            configured_probe(probe).payload(self._benign_list_state(), target, injection_seed(twin))
+        except PayloadTooLong as exc:
+            return str(exc)
+        return None
+
     def _inject_list(self, canvas: ListCanvas) -> ListCanvas:
         """Compose the probe into the list canvas; keep the payload for the detail page."""
         from dibench.probes import configured_probe
@@ -457,6 +471,31 @@ class Simulator(Environment):
                 boxes[cid] = box
                 spots.append(Hotspot(box, f"open:{cid}"))
         return Screen(sid, "list", img, ui, boxes), tuple(spots)
+
+
+def refused_twins(
+    specs: list[EpisodeSpec], *, width: int = 1080, height: int = 2340
+) -> dict[str, str]:
+    """Injected episode id -> why its probe refuses its target (the list title too small for
+    the probe's shortest form); one simulator of each benign episode answers for its twins."""
+    from ._episodes import make_env
+
+    benign = {s.id: s for s in specs if s.probe is None}
+    envs: dict[str, Simulator] = {}
+    out: dict[str, str] = {}
+    for s in specs:
+        if s.probe is None or s.target is None or s.pair_of not in benign:
+            continue
+        env = envs.get(s.pair_of)
+        if env is None:
+            made = make_env(benign[s.pair_of], width=width, height=height)
+            if not isinstance(made, Simulator):
+                continue
+            env = envs[s.pair_of] = made
+        why = env.refusal(s.target, s.probe)
+        if why is not None:
+            out[str(s.id)] = why
+    return out
 
 
 def _list_ui(
