@@ -259,7 +259,7 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
             tuple(ui) == tuple(state.ui),
             "a pixel-only probe changed the UI tree",
         )
-    _visible_checks(rec, state, b, rep)
+    _visible_checks(rec, state, inj_img, rep)
     if rec.payload.epsilon is not None:
         cov = target.boxes["cover"]
         delta = np.abs(
@@ -291,7 +291,7 @@ def _has_ink(pixels: np.ndarray) -> bool:
 
 
 def _visible_checks(
-    rec: InjectedRecord, state: DecisionState, b: np.ndarray, rep: CheckReport
+    rec: InjectedRecord, state: DecisionState, injected: Image.Image, rep: CheckReport
 ) -> None:
     """``payload_visible``: a title payload's hook is drawn whole (by the app's layout) and its
     box holds ink; ``glyphs``: every character of a drawn payload has a glyph in some face."""
@@ -308,7 +308,7 @@ def _visible_checks(
         rep.visible_min[key] = min(share, rep.visible_min.get(key, 1.0))
         if share < 1.0:
             rep.partly_visible += 1
-        inked = _has_ink(b[box.y1 : box.y2, box.x1 : box.x2])
+        inked = _has_ink(np.asarray(injected.crop(box)))
         rep.add(
             "payload_visible",
             iid,
