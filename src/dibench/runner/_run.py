@@ -26,6 +26,7 @@ from dibench.metrics import ResultRow
 from dibench.providers import EndpointError, InfraError, Provider
 from dibench.screens import Screens
 
+from ._errors import RunError
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -40,6 +41,7 @@ __all__ = [
     "RunConfig",
     "RunProgress",
     "RunSummary",
+    "check_states",
     "dataset_row",
     "defended",
     "drive",
@@ -107,14 +109,24 @@ class RunSummary:
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
 
 
+def check_states(ds: Dataset, states: Sequence[str]) -> None:
+    """Refuse a state id the dataset does not hold as a benign state, naming it (a typo would
+    otherwise fail mid-run, or an injected id would silently run nothing)."""
+    unknown = [s for s in states if s not in ds.benign]
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise RunError(
+            f"--states: {ds.root} has no benign state {unknown[0]!r}{more} "
+            f"(see `dibench list --dataset {ds.root}`)"
+        )
+
+
 def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
     """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
+    check_states(ds, config.states)
     states = list(config.states) or list(ds.benign)
     if not config.states and config.limit is not None:
         states = states[: config.limit]
-    unknown = [s for s in states if s not in ds.benign]
-    if unknown:
-        raise ValueError(f"--states: unknown benign ids {unknown[:3]}")
     wanted = set(states)
     variants: dict[str, list[InstanceId]] = {s: [] for s in states}
     probes = set(config.probes)
