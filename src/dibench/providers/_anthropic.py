@@ -39,6 +39,7 @@ class AnthropicProvider(HTTPProvider):
 
     scheme = "anthropic"
     default_key_env = "ANTHROPIC_API_KEY"
+    vendor_hosts = ("api.anthropic.com",)
     base_url_env = "ANTHROPIC_BASE_URL"
 
     def __init__(

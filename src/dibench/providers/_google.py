@@ -66,6 +66,8 @@ class GoogleProvider(HTTPProvider):
 
     scheme = "google"
     default_key_env = "GEMINI_API_KEY"
+    vendor_hosts = ("generativelanguage.googleapis.com",)
+    other_key_envs = ("GOOGLE_API_KEY",)  # the SDK reads it too
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
     basic_auth_replaces_key = False  # the SDK sends x-goog-api-key beside the URL's Basic auth
 

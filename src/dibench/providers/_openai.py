@@ -84,6 +84,7 @@ class OpenAIProvider(HTTPProvider):
 
     scheme = "openai"
     default_key_env = "OPENAI_API_KEY"
+    vendor_hosts = ("api.openai.com",)
 
     def __init__(
         self,

@@ -246,6 +246,7 @@ class _DeadEndpoint:
         self.last = ""
         self.server_errors = 0  # runs in a row ending on a 5xx
         self.server_limit = _fail_after_5xx()
+        self.verdict_given: str | None = None  # the verdict that stopped the session, if one
 
     def success(self) -> None:
         self.succeeded = True
@@ -274,7 +275,8 @@ class _DeadEndpoint:
             self.unanswered += 1
             self.last = str(exc)
             if self.unanswered >= DEAD_AFTER:
-                return self.verdict()
+                self.verdict_given = self.verdict_given or self.verdict()
+                return self.verdict_given
         elif exc.permanent:
             self.rejected.add(iid)
             if len(self.rejected) >= DEAD_AFTER:
@@ -400,6 +402,10 @@ async def drive(
             w.cancel()
     if not aborted and dead.nothing_answered:
         aborted.append(dead.verdict())  # the work ran out before DEAD_AFTER runs failed
+    elif aborted and aborted[0] == dead.verdict_given and dead.nothing_answered:
+        # runs in flight when the verdict fell failed too and were stored: count them all, so
+        # the message matches the errors the summary says were stored
+        aborted[0] = dead.verdict()
     return aborted[0] if aborted else None
 
 
