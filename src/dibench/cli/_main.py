@@ -895,7 +895,11 @@ def report(
 def export(rundirs: tuple[Path, ...], fmt: str, out: Path | None, replies: Path | None) -> None:
     """Export the per-row results of a run (JSONL or Parquet); several run directories of one
     dataset give one file of all their rows (written into the first unless ``--out``)."""
+    from dibench._extras import require_extra
     from dibench.runner import RunDir
+
+    if fmt == "parquet":
+        require_extra("parquet", "--format parquet")
 
     with contextlib.ExitStack() as stack:
         rundir = rundirs[0]
@@ -953,9 +957,18 @@ def quickstart(
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as gen
     from dibench.report import build_report, write_report
-    from dibench.runner import RunConfig, RunRequest, execute
+    from dibench.runner import RunConfig, RunRequest, check_agent, execute
 
     specs = _defenses(defense)
+    req = RunRequest(
+        dataset=dataset,
+        out=out,
+        framework=framework,
+        model=model,
+        config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
+        defenses=specs,
+    )
+    check_agent(req)  # a missing extra or a bad name is refused before 30 s of generating
     if not (dataset / "benign.jsonl").is_file():
         prog, update = _progress("generating")
         with prog:
@@ -966,14 +979,6 @@ def quickstart(
         )
     else:
         click.echo(f"using the dataset in {dataset}")
-    req = RunRequest(
-        dataset=dataset,
-        out=out,
-        framework=framework,
-        model=model,
-        config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
-        defenses=specs,
-    )
     _execute(execute, req, _label(framework, model, req.defense))
     rep = build_report(out)
     path = write_report(rep, "html")

@@ -93,7 +93,7 @@ class AnthropicProvider(HTTPProvider):
         return info
 
 
-@PROVIDERS.register("anthropic")
+@PROVIDERS.register("anthropic", extra="anthropic")
 def anthropic_provider(model: str, **options: Any) -> AnthropicProvider:
     """``anthropic:MODEL``; needs ``pip install "dibench[anthropic]"``."""
     return AnthropicProvider(model, **options)

@@ -125,7 +125,7 @@ class GoogleProvider(HTTPProvider):
         return reply_from_google(response, self.model)
 
 
-@PROVIDERS.register("google")
+@PROVIDERS.register("google", extra="google")
 def google_provider(model: str, **options: Any) -> GoogleProvider:
     """``google:MODEL``; needs ``pip install "dibench[google]"``."""
     return GoogleProvider(model, **options)

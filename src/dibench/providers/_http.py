@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from dibench._errors import DIBenchError
+from dibench._extras import MissingExtra
 from dibench._secrets import basic_credentials, redact_url, split_userinfo, url_secrets
 from dibench._secrets import scrub as scrub_secrets
 from dibench._seeding import derive_seed
@@ -80,17 +81,19 @@ class MissingKeyError(DIBenchError):
     """The vendor's API was chosen and its key variable is unset: refused before any call."""
 
 
-class MissingSDKError(DIBenchError, ImportError):
+class MissingSDKError(MissingExtra):
     """A vendor SDK is not installed; the message is the pip command that fixes it."""
 
 
 def import_sdk(module: str, extra: str) -> ModuleType:
-    """Import a vendor SDK lazily so ``import dibench`` never pays for (or needs) it."""
+    """Import a vendor SDK lazily so ``import dibench`` never pays for (or needs) it (the
+    registry's ``require`` has named a missing extra already; this is the fallback)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingSDKError(
-            f'the {extra} provider needs the {module!r} package: pip install "dibench[{extra}]"'
+            f"the {extra} provider needs the optional extra [{extra}] (module {module!r} is not "
+            f'installed): pip install "dibench[{extra}]"'
         ) from exc
 
 

@@ -186,7 +186,7 @@ class OpenAIProvider(HTTPProvider):
         return info
 
 
-@PROVIDERS.register("openai")
+@PROVIDERS.register("openai", extra="openai")
 def openai_provider(model: str, **options: Any) -> OpenAIProvider:
     """``openai:MODEL``; see OpenAIProvider and HTTPProvider for the options."""
     return OpenAIProvider(model, **options)

@@ -7,6 +7,7 @@ run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite sto
 
 from ._api import (
     SweepError,
+    check_agent,
     check_config,
     check_probes,
     execute,
@@ -87,6 +88,7 @@ __all__ = [
     "StoreError",
     "SweepError",
     "TrackingEnv",
+    "check_agent",
     "check_config",
     "check_probes",
     "check_states",

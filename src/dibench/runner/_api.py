@@ -43,6 +43,7 @@ from ._types import AgentRequest
 
 __all__ = [
     "SweepError",
+    "check_agent",
     "check_config",
     "check_probes",
     "execute",
@@ -81,11 +82,18 @@ def check_config(ds: Dataset, config: RunConfig) -> None:
         raise RunError("nothing to run: benign and injected instances are both left out")
 
 
+def check_agent(req: AgentRequest) -> None:
+    """The adapter, provider and defense chain of ``req`` build here: their options are valid
+    and the optional extras they need are installed. Touches neither the dataset nor the run
+    folder, so a command can refuse before generating a dataset for the run."""
+    components(req)
+
+
 def preflight(req: RunRequest) -> Dataset:
     """Everything a run checks before it writes anything: the dataset, its config, options."""
     ds = Dataset.open(req.dataset)
     check_config(ds, req.config)
-    components(req)
+    check_agent(req)
     return ds
 
 

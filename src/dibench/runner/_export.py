@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from dibench._extras import require_extra
 from dibench._fs import atomic_path, atomic_write, file_errors
 
 from ._store import ResultStore
@@ -74,13 +75,10 @@ def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
     if fmt == "jsonl":
         atomic_write(out, b"".join(orjson.dumps(r) + b"\n" for r in rows))
     elif fmt == "parquet":
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ImportError(
-                'Parquet export needs pyarrow: pip install "dibench[parquet]"'
-            ) from None
+        require_extra("parquet", "--format parquet")
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         table = pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS})
         with atomic_path(out) as tmp:
             pq.write_table(table, tmp)
