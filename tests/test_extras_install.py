@@ -22,8 +22,6 @@ from pathlib import Path
 
 import pytest
 
-from .test_packaging import _build
-
 BASE = ("pillow", "numpy", "pydantic", "orjson", "click", "rich")
 
 # (command line, the extra it needs); {ds}: a dataset, {run}: a run directory, {log}: a file
@@ -46,18 +44,22 @@ COMMANDS: tuple[tuple[str, str], ...] = (
 )
 
 RUNNER = """
-import contextlib, io, json, sys
+import contextlib, io, json, os, sys
 from dibench.cli import main
+
+def files():
+    return {os.path.join(d, n) for d, dirs, names in os.walk(".") for n in dirs + names}
+
 out = []
 for args in json.loads(sys.argv[1]):
-    err = io.StringIO()
+    before, err = files(), io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()) as std:
         try:
             main(args, prog_name="dibench")
             code = 0
         except SystemExit as exc:
             code = exc.code
-    out.append([code, std.getvalue(), err.getvalue()])
+    out.append([code, std.getvalue(), err.getvalue(), sorted(files() - before)])
 import dibench
 print(json.dumps({"file": dibench.__file__, "results": out}))
 """
@@ -99,48 +101,44 @@ def _venv(root: Path, wheel: Path) -> Path:
                 (site / top).symlink_to(Path(str(dist.locate_file(top))))
     r = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-         "--no-index", "--disable-pip-version-check", "-q", str(wheel)],
+         "--no-index", "--no-compile", "--disable-pip-version-check", "-q", str(wheel)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     return python
 
 
-def _files(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
-
-
 @pytest.mark.slow
 def test_every_command_needing_a_missing_extra_refuses_up_front(
-    tmp_path_factory: pytest.TempPathFactory, d8_dataset_dir: Path
+    tmp_path_factory: pytest.TempPathFactory, d8_dataset_dir: Path, built_wheel: Path
 ) -> None:
     pytest.importorskip("packaging")
-    build = tmp_path_factory.mktemp("build")
-    python = _venv(tmp_path_factory.mktemp("venv") / "v", _build(build, "wheel"))
+    python = _venv(tmp_path_factory.mktemp("venv") / "v", built_wheel)
     work = tmp_path_factory.mktemp("user")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env[var] = "sk-test"  # the extra is what is missing, not a key
 
-    # the console script of the install works where nothing extra is needed
+    version = subprocess.run(["dibench", "--version"], cwd=work, env=env, capture_output=True,
+                             text=True, timeout=60)  # fmt: skip
+    assert version.returncode == 0 and "dibench" in version.stdout, version.stderr
+
     ds, run = str(d8_dataset_dir), str(work / "run")
+    (work / "x.eval").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip, as logs are
+    # what needs no extra works (and makes the run that export reads), then each command
     base = ["run", "--dataset", ds, "--framework", "direct", "--model", "oracle", "--out", run,
             "--limit", "1", "--repeats", "1"]  # fmt: skip
-    done = subprocess.run(["dibench", *base], cwd=work, env=env, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    (work / "x.eval").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip, as logs are
-    before = _files(work)
-
     args = [c.format(ds=ds, run=run, log=work / "x.eval").split() for c, _ in COMMANDS]
-    r = subprocess.run([str(python), "-c", RUNNER, json.dumps(args)], cwd=work, env=env,
-                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    r = subprocess.run([str(python), "-c", RUNNER, json.dumps([base, *args])], cwd=work,
+                       env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
     report = json.loads(r.stdout)
     assert Path(report["file"]).is_relative_to(python.parents[1])  # the wheel, not the repo
-    for (command, extra), (code, out, err) in zip(COMMANDS, report["results"], strict=True):
+    (code, _, err, made), *results = report["results"]
+    assert code == 0 and "./run/results.sqlite" in made, err
+    for (command, extra), (code, out, err, made) in zip(COMMANDS, results, strict=True):
         assert code == 2 and out == "", (command, code, out, err)
         assert err.startswith("dibench: error:") and len(err.splitlines()) == 1, (command, err)
         assert f"[{extra}]" in err and f'pip install "dibench[{extra}]"' in err, (command, err)
-    assert _files(work) == before  # no run folder, dataset or export left behind
+        assert made == [], (command, made)  # no run folder, dataset or export left behind

@@ -50,8 +50,8 @@ class AnthropicProvider(HTTPProvider):
         extra_body: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> None:
-        self._sdk = import_sdk("anthropic", "anthropic")  # fail before any other work
-        super().__init__(model, **options)
+        super().__init__(model, **options)  # a missing key fails here, before the SDK's import
+        self._sdk = import_sdk("anthropic", "anthropic")
         self.send_temperature = send_temperature
         self.extra_body = dict(extra_body or {})
 

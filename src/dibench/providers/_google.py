@@ -72,10 +72,10 @@ class GoogleProvider(HTTPProvider):
     basic_auth_replaces_key = False  # the SDK sends x-goog-api-key beside the URL's Basic auth
 
     def __init__(self, model: str, **options: Any) -> None:
+        super().__init__(model, **options)  # a missing key fails here, before the SDK's import
         self._genai = import_sdk("google.genai", "google")
         self._errors = import_sdk("google.genai.errors", "google")
         self._httpx = import_sdk("httpx2", "google")
-        super().__init__(model, **options)
 
     def _new_client(self, api_key: str, endpoint: str | None, headers: dict[str, str]) -> Any:
         types = self._genai.types
