@@ -103,6 +103,11 @@ class AttackRequest:
     record: bool = True
     evaluate: bool = True  # False: stop after the search (a later run evaluates, resuming)
 
+    def __post_init__(self) -> None:
+        """A str (or any path-like) is taken as a path, as everywhere in the API."""
+        object.__setattr__(self, "dataset", Path(self.dataset))
+        object.__setattr__(self, "out", Path(self.out))
+
 
 @dataclass
 class AttackResult:

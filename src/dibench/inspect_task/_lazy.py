@@ -9,6 +9,7 @@ from dibench.runner import RunError
 
 __all__ = ["InspectUnavailable", "require_inspect"]
 
+
 class InspectUnavailable(RunError):
     """inspect_ai is not installed (the message says how to install it)."""
 
