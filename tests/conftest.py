@@ -124,5 +124,14 @@ def d8_dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this tree's tracked files, built once for the tests that read or install it
+    (skipped where setuptools cannot build it, as tests/test_packaging.py says)."""
+    from tests.test_packaging import build
+
+    return build(tmp_path_factory.mktemp("wheel"), "wheel")
+
+
+@pytest.fixture(scope="session")
 def small_dataset(small_dataset_dir: Path) -> Dataset:
     return Dataset.open(small_dataset_dir)

@@ -38,7 +38,8 @@ def _tracked_copy(dest: Path) -> Path:
     return dest
 
 
-def _build(tmp_path: Path, kind: str) -> Path:
+def build(tmp_path: Path, kind: str) -> Path:
+    """Build a ``kind`` (sdist or wheel) of the tracked files in ``tmp_path``; its path."""
     src = _tracked_copy(tmp_path / "src")
     out = tmp_path / "dist"
     out.mkdir()
@@ -58,7 +59,7 @@ def test_the_license_is_an_spdx_string_with_its_file() -> None:
 
 @pytest.mark.slow
 def test_the_sdist_holds_its_tests_docs_and_license(tmp_path: Path) -> None:
-    sdist = _build(tmp_path, "sdist")
+    sdist = build(tmp_path, "sdist")
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
         pkg_info = tar.extractfile(next(n for n in tar.getnames() if n.endswith("/PKG-INFO")))
@@ -77,9 +78,8 @@ def test_the_sdist_holds_its_tests_docs_and_license(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_wheel_declares_and_ships_the_license(tmp_path: Path) -> None:
-    wheel = _build(tmp_path, "wheel")
-    with zipfile.ZipFile(wheel) as zf:
+def test_the_wheel_declares_and_ships_the_license(built_wheel: Path) -> None:
+    with zipfile.ZipFile(built_wheel) as zf:
         names = zf.namelist()
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: Apache-2.0" in meta

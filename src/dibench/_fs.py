@@ -22,12 +22,17 @@ from dibench._errors import DIBenchError
 __all__ = [
     "FileError",
     "NoSuchFile",
+    "StrPath",
     "atomic_path",
     "atomic_write",
     "describe_os_error",
     "file_errors",
     "sha256_file",
 ]
+
+# What every public function that takes a path accepts: a str or any path-like (normalised with
+# ``Path(...)`` at its entry).
+StrPath = str | os.PathLike[str]
 
 _FULL = (errno.ENOSPC, errno.EDQUOT)
 

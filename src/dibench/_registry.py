@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from dibench._errors import DIBenchError
+from dibench._extras import EXTRAS, require_extra
 
 __all__ = [
     "Option",
@@ -230,33 +231,58 @@ class Registry(Generic[T]):
         self.kind = kind
         self.group = group
         self._items: dict[str, T] = {}
+        self._extras: dict[str, str] = {}  # name -> the optional extra it needs
         self._plugins_loaded = False
         Registry.instances.add(self)
 
-    def snapshot(self) -> tuple[dict[str, T], bool]:
+    def snapshot(self) -> tuple[dict[str, T], bool, dict[str, str]]:
         """The current contents, for ``restore`` (tests that register throwaway components)."""
-        return dict(self._items), self._plugins_loaded
+        return dict(self._items), self._plugins_loaded, dict(self._extras)
 
-    def restore(self, state: tuple[dict[str, T], bool]) -> None:
-        items, loaded = state
+    def restore(self, state: tuple[dict[str, T], bool, dict[str, str]]) -> None:
+        items, loaded, extras = state
         self._items = dict(items)
         self._plugins_loaded = loaded
+        self._extras = dict(extras)
 
-    def register(self, name: str, *, replace: bool = False) -> Callable[[T], T]:
-        """Decorator that adds a component under ``name``."""
+    def register(
+        self, name: str, *, replace: bool = False, extra: str | None = None
+    ) -> Callable[[T], T]:
+        """Decorator that adds a component under ``name`` (``extra`` as for ``add``)."""
 
         def deco(obj: T) -> T:
-            self.add(name, obj, replace=replace)
+            self.add(name, obj, replace=replace, extra=extra)
             return obj
 
         return deco
 
-    def add(self, name: str, obj: T, *, replace: bool = False) -> None:
+    def add(self, name: str, obj: T, *, replace: bool = False, extra: str | None = None) -> None:
+        """Add ``obj`` under ``name``; ``extra``: the optional extra (``dibench._extras``) it
+        needs at run time, which ``require`` checks before any work."""
         if not name or name != name.strip():
             raise RegistryError(f"invalid {self.kind} name {name!r}")
         if name in self._items and not replace and self._items[name] is not obj:
             raise RegistryError(f"{self.kind} {name!r} is already registered")
+        if extra is not None and extra not in EXTRAS:
+            raise RegistryError(f"{self.kind} {name!r}: unknown extra {extra!r}")
         self._items[name] = obj
+        self._extras.pop(name, None)
+        if extra is not None:
+            self._extras[name] = extra
+
+    def extra_of(self, name: str) -> str | None:
+        """The optional extra the entry ``name`` declared (None: it needs none)."""
+        self.get(name)
+        return self._extras.get(name)
+
+    def require(self, name: str) -> T:
+        """The entry ``name``, once its declared extra is known to be installed (else
+        ``MissingExtra`` naming the entry and the pip command): the up-front check."""
+        obj = self.get(name)
+        extra = self._extras.get(name)
+        if extra is not None:
+            require_extra(extra, f"{self.kind} {name!r}")
+        return obj
 
     def _load_plugins(self) -> None:
         if self._plugins_loaded or self.group is None:

@@ -74,7 +74,7 @@ def test_missing_inspect_gives_a_pip_hint(monkeypatch: pytest.MonkeyPatch) -> No
     from dibench.inspect_task import InspectUnavailable, require_inspect
 
     monkeypatch.setitem(sys.modules, "inspect_ai", None)  # import inspect_ai now fails
-    with pytest.raises(InspectUnavailable, match=r"pip install 'dibench\[inspect\]'"):
+    with pytest.raises(InspectUnavailable, match=r'pip install "dibench\[inspect\]"'):
         require_inspect()
 
 

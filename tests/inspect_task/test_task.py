@@ -3,11 +3,14 @@
 Both paths talk HTTP to the same FakeChatServer, whose replies (in the framework's own format)
 are a pure function of the request text and seed; instance for instance they must reach the
 same decisions, the log's TCR/COR/ASR must equal the metrics over ``dibench run``'s rows, and
-``dibench import-log`` must give back a run directory that ``dibench report`` reads.
+``dibench import-log`` must give back a run directory that ``dibench report`` reads. Last,
+``inspect score`` rescores a log as docs/INSPECT.md says to run it.
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -264,3 +267,36 @@ def test_a_robust_task_is_labelled_as_its_own_condition(small_dataset_dir: Path)
     assert faithful.metadata["dibench"]["framework"] == "appagent"
     assert robust.metadata["dibench"]["framework"] == "appagent[robust]"
     assert robust.metadata["dibench"]["adapter"]["parse"] == "robust"
+
+
+# --- inspect score ------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _documented_score() -> list[str]:
+    """The arguments of docs/INSPECT.md's ``inspect score`` command, without its log file."""
+    doc = (ROOT / "docs" / "INSPECT.md").read_text(encoding="utf-8")
+    line = re.search(r"^inspect score .*$", doc, re.M)
+    assert line is not None, "docs/INSPECT.md lost its `inspect score` command"
+    *args, log = shlex.split(line.group(0))
+    assert log.endswith(".eval")
+    return args[2:]
+
+
+def test_the_documented_inspect_score_rescores_a_log(
+    server: FakeChatServer, d8_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """Inspect records the scorer by its short name and cannot load that back (issue 27 item
+    7), so the documented command names ``dibench/decision_scorer``. It runs through the
+    ``inspect`` console script's own click group, in this process (a second interpreter would
+    spend seconds importing inspect and the task again)."""
+    from inspect_ai._cli.main import inspect as inspect_cli
+    from inspect_ai.log import read_eval_log
+
+    log = _eval(tmp_path / "logs", epochs=1, dataset=str(d8_dataset_dir), limit=1, injected=False)
+    assert log.status == "success"
+    r = CliRunner().invoke(inspect_cli, ["score", *_documented_score(), log.location])
+    assert r.exit_code == 0, (r.output, r.exception)
+    again = read_eval_log(log.location)
+    assert again.results is not None and again.samples and all(s.scores for s in again.samples)
+    assert {"TCR", "COR"} <= {m for s in again.results.scores for m in s.metrics}

@@ -73,7 +73,7 @@ def check_attacker(attacker: str, options: dict[str, Any]) -> None:
 
     stored_options(options, "--attacker-opt")
     scheme = attacker.partition(":")[0]
-    factory = PROVIDERS.get(scheme)
+    factory = PROVIDERS.require(scheme)
     try:
         check_options(factory, options, f"provider {scheme!r}", positional=1)
     except ValueError as exc:

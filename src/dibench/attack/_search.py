@@ -110,6 +110,11 @@ class AttackRequest:
     record: bool = True
     evaluate: bool = True  # False: stop after the search (a later run evaluates, resuming)
 
+    def __post_init__(self) -> None:
+        """A str (or any path-like) is taken as a path, as everywhere in the API."""
+        object.__setattr__(self, "dataset", Path(self.dataset))
+        object.__setattr__(self, "out", Path(self.out))
+
 
 @dataclass
 class AttackResult:
@@ -163,13 +168,24 @@ class _Attack:
         }
 
     def open(self) -> None:
-        from dibench.runner import RunError
+        from dibench.runner import RunError, RunRequest, check_agent
 
         if self.cfg.attacker:
             from ._attacker import check_attacker
 
             check_attacker(self.cfg.attacker, self.req.attacker_options)
         self.src = Dataset.open(self.req.dataset)
+        check_agent(  # the target agent's options and extras, before OUT is written
+            RunRequest(
+                dataset=self.req.dataset,
+                out=self.out,
+                framework=self.req.framework,
+                model=self.req.model,
+                provider_options=self.req.provider_options,
+                adapter_options=self.req.adapter_options,
+                defenses=self.req.defenses,
+            )
+        )
         self.out.mkdir(parents=True, exist_ok=True)
         path = self.out / "attack.json"
         ident = self.identity()

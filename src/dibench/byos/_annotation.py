@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+from dibench._fs import StrPath
 from dibench._values import Box
 from dibench.dataset import (
     AllOf,
@@ -435,8 +436,9 @@ def _default_screenshot(path: Path, v: _V) -> str:
     v.fail("screenshot", f"missing, and no {path.stem}.png/.jpg beside the annotation")
 
 
-def load_annotation(path: Path, root: Path, *, ui_scale: float | None = None) -> Annotation:
+def load_annotation(path: StrPath, root: StrPath, *, ui_scale: float | None = None) -> Annotation:
     """Read and validate one annotation file of the import folder ``root`` (resolved)."""
+    path, root = Path(path), Path(root)
     file = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
     v = _V(file)
     real = path.resolve()

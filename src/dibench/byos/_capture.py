@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from dibench._fs import file_errors
+from dibench._fs import StrPath, file_errors
 
 from ._draft import propose_file
 from ._errors import ByosError
@@ -98,8 +98,11 @@ def _free_name(folder: Path) -> str:
 
 
 @file_errors
-def capture(folder: Path, *, serial: str | None = None, name: str | None = None) -> CaptureResult:
+def capture(
+    folder: StrPath, *, serial: str | None = None, name: str | None = None
+) -> CaptureResult:
     """Capture the device's current screen into ``folder`` and draft its annotation."""
+    folder = Path(folder)
     adb = _adb_path()
     dev = _pick(adb_devices(adb), serial)
     folder.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from dibench._fs import file_errors
+from dibench._fs import StrPath, file_errors
 from dibench.dataset import Category
 
 from ._errors import ByosError
@@ -117,9 +117,9 @@ def _beside(xml: Path) -> Path | None:
 
 @file_errors
 def propose_file(
-    xml: Path,
-    image: Path | None,
-    out: Path,
+    xml: StrPath,
+    image: StrPath | None,
+    out: StrPath,
     *,
     ui_scale: float | None = None,
     state_id: str | None = None,
@@ -131,6 +131,8 @@ def propose_file(
     Without ``image`` a screenshot beside the dump (same name) is used; without one the boxes
     stay in dump pixels and the draft's ``screenshot`` is a TODO.
     """
+    xml, out = Path(xml), Path(out)
+    image = Path(image) if image is not None else None
     if out.exists() and not overwrite:
         raise ByosError(f"--out: {out} already exists (it may hold your edits); use --force")
     if image is None:

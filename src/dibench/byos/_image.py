@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from dibench._fs import StrPath
+
 from ._errors import ByosError
 
 __all__ = ["MAX_PIXELS", "image_size", "load_screenshot", "to_rgb"]
@@ -46,7 +48,7 @@ def _open(path: Path, what: str) -> Image.Image:
 
 def image_size(path: Path, what: str) -> tuple[int, int]:
     """The image's (width, height) without decoding its pixels; ``what`` starts every error."""
-    im = _open(path, what)
+    im = _open(Path(path), what)
     size = im.size
     im.close()
     return size
@@ -71,7 +73,7 @@ def to_rgb(im: Image.Image) -> Image.Image:
     return im if im.mode == "RGB" else im.convert("RGB")
 
 
-def load_screenshot(path: Path, what: str) -> Image.Image:
+def load_screenshot(path: StrPath, what: str) -> Image.Image:
     """The decoded screenshot as RGB; ``what`` (the flag and file) starts every error."""
     im = _open(path, what)
     try:

@@ -24,7 +24,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
-from dibench._fs import file_errors
+from dibench._fs import StrPath, file_errors
 from dibench._seeding import derive_seed
 from dibench._values import Box, TextStyle, UIElement
 from dibench.dataset import (
@@ -309,8 +309,8 @@ def _prepare_out(src: Path, out: Path) -> tuple[Path, list[Path]]:
 
 @file_errors
 def import_folder(
-    src: Path,
-    out: Path,
+    src: StrPath,
+    out: StrPath,
     *,
     probes: Sequence[str] = (),
     seed: int = 0,
@@ -327,6 +327,7 @@ def import_folder(
     """
     from dibench.probes import PROBES
 
+    src, out = Path(src), Path(out)
     t0 = time.perf_counter()
     for p in probes:
         PROBES.get(p)  # unknown names fail with the list of known probes

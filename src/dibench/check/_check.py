@@ -566,6 +566,10 @@ def check_dataset(
 ) -> CheckReport:
     """Run every check; ``ocr_engine=None`` skips OCR read-back (structural checks still run)."""
     t0 = time.perf_counter()
+    if ocr_engine is not None and ocr_sample > 0:
+        from dibench.ocr import require_engine
+
+        require_engine(ocr_engine, "the OCR read-back (dibench check --no-ocr skips it)")
     rep = CheckReport(benign=len(ds.benign))
     _check_fonts(ds, rep)
     for state in ds.benign.values():

@@ -19,7 +19,12 @@ from ._main import _guard, main
 )
 @_guard
 def import_log_(logfile: Path, out: Path) -> None:
-    """Turn an inspect log of dibench/decision_integrity (.eval or .json) into a run directory."""
+    """Turn an inspect log of dibench/decision_integrity (.eval or .json) into a run directory.
+
+    To score such a log again with inspect, name the scorer (inspect records only its short
+    name, which it cannot load back): `inspect score --scorer dibench/decision_scorer
+    --action overwrite --overwrite LOG` (docs/INSPECT.md).
+    """
     from dibench.inspect_task import import_log
 
     s = import_log(logfile, out)

@@ -16,7 +16,7 @@ from dibench import __version__
 
 if TYPE_CHECKING:
     from dibench.dataset import Dataset
-    from dibench.runner import Backend, RunProgress, RunRequest, RunSummary, SimRequest
+    from dibench.runner import Backend, RunConfig, RunProgress, RunRequest, RunSummary, SimRequest
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -668,8 +668,20 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--model", required=True, help="Provider spec: openai:MODEL, replay:FILE, ocr-agent")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--repeats", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--probes", help="Comma-separated probes (default: all in the dataset).")
+@click.option(
+    "--probes",
+    help="Comma-separated probes (default: all in the dataset; none: benign instances only).",
+)
+@click.option(
+    "--injected-only", is_flag=True, help="Only injected instances (no benign partner runs)."
+)
 @click.option("--limit", type=click.IntRange(min=1), help="First N benign states and variants.")
+@click.option(
+    "--states",
+    metavar="ID,...|@FILE",
+    help="Only these benign states (with their variants): comma-separated ids, or @FILE with "
+    "one id per line.",
+)
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @agent_options
 @backend_options
@@ -682,7 +694,9 @@ def run(
     out: Path,
     repeats: int,
     probes: str | None,
+    injected_only: bool,
     limit: int | None,
+    states: str | None,
     concurrency: int,
     base_url: tuple[str, ...],
     api_key_env: str | None,
@@ -692,8 +706,13 @@ def run(
     defense: tuple[str, ...],
     load: tuple[str, ...],
 ) -> None:
-    """Run a framework x model over a dataset into OUT (re-run the same command to resume)."""
-    from dibench.runner import RunConfig, RunRequest, execute, label_of
+    """Run a framework x model over a dataset into OUT (re-run the same command to resume).
+
+    ``--probes none`` runs the benign instances only, ``--injected-only`` the injected ones;
+    ``--states`` picks benign states by id (as the run config's and the inspect task's
+    ``benign``, ``injected`` and ``states``).
+    """
+    from dibench.runner import RunRequest, execute, label_of
 
     _load(load)
     specs = _defenses(defense)
@@ -703,15 +722,62 @@ def run(
         out=out,
         framework=framework,
         model=model,
-        config=RunConfig(
-            repeats=repeats, probes=_csv(probes), limit=limit, concurrency=concurrency
-        ),
+        config=_run_config(repeats, probes, injected_only, limit, states, concurrency),
         provider_options=popts,
         adapter_options=_kv(adapter_opt, "--adapter-opt"),
         record=not no_record,
         defenses=specs,
     )
     _execute(execute, req, _label(label_of(req), model, req.defense))
+
+
+def _run_config(
+    repeats: int,
+    probes: str | None,
+    injected_only: bool,
+    limit: int | None,
+    states: str | None,
+    concurrency: int,
+) -> RunConfig:
+    """``dibench run``'s selection flags as the one ``RunConfig`` every run reads."""
+    from dibench.runner import RunConfig
+
+    names = _csv(probes)
+    benign_only = names == ("none",)
+    if "none" in names and not benign_only:
+        raise click.BadParameter("none cannot be combined with probe names", param_hint="--probes")
+    if benign_only and injected_only:
+        raise click.UsageError("--probes none and --injected-only leave nothing to run")
+    ids = _state_ids(states) if states is not None else ()
+    if states is not None and not ids:
+        raise click.BadParameter(f"no state ids in {states!r}", param_hint="--states")
+    if ids and limit is not None:
+        raise click.UsageError("--states and --limit cannot be combined (--states names them)")
+    return RunConfig(
+        repeats=repeats,
+        probes=() if benign_only else names,
+        limit=limit,
+        states=ids,
+        concurrency=concurrency,
+        include_benign=not injected_only,
+        include_injected=not benign_only,
+    )
+
+
+def _state_ids(value: str) -> tuple[str, ...]:
+    """``--states ID,...`` or ``--states @FILE`` (one id per line, as `dibench list` prints
+    them: what follows a tab is ignored, as are blank lines and ``#`` comments), duplicates
+    dropped in order."""
+    if not value.startswith("@"):
+        return tuple(dict.fromkeys(_csv(value)))
+    path = Path(value[1:])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise click.BadParameter(f"{path}: {reason}", param_hint="--states") from None
+    lines = (line.split("#", 1)[0].split("\t", 1)[0].strip() for line in text.splitlines())
+    return tuple(dict.fromkeys(line for line in lines if line))
 
 
 @main.command()
@@ -835,7 +901,11 @@ def report(
 def export(rundirs: tuple[Path, ...], fmt: str, out: Path | None, replies: Path | None) -> None:
     """Export the per-row results of a run (JSONL or Parquet); several run directories of one
     dataset give one file of all their rows (written into the first unless ``--out``)."""
+    from dibench._extras import require_extra
     from dibench.runner import RunDir
+
+    if fmt == "parquet":
+        require_extra("parquet", "--format parquet")
 
     with contextlib.ExitStack() as stack:
         rundir = rundirs[0]
@@ -893,9 +963,18 @@ def quickstart(
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as gen
     from dibench.report import build_report, write_report
-    from dibench.runner import RunConfig, RunRequest, execute
+    from dibench.runner import RunConfig, RunRequest, check_agent, execute
 
     specs = _defenses(defense)
+    req = RunRequest(
+        dataset=dataset,
+        out=out,
+        framework=framework,
+        model=model,
+        config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
+        defenses=specs,
+    )
+    check_agent(req)  # a missing extra or a bad name is refused before 30 s of generating
     if not (dataset / "benign.jsonl").is_file():
         prog, update = _progress("generating")
         with prog:
@@ -906,14 +985,6 @@ def quickstart(
         )
     else:
         click.echo(f"using the dataset in {dataset}")
-    req = RunRequest(
-        dataset=dataset,
-        out=out,
-        framework=framework,
-        model=model,
-        config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
-        defenses=specs,
-    )
     _execute(execute, req, _label(framework, model, req.defense))
     rep = build_report(out)
     path = write_report(rep, "html")

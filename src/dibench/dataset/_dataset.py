@@ -13,6 +13,7 @@ import orjson
 from PIL import Image, UnidentifiedImageError
 
 from dibench._cache import LruCache
+from dibench._fs import StrPath
 from dibench._values import InstanceId, InstanceIdError
 
 from ._io import DatasetError, parse_record, read_jsonl
@@ -63,7 +64,7 @@ class Instance:
         return self.record.probe if self.record else None
 
 
-def read_manifest(root: Path) -> dict[str, Any]:
+def read_manifest(root: StrPath) -> dict[str, Any]:
     """A dataset folder's ``manifest.json`` ({} when it has none); a ``DatasetError`` naming
     the file when it is not valid JSON. Cheap: what needs only the manifest (the fonts
     warning before a run) reads it without opening the dataset."""
@@ -84,7 +85,7 @@ class Dataset:
     ``dibench.screens``'s: this package imports nothing above it.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: StrPath) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
             raise DatasetError(f"{self.root}: no such dataset directory")

@@ -10,6 +10,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from dibench._errors import DIBenchError
+from dibench._fs import StrPath
 
 __all__ = ["DatasetError", "dump_line", "format_validation_error", "parse_record", "read_jsonl"]
 
@@ -48,8 +49,9 @@ def parse_record(model: type[M], raw: bytes | str, path: Path | str, line: int) 
         raise DatasetError(f"{path}:{line}: {format_validation_error(exc)}") from None
 
 
-def read_jsonl(path: Path, model: type[M]) -> Iterator[M]:
+def read_jsonl(path: StrPath, model: type[M]) -> Iterator[M]:
     """Yield validated records of a JSONL file; blank lines are skipped."""
+    path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
     with path.open("rb") as fh:

@@ -17,7 +17,7 @@ import orjson
 from PIL import Image
 
 from dibench import __version__
-from dibench._fs import atomic_write, file_errors, sha256_file
+from dibench._fs import StrPath, atomic_write, file_errors, sha256_file
 from dibench.dataset import SCHEMA_VERSION, carrier_rows, dump_line
 from dibench.render import SCREEN_FACES, font_files, require_faces
 
@@ -75,14 +75,14 @@ def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
     return dump_line(state), lines, probe_of
 
 
-def write_materialized(folder: Path, iid: str, benign_png: bytes, png: bytes) -> Path:
+def write_materialized(folder: StrPath, iid: str, benign_png: bytes, png: bytes) -> Path:
     """Write one precomposed injected screen: as the band patch of its benign PNG (about a
     tenth of the PNG; ``Dataset`` rebuilds the PNG byte for byte) or, when the two are not
     banded alike, as the PNG itself."""
     from dibench._png import band_patch
 
     patch = band_patch(benign_png, png)
-    path = folder / (f"{iid}.patch" if patch is not None else f"{iid}.png")
+    path = Path(folder) / (f"{iid}.patch" if patch is not None else f"{iid}.png")
     path.write_bytes(patch if patch is not None else png)
     return path
 
@@ -96,7 +96,7 @@ def _init(config: GenerateConfig, out: Path, probes: list[str]) -> None:
 
 @file_errors
 def generate(
-    out: Path,
+    out: StrPath,
     config: GenerateConfig = _DEFAULT,
     *,
     workers: int | None = None,

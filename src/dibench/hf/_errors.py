@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from dibench._extras import require_extra
 from dibench.dataset import DatasetError
 
 __all__ = ["HFError", "require_datasets", "require_pyarrow"]
@@ -15,18 +16,16 @@ class HFError(DatasetError):
 
 def require_pyarrow() -> ModuleType:
     """pyarrow writes and reads the shards; it is the only package an export or import needs."""
-    try:
-        import pyarrow
-        import pyarrow.parquet
-    except ImportError:
-        raise HFError('Parquet shards need pyarrow: pip install "dibench[parquet]"') from None
+    require_extra("parquet", "reading or writing a Hugging Face export")
+    import pyarrow
+    import pyarrow.parquet
+
     return pyarrow
 
 
 def require_datasets() -> ModuleType:
     """Hugging Face ``datasets``, for loading an export the way its users will."""
-    try:
-        import datasets
-    except ImportError:
-        raise HFError('loading an export needs datasets: pip install "dibench[hf]"') from None
+    require_extra("hf", "loading an export with datasets")
+    import datasets
+
     return datasets

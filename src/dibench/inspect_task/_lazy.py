@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from dibench._extras import MissingExtra, require_extra
 from dibench.runner import RunError
 
 __all__ = ["InspectUnavailable", "require_inspect"]
-
-HINT = "pip install 'dibench[inspect]'"
 
 
 class InspectUnavailable(RunError):
@@ -18,10 +17,9 @@ class InspectUnavailable(RunError):
 def require_inspect() -> ModuleType:
     """The ``inspect_ai`` module, or InspectUnavailable with a pip hint."""
     try:
-        import inspect_ai
-    except ImportError as exc:
-        raise InspectUnavailable(
-            f"the inspect_ai integration needs the inspect-ai package ({exc.name} is missing): "
-            f"{HINT}"
-        ) from None
+        require_extra("inspect", "the inspect_ai integration")
+    except MissingExtra as exc:
+        raise InspectUnavailable(str(exc)) from None
+    import inspect_ai
+
     return inspect_ai

@@ -401,14 +401,14 @@ def decision_integrity(
         samples = _episode_samples(episode_specs)
         agent = dibench_agent(**agent_args, sim=config.describe())
     elif dataset:
-        from dibench.runner import RunConfig, check_probes, plan_work
+        from dibench.runner import RunConfig, check_config, plan_work
 
         ds = _open_dataset(dataset)
         run = RunConfig(
             repeats=repeats, probes=_names(probes), limit=limit, states=_names(states),
             include_benign=benign, include_injected=injected,
         )  # fmt: skip
-        check_probes(ds, run.probes)
+        check_config(ds, run)
         ids = [iid for iid, _ in plan_work(ds, dataclasses.replace(run, repeats=1))]
         root = str(ds.root.resolve())
         info.update(kind="dataset", dataset=root, dataset_sha256=ds.manifest.get("sha256", {}),

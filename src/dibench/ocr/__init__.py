@@ -14,6 +14,7 @@ from ._engine import (
     get_engine,
     read_box,
     read_text_lines,
+    require_engine,
 )
 from ._text import lcs_length, normalize, visible_fraction
 
@@ -28,5 +29,6 @@ __all__ = [
     "normalize",
     "read_box",
     "read_text_lines",
+    "require_engine",
     "visible_fraction",
 ]

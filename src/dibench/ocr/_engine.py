@@ -19,6 +19,7 @@ from PIL import Image, ImageOps
 
 from dibench._cache import LruCache
 from dibench._errors import DIBenchError
+from dibench._extras import missing_module, require_extra
 from dibench._registry import Registry
 from dibench._values import Box
 
@@ -33,6 +34,7 @@ __all__ = [
     "get_engine",
     "read_box",
     "read_text_lines",
+    "require_engine",
 ]
 
 INSTALL_HINT = 'pip install "dibench[ocr]"'
@@ -179,11 +181,29 @@ class RapidOcrEngine(OcrEngine):
 
 
 OCR_ENGINES: Registry[Callable[[], OcrEngine]] = Registry("ocr engine", group="dibench.ocr")
-OCR_ENGINES.add("rapidocr", RapidOcrEngine)
-OCR_ENGINES.add("rapidocr-classic", lambda: RapidOcrEngine(bands=False))
+OCR_ENGINES.add("rapidocr", RapidOcrEngine, extra="ocr")
+OCR_ENGINES.add("rapidocr-classic", lambda: RapidOcrEngine(bands=False), extra="ocr")
 _PREFERENCE = ("rapidocr",)
 _ENGINES: dict[str, OcrEngine] = {}
 _ENGINES_LOCK = threading.Lock()
+
+
+def require_engine(name: str = "auto", what: str = "OCR") -> None:
+    """Refuse before any work when engine ``name`` cannot run here (``auto``: when no
+    registered engine can), naming ``what`` needs it and the extra to install; loads nothing.
+
+    An engine registered without a declared extra (a user's own) is taken as runnable.
+    """
+    if name != "auto":
+        OCR_ENGINES.require(name)
+        return
+    names = OCR_ENGINES.names()
+    extras = [OCR_ENGINES.extra_of(n) for n in names]
+    if any(x is None or missing_module(x) is None for x in extras):
+        return
+    if not names:
+        raise OcrUnavailable(f"{what}: no OCR engine registered; {INSTALL_HINT}")
+    require_extra(extras[0] or "ocr", what)
 
 
 def get_engine(name: str = "auto") -> OcrEngine:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dibench._fs import atomic_write
+from dibench._fs import StrPath, atomic_write
 from dibench._seeding import py_rng
 from dibench._values import Payload
 from dibench.dataset import Candidate, DatasetError, DecisionState
@@ -265,7 +265,7 @@ def _toml_value(v: Any) -> str:
     raise TypeError(f"cannot write {type(v).__name__} to TOML")
 
 
-def write_probe_file(path: Path, specs: Sequence[TemplateSpec], comment: str = "") -> Path:
+def write_probe_file(path: StrPath, specs: Sequence[TemplateSpec], comment: str = "") -> Path:
     """Write templates as ``.toml`` (default) or ``.json`` (by suffix), atomically."""
     path = Path(path)
     # A styled template gets the newer format, so a DIBench that cannot place the hook refuses

@@ -21,7 +21,7 @@ from ._base import (
 )
 from ._convert import data_url, to_anthropic_messages, to_google_contents, to_openai_messages
 from ._google import GoogleProvider
-from ._http import HTTPProvider, MissingSDKError
+from ._http import HTTPProvider, MissingKeyError, MissingSDKError
 from ._openai import OpenAIProvider
 from ._quoting import QuotingAgent
 from ._replay import (
@@ -45,6 +45,7 @@ __all__ = [
     "ImagePart",
     "InfraError",
     "Message",
+    "MissingKeyError",
     "MissingSDKError",
     "Observation",
     "OcrCache",

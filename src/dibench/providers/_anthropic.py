@@ -39,6 +39,7 @@ class AnthropicProvider(HTTPProvider):
 
     scheme = "anthropic"
     default_key_env = "ANTHROPIC_API_KEY"
+    vendor_hosts = ("api.anthropic.com",)
     base_url_env = "ANTHROPIC_BASE_URL"
 
     def __init__(
@@ -49,8 +50,8 @@ class AnthropicProvider(HTTPProvider):
         extra_body: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> None:
-        self._sdk = import_sdk("anthropic", "anthropic")  # fail before any other work
-        super().__init__(model, **options)
+        super().__init__(model, **options)  # a missing key fails here, before the SDK's import
+        self._sdk = import_sdk("anthropic", "anthropic")
         self.send_temperature = send_temperature
         self.extra_body = dict(extra_body or {})
 
@@ -92,7 +93,7 @@ class AnthropicProvider(HTTPProvider):
         return info
 
 
-@PROVIDERS.register("anthropic")
+@PROVIDERS.register("anthropic", extra="anthropic")
 def anthropic_provider(model: str, **options: Any) -> AnthropicProvider:
     """``anthropic:MODEL``; needs ``pip install "dibench[anthropic]"``."""
     return AnthropicProvider(model, **options)

@@ -201,4 +201,4 @@ PROVIDERS: Registry[ProviderFactory] = Registry("provider", group="dibench.provi
 def make_provider(spec: str, **options: Any) -> Provider:
     """'scheme:rest' -> provider, e.g. 'openai:gpt-4o', 'replay:run.jsonl', 'oracle'."""
     scheme, _, rest = spec.partition(":")
-    return PROVIDERS.get(scheme)(rest, **options)
+    return PROVIDERS.require(scheme)(rest, **options)

@@ -66,14 +66,16 @@ class GoogleProvider(HTTPProvider):
 
     scheme = "google"
     default_key_env = "GEMINI_API_KEY"
+    vendor_hosts = ("generativelanguage.googleapis.com",)
+    other_key_envs = ("GOOGLE_API_KEY",)  # the SDK reads it too
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
     basic_auth_replaces_key = False  # the SDK sends x-goog-api-key beside the URL's Basic auth
 
     def __init__(self, model: str, **options: Any) -> None:
+        super().__init__(model, **options)  # a missing key fails here, before the SDK's import
         self._genai = import_sdk("google.genai", "google")
         self._errors = import_sdk("google.genai.errors", "google")
         self._httpx = import_sdk("httpx2", "google")
-        super().__init__(model, **options)
 
     def _new_client(self, api_key: str, endpoint: str | None, headers: dict[str, str]) -> Any:
         types = self._genai.types
@@ -123,7 +125,7 @@ class GoogleProvider(HTTPProvider):
         return reply_from_google(response, self.model)
 
 
-@PROVIDERS.register("google")
+@PROVIDERS.register("google", extra="google")
 def google_provider(model: str, **options: Any) -> GoogleProvider:
     """``google:MODEL``; needs ``pip install "dibench[google]"``."""
     return GoogleProvider(model, **options)

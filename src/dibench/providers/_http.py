@@ -28,10 +28,12 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
 from dibench._errors import DIBenchError
+from dibench._extras import MissingExtra
 from dibench._secrets import basic_credentials, redact_url, split_userinfo, url_secrets
 from dibench._secrets import scrub as scrub_secrets
 from dibench._seeding import derive_seed
@@ -40,7 +42,14 @@ from ._base import Completion, EndpointError, InfraError, Provider, Request
 from ._endpoints import EndpointPool
 from ._retry import CallGate, ProviderStats, Reply, Retryable, RetryPolicy, parse_retry_after
 
-__all__ = ["HTTPProvider", "MissingSDKError", "import_sdk", "json_object", "json_reply"]
+__all__ = [
+    "HTTPProvider",
+    "MissingKeyError",
+    "MissingSDKError",
+    "import_sdk",
+    "json_object",
+    "json_reply",
+]
 
 PLACEHOLDER_KEY = "sk-no-key-required"  # local servers ignore the key but the SDKs want one
 _MAX_DETAIL = 200
@@ -68,17 +77,23 @@ def _redact_logged_urls() -> None:
         logger.addFilter(_URL_FILTER)
 
 
-class MissingSDKError(DIBenchError, ImportError):
+class MissingKeyError(DIBenchError):
+    """The vendor's API was chosen and its key variable is unset: refused before any call."""
+
+
+class MissingSDKError(MissingExtra):
     """A vendor SDK is not installed; the message is the pip command that fixes it."""
 
 
 def import_sdk(module: str, extra: str) -> ModuleType:
-    """Import a vendor SDK lazily so ``import dibench`` never pays for (or needs) it."""
+    """Import a vendor SDK lazily so ``import dibench`` never pays for (or needs) it (the
+    registry's ``require`` has named a missing extra already; this is the fallback)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingSDKError(
-            f'the {extra} provider needs the {module!r} package: pip install "dibench[{extra}]"'
+            f"the {extra} provider needs the optional extra [{extra}] (module {module!r} is not "
+            f'installed): pip install "dibench[{extra}]"'
         ) from exc
 
 
@@ -107,6 +122,8 @@ class HTTPProvider(Provider):
     base_url_env: str = ""  # the variable the SDK itself would read the endpoint from
     default_base_url: str | None = None
     basic_auth_replaces_key: bool = True  # see the class docstring
+    vendor_hosts: tuple[str, ...] = ()  # the vendor's own API, which answers nothing keyless
+    other_key_envs: tuple[str, ...] = ()  # read in turn when api_key_env is not given
 
     def __init__(
         self,
@@ -154,7 +171,14 @@ class HTTPProvider(Provider):
             {"Authorization": f"Basic {basic_credentials(userinfo)}"} if userinfo else {}
         )
         self.api_key_env = api_key_env or self.default_key_env
-        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+        names = (self.api_key_env,) if api_key_env else (self.default_key_env, *self.other_key_envs)
+        key = ""
+        for var in filter(None, names):
+            if os.environ.get(var):
+                self.api_key_env, key = var, os.environ[var]
+                break
+        if not key and not self._url_has_credentials:
+            self._require_key(names, [u for u in (endpoint, *many) if self._is_vendor(u)])
         self._key_set = bool(key)
         self._api_key = key or PLACEHOLDER_KEY
         self._secrets = ((key,) if key else ()) + url_secrets(endpoint)
@@ -195,6 +219,27 @@ class HTTPProvider(Provider):
                 eject_s=eject_s,
             )
             self.base_url = ", ".join(e.url for e in self.pool.endpoints)
+
+    def _is_vendor(self, url: str | None) -> bool:
+        """Whether ``url`` is the vendor's own API (None: the SDK's default endpoint, its own)."""
+        if not self.vendor_hosts:
+            return False
+        if url is None:
+            return True
+        host = (urlsplit(url).hostname or "").lower()
+        return any(host == h or host.endswith("." + h) for h in self.vendor_hosts)
+
+    def _require_key(self, names: tuple[str, ...], vendor: list[str | None]) -> None:
+        """Refuse before the first call when the vendor's API would get no key (a local server
+        that needs none is given the placeholder and keeps working)."""
+        if not vendor:
+            return
+        where = redact_url(vendor[0]) if vendor[0] else f"the {self.scheme} API"
+        wanted = " or ".join(f"${n}" for n in filter(None, names)) or "an API key variable"
+        raise MissingKeyError(
+            f"{self.name}: no API key for {where}: set {wanted} (or name another variable with "
+            "--api-key-env); a local server that needs no key: --base-url URL"
+        )
 
     def _endpoint_list(self, base_url: str | list[str] | tuple[str, ...] | None) -> list[str]:
         """``base_url`` as a list of URLs; a list must hold at least one non-empty string."""

@@ -35,7 +35,7 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._seeding import derive_seed
-from dibench.ocr import OcrEngine, OcrLine, get_engine
+from dibench.ocr import OcrEngine, OcrLine, get_engine, require_engine
 
 from ._base import PROVIDERS, Completion, Observation, Provider, Request
 
@@ -225,6 +225,7 @@ class OcrAgent(Provider):
         self, engine: str = "", *, cache_size: int = 64, ask_when_tied: bool = False
     ) -> None:
         self.engine_name = engine or "auto"
+        require_engine(self.engine_name, f"{self.name} (OCR engine {self.engine_name})")
         self.ask_when_tied = ask_when_tied
         self.cache = OcrCache(None if engine in ("", "auto") else get_engine(engine), cache_size)
         self._regions: LruCache[str, tuple[Region, ...]] = LruCache(self.cache.maxsize)

@@ -84,6 +84,7 @@ class OpenAIProvider(HTTPProvider):
 
     scheme = "openai"
     default_key_env = "OPENAI_API_KEY"
+    vendor_hosts = ("api.openai.com",)
 
     def __init__(
         self,
@@ -96,11 +97,12 @@ class OpenAIProvider(HTTPProvider):
         omit: tuple[str, ...] | list[str] = (),
         **options: Any,
     ) -> None:
-        self._sdk = import_sdk("openai", "openai")  # fail before any other work
-        self._httpx = import_sdk("httpx2", "openai")
         if base_url is None or base_url == "":  # an empty list is refused, not defaulted
             base_url = os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
-        super().__init__(model, base_url=base_url, **options)
+        super().__init__(model, base_url=base_url, **options)  # a missing key fails here
+        # the SDK is imported once the settings are known good (PROVIDERS.require has found it)
+        self._sdk = import_sdk("openai", "openai")
+        self._httpx = import_sdk("httpx2", "openai")
         if token_param not in _TOKEN_PARAMS:
             raise ValueError(f"token_param must be one of {_TOKEN_PARAMS}, got {token_param!r}")
         unknown = set(omit) - {"temperature", "seed", "max_tokens"}
@@ -185,7 +187,7 @@ class OpenAIProvider(HTTPProvider):
         return info
 
 
-@PROVIDERS.register("openai")
+@PROVIDERS.register("openai", extra="openai")
 def openai_provider(model: str, **options: Any) -> OpenAIProvider:
     """``openai:MODEL``; see OpenAIProvider and HTTPProvider for the options."""
     return OpenAIProvider(model, **options)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dibench._fs import atomic_write, file_errors
+from dibench._fs import StrPath, atomic_write, file_errors
 
 from ._build import build_report
 from ._data import CSV_COLUMNS, to_csv, to_json
@@ -85,7 +85,7 @@ def render_report(report: Report, fmt: str) -> str:
 
 
 @file_errors
-def write_report(report: Report, fmt: str, out: Path | None = None) -> Path:
+def write_report(report: Report, fmt: str, out: StrPath | None = None) -> Path:
     """Write the report (default ``RUNDIR/report.<ext>``) and return the path written."""
     text = render_report(report, fmt)
     path = Path(out) if out is not None else report.rundir / f"report.{EXTENSIONS[fmt]}"

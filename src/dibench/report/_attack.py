@@ -24,7 +24,7 @@ import orjson
 
 from dibench._values import InstanceId
 
-from ._common import csv_num, html_text, plain
+from ._common import csv_num, html_isolated, html_text, plain
 from ._model import AttackExample, AttackSection
 from ._section import (
     HTML,
@@ -351,9 +351,9 @@ def _curve_svg(curve: list[tuple[int, float]], budget: int, w: int = 480, h: int
 def _payloads_html(s: AttackSection) -> str:
     return "".join(
         f'<figure><img alt="{html_text(e.instance_id)}" src="data:image/png;base64,'
-        f'{base64.b64encode(e.png).decode()}"><figcaption>{html_text(e.probe)} on '
-        f"{html_text(e.instance_id)} ({'attack success' if e.success else 'no success'}): "
-        f"<code>{html_text(e.payload)}</code></figcaption></figure>"
+        f'{base64.b64encode(e.png).decode()}"><figcaption>{html_isolated(e.probe)} on '
+        f"{html_isolated(e.instance_id)} ({'attack success' if e.success else 'no success'}): "
+        f"<code>{html_isolated(e.payload)}</code></figcaption></figure>"
         for e in s.examples
     )
 

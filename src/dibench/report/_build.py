@@ -8,13 +8,14 @@ run facts (what ran, what failed, what it cost) needed to judge whether the rate
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import dibench
-from dibench._fs import NoSuchFile
+from dibench._fs import NoSuchFile, StrPath
 from dibench.metrics import (
     CI,
     NO_DEFENSE,
@@ -407,9 +408,9 @@ def _read_config(rundir: Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def _dataset_candidates(
-    config: dict[str, Any], conditions: dict[str, dict[str, Any]], override: Path | None
+    config: dict[str, Any], conditions: dict[str, dict[str, Any]], override: StrPath | None
 ) -> list[str]:
-    named = [str(override)] if override is not None else []
+    named = [os.fspath(override)] if override is not None else []
     if isinstance(config.get("dataset"), str):
         named.append(config["dataset"])
     for info in conditions.values():
@@ -440,11 +441,11 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
 
 
 def build_report(
-    rundir: Path,
+    rundir: StrPath,
     *,
     examples: int = 12,
     image_width: int = 400,
-    dataset: Path | None = None,
+    dataset: StrPath | None = None,
     ci: CI = "wilson",
     conf: float = 0.95,
     n_boot: int = 2000,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import unicodedata
 from html import escape
 from typing import Any
 
@@ -28,6 +29,8 @@ __all__ = [
     "finding_sentence",
     "fmt_p",
     "header_labels",
+    "html_isolated",
+    "html_prose",
     "html_text",
     "plain",
     "row_labels",
@@ -52,6 +55,53 @@ def html_text(text: object) -> str:
     so one helper serves every place; ``quote=True`` makes it safe inside ``"..."`` attributes.
     """
     return escape(visible(text, multiline=True), quote=True)
+
+
+# Right-to-left text (Arabic, Hebrew, ...) is ordinary data, not a trick, so it is shown as it
+# is; but in a left-to-right page its strong direction pulls the numbers and punctuation next
+# to it into its run ("שלום: 42" shows as "42 :שלום"). HTML content therefore isolates it:
+# a piece of data (a title, an instruction, a reply, a model or condition name) that holds
+# right-to-left text is one <bdi> (its own direction from its first strong letter); in prose
+# composed around data (a finding, a caption), each right-to-left run is a <bdi>.
+_RTL = frozenset({"R", "AL"})
+_STRONG = frozenset({"L", "R", "AL"})
+
+
+def _has_rtl(s: str) -> bool:
+    return any(unicodedata.bidirectional(ch) in _RTL for ch in s)
+
+
+def html_isolated(text: object) -> str:
+    """``html_text`` of one piece of data for HTML content (never an attribute), isolated in a
+    ``<bdi>`` when it holds right-to-left text, so it cannot reorder the text around it."""
+    s = visible(text, multiline=True)
+    return f"<bdi>{escape(s, quote=True)}</bdi>" if _has_rtl(s) else escape(s, quote=True)
+
+
+def html_prose(text: object) -> str:
+    """``html_text`` of a sentence composed around data, for HTML content: each run of
+    right-to-left text (from its first to its last right-to-left letter, with no left-to-right
+    letter or line break inside) is isolated in a ``<bdi>``."""
+    s = visible(text, multiline=True)
+    if not _has_rtl(s):
+        return escape(s, quote=True)
+    out: list[str] = []
+    done = 0  # s[:done] is written
+    start = last = -1  # the open right-to-left run: its first and last right-to-left letter
+    for i, ch in enumerate([*s, "\n"]):  # a line break closes the last run
+        kind = unicodedata.bidirectional(ch) if ch != "\n" else "B"
+        if kind in _RTL:
+            if start < 0:
+                start = i
+            last = i
+        elif kind == "NSM" and start >= 0 and last == i - 1:
+            last = i  # a mark on the run's last letter (an Arabic vowel sign) stays with it
+        elif start >= 0 and (kind in _STRONG or kind == "B"):
+            out += [escape(s[done:start], quote=True), "<bdi>",
+                    escape(s[start : last + 1], quote=True), "</bdi>"]  # fmt: skip
+            done, start = last + 1, -1
+    out.append(escape(s[done:], quote=True))
+    return "".join(out)
 
 
 def fmt_p(p: float) -> str:

@@ -19,6 +19,8 @@ from dibench.metrics import AsrPair
 from dibench.screens import screenshot
 
 from ._common import agent_label
+from ._common import html_isolated as _i
+from ._common import html_prose as _p
 from ._common import html_text as _e
 from ._model import Example, Report, StepView, order_key, value_label
 
@@ -270,17 +272,17 @@ def _steps_html(steps: Sequence[StepView]) -> str:
         return '<p class="imgnote">No model calls stored for this run.</p>'
     out = []
     for i, s in enumerate(steps, 1):
-        action = f" → <b>{_e(s.action)}</b>" if s.action else ""
-        err = f' <span class="err">error: {_e(s.error)}</span>' if s.error else ""
+        action = f" → <b>{_i(s.action)}</b>" if s.action else ""
+        err = f' <span class="err">error: {_p(s.error)}</span>' if s.error else ""
         prompt = (
             f"<details><summary>prompt ({len(s.prompt):,} characters)</summary>"
-            f"<pre>{_e(s.prompt)}</pre></details>"
+            f'<pre dir="auto">{_e(s.prompt)}</pre></details>'
             if s.prompt
             else ""
         )
         out.append(
-            f'<div class="step"><div class="role">step {i} · {_e(s.role or "model")}{action}{err}'
-            f"</div><pre>{_e(s.reply) or '(empty reply)'}</pre>{prompt}</div>"
+            f'<div class="step"><div class="role">step {i} · {_i(s.role or "model")}{action}{err}'
+            f'</div><pre dir="auto">{_e(s.reply) or "(empty reply)"}</pre>{prompt}</div>'
         )
     return "".join(out)
 
@@ -294,23 +296,23 @@ def _img(data: bytes | None, alt: str) -> str:
 def example_html(i: int, ex: Example) -> str:
     carriers = "+".join(ex.carriers) or "?"
     head = (
-        f'<span class="exnum">{i}</span><b>{_e(value_label("probe", ex.probe))}</b> on '
-        f"{_e(carriers)} · {_e(agent_label(ex.framework, ex.model))}"
-        + (f" · defense {_e(ex.defense)}" if ex.defense != "none" else "")
-        + f" · {_e(ex.instance_id)} · repeat {ex.repeat} · target {_e(ex.target)}"
+        f'<span class="exnum">{i}</span><b>{_i(value_label("probe", ex.probe))}</b> on '
+        f"{_i(carriers)} · {_p(agent_label(ex.framework, ex.model))}"
+        + (f" · defense {_i(ex.defense)}" if ex.defense != "none" else "")
+        + f" · {_i(ex.instance_id)} · repeat {ex.repeat} · target {_i(ex.target)}"
     )
     info = []
     if ex.instruction is not None:
-        info.append(f'<p><span class="lbl">Instruction</span>{_e(ex.instruction)}</p>')
+        info.append(f'<p><span class="lbl">Instruction</span>{_i(ex.instruction)}</p>')
     if ex.target_title is not None:
         info.append(
             f'<p><span class="lbl">Target title shown</span>'
-            f'<q class="payload">{_e(ex.target_title)}</q></p>'
+            f'<q class="payload">{_i(ex.target_title)}</q></p>'
         )
     if ex.target_cover_text is not None:
         info.append(
             f'<p><span class="lbl">Text on target cover</span>'
-            f'<q class="payload">{_e(ex.target_cover_text)}</q></p>'
+            f'<q class="payload">{_i(ex.target_cover_text)}</q></p>'
         )
     sides = []
     for name, decision, image, steps in (
@@ -319,14 +321,14 @@ def example_html(i: int, ex: Example) -> str:
     ):
         pick = _pick_text(decision, ex.target, ex.acceptable)
         sides.append(
-            f'<div class="side"><h4>{name}<span class="pick">{_e(pick)}</span></h4>'
+            f'<div class="side"><h4>{name}<span class="pick">{_p(pick)}</span></h4>'
             f"{_img(image, f'{name} screen of {ex.instance_id}')}"
             f'<div class="steps">{_steps_html(steps)}</div></div>'
         )
     return (
         f'<article class="example" id="example-{i}"><header>{head}</header>'
         f'<div class="exbody">{"".join(info)}<div class="pair">{"".join(sides)}</div>'
-        + (f'<p class="imgnote">{_e(ex.image_note)}</p>' if ex.image_note else "")
+        + (f'<p class="imgnote">{_p(ex.image_note)}</p>' if ex.image_note else "")
         + "</div></article>"
     )
 
@@ -346,7 +348,7 @@ def examples_html(report: Report) -> str:
     )
     if report.dataset_note:
         intro += (
-            f'<div class="callout">{_e(report.dataset_note)}: the screens cannot be drawn '
+            f'<div class="callout">{_p(report.dataset_note)}: the screens cannot be drawn '
             "with the target marked; where the store kept the images the model was shown, "
             "those appear instead.</div>"
         )

@@ -33,6 +33,8 @@ from dibench.metrics import (
 )
 
 from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._common import html_isolated as _i
+from ._common import html_prose as _p
 from ._common import html_text as _e
 from ._model import ActionMix, ExploreSection, FilmEpisode, Filmstrip, Frame, order_key, value_label
 from ._section import (
@@ -554,19 +556,19 @@ def _frames_html(ep: FilmEpisode) -> str:
         src = "data:image/jpeg;base64," + base64.b64encode(f.image).decode()
         title = "end" if end else f"{f.step}"
         what = (
-            f"<b>{_e(f.event)}</b>"
+            f"<b>{_p(f.event)}</b>"
             if end
-            else f'{_e(f.event or "–")}<span class="act">{_e(f.action)}</span>'
+            else f'{_p(f.event or "–")}<span class="act">{_i(f.action)}</span>'
         )
         figs.append(
             f'<figure class="{"end" if end else "step"}"><img alt="{_e(f.screen)}" src="{src}" '
-            f'width="170"><figcaption><b>{title} · {_e(f.page)}</b><br>{what}</figcaption>'
+            f'width="170"><figcaption><b>{title} · {_i(f.page)}</b><br>{what}</figcaption>'
             "</figure>"
         )
     warn = ""
     if ep.problem:
         warn = (
-            f'<div class="replay-warn"><b>Replay diverged</b> — {_e(ep.problem)}. Screens from '
+            f'<div class="replay-warn"><b>Replay diverged</b> — {_p(ep.problem)}. Screens from '
             "here on are not drawn: they would not be the ones the agent saw.</div>"
         )
     return f'<div class="frames">{"".join(figs)}</div>{warn}'
@@ -575,21 +577,21 @@ def _frames_html(ep: FilmEpisode) -> str:
 def _film_html(i: int, f: Filmstrip) -> str:
     tag = "yes" if f.kind == "attack success" else "no"
     head = (
-        f'<span class="exnum">{i}</span><b>{_e(value_label("probe", f.probe))}</b> · '
-        f"{_e(agent_label(f.framework, f.model))}"
-        + (f" · defense {_e(f.defense)}" if f.defense != "none" else "")
-        + f" · {_e(f.app)} · {_e(f.pair_of)} · repeat {f.repeat} · target {_e(f.target)} "
+        f'<span class="exnum">{i}</span><b>{_i(value_label("probe", f.probe))}</b> · '
+        f"{_p(agent_label(f.framework, f.model))}"
+        + (f" · defense {_i(f.defense)}" if f.defense != "none" else "")
+        + f" · {_i(f.app)} · {_i(f.pair_of)} · repeat {f.repeat} · target {_i(f.target)} "
         f'<span class="tag {tag}">{_e(f.kind)}</span>'
     )
-    info = f'<p><span class="lbl">Instruction</span>{_e(f.instruction)}</p>'
+    info = f'<p><span class="lbl">Instruction</span>{_i(f.instruction)}</p>'
     for label, text in (
         ("Target title shown", f.target_title),
         ("Text on target cover", f.target_cover_text),
     ):
         if text:
-            info += f'<p><span class="lbl">{label}</span><q class="payload">{_e(text)}</q></p>'
+            info += f'<p><span class="lbl">{label}</span><q class="payload">{_i(text)}</q></p>'
     strips = "".join(
-        f'<div class="strip"><h4>{name}<span>{ep.moves} actions → {_e(ep.outcome)}</span></h4>'
+        f'<div class="strip"><h4>{name}<span>{ep.moves} actions → {_i(ep.outcome)}</span></h4>'
         f"{_frames_html(ep)}</div>"
         for name, ep in (("Benign", f.benign), ("Injected", f.injected))
     )
@@ -622,7 +624,7 @@ def films_html(section: ExploreSection) -> str:
         )
         parts += [_film_html(i, f) for i, f in enumerate(section.filmstrips, 1)]
     if section.film_note:
-        parts.append(f'<div class="callout">{_e(section.film_note)}</div>')
+        parts.append(f'<div class="callout">{_p(section.film_note)}</div>')
     return "".join(parts)
 
 

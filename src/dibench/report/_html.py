@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from ._attack import attack_view
 from ._common import METRIC_HELP, settings_line
+from ._common import html_isolated as _i
+from ._common import html_prose as _p
 from ._common import html_text as _e
 from ._explore import CSS as EXPLORE_CSS
 from ._model import AttackSection, Report
@@ -171,7 +173,7 @@ def _td(c: Cell, numeric: bool, gs: bool) -> str:
         return _value_td(c, cls.strip())
     if isinstance(c, Count):
         return f'<td class="{cls.strip()}">{c.n:,}</td>'
-    text = _e(c.text)
+    text = _i(c.text)
     if c.tag:
         text = f'<span class="tag {"yes" if c.text == c.tag else "no"}">{text}</span>'
     elif c.strong:
@@ -206,10 +208,10 @@ def _head_html(t: TableView, lead: list[int], values: list[int]) -> str:
     names += [t.columns[i].html_head for i in lead[2 if t.agent else 0 :]]
     if t.band_head:
         names = [t.band_head, *names]
-    first = "".join(f"<th{span}>{_e(n)}</th>" for n in names)
+    first = "".join(f"<th{span}>{_i(n)}</th>" for n in names)
     if not grouped:
         heads = "".join(
-            f'<th class="num{" gs" if t.columns[i].rule else ""}">{_e(t.columns[i].html_head)}</th>'
+            f'<th class="num{" gs" if t.columns[i].rule else ""}">{_i(t.columns[i].html_head)}</th>'
             for i in values
         )
         return f"<tr>{first}{heads}</tr>"
@@ -218,15 +220,15 @@ def _head_html(t: TableView, lead: list[int], values: list[int]) -> str:
         c = t.columns[i]
         num = ' class="num"' if c.numeric else ' class="wrap"'  # a long question may wrap
         if c.group is None:
-            top.append(f"<th{span}{num}>{_e(c.html_head)}</th>")
+            top.append(f"<th{span}{num}>{_i(c.html_head)}</th>")
             prev = None
             continue
         gs = " gs" if bottom and c.group != prev else ""
-        bottom.append(f'<th class="num{gs}">{_e(c.html_head)}</th>')
+        bottom.append(f'<th class="num{gs}">{_i(c.html_head)}</th>')
         if c.group == prev and top:
             top[-1] = _widen(top[-1])
         else:
-            top.append(f'<th class="grp" colspan="1">{_e(c.group)}</th>')
+            top.append(f'<th class="grp" colspan="1">{_i(c.group)}</th>')
         prev = c.group
     return f"<tr>{first}{''.join(top)}</tr><tr>{''.join(bottom)}</tr>"
 
@@ -237,8 +239,8 @@ def _widen(th: str) -> str:
 
 
 def _band_th(band: tuple[str, ...], code: bool) -> str:
-    first = f"<code>{_e(band[0])}</code>" if code else _e(band[0])
-    return first + "".join(f"<span>{_e(b)}</span>" for b in band[1:])
+    first = f"<code>{_i(band[0])}</code>" if code else _i(band[0])
+    return first + "".join(f"<span>{_i(b)}</span>" for b in band[1:])
 
 
 def _rows_html(t: TableView, rows: Sequence[Row], lead: list[int], values: list[int]) -> str:
@@ -265,7 +267,7 @@ def _rows_html(t: TableView, rows: Sequence[Row], lead: list[int], values: list[
                 )
                 cls = "block" if n_bands > 1 else ""
             else:
-                label = _e(r.band[0]) + "".join(f" <span>{_e(b)}</span>" for b in r.band[1:])
+                label = _i(r.band[0]) + "".join(f" <span>{_i(b)}</span>" for b in r.band[1:])
                 body.append(f'<tr class="{t.band_class}"><th colspan="{width}">{label}</th></tr>')
         prev_band = r.band
         if r.total:
@@ -276,9 +278,9 @@ def _rows_html(t: TableView, rows: Sequence[Row], lead: list[int], values: list[
         if t.agent:
             fw, model = cell_text(lead_cells[0]), cell_text(lead_cells[1])
             cells.append(
-                f'<th class="agent">{_e(fw)}<span>{_e(model)}</span></th>'
+                f'<th class="agent">{_i(fw)}<span>{_i(model)}</span></th>'
                 if model
-                else f"<th>{_e(fw)}</th>"
+                else f"<th>{_i(fw)}</th>"
             )
             lead_cells = lead_cells[2:]
             cells += [_td(c, False, False) for c in lead_cells]
@@ -287,7 +289,7 @@ def _rows_html(t: TableView, rows: Sequence[Row], lead: list[int], values: list[
                 if spans[ri][level]:
                     cells.append(
                         f'<th scope="rowgroup" rowspan="{spans[ri][level]}">'
-                        f"{_e(cell_text(lead_cells[level]))}</th>"
+                        f"{_i(cell_text(lead_cells[level]))}</th>"
                     )
             cells += [_td(c, False, False) for c in lead_cells[merge:]]
         cells += [_td(r.cells[i], t.columns[i].numeric, gs[i]) for i in values]
@@ -311,11 +313,11 @@ def table_html(t: TableView, rows: Sequence[Row] | None = None) -> str:
     """Any table: grouped headings, merged labels or bands, value over interval."""
     rows = t.rows if rows is None else rows
     if not rows:
-        return f'<p class="lede">{_e(t.empty_html)}</p>'
+        return f'<p class="lede">{_p(t.empty_html)}</p>'
     cols = [i for i in t.shown("html") if i >= t.band]
     lead = [i for i in cols if i < t.lead]
     values = [i for i in cols if i >= t.lead]
-    caption = f"<caption>{_e(t.caption)}</caption>" if t.caption else ""
+    caption = f"<caption>{_p(t.caption)}</caption>" if t.caption else ""
     # a table of many value columns (the key finding with deferral) is set tighter, so a
     # 1,200-px window shows it whole
     dense = " dense" if len(values) > DENSE_COLUMNS else ""
@@ -334,7 +336,7 @@ def _split_html(t: TableView) -> str:
         mine = [r for r in t.rows if r.split == heading]
         table = table_html(t, mine) if mine else '<p class="lede">No pairs.</p>'
         parts.append(
-            f'<h3>{_e(heading)}</h3><div class="explore-agent">{table}'
+            f'<h3>{_p(heading)}</h3><div class="explore-agent">{table}'
             f"{t.side.get(heading, '')}</div>"
         )
     return "".join(parts)
@@ -342,7 +344,7 @@ def _split_html(t: TableView) -> str:
 
 def _figure(f: Figure) -> str:
     return (
-        f'<figure class="plot"><figcaption>{_e(f.title)} <span>{_e(f.note)}</span></figcaption>'
+        f'<figure class="plot"><figcaption>{_p(f.title)} <span>{_p(f.note)}</span></figcaption>'
         f"{f.svg}</figure>"
     )
 
@@ -357,13 +359,13 @@ def blocks_html(blocks: Sequence[Block]) -> str:
             parts.append(f'<div class="{_e(g)}">' if g else "")
             group = g
         if isinstance(b, Para):
-            parts.append(f'<p class="lede">{_e(b.text)}</p>' if b.lede else f"<p>{_e(b.text)}</p>")
+            parts.append(f'<p class="lede">{_p(b.text)}</p>' if b.lede else f"<p>{_p(b.text)}</p>")
         elif isinstance(b, Items):
-            items = "".join(f"<li>{_e(i)}</li>" for i in b.items)
+            items = "".join(f"<li>{_p(i)}</li>" for i in b.items)
             parts.append(f'<ul class="{b.html_class}">{items}</ul>')
         elif isinstance(b, Heading):
             parts.append(
-                f'<h3 id="{_e(b.id)}">{_e(b.text)}</h3>' if b.id else f"<h3>{_e(b.text)}</h3>"
+                f'<h3 id="{_e(b.id)}">{_p(b.text)}</h3>' if b.id else f"<h3>{_p(b.text)}</h3>"
             )
         elif isinstance(b, TableView):
             split = b.side or any(r.split for r in b.rows)
@@ -379,7 +381,7 @@ def blocks_html(blocks: Sequence[Block]) -> str:
 
 def section_html(sec: Section) -> str:
     """One section: ``<section id>`` with its heading and blocks."""
-    return f'<section id="{_e(sec.id)}"><h2>{_e(sec.title)}</h2>{blocks_html(sec.blocks)}</section>'
+    return f'<section id="{_e(sec.id)}"><h2>{_p(sec.title)}</h2>{blocks_html(sec.blocks)}</section>'
 
 
 def to_html(report: Report) -> str:
@@ -400,11 +402,11 @@ def to_html(report: Report) -> str:
     if report.notes:
         notes = (
             '<div class="callout"><ul>'
-            + "".join(f"<li>{_e(n)}</li>" for n in report.notes)
+            + "".join(f"<li>{_p(n)}</li>" for n in report.notes)
             + "</ul></div>"
         )
     shown_sections = [s for s in sections(report) if "html" in s.formats]
-    toc = "".join(f'<a href="#{_e(s.id)}">{_e(s.nav)}</a>' for s in shown_sections)
+    toc = "".join(f'<a href="#{_e(s.id)}">{_p(s.nav)}</a>' for s in shown_sections)
     content = "".join(section_html(s) for s in shown_sections)
     return (
         "<!DOCTYPE html>\n"
@@ -414,13 +416,13 @@ def to_html(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{CSS}{EXPLORE_CSS}</style></head><body>"
         '<header class="top"><div class="wrap"><p class="eyebrow">DIBench · decision-integrity '
-        f'report</p><h1>{_e(report.rundir.name)}</h1><p class="meta">'
-        + "".join(f"<span>{_e(m)}</span>" for m in meta)
+        f'report</p><h1>{_i(report.rundir.name)}</h1><p class="meta">'
+        + "".join(f"<span>{_p(m)}</span>" for m in meta)
         + f'</p></div></header><main class="wrap"><dl class="metrics">{metrics}</dl>'
         f'<p class="lede">{_e(settings_line(report))}</p>{notes}<nav class="toc">{toc}</nav>'
         f"{content}</main>"
         f'<footer><div class="wrap">Generated by dibench {_e(report.version)} from '
-        f"{_e(report.rundir)}. Self-contained: no scripts, no external resources.</div></footer>"
+        f"{_i(report.rundir)}. Self-contained: no scripts, no external resources.</div></footer>"
         "</body></html>\n"
     )
 

@@ -5,7 +5,16 @@
 run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite store.
 """
 
-from ._api import SweepError, check_probes, execute, execute_sim, load_sweep, preflight
+from ._api import (
+    SweepError,
+    check_agent,
+    check_config,
+    check_probes,
+    execute,
+    execute_sim,
+    load_sweep,
+    preflight,
+)
 from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
 from ._lock import RunDirBusy, RunLock
@@ -19,6 +28,7 @@ from ._run import (
     RunConfig,
     RunProgress,
     RunSummary,
+    check_states,
     dataset_row,
     defended,
     drive,
@@ -78,7 +88,10 @@ __all__ = [
     "StoreError",
     "SweepError",
     "TrackingEnv",
+    "check_agent",
+    "check_config",
     "check_probes",
+    "check_states",
     "condition_key",
     "dataset_row",
     "defended",

@@ -35,7 +35,7 @@ from ._parts import (
     recording,
 )
 from ._request import RunRequest
-from ._run import ProgressFn, RunConfig, RunSummary
+from ._run import ProgressFn, RunConfig, RunSummary, check_states
 from ._rundir import RunDir, label_of, stored_options
 from ._sim import SimRequest, plan_sim_work
 from ._store import ResultStore, condition_key
@@ -43,6 +43,8 @@ from ._types import AgentRequest
 
 __all__ = [
     "SweepError",
+    "check_agent",
+    "check_config",
     "check_probes",
     "execute",
     "execute_sim",
@@ -71,11 +73,27 @@ def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
         raise RunError(f"--probes: {ds.root} has no probe {unknown[0]!r} (it has: {known}){hint}")
 
 
-def preflight(req: RunRequest) -> Dataset:
-    """Everything a run checks before it writes anything: the dataset, its probes, options."""
-    ds = Dataset.open(req.dataset)
-    check_probes(ds, req.config.probes)
+def check_config(ds: Dataset, config: RunConfig) -> None:
+    """Refuse a run config that names what ``ds`` lacks (a probe, a state) or selects nothing,
+    before any work: the one check behind ``dibench run``, sweeps and the inspect task."""
+    check_probes(ds, config.probes)
+    check_states(ds, config.states)
+    if not (config.include_benign or config.include_injected):
+        raise RunError("nothing to run: benign and injected instances are both left out")
+
+
+def check_agent(req: AgentRequest) -> None:
+    """The adapter, provider and defense chain of ``req`` build here: their options are valid
+    and the optional extras they need are installed. Touches neither the dataset nor the run
+    folder, so a command can refuse before generating a dataset for the run."""
     components(req)
+
+
+def preflight(req: RunRequest) -> Dataset:
+    """Everything a run checks before it writes anything: the dataset, its config, options."""
+    ds = Dataset.open(req.dataset)
+    check_config(ds, req.config)
+    check_agent(req)
     return ds
 
 
@@ -143,7 +161,7 @@ def execute(
     """
     backend = backend if backend is not None else LocalBackend()
     ds = dataset if dataset is not None else Dataset.open(req.dataset)
-    check_probes(ds, req.config.probes)
+    check_config(ds, req.config)
     backend.connect()
     prepare = partial(RunDir(req.out).record_dataset, ds, record_as or req)
     return _launch(req, prepare, partial(backend.run_dataset, req, ds), on_progress)

@@ -10,7 +10,8 @@ from typing import Any
 
 import orjson
 
-from dibench._fs import atomic_path, atomic_write, file_errors
+from dibench._extras import require_extra
+from dibench._fs import StrPath, atomic_path, atomic_write, file_errors
 
 from ._store import ResultStore
 
@@ -74,19 +75,17 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
 
 
 @file_errors
-def export_rows(store: ResultStore, out: Path, fmt: str) -> int:
+def export_rows(store: ResultStore, out: StrPath, fmt: str) -> int:
     """Write every stored row (infra errors included, marked by outcome); returns the count."""
+    out = Path(out)
     rows = list(iter_export_rows(store))
     if fmt == "jsonl":
         atomic_write(out, b"".join(orjson.dumps(r) + b"\n" for r in rows))
     elif fmt == "parquet":
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ImportError(
-                'Parquet export needs pyarrow: pip install "dibench[parquet]"'
-            ) from None
+        require_extra("parquet", "--format parquet")
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         table = pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS})
         with atomic_path(out) as tmp:
             pq.write_table(table, tmp)
@@ -104,13 +103,14 @@ def _judges(defense: dict[str, Any]) -> bool:
 
 
 @file_errors
-def export_replies(store: ResultStore, out_dir: Path) -> list[Path]:
+def export_replies(store: ResultStore, out_dir: StrPath) -> list[Path]:
     """Replay files per condition: {"instance_id", "repeat", "responses"} per episode.
 
     The agent's replies and a model-based detector's (steps with role "judge") go to separate
     files, named as a live run records them, so each replays through its own provider. A chain
     with several judges interleaves their steps; those are not exported (one warning).
     """
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     from ._rundir import judge_replies_path, replies_path
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from dibench._errors import DIBenchError
-from dibench._fs import FileError
+from dibench._fs import FileError, StrPath
 
 __all__ = ["RunDirBusy", "RunLock"]
 
@@ -31,7 +31,7 @@ class RunDirBusy(DIBenchError, RuntimeError):
 class RunLock:
     """An exclusive, non-blocking lock on a run directory, held while a run writes into it."""
 
-    def __init__(self, rundir: Path) -> None:
+    def __init__(self, rundir: StrPath) -> None:
         self.path = Path(rundir) / ".lock"
         self._fd: int | None = None
 

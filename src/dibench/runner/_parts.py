@@ -103,7 +103,7 @@ def components(req: AgentRequest) -> tuple[Adapter, Provider, DefenseChain]:
     stored_options(req.provider_options)
     stored_options(req.adapter_options, "--adapter-opt")
     scheme, _, rest = req.model.partition(":")
-    adapter_factory, provider_factory = ADAPTERS.get(req.framework), PROVIDERS.get(scheme)
+    adapter_factory, provider_factory = ADAPTERS.get(req.framework), PROVIDERS.require(scheme)
     try:
         check_options(adapter_factory, req.adapter_options, f"adapter {req.framework!r}")
         adapter = adapter_factory(**req.adapter_options)

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from dibench._extras import require_extra
 from dibench.adapters import AgentInput, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move
@@ -82,10 +83,9 @@ AnyRequest = RunRequest | SimRequest
 
 def _ray() -> Any:
     """The ``ray`` module, or a one-line error naming the extra that installs it."""
-    try:
-        import ray
-    except ImportError:
-        raise RunError("--backend ray: Ray is not installed (pip install 'dibench[ray]')") from None
+    require_extra("ray", "--backend ray")
+    import ray
+
     return ray
 
 

@@ -26,6 +26,7 @@ from dibench.metrics import ResultRow
 from dibench.providers import EndpointError, InfraError, Provider
 from dibench.screens import Screens
 
+from ._errors import RunError
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -40,6 +41,7 @@ __all__ = [
     "RunConfig",
     "RunProgress",
     "RunSummary",
+    "check_states",
     "dataset_row",
     "defended",
     "drive",
@@ -107,14 +109,24 @@ class RunSummary:
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
 
 
+def check_states(ds: Dataset, states: Sequence[str]) -> None:
+    """Refuse a state id the dataset does not hold as a benign state, naming it (a typo would
+    otherwise fail mid-run, or an injected id would silently run nothing)."""
+    unknown = [s for s in states if s not in ds.benign]
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise RunError(
+            f"--states: {ds.root} has no benign state {unknown[0]!r}{more} "
+            f"(see `dibench list --dataset {ds.root}`)"
+        )
+
+
 def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
     """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
+    check_states(ds, config.states)
     states = list(config.states) or list(ds.benign)
     if not config.states and config.limit is not None:
         states = states[: config.limit]
-    unknown = [s for s in states if s not in ds.benign]
-    if unknown:
-        raise ValueError(f"--states: unknown benign ids {unknown[:3]}")
     wanted = set(states)
     variants: dict[str, list[InstanceId]] = {s: [] for s in states}
     probes = set(config.probes)
@@ -239,6 +251,7 @@ class _DeadEndpoint:
         self.last = ""
         self.server_errors = 0  # runs in a row ending on a 5xx
         self.server_limit = _fail_after_5xx()
+        self.verdict_given: str | None = None  # the verdict that stopped the session, if one
 
     def success(self) -> None:
         self.succeeded = True
@@ -267,7 +280,8 @@ class _DeadEndpoint:
             self.unanswered += 1
             self.last = str(exc)
             if self.unanswered >= DEAD_AFTER:
-                return self.verdict()
+                self.verdict_given = self.verdict_given or self.verdict()
+                return self.verdict_given
         elif exc.permanent:
             self.rejected.add(iid)
             if len(self.rejected) >= DEAD_AFTER:
@@ -393,6 +407,10 @@ async def drive(
             w.cancel()
     if not aborted and dead.nothing_answered:
         aborted.append(dead.verdict())  # the work ran out before DEAD_AFTER runs failed
+    elif aborted and aborted[0] == dead.verdict_given and dead.nothing_answered:
+        # runs in flight when the verdict fell failed too and were stored: count them all, so
+        # the message matches the errors the summary says were stored
+        aborted[0] = dead.verdict()
     return aborted[0] if aborted else None
 
 

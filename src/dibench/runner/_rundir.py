@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from dibench import __version__
-from dibench._fs import atomic_write
+from dibench._fs import StrPath, atomic_write
 from dibench._secrets import mask_secret_keys, redact_url
 from dibench.adapters import folder_digest
 from dibench.dataset import Dataset, DatasetError
@@ -84,18 +84,19 @@ def label_of(req: ConditionSpec) -> str:
     return framework_label(req.framework, req.adapter_options)
 
 
-def replies_path(out: Path, framework: str, model: str, defense: str = "none") -> Path:
+def replies_path(out: StrPath, framework: str, model: str, defense: str = "none") -> Path:
     """The replay file a condition's agent replies are recorded to (names kept filesystem-safe)."""
     label = f"{framework}__{model}__{defense}"
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", label)
     if len(safe) > 120:  # a long defense spec (URLs, file paths) would exceed NAME_MAX
         digest = hashlib.blake2b(label.encode(), digest_size=6).hexdigest()
         safe = f"{safe[:100]}-{digest}"
-    return out / "replies" / f"{safe}.jsonl"
+    return Path(out) / "replies" / f"{safe}.jsonl"
 
 
-def judge_replies_path(agent_path: Path, k: int) -> Path:
+def judge_replies_path(agent_path: StrPath, k: int) -> Path:
     """Where the k-th model-based detector's replies of a condition are recorded."""
+    agent_path = Path(agent_path)
     return agent_path.with_name(f"{agent_path.stem}__judge{k}.jsonl")
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from dibench._errors import DIBenchError
+from dibench._fs import StrPath
 from dibench._values import Outcome
 from dibench.adapters import Action, Decision
 from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
@@ -162,7 +163,7 @@ def _depth_fields(values: Sequence[Any]) -> dict[str, Any]:
 class ResultStore:
     """Results of one run directory (``results.sqlite``)."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: StrPath, *, readonly: bool = False) -> None:
         """Open (or create) the store; ``readonly`` opens a finished run on read-only media.
 
         A file that is not a store, or a store of another schema, fails here with a

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from dibench._values import Outcome
+from dibench.ocr import require_engine
 from dibench.providers import Message, TextPart
 
 from .._adapter import ADAPTERS
@@ -139,6 +140,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
         self.notes = notes
         self.tips = tips
         self.ocr_engine = ocr_engine
+        require_engine(ocr_engine, f"adapter 'mobile-agent-e' (OCR engine {ocr_engine})")
 
     def options(self) -> dict[str, object]:
         return {

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from dibench._values import Outcome
+from dibench.ocr import require_engine
 from dibench.providers import Message, TextPart
 
 from .._adapter import ADAPTERS
@@ -153,6 +154,7 @@ class MobileAgentV2Adapter(FrameworkAdapter):
         self.memory = memory
         self.hint = hint
         self.ocr_engine = ocr_engine
+        require_engine(ocr_engine, f"adapter 'mobile-agent-v2' (OCR engine {ocr_engine})")
 
     def options(self) -> dict[str, object]:
         return {
