@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from dibench._text_safety import visible
-from dibench.metrics import Estimate, KeyFinding, PairedDiff
+from dibench.metrics import MIN_CLUSTERS, Estimate, KeyFinding, PairedDiff
 
 from ._model import Report, Table, field_label, value_label
 from ._section import estimate_value, number
@@ -29,6 +29,8 @@ __all__ = [
     "fmt_p",
     "header_labels",
     "html_text",
+    "method_note",
+    "no_test_note",
     "plain",
     "row_labels",
     "settings_line",
@@ -54,8 +56,9 @@ def html_text(text: object) -> str:
     return escape(visible(text, multiline=True), quote=True)
 
 
-def fmt_p(p: float) -> str:
-    if math.isnan(p):
+def fmt_p(p: float | None) -> str:
+    """A p-value as tables print it; "–" where there is none (too few states for a test)."""
+    if p is None or math.isnan(p):
         return "–"
     if p < 0.001:
         return "<0.001"
@@ -67,11 +70,55 @@ def agent_label(framework: str, model: str) -> str:
 
 
 def settings_line(report: Report) -> str:
-    method = "Wilson" if report.ci == "wilson" else "state-clustered bootstrap"
+    word = "benign episodes" if report.exploration is not None else "benign states"
+    conf = f"{round(100 * report.conf)}%"
+    if report.ci == "wilson":
+        intervals = f"{conf} Wilson intervals over runs (as if every run were independent)"
+    elif report.ci == "bootstrap":
+        intervals = f"{conf} intervals from resampling whole {word}"
+    else:
+        intervals = (
+            f"{conf} intervals that take the {word} as the independent units (cluster "
+            f"bootstrap from {MIN_CLUSTERS} {word}, design-effect Wilson below, none from one)"
+        )
     return (
-        f"Values are percentages with {round(100 * report.conf)}% {method} intervals; "
-        "differences are paired (injected minus benign, same state and seed) with exact "
-        "McNemar p-values."
+        f"Values are percentages with {intervals}; differences are paired (injected minus "
+        f"benign, same state and seed) with sign-flip p-values over {word}, not given below "
+        f"{MIN_CLUSTERS} {word} (too few for a test)."
+    )
+
+
+METHOD_WORDS: dict[str, str] = {
+    "cluster-bootstrap": "cluster bootstrap resampling whole {word}",
+    "wilson-deff": "Wilson interval at the effective n = n / design effect, Student t with "
+    "({word} - 1) df",
+    "cluster-t": "cluster-robust t interval with ({word} - 1) df",
+    "single-state": "one {one}: no interval",
+    "wilson": "Wilson over runs (as if independent)",
+    "wilson-screens": "Wilson over distinct screens",
+    "bootstrap": "bootstrap over the {word}",
+}
+
+
+def method_note(methods: list[str], word: str = "states") -> str:
+    """What each interval method used in a table means ('' when none was used)."""
+    one = word[:-1] if word.endswith("s") else word
+    used = [m for m in dict.fromkeys(methods) if m in METHOD_WORDS]
+    if not used:
+        return ""
+    parts = [f"{m} = {METHOD_WORDS[m].format(word=word, one=one)}" for m in used]
+    return f"Intervals ({word} = independent units): " + "; ".join(parts) + "."
+
+
+def no_test_note(clusters: list[int], word: str = "states") -> str:
+    """Why some p-values are missing ('' when every figure was tested)."""
+    few = sorted({g for g in clusters if 0 < g < MIN_CLUSTERS})
+    if not few:
+        return ""
+    counts = ", ".join(str(g) for g in few)
+    return (
+        f"No p-value where a figure rests on only {counts} {word}: too few for a test "
+        f"(minimum {MIN_CLUSTERS})."
     )
 
 
@@ -93,7 +140,12 @@ def _moved(d: PairedDiff) -> str:
     return f"changed by {number(d.diff, signed=True)} pp"
 
 
-def _p_clause(d: PairedDiff, p: float) -> str:
+def _p_clause(d: PairedDiff, p: float | None) -> str:
+    if p is None:
+        if d.n == 0:
+            return "no pairs"
+        states = "state" if d.n_clusters == 1 else "states"
+        return f"only {d.n_clusters} {states}: too few for a test"
     text = fmt_p(p)
     clause = f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
     if d.n and not (d.lo > 0 or d.hi < 0):
@@ -139,27 +191,36 @@ def csv_num(x: float | int | None) -> str:
 
 
 def csv_estimate(est: Estimate) -> dict[str, str]:
-    """The value/lo/hi/k/n/method cells of one estimate."""
-    return {
+    """The value/lo/hi/k/n/states/method cells of one estimate (``note``: why no interval)."""
+    out = {
         "value": csv_num(est.value),
         "lo": csv_num(est.lo),
         "hi": csv_num(est.hi),
         "k": csv_num(est.k),
         "n": csv_num(est.n),
+        "states": csv_num(est.n_clusters) if est.n_clusters else "",
         "method": est.method,
     }
+    if est.method == "single-state" and est.n:
+        out["note"] = "only 1 state: no interval"
+    return out
 
 
-def csv_diff(d: PairedDiff, p_value: float) -> dict[str, str]:
-    """The value/lo/hi/n/method/p_value cells of one paired difference."""
-    return {
+def csv_diff(d: PairedDiff, p_value: float | None) -> dict[str, str]:
+    """The value/lo/hi/n/states/method/p_value cells of one paired difference (``note``: why
+    there is no p-value)."""
+    out = {
         "value": csv_num(d.diff),
         "lo": csv_num(d.lo),
         "hi": csv_num(d.hi),
         "n": csv_num(d.n),
+        "states": csv_num(d.n_clusters) if d.n else "",
         "method": d.method,
         "p_value": csv_num(p_value),
     }
+    if p_value is None and d.reason:
+        out["note"] = d.reason
+    return out
 
 
 def plain(x: Any) -> Any:

@@ -48,8 +48,10 @@ CSV_COLUMNS: tuple[str, ...] = (
     "hi",
     "k",
     "n",
+    "states",
     "method",
     "p_value",
+    "note",
 )
 
 
