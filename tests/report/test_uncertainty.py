@@ -116,3 +116,27 @@ def test_every_format_says_why_there_is_no_p_value(
     assert tcr["p_value"] == "" and tcr["states"] == "4" and "too few for a test" in tcr["note"]
     asr_line = next(r for r in lines if r["table"] == "main" and r["metric"] == "ASR")
     assert (asr_line["states"], asr_line["method"]) == ("4", "wilson-deff")
+
+
+def test_a_one_episode_simulation_says_why_it_has_no_p_value() -> None:
+    """The exploration section of one benign episode: no interval, no p-value, and the reason
+    in the text formats and the CSV (the JSON carries each figure's ``reason``)."""
+    from dibench.metrics import exploration_table
+    from dibench.report._data import csv_cell
+    from dibench.report._explore import explore_csv_lines, explore_view
+    from dibench.report._model import ExploreSection
+    from dibench.report._text import section_md
+
+    from ..metrics.test_clustered import _traj
+
+    trajs = [_traj("ep0", False, r, 6) for r in (1, 2)]
+    trajs += [_traj("ep0.c1.naive", True, r, 2) for r in (1, 2)]
+    comps = tuple(exploration_table(trajs, metrics=("scrolls",), n_boot=100))
+    section = ExploreSection(comps, (), (), episodes=len(trajs), film_note="")
+    md = "\n".join(section_md(explore_view(section)))
+    assert "No p-value where a figure rests on only 1 benign episode: too few for a test" in md
+    assert "single-state = one benign episode: no interval" in md
+    row = next(ln for ln in md.splitlines() if ln.startswith("| direct | m | none | Naive |"))
+    assert "[" not in row  # a value alone: no zero-width interval shown as evidence
+    diff = next(ln for ln in explore_csv_lines(section) if ln["subset"] == "injected-benign")
+    assert diff["p_value"] == "" and csv_cell(diff["note"]).startswith("only 1 state")

@@ -116,8 +116,9 @@ def no_test_note(clusters: list[int], word: str = "states") -> str:
     if not few:
         return ""
     counts = ", ".join(str(g) for g in few)
+    unit = word[:-1] if few == [1] and word.endswith("s") else word
     return (
-        f"No p-value where a figure rests on only {counts} {word}: too few for a test "
+        f"No p-value where a figure rests on only {counts} {unit}: too few for a test "
         f"(minimum {MIN_CLUSTERS})."
     )
 
