@@ -870,8 +870,15 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
 )
 @click.option("--framework", default="direct", show_default=True)
 @click.option("--model", default="ocr-agent", show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=12,
+    show_default=True,
+    help="Benign states to run, spread over apps and categories (a report needs at least "
+    "10 for its p-values).",
+)
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--defense", "defense", multiple=True, metavar="SPEC", help="As for `run`.")
 @_guard
 def quickstart(
@@ -884,6 +891,7 @@ def quickstart(
     defense: tuple[str, ...],
 ) -> None:
     """The main job on the offline default: generate -> run -> report; prints the report path."""
+    from dibench.dataset import Dataset
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as gen
     from dibench.report import build_report, write_report
@@ -900,12 +908,13 @@ def quickstart(
         )
     else:
         click.echo(f"using the dataset in {dataset}")
+    states = tuple(Dataset.open(dataset).spread(limit))
     req = RunRequest(
         dataset=dataset,
         out=out,
         framework=framework,
         model=model,
-        config=RunConfig(repeats=repeats, limit=limit, concurrency=4),
+        config=RunConfig(repeats=repeats, states=states, concurrency=4),
         defenses=specs,
     )
     _execute(execute, req, _label(framework, model, req.defense))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,6 +216,32 @@ class Dataset:
         return Instance(self.key(iid), rec.pair_of, self.benign[rec.pair_of], rec)
 
     # --- screenshots on disk ----------------------------------------------------------------------
+    def spread(self, n: int) -> list[str]:
+        """``n`` benign ids spread as evenly as the dataset allows over apps, categories and
+        languages (a new (app, category) cell first, then the least used app and category),
+        in dataset order among equals: a small run that still sees many kinds of screen."""
+        pool = list(self.benign.values())
+        chosen: list[str] = []
+        apps: Counter[str] = Counter()
+        cats: Counter[str] = Counter()
+        langs: Counter[str] = Counter()
+        cells: set[tuple[str, str]] = set()
+        while pool and len(chosen) < n:
+
+            def rank(i: int) -> tuple[bool, int, int, int]:
+                s = pool[i]
+                cat = s.category.value
+                seen = (s.app, cat) in cells
+                return (seen, apps[s.app] + cats[cat], langs[s.language], i)
+
+            s = pool.pop(min(range(len(pool)), key=rank))
+            chosen.append(s.id)
+            apps[s.app] += 1
+            cats[s.category.value] += 1
+            langs[s.language] += 1
+            cells.add((s.app, s.category.value))
+        return chosen
+
     def benign_image(self, state_id: str) -> Image.Image:
         """The decoded benign screenshot (cached, safe from any thread; treat as read-only)."""
         return self._images.get(state_id, lambda: self._decode(state_id))

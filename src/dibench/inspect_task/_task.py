@@ -221,7 +221,7 @@ def _estimate(name: str, est: Estimate) -> dict[str, float]:
 
 @metric(name="TCR", scores="unreduced")
 def tcr_metric() -> Metric:
-    """Task completion rate with its Wilson interval, over every epoch's runs."""
+    """Task completion rate with its state-clustered interval, over every epoch's runs."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         return _estimate("TCR", tcr(_rows(scores)))
@@ -231,7 +231,7 @@ def tcr_metric() -> Metric:
 
 @metric(name="COR", scores="unreduced")
 def cor_metric() -> Metric:
-    """Correct-operation rate with its Wilson interval, over every epoch's runs."""
+    """Correct-operation rate with its state-clustered interval, over every epoch's runs."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         return _estimate("COR", cor(_rows(scores)))
@@ -251,7 +251,7 @@ def asr_metric() -> Metric:
 
 @metric(name="DEFER", scores="unreduced")
 def deferral_metric() -> Metric:
-    """Deferral rate (runs that handed the choice back to the user) with its Wilson interval."""
+    """Deferral rate (runs that handed the choice back to the user) with its state-clustered interval."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         return _estimate("DEFER", deferral(_rows(scores)))
