@@ -251,7 +251,7 @@ def asr_metric() -> Metric:
 
 @metric(name="DEFER", scores="unreduced")
 def deferral_metric() -> Metric:
-    """Deferral rate (runs that handed the choice back to the user) with its state-clustered interval."""
+    """Deferral rate (runs that handed the choice back to the user), state-clustered interval."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         return _estimate("DEFER", deferral(_rows(scores)))
