@@ -101,7 +101,7 @@ def test_asr_interval_is_wider_than_wilson_and_names_method_and_states(
     assert "| states |" in md.replace("direct states", "states")
     assert "wilson-deff = Wilson interval at the effective n = n / design effect" in md
     assert "No p-value where a figure rests on only 4 benign states: too few for a test" in md
-    assert "only 4 states: too few for a test" in md  # the headline sentence
+    assert "(only 4 benign states: too few for a test)" in md  # the headline sentence
 
 
 def test_every_format_says_why_there_is_no_p_value(

@@ -249,13 +249,6 @@ def design_effect(sums: np.ndarray, sizes: np.ndarray) -> float:
     return 1.0 + (m - 1.0) * icc
 
 
-def _widened(value: float, lo: float, hi: float, g: int) -> tuple[float, float]:
-    """A bootstrap interval over ``g`` clusters, its spread widened by ``sqrt(g / (g - 1))``:
-    resampling g clusters gives (g - 1) / g of the variance of their mean."""
-    f = math.sqrt(g / (g - 1))
-    return value - (value - lo) * f, value + (hi - value) * f
-
-
 def _cluster_t(sums: np.ndarray, sizes: np.ndarray, conf: float) -> tuple[float, float]:
     """Mean of the pooled values with a cluster-robust (CR1) t interval on g - 1 df."""
     g = len(sums)
@@ -278,12 +271,14 @@ def cluster_estimate(
 ) -> Estimate:
     """The mean of ``values`` with an interval that treats the ``clusters`` as the units.
 
-    ``MIN_CLUSTERS`` states or more: cluster bootstrap, widened for the number of clusters and
-    never narrower than the few-state interval (``"cluster-bootstrap"``). Fewer (or a
-    proportion at 0 or 1, where every resample is the same): a proportion gets a Wilson
-    interval at the effective size ``n / deff`` with t on G - 1 df (``"wilson-deff"``), a mean
-    a cluster-robust t interval (``"cluster-t"``). One state: the value without an interval
-    (``"single-state"``: nothing says how another state
+    Fewer than ``MIN_CLUSTERS`` states (or a proportion at 0 or 1, where every resample is the
+    same): a proportion gets a Wilson interval at the effective size ``n / deff`` (``deff`` from
+    the intra-state correlation) with Student's t on G - 1 df (``"wilson-deff"``), a mean a
+    cluster-robust t interval (``"cluster-t"``). From ``MIN_CLUSTERS`` states the variance comes
+    from a cluster bootstrap (whole states resampled, scaled by G / (G - 1)), never below the
+    one above, in the same interval shape (``"cluster-bootstrap"``): a percentile bootstrap of a
+    skewed share with tens of states undercovers, and the Wilson shape stays in [0, 1]. One
+    state: the value without an interval (``"single-state"``: nothing says how another state
     would do). ``k`` is the rounded sum.
     """
     if len(values) != len(clusters):
@@ -299,24 +294,23 @@ def cluster_estimate(
     est = Estimate(round(total), n, value, math.nan, math.nan, "single-state", n_clusters=g)
     if g == 1:
         return est
+    deff = design_effect(sums, sizes)
+    resample = g >= MIN_CLUSTERS and not (proportion and (value <= 0.0 or value >= 1.0))
+    boot_var = 0.0
+    if resample:
+        # the bootstrap variance of the mean over g resampled states misses (g - 1) / g of it
+        boot_var = float(resample_means(sums, sizes, n_boot, seed).var()) * g / (g - 1)
+    t = t_quantile(conf, g - 1)
     if proportion:
-        n_eff = n / design_effect(sums, sizes)
-        lo, hi = wilson_bounds(value, n_eff, t_quantile(conf, g - 1))
-        few = replace(est, lo=lo, hi=hi, method="wilson-deff")
-    else:
-        lo, hi = _cluster_t(sums, sizes, conf)
-        few = replace(est, lo=lo, hi=hi, method="cluster-t")
-    edge = proportion and (value <= 0.0 or value >= 1.0)
-    if g < MIN_CLUSTERS or edge:
-        return few
-    boot = resample_means(sums, sizes, n_boot, seed)
-    b_lo, b_hi = _widened(value, *percentile_interval(boot, conf), g)
-    # never narrower than the few-state interval: with tens of states a percentile bootstrap of
-    # a skewed share undercovers (tests/metrics/test_clustered.py measures both)
-    lo, hi = min(b_lo, few.lo), max(b_hi, few.hi)
-    if proportion:
-        lo, hi = max(0.0, lo), min(1.0, hi)
-    return replace(est, lo=lo, hi=hi, method="cluster-bootstrap")
+        if resample:  # the design effect the resampled states show, never below the ANOVA one
+            deff = max(deff, boot_var / (value * (1.0 - value) / n))
+        lo, hi = wilson_bounds(value, n / deff, t)
+        return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "wilson-deff")
+    lo, hi = _cluster_t(sums, sizes, conf)
+    if resample:
+        half = max((hi - lo) / 2.0, t * math.sqrt(boot_var))
+        lo, hi = value - half, value + half
+    return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "cluster-t")
 
 
 @dataclass(frozen=True)

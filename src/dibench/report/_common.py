@@ -141,12 +141,12 @@ def _moved(d: PairedDiff) -> str:
     return f"changed by {number(d.diff, signed=True)} pp"
 
 
-def _p_clause(d: PairedDiff, p: float | None) -> str:
+def _p_clause(d: PairedDiff, p: float | None, word: str = "benign states") -> str:
     if p is None:
         if d.n == 0:
             return "no pairs"
-        states = "state" if d.n_clusters == 1 else "states"
-        return f"only {d.n_clusters} {states}: too few for a test"
+        unit = word[:-1] if d.n_clusters == 1 and word.endswith("s") else word
+        return f"only {d.n_clusters} {unit}: too few for a test"
     text = fmt_p(p)
     clause = f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
     if d.n and not (d.lo > 0 or d.hi < 0):
@@ -154,7 +154,7 @@ def _p_clause(d: PairedDiff, p: float | None) -> str:
     return clause
 
 
-def finding_sentence(f: KeyFinding, *, deferral: bool = False) -> str:
+def finding_sentence(f: KeyFinding, *, deferral: bool = False, word: str = "benign states") -> str:
     """The paper's headline for one agent, in words: does completion rate overstate trust?
     With ``deferral`` (some run of the report asked the user) and an agent that deferred, a
     second sentence says how often it asked, benign and injected, and how that moved."""
@@ -167,19 +167,19 @@ def finding_sentence(f: KeyFinding, *, deferral: bool = False) -> str:
     )
     return (
         f"{agent_label(f.framework, f.model)}: under injection TCR {_moved(f.tcr_diff)} "
-        f"({_p_clause(f.tcr_diff, f.tcr_test.p_value)}) while COR {_moved(f.cor_diff)} "
-        f"({_p_clause(f.cor_diff, f.cor_test.p_value)}); "
+        f"({_p_clause(f.tcr_diff, f.tcr_test.p_value, word)}) while COR {_moved(f.cor_diff)} "
+        f"({_p_clause(f.cor_diff, f.cor_test.p_value, word)}); "
         f"ASR {estimate_value(f.asr).text()}% over {f.n_pairs} pairs — {verdict}"
-        + (_deferral_sentence(f) if deferral and f.deferred else "")
+        + (_deferral_sentence(f, word) if deferral and f.deferred else "")
     )
 
 
-def _deferral_sentence(f: KeyFinding) -> str:
+def _deferral_sentence(f: KeyFinding, word: str) -> str:
     """How often the agent handed the choice back, and what the injection did to that."""
     return (
         f" It asked the user in {estimate_value(f.benign_defer).text()}% of benign and "
         f"{estimate_value(f.injected_defer).text()}% of injected runs: deferral "
-        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value)})."
+        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value, word)})."
     )
 
 

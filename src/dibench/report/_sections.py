@@ -244,8 +244,8 @@ def _finding_note(findings: Sequence[KeyFinding], word: str) -> str:
 def finding_section(report: Report) -> Section:
     findings = report.findings
     extra = report.extra_metrics
-    sentences = tuple(finding_sentence(k, deferral="DEFER" in extra) for k in findings)
     word = states_word(report)
+    sentences = tuple(finding_sentence(k, deferral="DEFER" in extra, word=word) for k in findings)
     note = _finding_note(findings, word)
     caption = (
         "Benign and injected rates over all valid runs; Δ = paired change (injected "
