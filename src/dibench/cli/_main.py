@@ -854,6 +854,10 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
     click.echo(msg)
 
 
+# title and cover carriers, plain and combined: four probes keep 12 states at ~250 runs
+QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
+
+
 @main.command()
 @click.option(
     "--out",
@@ -879,6 +883,12 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
     "10 for its p-values).",
 )
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--probes",
+    default=",".join(QUICKSTART_PROBES),
+    show_default=True,
+    help="Comma-separated probes ('' for every probe in the dataset).",
+)
 @click.option("--defense", "defense", multiple=True, metavar="SPEC", help="As for `run`.")
 @_guard
 def quickstart(
@@ -888,6 +898,7 @@ def quickstart(
     model: str,
     limit: int,
     repeats: int,
+    probes: str,
     defense: tuple[str, ...],
 ) -> None:
     """The main job on the offline default: generate -> run -> report; prints the report path."""
@@ -914,7 +925,7 @@ def quickstart(
         out=out,
         framework=framework,
         model=model,
-        config=RunConfig(repeats=repeats, states=states, concurrency=4),
+        config=RunConfig(repeats=repeats, states=states, probes=_csv(probes), concurrency=4),
         defenses=specs,
     )
     _execute(execute, req, _label(framework, model, req.defense))
