@@ -11,6 +11,7 @@ epoch's scores (ASR pairs an injected run with its benign partner of the same ep
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -216,7 +217,12 @@ def _rows(scores: list[SampleScore]) -> list[ResultRow]:
 
 
 def _estimate(name: str, est: Estimate) -> dict[str, float]:
-    return {name: est.value, f"{name}_lo": est.lo, f"{name}_hi": est.hi, f"{name}_n": est.n}
+    """The value, its interval and n; no ``_lo``/``_hi`` where there is no interval (one
+    benign state): a log's metrics must be numbers, and NaN is not valid JSON."""
+    out: dict[str, float] = {name: est.value, f"{name}_n": est.n}
+    if not (math.isnan(est.lo) or math.isnan(est.hi)):
+        out[f"{name}_lo"], out[f"{name}_hi"] = est.lo, est.hi
+    return out
 
 
 @metric(name="TCR", scores="unreduced")
