@@ -89,7 +89,8 @@ def settings_line(report: Report) -> str:
 
 
 METHOD_WORDS: dict[str, str] = {
-    "cluster-bootstrap": "cluster bootstrap resampling whole {word}",
+    "cluster-bootstrap": "variance from a cluster bootstrap resampling whole {word} (never "
+    "below the design-effect one), Wilson or t shape",
     "wilson-deff": "Wilson interval at the effective n = n / design effect, Student t with "
     "({word} - 1) df",
     "cluster-t": "cluster-robust t interval with ({word} - 1) df",
