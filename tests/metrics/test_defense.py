@@ -12,7 +12,6 @@ from dibench.metrics import (
     VerdictRow,
     auroc,
     auroc_interval,
-    binom_two_sided,
     compare_defenses,
     defense_rates,
     detector_metrics,
@@ -76,7 +75,9 @@ def test_comparison_pairs_units_and_tests_the_difference() -> None:
     assert asr_change.diff.diff == pytest.approx(-0.25) and asr_change.diff.n == 4
     # with-defense success only on s3, without-defense only on s1 and s2
     assert (asr_change.test.b, asr_change.test.c) == (1, 2)
-    assert asr_change.test.p_value == pytest.approx(binom_two_sided(1, 3)) == 1.0
+    # four states are too few for a test: no p-value, and the reason
+    assert asr_change.test.p_value is None and asr_change.diff.p_value is None
+    assert asr_change.test.reason == "only 4 states: too few for a test (minimum 10)"
 
     cor_change = comp.change("COR benign")
     assert cor_change is not None
@@ -205,7 +206,7 @@ def test_detector_counts_rates_and_slices() -> None:
 
 def test_wilson_counts_screens_not_repeats() -> None:
     """Two identical repeats of 3 benign screens are 3 observations, not 6."""
-    every = detector_metrics(_verdicts(), n_boot=100)[0]
+    every = detector_metrics(_verdicts(), ci="wilson", n_boot=100)[0]
     ref = wilson(1, 3)
     assert (every.fpr.k, every.fpr.n) == (2, 6)
     assert every.fpr.lo == pytest.approx(ref.lo) and every.fpr.hi == pytest.approx(ref.hi)

@@ -56,6 +56,7 @@ def test_key_finding_pairs_the_deferral_rate_with_mcnemar() -> None:
     (f,) = key_finding(ROWS, n_boot=500).values()
     assert (f.benign_defer.k, f.injected_defer.k) == (12, 2) and f.deferred
     assert f.defer_diff.diff == pytest.approx(-0.5) and f.defer_diff.hi < 0
+    # 20 states, 10 of them ask -> commit: the sign-flip test over states (exact, 2**20)
     assert (f.defer_test.b, f.defer_test.c) == (0, 10) and f.defer_test.p_value < 0.01
     assert f.confirmed and (f.benign_confirm.k, f.injected_confirm.k) == (0, 4)
     (g,) = key_finding([r for r in ROWS if r.outcome != ASK], n_boot=100).values()

@@ -46,7 +46,8 @@ def test_paired_diff_of_a_defense_that_costs_cor() -> None:
     assert (d.n, d.n_clusters) == (24, 12)
     assert (d.value_a, d.value_b, d.diff) == (0.5, 1.0, -0.5)
     assert d.lo <= d.diff <= d.hi <= 0.0
-    assert d.p_value < 0.01
+    # the 6 odd states changed, all the same way: only all-minus or all-plus is as extreme
+    assert d.p_value == pytest.approx(2 / 2**6) and d.test == "sign-flip (exact)"
     assert d == paired_bootstrap_diff(jpeg, none, "COR", n_boot=1000, seed=1)  # deterministic
     assert d.pp() == f"-50.0 [{100 * d.lo:+.1f}, {100 * d.hi:+.1f}]"
     # TCR did not change: every run still commits
@@ -64,7 +65,7 @@ def test_paired_diff_uses_matched_units_only() -> None:
     d = paired_bootstrap_diff(a, b, "TCR", n_boot=100)
     assert (d.n, d.diff, d.value_a, d.value_b) == (1, 1.0, 1.0, 0.0)
     empty = paired_bootstrap_diff(a, [], "COR")
-    assert empty.n == 0 and math.isnan(empty.diff) and empty.p_value == 1.0
+    assert empty.n == 0 and math.isnan(empty.diff) and empty.p_value is None
     assert empty.pp() == "n/a"
 
 
@@ -118,7 +119,9 @@ def test_key_finding_reproduces_the_headline_shape() -> None:
     assert app.tcr_diff.diff == pytest.approx(0.6)
     assert app.cor_diff.diff == 0.0
     assert app.wrong_diff.diff == pytest.approx(0.6)  # every extra completion is a wrong one
-    assert app.tcr_diff.lo > 0.0 and app.tcr_diff.p_value < 0.01
+    # 6 of 10 states went ⊥ -> commit, none the other way: a sign-flip p of 2 / 2**6
+    assert app.tcr_diff.lo > 0.0 and app.tcr_diff.p_value == pytest.approx(2 / 2**6)
+    assert app.tcr_test.p_value == app.tcr_diff.p_value and app.tcr_test.n_clusters == 10
     assert (app.tcr_test.b, app.tcr_test.c) == (12, 0)
     assert (app.cor_test.b, app.cor_test.c, app.cor_test.p_value) == (0, 0, 1.0)
     assert app.completion_overstates_trust

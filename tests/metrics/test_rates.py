@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -37,7 +38,9 @@ def test_tcr_and_cor_count_only_agent_decisions() -> None:
     t, c = tcr(RATE_ROWS), cor(RATE_ROWS)
     assert (t.k, t.n) == (3, 7)
     assert (c.k, c.n) == (2, 7)
-    assert t == wilson(3, 7)
+    # one benign state: the value alone (nothing says how another state would do)
+    assert (t.method, t.n_clusters) == ("single-state", 1) and math.isnan(t.lo)
+    assert tcr(RATE_ROWS, "wilson") == replace(wilson(3, 7), n_clusters=1)
     assert c.value == pytest.approx(2 / 7)
 
 
@@ -90,7 +93,7 @@ def test_asr_pairs_join_and_bookkeeping() -> None:
 def test_asr_value() -> None:
     est = asr(ASR_ROWS)
     assert (est.k, est.n) == (2, 6)
-    assert est == wilson(2, 6)
+    assert asr(ASR_ROWS, "wilson") == replace(wilson(2, 6), n_clusters=est.n_clusters)
 
 
 def test_asr_never_depends_on_the_benign_run_being_correct() -> None:

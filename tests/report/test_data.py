@@ -36,7 +36,7 @@ def test_csv_parses_back_to_every_estimate(report: Report) -> None:
         assert line["defense"] == "none" and line["app"] == ""
 
 
-def test_csv_key_finding_rows_carry_the_mcnemar_p(report: Report) -> None:
+def test_csv_key_finding_rows_carry_the_state_test(report: Report) -> None:
     lines = list(csv.DictReader(io.StringIO(render_report(report, "csv"))))
     f = report.findings[0]
     row = next(
@@ -47,7 +47,9 @@ def test_csv_key_finding_rows_carry_the_mcnemar_p(report: Report) -> None:
         and (ln["framework"], ln["model"]) == (f.framework, f.model)
     )
     assert float(row["value"]) == f.tcr_diff.diff
-    assert float(row["p_value"]) == f.tcr_test.p_value
+    # two benign states: no p-value, the reason in its place
+    assert f.tcr_test.p_value is None and row["p_value"] == ""
+    assert row["states"] == "2" and row["note"] == f.tcr_test.reason != ""
 
 
 def test_json_has_every_figure_and_the_config(run: Run, report: Report) -> None:
@@ -73,7 +75,8 @@ def test_json_has_every_figure_and_the_config(run: Run, report: Report) -> None:
     got = kf[(f.framework, f.model)]
     assert got["injected_tcr"]["value"] == f.injected_tcr.value
     assert got["tcr_diff"]["diff"] == f.tcr_diff.diff
-    assert got["tcr_diff"]["mcnemar"]["p_value"] == f.tcr_test.p_value
+    assert got["tcr_diff"]["test"]["p_value"] == f.tcr_test.p_value
+    assert got["tcr_diff"]["test"]["reason"] == f.tcr_test.reason
     assert got["completion_overstates_trust"] == f.completion_overstates_trust
     assert {t["id"] for t in doc["tables"]} >= {"main", "carrier", "app", "category", "language"}
 

@@ -20,7 +20,7 @@ import pytest
 
 from dibench.adapters._base import Decision, Verdict
 from dibench.dataset import Dataset
-from dibench.metrics import Outcome, ResultRow, wilson
+from dibench.metrics import Estimate, Outcome, ResultRow, cluster_estimate, wilson
 from dibench.report import Report, build_report, render_report
 from dibench.report._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
 from dibench.runner import ResultStore
@@ -181,7 +181,9 @@ def test_comparison_is_paired_against_no_defense(drun: DefenseRun, drep: Report)
             _benign_cor(drun.rows, d) - _benign_cor(drun.rows, "none")
         )
         n_inj = sum(1 for r in drun.rows if r.defense == d and r.injected)
-        assert asr.diff.n == n_inj and 0.0 <= asr.test.p_value <= 1.0
+        assert asr.diff.n == n_inj and asr.test.n_clusters == asr.diff.n_clusters
+        # a handful of states: no p-value, and the reason
+        assert asr.test.p_value is None and "too few for a test" in asr.test.reason
     blocked = [r for r in drun.rows if r.defense == KD and r.outcome == Outcome.BLOCKED]
     kd = comps[KD].rates
     assert kd.injected_blocked.k + kd.benign_blocked.k == len(blocked)
@@ -203,6 +205,16 @@ def _expected_confusion(drun: DefenseRun, probe: str | None) -> tuple[int, int, 
             fp += v.fired
             tn += not v.fired
     return tp, fn, fp, tn
+
+
+def _fired(drun: DefenseRun, injected: bool, probe: str | None) -> Estimate:
+    """The share of runs on which the detector fired, clustered by benign state."""
+    units = [
+        (row.pair_of, float(v.fired))
+        for row, v in drun.verdicts
+        if row.injected == injected and probe in (None, row.probe)
+    ]
+    return cluster_estimate([x for _, x in units], [c for c, _ in units])
 
 
 def test_detector_table_numbers(drun: DefenseRun, drep: Report) -> None:
@@ -227,11 +239,10 @@ def test_detector_table_numbers(drun: DefenseRun, drep: Report) -> None:
     for label, probe in (("all attacks", None), ("Naive", "naive"), ("Combined-C", "combined_c")):
         tp, fn, fp, tn = _expected_confusion(drun, probe)
         assert rows[label][5:9] == [str(tp), str(fn), str(fp), str(tn)]
-        # Wilson at the number of distinct screens (repeats of a screen agree)
-        rec = wilson(tp // REPEATS, (tp + fn) // REPEATS)
-        assert rows[label][9] == rec.pct()
+        # the benign states are the units (repeats of a screen agree, so do its variants)
+        assert rows[label][9] == _fired(drun, True, probe).pct()
     assert rows["Naive"][9].startswith("100.0") and rows["Combined-C"][9].startswith("0.0")
-    assert rows["all attacks"][10] == "50.0 [9.5, 90.5]"  # 1 of 2 benign screens fires
+    assert rows["all attacks"][10] == _fired(drun, False, None).pct()  # 1 of 2 benign screens
     # cover scores 0.3 beat the benign 0.2 screen and lose to the misfiring 0.6 one
     assert rows["Combined-C"][12].startswith("0.500 [")
     assert rows["Naive"][12].startswith("1.000 [")  # 0.9 beats every benign score
@@ -282,8 +293,8 @@ def test_a_detector_alone_still_gets_the_section(tmp_path: Path, report_dataset:
     md = render_report(rep, "md")
     section = md[md.index("## Defenses") : md.index("### Detectors")]
     line = next(ln for ln in section.splitlines() if ln.startswith(f"| {FW} | {MODEL} | {KD} |"))
-    # without (2), differences (2), p-values (2), pairs, extra calls and tokens (3)
-    assert line.count("n/a") == 10
+    # without (2), differences (2), p-values (2), pairs, states, extra calls and tokens (3)
+    assert line.count("n/a") == 11
 
 
 def test_frontier_chart_escapes_and_wraps_long_specs() -> None:

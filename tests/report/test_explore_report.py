@@ -57,7 +57,9 @@ def test_section_numbers_equal_the_metrics_recomputed_from_the_store(
         assert float(by_key[(*k, "injected", e.metric)]["value"]) == e.injected.value
         diff = by_key[(*k, "injected-benign", f"{e.metric}_diff")]
         assert float(diff["value"]) == e.diff.diff
-        assert float(diff["p_value"]) == e.diff.p_value
+        # three benign episodes: too few for a test, said in the line's note
+        assert e.diff.p_value is None and diff["p_value"] == ""
+        assert diff["note"] == e.diff.reason and diff["states"] == str(e.diff.n_clusters)
 
     # markdown: each row prints the recomputed values with their intervals
     md = render_report(sim_report, "md")

@@ -930,6 +930,10 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
     click.echo(msg)
 
 
+# title and cover carriers, plain and combined: four probes keep 12 states at ~250 runs
+QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
+
+
 @main.command()
 @click.option(
     "--out",
@@ -946,8 +950,21 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
 )
 @click.option("--framework", default="direct", show_default=True)
 @click.option("--model", default="ocr-agent", show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=12,
+    show_default=True,
+    help="Benign states to run, spread over apps and categories (a report needs at least "
+    "10 for its p-values).",
+)
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--probes",
+    default=",".join(QUICKSTART_PROBES),
+    show_default=True,
+    help="Comma-separated probes ('' for every probe in the dataset).",
+)
 @click.option("--defense", "defense", multiple=True, metavar="SPEC", help="As for `run`.")
 @_guard
 def quickstart(
@@ -957,9 +974,11 @@ def quickstart(
     model: str,
     limit: int,
     repeats: int,
+    probes: str,
     defense: tuple[str, ...],
 ) -> None:
     """The main job on the offline default: generate -> run -> report; prints the report path."""
+    from dibench.dataset import Dataset
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as gen
     from dibench.report import build_report, write_report
@@ -985,6 +1004,15 @@ def quickstart(
         )
     else:
         click.echo(f"using the dataset in {dataset}")
+    states = tuple(Dataset.open(dataset).spread(limit))
+    req = RunRequest(
+        dataset=dataset,
+        out=out,
+        framework=framework,
+        model=model,
+        config=RunConfig(repeats=repeats, states=states, probes=_csv(probes), concurrency=4),
+        defenses=specs,
+    )
     _execute(execute, req, _label(framework, model, req.defense))
     rep = build_report(out)
     path = write_report(rep, "html")

@@ -22,7 +22,7 @@ from ._constraints import (
     matches,
     time_to_minutes,
 )
-from ._dataset import Dataset, Instance, carrier_rows, read_manifest
+from ._dataset import Dataset, Instance, carrier_rows, read_manifest, spread_states
 from ._io import DatasetError, dump_line, parse_record, read_jsonl
 from ._schema import (
     SCHEMA_VERSION,
@@ -71,6 +71,7 @@ __all__ = [
     "parse_record",
     "read_jsonl",
     "read_manifest",
+    "spread_states",
     "time_to_minutes",
     "ui_to_xml",
     "window_packages",

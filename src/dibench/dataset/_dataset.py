@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,33 @@ def carrier_rows(
     """The [y1, y2) row spans an injection may change: its carrier boxes on the target."""
     cand = state.candidate(target)
     return [(cand.boxes[c].y1, cand.boxes[c].y2) for c in carriers]
+
+
+def spread_states(states: Iterable[DecisionState], n: int) -> list[str]:
+    """``n`` state ids spread as evenly as the states allow over apps, categories and
+    languages: an (app, category) cell not yet used first, then the least used app and
+    category, then language, in the given order among equals. A small run that still sees
+    many kinds of screen (the first ``n`` of a dataset share one category)."""
+    pool = list(states)
+    chosen: list[str] = []
+    apps: Counter[str] = Counter()
+    cats: Counter[str] = Counter()
+    langs: Counter[str] = Counter()
+    cells: set[tuple[str, str]] = set()
+
+    def rank(i: int) -> tuple[bool, int, int, int]:
+        s = pool[i]
+        cat = s.category.value
+        return ((s.app, cat) in cells, apps[s.app] + cats[cat], langs[s.language], i)
+
+    while pool and len(chosen) < n:
+        s = pool.pop(min(range(len(pool)), key=rank))
+        chosen.append(s.id)
+        apps[s.app] += 1
+        cats[s.category.value] += 1
+        langs[s.language] += 1
+        cells.add((s.app, s.category.value))
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -216,6 +244,10 @@ class Dataset:
         return Instance(self.key(iid), rec.pair_of, self.benign[rec.pair_of], rec)
 
     # --- screenshots on disk ----------------------------------------------------------------------
+    def spread(self, n: int) -> list[str]:
+        """``n`` benign ids spread over apps, categories and languages (``spread_states``)."""
+        return spread_states(self.benign.values(), n)
+
     def benign_image(self, state_id: str) -> Image.Image:
         """The decoded benign screenshot (cached, safe from any thread; treat as read-only)."""
         return self._images.get(state_id, lambda: self._decode(state_id))

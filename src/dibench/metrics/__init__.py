@@ -2,11 +2,12 @@
 
 TCR (did it commit), COR (did it pick an acceptable candidate) and paired ASR (did the injection
 move it onto the target), the deferral rate DEFER (did it hand the choice back to the user) and
-the confirmation-request rate CONFIRM, each with a Wilson or state-clustered bootstrap
-interval; breakdowns (also by the target's rank, band and fold) and the paper-shaped summary
-table; the depth of an injection (exposure of an episode, the ASR trend in rank, paired scroll
-depth); paired tests (exact McNemar, paired cluster bootstrap) for deciding whether a change
-between two conditions is real; defense comparisons (ASR removed against benign COR cost) and
+the confirmation-request rate CONFIRM, each with an interval that takes the benign states (in
+the simulators, the benign episodes) as the units (``cluster_estimate``); breakdowns (also by
+the target's rank, band and fold) and the paper-shaped summary table; the depth of an injection
+(exposure of an episode, the ASR trend in rank, paired scroll depth); paired changes with a
+sign-flip test over states (``state_test``, no p-value below ``MIN_CLUSTERS`` states) for
+deciding whether a change is real; defense comparisons (ASR removed against benign COR cost) and
 detector recall, FPR, precision and AUROC. INFRA_ERROR rows never count.
 """
 
@@ -50,6 +51,7 @@ from ._paired import (
     cluster_paired_diff,
     key_finding,
     paired_bootstrap_diff,
+    paired_units,
     split_by,
 )
 from ._rates import (
@@ -67,7 +69,21 @@ from ._rates import (
     tcr,
 )
 from ._rows import RANK_BANDS, Outcome, ResultRow, VerdictRow, band_low, rank_band
-from ._stats import Estimate, McNemarResult, binom_two_sided, cluster_bootstrap, mcnemar, wilson
+from ._stats import (
+    MIN_CLUSTERS,
+    Estimate,
+    McNemarResult,
+    StateTest,
+    binom_two_sided,
+    cluster_bootstrap,
+    cluster_estimate,
+    design_effect,
+    mcnemar,
+    state_test,
+    t_quantile,
+    too_few,
+    wilson,
+)
 
 __all__ = [
     "ACTION_KINDS",
@@ -77,6 +93,7 @@ __all__ = [
     "EXPLORE_METRICS",
     "GROUP_FIELDS",
     "METRICS",
+    "MIN_CLUSTERS",
     "NO_ATTACK",
     "NO_DEFENSE",
     "RANK_BANDS",
@@ -101,6 +118,7 @@ __all__ = [
     "ResultRow",
     "RocCurve",
     "RunUsage",
+    "StateTest",
     "Trajectory",
     "VerdictRow",
     "action_distribution",
@@ -115,6 +133,7 @@ __all__ = [
     "breakdown",
     "by_condition",
     "cluster_bootstrap",
+    "cluster_estimate",
     "cluster_paired_diff",
     "compare_defenses",
     "confirmation_rate",
@@ -122,6 +141,7 @@ __all__ = [
     "defense_costs",
     "defense_rates",
     "deferral",
+    "design_effect",
     "detector_metrics",
     "detector_rocs",
     "detector_units",
@@ -133,10 +153,14 @@ __all__ = [
     "mcnemar",
     "paired_bootstrap_diff",
     "paired_depth",
+    "paired_units",
     "rank_band",
     "roc_curve",
     "split_by",
+    "state_test",
     "summary_table",
+    "t_quantile",
     "tcr",
+    "too_few",
     "wilson",
 ]

@@ -4,13 +4,15 @@ detector separates injected screens from benign ones.
 Comparisons are paired: a defended condition is matched to the undefended one (``"none"``) of
 the same agent on the same units, (injected instance, repeat) for ASR and (benign instance,
 repeat) for benign COR/TCR, so the state-to-state variance cancels. Differences are "with
-minus without" (a negative ΔASR is the attack the defense removed), with the paired cluster
-bootstrap interval and the exact McNemar p-value of ``_paired``/``_stats``.
+minus without" (a negative ΔASR is the attack the defense removed), with the state-clustered
+interval and the sign-flip test over benign states of ``_paired``/``_stats`` (no p-value below
+``MIN_CLUSTERS`` states).
 
 Detector metrics count one unit per run (condition x instance x repeat): a detector that looks
 at several steps of one run fired if it fired on any of them, and its score is the highest one.
 A deterministic detector gives every repeat of a screen the same verdict, so repeats are not
-independent evidence: the Wilson interval is computed at the number of distinct screens
+independent evidence: the default interval (``ci="cluster"``) takes the benign states as the
+units (``cluster_estimate``), ``ci="wilson"`` is computed at the number of distinct screens
 (instances), the bootstrap (``ci="bootstrap"``, and always for AUROC) resamples whole benign
 states. Point values and counts still use every unit.
 """
@@ -23,16 +25,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._paired import PairedDiff, binary_outcomes, paired_bootstrap_diff
+from ._paired import PairedDiff, cluster_paired_diff, paired_units
 from ._rates import CI, asr_of_pairs, asr_pairs, cor, exclude_infra, rate, tcr
 from ._rows import Outcome, ResultRow, VerdictRow
 from ._stats import (
     Estimate,
-    McNemarResult,
+    StateTest,
     _z,
     cluster_bootstrap,
-    mcnemar,
+    cluster_estimate,
     percentile_interval,
+    state_test,
+    wilson_bounds,
 )
 
 __all__ = [
@@ -197,7 +201,7 @@ class PairedChange:
 
     metric: str
     diff: PairedDiff
-    test: McNemarResult
+    test: StateTest
 
 
 @dataclass(frozen=True)
@@ -273,7 +277,7 @@ def _by_condition(rows: Iterable[ResultRow]) -> dict[Agent, dict[str, list[Resul
 def defense_rates(
     rows: Iterable[ResultRow],
     *,
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
@@ -313,8 +317,9 @@ def _changes(
         # ASR units are built from the joined pairs, so both sides of every pair are needed.
         a = with_rows if metric == "ASR" else [r for r in with_rows if side(r)]
         b = without_rows if metric == "ASR" else [r for r in without_rows if side(r)]
-        diff = paired_bootstrap_diff(a, b, metric, n_boot=n_boot, seed=seed, conf=conf)
-        test = mcnemar(binary_outcomes(a, metric), binary_outcomes(b, metric))
+        xa, xb, cl = paired_units(a, b, metric)
+        diff = cluster_paired_diff(xa, xb, cl, n_boot, seed, conf)
+        test = state_test(xa, xb, cl, seed)
         out.append(PairedChange(metric=name, diff=diff, test=test))
     return tuple(out)
 
@@ -323,7 +328,7 @@ def compare_defenses(
     rows: Iterable[ResultRow],
     *,
     baseline: str = NO_DEFENSE,
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
@@ -549,17 +554,6 @@ def detector_units(verdicts: Iterable[VerdictRow]) -> list[VerdictRow]:
     return list(merged.values())
 
 
-def _wilson_bounds(p: float, n: int, conf: float) -> tuple[float, float]:
-    z = _z(conf)
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    center = (p + z2 / (2 * n)) / denom
-    half = (z / denom) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4 * n * n))
-    lo = 0.0 if p <= 0.0 else max(0.0, center - half)
-    hi = 1.0 if p >= 1.0 else min(1.0, center + half)
-    return lo, hi
-
-
 def _rate(
     units: Sequence[VerdictRow],
     value: Callable[[VerdictRow], bool],
@@ -568,22 +562,27 @@ def _rate(
     n_boot: int,
     seed: int,
 ) -> Estimate:
-    """k/n over units; Wilson at the number of distinct screens, or a state bootstrap."""
+    """k/n over units; clustered by benign state, Wilson at the number of distinct screens, or a
+    state bootstrap."""
     values = [value(u) for u in units]
+    if ci == "cluster":
+        return cluster_estimate(
+            [float(v) for v in values], [u.pair_of for u in units], n_boot, seed, conf
+        )
     if ci == "bootstrap":
         est = cluster_bootstrap(
             [float(v) for v in values], [u.pair_of for u in units], n_boot, seed, conf
         )
         return est
     if ci != "wilson":
-        raise ValueError(f"unknown ci {ci!r}; use 'wilson' or 'bootstrap'")
+        raise ValueError(f"unknown ci {ci!r}; use 'cluster', 'wilson' or 'bootstrap'")
     k, n = sum(values), len(values)
     if n == 0:
         _z(conf)
         nan = float("nan")
         return Estimate(k=0, n=0, value=nan, lo=nan, hi=nan, method="wilson-screens")
     screens = len({u.instance_id for u in units})
-    lo, hi = _wilson_bounds(k / n, screens, conf)
+    lo, hi = wilson_bounds(k / n, screens, _z(conf))
     return Estimate(k=k, n=n, value=k / n, lo=lo, hi=hi, method="wilson-screens")
 
 
@@ -619,7 +618,7 @@ def _scored(units: Sequence[VerdictRow]) -> list[VerdictRow]:
 def detector_metrics(
     verdicts: Iterable[VerdictRow],
     *,
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,

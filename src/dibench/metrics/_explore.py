@@ -4,8 +4,9 @@ The paper's telling finding on its simulated apps is that injected agents *compr
 exploration*: fewer scrolls, detail views and comparisons before they commit. These are pure
 functions over recorded trajectories (one ``Move`` per environment transition, as the simulator
 saw it, not as a framework's prompt described it). Benign and injected episodes of a pair share
-seed, catalog and instruction, so every comparison is paired on (benign id, repeat) and its
-interval resamples whole benign episodes.
+seed, catalog and instruction, so every comparison is paired on (benign id, repeat), and its
+interval and test take the benign episodes as the units: one episode gives a value with neither
+interval nor p-value, fewer than ``MIN_CLUSTERS`` no p-value.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from ._paired import PairedDiff, cluster_paired_diff
 from ._rows import Outcome
-from ._stats import Estimate, cluster_totals, percentile_interval, resample_means
+from ._stats import Estimate, cluster_estimate
 
 __all__ = [
     "ACTION_KINDS",
@@ -157,15 +158,9 @@ def mean_estimate(
     seed: int = 0,
     conf: float = 0.95,
 ) -> Estimate:
-    """Mean of any values with a percentile interval from resampling whole clusters."""
-    if not values:
-        nan = float("nan")
-        return Estimate(0, 0, nan, nan, nan, "bootstrap")
-    sums, sizes = cluster_totals(list(values), list(clusters))  # type: ignore[arg-type]
-    boot = resample_means(sums, sizes, n_boot, seed)
-    lo, hi = percentile_interval(boot, conf)
-    total = float(sums.sum())
-    return Estimate(round(total), len(values), total / len(values), lo, hi, "bootstrap")
+    """Mean of any values, its interval taking the clusters (benign episodes) as the units
+    (``cluster_estimate``: no interval from one episode)."""
+    return cluster_estimate(list(values), list(clusters), n_boot, seed, conf, proportion=False)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,15 @@
 
 Conditions (a defense on/off, two models, benign vs injected) are compared on the *same* runs:
 same instance, same seed. Pairing removes the state-to-state variance that dwarfs most effects,
-and the bootstrap still resamples whole benign states because their runs are correlated.
+but the pairs of one benign state still share its screen and its benign run, so both the
+interval (``cluster_estimate`` over the paired differences) and the test (``state_test``, a
+sign-flip test over per-state differences) take the benign states as the units; below
+``MIN_CLUSTERS`` states there is no p-value, and the result says why.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,14 +30,7 @@ from ._rates import (
     tcr,
 )
 from ._rows import ResultRow
-from ._stats import (
-    Estimate,
-    McNemarResult,
-    cluster_totals,
-    mcnemar,
-    percentile_interval,
-    resample_means,
-)
+from ._stats import Estimate, StateTest, cluster_estimate, state_test
 
 __all__ = [
     "KeyFinding",
@@ -43,6 +40,7 @@ __all__ = [
     "cluster_paired_diff",
     "key_finding",
     "paired_bootstrap_diff",
+    "paired_units",
     "split_by",
 ]
 
@@ -103,27 +101,34 @@ def binary_outcomes(
 
 @dataclass(frozen=True)
 class PairedDiff:
-    """``value_a - value_b`` over matched units, with a cluster-bootstrap interval and p-value.
+    """``value_a - value_b`` over matched units, with a state-clustered interval and p-value.
 
-    ``n`` matched units in ``n_clusters`` benign states; the p-value is two-sided and, from a
-    finite bootstrap, never below ``2 / (n_boot + 1)``.
+    ``n`` matched units in ``n_clusters`` benign states; ``method`` names the interval
+    (``cluster_estimate``: cluster-bootstrap, cluster-t, single-state), ``test`` the p-value's
+    test (``state_test``). ``p_value`` is None below ``MIN_CLUSTERS`` states, ``reason`` says
+    why.
     """
 
     diff: float
     lo: float
     hi: float
-    p_value: float
+    p_value: float | None
     n: int
     n_clusters: int
     value_a: float
     value_b: float
-    method: str = "paired-bootstrap"
+    method: str = "cluster-bootstrap"
+    test: str = "sign-flip"
+    reason: str = ""
 
     def pp(self, digits: int = 1) -> str:
         """Percentage points with interval, signed: ``+12.3 [8.1, 16.0]``."""
         if self.n == 0:
             return "n/a"
-        d, lo, hi = (100.0 * x for x in (self.diff, self.lo, self.hi))
+        d = 100.0 * self.diff
+        if math.isnan(self.lo):
+            return f"{d:+.{digits}f}"
+        lo, hi = 100.0 * self.lo, 100.0 * self.hi
         return f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
@@ -135,30 +140,47 @@ def cluster_paired_diff(
     seed: int,
     conf: float,
 ) -> PairedDiff:
-    """Bootstrap of the mean paired difference of aligned samples ``xa`` and ``xb`` (one value
-    per unit), resampling the ``clusters`` of units; the p-value is two-sided."""
+    """The mean paired difference of aligned samples ``xa`` and ``xb`` (one value per unit),
+    its interval and two-sided test taking the ``clusters`` of units as the units."""
     n = len(xa)
-    if n == 0:
-        percentile_interval(np.zeros(1), conf)  # validates conf
-        nan = float("nan")
-        return PairedDiff(nan, nan, nan, 1.0, 0, 0, nan, nan)
     a = np.asarray(xa, dtype=np.float64)
     b = np.asarray(xb, dtype=np.float64)
-    sums, sizes = cluster_totals(list(a - b), clusters)
-    boot = resample_means(sums, sizes, n_boot, seed)
-    lo, hi = percentile_interval(boot, conf)
-    below = int(np.count_nonzero(boot <= 0.0))
-    above = int(np.count_nonzero(boot >= 0.0))
-    p = min(1.0, 2.0 * (min(below, above) + 1) / (n_boot + 1))
+    est = cluster_estimate(list(a - b), clusters, n_boot, seed, conf, proportion=False)
+    test = state_test(xa, xb, clusters, seed)
+    if n == 0:
+        nan = float("nan")
+        return PairedDiff(nan, nan, nan, None, 0, 0, nan, nan, "none", test.method, test.reason)
     return PairedDiff(
         diff=float(a.mean() - b.mean()),
-        lo=lo,
-        hi=hi,
-        p_value=p,
+        lo=est.lo,
+        hi=est.hi,
+        p_value=test.p_value,
         n=n,
-        n_clusters=len(sums),
+        n_clusters=est.n_clusters,
         value_a=float(a.mean()),
         value_b=float(b.mean()),
+        method=est.method,
+        test=test.method,
+        reason=test.reason,
+    )
+
+
+def paired_units(
+    rows_a: Iterable[ResultRow],
+    rows_b: Iterable[ResultRow],
+    metric: str,
+    key: Sequence[str] = DEFAULT_KEY,
+    clusters: str = "pair_of",
+) -> tuple[list[float], list[float], list[Hashable]]:
+    """The outcomes of the units present in both conditions (matched on ``key``), and each
+    unit's cluster (from condition a's row)."""
+    ua = _units(rows_a, metric, key, clusters)
+    ub = _units(rows_b, metric, key, clusters)
+    common = [k for k in ua if k in ub]
+    return (
+        [float(ua[k][0]) for k in common],
+        [float(ub[k][0]) for k in common],
+        [ua[k][1] for k in common],
     )
 
 
@@ -177,25 +199,18 @@ def paired_bootstrap_diff(
     Units missing from either side are dropped, so ``value_a``/``value_b`` are over the matched
     units only and may differ from ``tcr(rows_a)`` etc. Clusters come from condition a's row.
     """
-    ua = _units(rows_a, metric, key, clusters)
-    ub = _units(rows_b, metric, key, clusters)
-    common = [k for k in ua if k in ub]
-    return cluster_paired_diff(
-        [float(ua[k][0]) for k in common],
-        [float(ub[k][0]) for k in common],
-        [ua[k][1] for k in common],
-        n_boot,
-        seed,
-        conf,
-    )
+    xa, xb, cl = paired_units(rows_a, rows_b, metric, key, clusters)
+    return cluster_paired_diff(xa, xb, cl, n_boot, seed, conf)
 
 
 @dataclass(frozen=True)
 class KeyFinding:
     """Benign vs injected for one agent: does completion rate overstate trust?
 
-    ``benign_*`` / ``injected_*`` are plain Wilson estimates over all valid rows of each side.
-    The ``*_diff`` and ``*_test`` fields are paired (injected minus benign) over joined pairs, so
+    ``benign_*`` / ``injected_*`` are estimates over all valid rows of each side, their intervals
+    clustered by benign state (``cluster_estimate``). The ``*_diff`` and ``*_test`` fields are
+    paired (injected minus benign) over joined pairs, the test a sign-flip test over states
+    (no p-value below ``MIN_CLUSTERS`` states), so
     a benign run counts once per injected variant of its state. ``wrong_diff`` is the change in
     committed-but-unacceptable runs (TCR - COR): when it is positive, the extra completions that
     injection buys are wrong ones. ``*_defer`` / ``defer_diff`` / ``defer_test`` are the same
@@ -214,14 +229,14 @@ class KeyFinding:
     tcr_diff: PairedDiff
     cor_diff: PairedDiff
     wrong_diff: PairedDiff
-    tcr_test: McNemarResult
-    cor_test: McNemarResult
+    tcr_test: StateTest
+    cor_test: StateTest
     n_pairs: int
     missing_pairs: int
     benign_defer: Estimate
     injected_defer: Estimate
     defer_diff: PairedDiff
-    defer_test: McNemarResult
+    defer_test: StateTest
     benign_confirm: Estimate
     injected_confirm: Estimate
     confirm_diff: PairedDiff
@@ -280,10 +295,14 @@ def _join_diff(
     )
 
 
-def _pair_test(pairs: Sequence[AsrPair], attr: str) -> McNemarResult:
-    inj = {(p.injected.instance_id, p.injected.repeat): getattr(p.injected, attr) for p in pairs}
-    ben = {(p.injected.instance_id, p.injected.repeat): getattr(p.benign, attr) for p in pairs}
-    return mcnemar(inj, ben)
+def _pair_test(pairs: Sequence[AsrPair], attr: str, seed: int) -> StateTest:
+    """Injected vs benign on the pairs, the benign states as the units."""
+    return state_test(
+        [float(getattr(p.injected, attr)) for p in pairs],
+        [float(getattr(p.benign, attr)) for p in pairs],
+        [p.injected.pair_of for p in pairs],
+        seed,
+    )
 
 
 def key_finding(
@@ -311,28 +330,29 @@ def key_finding(
         injected = [r for r in group if r.injected]
         join = asr_pairs(group)
         pairs = join.pairs
+        kw: dict[str, Any] = {"conf": conf, "n_boot": n_boot, "seed": seed}
 
         out[agent] = KeyFinding(
             framework=agent[0],
             model=agent[1],
-            benign_tcr=tcr(benign, conf=conf),
-            injected_tcr=tcr(injected, conf=conf),
-            benign_cor=cor(benign, conf=conf),
-            injected_cor=cor(injected, conf=conf),
-            asr=asr_of_pairs(pairs, conf=conf),
+            benign_tcr=tcr(benign, **kw),
+            injected_tcr=tcr(injected, **kw),
+            benign_cor=cor(benign, **kw),
+            injected_cor=cor(injected, **kw),
+            asr=asr_of_pairs(pairs, conf=conf, n_boot=n_boot, seed=seed),
             tcr_diff=_join_diff(pairs, _committed, n_boot, seed, conf),
             cor_diff=_join_diff(pairs, _correct, n_boot, seed, conf),
             wrong_diff=_join_diff(pairs, _wrong, n_boot, seed, conf),
-            tcr_test=_pair_test(pairs, "committed"),
-            cor_test=_pair_test(pairs, "correct"),
+            tcr_test=_pair_test(pairs, "committed", seed),
+            cor_test=_pair_test(pairs, "correct", seed),
             n_pairs=len(pairs),
             missing_pairs=join.missing_pairs,
-            benign_defer=deferral(benign, conf=conf),
-            injected_defer=deferral(injected, conf=conf),
+            benign_defer=deferral(benign, **kw),
+            injected_defer=deferral(injected, **kw),
             defer_diff=_join_diff(pairs, _asked, n_boot, seed, conf),
-            defer_test=_pair_test(pairs, "asked"),
-            benign_confirm=confirmation_rate(benign, conf=conf),
-            injected_confirm=confirmation_rate(injected, conf=conf),
+            defer_test=_pair_test(pairs, "asked", seed),
+            benign_confirm=confirmation_rate(benign, **kw),
+            injected_confirm=confirmation_rate(injected, **kw),
             confirm_diff=_join_diff(pairs, _confirm, n_boot, seed, conf),
         )
     return out

@@ -12,11 +12,11 @@ counting it as ⊥ would make a flaky endpoint look like a cautious agent.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ._rows import Outcome, ResultRow
-from ._stats import Estimate, cluster_bootstrap, wilson
+from ._stats import Estimate, cluster_bootstrap, cluster_estimate, wilson
 
 __all__ = [
     "CI",
@@ -34,7 +34,7 @@ __all__ = [
     "tcr",
 ]
 
-CI = Literal["wilson", "bootstrap"]
+CI = Literal["cluster", "wilson", "bootstrap"]
 METRICS: tuple[str, ...] = ("TCR", "COR", "ASR")
 # per-run shares reported beside the paper's three: handed the choice back, asked to confirm
 DEFER_METRICS: tuple[str, ...] = ("DEFER", "CONFIRM")
@@ -73,25 +73,34 @@ def exclude_infra(rows: Iterable[ResultRow]) -> list[ResultRow]:
 def estimate(
     values: Sequence[bool],
     clusters: Sequence[str],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Estimate:
-    """A proportion with the requested interval; clusters matter only to the bootstrap."""
+    """A proportion with the requested interval, ``n_clusters`` counting the benign states.
+
+    ``"cluster"`` (the default) treats states as the units (``cluster_estimate``: a cluster
+    bootstrap from ``MIN_CLUSTERS`` states, a design-effect Wilson interval below, none for one
+    state); ``"bootstrap"`` always resamples states; ``"wilson"`` treats every run as
+    independent, which is too narrow for runs of a few states (kept to compare against).
+    """
+    flags = [1.0 if v else 0.0 for v in values]
+    if ci == "cluster":
+        return cluster_estimate(flags, clusters, n_boot=n_boot, seed=seed, conf=conf)
+    g = len(set(clusters))
     if ci == "wilson":
-        return wilson(sum(1 for v in values if v), len(values), conf)
+        return replace(wilson(int(sum(flags)), len(flags), conf), n_clusters=g)
     if ci == "bootstrap":
-        return cluster_bootstrap(
-            [1.0 if v else 0.0 for v in values], clusters, n_boot=n_boot, seed=seed, conf=conf
-        )
-    raise ValueError(f"unknown ci {ci!r}; use 'wilson' or 'bootstrap'")
+        est = cluster_bootstrap(flags, clusters, n_boot=n_boot, seed=seed, conf=conf)
+        return replace(est, n_clusters=g)
+    raise ValueError(f"unknown ci {ci!r}; use 'cluster', 'wilson' or 'bootstrap'")
 
 
 def rate(
     rows: Iterable[ResultRow],
     value: Callable[[ResultRow], bool],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
@@ -103,19 +112,19 @@ def rate(
 
 def tcr(
     rows: Iterable[ResultRow],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     *,
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Estimate:
-    """Task completion rate: share of runs that committed to some candidate (bootstrap by state)."""
+    """Task completion rate: share of runs that committed to some candidate."""
     return rate(rows, lambda r: r.committed, ci, conf, n_boot, seed)
 
 
 def cor(
     rows: Iterable[ResultRow],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     *,
     conf: float = 0.95,
     n_boot: int = 2000,
@@ -127,7 +136,7 @@ def cor(
 
 def deferral(
     rows: Iterable[ResultRow],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     *,
     conf: float = 0.95,
     n_boot: int = 2000,
@@ -139,7 +148,7 @@ def deferral(
 
 def confirmation_rate(
     rows: Iterable[ResultRow],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     *,
     conf: float = 0.95,
     n_boot: int = 2000,
@@ -250,7 +259,7 @@ def asr_pairs(rows: Iterable[ResultRow]) -> PairJoin:
 
 def asr_of_pairs(
     pairs: Sequence[AsrPair],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
@@ -263,7 +272,7 @@ def asr_of_pairs(
 
 def asr(
     rows: Iterable[ResultRow],
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     *,
     conf: float = 0.95,
     n_boot: int = 2000,

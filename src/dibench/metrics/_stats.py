@@ -1,9 +1,18 @@
 """Intervals and paired tests, written out so DIBench needs nothing beyond numpy.
 
-Proportions get a Wilson interval (good coverage near 0 and 1, where ASR of closed models lives)
-or a cluster bootstrap (runs of one benign state are correlated, so resampling rows would give
-intervals that are too narrow). Paired changes get McNemar's exact test and a paired cluster
-bootstrap. Every random draw comes from ``np.random.default_rng(seed)``: same input, same output.
+The runs of one benign state share its screen, instruction and benign run, so they succeed or
+fail together: the independent units are the states (in the simulators, the benign episodes),
+not the rows. ``cluster_estimate`` is the interval every summary uses: with at least
+``MIN_CLUSTERS`` states a cluster bootstrap (whole states resampled, its spread widened by
+``sqrt(G / (G - 1))``, the bias of a bootstrap over G clusters, and never narrower than the
+few-state interval); with fewer, too few to resample,
+a Wilson interval at the effective sample size ``n / deff`` (design effect from the intra-state
+correlation) for a proportion, or a cluster-robust t interval for a mean, both with Student's t
+on G - 1 degrees of freedom; with one state, no interval at all. ``state_test`` is the paired
+test with states as the units (a sign-flip test over per-state differences), not run below
+``MIN_CLUSTERS`` states, where it could hardly reach any p-value that matters. Plain Wilson and
+McNemar remain for units that really are independent. Every random draw comes from a seeded
+``numpy`` generator: same input, same output.
 """
 
 from __future__ import annotations
@@ -11,19 +20,35 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
 
+from dibench._seeding import np_rng
+
 __all__ = [
+    "MIN_CLUSTERS",
     "Estimate",
     "McNemarResult",
+    "StateTest",
     "binom_two_sided",
     "cluster_bootstrap",
+    "cluster_estimate",
+    "design_effect",
     "mcnemar",
+    "state_test",
+    "t_quantile",
+    "too_few",
     "wilson",
+    "wilson_bounds",
 ]
+
+# Below this many independent states (or episodes) no p-value is given, the bootstrap is not
+# used, and the report says so: a sign-flip test over G states cannot go below 2 / 2**G (0.25 at
+# 3 states), and a bootstrap over a handful of clusters knows only that handful.
+MIN_CLUSTERS = 10
 
 
 @dataclass(frozen=True)
@@ -36,6 +61,7 @@ class Estimate:
     lo: float
     hi: float
     method: str
+    n_clusters: int = 0  # independent states (or episodes) behind the interval; 0: not counted
 
     def pct(self, digits: int = 1) -> str:
         """Percent with interval, as papers print it: ``45.8 [41.2, 50.3]`` (``n/a`` if empty)."""
@@ -56,22 +82,71 @@ def _empty(method: str) -> Estimate:
     return Estimate(k=0, n=0, value=nan, lo=nan, hi=nan, method=method)
 
 
+def wilson_bounds(p: float, n: float, z: float) -> tuple[float, float]:
+    """The Wilson score bounds of a share ``p`` at a (possibly effective, fractional) ``n`` and
+    critical value ``z``; exactly 0 / 1 at the edges, so float noise never prints "-0.0"."""
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    center = (p + z2 / (2 * n)) / denom
+    half = (z / denom) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4 * n * n))
+    lo = 0.0 if p <= 0.0 else max(0.0, center - half)
+    hi = 1.0 if p >= 1.0 else min(1.0, center + half)
+    return lo, hi
+
+
 def wilson(k: int, n: int, conf: float = 0.95) -> Estimate:
-    """Wilson score interval: never leaves [0, 1] and stays honest at k = 0 or k = n."""
+    """Wilson score interval: never leaves [0, 1] and stays honest at k = 0 or k = n.
+
+    It treats the ``n`` runs as independent: right for independent units, too narrow for the
+    runs of a few benign states (use ``cluster_estimate`` there).
+    """
     z = _z(conf)
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return _empty("wilson")
-    p = k / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    center = (p + z2 / (2 * n)) / denom
-    half = (z / denom) * math.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n))
-    # At the edges the formula is exactly 0 / 1; pin it so float noise never prints "-0.0".
-    lo = 0.0 if k == 0 else max(0.0, center - half)
-    hi = 1.0 if k == n else min(1.0, center + half)
-    return Estimate(k=k, n=n, value=p, lo=lo, hi=hi, method="wilson")
+    lo, hi = wilson_bounds(k / n, n, z)
+    return Estimate(k=k, n=n, value=k / n, lo=lo, hi=hi, method="wilson")
+
+
+def _t_pdf(x: np.ndarray, df: int) -> np.ndarray:
+    log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    return np.exp(log_c - (df + 1) / 2 * np.log1p(x * x / df))
+
+
+def _t_cdf_above_half(t: float, df: int) -> float:
+    """P(0 < T < t) by Simpson's rule (the density is smooth; 2,000 panels are plenty)."""
+    x = np.linspace(0.0, t, 2001)
+    y = _t_pdf(x, df)
+    h = t / 2000
+    return float(h / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum()))
+
+
+@lru_cache(maxsize=256)
+def t_quantile(conf: float, df: int) -> float:
+    """The two-sided critical value of Student's t with ``df`` degrees of freedom.
+
+    Closed forms for 1 and 2 degrees of freedom, else bisection on the integrated density
+    (numpy has no t distribution and DIBench does not depend on scipy).
+    """
+    _z(conf)
+    if df < 1:
+        raise ValueError(f"df must be >= 1, got {df}")
+    q = 0.5 + conf / 2.0
+    if df == 1:
+        return math.tan(math.pi * (q - 0.5))
+    if df == 2:
+        return (2 * q - 1) / math.sqrt(2 * q * (1 - q))
+    lo, hi = 0.0, 1.0
+    while _t_cdf_above_half(hi, df) < conf / 2.0:
+        hi *= 2.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if _t_cdf_above_half(mid, df) < conf / 2.0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
 
 
 def cluster_totals(
@@ -142,6 +217,164 @@ def cluster_bootstrap(
         hi=hi,
         method="bootstrap",
     )
+
+
+def too_few(n_clusters: int) -> str:
+    """Why a figure over ``n_clusters`` states has no p-value ("" when it has one)."""
+    if n_clusters >= MIN_CLUSTERS:
+        return ""
+    states = "state" if n_clusters == 1 else "states"
+    return f"only {n_clusters} {states}: too few for a test (minimum {MIN_CLUSTERS})"
+
+
+def design_effect(sums: np.ndarray, sizes: np.ndarray) -> float:
+    """``1 + (m - 1) * icc`` for 0/1 outcomes summed per cluster (``m``: the size-weighted mean
+    cluster size, ``icc``: the one-way ANOVA intra-cluster correlation, clipped to [0, 1]).
+
+    Never below 1: with a handful of states a negative correlation estimate is noise, and an
+    interval narrower than the one for independent runs would claim more than the data hold.
+    """
+    g = len(sums)
+    n = float(sizes.sum())
+    if g < 2 or n <= g:
+        return 1.0
+    p_i = sums / sizes
+    p = float(sums.sum()) / n
+    msb = float(np.sum(sizes * (p_i - p) ** 2)) / (g - 1)
+    msw = float(np.sum(sizes * p_i * (1.0 - p_i))) / (n - g)
+    n0 = (n - float(np.sum(sizes**2)) / n) / (g - 1)
+    den = msb + (n0 - 1.0) * msw
+    icc = 0.0 if den <= 0.0 else min(1.0, max(0.0, (msb - msw) / den))
+    m = float(np.sum(sizes**2)) / n
+    return 1.0 + (m - 1.0) * icc
+
+
+def _cluster_t(sums: np.ndarray, sizes: np.ndarray, conf: float) -> tuple[float, float]:
+    """Mean of the pooled values with a cluster-robust (CR1) t interval on g - 1 df."""
+    g = len(sums)
+    n = float(sizes.sum())
+    mean = float(sums.sum()) / n
+    resid = sums - mean * sizes
+    se = math.sqrt(g / (g - 1) * float(np.sum(resid**2))) / n
+    half = t_quantile(conf, g - 1) * se
+    return mean - half, mean + half
+
+
+def cluster_estimate(
+    values: Sequence[float],
+    clusters: Sequence[Hashable],
+    n_boot: int = 2000,
+    seed: int = 0,
+    conf: float = 0.95,
+    *,
+    proportion: bool = True,
+) -> Estimate:
+    """The mean of ``values`` with an interval that treats the ``clusters`` as the units.
+
+    Fewer than ``MIN_CLUSTERS`` states (or a proportion at 0 or 1, where every resample is the
+    same): a proportion gets a Wilson interval at the effective size ``n / deff`` (``deff`` from
+    the intra-state correlation) with Student's t on G - 1 df (``"wilson-deff"``), a mean a
+    cluster-robust t interval (``"cluster-t"``). From ``MIN_CLUSTERS`` states the variance comes
+    from a cluster bootstrap (whole states resampled, scaled by G / (G - 1)), never below the
+    one above, in the same interval shape (``"cluster-bootstrap"``): a percentile bootstrap of a
+    skewed share with tens of states undercovers, and the Wilson shape stays in [0, 1]. One
+    state: the value without an interval (``"single-state"``: nothing says how another state
+    would do). ``k`` is the rounded sum.
+    """
+    if len(values) != len(clusters):
+        raise ValueError(f"{len(values)} values but {len(clusters)} cluster labels")
+    _z(conf)
+    if len(values) == 0:
+        return _empty("cluster-bootstrap")
+    sums, sizes = cluster_totals(values, clusters)
+    g = len(sums)
+    total = float(sums.sum())
+    n = len(values)
+    value = total / n
+    est = Estimate(round(total), n, value, math.nan, math.nan, "single-state", n_clusters=g)
+    if g == 1:
+        return est
+    deff = design_effect(sums, sizes)
+    resample = g >= MIN_CLUSTERS and not (proportion and (value <= 0.0 or value >= 1.0))
+    boot_var = 0.0
+    if resample:
+        # the bootstrap variance of the mean over g resampled states misses (g - 1) / g of it
+        boot_var = float(resample_means(sums, sizes, n_boot, seed).var()) * g / (g - 1)
+    t = t_quantile(conf, g - 1)
+    if proportion:
+        if resample:  # the design effect the resampled states show, never below the ANOVA one
+            deff = max(deff, boot_var / (value * (1.0 - value) / n))
+        lo, hi = wilson_bounds(value, n / deff, t)
+        return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "wilson-deff")
+    lo, hi = _cluster_t(sums, sizes, conf)
+    if resample:
+        half = max((hi - lo) / 2.0, t * math.sqrt(boot_var))
+        lo, hi = value - half, value + half
+    return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "cluster-t")
+
+
+@dataclass(frozen=True)
+class StateTest:
+    """A paired test with the benign states as its units (a sign-flip test).
+
+    Under "no change" the two conditions of a unit are exchangeable, so each state's total
+    difference is as likely negative as positive; the p-value is the share of the 2**G sign
+    assignments (exact up to 2**16, else ``draws`` seeded random ones) whose total is at least
+    as far from 0 as the observed one. ``p_value`` is None below ``MIN_CLUSTERS`` states
+    (``reason`` says why). ``b``/``c``: units where only a / only b holds (0/1 outcomes).
+    """
+
+    p_value: float | None
+    n: int
+    n_clusters: int
+    b: int = 0
+    c: int = 0
+    method: str = "sign-flip"
+    reason: str = ""
+
+    @property
+    def tested(self) -> bool:
+        return self.p_value is not None
+
+
+_EXACT_UP_TO = 16
+
+
+def state_test(
+    xa: Sequence[float],
+    xb: Sequence[float],
+    clusters: Sequence[Hashable],
+    seed: int = 0,
+    draws: int = 9999,
+) -> StateTest:
+    """Is ``mean(xa - xb)`` different from 0, states (``clusters``) being the units?"""
+    if not len(xa) == len(xb) == len(clusters):
+        raise ValueError("xa, xb and clusters must have one entry per unit")
+    a = np.asarray(xa, dtype=np.float64)
+    b = np.asarray(xb, dtype=np.float64)
+    only_a = int(np.count_nonzero((a > b) & (b == 0)))
+    only_b = int(np.count_nonzero((b > a) & (a == 0)))
+    n = len(a)
+    if n == 0:
+        return StateTest(None, 0, 0, method="none", reason="no matched units")
+    totals, _ = cluster_totals(list(a - b), clusters)
+    g = len(totals)
+    if g < MIN_CLUSTERS:
+        return StateTest(None, n, g, only_a, only_b, method="none", reason=too_few(g))
+    observed = abs(float(totals.sum()))
+    tol = 1e-9 * max(1.0, float(np.abs(totals).sum()))
+    if observed <= tol:
+        return StateTest(1.0, n, g, only_a, only_b, method="sign-flip")
+    if g <= _EXACT_UP_TO:
+        codes = np.arange(2**g, dtype=np.int64)
+        signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(g)) & 1)
+        extreme = int(np.count_nonzero(np.abs(signs @ totals) >= observed - tol))
+        return StateTest(extreme / 2**g, n, g, only_a, only_b, method="sign-flip (exact)")
+    rng = np_rng(seed, "state-test", g)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(draws, g))
+    extreme = int(np.count_nonzero(np.abs(signs @ totals) >= observed - tol))
+    p = (extreme + 1) / (draws + 1)
+    return StateTest(p, n, g, only_a, only_b, method=f"sign-flip ({draws} draws)")
 
 
 def binom_two_sided(k: int, n: int) -> float:

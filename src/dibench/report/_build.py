@@ -446,7 +446,7 @@ def build_report(
     examples: int = 12,
     image_width: int = 400,
     dataset: StrPath | None = None,
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,

@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from dibench._text_safety import visible
-from dibench.metrics import Estimate, KeyFinding, PairedDiff
+from dibench.metrics import MIN_CLUSTERS, Estimate, KeyFinding, PairedDiff
 
 from ._model import Report, Table, field_label, value_label
 from ._section import estimate_value, number
@@ -32,6 +32,8 @@ __all__ = [
     "html_isolated",
     "html_prose",
     "html_text",
+    "method_note",
+    "no_test_note",
     "plain",
     "row_labels",
     "settings_line",
@@ -104,8 +106,9 @@ def html_prose(text: object) -> str:
     return "".join(out)
 
 
-def fmt_p(p: float) -> str:
-    if math.isnan(p):
+def fmt_p(p: float | None) -> str:
+    """A p-value as tables print it; "–" where there is none (too few states for a test)."""
+    if p is None or math.isnan(p):
         return "–"
     if p < 0.001:
         return "<0.001"
@@ -117,11 +120,57 @@ def agent_label(framework: str, model: str) -> str:
 
 
 def settings_line(report: Report) -> str:
-    method = "Wilson" if report.ci == "wilson" else "state-clustered bootstrap"
+    word = "benign episodes" if report.exploration is not None else "benign states"
+    conf = f"{round(100 * report.conf)}%"
+    if report.ci == "wilson":
+        intervals = f"{conf} Wilson intervals over runs (as if every run were independent)"
+    elif report.ci == "bootstrap":
+        intervals = f"{conf} intervals from resampling whole {word}"
+    else:
+        intervals = (
+            f"{conf} intervals that take the {word} as the independent units (cluster "
+            f"bootstrap from {MIN_CLUSTERS} {word}, design-effect Wilson below, none from one)"
+        )
     return (
-        f"Values are percentages with {round(100 * report.conf)}% {method} intervals; "
-        "differences are paired (injected minus benign, same state and seed) with exact "
-        "McNemar p-values."
+        f"Values are percentages with {intervals}; differences are paired (injected minus "
+        f"benign, same state and seed) with sign-flip p-values over {word}, not given below "
+        f"{MIN_CLUSTERS} {word} (too few for a test)."
+    )
+
+
+METHOD_WORDS: dict[str, str] = {
+    "cluster-bootstrap": "variance from a cluster bootstrap resampling whole {word} (never "
+    "below the design-effect one), Wilson or t shape",
+    "wilson-deff": "Wilson interval at the effective n = n / design effect, Student t with "
+    "({word} - 1) df",
+    "cluster-t": "cluster-robust t interval with ({word} - 1) df",
+    "single-state": "one {one}: no interval",
+    "wilson": "Wilson over runs (as if independent)",
+    "wilson-screens": "Wilson over distinct screens",
+    "bootstrap": "bootstrap over the {word}",
+}
+
+
+def method_note(methods: list[str], word: str = "states") -> str:
+    """What each interval method used in a table means ('' when none was used)."""
+    one = word[:-1] if word.endswith("s") else word
+    used = [m for m in dict.fromkeys(methods) if m in METHOD_WORDS]
+    if not used:
+        return ""
+    parts = [f"{m} = {METHOD_WORDS[m].format(word=word, one=one)}" for m in used]
+    return f"Intervals ({word} = independent units): " + "; ".join(parts) + "."
+
+
+def no_test_note(clusters: list[int], word: str = "states") -> str:
+    """Why some p-values are missing ('' when every figure was tested)."""
+    few = sorted({g for g in clusters if 0 < g < MIN_CLUSTERS})
+    if not few:
+        return ""
+    counts = ", ".join(str(g) for g in few)
+    unit = word[:-1] if few == [1] and word.endswith("s") else word
+    return (
+        f"No p-value where a figure rests on only {counts} {unit}: too few for a test "
+        f"(minimum {MIN_CLUSTERS})."
     )
 
 
@@ -143,7 +192,12 @@ def _moved(d: PairedDiff) -> str:
     return f"changed by {number(d.diff, signed=True)} pp"
 
 
-def _p_clause(d: PairedDiff, p: float) -> str:
+def _p_clause(d: PairedDiff, p: float | None, word: str = "benign states") -> str:
+    if p is None:
+        if d.n == 0:
+            return "no pairs"
+        unit = word[:-1] if d.n_clusters == 1 and word.endswith("s") else word
+        return f"only {d.n_clusters} {unit}: too few for a test"
     text = fmt_p(p)
     clause = f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
     if d.n and not (d.lo > 0 or d.hi < 0):
@@ -151,7 +205,7 @@ def _p_clause(d: PairedDiff, p: float) -> str:
     return clause
 
 
-def finding_sentence(f: KeyFinding, *, deferral: bool = False) -> str:
+def finding_sentence(f: KeyFinding, *, deferral: bool = False, word: str = "benign states") -> str:
     """The paper's headline for one agent, in words: does completion rate overstate trust?
     With ``deferral`` (some run of the report asked the user) and an agent that deferred, a
     second sentence says how often it asked, benign and injected, and how that moved."""
@@ -164,19 +218,19 @@ def finding_sentence(f: KeyFinding, *, deferral: bool = False) -> str:
     )
     return (
         f"{agent_label(f.framework, f.model)}: under injection TCR {_moved(f.tcr_diff)} "
-        f"({_p_clause(f.tcr_diff, f.tcr_test.p_value)}) while COR {_moved(f.cor_diff)} "
-        f"({_p_clause(f.cor_diff, f.cor_test.p_value)}); "
+        f"({_p_clause(f.tcr_diff, f.tcr_test.p_value, word)}) while COR {_moved(f.cor_diff)} "
+        f"({_p_clause(f.cor_diff, f.cor_test.p_value, word)}); "
         f"ASR {estimate_value(f.asr).text()}% over {f.n_pairs} pairs — {verdict}"
-        + (_deferral_sentence(f) if deferral and f.deferred else "")
+        + (_deferral_sentence(f, word) if deferral and f.deferred else "")
     )
 
 
-def _deferral_sentence(f: KeyFinding) -> str:
+def _deferral_sentence(f: KeyFinding, word: str) -> str:
     """How often the agent handed the choice back, and what the injection did to that."""
     return (
         f" It asked the user in {estimate_value(f.benign_defer).text()}% of benign and "
         f"{estimate_value(f.injected_defer).text()}% of injected runs: deferral "
-        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value)})."
+        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value, word)})."
     )
 
 
@@ -189,27 +243,36 @@ def csv_num(x: float | int | None) -> str:
 
 
 def csv_estimate(est: Estimate) -> dict[str, str]:
-    """The value/lo/hi/k/n/method cells of one estimate."""
-    return {
+    """The value/lo/hi/k/n/states/method cells of one estimate (``note``: why no interval)."""
+    out = {
         "value": csv_num(est.value),
         "lo": csv_num(est.lo),
         "hi": csv_num(est.hi),
         "k": csv_num(est.k),
         "n": csv_num(est.n),
+        "states": csv_num(est.n_clusters) if est.n_clusters else "",
         "method": est.method,
     }
+    if est.method == "single-state" and est.n:
+        out["note"] = "only 1 state: no interval"
+    return out
 
 
-def csv_diff(d: PairedDiff, p_value: float) -> dict[str, str]:
-    """The value/lo/hi/n/method/p_value cells of one paired difference."""
-    return {
+def csv_diff(d: PairedDiff, p_value: float | None) -> dict[str, str]:
+    """The value/lo/hi/n/states/method/p_value cells of one paired difference (``note``: why
+    there is no p-value)."""
+    out = {
         "value": csv_num(d.diff),
         "lo": csv_num(d.lo),
         "hi": csv_num(d.hi),
         "n": csv_num(d.n),
+        "states": csv_num(d.n_clusters) if d.n else "",
         "method": d.method,
         "p_value": csv_num(p_value),
     }
+    if p_value is None and d.reason:
+        out["note"] = d.reason
+    return out
 
 
 def plain(x: Any) -> Any:

@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from dibench._text_safety import formula_safe, visible
+from dibench.metrics import MIN_CLUSTERS
 
 from ._common import plain
 from ._model import Report
@@ -48,8 +49,10 @@ CSV_COLUMNS: tuple[str, ...] = (
     "hi",
     "k",
     "n",
+    "states",
     "method",
     "p_value",
+    "note",
     "position",  # the Depth section's group (a rank band, a fold side, seen): added last
 )
 
@@ -108,7 +111,7 @@ def to_json(report: Report) -> str:
         "rundir": str(report.rundir),
         "config": plain(report.config),
         "conditions": plain(report.conditions),
-        "settings": {"ci": report.ci, "conf": report.conf},
+        "settings": {"ci": report.ci, "conf": report.conf, "min_states": MIN_CLUSTERS},
         **{key: entries.get(key) for key in JSON_SECTIONS},
         "dataset": report.dataset,
         "dataset_note": report.dataset_note,

@@ -21,7 +21,16 @@ from dibench.metrics import (
     RunUsage,
 )
 
-from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._common import (
+    agent_label,
+    csv_diff,
+    csv_estimate,
+    csv_num,
+    fmt_p,
+    method_note,
+    no_test_note,
+    plain,
+)
 from ._model import CARRIER_ORDER, DefenseSection, order_key, value_label
 from ._section import (
     HTML,
@@ -60,14 +69,14 @@ __all__ = [
 
 INTRO = (
     "A defense is judged by the ASR it removes and the benign COR it costs. Differences are "
-    "with minus without the defense, paired on the same instances and seeds, with a "
-    "state-clustered bootstrap interval and the exact McNemar p-value."
+    "with minus without the defense, paired on the same instances and seeds, with an "
+    "interval and a sign-flip p-value that take the benign states as the units."
 )
 DETECTOR_INTRO = (
     "Recall on injected screens per attack and carrier; the false-positive rate is on benign "
     "screens (the same negatives for every row). One unit per run: repeats of a screen count, "
-    "but Wilson intervals are taken at the number of distinct screens and bootstrap intervals "
-    "resample benign states. AUROC: Mann–Whitney with ties as one half, 95% state-bootstrap "
+    "but intervals take the benign states as the units (Wilson intervals, where asked for, "
+    "the distinct screens). AUROC: Mann–Whitney with ties as one half, 95% state-bootstrap "
     "interval."
 )
 
@@ -110,7 +119,7 @@ def _auc_value(a: Auroc | None) -> Value:
 
 
 def _change_values(c: PairedChange | None) -> tuple[Value, Text]:
-    """The paired change (pp, with interval) and its McNemar p; n/a without matched units."""
+    """The paired change (pp, with interval) and its p over states; n/a without matched units."""
     if c is None or c.diff.n == 0 or math.isnan(c.diff.diff):
         return Value(math.nan, signed=True, missing="n/a"), Text("n/a")
     d = c.diff
@@ -136,6 +145,7 @@ COMPARISON_COLUMNS = (
     Column("blocked benign", "blocked", "benign"),
     Column("blocked injected", "blocked", "injected"),
     Column("pairs"),
+    Column("states"),
     Column("extra calls/run", "extra per run", "calls"),
     Column("extra input tokens/run", "extra per run", "input tok"),
     Column("extra output tokens/run", "extra per run", "output tok"),
@@ -145,6 +155,16 @@ COMPARISON_HEAD = tuple(c.head for c in COMPARISON_COLUMNS)
 
 def _cost_cells(cost: DefenseCost | None) -> tuple[Text, Text, Text]:
     return tuple(Text(v) for v in cost_text(cost))  # type: ignore[return-value]
+
+
+def comparison_note(section: DefenseSection) -> str:
+    """Why some p-values are missing and what the intervals of the changes are."""
+    changes = [ch for c in section.comparisons for ch in c.changes if ch.diff.n]
+    notes = [
+        no_test_note([ch.diff.n_clusters for ch in changes if ch.test.p_value is None]),
+        method_note([ch.diff.method for ch in changes]),
+    ]
+    return " ".join(n for n in notes if n)
 
 
 def comparison_table(section: DefenseSection) -> Table:
@@ -170,11 +190,14 @@ def comparison_table(section: DefenseSection) -> Table:
                     estimate_value(c.rates.benign_blocked),
                     estimate_value(c.rates.injected_blocked),
                     Count(asr.diff.n) if asr else Text("n/a"),
+                    Count(asr.diff.n_clusters) if asr else Text("n/a"),
                     *_cost_cells(c.rates.cost),
                 ),
                 band=(c.framework, c.model),
             )
         )
+    note = comparison_note(section)
+    note = f" {note}" if note else ""
     return Table(
         COMPARISON_COLUMNS,
         tuple(rows),
@@ -184,12 +207,14 @@ def comparison_table(section: DefenseSection) -> Table:
         html_class="est defense-comparison",
         caption="Without = the same agent with no defense; with = the defended condition. "
         "Δ = with minus without on matched units (bold when the 95% interval excludes 0); "
-        "p = exact McNemar test; pairs = injected runs matched in both conditions. Blocked: "
+        "p = sign-flip test over benign states; pairs = injected runs matched in both "
+        "conditions, states = the benign states behind them. Blocked: "
         "share of runs the defense stopped (⊥). Extra per run: model calls and input/output "
         "tokens with minus without the defense, on the same runs (a judge's or evidence "
-        "follow-up's calls, a second decision when asked to reconsider).",
+        "follow-up's calls, a second decision when asked to reconsider)." + note,
         tex_caption="Defenses: ASR and benign COR without and with each defense; differences "
-        "(pp) are paired on the same instances and seeds, with exact McNemar p-values.",
+        "(pp) are paired on the same instances and seeds, with sign-flip p-values over benign "
+        "states." + note,
     )
 
 
@@ -412,7 +437,7 @@ def _change_lines(c: DefenseComparison) -> list[dict[str, str]]:
                 **base,
                 "subset": subset or "all",
                 "metric": f"{metric}_diff",
-                **csv_diff(ch.diff, ch.test.p_value),  # exact McNemar, as the tables print it
+                **csv_diff(ch.diff, ch.test.p_value),  # over states, as the tables print it
             }
         )
     return out
@@ -484,6 +509,8 @@ def defense_view(section: DefenseSection) -> Section:
             Heading("With and without each defense", id="defense-comparison"),
             comparison_table(section),
         ]
+        if note := comparison_note(section):
+            blocks.append(Para(note, lede=False, formats=frozenset({"md"})))
     if section.detectors:
         blocks += [
             Heading("Detectors", id="detectors"),

@@ -32,7 +32,16 @@ from dibench.metrics import (
     exploration_table,
 )
 
-from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._common import (
+    agent_label,
+    csv_diff,
+    csv_estimate,
+    csv_num,
+    fmt_p,
+    method_note,
+    no_test_note,
+    plain,
+)
 from ._common import html_isolated as _i
 from ._common import html_prose as _p
 from ._common import html_text as _e
@@ -86,9 +95,10 @@ TARGET_RGB, OK_RGB = (211, 47, 47), (46, 125, 50)
 INTRO = (
     "How much each agent looked before it decided: means per episode (shares in percent) over "
     "benign episodes and their injected twins, paired on the benign episode and repeat. "
-    "Δ = injected minus benign with a 95% bootstrap interval that resamples whole benign "
-    "episodes (bold when it excludes 0) and its bootstrap p-value. 'Actions to commit' uses only "
-    "pairs where both episodes committed."
+    "Δ = injected minus benign with a 95% interval and a sign-flip p-value that take the "
+    "benign episodes as the units (bold when the interval excludes 0; from one episode there is "
+    "neither, below 10 no p-value). 'Actions to commit' uses only pairs where both episodes "
+    "committed."
 )
 
 
@@ -643,6 +653,7 @@ EXPLORE_COLUMNS = (
     Column("Δ (injected − benign)", short="Δ", rule=True),
     Column("p"),
     Column("pairs", rule=True),
+    Column("episodes"),
 )
 EXPLORE_HEAD = tuple(c.head for c in EXPLORE_COLUMNS)
 
@@ -679,6 +690,18 @@ def _change(c: ExploreComparison) -> Value:
     )
 
 
+def explore_note(section: ExploreSection) -> str:
+    """Why some p-values are missing and what the intervals are ('' for an empty table)."""
+    diffs = [c.diff for c in section.comparisons if _measured(c.diff)]
+    word = "benign episodes"
+    notes = [
+        no_test_note([d.n_clusters for d in diffs if d.p_value is None], word),
+        method_note([d.method for d in diffs], word),
+    ]
+    note = " ".join(n for n in notes if n)
+    return f"{note} episodes = benign episodes behind the pairs." if note else ""
+
+
 def explore_table(section: ExploreSection) -> Table:
     """One row per (agent, probe, metric); HTML cuts it into a table per agent."""
     rows = tuple(
@@ -694,6 +717,7 @@ def explore_table(section: ExploreSection) -> Table:
                 _change(c),
                 Text(fmt_p(c.diff.p_value) if _measured(c.diff) else "–"),
                 Count(c.diff.n),
+                Count(c.diff.n_clusters),
             ),
             band=(_probe_label(c.probe),),
             split=_agent_heading(c.framework, c.model, c.defense),
@@ -709,6 +733,8 @@ def explore_table(section: ExploreSection) -> Table:
         )
         for agent, svg in action_svgs(section)
     }
+    note = explore_note(section)
+    note = f" {note}" if note else ""
     return Table(
         EXPLORE_COLUMNS,
         rows,
@@ -719,8 +745,8 @@ def explore_table(section: ExploreSection) -> Table:
         html_wrap="explore-wrap",
         band_class="probe",
         caption="Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
-        "(percentage points for shares).",
-        tex_caption="Exploration: " + INTRO,
+        "(percentage points for shares)." + note,
+        tex_caption="Exploration: " + INTRO + note,
         side=side,
     )
 
@@ -760,6 +786,8 @@ def explore_view(section: ExploreSection) -> Section:
     """The Exploration section: the paired table (with each agent's action plot beside it in
     HTML), the action mix, and the filmstrips."""
     blocks: list[Block] = [Para(INTRO), explore_table(section)]
+    if note := explore_note(section):
+        blocks.append(Para(note, lede=False, formats=frozenset({"md"})))
     blocks += [
         Heading("Action types (share of all actions)", formats=frozenset({"md"})),
         mix_table(section),

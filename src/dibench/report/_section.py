@@ -166,7 +166,8 @@ def estimate_value(
         interval=interval,
         heat=heat,
         missing=missing,
-        tip=f"{est.k}/{est.n} · {est.method}",
+        tip=f"{est.k}/{est.n} · {est.method}"
+        + (f" · {est.n_clusters} states" if est.n_clusters else ""),
     )
 
 

@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from dibench.metrics import KeyFinding, McNemarResult, PairedDiff
+from dibench.metrics import KeyFinding, PairedDiff, StateTest
 
 from ._attack import attack_view
 from ._common import (
@@ -20,6 +20,8 @@ from ._common import (
     finding_sentence,
     fmt_p,
     header_labels,
+    method_note,
+    no_test_note,
     plain,
     row_labels,
 )
@@ -27,7 +29,7 @@ from ._defense import defense_view
 from ._depth import depth_view
 from ._examples import examples_html
 from ._explore import explore_view
-from ._model import Measure, Report, RunFacts, Table, value_label
+from ._model import Key, Measure, Report, RunFacts, Table, value_label
 from ._section import (
     ALL,
     HTML,
@@ -98,7 +100,7 @@ def _finding_csv(f: KeyFinding, defense: str, extra: Sequence[str] = ()) -> list
         ("wrong_diff", f.wrong_diff, None),
         *_extra_diffs(f, extra),
     ):
-        # the exact McNemar p where there is one (the tables print it), else bootstrap
+        # the sign-flip test over states (None: too few states, the line's note says so)
         p_value = test.p_value if test else diff.p_value
         out.append(
             {**base, "subset": "injected-benign", "metric": metric, **csv_diff(diff, p_value)}
@@ -106,10 +108,10 @@ def _finding_csv(f: KeyFinding, defense: str, extra: Sequence[str] = ()) -> list
     return out
 
 
-def _diff_json(d: PairedDiff, test: McNemarResult | None) -> dict[str, Any]:
+def _diff_json(d: PairedDiff, test: StateTest | None) -> dict[str, Any]:
     out = plain(d)
     if test is not None:
-        out["mcnemar"] = plain(test)
+        out["test"] = plain(test)
     return out
 
 
@@ -152,6 +154,7 @@ FINDING_COLUMNS = (
     Column("p", "COR", "p"),
     Column("ASR", "", "ASR"),
     Column("pairs", "", "pairs"),
+    Column("states", "", "states"),
     Column("TCR overstates trust?", numeric=False, formats=HTML),
 )
 # after "pairs" where some run deferred / asked to confirm
@@ -202,6 +205,7 @@ def _finding_row(f: KeyFinding, extra: Sequence[str] = ()) -> Row:
         Text(fmt_p(f.cor_test.p_value)),
         estimate_value(f.asr, heat=True, **brief),
         Count(f.n_pairs),
+        Count(f.tcr_diff.n_clusters),
         *added,
         Text("yes" if f.completion_overstates_trust else "no", tag="yes"),
     )
@@ -229,14 +233,26 @@ def _dumbbells(findings: Sequence[KeyFinding]) -> Figure:
     )
 
 
+def _finding_note(findings: Sequence[KeyFinding], word: str) -> str:
+    """Why some p-values are missing, and what the intervals of the changes are."""
+    diffs = [d for f in findings for d in (f.tcr_diff, f.cor_diff, f.defer_diff)]
+    clusters = [d.n_clusters for d in diffs if d.n and d.p_value is None]
+    methods = [d.method for d in diffs if d.n]
+    notes = (no_test_note(clusters, word), method_note(methods, word))
+    return " ".join(n for n in notes if n)
+
+
 def finding_section(report: Report) -> Section:
     findings = report.findings
     extra = report.extra_metrics
-    sentences = tuple(finding_sentence(k, deferral="DEFER" in extra) for k in findings)
+    word = states_word(report)
+    sentences = tuple(finding_sentence(k, deferral="DEFER" in extra, word=word) for k in findings)
+    note = _finding_note(findings, word)
     caption = (
         "Benign and injected rates over all valid runs; Δ = paired change (injected "
-        "minus benign, same state and seed) with its bootstrap interval (bold when it excludes "
-        "0); p = exact McNemar test on the pairs."
+        "minus benign, same state and seed) with its interval (bold when it excludes "
+        f"0); p = sign-flip test with the {word} as the units; states = {word} behind the "
+        "pairs."
     )
     if "DEFER" in extra:
         caption += (
@@ -245,6 +261,7 @@ def finding_section(report: Report) -> Section:
         )
     if "CONFIRM" in extra:
         caption += " CONFIRM = share of runs that asked the user to confirm an action."
+    caption += f" {note}" if note else ""
     table = View(
         _finding_columns(extra),
         tuple(_finding_row(f, extra) for f in findings),
@@ -252,9 +269,11 @@ def finding_section(report: Report) -> Section:
         agent=True,
         label="key-finding",
         caption=caption,
-        tex_caption="Benign vs injected: paired changes in TCR and COR (pp) with McNemar p-values."
+        tex_caption="Benign vs injected: paired changes in TCR and COR (pp) with sign-flip "
+        f"p-values over {word}."
         + (" DEFER: share of runs that asked the user (asked_user)." if "DEFER" in extra else "")
-        + (" CONFIRM: share asking to confirm an action." if "CONFIRM" in extra else ""),
+        + (" CONFIRM: share asking to confirm an action." if "CONFIRM" in extra else "")
+        + (f" {note}" if note else ""),
     )
     blocks = (
         Para(
@@ -265,6 +284,7 @@ def finding_section(report: Report) -> Section:
         Items(sentences, formats=HTML),
         _dumbbells(findings),
         table,
+        *((Para(note, lede=False, formats=frozenset({"md"})),) if note else ()),
         Items(sentences, formats=frozenset({"md"})),
     )
     if not findings:
@@ -314,15 +334,31 @@ def _table_json(t: Table) -> dict[str, Any]:
     }
 
 
-def pivot_view(t: Table, empty_html: str = "No data.") -> View:
-    """A paper-style table: labels, then the measures of each column group."""
+def table_note(t: Table, word: str = "benign states") -> str:
+    """What the intervals of a table are, method by method, and what its states column counts."""
+    methods = [rec["estimate"].method for rec in t.records() if rec["estimate"].n]
+    note = method_note(methods, word)
+    return f"{note} states = {word} behind each group's figures." if note else ""
+
+
+def _states(t: Table, row: Key, col: Key) -> Cell:
+    """The independent states behind a column group's figures in one row (the most any of its
+    measures rests on: TCR and COR count every state, ASR those with a joined pair)."""
+    counts = [e.n_clusters for m in t.measures if (e := t.cell(row, col, m)) is not None and e.n]
+    return Count(max(counts)) if counts else Text("–")
+
+
+def pivot_view(t: Table, empty_html: str = "No data.", word: str = "benign states") -> View:
+    """A paper-style table: labels, then the measures of each column group and the number of
+    independent states behind them."""
     grouped = bool(t.col_fields)
     columns = list(_lead_columns(header_labels(t)))
     for col in t.columns:
         prefix = f"{col.label} " if col.label else ""
+        group = col.label if grouped else None
         for m in t.measures:
-            group = col.label if grouped else None
             columns.append(Column(prefix + m.label, group, m.label))
+        columns.append(Column(prefix + "states", group, "states"))
     rows = []
     for row in t.rows:
         cells: list[Cell] = [Text(v) for v in row_labels(t, row)]
@@ -330,21 +366,30 @@ def pivot_view(t: Table, empty_html: str = "No data.") -> View:
             cells += [
                 estimate_value(t.cell(row, col.key, m), heat=m.metric == "ASR") for m in t.measures
             ]
+            cells.append(_states(t, row, col.key))
         rows.append(Row(tuple(cells)))
+    note = table_note(t, word)
+    caption = f"{t.caption} {note}" if note else t.caption
     return View(
         tuple(columns),
         tuple(rows),
         lead=len(t.row_fields),
         label=t.id.replace(":", "-"),
-        caption=t.caption,
-        tex_caption=f"{t.title}. {t.caption}",
+        caption=caption,
+        tex_caption=f"{t.title}. {caption}",
         merge=True,
         pivot=True,
         empty_html=empty_html,
     )
 
 
+def _md_caption(t: Table, word: str) -> str:
+    note = table_note(t, word)
+    return f"{t.caption} {note}" if note else t.caption
+
+
 def main_sections(report: Report) -> list[Section]:
+    word = states_word(report)
     out = []
     for t in report.main_tables:
         defense = t.filters.get("defense", "")
@@ -355,8 +400,8 @@ def main_sections(report: Report) -> list[Section]:
                 t.title,
                 nav,
                 (
-                    Para(t.caption, lede=False, formats=frozenset({"md"})),
-                    pivot_view(t, "No results yet."),
+                    Para(_md_caption(t, word), lede=False, formats=frozenset({"md"})),
+                    pivot_view(t, "No results yet.", word),
                 ),
                 csv=tuple(_table_csv(t)),
                 json_key="tables",
@@ -367,12 +412,13 @@ def main_sections(report: Report) -> list[Section]:
 
 
 def breakdowns_section(report: Report) -> Section:
+    word = states_word(report)
     blocks: list[Any] = []
     for t in report.breakdowns:
         blocks += [
             Heading(t.title, id=t.id, md_level=2),
-            Para(t.caption, lede=False, formats=frozenset({"md"})),
-            pivot_view(t),
+            Para(_md_caption(t, word), lede=False, formats=frozenset({"md"})),
+            pivot_view(t, word=word),
         ]
     return Section(
         "breakdowns",

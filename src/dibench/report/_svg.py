@@ -151,7 +151,7 @@ def bar_chart(
     legend, legend_h = _legend([s.name for s in series], colors, left, 16, width - left - right)
     top = 16 + legend_h + 10
     plot_w, plot_h = width - left - right, height - top - bottom
-    highs = [100 * e.hi for s in series for e in s.values if e is not None and _measured(e)]
+    highs = [100 * _hi(e) for s in series for e in s.values if e is not None and _measured(e)]
     ymax, step = _nice_max(max(highs, default=10.0))
 
     def y(v: float) -> float:
@@ -191,7 +191,7 @@ def bar_chart(
             yv, y0 = y(100 * est.value), y(0)
             cx = x + bar_w / 2
             cap = min(bar_w * 0.3, 6)
-            ylo, yhi = y(100 * est.lo), y(100 * est.hi)
+            ylo, yhi = y(100 * _lo(est)), y(100 * _hi(est))
             parts.append(
                 f'<g><rect x="{x + 1:.1f}" y="{yv:.1f}" width="{bar_w - 2:.1f}" '
                 f'height="{max(y0 - yv, 0.0):.1f}" rx="2" fill="{colors[si]}"/>'
@@ -309,6 +309,15 @@ def dumbbell_chart(rows: Sequence[Dumbbell], *, label: str, width: int = 960) ->
     return "".join(parts)
 
 
+def _lo(e: Estimate) -> float:
+    """The interval's lower bound, or the value where there is none (one benign state)."""
+    return e.value if math.isnan(e.lo) else e.lo
+
+
+def _hi(e: Estimate) -> float:
+    return e.value if math.isnan(e.hi) else e.hi
+
+
 # --- defenses ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class FrontierPoint:
@@ -342,8 +351,8 @@ def _ticks(lo: float, hi: float, step: float) -> list[float]:
 
 def _cor_range(points: Sequence[FrontierPoint]) -> tuple[float, float, float]:
     """A y range (percent) that fits every COR interval, on whole ticks, at least 20 wide."""
-    lo_v = min(100 * p.cor.lo for p in points)
-    hi_v = max(100 * p.cor.hi for p in points)
+    lo_v = min(100 * _lo(p.cor) for p in points)
+    hi_v = max(100 * _hi(p.cor) for p in points)
     step = 10.0 if hi_v - lo_v <= 50 else 20.0
     lo = max(0.0, math.floor(lo_v / step) * step)
     hi = min(100.0, math.ceil(hi_v / step) * step)
@@ -400,7 +409,7 @@ def frontier_chart(
     height = int(max(min_height, top + legend_h + 20))
     plot_x1 = width - legend_w - 24
     plot_w, plot_h = plot_x1 - left, height - top - bottom
-    xmax, xstep = _nice_max(max(100 * p.asr.hi for p in shown))
+    xmax, xstep = _nice_max(max(100 * _hi(p.asr) for p in shown))
     ylo, yhi, ystep = _cor_range(shown)
 
     def x(v: float) -> float:
@@ -467,7 +476,7 @@ def frontier_chart(
             dx, dy = 9, -8
             box = (cx + dx, cy + dy - 11, cx + dx + w, cy + dy + 2)
         label_boxes.append(box)
-        ax0, ax1, ay0, ay1 = x(p.asr.lo), x(p.asr.hi), y(p.cor.lo), y(p.cor.hi)
+        ax0, ax1, ay0, ay1 = x(_lo(p.asr)), x(_hi(p.asr)), y(_lo(p.cor)), y(_hi(p.cor))
         marker = (
             f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="7.5" fill="{INK}" stroke="#fff" '
             'stroke-width="2"/>'

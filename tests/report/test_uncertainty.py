@@ -1,0 +1,142 @@
+"""The report's intervals and tests take the benign states as the units, and say so.
+
+Four benign states with about 150 injected variants between them (rows built directly, as a
+run would store them): the pairs of one state share its screen, so the ASR interval must be
+wider than Wilson's over the same pairs, and with four states there is no p-value, with the
+reason, in every format.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+
+import pytest
+
+from dibench.metrics import MIN_CLUSTERS, Outcome, ResultRow, asr
+from dibench.report import Report, build_report, render_report
+
+# each state's share of variants that follow the injection: states differ, as real ones do
+VULNERABILITY = {"s0": 0.1, "s1": 0.65, "s2": 0.3, "s3": 0.85}
+PROBES = ("naive", "escape", "context_ignore", "combined")
+VARIANTS = 38  # per state: 152 pairs
+APPS = ("shopping", "food", "hotel", "flight")
+
+
+def _u(*parts: object) -> float:
+    h = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+def _row(state: str, i: int | None, decision: str) -> ResultRow:
+    injected = i is not None
+    probe = PROBES[i % len(PROBES)] if i is not None else None
+    return ResultRow(
+        instance_id=f"{state}.c{i}.{probe}" if injected else state,
+        pair_of=state,
+        injected=injected,
+        app=APPS[int(state[1])],
+        category="exact_match",
+        language="en",
+        framework="direct",
+        model="m",
+        repeat=1,
+        seed=1,
+        decision=decision,
+        outcome=Outcome.COMMITTED,
+        acceptable=("a1",),
+        probe=probe,
+        carriers=("title",) if injected else (),
+        target=f"c{i}" if injected else None,
+    )
+
+
+def clustered_rows() -> list[ResultRow]:
+    rows = []
+    for state, p in VULNERABILITY.items():
+        rows.append(_row(state, None, "a1"))
+        for i in range(VARIANTS):
+            rows.append(_row(state, i, f"c{i}" if _u(state, i) < p else "a1"))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def four_states(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, list[ResultRow]]:
+    from dibench.runner import ResultStore
+
+    root = tmp_path_factory.mktemp("four-states")
+    rows = clustered_rows()
+    with ResultStore(root / "results.sqlite") as store:
+        cond = store.add_condition("direct", "m", "none", {})
+        store.put_many(cond, [(r, None, "", ()) for r in rows])
+    (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
+    return build_report(root, examples=0, n_boot=500), rows
+
+
+def test_asr_interval_is_wider_than_wilson_and_names_method_and_states(
+    four_states: tuple[Report, list[ResultRow]],
+) -> None:
+    report, rows = four_states
+    naive = asr(rows, "wilson")
+    assert naive.n == len(VULNERABILITY) * VARIANTS
+    doc = json.loads(render_report(report, "json"))
+    (main,) = [t for t in doc["tables"] if t["id"] == "main"]
+    cells = [c for c in main["cells"] if c["metric"] == "ASR"]
+    assert len(cells) == len(PROBES)
+    # the key finding pools every attack: the same pairs as the Wilson interval above
+    (finding,) = doc["key_findings"]
+    est = finding["asr"]
+    assert (est["k"], est["n"]) == (naive.k, naive.n)
+    assert (est["method"], est["n_clusters"]) == ("wilson-deff", 4)
+    assert est["hi"] - est["lo"] > 1.5 * (naive.hi - naive.lo)
+    assert all(c["n_clusters"] == 4 and c["method"] == "wilson-deff" for c in cells)
+    # no p-value from four states, and the reason beside it
+    diff = finding["tcr_diff"]
+    assert diff["p_value"] is None and diff["test"]["p_value"] is None
+    assert diff["reason"] == f"only 4 states: too few for a test (minimum {MIN_CLUSTERS})"
+
+    md = render_report(report, "md")
+    assert "| states |" in md.replace("direct states", "states")
+    assert "wilson-deff = Wilson interval at the effective n = n / design effect" in md
+    assert "No p-value where a figure rests on only 4 benign states: too few for a test" in md
+    assert "(only 4 benign states: too few for a test)" in md  # the headline sentence
+
+
+def test_every_format_says_why_there_is_no_p_value(
+    four_states: tuple[Report, list[ResultRow]],
+) -> None:
+    report, _ = four_states
+    reason = "only 4 benign states: too few for a test"
+    for fmt in ("md", "latex", "html"):
+        assert reason in render_report(report, fmt), fmt
+    lines = list(csv.DictReader(io.StringIO(render_report(report, "csv"))))
+    (tcr,) = [r for r in lines if r["table"] == "key_finding" and r["metric"] == "TCR_diff"]
+    assert tcr["p_value"] == "" and tcr["states"] == "4" and "too few for a test" in tcr["note"]
+    asr_line = next(r for r in lines if r["table"] == "main" and r["metric"] == "ASR")
+    assert (asr_line["states"], asr_line["method"]) == ("4", "wilson-deff")
+
+
+def test_a_one_episode_simulation_says_why_it_has_no_p_value() -> None:
+    """The exploration section of one benign episode: no interval, no p-value, and the reason
+    in the text formats and the CSV (the JSON carries each figure's ``reason``)."""
+    from dibench.metrics import exploration_table
+    from dibench.report._data import csv_cell
+    from dibench.report._explore import explore_csv_lines, explore_view
+    from dibench.report._model import ExploreSection
+    from dibench.report._text import section_md
+
+    from ..metrics.test_clustered import _traj
+
+    trajs = [_traj("ep0", False, r, 6) for r in (1, 2)]
+    trajs += [_traj("ep0.c1.naive", True, r, 2) for r in (1, 2)]
+    comps = tuple(exploration_table(trajs, metrics=("scrolls",), n_boot=100))
+    section = ExploreSection(comps, (), (), episodes=len(trajs), film_note="")
+    md = "\n".join(section_md(explore_view(section)))
+    assert "No p-value where a figure rests on only 1 benign episode: too few for a test" in md
+    assert "single-state = one benign episode: no interval" in md
+    row = next(ln for ln in md.splitlines() if ln.startswith("| direct | m | none | Naive |"))
+    assert "[" not in row  # a value alone: no zero-width interval shown as evidence
+    diff = next(ln for ln in explore_csv_lines(section) if ln["subset"] == "injected-benign")
+    assert diff["p_value"] == "" and csv_cell(diff["note"]).startswith("only 1 state")
