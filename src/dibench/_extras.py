@@ -15,7 +15,7 @@ import importlib.util
 
 from dibench._errors import DIBenchError
 
-__all__ = ["EXTRAS", "MissingExtra", "missing_module", "require_extra"]
+__all__ = ["EXTRAS", "MissingExtra", "missing_module", "missing_modules", "require_extra"]
 
 # extra -> the modules it installs that DIBench imports (pyproject.toml's optional-dependencies)
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -27,6 +27,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "hf": ("pyarrow", "datasets"),
     "inspect": ("inspect_ai",),
     "ray": ("ray",),
+    "classifier": ("torch", "transformers"),
 }
 
 
@@ -41,9 +42,14 @@ def _importable(module: str) -> bool:
         return False
 
 
+def missing_modules(extra: str) -> list[str]:
+    """Every module of ``extra`` that this interpreter cannot import (in the table's order)."""
+    return [m for m in EXTRAS[extra] if not _importable(m)]
+
+
 def missing_module(extra: str) -> str | None:
     """The first module of ``extra`` that this interpreter cannot import, or None."""
-    return next((m for m in EXTRAS[extra] if not _importable(m)), None)
+    return next(iter(missing_modules(extra)), None)
 
 
 def require_extra(extra: str, what: str) -> None:

@@ -14,7 +14,6 @@ the optional extra ``dibench[classifier]``; nothing imports them before the firs
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import threading
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dibench._cache import LruCache
+from dibench._extras import missing_modules
 from dibench._fs import sha256_file
 from dibench._values import Box
 from dibench.adapters import excerpt
@@ -70,10 +70,12 @@ class ClassifierError(DefenseError):
     """The extra is missing, or the model folder, its labels or its weights are unusable."""
 
 
-def _missing_extra() -> list[str]:
-    """The extra's packages this Python cannot import (looked up, not imported: torch alone
-    takes seconds to import)."""
-    return [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+def _require_extra() -> None:
+    """Refuse, naming every missing package, when the extra is not installed (looked up, not
+    imported: torch alone takes seconds to import)."""
+    missing = missing_modules("classifier")
+    if missing:
+        raise ClassifierError(f"classifier-detector needs {' and '.join(missing)}: {INSTALL_HINT}")
 
 
 def _read_config(folder: Path) -> dict[str, Any]:
@@ -166,11 +168,7 @@ class TextClassifier:
 
     def __init__(self, folder: Path) -> None:
         t0 = time.perf_counter()
-        missing = _missing_extra()
-        if missing:
-            raise ClassifierError(
-                f"classifier-detector needs {' and '.join(missing)}: {INSTALL_HINT}"
-            )
+        _require_extra()
         try:
             config = _read_config(folder)
         except ValueError as exc:
@@ -331,11 +329,7 @@ class ClassifierDetector(Detector):
             raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
         if self.threads < 1:
             raise ValueError(f"threads must be at least 1, got {self.threads}")
-        missing = _missing_extra()
-        if missing:
-            raise ClassifierError(
-                f"classifier-detector needs {' and '.join(missing)}: {INSTALL_HINT}"
-            )
+        _require_extra()
         self.folder = Path(model).expanduser().resolve()
         config = _read_config(self.folder)
         self.labels = model_labels(config)
