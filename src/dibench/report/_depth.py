@@ -9,7 +9,6 @@ condition, as the breakdowns do, and is absent when no injected row records its 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -29,7 +28,19 @@ from dibench.metrics import (
 
 from ._common import csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._model import DepthLine, DepthSection, ScrollLine, TrendLine
-from ._section import Block, Column, Count, Heading, Para, Row, Section, Table, Text, Value
+from ._section import (
+    Block,
+    Column,
+    Count,
+    Heading,
+    Para,
+    Row,
+    Section,
+    Table,
+    Text,
+    Value,
+    diff_value,
+)
 from ._section import estimate_value as _est
 
 __all__ = ["build_depth", "depth_csv_lines", "depth_json", "depth_view"]
@@ -260,18 +271,7 @@ def _scroll_table(section: DepthSection) -> Table:
 
 
 def _diff(d: PairedDiff) -> Value:
-    if d.n == 0 or math.isnan(d.diff):
-        return Value(math.nan, scale=1.0, digits=2, signed=True)
-    return Value(
-        d.diff,
-        d.lo,
-        d.hi,
-        scale=1.0,
-        digits=2,
-        signed=True,
-        sig=d.lo > 0 or d.hi < 0,
-        tip=f"{d.n} pairs in {d.n_clusters} benign episodes",
-    )
+    return diff_value(d, scale=1.0, digits=2, tip=f"{d.n} pairs in {d.n_clusters} benign episodes")
 
 
 def depth_view(section: DepthSection) -> Section:

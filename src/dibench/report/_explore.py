@@ -61,6 +61,7 @@ from ._section import (
     Table,
     Text,
     Value,
+    diff_value,
     pct,
 )
 from ._svg import FONT, GRID, INK, MUTED, _fit
@@ -676,18 +677,8 @@ def _mean(c: ExploreComparison, est: Estimate) -> Value:
 def _change(c: ExploreComparison) -> Value:
     d = c.diff
     scale, digits = (100.0, 1) if c.is_share else (1.0, 2)
-    if not _measured(d):
-        return Value(math.nan, scale=scale, digits=digits, signed=True)
-    return Value(
-        d.diff,
-        d.lo,
-        d.hi,
-        scale=scale,
-        digits=digits,
-        signed=True,
-        sig=d.lo > 0 or d.hi < 0,
-        tip=f"{d.n} pairs in {d.n_clusters} benign episodes",
-    )
+    tip = f"{d.n} pairs in {d.n_clusters} benign episodes"
+    return diff_value(d, scale=scale, digits=digits, tip=tip)
 
 
 def explore_note(section: ExploreSection) -> str:

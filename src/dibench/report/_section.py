@@ -171,14 +171,27 @@ def estimate_value(
     )
 
 
-def diff_value(d: PairedDiff, *, interval: bool = True, missing: str = "–", tip: str = "") -> Value:
-    """A paired change in percentage points, signed, bold in HTML when it excludes 0."""
+def diff_value(
+    d: PairedDiff,
+    *,
+    interval: bool = True,
+    missing: str = "–",
+    tip: str = "",
+    scale: float = 100.0,
+    digits: int = 1,
+) -> Value:
+    """A paired change, signed, bold in HTML when it excludes 0: in percentage points by
+    default, or in the metric's own unit (``scale=1.0``, e.g. ranks or items)."""
     if d.n == 0 or math.isnan(d.diff):
-        return Value(math.nan, signed=True, missing=missing, interval=interval)
+        return Value(
+            math.nan, scale=scale, digits=digits, signed=True, missing=missing, interval=interval
+        )
     return Value(
         d.diff,
         d.lo,
         d.hi,
+        scale=scale,
+        digits=digits,
         signed=True,
         interval=interval,
         missing=missing,
