@@ -286,7 +286,7 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
 ) -> None:
     out = tmp_path / "killed"
     db = out / "results.sqlite"
-    with FakeChatServer(reply="Answer: 1", latency_s=0.3) as srv:
+    with FakeChatServer(reply="Answer: 1", latency_s=0.1) as srv:
         cmd = [
             sys.executable, "-m", "dibench", "run", "--dataset", str(small_dataset_dir),
             "--framework", "direct", "--model", "openai:fake-vl", "--base-url", srv.base_url,
@@ -312,7 +312,7 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
         calls, settled = -1, time.time() + 30
         while srv.requests != calls and time.time() < settled:
             calls = srv.requests
-            time.sleep(1.0)
+            time.sleep(0.5)
         before = {
             (i, r): f for i, r, f in sqlite3.connect(db).execute(
                 "SELECT instance_id, repeat, finished FROM results"
