@@ -53,6 +53,15 @@ NO_EFFECT = "no effect"
 _DETAIL_CACHE = 6  # detail pages kept per episode (each a tall page: ~1-2 screens of pixels)
 _SCREEN_CACHE = 8
 
+# The benign drawings of one catalog at one screen size, shared by every simulator of it: an
+# episode's repeats and injected twins show the same list, home page and detail pages, and the
+# runner plays them one after another, so a few entries make each be drawn once per process
+# instead of once per episode. Probes compose on copies, so a shared drawing never changes.
+# Costs: a list canvas is ~10-12 screens of pixels (~20 MB at 1080 x 2340), a detail page 1-2.
+_LISTS: LruCache[tuple, ListCanvas] = LruCache(2)
+_HOMES: LruCache[tuple, Page] = LruCache(4)
+_DETAILS: LruCache[tuple, DetailPage] = LruCache(8)
+
 
 @dataclass
 class _State:
@@ -114,7 +123,10 @@ class Simulator(Environment):
         self.geo = list_geometry(
             spec.sim, spec.seed, spec.language, width, height, spec.list_length
         )
-        canvas = draw_list_canvas(content, self.geo, self.end_text())
+        self._drawing = (self.name, spec.seed, spec.language, spec.list_length, width, height)
+        canvas = _LISTS.get(
+            self._drawing, lambda: draw_list_canvas(content, self.geo, self.end_text())
+        )
         self._probe = None
         self._payload: Payload | None = None
         self._inj_seed = 0
@@ -395,7 +407,10 @@ class Simulator(Environment):
         st = self._st
         if st.page == "home":
             if self._home is None:
-                self._home = draw_home(self.content, self._home_content, self.width, self.height)
+                self._home = _HOMES.get(
+                    self._drawing,
+                    lambda: draw_home(self.content, self._home_content, self.width, self.height),
+                )
             page = self._home
             out = (Screen(sid, "home", page.image, page.ui), page.hotspots)
         elif st.page == "search":
@@ -425,7 +440,10 @@ class Simulator(Environment):
             return d
         dc = self.detail_content(cid)
         lines = self._detail_title_lines(cid, dc)
-        d = draw_detail(self.content, cid, dc, self.width, self.height, lines)
+        d = _DETAILS.get(
+            (*self._drawing, cid, lines),
+            lambda: draw_detail(self.content, cid, dc, self.width, self.height, lines),
+        )
         if cid == self.spec.target and self._probe is not None:
             d = self._inject_detail(cid, d)
         self._details.put(cid, d)
