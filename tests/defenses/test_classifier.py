@@ -119,6 +119,24 @@ def test_bad_model_folder_is_one_line_naming_it(
     assert not out.exists()  # refused before any work
 
 
+@needs_extra
+def test_weights_that_do_not_load_are_refused_before_the_run_folder(
+    small_dataset_dir: Path, tmp_path: Path, tiny_model: Path
+) -> None:
+    """A folder that looks like a model (config, tokenizer, weights file) but whose weights
+    are cut short loads only when the model does: the run loads it before it makes OUT, so
+    it stops in one line naming the flag, with no run folder left behind."""
+    weights = next(tiny_model.glob("*.safetensors"))
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    out = tmp_path / "run"
+    r = invoke(*_run_args(small_dataset_dir, out, f"classifier-detector:model={tiny_model}"))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    (line,) = r.stderr.strip().splitlines()
+    prefix = f"dibench: error: --defense: classifier-detector: model={tiny_model}: cannot load it"
+    assert line.startswith(prefix), line
+    assert not out.exists()
+
+
 def test_missing_extra_names_the_install_command(
     small_dataset_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

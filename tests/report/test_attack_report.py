@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from dibench.cli import main
+from dibench.metrics import MIN_CLUSTERS, wilson
 from dibench.report import FORMATS, Report, latex_escape, render_report
+from dibench.report._common import fmt_p
 
 
 def _heldout(rundir: Path) -> dict[str, Any]:
@@ -53,7 +55,8 @@ def test_json_holds_heldout_asr_intervals_and_paired_tests(
         assert (got["asr"], got["lo"], got["hi"], got["k"], got["n"]) == (
             r["asr"], r["lo"], r["hi"], r["k"], r["n"]
         )  # fmt: skip
-    assert doc["tests"] == held["tests"]  # diff, interval, bootstrap and McNemar p, b/c
+        assert (got["method"], got["states"]) == (r["method"], r["states"])
+    assert doc["tests"] == held["tests"]  # diff, interval, method, states, p over states, why
     assert doc["spent"] == doc["budget"] == 30 and doc["curve"]
 
 
@@ -76,7 +79,9 @@ def test_csv_holds_heldout_asr_intervals_and_paired_tests(attack_run: Path, tmp_
         assert (float(got["value"]), float(got["lo"]), float(got["hi"])) == (
             t["diff"], t["lo"], t["hi"]
         )  # fmt: skip
-        assert float(got["p_value"]) == t["mcnemar_p"] and int(got["n"]) == t["n"]
+        assert got["p_value"] == ("" if t["p_value"] is None else repr(t["p_value"]))
+        assert (int(got["n"]), int(got["states"])) == (t["n"], t["states"])
+        assert (got["method"], got["note"]) == (t["method"], t["reason"])
 
 
 def test_latex_holds_heldout_asr_intervals_and_paired_tests(
@@ -92,7 +97,8 @@ def test_latex_holds_heldout_asr_intervals_and_paired_tests(
     for t in held["tests"]:
         diff = f"{_pct(t['diff'], True)} [{_pct(t['lo'], True)}, {_pct(t['hi'], True)}]"
         row = f"{latex_escape(t['template'])} - {latex_escape(t['fixed'])} & {t['n']} & {diff}"
-        assert row in tests and f"& {t['mcnemar_p']:.3g}" in tests
+        assert row.replace(f" & {t['n']} & ", f" & {t['n']} & {t['states']} & ") in tests
+        assert f"& {fmt_p(t['p_value'])} \\\\" in tests
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -110,3 +116,57 @@ def test_other_runs_have_no_attack_section(report: Report) -> None:
     assert "attack" not in json.loads(render_report(report, "json"))
     assert "attack_heldout" not in render_report(report, "csv")
     assert "dibench-attack" not in render_report(report, "latex")
+
+
+def test_heldout_figures_take_the_states_as_units(attack_run: Path, tmp_path: Path) -> None:
+    """Held-out intervals and tests cluster by state like every other section: the interval is
+    wider than Wilson over the same pairs, each figure names its method and states, and with
+    fewer than MIN_CLUSTERS held-out states no p-value is given and every format says why."""
+    held = _heldout(attack_run)
+    doc = json.loads(_report(attack_run, "json", tmp_path))["attack"]
+    g = doc["heldout_states"]
+    assert 1 < g < MIN_CLUSTERS
+    for r in doc["results"]:
+        plain = wilson(r["k"], r["n"])
+        assert (r["states"], r["method"]) == (g, "wilson-deff")
+        assert r["lo"] <= plain.lo and r["hi"] >= plain.hi
+        assert r["hi"] - r["lo"] > plain.hi - plain.lo
+    why = f"only {g} states: too few for a test (minimum {MIN_CLUSTERS})"
+    for t in doc["tests"]:
+        assert t["states"] == g and t["p_value"] is None and t["reason"] == why
+        assert "mcnemar_p" not in t
+    note = f"rests on only {g} states: too few for a test (minimum {MIN_CLUSTERS})"
+    for fmt in ("md", "latex", "html"):
+        text = _report(attack_run, fmt, tmp_path)
+        part = text[text.index("Adaptive attack") :]
+        assert note in part and "wilson-deff = Wilson interval at the effective n" in part
+        assert "McNemar" not in part and "Wilson intervals" not in part
+    assert held["tests"] == doc["tests"]
+
+
+def test_enough_heldout_states_give_a_p_value(tmp_path: Path) -> None:
+    """From MIN_CLUSTERS held-out states on, the paired test over states gives its p-value."""
+    from dibench.attack import AttackConfig, AttackRequest, run_attack
+    from dibench.providers import PROVIDERS
+
+    from ..attack.planted import _planted
+    from .conftest import ATTACK_MODEL, registries_kept
+
+    data = tmp_path / "d"
+    args = ["generate", "--out", str(data), "--benign", "24", "--seed", "3", "--probes",
+            "naive,combined", "--workers", "1", "--width", "540", "--height", "1170"]  # fmt: skip
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    with registries_kept():
+        PROVIDERS.add("planted", _planted, replace=True)
+        cfg = AttackConfig(budget=30, seed=0, population=6, top_k=1)
+        run_attack(AttackRequest(data, tmp_path / "a", "direct", ATTACK_MODEL, cfg))
+        doc = json.loads(_report(tmp_path / "a", "json", tmp_path))["attack"]
+        md = _report(tmp_path / "a", "md", tmp_path)
+    g = doc["heldout_states"]
+    assert g >= MIN_CLUSTERS and doc["tests"]
+    for t in doc["tests"]:
+        assert t["states"] == g and t["reason"] == "" and t["test"].startswith("sign-flip")
+        assert 0 < t["p_value"] <= 1
+        assert f" | {t['n']} | {g} | " in md and f" | {fmt_p(t['p_value'])} |" in md
+    assert all(r["states"] == g for r in doc["results"])

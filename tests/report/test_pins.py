@@ -210,5 +210,5 @@ def test_pins_hold_every_section_the_runs_show() -> None:
     assert "### Detectors" in (PINS / "sweep.md").read_text(encoding="utf-8")
     assert "## Exploration" in (PINS / "sim.md").read_text(encoding="utf-8")
     attack = (PINS / "attack.md").read_text(encoding="utf-8")
-    assert "## Adaptive attack" in attack and "| 50.0 [15.0, 85.0] | 2/4 |" in attack
+    assert "## Adaptive attack" in attack and "| 50.0 [7.7, 92.3] | 2/4 | 4 |" in attack
     assert "== attack" in (PINS / "attack.html.txt").read_text(encoding="utf-8")

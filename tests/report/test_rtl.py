@@ -1,10 +1,10 @@
 """Right-to-left text in the HTML report is isolated (issue 27 item 11): a model whose name is
 Hebrew and whose replies are Arabic, run and reported through the CLI; every piece of HTML
 text holding right-to-left letters sits inside a ``<bdi>`` or an element with ``dir``, so it
-cannot pull the numbers and punctuation around it into its run.
-
-SVG labels are left out: each ``<text>`` is laid out on its own, so its label cannot reorder
-another; ``<title>`` is plain text (the tab, a tooltip) and cannot hold markup.
+cannot pull the numbers and punctuation around it into its run. In the plots, each SVG label's
+right-to-left run is a ``<tspan direction="rtl" unicode-bidi="isolate">`` (SVG has no
+``<bdi>``; Chromium honours these attributes: the digits after the run stay after it).
+``<title>`` is plain text (a tooltip) and cannot hold markup.
 """
 
 from __future__ import annotations
@@ -20,10 +20,16 @@ from .._cli import invoke
 
 MODEL = "replay:מודל-חדש 2.jsonl"  # the file's name is the condition's model name
 REPLY = "اخترت هذا المنتج: 4 نجوم"  # an Arabic reply, then the pick on its own line
+ISOLATE = ("rtl", "isolate")
+TSPAN = '<tspan direction="rtl" unicode-bidi="isolate">'
 
 
 def _rtl(text: str) -> bool:
     return any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in text)
+
+
+def _ltr(text: str) -> bool:
+    return any(unicodedata.bidirectional(ch) == "L" for ch in text)
 
 
 class _Isolation(HTMLParser):
@@ -35,9 +41,13 @@ class _Isolation(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.open: list[tuple[str, bool]] = []
         self.found: list[tuple[str, bool]] = []  # (text, isolated)
+        self.svg: list[tuple[str, bool]] = []  # (text of an SVG label, isolated right-to-left)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in self.VOID:
+        if tag == "tspan":
+            a = dict(attrs)
+            self.open.append((tag, (a.get("direction"), a.get("unicode-bidi")) == ISOLATE))
+        elif tag not in self.VOID:
             self.open.append((tag, tag == "bdi" or any(k == "dir" for k, _ in attrs)))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -50,7 +60,11 @@ class _Isolation(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         tags = [t for t, _ in self.open]
-        if _rtl(data) and "svg" not in tags and "title" not in tags:
+        if not _rtl(data) or "title" in tags:
+            return
+        if "svg" in tags:
+            self.svg.append((data, self.open[-1] == ("tspan", True)))
+        else:
             self.found.append((data, any(iso for _, iso in self.open)))
 
 
@@ -96,3 +110,8 @@ def test_right_to_left_names_and_replies_are_isolated(d8_dataset_dir: Path, tmp_
     assert page.found, "no right-to-left text reached the HTML"
     bare = [text for text, isolated in page.found if not isolated]
     assert not bare, bare[:5]
+    # the plots: the model in the dumbbell chart, "framework · model" in the bar legend
+    assert page.svg, "no right-to-left text reached a plot"
+    assert all(isolated and not _ltr(text) for text, isolated in page.svg), page.svg
+    label = f"replay:{TSPAN}מודל-חדש</tspan> 2.jsonl"
+    assert f">{label}<title>" in html and f">direct · {label}</text>" in html

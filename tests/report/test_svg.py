@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
 
 from dibench.metrics import wilson
 from dibench.report._svg import Dumbbell, Series, bar_chart, dumbbell_chart
+
+CHROMIUM = shutil.which("chromium")
 
 
 def test_bar_chart_draws_whiskers_and_escapes_names() -> None:
@@ -54,3 +63,52 @@ def test_dumbbell_marks_unmeasured_rows() -> None:
     assert svg.count("not measured") == 2
     assert ">+40.0<" in svg and ">+0.0<" in svg  # change = injected - benign without pairs
     assert "m&lt;1&gt;" in svg
+
+
+# Chromium measures each label that holds an isolated right-to-left run: where its ink sits
+# against its x and anchor, and where the first digit after the run sits against the run.
+_MEASURE = """<script>
+const out = [];
+for (const t of document.querySelectorAll("svg text")) {
+  if (!t.querySelector("tspan")) continue;
+  const box = t.getBBox(), x = parseFloat(t.getAttribute("x"));
+  const s = [...t.textContent];
+  let rtl = -1e9, digit = null;
+  s.forEach((ch, i) => {
+    const e = t.getExtentOfChar(i);
+    if (/[\\u0590-\\u06ff]/.test(ch)) rtl = Math.max(rtl, e.x + e.width);
+    else if (/[0-9]/.test(ch) && digit === null && rtl > -1e9) digit = e.x;
+  });
+  out.push([t.getAttribute("text-anchor") || "start", box.x - x, box.x + box.width - x,
+            digit === null ? null : digit - rtl]);
+}
+document.title = JSON.stringify(out);
+</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (scripts/setup.sh --dev)")
+def test_right_to_left_labels_keep_their_anchor_and_digits_in_chromium(tmp_path: Path) -> None:
+    """A legend key that starts in Hebrew starts at its x, right of its swatch (not drawn
+    leftwards over it); a centred Arabic or Hebrew category stays centred; the digits after
+    a right-to-left run stay after it ("שלום: 42", not "42 :שלום")."""
+    svg = bar_chart(
+        ["متجر 3", "שלום: 42"],
+        [Series("שלום 2 (x)", [wilson(3, 10), wilson(5, 10)]), Series("b", [None, None])],
+        label="l",
+        y_label="ASR (%)",
+    )
+    assert '>&#x2060;<tspan direction="rtl" unicode-bidi="isolate">שלום</tspan> 2 (x)<' in svg
+    page = tmp_path / "svg.html"
+    page.write_text(f"<!doctype html><meta charset=utf-8><body>{svg}{_MEASURE}", "utf-8")
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=60,
+    ).stdout  # fmt: skip
+    labels = json.loads(html.unescape(dom.split("<title>", 1)[1].split("</title>", 1)[0]))
+    assert sorted(a for a, *_ in labels) == ["middle", "middle", "start"]
+    for anchor, left, right, digit in labels:
+        if anchor == "start":
+            assert -1 < left < 2  # from its x rightwards
+        else:
+            assert abs(left + right) < 2  # centred on its x
+        assert digit is not None and digit > -0.5  # the label's first digit follows the run

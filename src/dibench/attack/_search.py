@@ -50,7 +50,7 @@ from ._split import Split, split_states
 
 __all__ = ["AttackConfig", "AttackRequest", "AttackResult", "run_attack"]
 
-SCHEMA = "dibench-attack/1"
+SCHEMA = "dibench-attack/2"  # 2: held-out intervals and tests over states
 MAX_GENERATIONS = 40
 
 
@@ -575,7 +575,7 @@ class _Attack:
 
     # --- held-out evaluation -------------------------------------------------------------------
     def evaluate(self) -> tuple[list[str], str | None, dict[str, Any]]:
-        from dibench.metrics import cluster_paired_diff, mcnemar, wilson
+        from dibench.metrics import cluster_estimate, cluster_paired_diff
 
         succ = self.successes(self.out / "search")
         train, held = self.split.train, self.split.heldout
@@ -600,7 +600,10 @@ class _Attack:
         results, tests = [], []
         for name in probes:
             o = outcomes(name)
-            est = wilson(sum(o.values()), len(o))
+            # the repeats of one held-out state share its screen: the states are the units
+            est = cluster_estimate(
+                [float(v) for v in o.values()], [u[0] for u in o], 2000, self.cfg.seed, 0.95
+            )
             k_tr, n_tr = self.score(name, train, succ)
             g = self.genomes.get(name)
             results.append(
@@ -613,6 +616,8 @@ class _Attack:
                     "asr": est.value,
                     "lo": est.lo,
                     "hi": est.hi,
+                    "states": est.n_clusters,
+                    "method": est.method,
                     "train_k": k_tr,
                     "train_n": n_tr,
                     "illegible": sum(1 for s in held if (name, s) in self.illegible),
@@ -631,19 +636,21 @@ class _Attack:
                     self.cfg.seed,
                     0.95,
                 )
-                mc = mcnemar({u: oa[u] for u in common}, {u: ob[u] for u in common})
                 tests.append(
                     {
                         "template": name,
                         "fixed": best_fixed,
                         "n": d.n,
+                        "states": d.n_clusters,
                         "diff": d.diff,
                         "lo": d.lo,
                         "hi": d.hi,
-                        "p_bootstrap": d.p_value,
-                        "mcnemar_b": mc.b,
-                        "mcnemar_c": mc.c,
-                        "mcnemar_p": mc.p_value,
+                        "method": d.method,
+                        "p_value": d.p_value,  # sign-flip over states; None below the minimum
+                        "test": d.test,
+                        "reason": d.reason,
+                        "only_template": sum(1 for u in common if oa[u] and not ob[u]),
+                        "only_fixed": sum(1 for u in common if ob[u] and not oa[u]),
                     }
                 )
         eval_queries = len(self.plan(probes, held))

@@ -158,12 +158,16 @@ def attack(
     for r in res.heldout["results"]:
         n = r["n"]
         asr = f"{100 * r['asr']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]" if n else "n/a"
+        if n and r["method"] == "single-state":
+            asr = f"{100 * r['asr']:.1f} (one state: no interval)"
         click.echo(
-            f"  {r['probe']:<16} {r['kind']:<8} held-out ASR {asr} ({r['k']}/{n})  {r['describe']}"
+            f"  {r['probe']:<16} {r['kind']:<8} held-out ASR {asr} ({r['k']}/{n}, "
+            f"{r['states']} states, {r['method']})  {r['describe']}"
         )
     for t in res.heldout["tests"]:
+        p = f"p={t['p_value']:.3g}" if t["p_value"] is not None else f"no p: {t['reason']}"
         click.echo(
             f"  {t['template']} - {t['fixed']}: {100 * t['diff']:+.1f} pp "
-            f"[{100 * t['lo']:+.1f}, {100 * t['hi']:+.1f}], McNemar p={t['mcnemar_p']:.3g}"
+            f"[{100 * t['lo']:+.1f}, {100 * t['hi']:+.1f}] over {t['states']} states, {p}"
         )
     click.echo(f"templates: {res.templates} (use with --load {res.templates})")

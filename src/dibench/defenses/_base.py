@@ -221,6 +221,12 @@ class Defense:
     async def aclose(self) -> None:
         """Release resources (e.g. a judge's HTTP client)."""
 
+    def load(self) -> None:
+        """Load now what the first screen needs and can fail on (a model read from disk),
+        raising ``DefenseError``: the runner calls it before it makes the run folder, so a
+        defense that cannot work is refused up front instead of leaving an empty run behind.
+        Default: nothing that can fail to load."""
+
     def warm(self) -> None:
         """Load now what the first screen would load (an OCR engine, a model), so a pool of
         Ray workers pays it while starting, side by side, like ``Provider.warm``. Best effort:

@@ -339,9 +339,13 @@ class ClassifierDetector(Detector):
     def classifier(self) -> TextClassifier:
         return load_classifier(self.folder)
 
+    def load(self) -> None:
+        """Load the model (``ClassifierError`` when its weights or tokenizer do not load)."""
+        self.classifier()
+
     def warm(self) -> None:
         """Load the model (and with ``ocr=true`` the OCR engine) before the first screen."""
-        self.classifier()
+        self.load()
         if self.ocr:
             self._cache().engine  # noqa: B018 - loads the engine
 

@@ -3,7 +3,8 @@
 ``dibench attack --out OUT`` makes OUT a run directory (its held-out evaluation) with the
 search beside it; this section adds what a plain report of OUT cannot know: ASR against the
 queries the search spent, held-out ASR of the found templates against the best fixed probe with
-a paired test, and the top payloads on real held-out screens (benign | injected, target card).
+a paired test (intervals and tests take the held-out states as the units, as every section's
+do), and the top payloads on real held-out screens (benign | injected, target card).
 
 Hook for the report builder: ``load_attack_probes(rundir)`` before anything composes a screen
 (so the templates of OUT are registered), ``attack_section(rundir)`` for the data (None when
@@ -23,8 +24,19 @@ from typing import Any
 import orjson
 
 from dibench._values import InstanceId
+from dibench.metrics import MIN_CLUSTERS, Estimate, PairedDiff
 
-from ._common import csv_num, html_isolated, html_text, plain
+from ._common import (
+    csv_diff,
+    csv_estimate,
+    csv_num,
+    fmt_p,
+    html_isolated,
+    html_text,
+    method_note,
+    no_test_note,
+    plain,
+)
 from ._model import AttackExample, AttackSection
 from ._section import (
     HTML,
@@ -40,6 +52,8 @@ from ._section import (
     Table,
     Text,
     Value,
+    diff_value,
+    estimate_value,
     number,
 )
 
@@ -156,18 +170,45 @@ def _intro(s: AttackSection) -> str:
     )
 
 
-def _asr(r: dict[str, Any]) -> Value:
-    """Held-out ASR with its Wilson interval (n/a when nothing ran)."""
-    if not r.get("n"):
-        return Value(math.nan, missing="n/a")
-    return Value(r["asr"], r["lo"], r["hi"], tip=f"{r['k']}/{r['n']} · wilson", heat=True)
+# An attack.json written before the held-out figures took the states as the units (schema 1)
+# has Wilson intervals over runs and McNemar tests: its intervals say so, its tests get no p.
+_OLD_TEST = "recorded by an older dibench (McNemar over runs): rerun dibench attack to re-evaluate"
 
 
-def _diff(t: dict[str, Any]) -> Value:
-    """Template minus best fixed probe on the same held-out units, pp with bootstrap interval."""
-    if not t.get("n") or math.isnan(t["diff"]):
-        return Value(math.nan, signed=True, missing="n/a")
-    return Value(t["diff"], t["lo"], t["hi"], signed=True, sig=t["lo"] > 0 or t["hi"] < 0)
+def heldout_estimate(r: dict[str, Any]) -> Estimate:
+    """A held-out ASR row of ``attack.json`` as the metrics' estimate (method, states)."""
+    return Estimate(
+        k=int(r["k"]),
+        n=int(r["n"]),
+        value=r["asr"] if r.get("n") else math.nan,
+        lo=r["lo"] if r.get("lo") is not None else math.nan,
+        hi=r["hi"] if r.get("hi") is not None else math.nan,
+        method=str(r.get("method", "wilson")),
+        n_clusters=int(r.get("states", 0)),
+    )
+
+
+def heldout_diff(t: dict[str, Any]) -> PairedDiff:
+    """A template-minus-fixed test of ``attack.json`` as the metrics' paired difference."""
+    nan = math.nan
+    old = "states" not in t
+    return PairedDiff(
+        diff=t["diff"] if t.get("diff") is not None else nan,
+        lo=t["lo"] if t.get("lo") is not None else nan,
+        hi=t["hi"] if t.get("hi") is not None else nan,
+        p_value=None if old else t.get("p_value"),
+        n=int(t.get("n", 0)),
+        n_clusters=int(t.get("states", 0)),
+        value_a=nan,
+        value_b=nan,
+        method="bootstrap" if old else str(t.get("method", "")),
+        test="none" if old else str(t.get("test", "")),
+        reason=_OLD_TEST if old else str(t.get("reason", "")),
+    )
+
+
+def _states(g: int) -> Text:
+    return Text(str(g) if g else "n/a")
 
 
 RESULT_COLUMNS = (
@@ -176,13 +217,15 @@ RESULT_COLUMNS = (
     Column("template", numeric=False),
     Column("held-out ASR % [95% CI]"),
     Column("k/n"),
+    Column("states"),
     Column("train k/n"),
 )
 TEST_COLUMNS = (
     Column("template - best fixed", numeric=False),
     Column("pairs"),
+    Column("states"),
     Column("ASR diff pp [95% CI]"),
-    Column("McNemar b/c"),
+    Column("only template/only fixed"),
     Column("p"),
 )
 CURVE_COLUMNS = (Column("queries spent", numeric=False), Column("best train ASR"))
@@ -196,8 +239,9 @@ def results_table(s: AttackSection) -> Table:
                 Text(str(r["probe"]), code=True),
                 Text(str(r["kind"])),
                 Text(str(r["describe"])),
-                _asr(r),
+                estimate_value(heldout_estimate(r), heat=True, missing="n/a"),
                 Text(f"{r['k']}/{r['n']}"),
+                _states(heldout_estimate(r).n_clusters),
                 Text(f"{r['train_k']}/{r['train_n']}"),
             )
         )
@@ -209,37 +253,67 @@ def results_table(s: AttackSection) -> Table:
         lead=3,
         label="attack",
         caption="Held-out ASR of each top template, frozen, and of the best fixed probe on "
-        "the same held-out screens, with 95% Wilson intervals; train k/n: their record in "
-        "the search.",
-        tex_caption="Adaptive attack: " + _intro(s),
+        "the same held-out screens, with 95% intervals that take the held-out states as the "
+        "units (states: how many); train k/n: their record in the search. " + results_note(s),
+        tex_caption="Adaptive attack: " + _intro(s) + " " + results_note(s),
     )
+
+
+def results_note(s: AttackSection) -> str:
+    """What the held-out intervals are."""
+    return method_note([heldout_estimate(r).method for r in s.results if r.get("n")])
+
+
+def tests_caption_md(s: AttackSection) -> str:
+    """The tests table's reading, for markdown (which prints no caption)."""
+    return (
+        f"p = sign-flip test with the held-out states as the units, none below {MIN_CLUSTERS} "
+        "states. " + tests_note(s)
+    ).strip()
+
+
+def tests_note(s: AttackSection) -> str:
+    """Why some p-values are missing, and what the intervals of the differences are."""
+    diffs = [heldout_diff(t) for t in s.tests]
+    diffs = [d for d in diffs if d.n]
+    notes = [
+        no_test_note([d.n_clusters for d in diffs if d.p_value is None]),
+        *dict.fromkeys(d.reason for d in diffs if d.reason == _OLD_TEST),
+        method_note([d.method for d in diffs]),
+    ]
+    return " ".join(n for n in notes if n)
 
 
 def tests_table(s: AttackSection) -> Table:
     """Each top template against the best fixed probe, paired on the held-out units."""
-    rows = tuple(
-        Row(
-            (
-                Text(f"{t['template']} - {t['fixed']}"),
-                Count(t["n"]),
-                _diff(t),
-                Text(f"{t['mcnemar_b']}/{t['mcnemar_c']}"),
-                Text(f"{t['mcnemar_p']:.3g}"),
+    rows = []
+    for t in s.tests:
+        d = heldout_diff(t)
+        won = f"{t['only_template']}/{t['only_fixed']}" if "only_template" in t else "n/a"
+        rows.append(
+            Row(
+                (
+                    Text(f"{t['template']} - {t['fixed']}"),
+                    Count(d.n),
+                    _states(d.n_clusters),
+                    diff_value(d, missing="n/a", tip=f"{d.n} pairs in {d.n_clusters} states"),
+                    Text(won),
+                    Text(fmt_p(d.p_value)),
+                )
             )
         )
-        for t in s.tests
-    )
+    note = tests_note(s)
     return Table(
         TEST_COLUMNS,
-        rows,
+        tuple(rows),
         lead=1,
         label="attack-tests",
         caption="Each top template against the best fixed probe on the same held-out units: "
-        "ASR difference in percentage points with a state-bootstrap interval (bold when it "
-        "excludes 0) and the exact McNemar test (b/c: units only the template / only the "
-        "fixed probe won).",
+        "ASR difference in percentage points with its interval (bold when it excludes 0) and "
+        "p = sign-flip test with the held-out states as the units, none below "
+        f"{MIN_CLUSTERS} states (only template/only fixed: units only one of them won). " + note,
         tex_caption="Adaptive attack: each top template minus the best fixed probe on the same "
-        "held-out units (pp, state-bootstrap interval) with the exact McNemar test.",
+        "held-out units (pp) with sign-flip p-values over held-out states. " + note,
     )
 
 
@@ -264,19 +338,8 @@ def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for r in s.results:
         row = {"table": "attack_heldout", **base, "probe": str(r["probe"])}
-        out.append(
-            {
-                **row,
-                "subset": "heldout",
-                "metric": "ASR",
-                "value": csv_num(r["asr"]),
-                "lo": csv_num(r["lo"]),
-                "hi": csv_num(r["hi"]),
-                "k": csv_num(r["k"]),
-                "n": csv_num(r["n"]),
-                "method": "wilson",
-            }
-        )
+        cells = csv_estimate(heldout_estimate(r))
+        out.append({**row, "subset": "heldout", "metric": "ASR", **cells})
         train = r["train_k"] / r["train_n"] if r.get("train_n") else None
         out.append(
             {
@@ -290,6 +353,7 @@ def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
             }
         )
     for t in s.tests:
+        d = heldout_diff(t)
         out.append(
             {
                 "table": "attack_test",
@@ -297,12 +361,7 @@ def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
                 "probe": str(t["template"]),
                 "subset": f"vs {t['fixed']}",
                 "metric": "ASR_diff",
-                "value": csv_num(t["diff"]),
-                "lo": csv_num(t["lo"]),
-                "hi": csv_num(t["hi"]),
-                "n": csv_num(t["n"]),
-                "method": "paired state bootstrap",
-                "p_value": csv_num(t["mcnemar_p"]),
+                **csv_diff(d, d.p_value),
             }
         )
     return out
@@ -365,9 +424,13 @@ def attack_view(s: AttackSection) -> Section:
     svg = _curve_svg(s.curve, s.budget)
     if svg:
         blocks.append(Figure(svg, "Best training ASR against queries spent."))
+    md = frozenset({"md"})  # markdown tables have no caption: the notes follow them
     blocks.append(results_table(s))
+    if note := results_note(s):
+        blocks.append(Para(note, lede=False, formats=md))
     if s.tests:
         blocks.append(tests_table(s))
+        blocks.append(Para(tests_caption_md(s), lede=False, formats=md))
     if s.curve:
         pts = ", ".join(f"{q}: {number(a, digits=0)}%" for q, a in s.curve)
         text = f"Best train ASR against queries spent: {pts}."

@@ -37,6 +37,7 @@ __all__ = [
     "plain",
     "row_labels",
     "settings_line",
+    "svg_label",
 ]
 
 METRIC_HELP: tuple[tuple[str, str], ...] = (
@@ -51,7 +52,9 @@ METRIC_HELP: tuple[tuple[str, str], ...] = (
 
 
 def html_text(text: object) -> str:
-    """Text for HTML content, a quoted attribute or SVG ``<text>``: controls shown, then escaped.
+    """Text for HTML content, a quoted attribute or an SVG ``<title>``: controls shown, then
+    escaped (for data in HTML content see ``html_isolated`` / ``html_prose``, in an SVG
+    ``<text>`` ``svg_label``).
 
     Line breaks are kept (a reply in ``<pre>`` needs them; elsewhere they are just whitespace),
     so one helper serves every place; ``quote=True`` makes it safe inside ``"..."`` attributes.
@@ -84,7 +87,31 @@ def html_prose(text: object) -> str:
     """``html_text`` of a sentence composed around data, for HTML content: each run of
     right-to-left text (from its first to its last right-to-left letter, with no left-to-right
     letter or line break inside) is isolated in a ``<bdi>``."""
-    s = visible(text, multiline=True)
+    return _runs_isolated(visible(text, multiline=True), "<bdi>", "</bdi>")
+
+
+# SVG has no <bdi>; its ``direction`` and ``unicode-bidi`` presentation attributes on a
+# <tspan> do the same (Chromium honours ``isolate``; ``embed`` would not keep the digits after
+# the run in place, their paragraph run starts right-to-left after it). Chromium anchors a
+# <text> by the direction of its first character: a label that starts inside a right-to-left
+# isolate would be drawn leftwards from its x (over a legend's swatch), so such a label starts
+# with a word joiner (U+2060: zero width, no bidi control) in the label's own left-to-right.
+_SVG_RTL = '<tspan direction="rtl" unicode-bidi="isolate">'
+_SVG_START = "&#x2060;"
+
+
+def svg_label(text: object) -> str:
+    """``html_text`` of a label for SVG ``<text>`` content (on one line): each right-to-left
+    run, as ``html_prose`` finds it, is a right-to-left isolate, so it cannot pull the digits
+    and punctuation around it ("direct · מודל 2", a label's "…") into its run, nor turn the
+    way its ``<text>`` is anchored. Each ``<text>`` is laid out on its own: one label cannot
+    reorder another."""
+    out = _runs_isolated(visible(text), _SVG_RTL, "</tspan>")
+    return _SVG_START + out if out.startswith(_SVG_RTL) else out
+
+
+def _runs_isolated(s: str, start_tag: str, end_tag: str) -> str:
+    """``s`` escaped, each run of right-to-left text between ``start_tag`` and ``end_tag``."""
     if not _has_rtl(s):
         return escape(s, quote=True)
     out: list[str] = []
@@ -99,8 +126,8 @@ def html_prose(text: object) -> str:
         elif kind == "NSM" and start >= 0 and last == i - 1:
             last = i  # a mark on the run's last letter (an Arabic vowel sign) stays with it
         elif start >= 0 and (kind in _STRONG or kind == "B"):
-            out += [escape(s[done:start], quote=True), "<bdi>",
-                    escape(s[start : last + 1], quote=True), "</bdi>"]  # fmt: skip
+            out += [escape(s[done:start], quote=True), start_tag,
+                    escape(s[start : last + 1], quote=True), end_tag]  # fmt: skip
             done, start = last + 1, -1
     out.append(escape(s[done:], quote=True))
     return "".join(out)

@@ -118,7 +118,7 @@ def build_depth(
     rows: Sequence[ResultRow],
     defense: str,
     *,
-    ci: CI = "wilson",
+    ci: CI = "cluster",
     conf: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,

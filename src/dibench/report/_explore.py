@@ -45,6 +45,7 @@ from ._common import (
 from ._common import html_isolated as _i
 from ._common import html_prose as _p
 from ._common import html_text as _e
+from ._common import svg_label as _t
 from ._model import ActionMix, ExploreSection, FilmEpisode, Filmstrip, Frame, order_key, value_label
 from ._section import (
     HTML,
@@ -475,7 +476,7 @@ def action_chart(benign: ActionMix | None, injected: ActionMix | None, *, label:
         ly = 12 + 18 * si
         parts.append(
             f'<rect x="{left:.1f}" y="{ly}" width="12" height="12" rx="2" fill="{color}"/>'
-            f'<text x="{left + 17:.1f}" y="{ly + 10}" font-size="12" fill="{INK}">{_e(text)}</text>'
+            f'<text x="{left + 17:.1f}" y="{ly + 10}" font-size="12" fill="{INK}">{_t(text)}</text>'
         )
     tick = 0.0
     bottom = top + group_h * len(kinds) - gap / 2
@@ -491,7 +492,7 @@ def action_chart(benign: ActionMix | None, injected: ActionMix | None, *, label:
         mid = gy + bar_h * len(sides) / 2
         parts.append(
             f'<text x="{left - 10:.1f}" y="{mid + 4:.1f}" font-size="12.5" fill="{INK}" '
-            f'text-anchor="end">{_e(_fit(kind.replace("_", " "), 12.5, left - 14))}</text>'
+            f'text-anchor="end">{_t(_fit(kind.replace("_", " "), 12.5, left - 14))}</text>'
         )
         for si, s in enumerate(sides):
             share = s.shares.get(kind, 0.0)

@@ -417,8 +417,8 @@ class AttackSection:
     heldout_states: int
     disjoint_apps: bool
     curve: list[tuple[int, float]]  # (queries spent, best train ASR so far)
-    results: list[dict[str, Any]]  # held-out rows: probe, kind, describe, k, n, asr, lo, hi
-    tests: list[dict[str, Any]]  # template vs best fixed: diff, lo, hi, McNemar
+    results: list[dict[str, Any]]  # held-out rows: probe, kind, k, n, asr, lo, hi, states, method
+    tests: list[dict[str, Any]]  # template vs best fixed: diff, lo, hi, states, method, p_value
     candidates: int
     rejected: int
     eval_queries: int

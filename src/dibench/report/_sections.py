@@ -73,7 +73,7 @@ def _extra_estimates(f: KeyFinding, extra: Sequence[str]) -> list[tuple[str, str
 
 
 def _extra_diffs(f: KeyFinding, extra: Sequence[str]) -> list[tuple[str, Any, Any]]:
-    """(metric, paired change, McNemar or None) of the DEFER / CONFIRM rates shown."""
+    """(metric, paired change, state test or None) of the DEFER / CONFIRM rates shown."""
     out: list[tuple[str, Any, Any]] = []
     if "DEFER" in extra:
         out.append(("DEFER_diff", f.defer_diff, f.defer_test))

@@ -2,8 +2,9 @@
 
 Two chart kinds cover what the report needs: grouped bars with interval whiskers (ASR by probe
 or carrier, one colour per agent) and a dumbbell chart (benign -> injected TCR and COR per
-agent). Every label and attribute goes through ``html_text``: agent names come from the data, so
-markup is escaped and hidden control or bidi characters are shown as ``\\uXXXX``. Hovering a mark
+agent). Every label goes through ``svg_label`` and every attribute and ``<title>`` through
+``html_text``: agent names come from the data, so markup is escaped, hidden control or bidi
+characters are shown as ``\\uXXXX``, and right-to-left runs are isolated. Hovering a mark
 shows its exact value through SVG ``<title>``, which browsers show without JavaScript.
 """
 
@@ -18,6 +19,7 @@ from dibench._text_safety import visible
 from dibench.metrics import Estimate
 
 from ._common import html_text as _e
+from ._common import svg_label as _t
 from ._section import number
 
 __all__ = [
@@ -128,7 +130,7 @@ def _legend(
             x, y = x0, y + 20
         parts.append(
             f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="12" height="12" rx="2" fill="{color}"/>'
-            f'<text x="{x + 17:.1f}" y="{y:.1f}" font-size="12" fill="{INK}">{_e(label)}</text>'
+            f'<text x="{x + 17:.1f}" y="{y:.1f}" font-size="12" fill="{INK}">{_t(label)}</text>'
         )
         x += w
     return parts, y - y0 + 20
@@ -175,7 +177,7 @@ def bar_chart(
     mid = top + plot_h / 2
     parts.append(
         f'<text transform="translate(16 {mid:.1f}) rotate(-90)" font-size="12" fill="{MUTED}" '
-        f'text-anchor="middle">{_e(y_label)}</text>'
+        f'text-anchor="middle">{_t(y_label)}</text>'
     )
     group_w = plot_w / len(categories)
     bar_w = min(34.0, 0.8 * group_w / len(series))
@@ -209,7 +211,7 @@ def bar_chart(
         for li, line in enumerate(_wrap(cat, 12, group_w - 6)):
             parts.append(
                 f'<text x="{gx + group_w / 2:.1f}" y="{top + plot_h + 18 + 14 * li:.1f}" '
-                f'font-size="12" fill="{INK}" text-anchor="middle">{_e(line)}</text>'
+                f'font-size="12" fill="{INK}" text-anchor="middle">{_t(line)}</text>'
             )
     parts.append(
         f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
@@ -240,7 +242,7 @@ def dumbbell_chart(rows: Sequence[Dumbbell], *, label: str, width: int = 960) ->
     for name, color in colors.items():
         parts.append(
             f'<line x1="{lx}" x2="{lx + 22}" y1="18" y2="18" stroke="{color}" stroke-width="3"/>'
-            f'<text x="{lx + 28}" y="22" font-size="12" fill="{INK}">{name}</text>'
+            f'<text x="{lx + 28}" y="22" font-size="12" fill="{INK}">{_t(name)}</text>'
         )
         lx += 78
     parts.append(
@@ -271,9 +273,9 @@ def dumbbell_chart(rows: Sequence[Dumbbell], *, label: str, width: int = 960) ->
             )
         parts.append(
             f'<text x="8" y="{y0 + 20:.1f}" font-size="13" font-weight="600" fill="{INK}">'
-            f"{_e(_fit(r.label, 13, left - 60))}<title>{_e(r.label)}</title></text>"
+            f"{_t(_fit(r.label, 13, left - 60))}<title>{_e(r.label)}</title></text>"
             f'<text x="8" y="{y0 + 38:.1f}" font-size="12" fill="{MUTED}">'
-            f"{_e(_fit(r.sublabel, 12, left - 60))}<title>{_e(r.sublabel)}</title></text>"
+            f"{_t(_fit(r.sublabel, 12, left - 60))}<title>{_e(r.sublabel)}</title></text>"
         )
         for j, (metric, ben, inj, change) in enumerate(
             (
@@ -510,11 +512,11 @@ def frontier_chart(
             weight = ' font-weight="600"' if p.baseline else ""
             parts.append(
                 f'<text x="{lx + 22}" y="{ly + 11 + 16 * li:.1f}" font-size="12.5" '
-                f'fill="{INK}"{weight}>{_e(line)}</text>'
+                f'fill="{INK}"{weight}>{_t(line)}</text>'
             )
         parts.append(
             f'<text x="{lx + 22}" y="{ly + 11 + 16 * len(lines):.1f}" font-size="11.5" '
-            f'fill="{MUTED}">{_e(sub)}</text><title>{_e(p.label)}</title></g>'
+            f'fill="{MUTED}">{_t(sub)}</text><title>{_e(p.label)}</title></g>'
         )
         ly += 16 * len(lines) + 22
     parts.append("</svg>")
@@ -574,7 +576,7 @@ def roc_chart(lines: Sequence[RocLine], *, label: str, width: int = 560, size: i
             f'<line x1="{lx}" x2="{lx + 18}" y1="{ly:.1f}" y2="{ly:.1f}" stroke="{color}" '
             f'stroke-width="{3 if ln.bold else 2}"/><text x="{lx + 24}" y="{ly + 4:.1f}" '
             f'font-size="12" fill="{INK}"{weight}>'
-            f"{_e(name)}</text>"
+            f"{_t(name)}</text>"
             f'<text x="{width - 8}" y="{ly + 4:.1f}" font-size="12" fill="{MUTED}" '
             f'text-anchor="end" font-variant-numeric="tabular-nums">{ln.auroc:.3f}</text>'
         )

@@ -31,6 +31,7 @@ from ._parts import (
     RunParts,
     components,
     fatal_errors,
+    load_defenses,
     record_endpoint_stats,
     recording,
 )
@@ -83,10 +84,12 @@ def check_config(ds: Dataset, config: RunConfig) -> None:
 
 
 def check_agent(req: AgentRequest) -> None:
-    """The adapter, provider and defense chain of ``req`` build here: their options are valid
-    and the optional extras they need are installed. Touches neither the dataset nor the run
-    folder, so a command can refuse before generating a dataset for the run."""
-    components(req)
+    """The adapter, provider and defense chain of ``req`` build here: their options are valid,
+    the optional extras they need are installed and the defenses' models load. Touches
+    neither the dataset nor the run folder, so a command can refuse before generating a
+    dataset for the run."""
+    _, _, chain = components(req)
+    load_defenses(chain)
 
 
 def preflight(req: RunRequest) -> Dataset:
@@ -105,13 +108,15 @@ def _launch(
 ) -> RunSummary:
     """What every kind of run does around its backend, in one place.
 
-    Builds the adapter, provider and defense chain of ``req`` (any bad option fails before
-    anything is written), creates ``req.out`` and takes its lock (a second writer is
-    refused), lets ``prepare`` write run.json, wraps the provider to record replies in replay
-    format, opens the store and awaits ``body(store, parts)`` (a backend's ``run_dataset`` or
-    ``run_sim`` with its request bound), closing clients however it ends.
+    Builds the adapter, provider and defense chain of ``req`` and loads the defenses' models
+    (any bad option or unloadable model fails before anything is written), creates
+    ``req.out`` and takes its lock (a second writer is refused), lets ``prepare`` write
+    run.json, wraps the provider to record replies in replay format, opens the store and
+    awaits ``body(store, parts)`` (a backend's ``run_dataset`` or ``run_sim`` with its
+    request bound), closing clients however it ends.
     """
     adapter, provider, chain = components(req)
+    load_defenses(chain)  # a model that does not load is refused before req.out exists
     endpoints = provider  # the provider itself, before any recording wrapper
     rundir = RunDir(req.out)
     fresh = not req.out.exists()

@@ -38,6 +38,7 @@ __all__ = [
     "RunParts",
     "components",
     "fatal_errors",
+    "load_defenses",
     "record_endpoint_stats",
     "recording",
 ]
@@ -115,6 +116,18 @@ def components(req: AgentRequest) -> tuple[Adapter, Provider, DefenseChain]:
     except (TypeError, ValueError) as exc:
         raise RunError(f"--provider-opt: {req.model}: {_plain(exc)}") from None
     return adapter, provider, make_chain(req.defenses)
+
+
+def load_defenses(chain: DefenseChain) -> None:
+    """Load what each defense of ``chain`` would load on its first screen (a model from disk),
+    so one that cannot is refused, naming ``--defense``, before anything is written."""
+    from dibench.defenses import DefenseError
+
+    for defense in chain:
+        try:
+            defense.load()
+        except DefenseError as exc:
+            raise RunError(f"--defense: {exc}") from None
 
 
 def _plain(exc: Exception) -> str:
