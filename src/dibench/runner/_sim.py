@@ -292,6 +292,12 @@ def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense
     )
 
 
+def chain_moves_picks(moves: Sequence[Move]) -> list[str]:
+    """A chain's picks from its recorded moves: each decision ends at its commit, so the
+    commits in order are the decisions made (every backend records the same moves)."""
+    return [m.committed for m in moves if m.committed is not None]
+
+
 @dataclass
 class ChainPlay:
     """What playing a chain left: the combined decision, each step's pick, all moves."""
@@ -431,10 +437,9 @@ class SimCondition:
         framework: str,
         model: str,
         moves: Callable[[str, int], Sequence[Move]],
-        picks: Callable[[str, int], Sequence[str | None]] = lambda iid, repeat: (),
     ) -> Finish:
         """``finish`` for ``drive``: the episode's row and its ``moves(iid, repeat)``, stored
-        in one transaction (a chain's row with its ``picks(iid, repeat)``)."""
+        in one transaction (a chain's picks are its moves' commits, in order)."""
         from dibench.sim import ChainSpec
 
         def finish(
@@ -445,7 +450,7 @@ class SimCondition:
             if isinstance(spec, ChainSpec):
                 row = chain_row(
                     spec, repeat, framework, model, self.defense, decision, outcome,
-                    picks=picks(iid, repeat), moves=done,
+                    picks=chain_moves_picks(done), moves=done,
                 )  # fmt: skip
             else:
                 row = episode_row(
@@ -537,21 +542,17 @@ async def run_episodes(
         )
 
     def moves(iid: str, repeat: int) -> Sequence[Move]:
-        played = chains.get((iid, repeat))
+        played = chains.pop((iid, repeat), None)  # read once, by the finisher: forget it
         if played is not None:
             return played.moves
         env = envs.pop((iid, repeat), None)
         return env.moves if env else ()
 
-    def picks(iid: str, repeat: int) -> Sequence[str | None]:
-        played = chains.pop((iid, repeat), None)  # the last of a chain's reads: forget it
-        return played.picks if played else ()
-
     if any(isinstance(s, ChainSpec) for s in sim.specs.values()):
         recorder = ChainRecorder(recorder, chains)
 
     aborted = await drive(
-        sim.work, attempt, sim.finisher(store, framework, model, moves, picks), sim.progress,
+        sim.work, attempt, sim.finisher(store, framework, model, moves), sim.progress,
         concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
     )  # fmt: skip
     return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)
