@@ -190,3 +190,29 @@ def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: P
         .fetchall()
     )
     assert len(moves) == len(planned) and all(n == d for _, n, d in moves)  # none doubled
+
+
+def test_report_depth_section_gains_the_chain_table(oracle_chains, tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from dibench.cli import main
+    from dibench.metrics import chain_metrics
+
+    steps, out, rows, _ = oracle_chains
+    if steps == 3:
+        return  # one report (of the 2-decision run) shows the table
+    for fmt in ("md", "json"):
+        res = CliRunner().invoke(
+            main, ["report", str(out), "--format", fmt, "--out", str(tmp_path / f"r.{fmt}")]
+        )
+        assert res.exit_code == 0, res.output
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "### Decision chains" in md and all(f"| {a} | 1 |" in md for a in ("food", "hotel"))
+    got = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    lines = {c["app"]: c["metrics"] for c in got["depth"]["chains"]}
+    for app in ("shopping", "food", "hotel"):
+        want = chain_metrics([r for r in rows if r.app == app])
+        assert lines[app]["chain_cor_injected"]["value"] == want.chain_cor_injected.value == 1.0
+        assert lines[app]["asr"][0]["n"] == want.asr[0].n == 1
