@@ -35,6 +35,7 @@ __all__ = [
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
+    "chain_moves_picks",
     "chain_row",
     "episode_row",
     "open_sim_condition",
