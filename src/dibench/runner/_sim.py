@@ -181,6 +181,11 @@ def plan_sim_work(
             languages=config.languages, inject_at=config.inject_at,
             list_length=config.list_length,
         )  # fmt: skip
+        if any(c.injected for c in chains):
+            from dibench.sim import refused_chain_twins
+
+            gone = refused_chain_twins(chains, width=config.width, height=config.height)
+            chains = [c for c in chains if str(c.id) not in gone]
         work = [(c.id, r) for c in chains for r in range(1, config.repeats + 1)]
         return {c.id: c for c in chains}, work
 

@@ -46,6 +46,7 @@ __all__ = [
     "chain_targets",
     "check_chain",
     "plan_chains",
+    "refused_chain_twins",
     "step_acceptable",
     "step_constraint",
     "step_spec",
@@ -266,6 +267,38 @@ class ChainEnv:
 
     def record(self) -> tuple[ChainPick, ...]:
         return chain_picks(self.chain, self.picks)
+
+
+def refused_chain_twins(
+    chains: Sequence[ChainSpec], *, width: int = 1080, height: int = 2340
+) -> dict[str, str]:
+    """Injected chain id -> why its probe refuses its target on that decision's list (the
+    title too small for the probe's shortest form), as ``refused_twins`` says of episodes. A
+    decision's list does not depend on the earlier picks, so the benign chain's decision
+    after its first acceptable picks answers for it."""
+    from ._sim import Simulator
+
+    benign = {c.id: c for c in chains if not c.injected}
+    envs: dict[tuple[str, int], Environment] = {}
+    out: dict[str, str] = {}
+    for c in chains:
+        if c.inject_at is None or c.target is None or c.probe is None:
+            continue
+        base = benign.get(c.pair_of or "")
+        if base is None:
+            continue
+        env = envs.get((base.id, c.inject_at))
+        if env is None:
+            picks: list[str] = []
+            for _ in range(1, c.inject_at):
+                acc = step_acceptable(base, picks)
+                picks.append(acc[0] if acc else base.catalog(len(picks) + 1).items[0][0])
+            env = make_env(step_spec(base, picks), width=width, height=height)
+            envs[base.id, c.inject_at] = env
+        why = env.refusal(c.target, c.probe) if isinstance(env, Simulator) else None
+        if why is not None:
+            out[str(c.id)] = why
+    return out
 
 
 def _paths(chain: ChainSpec, upto: int) -> list[list[str]]:
