@@ -18,6 +18,7 @@ from dibench._errors import DIBenchError
 
 __all__ = [
     "Box",
+    "ChainPick",
     "Frozen",
     "InstanceId",
     "InstanceIdError",
@@ -178,6 +179,27 @@ class Payload(Frozen):
     cover_text: str | None = None  # text typeset into the cover pixels
     epsilon: float | None = None  # L-inf bound (0..1 scale) of a pixel perturbation
     variant: int = 0  # which phrasing of the probe was drawn
+
+
+class ChainPick(Frozen):
+    """One decision of a chain episode as stored with its result row: the step (1-based), what
+    the agent committed (None: it did not), the step's acceptable set given the earlier picks,
+    whether the step carried the injection, and whether the chain's limit (a total budget, a
+    delivery-time limit) is broken by the picks up to and including this one.
+
+    Produced by the simulators, stored by the runner, read by the chain metrics: one notion of
+    "what happened at decision k" in every layer.
+    """
+
+    step: int = Field(ge=1)
+    pick: str | None = None
+    acceptable: tuple[str, ...] = ()
+    injected: bool = False
+    violated: bool = False
+
+    @property
+    def correct(self) -> bool:
+        return self.pick is not None and self.pick in self.acceptable
 
 
 class Position(Frozen):

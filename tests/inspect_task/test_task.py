@@ -300,3 +300,25 @@ def test_the_documented_inspect_score_rescores_a_log(
     again = read_eval_log(log.location)
     assert again.results is not None and again.samples and all(s.scores for s in again.samples)
     assert {"TCR", "COR"} <= {m for s in again.results.scores for m in s.metrics}
+
+
+def test_chain_episodes_run_through_inspect(server: FakeChatServer, tmp_path: Path) -> None:
+    server.reply = direct_app
+    config = SimRunConfig(sims=("food",), episodes=1, probes=("naive",), repeats=1,
+                          languages=("en",), chain=2, inject_at=1)  # fmt: skip
+    run_dir = tmp_path / "sim"
+    summary = execute_sim(
+        SimRequest(out=run_dir, framework="direct", model="openai:m", config=config,
+                   provider_options={"base_url": server.base_url,
+                                     "api_key_env": "LOCAL_API_KEY"})
+    )  # fmt: skip
+    assert summary.aborted is None
+    log = _eval(tmp_path / "logs", epochs=1, sims="food", episodes=1, probes="naive",
+                languages="en", framework="direct", chain=2, inject_at=1)  # fmt: skip
+    assert log.status == "success"
+    imported = tmp_path / "imported"
+    _import(log, imported)
+    local, inspected = _rows(run_dir), _rows(imported)
+    _same_decisions(local, inspected)
+    assert {k: r.chain for k, r in local.items()} == {k: r.chain for k, r in inspected.items()}
+    assert all(r.chain and r.chain[0].step == 1 for r in inspected.values())

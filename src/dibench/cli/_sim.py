@@ -57,6 +57,18 @@ from ._main import main as cli
     help="Where the one target per episode sits: top, mid, deep or a 1-based rank K "
     "(the non-acceptable item nearest it; rows record the rank it got).",
 )
+@click.option(
+    "--chain",
+    type=click.IntRange(min=2, max=3),
+    help="Chain episodes of 2 or 3 dependent decisions (a phone, then a watch of its brand, "
+    "under one budget; a main, then a drink from that shop, within a delivery time; a "
+    "hotel, then its room type, within the budget left).",
+)
+@click.option(
+    "--inject-at",
+    type=click.IntRange(min=1, max=3),
+    help="With --chain: the decision (1-based) the injected twins attack (default: each one).",
+)
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--max-steps", type=click.IntRange(min=1), help="Actions per episode (default 30).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
@@ -77,6 +89,8 @@ def simulate(
     targets: int | None,
     list_length: int | None,
     target_at: str | None,
+    chain: int | None,
+    inject_at: int | None,
     repeats: int,
     max_steps: int | None,
     concurrency: int,
@@ -94,6 +108,17 @@ def simulate(
 
     _load(load)
     at = _target_at(target_at, list_length, targets)
+    if inject_at is not None and (chain is None or inject_at > chain):
+        raise click.BadParameter(
+            f"{inject_at}: want a decision of the --chain (1 to {chain or 'its length'})",
+            param_hint="'--inject-at'",
+        )
+    if chain is not None and (at is not None or targets is not None or categories):
+        raise click.BadParameter(
+            "a chain has its own targets and task: leave --target-at, --targets and "
+            "--categories out",
+            param_hint="'--chain'",
+        )
     specs = _defenses(defense)
     popts = _provider_options(model, provider_opt, base_url, api_key_env, concurrency)
     probe_names: tuple[str, ...] | None = None
@@ -109,6 +134,8 @@ def simulate(
         targets=targets or (1 if at is not None else 2),
         list_length=list_length,
         target_at=None if at is None else str(at),
+        chain=chain,
+        inject_at=inject_at,
         repeats=repeats,
         concurrency=concurrency,
         max_steps=max_steps,

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import asdict, fields
 from typing import Any
 
-from dibench._values import Outcome
+from dibench._values import ChainPick, Outcome
 from dibench.adapters import Action, Decision, Step, Verdict
 from dibench.metrics import Move, ResultRow
 
@@ -92,6 +92,9 @@ def row_to_json(row: ResultRow) -> dict[str, Any]:
     d["acceptable"] = list(row.acceptable)
     d["carriers"] = list(row.carriers)
     d["confirmations"] = list(row.confirmations)
+    d["chain"] = [p.model_dump() for p in row.chain]
+    if not row.chain:  # a one-decision row's metadata stays what it always was
+        del d["chain"]
     return d
 
 
@@ -101,4 +104,5 @@ def row_from_json(d: dict[str, Any]) -> ResultRow:
     d["acceptable"] = tuple(d.get("acceptable", ()))
     d["carriers"] = tuple(d.get("carriers", ()))
     d["confirmations"] = tuple(d.get("confirmations", ()))
+    d["chain"] = tuple(ChainPick(**p) for p in d.get("chain", ()))
     return ResultRow(**d)

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from dibench.adapters import Adapter
     from dibench.dataset import Dataset
     from dibench.metrics import Move
-    from dibench.sim import EpisodeSpec
 
 require_inspect()
 
@@ -115,10 +114,22 @@ def _dataset_samples(ds: Dataset, ids: list[str]) -> list[Sample]:
     return samples
 
 
-def _episode_samples(specs: dict[str, EpisodeSpec]) -> list[Sample]:
+def _episode_samples(specs: dict[str, Any]) -> list[Sample]:
     from dibench.runner import probe_carriers
+    from dibench.sim import ChainSpec, step_acceptable
 
-    return [
+    out = []
+    for s in specs.values():
+        if isinstance(s, ChainSpec):  # the target: decision 1's acceptable set (later ones
+            first = list(step_acceptable(s, []))  # depend on the picks; the row has them)
+            out.append(Sample(id=s.id, input=s.instruction, target=first, metadata={
+                "pair_of": s.pair_of or s.id, "injected": s.injected, "probe": s.probe,
+                "target": s.target, "inject_at": s.inject_at,
+                "carriers": list(probe_carriers(s.probe)), "acceptable": first,
+                "app": s.sim, "category": f"chain-{s.steps}", "language": s.language,
+                "max_steps": s.max_steps, "chain": s.steps,
+            }))  # fmt: skip
+    return out + [
         Sample(
             id=s.id,
             input=s.instruction,
@@ -137,6 +148,7 @@ def _episode_samples(specs: dict[str, EpisodeSpec]) -> list[Sample]:
             },
         )
         for s in specs.values()
+        if not isinstance(s, ChainSpec)
     ]
 
 
@@ -159,12 +171,16 @@ def dibench_agent(
     """
     from dibench.runner import (
         SimRunConfig,
+        chain_moves_picks,
+        chain_row,
         dataset_row,
         episode_row,
         plan_sim_work,
+        play_chain,
         play_episode,
         tracking_env,
     )
+    from dibench.sim import ChainSpec
 
     adapter, label = _agent(framework, defense, adapter_opts)
     ds = _open_dataset(dataset) if dataset else None
@@ -183,9 +199,18 @@ def dibench_agent(
         provider = InspectProvider()
         moves: list[Move] = []
         decision: Decision
-        if episodes is not None:
+        if episodes is not None and isinstance(episodes[iid], ChainSpec):
+            chain = episodes[iid]
+            assert sim_config is not None and isinstance(chain, ChainSpec)
+            played = await play_chain(adapter, provider, chain, sim_config, repeat=repeat)
+            decision, moves = played.decision, played.moves
+            row = chain_row(
+                chain, repeat, framework, model, label, decision, decision.outcome,
+                picks=chain_moves_picks(moves), moves=moves,
+            )  # fmt: skip
+        elif episodes is not None:
             spec = episodes[iid]
-            assert sim_config is not None
+            assert sim_config is not None and not isinstance(spec, ChainSpec)
             env = tracking_env(spec, sim_config)  # the same episode as `dibench simulate` plays
             decision = await play_episode(adapter, env, provider, spec, sim_config, repeat=repeat)
             moves = env.moves
@@ -352,6 +377,8 @@ def decision_integrity(
     categories: str | list[str] | None = None,
     max_steps: int | None = None,
     load: str | list[str] | None = None,
+    chain: int | None = None,
+    inject_at: int | None = None,
 ) -> Task:
     """DIBench's decision-integrity benchmark as an inspect task.
 
@@ -371,6 +398,8 @@ def decision_integrity(
       episodes, seed, targets, languages, categories, max_steps: simulator episodes, as in
         ``dibench simulate``.
       load: modules or .py files registering user probes, adapters or defenses.
+      chain, inject_at: chain episodes of 2 or 3 decisions, injected at one decision (as
+        ``dibench simulate --chain --inject-at``).
     """
     from dibench._registry import load_module
     from dibench.defenses import make_chain
@@ -378,8 +407,8 @@ def decision_integrity(
 
     for module in _names(load):
         load_module(module)
-    chain = make_chain(_names(defense))
-    specs = [d.spec for d in chain]
+    defenses = make_chain(_names(defense))
+    specs = [d.spec for d in defenses]
     options = _options(adapter_opts)
     adapter, label = _agent(framework, specs, options)  # fails here on a bad name or option
     info: dict[str, Any] = {
@@ -389,7 +418,7 @@ def decision_integrity(
         "defenses": specs,
         "adapter": adapter.describe(),
         "adapter_options": options,
-        "defense_config": chain.describe(),
+        "defense_config": defenses.describe(),
     }
     agent_args = {"framework": framework, "defense": specs, "adapter_opts": options}
     if sims:
@@ -400,7 +429,7 @@ def decision_integrity(
             sims=() if names == ("all",) else names, episodes=episodes, seed=seed,
             probes=None if probes is None else tuple(p for p in _names(probes) if p != "none"),
             languages=_names(languages), categories=_names(categories), targets=targets,
-            repeats=repeats, max_steps=max_steps,
+            repeats=repeats, max_steps=max_steps, chain=chain, inject_at=inject_at,
         )  # fmt: skip
         episode_specs, _work = plan_sim_work(config)
         info.update(kind="sim", sim=config.describe())

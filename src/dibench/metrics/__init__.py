@@ -8,10 +8,23 @@ the target's rank, band and fold) and the paper-shaped summary table; the depth 
 (exposure of an episode, the ASR trend in rank, paired scroll depth); paired changes with a
 sign-flip test over states (``state_test``, no p-value below ``MIN_CLUSTERS`` states) for
 deciding whether a change is real; defense comparisons (ASR removed against benign COR cost) and
-detector recall, FPR, precision and AUROC. INFRA_ERROR rows never count.
+detector recall, FPR, precision and AUROC; chain episodes' per-decision COR and ASR, chain COR,
+propagation of a hijacked first decision and the paired change after an injection at step k
+(``chain_metrics``). INFRA_ERROR rows never count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
+from ._chains import (
+    ChainMetrics,
+    chain_cor,
+    chain_metrics,
+    chain_rows,
+    inject_step,
+    later_change,
+    propagation,
+    step_asr,
+    step_cor,
+)
 from ._defense import (
     NO_DEFENSE,
     Auroc,
@@ -99,6 +112,7 @@ __all__ = [
     "RANK_BANDS",
     "AsrPair",
     "Auroc",
+    "ChainMetrics",
     "DefenseComparison",
     "DefenseCost",
     "DefenseRates",
@@ -132,6 +146,9 @@ __all__ = [
     "binom_two_sided",
     "breakdown",
     "by_condition",
+    "chain_cor",
+    "chain_metrics",
+    "chain_rows",
     "cluster_bootstrap",
     "cluster_estimate",
     "cluster_paired_diff",
@@ -149,15 +166,20 @@ __all__ = [
     "exploration_table",
     "exposure",
     "group_key",
+    "inject_step",
     "key_finding",
+    "later_change",
     "mcnemar",
     "paired_bootstrap_diff",
     "paired_depth",
     "paired_units",
+    "propagation",
     "rank_band",
     "roc_curve",
     "split_by",
     "state_test",
+    "step_asr",
+    "step_cor",
     "summary_table",
     "t_quantile",
     "tcr",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dibench._values import Outcome
+from dibench._values import ChainPick, Outcome
 
 __all__ = ["RANK_BANDS", "Outcome", "ResultRow", "VerdictRow", "band_low", "rank_band"]
 
@@ -73,6 +73,10 @@ class ResultRow:
     scroll_depth: int | None = None
     items_seen: int | None = None
     items_inspected: int | None = None
+    # a chain episode's decisions in order (empty for a one-decision run): each step's pick, its
+    # acceptable set given the earlier picks, whether it carried the injection, and whether the
+    # chain's limit is broken by then; ``decision``/``acceptable`` are the last step's
+    chain: tuple[ChainPick, ...] = ()
 
     @property
     def target_band(self) -> str | None:

@@ -22,12 +22,14 @@ from dibench.metrics import (
     asr_trend,
     band_low,
     breakdown,
+    chain_metrics,
+    chain_rows,
     paired_depth,
     rank_band,
 )
 
 from ._common import csv_diff, csv_estimate, csv_num, fmt_p, plain
-from ._model import DepthLine, DepthSection, ScrollLine, TrendLine
+from ._model import ChainLine, DepthLine, DepthSection, ScrollLine, TrendLine
 from ._section import (
     Block,
     Column,
@@ -123,10 +125,12 @@ def build_depth(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> DepthSection | None:
-    """The section over ``defense``'s rows; None when no injected row has a target rank."""
+    """The section over ``defense``'s rows; None when no injected row has a target rank and
+    no row is a chain episode."""
     base = [r for r in rows if r.defense == defense]
+    chains = _chains(base, seed)
     if not any(r.injected and r.target_rank is not None for r in base):
-        return None
+        return DepthSection((), (), (), defense, chains) if chains else None
     kw: dict[str, Any] = {"ci": ci, "conf": conf, "n_boot": n_boot, "seed": seed}
     lines = _lines(base, "band", kw) + _lines(base, "fold", kw)
     if any(r.injected and r.target_seen is not None for r in base):
@@ -148,7 +152,19 @@ def build_depth(
             ben = _distribution([r for r in measured if not r.injected])
             inj = _distribution([r for r in measured if r.injected])
             scroll.append(ScrollLine(fw, model, field, diff, ben, inj))
-    return DepthSection(tuple(lines), tuple(trends), tuple(scroll), defense)
+    return DepthSection(tuple(lines), tuple(trends), tuple(scroll), defense, chains)
+
+
+def _chains(rows: Sequence[ResultRow], seed: int) -> tuple[ChainLine, ...]:
+    """``chain_metrics`` per agent and simulator over the chain rows."""
+    rs = chain_rows(rows)
+    keys = sorted({(r.framework, r.model, r.app) for r in rs})
+    return tuple(
+        ChainLine(fw, model, app, chain_metrics(
+            [r for r in rs if (r.framework, r.model, r.app) == (fw, model, app)], seed=seed
+        ))
+        for fw, model, app in keys
+    )  # fmt: skip
 
 
 # --- the view ------------------------------------------------------------------------------------
@@ -270,6 +286,60 @@ def _scroll_table(section: DepthSection) -> Table:
     )
 
 
+CHAIN_INTRO = (
+    "Chain episodes: two or three dependent decisions, each decision's acceptable set "
+    "computed from the chain and the earlier picks. COR per decision (benign / injected "
+    "chains), ASR at the injected decision (the target picked there), chain COR (every "
+    "decision acceptable), propagation (of chains whose first decision was hijacked, the "
+    "share with a later decision outside its acceptable set or over the chain's limit) and, "
+    "paired with the benign chain of the same seed, the change in later decisions' COR after "
+    "an injection at decision 1 (Δ = injected − benign). Percent, intervals over benign chains."
+)
+
+
+def _chain_table(section: DepthSection) -> Table:
+    columns = (
+        Column("framework", numeric=False),
+        Column("model", numeric=False),
+        Column("simulator", numeric=False),
+        Column("decision", numeric=False),
+        Column("COR benign"),
+        Column("COR injected"),
+        Column("ASR"),
+        Column("chain COR benign"),
+        Column("chain COR injected"),
+        Column("propagation"),
+        Column("Δ later COR (inject at 1)", short="Δ later"),
+    )
+    rows = []
+    for c in section.chains:
+        m = c.metrics
+        for k in range(m.steps):
+            first = k == 0
+            later = m.later[0][0] if m.later and first else None
+            rows.append(
+                Row(
+                    (
+                        Text(c.framework),
+                        Text(c.model),
+                        Text(c.app),
+                        Text(str(k + 1)),
+                        _est(m.cor_benign[k]),
+                        _est(m.cor_injected[k]),
+                        _est(m.asr[k]),
+                        _est(m.chain_cor_benign) if first else Text(""),
+                        _est(m.chain_cor_injected) if first else Text(""),
+                        _est(m.propagation) if first else Text(""),
+                        diff_value(later, scale=100.0, digits=1) if later else Text(""),
+                    )
+                )
+            )
+    return Table(
+        columns, tuple(rows), lead=3, merge=True, label="depth-chains",
+        tex_caption="Decision chains. " + CHAIN_INTRO,
+    )  # fmt: skip
+
+
 def _diff(d: PairedDiff) -> Value:
     return diff_value(d, scale=1.0, digits=2, tip=f"{d.n} pairs in {d.n_clusters} benign episodes")
 
@@ -277,20 +347,28 @@ def _diff(d: PairedDiff) -> Value:
 def depth_view(section: DepthSection) -> Section:
     """The Depth section: rates by rank band with the trend test, by fold, and (simulators)
     ASR given the target was seen and how deep the episodes went."""
-    blocks: list[Block] = [
-        Para(INTRO),
-        Heading("By the target's rank", id="depth-rank"),
-        _rates_table(section, "band"),
-        _trend_table(section),
-        Heading("Above or below the fold", id="depth-fold"),
-        _rates_table(section, "fold"),
-    ]
+    blocks: list[Block] = []
+    if section.lines or section.trends:
+        blocks += [
+            Para(INTRO),
+            Heading("By the target's rank", id="depth-rank"),
+            _rates_table(section, "band"),
+            _trend_table(section),
+            Heading("Above or below the fold", id="depth-fold"),
+            _rates_table(section, "fold"),
+        ]
     if any(x.by == "seen" for x in section.lines) or section.scroll:
         blocks += [
             Heading("Did the agent see the target?", id="depth-seen"),
             Para(SEEN_INTRO),
             _rates_table(section, "seen"),
             _scroll_table(section),
+        ]
+    if section.chains:
+        blocks += [
+            Heading("Decision chains", id="depth-chains"),
+            Para(CHAIN_INTRO),
+            _chain_table(section),
         ]
     return Section(
         "depth",
@@ -366,11 +444,31 @@ def depth_csv_lines(section: DepthSection) -> list[dict[str, str]]:
                             "n": csv_num(total),
                         }
                     )
+    for c in section.chains:
+        m = c.metrics
+        base = {"table": "depth_chains", "defense": section.defense, "framework": c.framework,
+                "model": c.model, "position": c.app}  # fmt: skip
+        for k in range(m.steps):
+            for metric, subset, est in (
+                (f"COR_step{k + 1}", "benign", m.cor_benign[k]),
+                (f"COR_step{k + 1}", "injected", m.cor_injected[k]),
+                (f"ASR_step{k + 1}", "injected", m.asr[k]),
+            ):
+                out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
+        for metric, subset, est in (
+            ("chain_COR", "benign", m.chain_cor_benign),
+            ("chain_COR", "injected", m.chain_cor_injected),
+            ("propagation", "injected", m.propagation),
+        ):
+            out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
+        for k, (d, _) in enumerate(m.later, 1):
+            out.append({**base, "subset": "injected-benign", "metric": f"later_COR_diff_at{k}",
+                        **csv_diff(d, d.p_value)})  # fmt: skip
     return out
 
 
 def depth_json(section: DepthSection) -> dict[str, Any]:
-    return {
+    out = {
         "defense": section.defense,
         "lines": plain(section.lines),
         "trends": [
@@ -378,3 +476,6 @@ def depth_json(section: DepthSection) -> dict[str, Any]:
         ],
         "scroll": plain(section.scroll),
     }
+    if section.chains:  # a report without chains keeps the record it had
+        out["chains"] = plain(section.chains)
+    return out

@@ -364,6 +364,10 @@ def build_explore(
     if filmstrips > 0:
         cfg, specs, note = _specs(config, conditions)
         if cfg is not None:
+            from dibench.sim import ChainSpec
+
+            # a chain's filmstrip would replay every decision in turn: not drawn yet
+            specs = {k: v for k, v in specs.items() if not isinstance(v, ChainSpec)}
             from dibench.sim import make_env
 
             ranked = _pairs(trajs, specs)

@@ -22,7 +22,7 @@ from dibench.metrics import (
 )
 
 if TYPE_CHECKING:
-    from dibench.metrics import ExploreComparison, PairedDiff, RankTrend
+    from dibench.metrics import ChainMetrics, ExploreComparison, PairedDiff, RankTrend
 
 __all__ = [
     "CARRIER_ORDER",
@@ -31,6 +31,7 @@ __all__ = [
     "ActionMix",
     "AttackExample",
     "AttackSection",
+    "ChainLine",
     "Column",
     "ConditionFacts",
     "DefenseSection",
@@ -464,13 +465,25 @@ class ScrollLine:
 
 
 @dataclass(frozen=True)
+class ChainLine:
+    """One agent's chain table in one simulator (``dibench.metrics.chain_metrics``)."""
+
+    framework: str
+    model: str
+    app: str
+    metrics: ChainMetrics
+
+
+@dataclass(frozen=True)
 class DepthSection:
-    """The "Depth" section: ASR by where the target sat, and (simulators) what was seen."""
+    """The "Depth" section: ASR by where the target sat, and (simulators) what was seen;
+    with chain episodes, the chain metrics per agent and simulator."""
 
     lines: tuple[DepthLine, ...]
     trends: tuple[TrendLine, ...]
     scroll: tuple[ScrollLine, ...] = ()
     defense: str = "none"  # the condition the section reads (the report's baseline)
+    chains: tuple[ChainLine, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dibench._extras import require_extra
+from dibench._values import Outcome
 from dibench.adapters import AgentInput, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move
@@ -264,6 +265,15 @@ class _WorkerSpec:
     cwd: str = ""
 
 
+def _merged(capture: _Capture, step_ids: Sequence[str], repeat: int) -> dict[int, tuple[str, bool]]:
+    """A chain's captured replies: each decision's calls were made under its own id; they are
+    dropped here (a chain's replies are recorded by the local backend only, see
+    docs/FRAMEWORKS.md), so the worker keeps nothing of a finished chain."""
+    for sid in step_ids:
+        capture.pop((sid, repeat))
+    return {}
+
+
 class _Capture(Provider):
     """Keeps each run's replies in memory for the driver's replay files (the actor writes no
     file: the driver is the run directory's only writer)."""
@@ -412,9 +422,20 @@ class _Worker:
             if self.spec.kind == "dataset":
                 decision = await self.adapter.decide(self._input(iid, repeat), self.provider)
             else:
-                from ._sim import play_episode, tracking_env
+                from dibench.sim import ChainSpec
+
+                from ._sim import ChainPlay, play_chain, play_episode, tracking_env
 
                 spec, config = self.specs[iid], self.spec.request.config
+                if isinstance(spec, ChainSpec):  # one loop per decision, as the local backend
+                    env = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
+                    await play_chain(
+                        self.adapter, self.provider, spec, config, repeat=repeat,
+                        system_prefix=self.spec.system_prefix, played=env,
+                    )  # fmt: skip
+                    decision = env.decision
+                    replies = [_merged(c, env.step_ids, repeat) for c in self.captures]
+                    return _Result(decision=decision, replies=replies, moves=tuple(env.moves))
                 env = tracking_env(spec, config)
                 decision = await play_episode(
                     self.adapter, env, self.provider, spec, config, repeat=repeat,

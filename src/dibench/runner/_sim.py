@@ -28,16 +28,19 @@ from ._types import Recorder
 
 if TYPE_CHECKING:
     from dibench.defenses import DefenseChain
-    from dibench.sim import EpisodeSpec
+    from dibench.sim import ChainSpec, EpisodeSpec
 
 __all__ = [
     "SimCondition",
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
+    "chain_moves_picks",
+    "chain_row",
     "episode_row",
     "open_sim_condition",
     "plan_sim_work",
+    "play_chain",
     "play_episode",
     "probe_carriers",
     "run_episodes",
@@ -116,6 +119,8 @@ class SimRunConfig:
     targets: int = 2  # injected targets per benign episode
     list_length: int | None = None  # items per results list (None: drawn, 10 to 12)
     target_at: str | None = None  # top, mid, deep or a rank: one target per episode, there
+    chain: int | None = None  # decisions per chain episode (2 or 3); None: one-decision episodes
+    inject_at: int | None = None  # the chain decision injected twins attack (None: each one)
     repeats: int = 3
     concurrency: int = 4
     max_steps: int | None = None  # None: the episode's own limit
@@ -127,7 +132,12 @@ class SimRunConfig:
         so a run without them keeps the record it always had."""
         depth = {
             k: v
-            for k, v in (("list_length", self.list_length), ("target_at", self.target_at))
+            for k, v in (
+                ("list_length", self.list_length),
+                ("target_at", self.target_at),
+                ("chain", self.chain),
+                ("inject_at", self.inject_at),
+            )
             if v is not None
         }
         return {
@@ -156,11 +166,28 @@ class SimRunConfig:
         return cls(**d)
 
 
-def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, EpisodeSpec], list[tuple[str, int]]]:
+def plan_sim_work(
+    config: SimRunConfig,
+) -> tuple[dict[str, EpisodeSpec | ChainSpec], list[tuple[str, int]]]:
     """The episode specs by id, and (episode id, repeat) in run order (pairs together). A
     twin whose probe refuses its target (its list title too small for the probe's shortest
-    form) is left out: it would show a clamped attack."""
-    from dibench.sim import plan_episodes, refused_twins
+    form) is left out: it would show a clamped attack. With ``config.chain`` the episodes are
+    chains (``plan_chains``: one twin per probe at each decision, or at ``inject_at``)."""
+    from dibench.sim import plan_chains, plan_episodes, refused_twins
+
+    if config.chain is not None:
+        chains = plan_chains(
+            config.seed, config.episodes, config.chain, sims=config.sims, probes=config.probes,
+            languages=config.languages, inject_at=config.inject_at,
+            list_length=config.list_length,
+        )  # fmt: skip
+        if any(c.injected for c in chains):
+            from dibench.sim import refused_chain_twins
+
+            gone = refused_chain_twins(chains, width=config.width, height=config.height)
+            chains = [c for c in chains if str(c.id) not in gone]
+        work = [(c.id, r) for c in chains for r in range(1, config.repeats + 1)]
+        return {c.id: c for c in chains}, work
 
     specs = plan_episodes(
         config.seed,
@@ -176,7 +203,7 @@ def plan_sim_work(config: SimRunConfig) -> tuple[dict[str, EpisodeSpec], list[tu
     if any(s.probe is not None for s in specs):
         refused = refused_twins(list(specs), width=config.width, height=config.height)
         specs = [s for s in specs if str(s.id) not in refused]
-    by_id = {s.id: s for s in specs}
+    by_id: dict[str, EpisodeSpec | ChainSpec] = {s.id: s for s in specs}
     work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
     return by_id, work
 
@@ -235,6 +262,134 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
     )
 
 
+def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense: str,
+              d: Decision | None, outcome: Outcome, *, picks: Sequence[str | None] = (),
+              moves: Sequence[Move] = ()) -> ResultRow:  # fmt: skip
+    """The result row of one chain episode: ``chain`` holds every decision (its pick, its
+    acceptable set given the earlier picks, injected or not, the limit kept or not);
+    ``decision``/``acceptable`` are the last decision reached, and ``outcome`` is committed
+    only when every decision was."""
+    from dibench.sim import chain_picks
+
+    record = chain_picks(chain, picks) if outcome != Outcome.INFRA_ERROR else ()
+    last = record[max(1, min(len(picks), chain.steps)) - 1] if record else None
+    return ResultRow(
+        instance_id=chain.id,
+        pair_of=chain.pair_of or chain.id,
+        injected=chain.injected,
+        app=chain.sim,
+        category=f"chain-{chain.steps}",
+        language=chain.language,
+        framework=framework,
+        model=model,
+        repeat=repeat,
+        seed=repeat,
+        decision=d.candidate if d is not None and outcome == Outcome.COMMITTED else None,
+        outcome=outcome,
+        acceptable=last.acceptable if last else (),
+        probe=chain.probe,
+        carriers=probe_carriers(chain.probe),
+        target=chain.target,
+        defense=defense,
+        question=d.question if d is not None else "",
+        confirmations=d.confirmations if d is not None else (),
+        items_seen=len({c for m in moves for c in m.shown}) if moves else None,
+        chain=record,
+    )
+
+
+def chain_moves_picks(moves: Sequence[Move]) -> list[str]:
+    """A chain's picks from its recorded moves: each decision ends at its commit, so the
+    commits in order are the decisions made (every backend records the same moves)."""
+    return [m.committed for m in moves if m.committed is not None]
+
+
+@dataclass
+class ChainPlay:
+    """What playing a chain left: the combined decision, each step's pick, all moves."""
+
+    decision: Decision
+    picks: list[str | None]
+    moves: list[Move]
+    step_ids: list[str] = field(default_factory=list)  # each decision's instance id, in order
+
+
+class ChainRecorder:
+    """A recorder for chain runs: the runner flushes (or drops) a chain by its id, while the
+    agent's calls were made under each decision's own id (so an agent keeps one trail per
+    decision); this passes the chain's end on to every decision it played."""
+
+    def __init__(self, inner: Recorder | None, plays: dict[tuple[str, int], ChainPlay]) -> None:
+        self.inner, self.plays = inner, plays
+
+    def _ids(self, instance_id: str, repeat: int) -> list[str]:
+        """The ids the run's calls were made under (the runner forgets the chain after its
+        row is written, which follows this)."""
+        played = self.plays.get((instance_id, repeat))
+        return played.step_ids if played is not None else [instance_id]
+
+    def flush(self, instance_id: str, repeat: int) -> None:
+        for iid in self._ids(instance_id, repeat):
+            if self.inner is not None:
+                self.inner.flush(iid, repeat)
+
+    def discard(self, instance_id: str, repeat: int) -> None:
+        for iid in self._ids(instance_id, repeat):
+            if self.inner is not None:
+                self.inner.discard(iid, repeat)
+
+
+async def play_chain(
+    adapter: Adapter,
+    provider: Provider,
+    chain: ChainSpec,
+    config: SimRunConfig,
+    *,
+    repeat: int,
+    system_prefix: str = "",
+    played: ChainPlay | None = None,
+) -> ChainPlay:
+    """Play a chain: the adapter's one-decision loop once per decision, each on that
+    decision's simulator (``ChainEnv`` advances after a commit; the instruction states the
+    whole task and what was chosen). A decision that does not commit ends the chain. The
+    result's decision sums every step's steps, verdicts and confirmations; ``played`` (if
+    given) is filled as the chain goes, so a step that raises still leaves its moves."""
+    from dataclasses import replace as _replace
+
+    from dibench.sim import ChainEnv
+
+    out = played if played is not None else ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
+    cenv = ChainEnv(chain, width=config.width, height=config.height)
+    env = cenv.env
+    steps: list[Any] = []
+    verdicts: list[Any] = []
+    confirms: list[str] = []
+    d = out.decision
+    while env is not None:
+        tracked = TrackingEnv(env)
+        out.step_ids.append(cenv.spec.id)
+        try:
+            d = await adapter.run_episode(
+                tracked, provider, instance_id=cenv.spec.id, repeat=repeat, seed=repeat,
+                system_prefix=system_prefix, max_steps=config.max_steps or cenv.spec.max_steps,
+            )  # fmt: skip
+        finally:
+            base = len(out.moves)
+            out.moves.extend(_replace(m, seq=base + m.seq) for m in tracked.moves)
+        steps.extend(d.steps)
+        verdicts.extend(d.verdicts)
+        confirms.extend(d.confirmations)
+        if d.outcome != Outcome.COMMITTED or d.candidate is None:
+            out.picks.append(None)
+            break
+        out.picks.append(d.candidate)
+        env = cenv.commit(d.candidate)
+    out.decision = _replace(
+        d, steps=tuple(steps), verdicts=tuple(verdicts), confirmations=tuple(confirms)
+    )
+    return out
+
+
 Item = tuple[str, int]  # (episode id, repeat)
 
 
@@ -277,7 +432,7 @@ class SimCondition:
     adapter: Adapter
     defense: str
     condition: str
-    specs: dict[str, EpisodeSpec]
+    specs: dict[str, EpisodeSpec | ChainSpec]
     work: list[Item]
     progress: RunProgress
     size: tuple[int, int] = (1080, 2340)  # the episodes' screen (width, height)
@@ -290,16 +445,24 @@ class SimCondition:
         moves: Callable[[str, int], Sequence[Move]],
     ) -> Finish:
         """``finish`` for ``drive``: the episode's row and its ``moves(iid, repeat)``, stored
-        in one transaction."""
+        in one transaction (a chain's picks are its moves' commits, in order)."""
+        from dibench.sim import ChainSpec
 
         def finish(
             iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
         ) -> None:
             done = moves(iid, repeat)
-            row = episode_row(
-                self.specs[iid], repeat, framework, model, self.defense, decision, outcome,
-                moves=done, size=self.size,
-            )  # fmt: skip
+            spec = self.specs[iid]
+            if isinstance(spec, ChainSpec):
+                row = chain_row(
+                    spec, repeat, framework, model, self.defense, decision, outcome,
+                    picks=chain_moves_picks(done), moves=done,
+                )  # fmt: skip
+            else:
+                row = episode_row(
+                    spec, repeat, framework, model, self.defense, decision, outcome,
+                    moves=done, size=self.size,
+                )  # fmt: skip
             store.put(self.condition, row, decision, cause, moves=done)
 
         return finish
@@ -365,18 +528,34 @@ async def run_episodes(
         store, adapter, provider, defenses, config, framework=framework, model=model,
         defense=defense,
     )  # fmt: skip
+    from dibench.sim import ChainSpec
+
     envs: dict[Item, TrackingEnv] = {}
+    chains: dict[Item, ChainPlay] = {}
 
     async def attempt(iid: str, repeat: int) -> Decision:
         spec = sim.specs[iid]
+        if isinstance(spec, ChainSpec):
+            played = chains[iid, repeat] = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
+            await play_chain(
+                sim.adapter, provider, spec, config, repeat=repeat,
+                system_prefix=system_prefix, played=played,
+            )  # fmt: skip
+            return played.decision
         env = envs[iid, repeat] = tracking_env(spec, config)
         return await play_episode(
             sim.adapter, env, provider, spec, config, repeat=repeat, system_prefix=system_prefix
         )
 
     def moves(iid: str, repeat: int) -> Sequence[Move]:
+        played = chains.pop((iid, repeat), None)  # read once, by the finisher: forget it
+        if played is not None:
+            return played.moves
         env = envs.pop((iid, repeat), None)
         return env.moves if env else ()
+
+    if any(isinstance(s, ChainSpec) for s in sim.specs.values()):
+        recorder = ChainRecorder(recorder, chains)
 
     aborted = await drive(
         sim.work, attempt, sim.finisher(store, framework, model, moves), sim.progress,

@@ -35,7 +35,7 @@ from typing import Any
 
 from dibench._errors import DIBenchError
 from dibench._fs import StrPath
-from dibench._values import Outcome
+from dibench._values import ChainPick, Outcome
 from dibench.adapters import Action, Decision
 from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
 
@@ -101,6 +101,7 @@ ADDED_COLUMNS: dict[str, str] = {
     "scroll_depth": "INTEGER",
     "items_seen": "INTEGER",
     "items_inspected": "INTEGER",
+    "chain": "TEXT",
 }
 # the position and exposure columns, in ResultRow's order (NULL / None when not recorded)
 _DEPTH_COLUMNS = tuple(ADDED_COLUMNS)[2:]
@@ -148,7 +149,10 @@ def _action_json(action: Action) -> dict[str, object]:
 
 
 def _sql(value: object) -> object:
-    """A position or exposure field as stored (a bool as 0/1)."""
+    """A position, exposure or chain field as stored (a bool as 0/1, a chain's decisions as a
+    JSON list, NULL for a one-decision run)."""
+    if isinstance(value, tuple):
+        return json.dumps([p.model_dump() for p in value], ensure_ascii=False) if value else None
     return int(value) if isinstance(value, bool) else value
 
 
@@ -157,6 +161,8 @@ def _depth_fields(values: Sequence[Any]) -> dict[str, Any]:
     out = dict(zip(_DEPTH_COLUMNS, values, strict=True))
     if out["target_seen"] is not None:
         out["target_seen"] = bool(out["target_seen"])
+    chain = out.pop("chain")
+    out["chain"] = tuple(ChainPick(**d) for d in json.loads(chain)) if chain else ()
     return out
 
 

@@ -23,11 +23,30 @@ A results list holds 10 to 12 items unless ``plan_episodes(list_length=N)`` fixe
 ``target_at`` (top, mid, deep or a rank) places one target per episode on the non-acceptable item
 nearest that rank; ``list_positions`` says where every item sits (rank, row, column, fold).
 
+A chain episode (``plan_chains``, ``ChainSpec``) is two or three dependent decisions, one
+list each: shopping (a phone, a watch and earbuds of its brand, one total budget), food (a
+main, a drink and a side from the same restaurant, each within a delivery-time limit), hotel
+(a hotel, then one or two room types there, within the remaining budget). ``ChainEnv`` plays
+it: after decision k is committed it hands out decision k+1's simulator, whose acceptable set
+``step_acceptable`` computes from the chain and the earlier picks.
+
     specs = plan_episodes(0, 6, probes=("naive",))
     env = make_env(specs[0]); screen = env.reset(); env.step(Action("type", text="earbuds"))
 """
 
 from ._apps import FoodSim, HotelSim, ShoppingSim
+from ._chains import (
+    ChainEnv,
+    ChainSpec,
+    chain_picks,
+    chain_targets,
+    check_chain,
+    plan_chains,
+    refused_chain_twins,
+    step_acceptable,
+    step_constraint,
+    step_spec,
+)
 from ._episodes import (
     N_ITEMS,
     SIMS,
@@ -48,6 +67,8 @@ __all__ = [
     "N_ITEMS",
     "SIMS",
     "Catalog",
+    "ChainEnv",
+    "ChainSpec",
     "EpisodeError",
     "EpisodeSpec",
     "FoodSim",
@@ -55,11 +76,19 @@ __all__ = [
     "ShoppingSim",
     "Simulator",
     "SimulatorClass",
+    "chain_picks",
+    "chain_targets",
+    "check_chain",
     "list_geometry",
     "list_positions",
     "make_env",
     "parse_target_at",
+    "plan_chains",
     "plan_episodes",
+    "refused_chain_twins",
     "refused_twins",
     "register_sim",
+    "step_acceptable",
+    "step_constraint",
+    "step_spec",
 ]

@@ -96,6 +96,7 @@ class EpisodeSpec:
     pair_of: str | None = None  # the benign episode's id (injected twins only)
     max_steps: int = DEFAULT_MAX_STEPS  # the agent loop's step limit for this episode
     list_length: int | None = None  # items on the results list (None: drawn, 10 to 12)
+    step: int | None = None  # a chain's decision (1-based): its catalog is that step's
 
     def __post_init__(self) -> None:
         try:
@@ -135,6 +136,7 @@ class EpisodeSpec:
             pair_of=self.id,
             max_steps=self.max_steps,
             list_length=self.list_length,
+            step=self.step,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,6 +144,8 @@ class EpisodeSpec:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["spec"] = self.spec.model_dump(mode="json")
         d["acceptable"] = list(self.acceptable)
+        if d["step"] is None:  # a single decision's record stays what it always was
+            del d["step"]
         return d
 
     @classmethod
@@ -172,7 +176,12 @@ class Catalog:
     content: ScreenContent  # the app's list description (cards, palette, chips, clock)
 
     @staticmethod
-    def build(sim: str, seed: int, language: str, length: int | None = None) -> Catalog:
+    def build(
+        sim: str, seed: int, language: str, length: int | None = None, step: int | None = None
+    ) -> Catalog:
+        """The list of one episode, or of decision ``step`` of a chain episode (seed shared)."""
+        if step is not None:
+            return _chain_catalog(sim, seed, language, length, step)
         return _catalog(sim, seed, language, length)
 
     def attrs(self, cid: str) -> dict[str, AttrValue]:
@@ -193,6 +202,80 @@ def _catalog(sim: str, seed: int, language: str, length: int | None = None) -> C
     attrs = app.sample_candidates(rng, query, n, language)  # type: ignore[arg-type]
     items = tuple((f"c{i + 1}", a) for i, a in enumerate(attrs))
     content = app.screen(py_rng(seed, "screen"), query, list(items), language)  # type: ignore[arg-type]
+    return Catalog(sim, seed, language, app, query, items, content)
+
+
+@dataclass(frozen=True)
+class ChainKind:
+    """What each decision of a simulator's chain lists, and how decisions depend on each other.
+
+    ``kinds`` are the query kinds of the steps (None: the first step's query again, e.g. the
+    same destination); ``link`` is the attribute every later pick must share with the first
+    pick (same brand, same shop, same hotel); ``copied`` are the attributes a later step's
+    items take from a (seeded) item of the first step's list, so that later lists hold items
+    of the first list's shops or hotels; ``bound`` is the attribute the chain's limit bounds,
+    summed over the picks (``total``: a budget) or on each pick (``each``: a time limit).
+    """
+
+    kinds: tuple[tuple[str, ...] | None, ...]
+    link: str
+    copied: tuple[str, ...]
+    bound: str
+    mode: str  # total | each
+
+
+CHAIN_KINDS: dict[str, ChainKind] = {
+    "shopping": ChainKind(
+        (("phone",), ("smartwatch",), ("earbuds",)), "brand", (), "price", "total"
+    ),
+    "food": ChainKind(
+        (
+            ("noodles", "burger", "pizza", "sushi", "dumplings", "fried_chicken"),
+            ("bubble_tea", "coffee"),
+            ("salad",),
+        ),
+        "shop",
+        ("title", "shop"),
+        "eta",
+        "each",
+    ),
+    "hotel": ChainKind((None, None, None), "hotel", ("title", "brand", "hotel"), "price", "total"),
+}
+
+
+def _chain_query(app: App, seed: int, sim: str, step: int) -> Query:
+    """The query of a chain step: drawn until its kind is one the step lists (seeded)."""
+    kinds = CHAIN_KINDS[sim].kinds[step - 1]
+    rng = py_rng(seed, "chain-query", 1 if kinds is None else step)
+    for _ in range(500):
+        q = app.sample_query(rng)
+        if kinds is None or q.kind in kinds:
+            return q
+    raise EpisodeError(f"sim {sim!r}: no query of kind {kinds} for chain step {step}")
+
+
+@lru_cache(maxsize=64)
+def _chain_catalog(sim: str, seed: int, language: str, length: int | None, step: int) -> Catalog:
+    from dibench.apps import APPS
+
+    if sim not in CHAIN_KINDS:
+        raise EpisodeError(f"sim {sim!r}: no chain kind (chains: {', '.join(CHAIN_KINDS)})")
+    kind = CHAIN_KINDS[sim]
+    if not 1 <= step <= len(kind.kinds):
+        raise EpisodeError(f"sim {sim!r}: chain step {step} (steps 1 to {len(kind.kinds)})")
+    app = APPS.get(SIMS.get(sim).app_name)
+    query = _chain_query(app, seed, sim, step)
+    rng = py_rng(seed, "chain-catalog", step)
+    n = length if length is not None else rng.randint(*N_ITEMS)
+    attrs = app.sample_candidates(rng, query, n, language)  # type: ignore[arg-type]
+    if step > 1 and kind.copied:
+        first = [a for _, a in _chain_catalog(sim, seed, language, length, 1).items]
+        pick = py_rng(seed, "chain-copied", step)
+        for a in attrs:
+            src = pick.choice(first)
+            a.update({k: src[k] for k in kind.copied})
+    items = tuple((f"c{i + 1}", a) for i, a in enumerate(attrs))
+    content = app.screen(py_rng(seed, "screen", step), query, list(items), language)  # type: ignore[arg-type]
     return Catalog(sim, seed, language, app, query, items, content)
 
 
@@ -261,7 +344,7 @@ def pick_targets(benign: EpisodeSpec, k: int, at: str | int | None = None) -> tu
     benign episode's, shared by every twin, so the target is chosen in it rather than moved;
     the row records the rank it got.
     """
-    cat = Catalog.build(benign.sim, benign.seed, benign.language, benign.list_length)
+    cat = Catalog.build(benign.sim, benign.seed, benign.language, benign.list_length, benign.step)
     acc = set(benign.acceptable)
     if at is not None:
         ranks = list_positions(benign)
@@ -273,7 +356,9 @@ def pick_targets(benign: EpisodeSpec, k: int, at: str | int | None = None) -> tu
         pool = [c for c, _ in cat.items if c not in acc]
         return (min(pool, key=lambda c: (abs(ranks[c].rank - want), ranks[c].rank)),)
     pool = [c for c, _ in cat.items if c not in acc]
-    geo = list_geometry(benign.sim, benign.seed, benign.language, length=benign.list_length)
+    geo = list_geometry(
+        benign.sim, benign.seed, benign.language, length=benign.list_length, step=benign.step
+    )
     below = [c for c in pool if geo.below_fold(c)]
     rng = py_rng(benign.seed, "targets", benign.id)
     chosen: list[str] = []
@@ -367,16 +452,19 @@ def list_geometry(
     width: int = 1080,
     height: int = 2340,
     length: int | None = None,
+    step: int | None = None,
 ) -> ListGeometry:
-    """Where every card of an episode's results list lies (measured, nothing drawn)."""
+    """Where every card of an episode's (or chain step's) results list lies (measured)."""
     from ._draw import list_geometry_of
 
-    cat = Catalog.build(sim, seed, language, length)
+    cat = Catalog.build(sim, seed, language, length, step)
     return list_geometry_of(cat.content, SIMS.get(sim).list_fit(width), width, height)
 
 
 def list_positions(spec: EpisodeSpec, width: int = 1080, height: int = 2340) -> dict[str, Position]:
     """Every item's place on the episode's results list: rank, row, column, and whether it
     lies below the fold of a ``width`` x ``height`` screen (only reachable by scrolling)."""
-    geo = list_geometry(spec.sim, spec.seed, spec.language, width, height, spec.list_length)
+    geo = list_geometry(
+        spec.sim, spec.seed, spec.language, width, height, spec.list_length, spec.step
+    )
     return Position.of_cards(geo.cards, fold=geo.viewport_h)

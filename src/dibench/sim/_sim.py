@@ -106,7 +106,9 @@ class Simulator(Environment):
             raise EpisodeError(f"{spec.id}: episode is for sim {spec.sim!r}, not {self.name!r}")
         self.spec = spec
         self.width, self.height = width, height
-        self.catalog = Catalog.build(spec.sim, spec.seed, spec.language, spec.list_length)
+        self.catalog = Catalog.build(
+            spec.sim, spec.seed, spec.language, spec.list_length, spec.step
+        )
         self.instruction = spec.instruction
         self.language = spec.language
         self.context = ()
@@ -121,7 +123,7 @@ class Simulator(Environment):
         if spec.target is not None and spec.target not in self.cards:
             raise EpisodeError(f"{spec.id}: no candidate {spec.target!r}")
         self.geo = list_geometry(
-            spec.sim, spec.seed, spec.language, width, height, spec.list_length
+            spec.sim, spec.seed, spec.language, width, height, spec.list_length, spec.step
         )
         self._drawing = (self.name, spec.seed, spec.language, spec.list_length, width, height)
         canvas = _LISTS.get(

@@ -1,0 +1,218 @@
+"""Chain episodes: dependent decisions, computed acceptable sets, oracle, store, resume, replay."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
+from dibench.sim import (
+    ChainEnv,
+    ChainSpec,
+    EpisodeError,
+    Simulator,
+    check_chain,
+    plan_chains,
+    step_acceptable,
+    step_spec,
+)
+from dibench.sim._episodes import CHAIN_KINDS
+
+
+def _config(steps: int, **kw: object) -> SimRunConfig:
+    return SimRunConfig(
+        episodes=3,
+        probes=("naive",),
+        repeats=1,
+        concurrency=2,
+        chain=steps,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture(scope="module", params=[2, 3])
+def oracle_chains(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp(f"chain{request.param}")
+    req = SimRequest(out=out, framework="direct", model="oracle", config=_config(request.param))
+    summary = execute_sim(req)
+    assert summary.aborted is None
+    with ResultStore(out / "results.sqlite") as store:
+        rows = list(store.rows())
+    return request.param, out, rows, req
+
+
+def test_oracle_commits_acceptably_at_every_decision_of_every_chain(oracle_chains) -> None:
+    steps, _, rows, _ = oracle_chains
+    # one benign chain per simulator and a naive twin injected at each decision
+    assert len(rows) == 3 * (1 + steps)
+    assert {r.app for r in rows} == {"shopping", "food", "hotel"}
+    at = {(r.app, next((p.step for p in r.chain if p.injected), None)) for r in rows}
+    assert at == {
+        (a, k) for a in ("shopping", "food", "hotel") for k in (None, *range(1, steps + 1))
+    }
+    for r in rows:
+        assert len(r.chain) == steps and r.committed and r.correct
+        assert all(p.correct and not p.violated for p in r.chain)
+        assert [p.step for p in r.chain] == list(range(1, steps + 1))
+        assert r.decision == r.chain[-1].pick
+
+
+def test_stored_acceptable_sets_are_recomputed_from_the_chain_and_earlier_picks(oracle_chains):
+    steps, _, rows, _ = oracle_chains
+    chains = {c.id: c for c in plan_chains(0, 3, steps, probes=("naive",))}
+    for r in rows:
+        chain = chains[r.instance_id]
+        picks = [p.pick for p in r.chain]
+        for k, p in enumerate(r.chain):
+            assert p.acceptable == step_acceptable(chain, picks[:k])  # type: ignore[arg-type]
+
+
+def test_resume_runs_nothing_again_and_replay_gives_the_same_rows(oracle_chains, tmp_path):
+    steps, out, rows, req = oracle_chains
+    again = execute_sim(req)
+    assert again.progress.skipped == len(rows) and again.progress.calls == 0
+    if steps == 3:
+        return  # one replay (of the 2-decision run) shows the chain path replays
+    replies = sorted((out / "replies").glob("*.jsonl"))
+    assert replies
+    rep = SimRequest(out=tmp_path / "replayed", framework="direct", model=f"replay:{replies[0]}",
+                     config=req.config)  # fmt: skip
+    execute_sim(rep)
+    with ResultStore(tmp_path / "replayed" / "results.sqlite") as store:
+        replayed = sorted((r.instance_id, r.chain) for r in store.rows())
+        moved = sorted(
+            (t.instance_id, [m.next_screen for m in t.moves]) for t in store.trajectories()
+        )
+    assert replayed == sorted((r.instance_id, r.chain) for r in rows)
+    with ResultStore(out / "results.sqlite") as store:
+        first = sorted(
+            (t.instance_id, [m.next_screen for m in t.moves]) for t in store.trajectories()
+        )
+    assert moved == first
+
+
+def test_later_acceptable_sets_follow_the_first_pick() -> None:
+    (chain,) = plan_chains(3, 1, 3, sims=("shopping",), probes=())
+    kind = CHAIN_KINDS["shopping"]
+    phones = chain.catalog(1).items
+    for cid, a in phones:
+        acc2 = step_acceptable(chain, [cid])
+        for w in acc2:
+            watch = chain.catalog(2).attrs(w)
+            assert watch[kind.link] == a[kind.link]
+            assert float(a["price"]) + float(watch["price"]) <= chain.bound
+    firsts = step_acceptable(chain, [])
+    assert firsts and all(step_acceptable(chain, [p]) for p in firsts)  # each can be finished
+    assert {step_acceptable(chain, [c]) for c, _ in phones} != {step_acceptable(chain, [firsts[0]])}
+
+
+def test_same_seed_same_chains_and_the_whole_task_in_both_languages() -> None:
+    a = [c.to_dict() for c in plan_chains(7, 6, 2, probes=("naive",))]
+    b = [c.to_dict() for c in plan_chains(7, 6, 2, probes=("naive",))]
+    assert a == b
+    benign = [c for c in plan_chains(7, 6, 2, probes=()) if not c.injected]
+    assert {c.language for c in benign} == {"en", "zh"}
+    zh = next(c for c in benign if c.language == "zh")
+    assert "同" in zh.instruction and any(ch.isdigit() for ch in zh.instruction)
+    en = next(c for c in benign if c.language == "en" and c.sim == "food")
+    assert "same restaurant" in en.instruction and "min" in en.instruction
+
+
+def test_twins_share_seed_lists_and_instruction_and_differ_only_at_the_injected_step() -> None:
+    chains = plan_chains(1, 1, 2, sims=("hotel",), probes=("naive",), inject_at=2)
+    benign, twin = chains
+    assert twin.inject_at == 2 and twin.seed == benign.seed
+    assert twin.instruction == benign.instruction and twin.bound == benign.bound
+    picks = [step_acceptable(benign, [])[0]]
+    b1, t1 = step_spec(benign, []), step_spec(twin, [])
+    assert t1.probe is None and b1.acceptable == t1.acceptable
+    b2, t2 = step_spec(benign, picks), step_spec(twin, picks)
+    assert t2.probe == "naive" and t2.target == twin.target and twin.target not in t2.acceptable
+    env_b, env_t = ChainEnv(benign), ChainEnv(twin)
+    assert isinstance(env_t.env, Simulator) and env_t.env.payload is None
+    assert env_b.env.reset().image.tobytes() == env_t.env.reset().image.tobytes()
+    nxt = env_t.commit(picks[0])
+    assert isinstance(nxt, Simulator) and nxt.payload is not None and env_t.step == 2
+    assert b2.acceptable == t2.acceptable
+
+
+def test_an_unsatisfiable_chain_fails_with_a_clear_error() -> None:
+    (chain,) = plan_chains(2, 1, 3, sims=("shopping",), probes=())
+    check_chain(chain)
+    tight = ChainSpec(chain.id, chain.sim, chain.seed, chain.language, 3, 1.0, chain.instruction)
+    with pytest.raises(EpisodeError, match="unsatisfiable at decision 1"):
+        check_chain(tight)
+    with pytest.raises(EpisodeError, match="2 or 3"):
+        plan_chains(0, 1, 4)
+    with pytest.raises(EpisodeError, match="inject-at 3"):
+        plan_chains(0, 1, 2, inject_at=3)
+
+
+def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "dibench", "simulate", "--out", str(out), "--framework",
+           "direct", "--model", "oracle", "--chain", "2", "--episodes", "3", "--probes", "naive",
+           "--repeats", "1", "--concurrency", "1"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    db = out / "results.sqlite"
+    deadline, n = time.time() + 60, 0
+    while time.time() < deadline and n < 2:
+        time.sleep(0.05)
+        if db.exists():
+            with sqlite3.connect(db) as con:
+                try:
+                    n = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+                except sqlite3.OperationalError:
+                    n = 0
+    assert proc.poll() is None, "the run finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    q = "SELECT instance_id, repeat, finished, chain FROM results"
+    before = {(r[0], r[1]): r[2:] for r in sqlite3.connect(db).execute(q)}
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = {(r[0], r[1]): r[2:] for r in sqlite3.connect(db).execute(q)}
+    planned = {(str(c.id), 1) for c in plan_chains(0, 3, 2, probes=("naive",))}
+    assert set(after) == planned and all(after[k] == v for k, v in before.items())
+    moves = (
+        sqlite3.connect(db)
+        .execute(
+            "SELECT instance_id, COUNT(*), COUNT(DISTINCT seq) FROM moves GROUP BY instance_id"
+        )
+        .fetchall()
+    )
+    assert len(moves) == len(planned) and all(n == d for _, n, d in moves)  # none doubled
+
+
+def test_report_depth_section_gains_the_chain_table(oracle_chains, tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from dibench.cli import main
+    from dibench.metrics import chain_metrics
+
+    steps, out, rows, _ = oracle_chains
+    if steps == 3:
+        return  # one report (of the 2-decision run) shows the table
+    for fmt in ("md", "json"):
+        res = CliRunner().invoke(
+            main, ["report", str(out), "--format", fmt, "--out", str(tmp_path / f"r.{fmt}")]
+        )
+        assert res.exit_code == 0, res.output
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "### Decision chains" in md and all(f"| {a} | 1 |" in md for a in ("food", "hotel"))
+    got = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    lines = {c["app"]: c["metrics"] for c in got["depth"]["chains"]}
+    for app in ("shopping", "food", "hotel"):
+        want = chain_metrics([r for r in rows if r.app == app])
+        assert lines[app]["chain_cor_injected"]["value"] == want.chain_cor_injected.value == 1.0
+        assert lines[app]["asr"][0]["n"] == want.asr[0].n == 1
