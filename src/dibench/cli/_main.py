@@ -1016,6 +1016,11 @@ def quickstart(
     else:
         click.echo(f"using the dataset in {dataset}")
     states = tuple(Dataset.open(dataset).spread(limit))
+    if len(states) < limit:  # e.g. a quickstart dataset made for a smaller --limit
+        click.echo(
+            f"note: {dataset} holds {len(states)} states, fewer than --limit {limit}: running "
+            f"them all (a --dataset that does not exist yet is generated with {limit})"
+        )
     req = RunRequest(
         dataset=dataset,
         out=out,
