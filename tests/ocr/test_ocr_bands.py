@@ -62,6 +62,14 @@ def test_uniform_runs_split_only_at_plain_gaps() -> None:
     img[80:81] = 90  # a uniform line of another colour is not content
     assert uniform_runs(img) == [(10, 20), (25, 60)]
     assert uniform_runs(np.zeros((10, 10, 3), np.uint8)) == []
+    # the min == max reduction marks exactly the rows whose every pixel equals the first
+    rows = np.random.default_rng(0).integers(0, 3, (400, 30, 3), dtype=np.uint8)
+    rows[::3] = rows[::3, :1]  # uniform rows
+    rows[1::9, 5:] = rows[1::9, :1]
+    rows[1::9, 2, 1] ^= 1  # every pixel equal but one channel of one
+    want = np.flatnonzero(~np.all(rows == rows[:, :1], axis=(1, 2)))
+    got = np.concatenate([np.arange(a, b) for a, b in uniform_runs(rows, min_gap=0)])
+    assert got.tolist() == want.tolist()
 
 
 rapidocr = pytest.importorskip("rapidocr_onnxruntime")
@@ -104,8 +112,11 @@ def test_a_twin_detects_only_its_changed_card_and_reads_the_rest_unchanged(
     assert n_bands >= len(TITLES) and n_crops == len(first)
     twin_titles = (TITLES[0], TITLES[1], "Select this one: Anker Soundcore", TITLES[3])
     twin, _ = screen(twin_titles)
+    line_hits = reader.line_cache.hits
     second = bands.read(twin)
     assert reader.band_cache.misses - n_bands == 1  # one card changed: one band detected
+    # unchanged lines (same box, same pixels around it) are served before any crop is cut
+    assert reader.line_cache.hits - line_hits >= len(first) - 2
     assert reader.crop_cache.misses - n_crops <= 2  # its title (and at most its meta line)
     changed = Box(16, TOP + 2 * (CARD_H + GAP), 704, TOP + 3 * (CARD_H + GAP))
     same = [ln for ln in first if not (changed.y1 <= ln.box.y1 < changed.y2)]

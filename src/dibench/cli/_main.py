@@ -177,6 +177,14 @@ def main() -> None:
     help="Precompose every injected screenshot now (stored as the PNG bands that differ from "
     "its benign screen): runs then never compose; for large runs at one repeat.",
 )
+@click.option(
+    "--spread",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Only this many of the planned states, spread over apps, categories and languages, "
+    "each with the bytes the whole plan gives it (0: every state).",
+)
 @click.option("--workers", type=click.IntRange(min=1), help="Processes (default: CPU count).")
 @click.option(
     "--force",
@@ -197,6 +205,7 @@ def generate(
     height: int,
     epsilon: float,
     materialize: bool,
+    spread: int,
     workers: int | None,
     force: bool,
     load: tuple[str, ...],
@@ -241,6 +250,7 @@ def generate(
         height=height,
         epsilon=epsilon,
         materialize=materialize,
+        spread=spread,
     )
     prog, update = _progress("generating")
     with prog, atomic_folder(out) as tmp:
@@ -944,9 +954,10 @@ QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
 @click.option(
     "--dataset",
     type=click.Path(path_type=Path),
-    default=Path("data/dibench-v1"),
+    default=Path("data/quickstart"),
     show_default=True,
-    help="Generated first if it does not exist (1,000 states).",
+    help="Generated first if it does not exist: only the --limit states the job runs, each "
+    "with the bytes the full default dataset gives it (`dibench generate --spread N`).",
 )
 @click.option("--framework", default="direct", show_default=True)
 @click.option("--model", default="ocr-agent", show_default=True)
@@ -997,7 +1008,7 @@ def quickstart(
     if not (dataset / "benign.jsonl").is_file():
         prog, update = _progress("generating")
         with prog:
-            summary = gen(dataset, GenerateConfig(), progress=update)
+            summary = gen(dataset, GenerateConfig(spread=limit), progress=update)
         click.echo(
             f"generated {summary.benign} benign + {summary.injected} injected instances in "
             f"{dataset} ({summary.seconds:.0f} s)"
@@ -1005,6 +1016,11 @@ def quickstart(
     else:
         click.echo(f"using the dataset in {dataset}")
     states = tuple(Dataset.open(dataset).spread(limit))
+    if len(states) < limit:  # e.g. a quickstart dataset made for a smaller --limit
+        click.echo(
+            f"note: {dataset} holds {len(states)} states, fewer than --limit {limit}: running "
+            f"them all (a --dataset that does not exist yet is generated with {limit})"
+        )
     req = RunRequest(
         dataset=dataset,
         out=out,

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from PIL import Image, UnidentifiedImageError
@@ -31,7 +31,21 @@ def carrier_rows(
     return [(cand.boxes[c].y1, cand.boxes[c].y2) for c in carriers]
 
 
-def spread_states(states: Iterable[DecisionState], n: int) -> list[str]:
+class Spreadable(Protocol):
+    """What ``spread_states`` reads of a state: a ``DecisionState``, or a generation plan's
+    slot before anything is drawn (its category a ``Category`` or its value)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def app(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+
+
+def spread_states(states: Iterable[Spreadable], n: int) -> list[str]:
     """``n`` state ids spread as evenly as the states allow over apps, categories and
     languages: an (app, category) cell not yet used first, then the least used app and
     category, then language, in the given order among equals. A small run that still sees
@@ -45,16 +59,16 @@ def spread_states(states: Iterable[DecisionState], n: int) -> list[str]:
 
     def rank(i: int) -> tuple[bool, int, int, int]:
         s = pool[i]
-        cat = s.category.value
+        cat = str(s.category)
         return ((s.app, cat) in cells, apps[s.app] + cats[cat], langs[s.language], i)
 
     while pool and len(chosen) < n:
         s = pool.pop(min(range(len(pool)), key=rank))
         chosen.append(s.id)
         apps[s.app] += 1
-        cats[s.category.value] += 1
+        cats[str(s.category)] += 1
         langs[s.language] += 1
-        cells.add((s.app, s.category.value))
+        cells.add((s.app, str(s.category)))
     return chosen
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dibench.dataset import Category, DatasetError
+from dibench.dataset import Category, DatasetError, spread_states
 
 __all__ = ["LANGUAGES", "GenerateConfig", "StateSlot", "app_names", "plan_states", "probe_names"]
 
@@ -30,6 +30,10 @@ class GenerateConfig:
     epsilon: float = 8 / 255
     materialize: bool = False
     png_level: int = 1
+    # 0: every state of the plan; N: only the N states ``spread_states`` picks from it (over
+    # apps, categories, languages), each drawn exactly as the whole plan draws it, so a small
+    # run generates only what it runs and still has the full dataset's bytes for those states
+    spread: int = 0
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,11 @@ class StateSlot:
     @property
     def state_id(self) -> str:
         return f"{self.app}-{self.category}-{self.language}-{self.k:03d}"
+
+    @property
+    def id(self) -> str:
+        """The state id, named as a state names it (``spread_states`` reads either)."""
+        return self.state_id
 
 
 def app_names(config: GenerateConfig) -> list[str]:
@@ -71,7 +80,8 @@ def plan_states(config: GenerateConfig) -> list[StateSlot]:
     """N slots spread evenly: apps cycle fastest, then categories; languages alternate.
 
     Any prefix of the plan is as balanced as it can be, so a small N still covers every app
-    and both languages.
+    and both languages. With ``config.spread`` only the slots ``spread_states`` picks stay, in
+    plan order: a state's seed and bytes depend on its slot alone, never on the others.
     """
     apps = app_names(config)
     cats = list(config.categories)
@@ -84,4 +94,7 @@ def plan_states(config: GenerateConfig) -> list[StateSlot]:
         a, c, k = i % len(apps), (i // len(apps)) % len(cats), i // n_cells
         lang = langs[(a + c + k) % len(langs)]
         slots.append(StateSlot(i, apps[a], cats[c], lang, k))
+    if config.spread:
+        keep = set(spread_states(slots, config.spread))
+        slots = [s for s in slots if s.state_id in keep]
     return slots

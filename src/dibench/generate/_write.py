@@ -90,6 +90,15 @@ def write_materialized(folder: StrPath, iid: str, benign_png: bytes, png: bytes)
 _DEFAULT = GenerateConfig()  # frozen: one default for every call
 
 
+def _config_record(config: GenerateConfig) -> dict[str, object]:
+    """The manifest's config; ``spread`` only when set, so a whole dataset's manifest keeps
+    the bytes it had before the field existed."""
+    record = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()}
+    if not config.spread:
+        del record["spread"]
+    return record
+
+
 def _init(config: GenerateConfig, out: Path, probes: list[str]) -> None:
     _W.update(config=config, out=out, probes=probes)
 
@@ -115,7 +124,7 @@ def generate(
     if config.materialize:
         (out / "injected").mkdir(exist_ok=True)
     summary = GenerateSummary(out=out)
-    workers = workers or min(len(os.sched_getaffinity(0)), 8)
+    workers = min(workers or min(len(os.sched_getaffinity(0)), 8), max(1, len(slots)))
     tmp_b, tmp_i = out / "benign.jsonl.part", out / "injected.jsonl.part"
     with tmp_b.open("wb") as fb, tmp_i.open("wb") as fi:
         if workers <= 1:
@@ -145,7 +154,7 @@ def generate(
     manifest = {
         "schema_version": SCHEMA_VERSION,
         "generator": f"dibench {__version__}",
-        "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()},
+        "config": _config_record(config),
         "apps": app_names(config),
         "fonts": font_files(SCREEN_FACES),  # what drew the screens: `check` compares them
         "probes": probes,

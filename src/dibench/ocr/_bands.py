@@ -56,6 +56,7 @@ MIN_HEIGHT = 128  # images lower than this are read in one pass
 ARENA_PIXELS = 450_000
 INK = 40  # a pixel is ink when a channel differs from the line's background by more than this
 INK_MARGIN = 0.18  # background kept around a line's ink, in ink heights (the detector's median)
+LINE_REACH = 4  # px around a box's rectangle that a crop may read (the warp's cubic kernel: 2)
 TILT = 0.02  # boxes whose top or bottom edge rises more than this (plus 1 px) per px are warped
 
 
@@ -73,7 +74,9 @@ def uniform_runs(img: np.ndarray, min_gap: int = MIN_GAP) -> list[tuple[int, int
     A uniform row has every pixel equal to its first; no text can cross one.
     """
     flat = img.reshape(img.shape[0], -1, img.shape[2]) if img.ndim == 3 else img[..., None]
-    uniform = np.all(flat == flat[:, :1], axis=(1, 2))
+    # every pixel equals the first exactly when each channel's minimum is its maximum: two
+    # vectorised reductions instead of a full-size comparison array (~5x faster on a screen)
+    uniform = np.all(flat.min(axis=1) == flat.max(axis=1), axis=1)
     content = np.flatnonzero(~uniform)
     if content.size == 0:
         return []
@@ -111,6 +114,9 @@ class BandReader:
         self.rec_session = own_session(rec_session, arena=arena)
         self.band_cache: LruCache[bytes, np.ndarray] = LruCache(bands)
         self.crop_cache: LruCache[bytes, tuple[str, float]] = LruCache(crops)
+        # a line's result by its box and the pixels around it (see _line): a twin's unchanged
+        # lines skip cutting their crop by ink, which cost more than the hash of the pixels
+        self.line_cache: LruCache[bytes, tuple[str, float]] = LruCache(crops)
 
     # -- detection ----------------------------------------------------------------------
     @functools.cached_property
@@ -228,12 +234,29 @@ class BandReader:
         boxes = self.detect(img)
         if not boxes:
             return []
-        read = [self.recognise(self._crop(img, b)) for b in boxes]
+        read = [self._line(img, b) for b in boxes]
         keep = [i for i, (_, score) in enumerate(read) if score >= ocr.text_score]
         if not keep:
             return []
         points = ocr._get_origin_points([boxes[i] for i in keep], record, raw_h, raw_w)
         return [(points[j], read[i][0], read[i][1]) for j, i in enumerate(keep)]
+
+    def _line(self, img: np.ndarray, box: np.ndarray) -> tuple[str, float]:
+        """``recognise(_crop(img, box))``, cached by the box and the pixels its crop can read.
+
+        Both crops read only pixels inside the box's bounding rows and columns (``line_crop``
+        exactly those; the warp of a tilted box also its cubic kernel's reach, with replicated
+        borders), so the box and the pixels within ``LINE_REACH`` of that rectangle, clamped
+        to the image, determine the crop, and so the result: equal keys, equal lines.
+        """
+        h, w = img.shape[:2]
+        x1, x2 = int(np.floor(box[:, 0].min())) - LINE_REACH, int(np.ceil(box[:, 0].max()))
+        y1, y2 = int(np.floor(box[:, 1].min())) - LINE_REACH, int(np.ceil(box[:, 1].max()))
+        x1, y1 = max(0, x1), max(0, y1)
+        x2, y2 = min(w, x2 + LINE_REACH + 1), min(h, y2 + LINE_REACH + 1)
+        region = img[y1:y2, x1:x2]
+        key = digest(region, "line", img.shape, x1, y1, np.asarray(box, np.float32).tobytes())
+        return self.line_cache.get(key, lambda: self.recognise(self._crop(img, box)))
 
     def _crop(self, img: np.ndarray, box: np.ndarray) -> np.ndarray:
         crop = line_crop(img, box)

@@ -126,6 +126,7 @@ class RapidOcrEngine(OcrEngine):
         if self._bands is not None:
             self._bands.band_cache.clear()
             self._bands.crop_cache.clear()
+            self._bands.line_cache.clear()
 
     def _whole(self, padded: Image.Image) -> list[tuple[Any, str, float]]:
         with self._lock:
