@@ -125,7 +125,17 @@ class Simulator(Environment):
         self.geo = list_geometry(
             spec.sim, spec.seed, spec.language, width, height, spec.list_length, spec.step
         )
-        self._drawing = (self.name, spec.seed, spec.language, spec.list_length, width, height)
+        # everything the catalog, its geometry and its drawings are functions of (a chain's
+        # decisions share the seed and differ by step)
+        self._drawing = (
+            self.name,
+            spec.seed,
+            spec.language,
+            spec.list_length,
+            spec.step,
+            width,
+            height,
+        )
         canvas = _LISTS.get(
             self._drawing, lambda: draw_list_canvas(content, self.geo, self.end_text())
         )
