@@ -5,8 +5,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import fcntl
+import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,6 +23,7 @@ import dibench.defenses
 import dibench.probes
 import dibench.providers
 import dibench.sim  # noqa: F401
+from dibench._cache import LruCache
 from dibench._registry import Registry
 from dibench.dataset import Dataset
 from dibench.generate import GenerateConfig, generate
@@ -37,6 +40,14 @@ _MMAP_THRESHOLD = 1 << 20
 _PIL_BLOCKS = 4
 os.environ.setdefault("MALLOC_MMAP_THRESHOLD_", str(_MMAP_THRESHOLD))
 os.environ.setdefault("PILLOW_BLOCKS_MAX", str(_PIL_BLOCKS))
+os.environ.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
+# The suite starts a few hundred Python processes (CLI tests, servers, Ray workers); with
+# PYTHONDONTWRITEBYTECODE set, each one compiled dibench from source again. Their bytecode goes
+# to one folder outside the tree instead.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "dibench-tests-pycache")
+    )
 _libc = ctypes.util.find_library("c")
 if _libc and hasattr(ctypes.CDLL(_libc), "mallopt"):
     ctypes.CDLL(_libc).mallopt(-3, _MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
@@ -52,6 +63,14 @@ def _isolated_registries() -> Iterator[None]:
     yield
     for r, state in saved:
         r.restore(state)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _caches_dropped_after_each_file() -> Iterator[None]:
+    """A worker runs a hundred test files; the module caches would otherwise keep the last
+    file's screens (about 400 MB in a worker) while the next file builds its own."""
+    yield
+    LruCache.clear_all()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -135,3 +154,49 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def small_dataset(small_dataset_dir: Path) -> Dataset:
     return Dataset.open(small_dataset_dir)
+
+
+# ---- the order of files: longest first
+#
+# Under ``-n 2 --dist loadfile`` xdist hands out whole files, by default the ones with the most
+# tests first; a file of a few long tests (the Ray cluster's) then starts late and the other
+# worker idles while it ends. Files are handed out longest first instead (the longest-
+# processing-time rule), from the per-file seconds in durations.json; a file not listed there
+# goes last. `DIBENCH_RECORD_DURATIONS=1 python -m pytest -n 2 --dist loadfile` rewrites it.
+# A stale list costs only balance: each file still runs whole, its tests in their own order.
+
+_DURATIONS = Path(__file__).with_name("durations.json")
+_spent: dict[str, float] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    try:
+        seconds: dict[str, float] = json.loads(_DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(item.nodeid.split("::", 1)[0], i)
+    items.sort(
+        key=lambda it: (
+            -seconds.get(f := it.nodeid.split("::", 1)[0], 0.0),
+            first[f],
+        )
+    )
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if os.environ.get("DIBENCH_RECORD_DURATIONS"):
+        f = report.nodeid.split("::", 1)[0]
+        _spent[f] = _spent.get(f, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _spent and os.environ.get("PYTEST_XDIST_WORKER") is None:
+        ordered = dict(sorted(((f, round(s, 1)) for f, s in _spent.items()), key=lambda x: -x[1]))
+        _DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")

@@ -9,10 +9,11 @@ Ground floor: it imports no dibench package.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 __all__ = ["LruCache"]
 
@@ -23,7 +24,23 @@ V = TypeVar("V")
 class LruCache(Generic[K, V]):
     """A bounded, thread-safe LRU memo holding at most ``maxsize`` values (0 holds none)."""
 
+    _live: ClassVar[weakref.WeakSet[LruCache]] = weakref.WeakSet()
+
+    @classmethod
+    def clear_all(cls) -> int:
+        """Empty every cache alive in this process; the number emptied.
+
+        Module caches keep a few screens each (hundreds of MB between them) for as long as the
+        process lives, which a run wants; a long-lived process that moves on to unrelated work
+        (a notebook, a test session going from one file to the next) drops them here.
+        """
+        caches = list(cls._live)
+        for cache in caches:
+            cache.clear()
+        return len(caches)
+
     def __init__(self, maxsize: int) -> None:
+        LruCache._live.add(self)
         self.maxsize = maxsize
         self._data: OrderedDict[K, V] = OrderedDict()
         self._pending: dict[K, Future[V]] = {}
