@@ -216,3 +216,28 @@ def test_report_depth_section_gains_the_chain_table(oracle_chains, tmp_path: Pat
         want = chain_metrics([r for r in rows if r.app == app])
         assert lines[app]["chain_cor_injected"]["value"] == want.chain_cor_injected.value == 1.0
         assert lines[app]["asr"][0]["n"] == want.asr[0].n == 1
+
+
+def test_every_framework_adapter_plays_a_chain_and_the_oracle_solves_it(tmp_path: Path) -> None:
+    """The runner plays each decision with the adapter's own one-decision loop, so every
+    registered framework runs a chain: one row per chain with a pick per decision, each in the
+    set computed for it (a small screen and short lists: v2's and E's OCR reads every screen)."""
+    from dibench.adapters import ADAPTERS
+
+    config = SimRunConfig(
+        sims=("food",), episodes=1, probes=(), languages=("en",), repeats=1, concurrency=1,
+        chain=2, list_length=4, width=540, height=1170,
+    )  # fmt: skip
+    frameworks = sorted(ADAPTERS.names())
+    for fw in frameworks:
+        req = SimRequest(out=tmp_path, framework=fw, model="oracle", config=config, record=False)
+        assert execute_sim(req).aborted is None, fw
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        rows = list(store.rows())
+    assert sorted(r.framework for r in rows) == frameworks  # one chain per framework
+    (chain,) = plan_chains(0, 1, 2, sims=("food",), probes=(), languages=("en",), list_length=4)
+    for r in rows:
+        assert r.committed and [p.step for p in r.chain] == [1, 2], r.framework
+        picks = [p.pick for p in r.chain]
+        for k, p in enumerate(r.chain):
+            assert p.pick in step_acceptable(chain, picks[:k]) and not p.violated, r.framework
