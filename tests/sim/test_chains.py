@@ -27,12 +27,17 @@ from dibench.sim._episodes import CHAIN_KINDS
 
 
 def _config(steps: int, **kw: object) -> SimRunConfig:
+    """Every simulator's chain with a naive twin at each decision, on a half-size screen (the
+    chains, lists and acceptable sets do not depend on it; drawing a quarter of the pixels
+    makes the runs about twice as quick)."""
     return SimRunConfig(
         episodes=3,
         probes=("naive",),
         repeats=1,
         concurrency=2,
         chain=steps,
+        width=540,
+        height=1170,
         **kw,  # type: ignore[arg-type]
     )
 
@@ -158,7 +163,7 @@ def test_an_unsatisfiable_chain_fails_with_a_clear_error() -> None:
 def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "dibench", "simulate", "--out", str(out), "--framework",
-           "direct", "--model", "oracle", "--chain", "2", "--episodes", "3", "--probes", "naive",
+           "direct", "--model", "oracle", "--chain", "2", "--episodes", "2", "--probes", "naive",
            "--repeats", "1", "--concurrency", "1"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -180,7 +185,7 @@ def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: P
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     after = {(r[0], r[1]): r[2:] for r in sqlite3.connect(db).execute(q)}
-    planned = {(str(c.id), 1) for c in plan_chains(0, 3, 2, probes=("naive",))}
+    planned = {(str(c.id), 1) for c in plan_chains(0, 2, 2, probes=("naive",))}
     assert set(after) == planned and all(after[k] == v for k, v in before.items())
     moves = (
         sqlite3.connect(db)
@@ -280,7 +285,7 @@ def test_report_shows_a_hijacked_chain_beside_its_benign_twin(tmp_path: Path) ->
 
     config = SimRunConfig(
         sims=("shopping",), episodes=1, probes=("naive",), languages=("en",), repeats=2,
-        concurrency=1, chain=2, inject_at=2,
+        concurrency=1, chain=2, inject_at=2, width=540, height=1170,
     )  # fmt: skip
     execute_sim(SimRequest(out=tmp_path, framework="direct", model="random", config=config))
     with ResultStore(tmp_path / "results.sqlite") as store:
