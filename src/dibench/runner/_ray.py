@@ -948,10 +948,8 @@ async def _drive_on_pool(
         for rec, by_id in zip(recorders, result.replies, strict=True):
             for run_id, calls in by_id.items():
                 _feed(rec, (run_id, repeat), calls)
-        if result.step_ids and plays is not None:
-            plays[iid, repeat] = ChainPlay(
-                result.decision, [], list(result.moves), list(result.step_ids)
-            )
+        if result.step_ids and plays is not None:  # only its decisions' ids are read
+            plays[iid, repeat] = ChainPlay(result.decision, [], [], list(result.step_ids))
         return result.decision
 
     try:
