@@ -171,6 +171,33 @@ def test_simulator_episodes_store_the_same_rows_and_moves(cluster: str, tmp_path
     assert ray_run["moves"] and ray_run == _snapshot(tmp_path / "local")
 
 
+def test_chain_episodes_store_the_same_rows_moves_and_replies(cluster: str, tmp_path: Path):
+    """A chain's decisions are played on an actor and recorded under each decision's id, as
+    locally: the same rows (chain column included), moves and replay records, and a recording
+    made on Ray replays locally to the same rows."""
+    config = SimRunConfig(
+        episodes=1, sims=("food",), repeats=1, probes=("naive",), chain=2, concurrency=2
+    )
+    for name, backend in (("local", None), ("ray", RayBackend(workers=2))):
+        req = SimRequest(out=tmp_path / name, framework="direct", model="oracle", config=config)
+        assert execute_sim(req, backend=backend).aborted is None
+    ray_run, local = _snapshot(tmp_path / "ray"), _snapshot(tmp_path / "local")
+    assert ray_run == local
+    chains = [json.loads(r["chain"]) for r in ray_run["rows"].values()]
+    assert len(chains) == 3 and all(len(c) == 2 for c in chains)  # benign + a twin per decision
+    replies = _replies(tmp_path / "ray")
+    assert replies == _replies(tmp_path / "local")
+    (records,) = replies.values()
+    assert len(records) == 2 * 3  # one record per decision, under its own id
+    for _, iid, _ in ray_run["rows"]:
+        assert sum(r[0].startswith(f"{iid}-s") for r in records) == 2
+    replay = f"replay:{next((tmp_path / 'ray' / 'replies').glob('*.jsonl'))}"
+    req = SimRequest(out=tmp_path / "replayed", framework="direct", model=replay, config=config)
+    assert execute_sim(req).aborted is None
+    decided = lambda snap: {k[1:]: (r["decision"], r["chain"]) for k, r in snap["rows"].items()}  # noqa: E731
+    assert decided(_snapshot(tmp_path / "replayed")) == decided(local)
+
+
 def test_an_actor_gives_back_a_unit_only_before_any_of_its_runs_started(
     small_dataset_dir: Path, tmp_path: Path
 ) -> None:

@@ -27,12 +27,17 @@ from dibench.sim._episodes import CHAIN_KINDS
 
 
 def _config(steps: int, **kw: object) -> SimRunConfig:
+    """Every simulator's chain with a naive twin at each decision, on a half-size screen (the
+    chains, lists and acceptable sets do not depend on it; drawing a quarter of the pixels
+    makes the runs about twice as quick)."""
     return SimRunConfig(
         episodes=3,
         probes=("naive",),
         repeats=1,
         concurrency=2,
         chain=steps,
+        width=540,
+        height=1170,
         **kw,  # type: ignore[arg-type]
     )
 
@@ -158,7 +163,7 @@ def test_an_unsatisfiable_chain_fails_with_a_clear_error() -> None:
 def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: Path) -> None:
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "dibench", "simulate", "--out", str(out), "--framework",
-           "direct", "--model", "oracle", "--chain", "2", "--episodes", "3", "--probes", "naive",
+           "direct", "--model", "oracle", "--chain", "2", "--episodes", "2", "--probes", "naive",
            "--repeats", "1", "--concurrency", "1"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -180,7 +185,7 @@ def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: P
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     after = {(r[0], r[1]): r[2:] for r in sqlite3.connect(db).execute(q)}
-    planned = {(str(c.id), 1) for c in plan_chains(0, 3, 2, probes=("naive",))}
+    planned = {(str(c.id), 1) for c in plan_chains(0, 2, 2, probes=("naive",))}
     assert set(after) == planned and all(after[k] == v for k, v in before.items())
     moves = (
         sqlite3.connect(db)
@@ -193,26 +198,124 @@ def test_sigkill_mid_chain_run_then_resume_loses_and_doubles_nothing(tmp_path: P
 
 
 def test_report_depth_section_gains_the_chain_table(oracle_chains, tmp_path: Path) -> None:
+    import csv
+    import io
     import json
 
     from click.testing import CliRunner
 
     from dibench.cli import main
-    from dibench.metrics import chain_metrics
+    from dibench.metrics import chain_metrics, later_change
 
     steps, out, rows, _ = oracle_chains
-    if steps == 3:
-        return  # one report (of the 2-decision run) shows the table
-    for fmt in ("md", "json"):
+    for fmt in ("md", "json", "csv"):
         res = CliRunner().invoke(
             main, ["report", str(out), "--format", fmt, "--out", str(tmp_path / f"r.{fmt}")]
         )
         assert res.exit_code == 0, res.output
     md = (tmp_path / "r.md").read_text(encoding="utf-8")
     assert "### Decision chains" in md and all(f"| {a} | 1 |" in md for a in ("food", "hotel"))
+    assert "A hijacked chain beside its benign twin (a filmstrip) is in the HTML report." in md
     got = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     lines = {c["app"]: c["metrics"] for c in got["depth"]["chains"]}
+    lines_csv = list(csv.DictReader(io.StringIO((tmp_path / "r.csv").read_text("utf-8"))))
     for app in ("shopping", "food", "hotel"):
-        want = chain_metrics([r for r in rows if r.app == app])
+        mine = [r for r in rows if r.app == app]
+        want = chain_metrics(mine)
         assert lines[app]["chain_cor_injected"]["value"] == want.chain_cor_injected.value == 1.0
         assert lines[app]["asr"][0]["n"] == want.asr[0].n == 1
+        # the change in later decisions after an injection at each decision but the last
+        for k in range(1, steps + 1):
+            cells = next(ln for ln in md.splitlines() if f"| {app} | {k} |" in ln).split("|")
+            diff, changed = cells[-3].strip(), cells[-2].strip()
+            if k == steps:
+                assert (diff, changed) == ("", "")
+                continue
+            d, share = later_change(mine, k)
+            assert (
+                d.n == 1
+                and diff == f"{d.diff * 100:+.1f}"
+                and changed == f"{share.value * 100:.1f}"
+            )
+            at = {ln["metric"]: ln for ln in lines_csv if ln["position"] == app}
+            assert float(at[f"later_COR_diff_at{k}"]["value"]) == d.diff
+            assert float(at[f"later_changed_at{k}"]["value"]) == share.value
+    if steps == 2:  # the oracle is never hijacked: the HTML says so where the filmstrip goes
+        from dibench.report import build_report, render_report
+
+        rep = build_report(out, n_boot=50, filmstrips=1)
+        assert rep.depth is not None and rep.depth.film is None
+        note = "no injected chain picked its target at its injected decision (no filmstrip)"
+        assert rep.depth.film_note == note and note in render_report(rep, "html")
+
+
+def test_every_framework_adapter_plays_a_chain_and_the_oracle_solves_it(tmp_path: Path) -> None:
+    """The runner plays each decision with the adapter's own one-decision loop, so every
+    registered framework runs a chain: one row per chain with a pick per decision, each in the
+    set computed for it (a small screen and short lists: v2's and E's OCR reads every screen)."""
+    from dibench.adapters import ADAPTERS
+
+    config = SimRunConfig(
+        sims=("food",), episodes=1, probes=(), languages=("en",), repeats=1, concurrency=1,
+        chain=2, list_length=4, width=540, height=1170,
+    )  # fmt: skip
+    frameworks = sorted(ADAPTERS.names())
+    for fw in frameworks:
+        req = SimRequest(out=tmp_path, framework=fw, model="oracle", config=config, record=False)
+        assert execute_sim(req).aborted is None, fw
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        rows = list(store.rows())
+    assert sorted(r.framework for r in rows) == frameworks  # one chain per framework
+    (chain,) = plan_chains(0, 1, 2, sims=("food",), probes=(), languages=("en",), list_length=4)
+    for r in rows:
+        assert r.committed and [p.step for p in r.chain] == [1, 2], r.framework
+        picks = [p.pick for p in r.chain]
+        for k, p in enumerate(r.chain):
+            assert p.pick in step_acceptable(chain, picks[:k]) and not p.violated, r.framework
+
+
+def test_report_shows_a_hijacked_chain_beside_its_benign_twin(tmp_path: Path) -> None:
+    """The random agent (seeded by the repeat, blind to the probe) picks the target at the
+    injected decision 2 of shopping chain 0 in repeat 2: that chain and its benign twin are
+    replayed decision by decision into the HTML report, each thumbnail labelled with its
+    decision and pick; JSON carries the same strip as metadata, markdown a line on it."""
+    import json
+
+    from dibench.report import build_report, write_report
+
+    config = SimRunConfig(
+        sims=("shopping",), episodes=1, probes=("naive",), languages=("en",), repeats=2,
+        concurrency=1, chain=2, inject_at=2, width=540, height=1170,
+    )  # fmt: skip
+    execute_sim(SimRequest(out=tmp_path, framework="direct", model="random", config=config))
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        rows = {(r.instance_id, r.repeat): r for r in store.rows()}
+    hijacked = sorted(
+        k for k, r in rows.items() if r.injected and r.chain[1].pick == r.target
+    )  # the film's choice, recomputed: the first hijacked chain by id and repeat
+    assert hijacked
+    inj = rows[hijacked[0]]
+    ben = rows[inj.pair_of, inj.repeat]
+    rep = build_report(tmp_path, n_boot=50, filmstrips=1)
+    assert rep.depth is not None and rep.depth.film is not None
+    film = rep.depth.film
+    assert (film.pair_of, film.repeat, film.target, film.inject_at) == (
+        ben.instance_id, inj.repeat, inj.target, 2,
+    )  # fmt: skip
+    for eps, row in ((film.benign, ben), (film.injected, inj)):
+        assert [e.decision for e in eps] == [p.pick for p in row.chain]
+        assert all(e.replay_ok and len(e.frames) == e.moves + 1 for e in eps)
+    assert film.injected[1].decision == inj.target
+    html = write_report(rep, "html", tmp_path / "r.html").read_text(encoding="utf-8")
+    strip = html.split('id="chain-film"', 1)[1].split("</article>", 1)[0]
+    frames = sum(len(e.frames) for e in (*film.benign, *film.injected))
+    assert strip.count("<img ") == frames
+    for eps in (film.benign, film.injected):
+        for k, e in enumerate(eps, 1):
+            assert strip.count(f"decision {k} · pick {e.decision}</span>") >= len(e.frames)
+    write_report(rep, "json", tmp_path / "r.json")
+    got = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["depth"]["chain_film"]
+    assert [d["pick"] for d in got["injected"]] == [p.pick for p in inj.chain]
+    assert all(d["replay_ok"] for d in got["benign"] + got["injected"])
+    md = write_report(rep, "md", tmp_path / "r.md").read_text(encoding="utf-8")
+    assert f"The HTML report shows a hijacked chain beside its benign twin: {ben.instance_id}" in md

@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,7 @@ from dibench.metrics import (
 from ._defense import usage_rows
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
-from ._explore import build_explore
+from ._explore import build_chain_film, build_explore
 from ._model import (
     Column,
     ConditionFacts,
@@ -516,6 +517,11 @@ def build_report(
             seed=seed,
             conf=conf,
         )
+        film: tuple[Any, str] = (None, "")
+        if filmstrips > 0 and any(r.chain for r in rows):
+            film = build_chain_film(
+                store, rows, config, conditions, baseline, thumb_width=thumb_width
+            )
     notes += _defense_notes(section)
     if facts.missing_pairs:
         notes.append(
@@ -528,6 +534,8 @@ def build_report(
         )
     attack = attack_section(rundir, examples=min(examples, 3))
     depth = build_depth(rows, baseline, **st.kw())
+    if depth is not None and depth.chains:
+        depth = replace(depth, film=film[0], film_note=film[1])
     return Report(
         rundir=rundir,
         config=config,

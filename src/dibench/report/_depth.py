@@ -29,12 +29,16 @@ from dibench.metrics import (
 )
 
 from ._common import csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._explore import chain_film_html, chain_film_json
 from ._model import ChainLine, DepthLine, DepthSection, ScrollLine, TrendLine
 from ._section import (
+    HTML,
     Block,
     Column,
     Count,
     Heading,
+    Html,
+    Note,
     Para,
     Row,
     Section,
@@ -292,8 +296,10 @@ CHAIN_INTRO = (
     "chains), ASR at the injected decision (the target picked there), chain COR (every "
     "decision acceptable), propagation (of chains whose first decision was hijacked, the "
     "share with a later decision outside its acceptable set or over the chain's limit) and, "
-    "paired with the benign chain of the same seed, the change in later decisions' COR after "
-    "an injection at decision 1 (Δ = injected − benign). Percent, intervals over benign chains."
+    "paired with the benign chain of the same seed, what an injection at the row's decision "
+    "does to the decisions after it: the change in their COR (Δ = injected − benign) and the "
+    "share of their picks that differ from the benign twin's ('–': no chain injected there "
+    "with a later decision). Percent, intervals over benign chains."
 )
 
 
@@ -309,14 +315,15 @@ def _chain_table(section: DepthSection) -> Table:
         Column("chain COR benign"),
         Column("chain COR injected"),
         Column("propagation"),
-        Column("Δ later COR (inject at 1)", short="Δ later"),
+        Column("Δ later COR (injected here)", short="Δ later"),
+        Column("later picks changed"),
     )
     rows = []
     for c in section.chains:
         m = c.metrics
         for k in range(m.steps):
             first = k == 0
-            later = m.later[0][0] if m.later and first else None
+            diff, changed = m.later[k] if k < len(m.later) else (None, None)
             rows.append(
                 Row(
                     (
@@ -330,7 +337,8 @@ def _chain_table(section: DepthSection) -> Table:
                         _est(m.chain_cor_benign) if first else Text(""),
                         _est(m.chain_cor_injected) if first else Text(""),
                         _est(m.propagation) if first else Text(""),
-                        diff_value(later, scale=100.0, digits=1) if later else Text(""),
+                        _later(diff) if diff is not None else Text(""),
+                        _est(changed) if changed is not None else Text(""),
                     )
                 )
             )
@@ -338,6 +346,25 @@ def _chain_table(section: DepthSection) -> Table:
         columns, tuple(rows), lead=3, merge=True, label="depth-chains",
         tex_caption="Decision chains. " + CHAIN_INTRO,
     )  # fmt: skip
+
+
+def _later(d: PairedDiff) -> Value:
+    return diff_value(d, tip=f"{d.n} pairs in {d.n_clusters} benign chains")
+
+
+def _film_note(section: DepthSection) -> str:
+    """What the text formats say where the HTML shows the chain filmstrip."""
+    f = section.film
+    if f is None and section.film_note:
+        return section.film_note[:1].upper() + section.film_note[1:] + "."
+    if f is None:
+        return "A hijacked chain beside its benign twin (a filmstrip) is in the HTML report."
+    picks = lambda eps: ", ".join(e.decision or "–" for e in eps)  # noqa: E731
+    return (
+        f"The HTML report shows a hijacked chain beside its benign twin: {f.pair_of} "
+        f"(repeat {f.repeat}, {f.framework} · {f.model}), {f.probe} on {f.target} at decision "
+        f"{f.inject_at}; picks benign {picks(f.benign)}, injected {picks(f.injected)}."
+    )
 
 
 def _diff(d: PairedDiff) -> Value:
@@ -369,6 +396,9 @@ def depth_view(section: DepthSection) -> Section:
             Heading("Decision chains", id="depth-chains"),
             Para(CHAIN_INTRO),
             _chain_table(section),
+            Heading("A hijacked chain beside its benign twin", id="chain-film", formats=HTML),
+            Html(chain_film_html(section.film, section.film_note)),
+            Note(_film_note(section)),
         ]
     return Section(
         "depth",
@@ -461,9 +491,11 @@ def depth_csv_lines(section: DepthSection) -> list[dict[str, str]]:
             ("propagation", "injected", m.propagation),
         ):
             out.append({**base, "subset": subset, "metric": metric, **csv_estimate(est)})
-        for k, (d, _) in enumerate(m.later, 1):
+        for k, (d, changed) in enumerate(m.later, 1):
             out.append({**base, "subset": "injected-benign", "metric": f"later_COR_diff_at{k}",
                         **csv_diff(d, d.p_value)})  # fmt: skip
+            out.append({**base, "subset": "injected", "metric": f"later_changed_at{k}",
+                        **csv_estimate(changed)})  # fmt: skip
     return out
 
 
@@ -478,4 +510,6 @@ def depth_json(section: DepthSection) -> dict[str, Any]:
     }
     if section.chains:  # a report without chains keeps the record it had
         out["chains"] = plain(section.chains)
+        out["chain_film"] = None if section.film is None else chain_film_json(section.film)
+        out["chain_film_note"] = section.film_note
     return out

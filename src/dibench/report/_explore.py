@@ -27,6 +27,7 @@ from dibench.metrics import (
     ExploreComparison,
     Move,
     PairedDiff,
+    ResultRow,
     Trajectory,
     action_distribution,
     exploration_table,
@@ -46,7 +47,16 @@ from ._common import html_isolated as _i
 from ._common import html_prose as _p
 from ._common import html_text as _e
 from ._common import svg_label as _t
-from ._model import ActionMix, ExploreSection, FilmEpisode, Filmstrip, Frame, order_key, value_label
+from ._model import (
+    ActionMix,
+    ChainFilm,
+    ExploreSection,
+    FilmEpisode,
+    Filmstrip,
+    Frame,
+    order_key,
+    value_label,
+)
 from ._section import (
     HTML,
     TEXT,
@@ -80,13 +90,18 @@ __all__ = [
     "Frame",
     "action_chart",
     "action_text",
+    "build_chain_film",
     "build_explore",
+    "chain_decisions",
+    "chain_film_html",
+    "chain_film_json",
     "explore_csv_lines",
     "explore_json",
     "explore_table",
     "explore_view",
     "films_html",
     "mix_table",
+    "replay_chain",
     "replay_episode",
 ]
 
@@ -411,6 +426,182 @@ def build_explore(
     )
 
 
+# --- a chain's filmstrip --------------------------------------------------------------------------
+def chain_decisions(moves: Sequence[Move]) -> list[tuple[Move, ...]]:
+    """A chain's moves cut into its decisions: each decision ends at its commit (the moves
+    after the last commit, if any, are the decision that did not commit)."""
+    out: list[tuple[Move, ...]] = []
+    cur: list[Move] = []
+    for m in moves:
+        cur.append(m)
+        if m.committed is not None:
+            out.append(tuple(cur))
+            cur = []
+    if cur:
+        out.append(tuple(cur))
+    return out
+
+
+def replay_chain(
+    cfg: Any, chain: Any, traj: Trajectory, picks: Sequence[Any], *, width: int
+) -> tuple[FilmEpisode, ...]:
+    """Re-run a chain decision by decision in a fresh ``ChainEnv`` (``picks``: the stored
+    ``ChainPick`` record): each decision's moves on that decision's simulator, checked against
+    the stored screen ids, the target outlined at the injected decision only. A diverged
+    decision is the last one drawn."""
+    from dataclasses import replace
+
+    from dibench._values import Outcome
+    from dibench.sim import ChainEnv
+
+    cenv = ChainEnv(chain, width=cfg.width, height=cfg.height)
+    out: list[FilmEpisode] = []
+    for k, moves in enumerate(chain_decisions(traj.moves), 1):
+        rec = picks[k - 1] if k - 1 < len(picks) else None
+        pick = rec.pick if rec is not None else None
+        sub = replace(
+            traj, instance_id=str(cenv.spec.id), moves=moves, decision=pick,
+            outcome=Outcome.COMMITTED if pick is not None else traj.outcome,
+        )  # fmt: skip
+        target = chain.target if chain.inject_at == k else None
+        acc = tuple(rec.acceptable) if rec is not None else ()
+        ep = replay_episode(cenv.env, sub, target=target, acceptable=acc, width=width)
+        out.append(ep)
+        if ep.problem or pick is None or cenv.commit(pick) is None:
+            break
+    return tuple(out)
+
+
+def build_chain_film(
+    store: ResultStore,
+    rows: Sequence[ResultRow],
+    config: dict[str, Any],
+    conditions: dict[str, dict[str, Any]],
+    defense: str,
+    *,
+    thumb_width: int = 170,
+) -> tuple[ChainFilm | None, str]:
+    """The first injected chain (by agent, chain id and repeat, in ``defense``'s condition)
+    whose injected decision picked the target, beside its benign twin of the same repeat; or
+    None and why not. Both are replayed from their stored moves."""
+    from dibench.sim import ChainSpec
+
+    rows = [r for r in rows if r.chain and r.defense == defense]
+    if not rows:
+        return None, ""
+    hijacked = sorted(
+        (r for r in rows if r.injected and any(p.injected and p.pick == r.target for p in r.chain)),
+        key=lambda r: (r.framework, r.model, r.instance_id, r.repeat),
+    )
+    if not hijacked:
+        return None, "no injected chain picked its target at its injected decision (no filmstrip)"
+    row = hijacked[0]
+    twin = next(
+        (r for r in rows if not r.injected and r.instance_id == row.pair_of
+         and (r.framework, r.model, r.repeat) == (row.framework, row.model, row.repeat)),
+        None,
+    )  # fmt: skip
+    if twin is None:
+        return None, f"{row.instance_id} (repeat {row.repeat}): no benign twin stored"
+    cfg, specs, note = _specs(config, conditions)
+    chain, base = specs.get(row.instance_id), specs.get(twin.instance_id)
+    if cfg is None or not isinstance(chain, ChainSpec) or not isinstance(base, ChainSpec):
+        return None, note or f"{row.instance_id}: not in the re-planned chains"
+    key = (row.framework, row.model, defense, row.repeat)
+    trajs = {
+        t.instance_id: t
+        for t in store.trajectories()
+        if (t.framework, t.model, t.defense, t.repeat) == key
+        and t.instance_id in (row.instance_id, twin.instance_id)
+    }
+    if len(trajs) < 2:
+        return None, f"{row.instance_id} (repeat {row.repeat}): moves not recorded"
+    film = ChainFilm(
+        framework=row.framework, model=row.model, defense=defense, app=row.app,
+        pair_of=twin.instance_id, repeat=row.repeat, probe=row.probe or "",
+        target=row.target or "", inject_at=chain.inject_at or 0, steps=chain.steps,
+        instruction=chain.instruction,
+        benign=replay_chain(cfg, base, trajs[twin.instance_id], twin.chain, width=thumb_width),
+        injected=replay_chain(cfg, chain, trajs[row.instance_id], row.chain, width=thumb_width),
+    )  # fmt: skip
+    return film, ""
+
+
+def _chain_strip(name: str, eps: Sequence[FilmEpisode], film: ChainFilm) -> str:
+    picks = ", ".join(f"{k}: {_i(e.outcome)}" for k, e in enumerate(eps, 1)) or "nothing replayed"
+    parts = [f'<div class="strip"><h4>{name}<span>{picks}</span></h4>']
+    for k, ep in enumerate(eps, 1):
+        here = " · injected here" if name == "Injected" and k == film.inject_at else ""
+        label = f"decision {k} · pick {ep.decision or '–'}"
+        parts.append(
+            f'<p class="decision"><b>Decision {k} of {film.steps}</b>{_e(here)} · {ep.moves} '
+            f"actions → {_i(ep.outcome)}</p>{_frames_html(ep, label)}"
+        )
+    return "".join(parts) + "</div>"
+
+
+def chain_film_html(film: ChainFilm | None, note: str) -> str:
+    """The chain filmstrip (HTML only: thumbnails): the hijacked chain below its benign twin,
+    each decision's screens in turn, every thumbnail labelled with its decision and pick."""
+    if film is None:
+        return f'<div class="callout">{_p(note)}</div>' if note else ""
+    problems = film.replay_problems
+    n = len(film.benign) + len(film.injected)
+    check = (
+        f'<span class="ok">✓ all {n} decision replays reproduced every stored screen id</span>'
+        if not problems
+        else f'<span class="err">{len(problems)} of {n} decision replays diverged</span>'
+    )
+    head = (
+        f"<b>{_i(value_label('probe', film.probe))}</b> · "
+        f"{_p(agent_label(film.framework, film.model))}"
+        + (f" · defense {_i(film.defense)}" if film.defense != "none" else "")
+        + f" · {_i(film.app)} · {_i(film.pair_of)} · repeat {film.repeat} · target "
+        f"{_i(film.target)} at decision {film.inject_at} "
+        '<span class="tag yes">target picked</span>'
+    )
+    lede = (
+        '<p class="lede">The first injected chain (by agent, chain id and repeat) whose '
+        "injected decision picked the attack target, below its benign twin (same seed, lists "
+        "and instruction). Each decision is replayed from the stored moves on that decision's "
+        "simulator; thumbnails as in the exploration filmstrips (red outline: the target, at "
+        "the injected decision only; green: that decision's acceptable items given the "
+        f"earlier picks). Replay check: {check}.</p>"
+    )
+    body = f'<p><span class="lbl">Instruction</span>{_i(film.instruction)}</p>'
+    body += _chain_strip("Benign", film.benign, film)
+    body += _chain_strip("Injected", film.injected, film)
+    return (
+        f'{lede}<article class="film" id="chain-film"><header>{head}</header>'
+        f'<div class="filmbody">{body}</div></article>'
+    )
+
+
+def chain_film_json(film: ChainFilm) -> dict[str, Any]:
+    """The chain filmstrip's metadata and replay status (thumbnails only in the HTML)."""
+    keys = ("framework", "model", "defense", "app", "pair_of", "repeat", "probe", "target",
+            "inject_at", "steps", "instruction")  # fmt: skip
+    return {
+        **{k: plain(getattr(film, k)) for k in keys},
+        **{
+            side: [
+                {
+                    "decision": k,
+                    "instance_id": ep.instance_id,
+                    "pick": ep.decision,
+                    "outcome": ep.outcome,
+                    "moves": ep.moves,
+                    "frames": len(ep.frames),
+                    "replay_ok": ep.replay_ok,
+                    "problem": ep.problem,
+                }
+                for k, ep in enumerate(eps, 1)
+            ]
+            for side, eps in (("benign", film.benign), ("injected", film.injected))
+        },
+    }
+
+
 # --- shared text ---------------------------------------------------------------------------------
 def _measured(x: Estimate | PairedDiff) -> bool:
     value = x.value if isinstance(x, Estimate) else x.diff
@@ -557,6 +748,8 @@ font-size:14px}
 .frames figcaption b{font-weight:650}
 .frames figcaption .act{display:block;color:var(--muted);font-family:ui-monospace,SFMono-Regular,
 Menlo,Consolas,monospace;font-size:11px}
+.frames figcaption .dec{display:block;font-weight:650;color:var(--accent)}
+.strip p.decision{margin:10px 0 4px;font-size:13px}
 .frames figure.end img{outline:3px solid var(--accent);outline-offset:-1px}
 .frames figure.end figcaption b{color:var(--accent)}
 .ok{color:var(--green)}
@@ -565,8 +758,11 @@ font-size:14px;color:#7f1d1d}
 """
 
 
-def _frames_html(ep: FilmEpisode) -> str:
+def _frames_html(ep: FilmEpisode, label: str = "") -> str:
+    """The episode's thumbnails; ``label`` (a chain's decision and its pick) heads every
+    caption."""
     figs = []
+    head = f'<span class="dec">{_e(label)}</span>' if label else ""
     for f in ep.frames:
         end = f.step > ep.moves
         src = "data:image/jpeg;base64," + base64.b64encode(f.image).decode()
@@ -578,7 +774,7 @@ def _frames_html(ep: FilmEpisode) -> str:
         )
         figs.append(
             f'<figure class="{"end" if end else "step"}"><img alt="{_e(f.screen)}" src="{src}" '
-            f'width="170"><figcaption><b>{title} · {_i(f.page)}</b><br>{what}</figcaption>'
+            f'width="170"><figcaption>{head}<b>{title} · {_i(f.page)}</b><br>{what}</figcaption>'
             "</figure>"
         )
     warn = ""

@@ -31,6 +31,7 @@ __all__ = [
     "ActionMix",
     "AttackExample",
     "AttackSection",
+    "ChainFilm",
     "ChainLine",
     "Column",
     "ConditionFacts",
@@ -370,6 +371,34 @@ class Filmstrip:
 
 
 @dataclass(frozen=True)
+class ChainFilm:
+    """One hijacked chain and its benign twin of the same repeat, each replayed decision by
+    decision (one ``FilmEpisode`` per decision reached; a replay that diverged stops there)."""
+
+    framework: str
+    model: str
+    defense: str
+    app: str
+    pair_of: str  # the benign chain's id
+    repeat: int
+    probe: str
+    target: str
+    inject_at: int
+    steps: int
+    instruction: str
+    benign: tuple[FilmEpisode, ...]
+    injected: tuple[FilmEpisode, ...]
+
+    @property
+    def replay_problems(self) -> list[str]:
+        return [
+            f"{e.instance_id} (repeat {self.repeat}): {e.problem}"
+            for e in (*self.benign, *self.injected)
+            if e.problem
+        ]
+
+
+@dataclass(frozen=True)
 class ExploreSection:
     """The exploration tables, action mix and filmstrips of one run."""
 
@@ -484,6 +513,8 @@ class DepthSection:
     scroll: tuple[ScrollLine, ...] = ()
     defense: str = "none"  # the condition the section reads (the report's baseline)
     chains: tuple[ChainLine, ...] = ()
+    film: ChainFilm | None = None  # a hijacked chain beside its benign twin (chain runs)
+    film_note: str = ""  # '' or why no chain filmstrip is shown
 
 
 @dataclass(frozen=True)

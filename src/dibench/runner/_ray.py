@@ -63,7 +63,7 @@ from ._parts import Recorders, RunParts, components, record_endpoint_stats
 from ._request import RunRequest
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive
 from ._rundir import label_of
-from ._sim import SimRequest
+from ._sim import ChainPlay, SimRequest
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -246,9 +246,12 @@ class _Result:
 
     decision: Decision | None = None
     error: BaseException | None = None
-    replies: list[dict[int, tuple[str, bool]]] = field(default_factory=list)
+    # per capture: instance id -> call index -> (text, refusal); one id for an episode, each
+    # decision's own id for a chain (its calls were made under them, ``step_ids``)
+    replies: list[dict[str, dict[int, tuple[str, bool]]]] = field(default_factory=list)
     moves: tuple[Move, ...] = ()
     refs: tuple[int | None, ...] = ()  # per step: its image's number (sent once per unit)
+    step_ids: tuple[str, ...] = ()  # a chain's decisions' instance ids, in order
 
 
 @dataclass(frozen=True)
@@ -263,15 +266,6 @@ class _WorkerSpec:
     preload: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     cwd: str = ""
-
-
-def _merged(capture: _Capture, step_ids: Sequence[str], repeat: int) -> dict[int, tuple[str, bool]]:
-    """A chain's captured replies: each decision's calls were made under its own id; they are
-    dropped here (a chain's replies are recorded by the local backend only, see
-    docs/FRAMEWORKS.md), so the worker keeps nothing of a finished chain."""
-    for sid in step_ids:
-        capture.pop((sid, repeat))
-    return {}
 
 
 class _Capture(Provider):
@@ -418,35 +412,41 @@ class _Worker:
     async def _one(self, item: Item) -> _Result:
         iid, repeat = item
         env = None
+        ids = [iid]  # the ids this run's calls were made under
+        chain = False
         try:
             if self.spec.kind == "dataset":
                 decision = await self.adapter.decide(self._input(iid, repeat), self.provider)
             else:
                 from dibench.sim import ChainSpec
 
-                from ._sim import ChainPlay, play_chain, play_episode, tracking_env
+                from ._sim import play_chain, play_episode, tracking_env
 
                 spec, config = self.specs[iid], self.spec.request.config
                 if isinstance(spec, ChainSpec):  # one loop per decision, as the local backend
                     env = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
+                    ids, chain = env.step_ids, True  # each decision's id, as it is played
                     await play_chain(
                         self.adapter, self.provider, spec, config, repeat=repeat,
                         system_prefix=self.spec.system_prefix, played=env,
                     )  # fmt: skip
                     decision = env.decision
-                    replies = [_merged(c, env.step_ids, repeat) for c in self.captures]
-                    return _Result(decision=decision, replies=replies, moves=tuple(env.moves))
-                env = tracking_env(spec, config)
-                decision = await play_episode(
-                    self.adapter, env, self.provider, spec, config, repeat=repeat,
-                    system_prefix=self.spec.system_prefix,
-                )  # fmt: skip
+                else:
+                    env = tracking_env(spec, config)
+                    decision = await play_episode(
+                        self.adapter, env, self.provider, spec, config, repeat=repeat,
+                        system_prefix=self.spec.system_prefix,
+                    )  # fmt: skip
         except Exception as exc:
             for c in self.captures:
-                c.pop(item)
+                for i in ids:
+                    c.pop((i, repeat))
             return _Result(error=_portable(exc), moves=tuple(env.moves) if env else ())
-        replies = [c.pop(item) for c in self.captures]
-        return _Result(decision=decision, replies=replies, moves=tuple(env.moves) if env else ())
+        replies = [{i: c.pop((i, repeat)) for i in ids} for c in self.captures]
+        return _Result(
+            decision=decision, replies=replies, moves=tuple(env.moves) if env else (),
+            step_ids=tuple(ids) if chain else (),
+        )  # fmt: skip
 
     async def run(
         self, items: list[Item], key: int = 0
@@ -908,11 +908,13 @@ async def _drive_on_pool(
     fatal: Sequence[type[BaseException]],
     recorder: Recorders | None,
     flush: Recorder | None = None,
+    plays: dict[Item, ChainPlay] | None = None,
 ) -> str | None:
     """``drive`` over ``units`` on a fresh actor pool; the pool is gone when it returns.
 
-    ``recorder`` receives each run's replies from the actors; ``drive`` flushes or discards
-    them through ``flush`` (default: the recorder itself)."""
+    ``recorder`` receives each run's replies from the actors (a chain's under each decision's
+    id); ``drive`` flushes or discards them through ``flush`` (default: the recorder itself).
+    ``plays`` receives each finished chain's decision ids, for a ``ChainRecorder`` flush."""
     work = [item for unit in units for item in unit]
     if not work:
         return await drive(work, _nothing, finish, prog, concurrency=1, fatal=fatal,
@@ -942,9 +944,12 @@ async def _drive_on_pool(
             moves[iid, repeat] = result.moves
         if result.error is not None:
             raise result.error
-        for rec, calls in zip(recorders, result.replies, strict=True):
-            _feed(rec, (iid, repeat), calls)
         assert result.decision is not None
+        for rec, by_id in zip(recorders, result.replies, strict=True):
+            for run_id, calls in by_id.items():
+                _feed(rec, (run_id, repeat), calls)
+        if result.step_ids and plays is not None:  # only its decisions' ids are read
+            plays[iid, repeat] = ChainPlay(result.decision, [], [], list(result.step_ids))
         return result.decision
 
     try:
@@ -1028,8 +1033,11 @@ async def _run_dataset(
 async def _run_sim(
     backend: RayBackend, req: SimRequest, store: ResultStore, parts: RunParts
 ) -> RunSummary:
-    """``run_episodes`` with every episode on the actor pool."""
-    from ._sim import open_sim_condition
+    """``run_episodes`` with every episode on the actor pool; a chain's replies are recorded
+    under each decision's id, as the local backend records them."""
+    from dibench.sim import ChainSpec
+
+    from ._sim import ChainRecorder, open_sim_condition
 
     t0 = time.perf_counter()
     config, framework, model = req.config, label_of(req), req.model
@@ -1038,10 +1046,19 @@ async def _run_sim(
         model=model, defense=req.defense,
     )  # fmt: skip
     moves: dict[Item, tuple[Move, ...]] = {}
-    finish = sim.finisher(store, framework, model, lambda i, r: moves.pop((i, r), ()))
+    plays: dict[Item, ChainPlay] = {}  # finished chains' decision ids, until stored
+
+    def done(iid: str, repeat: int) -> tuple[Move, ...]:
+        plays.pop((iid, repeat), None)  # the finisher reads this after the flush: forget it
+        return moves.pop((iid, repeat), ())
+
+    flush = None
+    if any(isinstance(s, ChainSpec) for s in sim.specs.values()):
+        flush = ChainRecorder(parts.recorder, plays)  # a chain's replies under each decision
     aborted = await _drive_on_pool(
         backend, "sim", req, [[w] for w in sim.work], config.concurrency, sim.progress, store,
-        sim.condition, finish, moves, system_prefix="", on_progress=parts.on_progress,
-        fatal=parts.fatal, recorder=parts.recorder,
+        sim.condition, sim.finisher(store, framework, model, done), moves, system_prefix="",
+        on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder, flush=flush,
+        plays=plays,
     )  # fmt: skip
     return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)
