@@ -67,10 +67,10 @@ def _isolated_registries() -> Iterator[None]:
 
 @pytest.fixture(scope="module", autouse=True)
 def _caches_dropped_after_each_file() -> Iterator[None]:
-    """A worker runs a hundred test files; the module caches would otherwise keep the last
-    file's screens (about 400 MB in a worker) while the next file builds its own."""
+    """A worker runs a hundred test files; the module caches of screens would otherwise keep
+    the last file's (about 400 MB in a worker) while the next file builds its own."""
     yield
-    LruCache.clear_all()
+    LruCache.clear_bulky()
 
 
 @pytest.fixture(scope="session", autouse=True)

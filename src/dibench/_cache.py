@@ -27,20 +27,23 @@ class LruCache(Generic[K, V]):
     _live: ClassVar[weakref.WeakSet[LruCache]] = weakref.WeakSet()
 
     @classmethod
-    def clear_all(cls) -> int:
-        """Empty every cache alive in this process; the number emptied.
+    def clear_bulky(cls) -> int:
+        """Empty every ``bulky`` cache alive in this process; the number emptied.
 
-        Module caches keep a few screens each (hundreds of MB between them) for as long as the
-        process lives, which a run wants; a long-lived process that moves on to unrelated work
-        (a notebook, a test session going from one file to the next) drops them here.
+        Module caches of screens keep a few bitmaps each (hundreds of MB between them) for as
+        long as the process lives, which a run wants; a long-lived process that moves on to
+        unrelated work (a notebook, a test session going from one file to the next) drops them
+        here and keeps the small, costly values (OCR reads, parsed records).
         """
-        caches = list(cls._live)
+        caches = [c for c in list(cls._live) if c.bulky]
         for cache in caches:
             cache.clear()
         return len(caches)
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, *, bulky: bool = False) -> None:
+        """``bulky``: its values are screens or other multi-MB objects (see ``clear_bulky``)."""
         LruCache._live.add(self)
+        self.bulky = bulky
         self.maxsize = maxsize
         self._data: OrderedDict[K, V] = OrderedDict()
         self._pending: dict[K, Future[V]] = {}

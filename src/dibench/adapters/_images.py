@@ -98,14 +98,14 @@ class Shown:
         return x / self.sx, y / self.sy
 
 
-_SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12)
+_SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12, bulky=True)
 
 
 # (id of the PNG bytes, variant, jpeg) -> (those bytes, Shown), touched on the event loop only:
 # every repeat of a screen passes the same bytes object, found again without hashing 300 KB
 # (few entries: a Shown may hold a derived bitmap)
 _SHOWN_BY_PNG: LruCache[tuple[int, Hashable, int | None], tuple[bytes, Shown]] = LruCache(
-    maxsize=16
+    maxsize=16, bulky=True
 )
 Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
@@ -215,7 +215,7 @@ def scale_ui(ui: Sequence[UIElement], sx: float, sy: float) -> tuple[UIElement, 
     return tuple(e.model_copy(update={"bounds": scale_box(e.bounds, sx, sy)}) for e in ui)
 
 
-_DECODED: LruCache[str, Image.Image] = LruCache(maxsize=24)
+_DECODED: LruCache[str, Image.Image] = LruCache(maxsize=24, bulky=True)
 
 
 def decode_jpeg(data: bytes) -> Image.Image:

@@ -31,7 +31,7 @@ __all__ = [
     "jpeg_roundtrip",
 ]
 
-_OUT: LruCache[Hashable, Image.Image] = LruCache(maxsize=16)
+_OUT: LruCache[Hashable, Image.Image] = LruCache(maxsize=16, bulky=True)
 
 
 def _view_key(view: View) -> str:

@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 
-_B64: LruCache[int, tuple[bytes, str]] = LruCache(32)
+_B64: LruCache[int, tuple[bytes, str]] = LruCache(32, bulky=True)
 
 
 def _base64(png: bytes) -> str:

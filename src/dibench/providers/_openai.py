@@ -61,7 +61,7 @@ def parse_chat_completion(body: bytes, model: str = "") -> Reply:
 # the marker itself (NUL characters) is dumped the plain way.
 _MARK = "\x00dibench-image\x00"
 _MARK_JSON = orjson.dumps(_MARK)[1:-1]  # the marker as it appears in JSON
-_URL_JSON: LruCache[int, tuple[bytes, str, bytes]] = LruCache(32)
+_URL_JSON: LruCache[int, tuple[bytes, str, bytes]] = LruCache(32, bulky=True)
 
 
 def _json_data_url(part: ImagePart) -> bytes:

@@ -58,9 +58,9 @@ _SCREEN_CACHE = 8
 # runner plays them one after another, so a few entries make each be drawn once per process
 # instead of once per episode. Probes compose on copies, so a shared drawing never changes.
 # Costs: a list canvas is ~10-12 screens of pixels (~20 MB at 1080 x 2340), a detail page 1-2.
-_LISTS: LruCache[tuple, ListCanvas] = LruCache(2)
-_HOMES: LruCache[tuple, Page] = LruCache(4)
-_DETAILS: LruCache[tuple, DetailPage] = LruCache(8)
+_LISTS: LruCache[tuple, ListCanvas] = LruCache(2, bulky=True)
+_HOMES: LruCache[tuple, Page] = LruCache(4, bulky=True)
+_DETAILS: LruCache[tuple, DetailPage] = LruCache(8, bulky=True)
 
 
 @dataclass
