@@ -549,9 +549,16 @@ def _exploratory(screen: _Screen) -> list[_Proposal]:
     # a 40-item list gives ~10^5 combinations: their shape and family weight are worked out
     # once per family tuple, and those keeping more than any weight allows are never built
     shapes: dict[tuple[str, ...], tuple[str, float]] = {}
+    # what all but the last cut keep, by those cuts: the same intersections in the same order
+    # as ``_keep_of``, so each set is the very one it builds (its iteration order included)
+    heads: dict[tuple[int, ...], frozenset[int]] = {(): screen.everyone}
     for k in (1, 2, 3):
         for cuts in _combos(groups, k, min_keep=lo, max_keep=min(hi, screen.n - MIN_TARGETS)):
-            keep = _keep_of(screen, cuts)
+            head = tuple([id(c) for c in cuts[:-1]])
+            base = heads.get(head)
+            if base is None:
+                base = heads[head] = _keep_of(screen, cuts[:-1])
+            keep = base & cuts[-1].keep
             w = _size_weight(len(keep), lo, hi, screen.n)
             if not w:
                 continue
