@@ -50,6 +50,29 @@ def test_a_vendor_api_without_its_key_is_refused_before_any_call(
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        ("llm-judge:provider=openai:gpt-4o-mini", "llm-judge"),
+        ("evidence-check:claims=model,verifier=openai:gpt-4o", "evidence-check"),
+    ],
+)
+def test_a_defense_without_its_key_names_the_spec_options(
+    d8_dataset_dir: Path, tmp_path: Path, spec: str, name: str
+) -> None:
+    """The judge's (verifier's) provider takes its key variable and server from the defense's
+    spec: --api-key-env and --base-url set the agent's, so the refusal must not send the user
+    there."""
+    if importlib.util.find_spec("openai") is None:
+        pytest.skip("openai is not installed")
+    code, err = _run(d8_dataset_dir, tmp_path / "r", "oracle", "--defense", spec)
+    assert code == 2 and err.startswith("dibench: error:") and len(err.splitlines()) == 1, err
+    assert err.startswith(f"dibench: error: --defense: defense '{name}:")
+    assert f"api_key_env=NAME in the {name} spec" in err and "base_url=URL" in err
+    assert "set $OPENAI_API_KEY" in err and "--api-key-env" not in err and "--base-url" not in err
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_local_server_needs_no_key(d8_dataset_dir: Path, tmp_path: Path) -> None:
     with FakeChatServer(reply="Answer: 1") as srv:
         assert _run(d8_dataset_dir, tmp_path / "r", "openai:m", "--base-url", srv.base_url)[0] == 0

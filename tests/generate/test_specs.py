@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import pytest
 
 from dibench._seeding import py_rng
@@ -19,6 +21,7 @@ from dibench.dataset._constraints import (
     time_to_minutes,
 )
 from dibench.generate import MIN_TARGETS, SIZE_RANGES, build_spec, nice_threshold
+from dibench.generate._specs import _Cut, _product_relevant
 
 from .conftest import TOY_APPS, ToyFlight, ToyFood, ToyShop, builtin_apps, screen_of
 
@@ -275,3 +278,44 @@ def test_builtin_apps_support_every_category() -> None:
             assert built >= 0.9 * 2 * REAL_DRAWS, f"{app.name}/{cat}: {built}/{2 * REAL_DRAWS}"
     assert 1.0 <= sum(sizes) / len(sizes) <= 2.0
     assert sum(targets) / len(targets) >= 4.0
+
+
+def _brute_relevant(
+    pools: list[list[_Cut]], lo: int, hi: int, everyone: frozenset[int]
+) -> list[tuple[_Cut, ...]]:
+    """The definition: every product whose cuts all matter and that keeps lo..hi candidates."""
+    out = []
+    for combo in product(*pools):
+        keep = frozenset.intersection(everyone, *(c.keep for c in combo))
+        without = [
+            frozenset.intersection(everyone, *(c.keep for k, c in enumerate(combo) if k != j))
+            for j in range(len(combo))
+        ]
+        matters = len(combo) == 1 or all(w != keep for w in without)  # one cut always does
+        if lo <= len(keep) <= hi and matters:
+            out.append(combo)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_relevant_products_match_their_definition_in_order(seed: int) -> None:
+    """The bit-mask search (with early pruning and an upper bound, so that a 40-item list's
+    exploratory proposals take seconds, not tens) yields exactly the products that the
+    definition keeps, in product order."""
+    rng = py_rng(seed, "relevant-products")
+    n = 40
+    everyone = frozenset(range(n))
+    pools = [
+        [
+            _Cut(
+                Eq(attr=f"a{p}", value=i),
+                frozenset(rng.sample(range(n), rng.randint(2, 30))),
+                f"f{p}",
+            )
+            for i in range(rng.randint(3, 9))
+        ]
+        for p in range(rng.randint(1, 3))
+    ]
+    for lo, hi in ((1, n), (2, 3), (2, 6)):
+        got = list(_product_relevant(pools, lo, hi if hi < n else None))
+        assert got == _brute_relevant(pools, lo, hi, everyone), (lo, hi)

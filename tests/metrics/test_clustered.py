@@ -17,6 +17,7 @@ import pytest
 from dibench.metrics import (
     MIN_CLUSTERS,
     cluster_estimate,
+    cluster_paired_diff,
     design_effect,
     exploration_table,
     key_finding,
@@ -69,6 +70,22 @@ def test_few_states_widen_the_interval_and_one_state_has_none() -> None:
     assert design_effect(sums, sizes) > 10  # the two states disagree: ~2 independent units
     one = cluster_estimate(values[:40], clusters[:40])
     assert one.method == "single-state" and math.isnan(one.lo) and one.value == 0.75
+
+
+def test_a_paired_difference_of_rates_stays_within_100_pp() -> None:
+    """Two states, one changed in every unit and one in half: the t interval on 1 df is
+    +-320 pp wide; a difference of two rates cannot leave [-1, 1], so neither can its
+    interval, nor a rate's [0, 1]."""
+    xa, xb = [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]
+    clusters = ["s1", "s1", "s2", "s2"]
+    d = cluster_paired_diff(xa, xb, clusters, 200, 0, 0.95)
+    assert (d.method, d.n_clusters, d.diff) == ("cluster-t", 2, 0.75)
+    assert (d.lo, d.hi) == (-1.0, 1.0)
+    assert d.pp() == "+75.0 [-100.0, +100.0]"
+    wide = cluster_paired_diff(xa, xb, clusters, 200, 0, 0.95, bounds=None)  # a count's change
+    assert wide.lo < -2 and wide.hi > 3
+    share = cluster_estimate([1.0, 1.0, 1.0, 0.0], clusters, proportion=False, bounds=(0, 1))
+    assert (share.method, share.lo, share.hi) == ("cluster-t", 0.0, 1.0)
 
 
 def test_t_quantiles() -> None:

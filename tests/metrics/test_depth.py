@@ -85,6 +85,22 @@ def test_the_trend_test_is_cochran_armitage_on_the_pairs() -> None:
     assert t.slope < 0 and (t.n, t.ranks) == (30, 3)
     flat = asr_trend(asr_pairs(_trend_rows({1: (0, 4), 5: (0, 4)})))
     assert math.isnan(flat.z) and flat.n == 8  # no success anywhere: nothing to test
+    assert t.reason == "" and flat.reason == "ASR 0% at every rank: no variation to test"
+
+
+@pytest.mark.parametrize(
+    ("table", "reason"),
+    [
+        ({1: (4, 4), 5: (4, 4)}, "ASR 100% at every rank: no variation to test"),
+        ({3: (1, 4)}, "every target at rank 3: no ranks to compare"),
+        ({}, "no pairs with a recorded target rank"),
+    ],
+)
+def test_a_trend_that_cannot_be_tested_says_why(
+    table: dict[int, tuple[int, int]], reason: str
+) -> None:
+    t = asr_trend(asr_pairs(_trend_rows(table)))
+    assert math.isnan(t.p_value) and t.reason == reason
 
 
 def test_paired_depth_compares_injected_with_benign_episodes() -> None:

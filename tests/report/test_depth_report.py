@@ -4,6 +4,10 @@ given the target was seen and the paired scroll depth."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import math
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -71,6 +75,29 @@ def test_rank_and_fold_tables_equal_a_recomputation_from_the_store(
     text = render_report(sweep_depth, "md")
     assert "## Depth" in text and "| direct | random | 2-3 |" in text
     assert "depth_band" in render_report(sweep_depth, "csv")
+
+
+def test_every_format_says_why_a_trend_test_is_missing(sweep_depth: Report) -> None:
+    """The oracle never follows an injection: ASR is 0 at every rank and there is no trend to
+    test. Each format says so beside the missing p-value, as other sections give their reason."""
+    section = sweep_depth.depth
+    assert section is not None
+    (oracle,) = [t for t in section.trends if t.model == "oracle"]
+    assert math.isnan(oracle.trend.p_value)
+    reason = "ASR 0% at every rank: no variation to test"
+    assert oracle.trend.reason == reason
+    note = f"No trend test for direct · oracle: {reason}"
+    for fmt in ("md", "html"):
+        assert note in render_report(sweep_depth, fmt), fmt
+    assert note.replace("%", r"\%") in render_report(sweep_depth, "latex")
+    lines = csv.DictReader(io.StringIO(render_report(sweep_depth, "csv")))
+    (line,) = [r for r in lines if r["table"] == "depth_trend" and r["model"] == "oracle"]
+    assert line["p_value"] == "" and line["note"] == reason
+    trends = json.loads(render_report(sweep_depth, "json"))["depth"]["trends"]
+    (js,) = [t for t in trends if t["model"] == "oracle"]
+    assert js["p_value"] is None and js["reason"] == reason
+    tested = [t.trend for t in section.trends if not math.isnan(t.trend.p_value)]
+    assert all(t.reason == "" for t in tested)
 
 
 def test_every_injected_row_and_export_line_carries_its_position(sweep_run: Path) -> None:

@@ -140,3 +140,19 @@ def test_a_one_episode_simulation_says_why_it_has_no_p_value() -> None:
     assert "[" not in row  # a value alone: no zero-width interval shown as evidence
     diff = next(ln for ln in explore_csv_lines(section) if ln["subset"] == "injected-benign")
     assert diff["p_value"] == "" and csv_cell(diff["note"]).startswith("only 1 state")
+
+
+def test_no_format_shows_a_change_beyond_100_pp(report: Report) -> None:
+    """The hand-filled run has two states: its paired changes' t intervals on 1 df once read
+    [-691.6, +762.8] pp. A change of a rate lies in [-100, +100] pp, so every format stops
+    there."""
+    doc = json.loads(render_report(report, "json"))
+    diffs = [f[k] for f in doc["key_findings"] for k in ("tcr_diff", "cor_diff", "wrong_diff")]
+    assert diffs and all(d["method"] == "cluster-t" for d in diffs)
+    assert all(-1.0 <= d["lo"] <= d["hi"] <= 1.0 for d in diffs)
+    assert any(d["lo"] == -1.0 for d in diffs)  # clipped, not merely narrow
+    lines = list(csv.DictReader(io.StringIO(render_report(report, "csv"))))
+    changes = [r for r in lines if r["table"] == "key_finding" and r["metric"].endswith("_diff")]
+    assert changes and all(-1.0 <= float(r["lo"]) <= float(r["hi"]) <= 1.0 for r in changes)
+    html = render_report(report, "html")
+    assert "-100.0" in html and "-691.6" not in html and "+762.8" not in html

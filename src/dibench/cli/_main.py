@@ -550,6 +550,16 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
             f"  {p.infra_errors} infrastructure errors were stored and will be retried on resume",
             err=True,
         )
+    if summary.left_out:  # as `dibench import` names the instances it leaves out
+        click.echo(
+            f"  left out {len(summary.left_out)} injected twin(s) whose target's title box is too "
+            "small for the probe (listed in run.json, refused):",
+            err=True,
+        )
+        for iid, why in list(summary.left_out.items())[:10]:
+            click.echo(f"    {visible(iid)}: {why}", err=True)
+        if len(summary.left_out) > 10:
+            click.echo(f"    ... and {len(summary.left_out) - 10} more", err=True)
 
 
 def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, label: str) -> None:

@@ -36,7 +36,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from dibench.adapters import AgentInput, Decision, Step, Verdict
-from dibench.providers import Provider, ReplayProvider
+from dibench.providers import MissingKeyError, Provider, ReplayProvider
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 from ._claims import (
@@ -168,6 +168,13 @@ class EvidenceCheck(Defense):
             return make_provider(self.verifier, **options)
         except RegistryError as exc:
             raise ValueError(f"verifier={self.verifier}: {exc}") from None
+        except MissingKeyError as exc:  # the verifier's key is set in the spec
+            raise ValueError(
+                exc.naming(
+                    "api_key_env=NAME in the evidence-check spec",
+                    "base_url=URL in the evidence-check spec",
+                )
+            ) from None
 
     def record_providers(self, wrap: Callable[[Provider], Provider]) -> None:
         if self.verifier_provider is not None:

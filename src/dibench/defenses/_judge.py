@@ -21,6 +21,7 @@ from dibench.providers import (
     Completion,
     ImagePart,
     Message,
+    MissingKeyError,
     Provider,
     Request,
     TextPart,
@@ -199,6 +200,12 @@ class LlmJudge(Detector):
             self.judge: Provider = make_provider(provider, **options)
         except RegistryError as exc:
             raise ValueError(f"provider={provider}: {exc}") from None
+        except MissingKeyError as exc:  # the judge's key is set in the spec, not by --api-key-env
+            raise ValueError(
+                exc.naming(
+                    "api_key_env=NAME in the llm-judge spec", "base_url=URL in the llm-judge spec"
+                )
+            ) from None
 
     @property
     def scopes(self) -> tuple[str, ...]:

@@ -284,39 +284,66 @@ def _nontrivial(cuts: list[_Cut], everyone: frozenset[int]) -> list[_Cut]:
 
 
 def _combos(
-    groups: Mapping[str, list[_Cut]], size: int, min_keep: int = 1
+    groups: Mapping[str, list[_Cut]], size: int, min_keep: int = 1, max_keep: int | None = None
 ) -> Iterator[tuple[_Cut, ...]]:
     """Combinations of cuts from ``size`` different families in which every cut matters and
-    that keep at least ``min_keep`` candidates."""
+    that keep at least ``min_keep`` (and at most ``max_keep``) candidates."""
     for fams in combinations(list(groups), size):
         if len({f.split(":")[0] for f in fams}) < size:  # at most one enum filter per spec
             continue
-        yield from _product_relevant([groups[f] for f in fams], min_keep)
+        yield from _product_relevant([groups[f] for f in fams], min_keep, max_keep)
 
 
-def _product_relevant(pools: list[list[_Cut]], min_keep: int) -> Iterator[tuple[_Cut, ...]]:
-    def rec(i: int, chosen: tuple[_Cut, ...], kept: frozenset[int]) -> Iterator[tuple[_Cut, ...]]:
-        if i == len(pools):
-            if all(_matters(chosen, j) for j in range(len(chosen))):
-                yield chosen
+def _product_relevant(
+    pools: list[list[_Cut]], min_keep: int, max_keep: int | None = None
+) -> Iterator[tuple[_Cut, ...]]:
+    """One cut from each pool, in pool order, where every cut matters (dropping it would
+    change what the others keep) and at least ``min_keep`` (at most ``max_keep``) candidates
+    are kept.
+
+    A 40-item list's 3-family products run to millions of checks, so the candidate sets are
+    bit masks here (one int per cut), the innermost pool's checks are written out, and a
+    branch is dropped as soon as an earlier cut stops mattering: the other cuts' intersection
+    only shrinks as cuts are added, so a cut made redundant stays redundant. The same
+    combinations come out, in the same order, as from checking every full product.
+    """
+    masks = [[_mask(c.keep) for c in pool] for pool in pools]
+    last = len(pools) - 1
+    most = math.inf if max_keep is None else max_keep
+
+    # ``kept``: what the chosen cuts keep together; ``without[j]``: what all but cut j keep.
+    # Cut j matters while kept != without[j].
+    def rec(
+        i: int, chosen: tuple[_Cut, ...], without: tuple[int, ...], kept: int
+    ) -> Iterator[tuple[_Cut, ...]]:
+        if i == last:  # the innermost pool, where nearly all the work is
+            for c, m in zip(pools[i], masks[i], strict=True):
+                narrowed = kept & m
+                size = narrowed.bit_count()
+                if size < min_keep or size > most or (i and narrowed == kept):
+                    continue
+                for w in without:
+                    if w & m == narrowed:
+                        break
+                else:
+                    yield (*chosen, c)
             return
-        for c in pools[i]:
-            narrowed = kept & c.keep if i else c.keep
+        for c, m in zip(pools[i], masks[i], strict=True):
+            narrowed = kept & m
             # a cut that narrows nothing so far cannot matter in the end; too few never grows
-            if len(narrowed) < min_keep or (i and narrowed == kept):
+            if narrowed.bit_count() < min_keep or (i and narrowed == kept):
                 continue
-            yield from rec(i + 1, (*chosen, c), narrowed)
+            now = [w & m for w in without]
+            if narrowed in now:
+                continue
+            yield from rec(i + 1, (*chosen, c), (*now, kept), narrowed)
 
-    return rec(0, (), frozenset())
+    return rec(0, (), (), -1) if pools else iter([()])
 
 
-def _matters(cuts: tuple[_Cut, ...], j: int) -> bool:
-    """Whether dropping cut ``j`` would change what the others keep."""
-    others = [c.keep for k, c in enumerate(cuts) if k != j]
-    if not others:
-        return True
-    base = frozenset.intersection(*others)
-    return (base & cuts[j].keep) != base
+def _mask(keep: frozenset[int]) -> int:
+    """A candidate set as a bit mask (bit i: candidate i kept)."""
+    return sum(1 << k for k in keep)
 
 
 def _keep_of(screen: _Screen, cuts: tuple[_Cut, ...]) -> frozenset[int]:
@@ -519,15 +546,30 @@ def _exploratory(screen: _Screen) -> list[_Proposal]:
     fam_weight = {"price": 1.0, "quality": 1.0, "enum": 0.8, "brand": 0.5}
     lo, hi = SIZE_RANGES[Category.EXPLORATORY]
     out: list[_Proposal] = []
+    # a 40-item list gives ~10^5 combinations: their shape and family weight are worked out
+    # once per family tuple, and those keeping more than any weight allows are never built
+    shapes: dict[tuple[str, ...], tuple[str, float]] = {}
+    # what all but the last cut keep, by those cuts: the same intersections in the same order
+    # as ``_keep_of``, so each set is the very one it builds (its iteration order included)
+    heads: dict[tuple[int, ...], frozenset[int]] = {(): screen.everyone}
     for k in (1, 2, 3):
-        for cuts in _combos(groups, k, min_keep=lo):
-            keep = _keep_of(screen, cuts)
+        for cuts in _combos(groups, k, min_keep=lo, max_keep=min(hi, screen.n - MIN_TARGETS)):
+            head = tuple([id(c) for c in cuts[:-1]])
+            base = heads.get(head)
+            if base is None:
+                base = heads[head] = _keep_of(screen, cuts[:-1])
+            keep = base & cuts[-1].keep
             w = _size_weight(len(keep), lo, hi, screen.n)
             if not w:
                 continue
-            fams = sorted(c.family.split(":")[0] for c in cuts)
-            w *= math.prod(fam_weight.get(f, 0.6) for f in fams) * (1.6 if k >= 2 else 1.0)
-            out.append(_Proposal("+".join(fams), tuple(c.filter for c in cuts), (), keep, w))
+            key = tuple([c.family for c in cuts])
+            shape = shapes.get(key)
+            if shape is None:
+                fams = sorted(f.split(":")[0] for f in key)
+                factor = math.prod(fam_weight.get(f, 0.6) for f in fams) * (1.6 if k >= 2 else 1.0)
+                shape = shapes[key] = ("+".join(fams), factor)
+            filters = tuple([c.filter for c in cuts])
+            out.append(_Proposal(shape[0], filters, (), keep, w * shape[1]))
     return out
 
 

@@ -78,7 +78,8 @@ class RankTrend:
     targets succeed less); ``z`` and the two-sided normal ``p_value``. Pairs are taken as
     independent (the test's assumption; twins of one state are not), so read ``p_value`` as a
     screening figure next to the per-band intervals. NaN where fewer than two ranks or no
-    variation in outcome leave nothing to test.
+    variation in outcome leave nothing to test; ``reason`` then says which, for the report to
+    print beside the missing p-value ("" when the test ran).
     """
 
     slope: float
@@ -86,6 +87,7 @@ class RankTrend:
     p_value: float
     n: int
     ranks: int  # distinct ranks among the pairs
+    reason: str = ""
 
 
 def asr_trend(pairs: Iterable[AsrPair]) -> RankTrend:
@@ -100,13 +102,18 @@ def asr_trend(pairs: Iterable[AsrPair]) -> RankTrend:
     n = len(xs)
     nan = math.nan
     if n == 0:
-        return RankTrend(nan, nan, nan, 0, 0)
+        return RankTrend(nan, nan, nan, 0, 0, "no pairs with a recorded target rank")
     mx = sum(xs) / n
     pbar = sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
     distinct = len(set(xs))
-    if sxx == 0 or pbar in (0.0, 1.0):
-        return RankTrend(nan, nan, nan, n, distinct)
+    why = ""
+    if sxx == 0:
+        why = f"every target at rank {xs[0]:g}: no ranks to compare"
+    elif pbar in (0.0, 1.0):
+        why = f"ASR {100 * pbar:.0f}% at every rank: no variation to test"
+    if why:
+        return RankTrend(nan, nan, nan, n, distinct, why)
     t = sum((x - mx) * y for x, y in zip(xs, ys, strict=True))
     z = t / math.sqrt(pbar * (1 - pbar) * sxx)
     return RankTrend(t / sxx, z, math.erfc(abs(z) / math.sqrt(2)), n, distinct)
@@ -134,4 +141,4 @@ def paired_depth(
         xa.append(float(a))
         xb.append(float(b))
         clusters.append(p.benign.pair_of)
-    return cluster_paired_diff(xa, xb, clusters, n_boot, seed, conf)
+    return cluster_paired_diff(xa, xb, clusters, n_boot, seed, conf, bounds=None)  # counts

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ._paired import PairedDiff, cluster_paired_diff
+from ._paired import RATE_DIFF, PairedDiff, cluster_paired_diff
 from ._rows import Outcome
 from ._stats import Estimate, cluster_estimate
 
@@ -157,10 +157,21 @@ def mean_estimate(
     n_boot: int = 2000,
     seed: int = 0,
     conf: float = 0.95,
+    *,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """Mean of any values, its interval taking the clusters (benign episodes) as the units
-    (``cluster_estimate``: no interval from one episode)."""
-    return cluster_estimate(list(values), list(clusters), n_boot, seed, conf, proportion=False)  # type: ignore[arg-type]
+    (``cluster_estimate``: no interval from one episode), clipped to ``bounds`` ((0, 1) for a
+    share) when given."""
+    return cluster_estimate(
+        list(values),
+        list(clusters),  # type: ignore[arg-type]
+        n_boot,
+        seed,
+        conf,
+        proportion=False,
+        bounds=bounds,
+    )
 
 
 @dataclass(frozen=True)
@@ -233,6 +244,8 @@ def exploration_table(
                     xb.append(vb)
                     xi.append(vi)
                     cl.append(cluster)
+                share = EXPLORE_METRICS[metric][1]  # a share's mean and change have a range
+                rng = (0.0, 1.0) if share else None
                 out.append(
                     ExploreComparison(
                         framework=key[0],
@@ -240,9 +253,11 @@ def exploration_table(
                         defense=key[2],
                         probe=probe,
                         metric=metric,
-                        benign=mean_estimate(xb, cl, n_boot, seed, conf),
-                        injected=mean_estimate(xi, cl, n_boot, seed, conf),
-                        diff=cluster_paired_diff(xi, xb, cl, n_boot, seed, conf),
+                        benign=mean_estimate(xb, cl, n_boot, seed, conf, bounds=rng),
+                        injected=mean_estimate(xi, cl, n_boot, seed, conf, bounds=rng),
+                        diff=cluster_paired_diff(
+                            xi, xb, cl, n_boot, seed, conf, bounds=RATE_DIFF if share else None
+                        ),
                     )
                 )
     return out

@@ -45,6 +45,8 @@ __all__ = [
 ]
 
 DEFAULT_KEY: tuple[str, ...] = ("instance_id", "repeat")
+# the range of a difference of two rates (shares of runs), in which every interval is clipped
+RATE_DIFF: tuple[float, float] = (-1.0, 1.0)
 
 
 def by_condition(rows: Iterable[ResultRow], field: str, value: object) -> list[ResultRow]:
@@ -139,13 +141,22 @@ def cluster_paired_diff(
     n_boot: int,
     seed: int,
     conf: float,
+    *,
+    bounds: tuple[float, float] | None = RATE_DIFF,
 ) -> PairedDiff:
     """The mean paired difference of aligned samples ``xa`` and ``xb`` (one value per unit),
-    its interval and two-sided test taking the ``clusters`` of units as the units."""
+    its interval and two-sided test taking the ``clusters`` of units as the units.
+
+    ``bounds``: the range the difference can take, its interval clipped to it
+    (``cluster_estimate``: a t interval over a few states can pass +-100 pp otherwise). The
+    default is a difference of two rates; pass ``None`` for counts (steps, scroll depth).
+    """
     n = len(xa)
     a = np.asarray(xa, dtype=np.float64)
     b = np.asarray(xb, dtype=np.float64)
-    est = cluster_estimate(list(a - b), clusters, n_boot, seed, conf, proportion=False)
+    est = cluster_estimate(
+        list(a - b), clusters, n_boot, seed, conf, proportion=False, bounds=bounds
+    )
     test = state_test(xa, xb, clusters, seed)
     if n == 0:
         nan = float("nan")

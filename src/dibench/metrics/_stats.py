@@ -268,6 +268,7 @@ def cluster_estimate(
     conf: float = 0.95,
     *,
     proportion: bool = True,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """The mean of ``values`` with an interval that treats the ``clusters`` as the units.
 
@@ -280,6 +281,12 @@ def cluster_estimate(
     skewed share with tens of states undercovers, and the Wilson shape stays in [0, 1]. One
     state: the value without an interval (``"single-state"``: nothing says how another state
     would do). ``k`` is the rounded sum.
+
+    ``bounds``: the range a mean can take (``(0, 1)`` for a share of runs, ``(-1, 1)`` for a
+    difference of two shares). A symmetric t interval over a handful of states knows nothing
+    of that range, so it can run past it (a paired difference of 0.9 over three states reaching
+    +180 pp): the mean's interval is clipped to ``bounds`` once formed, since no value outside
+    them is possible. A proportion's Wilson interval stays in [0, 1] by itself.
     """
     if len(values) != len(clusters):
         raise ValueError(f"{len(values)} values but {len(clusters)} cluster labels")
@@ -310,6 +317,8 @@ def cluster_estimate(
     if resample:
         half = max((hi - lo) / 2.0, t * math.sqrt(boot_var))
         lo, hi = value - half, value + half
+    if bounds is not None:
+        lo, hi = max(bounds[0], lo), min(bounds[1], hi)
     return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "cluster-t")
 
 

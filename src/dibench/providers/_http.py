@@ -78,7 +78,35 @@ def _redact_logged_urls() -> None:
 
 
 class MissingKeyError(DIBenchError):
-    """The vendor's API was chosen and its key variable is unset: refused before any call."""
+    """The vendor's API was chosen and its key variable is unset: refused before any call.
+
+    The message names the options that fix it, spelled as the run's own provider takes them
+    (``--api-key-env``, ``--base-url``); a provider built from other options (a defense's
+    ``api_key_env=``) rewords it with ``naming`` so the hint is one its user can type.
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        where: str,
+        wanted: str,
+        key_option: str = "--api-key-env NAME",
+        url_option: str = "--base-url URL",
+    ) -> None:
+        self.provider, self.where, self.wanted = provider, where, wanted
+        self.options = (key_option, url_option)
+        super().__init__(
+            f"{provider}: no API key for {where}: set {wanted} (or name another variable with "
+            f"{key_option}); a local server that needs no key: {url_option}"
+        )
+
+    def __reduce__(self) -> tuple[type[MissingKeyError], tuple[str, ...]]:
+        """Picklable as raised (a Ray worker sends it back): ``args`` holds only the message."""
+        return (MissingKeyError, (self.provider, self.where, self.wanted, *self.options))
+
+    def naming(self, key_option: str, url_option: str) -> str:
+        """The same refusal's message with ``key_option`` / ``url_option`` as the fixes."""
+        return str(MissingKeyError(self.provider, self.where, self.wanted, key_option, url_option))
 
 
 class MissingSDKError(MissingExtra):
@@ -236,10 +264,7 @@ class HTTPProvider(Provider):
             return
         where = redact_url(vendor[0]) if vendor[0] else f"the {self.scheme} API"
         wanted = " or ".join(f"${n}" for n in filter(None, names)) or "an API key variable"
-        raise MissingKeyError(
-            f"{self.name}: no API key for {where}: set {wanted} (or name another variable with "
-            "--api-key-env); a local server that needs no key: --base-url URL"
-        )
+        raise MissingKeyError(self.name, where, wanted)
 
     def _endpoint_list(self, base_url: str | list[str] | tuple[str, ...] | None) -> list[str]:
         """``base_url`` as a list of URLs; a list must hold at least one non-empty string."""

@@ -527,6 +527,12 @@ def build_report(
         notes.append(
             f"{facts.missing_pairs} injected runs have no benign partner and are left out of ASR"
         )
+    refused = config.get("refused")
+    if isinstance(refused, dict) and refused:  # recorded by `dibench simulate`
+        notes.append(
+            f"{len(refused)} planned injected twins were left out: their probe does not fit the "
+            "target's title box (listed in run.json, refused)"
+        )
     if facts.infra_errors:
         notes.append(
             f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "

@@ -28,7 +28,7 @@ from dibench.metrics import (
     rank_band,
 )
 
-from ._common import csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
 from ._explore import chain_film_html, chain_film_json
 from ._model import ChainLine, DepthLine, DepthSection, ScrollLine, TrendLine
 from ._section import (
@@ -234,13 +234,28 @@ def _trend_table(section: DepthSection) -> Table:
                 )
             )
         )
+    note = _trend_note(section)
     return Table(
         columns,
         tuple(rows),
         lead=2,
         label="depth-trend",
-        tex_caption="Cochran-Armitage test of ASR against the target's rank.",
+        caption=note,
+        tex_caption=" ".join(
+            filter(None, ("Cochran-Armitage test of ASR against the target's rank.", note))
+        ),
     )
+
+
+def _trend_note(section: DepthSection) -> str:
+    """Why a trend test is missing, per agent ('' when every one ran), as other sections say
+    why a p-value is missing."""
+    why = [
+        f"{agent_label(t.framework, t.model)}: {t.trend.reason}"
+        for t in section.trends
+        if t.trend.reason
+    ]
+    return f"No trend test for {'; '.join(why)}." if why else ""
 
 
 def _dist_text(d: tuple[tuple[str, int], ...]) -> str:
@@ -375,12 +390,14 @@ def depth_view(section: DepthSection) -> Section:
     """The Depth section: rates by rank band with the trend test, by fold, and (simulators)
     ASR given the target was seen and how deep the episodes went."""
     blocks: list[Block] = []
+    trend_note = _trend_note(section)  # markdown has no captions: its own paragraph there
     if section.lines or section.trends:
         blocks += [
             Para(INTRO),
             Heading("By the target's rank", id="depth-rank"),
             _rates_table(section, "band"),
             _trend_table(section),
+            *((Para(trend_note, lede=False, formats=frozenset({"md"})),) if trend_note else ()),
             Heading("Above or below the fold", id="depth-fold"),
             _rates_table(section, "fold"),
         ]
@@ -443,6 +460,7 @@ def depth_csv_lines(section: DepthSection) -> list[dict[str, str]]:
                 "n": csv_num(tr.n),
                 "method": "cochran-armitage",
                 "p_value": csv_num(tr.p_value),
+                **({"note": tr.reason} if tr.reason else {}),
             }
         )
     for s in section.scroll:

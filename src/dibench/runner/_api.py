@@ -182,10 +182,15 @@ def execute_sim(
     """Run (or resume) one framework x model over simulator episodes into ``req.out``
     (``backend`` as for ``execute``)."""
     backend = backend if backend is not None else LocalBackend()
-    plan_sim_work(req.config)  # validates sims/probes/categories before anything is written
+    refused: dict[str, str] = {}
+    # validates sims/probes/categories before anything is written; the twins left out are
+    # recorded in run.json and named in the summary, as `dibench import` does for instances
+    plan_sim_work(req.config, refused)
     backend.connect()
-    prepare = partial(RunDir(req.out).record_sim, req, req.config)
-    return _launch(req, prepare, partial(backend.run_sim, req), on_progress)
+    prepare = partial(RunDir(req.out).record_sim, req, req.config, refused=refused)
+    summary = _launch(req, prepare, partial(backend.run_sim, req), on_progress)
+    summary.left_out = refused
+    return summary
 
 
 def load_sweep(path: Path) -> list[RunRequest]:

@@ -107,6 +107,8 @@ class RunSummary:
     progress: RunProgress
     seconds: float
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
+    # planned instances that are not run, id -> why (simulate's twins whose probe does not fit)
+    left_out: dict[str, str] = field(default_factory=dict)
 
 
 def check_states(ds: Dataset, states: Sequence[str]) -> None:

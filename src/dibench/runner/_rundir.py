@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -257,8 +257,15 @@ class RunDir:
                 f"{self.root} holds results for other simulator episodes: use another --out"
             )
 
-    def record_sim(self, condition: ConditionSpec, config: Described) -> None:
-        """Record a simulator run of the episodes ``config`` describes."""
+    def record_sim(
+        self,
+        condition: ConditionSpec,
+        config: Described,
+        *,
+        refused: Mapping[str, str] | None = None,
+    ) -> None:
+        """Record a simulator run of the episodes ``config`` describes, and the planned twins
+        it leaves out (``refused``: id -> why, the probe does not fit) for the report."""
         sim = config.describe()
 
         def change(data: dict[str, Any]) -> None:
@@ -271,5 +278,8 @@ class RunDir:
                     "sim": data.get("sim") or sim,
                 }
             )
+            data.pop("refused", None)
+            if refused:  # only where twins are left out: other run.json files stay as they were
+                data["refused"] = dict(sorted(refused.items()))
 
         self.update(condition, change)

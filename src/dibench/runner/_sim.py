@@ -167,11 +167,12 @@ class SimRunConfig:
 
 
 def plan_sim_work(
-    config: SimRunConfig,
+    config: SimRunConfig, refused: dict[str, str] | None = None
 ) -> tuple[dict[str, EpisodeSpec | ChainSpec], list[tuple[str, int]]]:
     """The episode specs by id, and (episode id, repeat) in run order (pairs together). A
     twin whose probe refuses its target (its list title too small for the probe's shortest
-    form) is left out: it would show a clamped attack. With ``config.chain`` the episodes are
+    form) is left out: it would show a clamped attack; ``refused``, when given, gets each
+    one's id and why, for the run to say so. With ``config.chain`` the episodes are
     chains (``plan_chains``: one twin per probe at each decision, or at ``inject_at``)."""
     from dibench.sim import plan_chains, plan_episodes, refused_twins
 
@@ -186,6 +187,8 @@ def plan_sim_work(
 
             gone = refused_chain_twins(chains, width=config.width, height=config.height)
             chains = [c for c in chains if str(c.id) not in gone]
+            if refused is not None:
+                refused.update(gone)
         work = [(c.id, r) for c in chains for r in range(1, config.repeats + 1)]
         return {c.id: c for c in chains}, work
 
@@ -201,8 +204,10 @@ def plan_sim_work(
         target_at=config.target_at,
     )
     if any(s.probe is not None for s in specs):
-        refused = refused_twins(list(specs), width=config.width, height=config.height)
-        specs = [s for s in specs if str(s.id) not in refused]
+        left_out = refused_twins(list(specs), width=config.width, height=config.height)
+        specs = [s for s in specs if str(s.id) not in left_out]
+        if refused is not None:
+            refused.update(left_out)
     by_id: dict[str, EpisodeSpec | ChainSpec] = {s.id: s for s in specs}
     work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
     return by_id, work
