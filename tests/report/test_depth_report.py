@@ -5,16 +5,23 @@ given the target was seen and the paired scroll depth."""
 from __future__ import annotations
 
 import csv
+import html as html_lib
 import io
 import json
 import math
+import re
 import sqlite3
+import xml.etree.ElementTree as ET
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dibench.report import Report, build_report, render_report
+from dibench.report._common import fmt_p
+from dibench.report._depth import depth_view
+from dibench.report._section import Figure
 from dibench.runner import ResultStore, iter_export_rows
 
 
@@ -133,3 +140,71 @@ def test_a_simulator_report_gives_asr_given_seen_and_the_paired_scroll_depth(
     assert depth and all(s.diff.n > 0 for s in depth)
     assert all(sum(n for _, n in s.benign) > 0 for s in depth)
     assert "Did the agent see the target?" in render_report(sim_report, "md")
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _rank_svg(html: str) -> ET.Element:
+    m = re.search(r'<svg[^>]*class="chart rank".*?</svg>', html, re.S)
+    assert m, "no rank chart in the HTML report"
+    return ET.fromstring(m.group(0))
+
+
+def test_the_html_plots_asr_against_rank_as_the_table_gives_it(sweep_depth: Report) -> None:
+    """One point per measured band per agent, at the table's ASR, its whisker spanning the
+    table's interval; the trend test's p or reason in the caption; no other format draws."""
+    section = sweep_depth.depth
+    assert section is not None
+    html = render_report(sweep_depth, "html")
+    svg = _rank_svg(html)
+    area = svg.find(f"{SVG}rect[@class='plot-area']")
+    assert area is not None
+    top, h = float(area.get("y", "")), float(area.get("height", ""))
+    ymax = float(area.get("data-y-max", ""))
+
+    def y(v: float) -> float:
+        return top + h * (1 - 100 * v / ymax)
+
+    want = {
+        (f"{x.framework} · {x.model}", x.value): x.asr
+        for x in section.lines
+        if x.by == "band" and x.asr is not None and x.asr.n > 0
+    }
+    points = [g for g in svg.iter(f"{SVG}g") if g.get("class") == "point"]
+    got = {(g.get("data-series"), g.get("data-band")): g for g in points}
+    assert len(points) == len(got) and set(got) == set(want) and len(want) >= 4
+    for key, est in want.items():
+        g = got[key]
+        circle, whisker = g.find(f"{SVG}circle"), g.find(f"{SVG}path[@class='whisker']")
+        assert circle is not None and whisker is not None
+        assert float(circle.get("cy", "")) == pytest.approx(y(est.value), abs=0.01), key
+        lo = est.value if math.isnan(est.lo) else est.lo
+        hi = est.value if math.isnan(est.hi) else est.hi
+        stem = re.match(r"M[-\d.]+ ([-\d.]+)V([-\d.]+)", whisker.get("d", ""))
+        assert stem is not None, key
+        assert float(stem.group(1)) == pytest.approx(y(lo), abs=0.01), key
+        assert float(stem.group(2)) == pytest.approx(y(hi), abs=0.01), key
+    bands = [t.text for t in svg.iter(f"{SVG}text") if t.text in {b for _, b in want}]
+    assert bands == sorted(set(bands), key=_band_low)
+    caption = re.search(r"<figcaption>ASR by the target.*?</figcaption>", html, re.S)
+    assert caption is not None
+    for t in section.trends:
+        tr = t.trend
+        said = f"no trend test ({tr.reason})" if tr.reason else f"p {fmt_p(tr.p_value)}"
+        assert f"{t.framework} · {t.model}: {said}" in html_lib.unescape(caption.group(0))
+    assert "chart rank" not in render_report(sweep_depth, "md")
+
+
+def _band_low(band: str) -> int:
+    return int(band.split("-")[0].rstrip("+"))
+
+
+def test_no_rank_chart_without_a_band_holding_pairs(sweep_depth: Report) -> None:
+    section = sweep_depth.depth
+    assert section is not None
+    empty = replace(
+        section, lines=tuple(replace(x, asr=None) if x.by == "band" else x for x in section.lines)
+    )
+    figures = [b for b in depth_view(empty).blocks if isinstance(b, Figure)]
+    assert figures == [] and [b for b in depth_view(section).blocks if isinstance(b, Figure)]

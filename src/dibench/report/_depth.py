@@ -9,6 +9,7 @@ condition, as the breakdowns do, and is absent when no injected row records its 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -36,6 +37,7 @@ from ._section import (
     Block,
     Column,
     Count,
+    Figure,
     Heading,
     Html,
     Note,
@@ -46,8 +48,10 @@ from ._section import (
     Text,
     Value,
     diff_value,
+    number,
 )
 from ._section import estimate_value as _est
+from ._svg import Series, rank_chart
 
 __all__ = ["build_depth", "depth_csv_lines", "depth_json", "depth_view"]
 
@@ -258,6 +262,55 @@ def _trend_note(section: DepthSection) -> str:
     return f"No trend test for {'; '.join(why)}." if why else ""
 
 
+def _rank_series(section: DepthSection) -> tuple[list[str], list[Series]]:
+    """The rank table's bands (in its order; 'unknown' is no rank and is left out) and one
+    series of ASR per agent with a measured band, labelled as elsewhere."""
+    lines = [x for x in section.lines if x.by == "band" and x.value[:1].isdigit()]
+    bands = sorted({x.value for x in lines}, key=lambda v: _order("band", v))
+    agents = list(dict.fromkeys((x.framework, x.model) for x in lines))
+    series = []
+    for fw, model in agents:
+        cell = {x.value: x.asr for x in lines if (x.framework, x.model) == (fw, model)}
+        values = [cell.get(b) for b in bands]
+        if any(e is not None and e.n > 0 for e in values):
+            series.append(Series(agent_label(fw, model), values))
+    return bands, series
+
+
+def _trend_caption(section: DepthSection, names: Sequence[str]) -> str:
+    """Each plotted agent's trend test: its p and slope, or why there is none."""
+    out = []
+    for t in section.trends:
+        name = agent_label(t.framework, t.model)
+        if name not in names:
+            continue
+        tr = t.trend
+        out.append(
+            f"{name}: no trend test ({tr.reason or 'not tested'})"
+            if tr.reason or math.isnan(tr.p_value)
+            else f"{name}: p {fmt_p(tr.p_value)}, slope {number(tr.slope, signed=True, digits=2)}"
+            " pp per rank"
+        )
+    return "; ".join(out)
+
+
+def _rank_figure(section: DepthSection) -> Figure | None:
+    """ASR against the rank band (HTML only), or None with no band holding pairs."""
+    bands, series = _rank_series(section)
+    trend = _trend_caption(section, [s.name for s in series])
+    trend = f"Trend (Cochran-Armitage): {trend}." if trend else ""
+    title = "ASR by the target's rank"
+    svg = rank_chart(bands, series, label=f"{title}. {trend}".strip())
+    if not svg:
+        return None
+    return Figure(
+        svg,
+        title,
+        "points: paired ASR per rank band, whiskers: its interval (as in the table), hover for "
+        f"counts. {trend}".strip(),
+    )
+
+
 def _dist_text(d: tuple[tuple[str, int], ...]) -> str:
     return " · ".join(f"{k}: {n}" for k, n in d) or "–"
 
@@ -396,6 +449,7 @@ def depth_view(section: DepthSection) -> Section:
             Para(INTRO),
             Heading("By the target's rank", id="depth-rank"),
             _rates_table(section, "band"),
+            *((fig,) if (fig := _rank_figure(section)) else ()),
             _trend_table(section),
             *((Para(trend_note, lede=False, formats=frozenset({"md"})),) if trend_note else ()),
             Heading("Above or below the fold", id="depth-fold"),

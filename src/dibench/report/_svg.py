@@ -1,11 +1,12 @@
 """Plots as inline SVG strings: no plotting library, no scripts, and crisp at any zoom.
 
-Two chart kinds cover what the report needs: grouped bars with interval whiskers (ASR by probe
-or carrier, one colour per agent) and a dumbbell chart (benign -> injected TCR and COR per
-agent). Every label goes through ``svg_label`` and every attribute and ``<title>`` through
-``html_text``: agent names come from the data, so markup is escaped, hidden control or bidi
-characters are shown as ``\\uXXXX``, and right-to-left runs are isolated. Hovering a mark
-shows its exact value through SVG ``<title>``, which browsers show without JavaScript.
+Grouped bars with interval whiskers (ASR by probe or carrier, one colour per agent), a dumbbell
+chart (benign -> injected TCR and COR per agent), points over ordered bands (ASR by the target's
+rank), the defense frontier and ROC curves. Every label goes through ``svg_label`` and every
+attribute and ``<title>`` through ``html_text``: agent names come from the data, so markup is
+escaped, hidden control or bidi characters are shown as ``\\uXXXX``, and right-to-left runs are
+isolated. Hovering a mark shows its exact value through SVG ``<title>``, which browsers show
+without JavaScript.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "bar_chart",
     "dumbbell_chart",
     "frontier_chart",
+    "rank_chart",
     "roc_chart",
 ]
 
@@ -584,5 +586,94 @@ def roc_chart(lines: Sequence[RocLine], *, label: str, width: int = 560, size: i
     parts.append(
         f'<text x="{width - 8}" y="{top - 2 + 0:.1f}" font-size="11" fill="{MUTED}" '
         'text-anchor="end">AUROC</text></svg>'
+    )
+    return "".join(parts)
+
+
+# --- depth ---------------------------------------------------------------------------------------
+def rank_chart(
+    bands: Sequence[str],
+    series: Sequence[Series],
+    *,
+    label: str,
+    x_label: str = "target's rank in the list (band)",
+    width: int = 960,
+    height: int = 320,
+) -> str:
+    """ASR (percent) at each rank band, one colour per series: a point with its interval as a
+    whisker, an agent's points joined in band order so a trend reads at a glance. Points of
+    several series are spread apart within a band so their whiskers do not hide each other.
+    Empty where no series has a measured point."""
+    if not bands or not any(_measured(e) for s in series for e in s.values):
+        return ""
+    left, right, bottom = 58.0, 14.0, 50.0
+    colors = [PALETTE[i % len(PALETTE)] for i in range(len(series))]
+    legend, legend_h = _legend([s.name for s in series], colors, left, 16, width - left - right)
+    top = 16 + legend_h + 10
+    plot_w, plot_h = width - left - right, height - top - bottom
+    highs = [100 * _hi(e) for s in series for e in s.values if e is not None and _measured(e)]
+    ymax, step = _nice_max(max(highs, default=10.0))
+    group_w = plot_w / len(bands)
+    spread = min(0.5 * group_w, 14.0 * (len(series) - 1))
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - min(100 * v, ymax) / ymax)
+
+    def x(band: int, si: int) -> float:
+        off = spread * (si / (len(series) - 1) - 0.5) if len(series) > 1 else 0.0
+        return left + (band + 0.5) * group_w + off
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}" class="chart rank" {FONT}>',
+        f"<title>{_e(label)}</title>",
+        *legend,
+        f'<rect class="plot-area" x="{left}" y="{top}" width="{plot_w:.1f}" '
+        f'height="{plot_h:.1f}" fill="none" data-y-min="0" data-y-max="{ymax:g}"/>',
+    ]
+    for t in _ticks(0.0, ymax, step):
+        py = y(t / 100)
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{py:.1f}" y2="{py:.1f}" '
+            f'stroke="{GRID}" stroke-width="1"/>'
+            f'<text x="{left - 8}" y="{py + 4:.1f}" font-size="12" fill="{MUTED}" '
+            f'text-anchor="end">{t:g}</text>'
+        )
+    parts.append(
+        f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" font-size="12" '
+        f'fill="{MUTED}" text-anchor="middle">ASR (%)</text>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" font-size="12" fill="{MUTED}" '
+        f'text-anchor="middle">{_t(x_label)}</text>'
+    )
+    for bi, band in enumerate(bands):
+        parts.append(
+            f'<text x="{left + (bi + 0.5) * group_w:.1f}" y="{top + plot_h + 18:.1f}" '
+            f'font-size="12" fill="{INK}" text-anchor="middle">'
+            f"{_t(_fit(band, 12, group_w - 6))}</text>"
+        )
+    for si, s in enumerate(series):
+        shown = [
+            (bi, e) for bi, e in enumerate(s.values[: len(bands)]) if e is not None and _measured(e)
+        ]
+        if len(shown) > 1:
+            pts = " ".join(f"{x(bi, si):.1f},{y(e.value):.1f}" for bi, e in shown)
+            parts.append(
+                f'<polyline points="{pts}" fill="none" stroke="{colors[si]}" '
+                'stroke-width="1.6" opacity="0.55" stroke-linejoin="round"/>'
+            )
+        for bi, e in shown:
+            cx, cy, ylo, yhi = x(bi, si), y(e.value), y(_lo(e)), y(_hi(e))
+            parts.append(
+                f'<g class="point" data-series="{_e(s.name)}" data-band="{_e(bands[bi])}" '
+                f'data-asr="{e.value!r}" data-lo="{_lo(e)!r}" data-hi="{_hi(e)!r}">'
+                f'<path class="whisker" d="M{cx:.2f} {ylo:.2f}V{yhi:.2f}M{cx - 4:.2f} '
+                f'{ylo:.2f}H{cx + 4:.2f}M{cx - 4:.2f} {yhi:.2f}H{cx + 4:.2f}" '
+                f'stroke="{colors[si]}" stroke-width="1.4" fill="none" opacity="0.8"/>'
+                f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="4.5" fill="{colors[si]}"/>'
+                f"{_tip(f'{s.name} · rank {bands[bi]}', e)}</g>"
+            )
+    parts.append(
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
+        f'stroke="{INK}" stroke-width="1"/></svg>'
     )
     return "".join(parts)
