@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from dibench.metrics import Estimate
 from dibench.report import Report, build_report, render_report
 from dibench.report._common import fmt_p
 from dibench.report._depth import depth_view
 from dibench.report._section import Figure
+from dibench.report._svg import Series, rank_chart
 from dibench.runner import ResultStore, iter_export_rows
 
 
@@ -208,3 +210,15 @@ def test_no_rank_chart_without_a_band_holding_pairs(sweep_depth: Report) -> None
     )
     figures = [b for b in depth_view(empty).blocks if isinstance(b, Figure)]
     assert figures == [] and [b for b in depth_view(section).blocks if isinstance(b, Figure)]
+
+
+def test_a_band_without_pairs_breaks_the_line_and_nothing_measured_draws_nothing() -> None:
+    one = Estimate(1, 4, 0.25, 0.05, 0.7, "wilson")
+    bands = ["1", "2-3", "4-7", "8-15"]
+    svg = ET.fromstring(rank_chart(bands, [Series("a · b", [one, one, None, one])], label="x"))
+    assert len(list(svg.iter(f"{SVG}polyline"))) == 1
+    assert len([g for g in svg.iter(f"{SVG}g") if g.get("class") == "point"]) == 3
+    assert (
+        rank_chart(bands, [Series("a · b", [None, Estimate(0, 0, math.nan, 0, 0, "")])], label="x")
+        == ""
+    )

@@ -601,7 +601,7 @@ def rank_chart(
     height: int = 320,
 ) -> str:
     """ASR (percent) at each rank band, one colour per series: a point with its interval as a
-    whisker, an agent's points joined in band order so a trend reads at a glance. Points of
+    whisker, an agent's points in adjacent bands joined so a trend reads at a glance. Points of
     several series are spread apart within a band so their whiskers do not hide each other.
     Empty where no series has a measured point."""
     if not bands or not any(_measured(e) for s in series for e in s.values):
@@ -651,12 +651,22 @@ def rank_chart(
             f'font-size="12" fill="{INK}" text-anchor="middle">'
             f"{_t(_fit(band, 12, group_w - 6))}</text>"
         )
+    parts.append(  # the axis before the marks: points at 0 % sit on it, not under it
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
+        f'stroke="{INK}" stroke-width="1"/>'
+    )
     for si, s in enumerate(series):
         shown = [
             (bi, e) for bi, e in enumerate(s.values[: len(bands)]) if e is not None and _measured(e)
         ]
-        if len(shown) > 1:
-            pts = " ".join(f"{x(bi, si):.1f},{y(e.value):.1f}" for bi, e in shown)
+        runs: list[list[tuple[int, Estimate]]] = []
+        for bi, e in shown:  # a band without pairs breaks the line: nothing to join across
+            if runs and runs[-1][-1][0] == bi - 1:
+                runs[-1].append((bi, e))
+            else:
+                runs.append([(bi, e)])
+        for run in (r for r in runs if len(r) > 1):
+            pts = " ".join(f"{x(bi, si):.1f},{y(e.value):.1f}" for bi, e in run)
             parts.append(
                 f'<polyline points="{pts}" fill="none" stroke="{colors[si]}" '
                 'stroke-width="1.6" opacity="0.55" stroke-linejoin="round"/>'
@@ -672,8 +682,5 @@ def rank_chart(
                 f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="4.5" fill="{colors[si]}"/>'
                 f"{_tip(f'{s.name} · rank {bands[bi]}', e)}</g>"
             )
-    parts.append(
-        f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
-        f'stroke="{INK}" stroke-width="1"/></svg>'
-    )
+    parts.append("</svg>")
     return "".join(parts)
