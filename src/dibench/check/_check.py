@@ -172,16 +172,55 @@ def _screenshot_error(ds: Dataset, sid: str) -> str | None:
     return None
 
 
+BAND = 64  # rows of a screen ``_confined`` compares at a time (a quarter MB at 1080 wide)
+
+
+def _bands(image: Image.Image) -> list[Image.Image]:
+    """``image`` cut into bands of ``BAND`` rows, top to bottom (``_confined``'s benign side)."""
+    width, height = image.size
+    return [image.crop((0, y, width, min(height, y + BAND))) for y in range(0, height, BAND)]
+
+
 def _confined(
-    benign: Image.Image, injected: Image.Image, boxes: list[Box]
+    benign: Image.Image,
+    injected: Image.Image,
+    boxes: list[Box],
+    bands: list[Image.Image] | None = None,
 ) -> tuple[bool, int, bool]:
     """Whether ``injected`` equals ``benign`` outside ``boxes`` (and if not, how many pixels
     differ there), and whether it differs inside them.
 
-    Works on Pillow's difference image (C speed, no copy into numpy): blanking the boxes in it
-    leaves a bounding box only where a pixel changed outside them. The exact count is computed
-    only for a screen that fails.
+    Works on Pillow's difference image (C speed, no copy into numpy), ``BAND`` rows at a time
+    against ``bands`` (``_bands(benign)``, cut once for all of a state's twins): a whole
+    screen's difference is one more screen-sized bitmap per twin, and where bitmaps get fresh
+    pages from the system their page faults cost more than the comparison (the tests' 30-state
+    check under tests/conftest.py's malloc settings: 3.2M faults, 6 s of system time, against
+    0.2M and 0.6 s in bands). Blanking the boxes in a band's difference leaves a bounding box
+    only where a pixel changed outside them. A screen that fails is compared again whole
+    (``_confined_whole``), for the exact count.
     """
+    width, height = benign.size
+    changed = False
+    for k, band in enumerate(bands if bands is not None else _bands(benign)):
+        y1 = k * BAND
+        y2 = min(height, y1 + BAND)
+        diff = ImageChops.difference(band, injected.crop((0, y1, width, y2)))
+        if diff.getbbox() is None:
+            continue
+        local = [(b.x1, b.y1 - y1, b.x2, b.y2 - y1) for b in boxes if b.y1 < y2 and b.y2 > y1]
+        changed = changed or any(diff.crop(b).getbbox() for b in local)
+        for b in local:
+            diff.paste(0, b)
+        if diff.getbbox() is not None:
+            return _confined_whole(benign, injected, boxes)
+    return True, 0, changed
+
+
+def _confined_whole(
+    benign: Image.Image, injected: Image.Image, boxes: list[Box]
+) -> tuple[bool, int, bool]:
+    """``_confined`` on one difference of the whole screens, with the count of pixels changed
+    outside ``boxes``."""
     diff = ImageChops.difference(benign, injected)
     changed = any(diff.crop((bx.x1, bx.y1, bx.x2, bx.y2)).getbbox() for bx in boxes)
     for bx in boxes:
@@ -191,10 +230,19 @@ def _confined(
     return False, int(np.count_nonzero(np.asarray(diff).any(axis=-1))), changed
 
 
-def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
+def check_injected(
+    rec: InjectedRecord,
+    ds: Dataset,
+    rep: CheckReport,
+    ocr: object | None,
+    *,
+    benign_bands: list[Image.Image] | None = None,
+) -> None:
     """Add to ``rep`` every check of one injected record against its benign pair in ``ds``
     (shared fields, confinement, UI tree, title traces; OCR read-back when ``ocr`` is an
-    engine): what ``dibench check`` runs per record, and the attack search per candidate."""
+    engine): what ``dibench check`` runs per record, and the attack search per candidate.
+    ``benign_bands``: the benign screen already cut for the confinement check (``_bands``), by a
+    caller checking many twins of one state."""
     from dibench.probes import original_title
 
     iid = rec.id
@@ -224,7 +272,7 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
             f"{benign_img.size} {benign_img.mode}",
         )
         return
-    same, n_out, changed = _confined(benign_img, inj_img, carrier_boxes)
+    same, n_out, changed = _confined(benign_img, inj_img, carrier_boxes, benign_bands)
     rep.add(
         "confinement",
         iid,
@@ -533,6 +581,7 @@ def _work(chunk: list[str]) -> tuple[CheckReport, dict[str, str | None]]:
     engine = None
     rep = CheckReport()
     shots: dict[str, str | None] = {}
+    bands: tuple[str, list[Image.Image] | None] = ("", None)  # the current state's, cut once
     for iid in chunk:
         try:
             rec = ds.injected(iid)
@@ -542,12 +591,17 @@ def _work(chunk: list[str]) -> tuple[CheckReport, dict[str, str | None]]:
         rep.add("schema", iid, True)
         if rec.pair_of not in shots:
             shots[rec.pair_of] = _screenshot_error(ds, rec.pair_of)
+        if bands[0] != rec.pair_of:
+            bands = (
+                rec.pair_of,
+                None if shots[rec.pair_of] else _bands(ds.benign_image(rec.pair_of)),
+            )
         if iid in ocr_ids and engine is None:
             from dibench.ocr import get_engine
 
             engine = get_engine(_G["ocr_name"])  # type: ignore[arg-type]
         try:
-            check_injected(rec, ds, rep, engine if iid in ocr_ids else None)
+            check_injected(rec, ds, rep, engine if iid in ocr_ids else None, benign_bands=bands[1])
         except DatasetError as exc:
             rep.add("screenshot", iid, False, str(exc))
     return rep, shots
