@@ -11,8 +11,12 @@ the process and its children, from rusage) and the check's own ``rep.seconds``. 
 report (pass and fail counts, issues, OCR sample and read-back minima, visibility) must be the
 same in both trees; the benchmark says so, or stops at the first difference.
 
+``--test-malloc`` runs each process under the allocator settings tests/conftest.py gives the
+test process (glibc's mmap threshold fixed at 1 MiB, Pillow keeping 4 freed blocks), where
+every screen-sized bitmap gets fresh pages: the figures of the test itself.
+
 Usage: python bench/bench_check.py --base DIR [--candidate DIR] [--dataset DIR] [--rounds 3]
-       [--ocr-sample 24] [--workers 1] [--no-ocr]
+       [--ocr-sample 24] [--workers 1] [--no-ocr] [--test-malloc]
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ def _one(tree: Path, dataset: Path, args: argparse.Namespace) -> tuple[float, fl
     sources, and its report."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree / "src")
+    if args.test_malloc:
+        env.update(MALLOC_MMAP_THRESHOLD_=str(1 << 20), PILLOW_BLOCKS_MAX="4")
     argv = [sys.executable, "-c", CHILD, str(dataset), str(args.ocr_sample),
             "none" if args.no_ocr else "auto", str(args.workers)]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -78,6 +84,7 @@ def main() -> None:
     ap.add_argument("--ocr-sample", type=int, default=24)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--no-ocr", action="store_true")
+    ap.add_argument("--test-malloc", action="store_true", help="tests/conftest.py's allocator")
     args = ap.parse_args()
     trees = {"baseline": args.base.resolve(), "candidate": args.candidate.resolve()}
     for name, tree in trees.items():
