@@ -17,7 +17,7 @@ import numpy as np
 from PIL import Image, ImageChops
 
 from dibench._seeding import derive_seed
-from dibench._values import Box, UIElement
+from dibench._values import Box, InstanceId, UIElement
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, acceptable_set
 from dibench.render import INSTALL_HINT, font_differences
 from dibench.screens import record_screenshot, record_ui
@@ -158,23 +158,69 @@ def _check_benign(state: DecisionState, ds: Dataset, rep: CheckReport) -> None:
         if nodes.get((c.id, role)) != box
     ]
     rep.add("boxes", sid, not bad, f"boxes disagree with the UI tree: {', '.join(bad[:5])}")
+
+
+def _screenshot_error(ds: Dataset, sid: str) -> str | None:
+    """Why benign state ``sid``'s screenshot cannot be decoded, or None when it can.
+
+    ``check_dataset`` asks while the state's twins are checked (on the worker checking them),
+    so each screen is decoded once, for its twins as well: the dataset keeps the last few."""
     try:
         ds.benign_image(sid)
-        rep.add("screenshot", sid, True)
     except DatasetError as exc:
-        rep.add("screenshot", sid, False, str(exc))
+        return str(exc)
+    return None
+
+
+BAND = 64  # rows of a screen ``_confined`` compares at a time (a quarter MB at 1080 wide)
+
+
+def _bands(image: Image.Image) -> list[Image.Image]:
+    """``image`` cut into bands of ``BAND`` rows, top to bottom (``_confined``'s benign side)."""
+    width, height = image.size
+    return [image.crop((0, y, width, min(height, y + BAND))) for y in range(0, height, BAND)]
 
 
 def _confined(
-    benign: Image.Image, injected: Image.Image, boxes: list[Box]
+    benign: Image.Image,
+    injected: Image.Image,
+    boxes: list[Box],
+    bands: list[Image.Image] | None = None,
 ) -> tuple[bool, int, bool]:
     """Whether ``injected`` equals ``benign`` outside ``boxes`` (and if not, how many pixels
     differ there), and whether it differs inside them.
 
-    Works on Pillow's difference image (C speed, no copy into numpy): blanking the boxes in it
-    leaves a bounding box only where a pixel changed outside them. The exact count is computed
-    only for a screen that fails.
+    Works on Pillow's difference image (C speed, no copy into numpy), ``BAND`` rows at a time
+    against ``bands`` (``_bands(benign)``, cut once for all of a state's twins): a whole
+    screen's difference is one more screen-sized bitmap per twin, and where bitmaps get fresh
+    pages from the system their page faults cost more than the comparison (the tests' 30-state
+    check under tests/conftest.py's malloc settings: 3.2M faults, 6 s of system time, against
+    0.2M and 0.6 s in bands). Blanking the boxes in a band's difference leaves a bounding box
+    only where a pixel changed outside them. A screen that fails is compared again whole
+    (``_confined_whole``), for the exact count.
     """
+    width, height = benign.size
+    changed = False
+    for k, band in enumerate(bands if bands is not None else _bands(benign)):
+        y1 = k * BAND
+        y2 = min(height, y1 + BAND)
+        diff = ImageChops.difference(band, injected.crop((0, y1, width, y2)))
+        if diff.getbbox() is None:
+            continue
+        local = [(b.x1, b.y1 - y1, b.x2, b.y2 - y1) for b in boxes if b.y1 < y2 and b.y2 > y1]
+        changed = changed or any(diff.crop(b).getbbox() for b in local)
+        for b in local:
+            diff.paste(0, b)
+        if diff.getbbox() is not None:
+            return _confined_whole(benign, injected, boxes)
+    return True, 0, changed
+
+
+def _confined_whole(
+    benign: Image.Image, injected: Image.Image, boxes: list[Box]
+) -> tuple[bool, int, bool]:
+    """``_confined`` on one difference of the whole screens, with the count of pixels changed
+    outside ``boxes``."""
     diff = ImageChops.difference(benign, injected)
     changed = any(diff.crop((bx.x1, bx.y1, bx.x2, bx.y2)).getbbox() for bx in boxes)
     for bx in boxes:
@@ -184,10 +230,19 @@ def _confined(
     return False, int(np.count_nonzero(np.asarray(diff).any(axis=-1))), changed
 
 
-def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: object | None) -> None:
+def check_injected(
+    rec: InjectedRecord,
+    ds: Dataset,
+    rep: CheckReport,
+    ocr: object | None,
+    *,
+    benign_bands: list[Image.Image] | None = None,
+) -> None:
     """Add to ``rep`` every check of one injected record against its benign pair in ``ds``
     (shared fields, confinement, UI tree, title traces; OCR read-back when ``ocr`` is an
-    engine): what ``dibench check`` runs per record, and the attack search per candidate."""
+    engine): what ``dibench check`` runs per record, and the attack search per candidate.
+    ``benign_bands``: the benign screen already cut for the confinement check (``_bands``), by a
+    caller checking many twins of one state."""
     from dibench.probes import original_title
 
     iid = rec.id
@@ -217,7 +272,7 @@ def check_injected(rec: InjectedRecord, ds: Dataset, rep: CheckReport, ocr: obje
             f"{benign_img.size} {benign_img.mode}",
         )
         return
-    same, n_out, changed = _confined(benign_img, inj_img, carrier_boxes)
+    same, n_out, changed = _confined(benign_img, inj_img, carrier_boxes, benign_bands)
     rep.add(
         "confinement",
         iid,
@@ -282,12 +337,20 @@ INK_CONTRAST = 40  # levels from the box's border colour: weaker is shading, not
 
 def _has_ink(pixels: np.ndarray) -> bool:
     """Whether a box's pixels hold text: some pixel far from the colour of its top and bottom
-    rows (a box erased and left empty has none)."""
+    rows (a box erased and left empty has none).
+
+    That is ``|pixel - bg| > INK_CONTRAST`` in some channel, asked of each channel's extremes:
+    the same answer as widening the box to int16, several times faster."""
     if pixels.size == 0:
         return False
     px = pixels[:, :, :3] if pixels.ndim == 3 else pixels[:, :, None]
     bg = np.median(np.concatenate([px[0], px[-1]]), axis=0).astype(np.int16)
-    return bool((np.abs(px.astype(np.int16) - bg) > INK_CONTRAST).any())
+    for ch in range(px.shape[2]):
+        level = int(bg[ch])
+        plane = px[:, :, ch]
+        if int(plane.max()) > level + INK_CONTRAST or int(plane.min()) < level - INK_CONTRAST:
+            return True
+    return False
 
 
 def _visible_checks(
@@ -351,7 +414,7 @@ def _same_but_renamed(
     if len(injected) != len(benign):
         return False
     for a, b in zip(injected, benign, strict=True):
-        if a == b:
+        if a is b or a == b:  # a probe passes the nodes it leaves alone through as they are
             continue
         if b.candidate != target or not original or not payload:
             return False
@@ -510,11 +573,15 @@ def _ocr_sample(ids: list[str], ds: Dataset, n: int, seed: int) -> set[str]:
 _G: dict[str, object] = {}
 
 
-def _work(chunk: list[str]) -> CheckReport:
+def _work(chunk: list[str]) -> tuple[CheckReport, dict[str, str | None]]:
+    """Check the injected records ``chunk``; also the screenshot of each benign state they are
+    twins of (``_screenshot_error`` by state id), decoded here for them anyway."""
     ds: Dataset = _G["ds"]  # type: ignore[assignment]
     ocr_ids: set[str] = _G["ocr_ids"]  # type: ignore[assignment]
     engine = None
     rep = CheckReport()
+    shots: dict[str, str | None] = {}
+    bands: tuple[str, list[Image.Image] | None] = ("", None)  # the current state's, cut once
     for iid in chunk:
         try:
             rec = ds.injected(iid)
@@ -522,15 +589,22 @@ def _work(chunk: list[str]) -> CheckReport:
             rep.add("schema", iid, False, str(exc))
             continue
         rep.add("schema", iid, True)
+        if rec.pair_of not in shots:
+            shots[rec.pair_of] = _screenshot_error(ds, rec.pair_of)
+        if bands[0] != rec.pair_of:
+            bands = (
+                rec.pair_of,
+                None if shots[rec.pair_of] else _bands(ds.benign_image(rec.pair_of)),
+            )
         if iid in ocr_ids and engine is None:
             from dibench.ocr import get_engine
 
             engine = get_engine(_G["ocr_name"])  # type: ignore[arg-type]
         try:
-            check_injected(rec, ds, rep, engine if iid in ocr_ids else None)
+            check_injected(rec, ds, rep, engine if iid in ocr_ids else None, benign_bands=bands[1])
         except DatasetError as exc:
             rep.add("screenshot", iid, False, str(exc))
-    return rep
+    return rep, shots
 
 
 def _check_fonts(ds: Dataset, rep: CheckReport) -> None:
@@ -555,6 +629,23 @@ def _check_fonts(ds: Dataset, rep: CheckReport) -> None:
     )
 
 
+def _chunks(ids: list[InstanceId], size: int = 64) -> list[list[InstanceId]]:
+    """``ids`` in order, in chunks cut at the first boundary between benign states after
+    ``size`` ids (or at ``4 * size`` within one state), so one worker checks all of a state's
+    twins: the file groups twins by state, and each screen is then decoded once in all (chunks
+    of a fixed size split most states over two workers, which both decoded it)."""
+    chunks: list[list[InstanceId]] = []
+    chunk: list[InstanceId] = []
+    for iid in ids:
+        if len(chunk) >= size and (iid.pair != chunk[-1].pair or len(chunk) >= 4 * size):
+            chunks.append(chunk)
+            chunk = []
+        chunk.append(iid)
+    if chunk:
+        chunks.append(chunk)
+    return chunks
+
+
 def check_dataset(
     ds: Dataset,
     *,
@@ -572,8 +663,10 @@ def check_dataset(
         require_engine(ocr_engine, "the OCR read-back (dibench check --no-ocr skips it)")
     rep = CheckReport(benign=len(ds.benign))
     _check_fonts(ds, rep)
+    # one report per state, its screenshot check added once its twins are checked
+    benign = {state.id: CheckReport() for state in ds.benign.values()}
     for state in ds.benign.values():
-        _check_benign(state, ds, rep)
+        _check_benign(state, ds, benign[state.id])
     ids = ds.injected_ids()
     rep.injected = len(ids)
     ocr_ids: set[str] = set()
@@ -584,23 +677,33 @@ def check_dataset(
         ocr_ids = _ocr_sample(ids, ds, ocr_sample, seed)
         rep.ocr_sampled = len(ocr_ids)
     _G.update(ds=ds, ocr_ids=ocr_ids, ocr_name=ocr_engine)
-    # group by benign state so each worker decodes a screenshot once
-    chunks = [ids[i : i + 64] for i in range(0, len(ids), 64)]
+    chunks = _chunks(ids)
     workers = workers or min(len(os.sched_getaffinity(0)), 8)
     if workers <= 1 or len(chunks) <= 1:
-        results: Iterable[CheckReport] = map(_work, chunks)
+        results: Iterable[tuple[CheckReport, dict[str, str | None]]] = map(_work, chunks)
         pool = None
     else:
         pool = mp.get_context("fork").Pool(workers)
         results = pool.imap(_work, chunks)
+    parts: list[CheckReport] = []
+    shots: dict[str, str | None] = {}
     try:
-        for done, part in enumerate(results, start=1):
-            rep.merge(part)
+        for done, (part, seen) in enumerate(results, start=1):
+            parts.append(part)
+            for sid, error in seen.items():
+                shots.setdefault(sid, error)
             if progress:
                 progress(done, len(chunks))
     finally:
         if pool is not None:
             pool.close()
             pool.join()
+    # in the order they always came: every benign state's checks, then the injected ones
+    for sid, part in benign.items():
+        error = shots[sid] if sid in shots else _screenshot_error(ds, sid)
+        part.add("screenshot", sid, error is None, error or "")
+        rep.merge(part)
+    for part in parts:
+        rep.merge(part)
     rep.seconds = time.perf_counter() - t0
     return rep
