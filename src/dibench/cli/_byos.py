@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._main import _csv, _guard, _load, _progress, load_option, main
+from ._main import _csv, _echo_left_out, _guard, _load, _progress, load_option, main
 
 
 @main.command("import")
@@ -73,15 +73,11 @@ def import_(
         f"  by probe: {by_probe}"
     )
     if summary.refused:
-        click.echo(
-            f"  left out {len(summary.refused)} instance(s) whose title box is too small for "
-            "the probe (listed in manifest.json, imported.refused):",
-            err=True,
+        _echo_left_out(
+            f"{len(summary.refused)} instance(s) whose title box is too small for the probe "
+            "(listed in manifest.json, imported.refused)",
+            dict(summary.refused),
         )
-        for iid, why in list(summary.refused.items())[:10]:
-            click.echo(f"    {iid}: {why}", err=True)
-        if len(summary.refused) > 10:
-            click.echo(f"    ... and {len(summary.refused) - 10} more", err=True)
 
 
 @main.command()

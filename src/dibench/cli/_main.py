@@ -551,15 +551,20 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
             err=True,
         )
     if summary.left_out:  # as `dibench import` names the instances it leaves out
-        click.echo(
-            f"  left out {len(summary.left_out)} injected twin(s) whose target's title box is too "
-            "small for the probe (listed in run.json, refused):",
-            err=True,
+        _echo_left_out(
+            f"{len(summary.left_out)} injected twin(s) whose target's title box is too small "
+            "for the probe (listed in run.json, refused)",
+            {visible(iid): why for iid, why in summary.left_out.items()},
         )
-        for iid, why in list(summary.left_out.items())[:10]:
-            click.echo(f"    {visible(iid)}: {why}", err=True)
-        if len(summary.left_out) > 10:
-            click.echo(f"    ... and {len(summary.left_out) - 10} more", err=True)
+
+
+def _echo_left_out(what: str, why: dict[str, str], shown: int = 10) -> None:
+    """On stderr: ``left out <what>:`` and the first ``shown`` ids with their reasons."""
+    click.echo(f"  left out {what}:", err=True)
+    for iid, reason in list(why.items())[:shown]:
+        click.echo(f"    {iid}: {reason}", err=True)
+    if len(why) > shown:
+        click.echo(f"    ... and {len(why) - shown} more", err=True)
 
 
 def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, label: str) -> None:

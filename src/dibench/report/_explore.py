@@ -553,11 +553,7 @@ def chain_film_html(film: ChainFilm | None, note: str) -> str:
         else f'<span class="err">{len(problems)} of {n} decision replays diverged</span>'
     )
     head = (
-        f"<b>{_i(value_label('probe', film.probe))}</b> · "
-        f"{_p(agent_label(film.framework, film.model))}"
-        + (f" · defense {_i(film.defense)}" if film.defense != "none" else "")
-        + f" · {_i(film.app)} · {_i(film.pair_of)} · repeat {film.repeat} · target "
-        f"{_i(film.target)} at decision {film.inject_at} "
+        f"{_film_title(film)} at decision {film.inject_at} "
         '<span class="tag yes">target picked</span>'
     )
     lede = (
@@ -786,13 +782,19 @@ def _frames_html(ep: FilmEpisode, label: str = "") -> str:
     return f'<div class="frames">{"".join(figs)}</div>{warn}'
 
 
+def _film_title(f: Filmstrip | ChainFilm) -> str:
+    """A filmstrip's heading: probe, agent, defense, app, pair, repeat and target."""
+    return (
+        f"<b>{_i(value_label('probe', f.probe))}</b> · {_p(agent_label(f.framework, f.model))}"
+        + (f" · defense {_i(f.defense)}" if f.defense != "none" else "")
+        + f" · {_i(f.app)} · {_i(f.pair_of)} · repeat {f.repeat} · target {_i(f.target)}"
+    )
+
+
 def _film_html(i: int, f: Filmstrip) -> str:
     tag = "yes" if f.kind == "attack success" else "no"
     head = (
-        f'<span class="exnum">{i}</span><b>{_i(value_label("probe", f.probe))}</b> · '
-        f"{_p(agent_label(f.framework, f.model))}"
-        + (f" · defense {_i(f.defense)}" if f.defense != "none" else "")
-        + f" · {_i(f.app)} · {_i(f.pair_of)} · repeat {f.repeat} · target {_i(f.target)} "
+        f'<span class="exnum">{i}</span>{_film_title(f)} '
         f'<span class="tag {tag}">{_e(f.kind)}</span>'
     )
     info = f'<p><span class="lbl">Instruction</span>{_i(f.instruction)}</p>'

@@ -73,6 +73,24 @@ class Dumbbell:
     cor_change: float | None = None
 
 
+def _svg_head(width: int, height: int, label: str, cls: str) -> tuple[str, str]:
+    """A chart's opening tag and title (the label is also its accessible name)."""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}" class="{cls}" {FONT}>',
+        f"<title>{_e(label)}</title>",
+    )
+
+
+def _y_grid(left: float, right: str, py: float, t: float) -> str:
+    """One horizontal grid line at ``py`` from ``left`` to ``right`` with its value ``t``."""
+    return (
+        f'<line x1="{left}" x2="{right}" y1="{py:.1f}" y2="{py:.1f}" stroke="{GRID}"/>'
+        f'<text x="{left - 8}" y="{py + 4:.1f}" font-size="12" fill="{MUTED}" '
+        f'text-anchor="end">{t:g}</text>'
+    )
+
+
 def _text_width(text: str, size: float) -> float:
     """Rough advance width; wide (CJK) characters count double."""
     return sum(size * (1.0 if ord(ch) > 0x2E80 else 0.58) for ch in text)
@@ -162,9 +180,7 @@ def bar_chart(
         return top + plot_h * (1 - min(v, ymax) / ymax)
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{_e(label)}" class="chart" {FONT}>',
-        f"<title>{_e(label)}</title>",
+        *_svg_head(width, height, label, "chart"),
         *legend,
     ]
     tick = 0.0
@@ -236,9 +252,7 @@ def dumbbell_chart(rows: Sequence[Dumbbell], *, label: str, width: int = 960) ->
         return left + plot_w * v
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{_e(label)}" class="chart" {FONT}>',
-        f"<title>{_e(label)}</title>",
+        *_svg_head(width, height, label, "chart"),
     ]
     lx = left
     for name, color in colors.items():
@@ -429,9 +443,7 @@ def frontier_chart(
             colors[id(p)] = PALETTE[k % len(PALETTE)]
             k += 1
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{_e(label)}" class="chart frontier" {FONT}>',
-        f"<title>{_e(label)}</title>",
+        *_svg_head(width, height, label, "chart frontier"),
         f'<rect class="plot-area" x="{left}" y="{top}" width="{plot_w:.1f}" '
         f'height="{plot_h:.1f}" fill="none" data-x-min="0" data-x-max="{xmax:g}" '
         f'data-y-min="{ylo:g}" data-y-max="{yhi:g}"/>',
@@ -443,13 +455,7 @@ def frontier_chart(
             f'stroke="{GRID}"/><text x="{px:.1f}" y="{top + plot_h + 17:.1f}" font-size="12" '
             f'fill="{MUTED}" text-anchor="middle">{t:g}</text>'
         )
-    for t in _ticks(ylo, yhi, ystep):
-        py = y(t / 100)
-        parts.append(
-            f'<line x1="{left}" x2="{plot_x1:.1f}" y1="{py:.1f}" y2="{py:.1f}" stroke="{GRID}"/>'
-            f'<text x="{left - 8}" y="{py + 4:.1f}" font-size="12" fill="{MUTED}" '
-            f'text-anchor="end">{t:g}</text>'
-        )
+    parts += [_y_grid(left, f"{plot_x1:.1f}", y(t / 100), t) for t in _ticks(ylo, yhi, ystep)]
     parts.append(
         f'<path d="M{left} {top}V{top + plot_h:.1f}H{plot_x1:.1f}" stroke="{INK}" fill="none"/>'
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 10}" font-size="12" fill="{MUTED}" '
@@ -540,9 +546,7 @@ def roc_chart(lines: Sequence[RocLine], *, label: str, width: int = 560, size: i
         return y1 - size * v
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{_e(label)}" class="chart roc" {FONT}>',
-        f"<title>{_e(label)}</title>",
+        *_svg_head(width, height, label, "chart roc"),
     ]
     for t in range(0, 101, 20):
         v = t / 100
@@ -624,21 +628,12 @@ def rank_chart(
         return left + (band + 0.5) * group_w + off
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{_e(label)}" class="chart rank" {FONT}>',
-        f"<title>{_e(label)}</title>",
+        *_svg_head(width, height, label, "chart rank"),
         *legend,
         f'<rect class="plot-area" x="{left}" y="{top}" width="{plot_w:.1f}" '
         f'height="{plot_h:.1f}" fill="none" data-y-min="0" data-y-max="{ymax:g}"/>',
     ]
-    for t in _ticks(0.0, ymax, step):
-        py = y(t / 100)
-        parts.append(
-            f'<line x1="{left}" x2="{left + plot_w}" y1="{py:.1f}" y2="{py:.1f}" '
-            f'stroke="{GRID}" stroke-width="1"/>'
-            f'<text x="{left - 8}" y="{py + 4:.1f}" font-size="12" fill="{MUTED}" '
-            f'text-anchor="end">{t:g}</text>'
-        )
+    parts += [_y_grid(left, f"{left + plot_w}", y(t / 100), t) for t in _ticks(0.0, ymax, step)]
     parts.append(
         f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" font-size="12" '
         f'fill="{MUTED}" text-anchor="middle">ASR (%)</text>'
