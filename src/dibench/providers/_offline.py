@@ -24,7 +24,6 @@ reason)``.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import importlib.util
 import random
 import threading
@@ -33,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from dibench._cache import LruCache
+from dibench._cache import LruCache, pixel_key
 from dibench._seeding import derive_seed
 from dibench.ocr import OcrEngine, OcrLine, get_engine, require_engine
 
@@ -162,13 +161,6 @@ class RandomAgent(Provider):
         return ("tap", *obs.candidate_boxes[rng.choice(ids)].center)
 
 
-def image_key(image: Image.Image) -> str:
-    """A content hash of the pixels (cheaper than encoding a PNG, same identity)."""
-    h = hashlib.sha256(f"{image.mode}:{image.width}x{image.height}:".encode())
-    h.update(image.tobytes())
-    return h.hexdigest()
-
-
 class OcrCache:
     """A bounded LRU of OCR results by image content; concurrent asks for one image share a read.
 
@@ -195,7 +187,7 @@ class OcrCache:
         return self._engine
 
     def read(self, image: Image.Image, key: str | None = None) -> tuple[OcrLine, ...]:
-        """The OCR lines of ``image`` (``key``: its ``image_key`` if already computed)."""
+        """The OCR lines of ``image`` (``key``: its ``pixel_key`` if already computed)."""
 
         def run() -> tuple[OcrLine, ...]:
             rgb = image if image.mode == "RGB" else image.convert("RGB")
@@ -204,7 +196,7 @@ class OcrCache:
                 self.reads += 1
             return lines
 
-        return self._lines.get(key or image_key(image), run)
+        return self._lines.get(key or pixel_key(image), run)
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -276,7 +268,7 @@ class OcrAgent(Provider):
         """OCR lines and item regions of a screen, both cached by the screen's content."""
         from ._ocr.regions import segment_regions
 
-        key = image_key(image)
+        key = pixel_key(image)
         lines = self.cache.read(image, key)
         regions = self._regions.get(key, lambda: tuple(segment_regions(lines, image.size, image)))
         return lines, regions

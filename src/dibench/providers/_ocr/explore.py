@@ -28,11 +28,11 @@ from typing import Any
 
 from PIL import Image
 
-from dibench._cache import LruCache
+from dibench._cache import LruCache, pixel_key
 from dibench.ocr import OcrLine
 
 from .instruction import parse_instruction
-from .pages import classify_page, commit_line, page_region, pixel_key, search_buttons, title_key
+from .pages import classify_page, commit_line, page_region, search_buttons, title_key
 from .policy import Choice, decide
 from .regions import Region
 from .scoring import Card, check_constraints

@@ -7,11 +7,8 @@ item or a screen again later; all of it from OCR lines and pixels, never the UI 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
-
-from PIL import Image
 
 from dibench._values import Box
 from dibench.ocr import OcrLine
@@ -25,7 +22,6 @@ __all__ = [
     "commit_line",
     "keyboard_showing",
     "page_region",
-    "pixel_key",
     "search_buttons",
     "title_key",
 ]
@@ -43,14 +39,6 @@ _SEARCH = re.compile(r"^\W*(s\s*e\s*a\s*r\s*c\s*h|go|搜.|搜一搜|确定)\W*$"
 def title_key(title: str) -> str:
     """A title's identity across screens: its first letters (a clamped title ends early)."""
     return squash(title)[:24]
-
-
-def pixel_key(image: Image.Image) -> str:
-    """A screen's identity: its size and pixels (a scroll that moved nothing repeats it)."""
-    h = hashlib.blake2b(digest_size=12)
-    h.update(f"{image.width}x{image.height}:".encode())
-    h.update(image.tobytes())
-    return h.hexdigest()
 
 
 def search_buttons(lines: Sequence[OcrLine]) -> list[OcrLine]:
