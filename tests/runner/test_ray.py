@@ -39,9 +39,15 @@ from dibench.runner import (
 from dibench.runner._ray import RayBackend, _Worker, _WorkerSpec, dataset_units, repeat_blocks
 from dibench.testing import FakeChatServer, Fault
 
+from .._cli import invoke
+
 ray = pytest.importorskip("ray")
 
 CONFIG = RunConfig(repeats=2, limit=2, probes=("naive", "combined"), concurrency=4)
+# as ``dibench sweep`` runs its conditions: the runs below with the same settings take the
+# actors the last one left idle (the first starts them), so these comparisons hold for
+# configured actors as for new ones
+KEPT = RayBackend(workers=2, keep=True)
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +137,7 @@ def test_offline_agents_store_the_same_rows_on_both_backends(
     cluster: str, small_dataset_dir: Path, tmp_path: Path, framework: str, model: str
 ) -> None:
     local = _run(small_dataset_dir, tmp_path / "local", framework, model)
-    remote = _run(small_dataset_dir, tmp_path / "ray", framework, model, RayBackend(workers=2))
+    remote = _run(small_dataset_dir, tmp_path / "ray", framework, model, KEPT)
     assert remote.aborted is None and remote.progress.done == remote.progress.total > 20
     assert remote.progress.outcomes == local.progress.outcomes
     assert remote.progress.calls == local.progress.calls
@@ -151,7 +157,8 @@ def test_a_recording_replays_through_a_framework_on_ray(
     assert recorded.progress.calls > recorded.progress.done  # several calls per run
     replay = f"replay:{next((tmp_path / 'rec' / 'replies').glob('*.jsonl'))}"
     _run(small_dataset_dir, tmp_path / "local", "mobile-agent-v3", replay)
-    remote = _run(small_dataset_dir, tmp_path / "ray", "mobile-agent-v3", replay, RayBackend())
+    remote = _run(small_dataset_dir, tmp_path / "ray", "mobile-agent-v3", replay,
+                  RayBackend(keep=True))  # fmt: skip
     assert remote.aborted is None
     assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
     decisions = {
@@ -164,7 +171,7 @@ def test_a_recording_replays_through_a_framework_on_ray(
 
 def test_simulator_episodes_store_the_same_rows_and_moves(cluster: str, tmp_path: Path) -> None:
     config = SimRunConfig(episodes=2, repeats=2, targets=1, probes=("naive",))
-    for name, backend in (("local", None), ("ray", RayBackend(workers=2))):
+    for name, backend in (("local", None), ("ray", KEPT)):
         req = SimRequest(out=tmp_path / name, framework="direct", model="oracle", config=config)
         execute_sim(req, backend=backend)
     ray_run = _snapshot(tmp_path / "ray")
@@ -178,7 +185,7 @@ def test_chain_episodes_store_the_same_rows_moves_and_replies(cluster: str, tmp_
     config = SimRunConfig(
         episodes=1, sims=("food",), repeats=1, probes=("naive",), chain=2, concurrency=2
     )
-    for name, backend in (("local", None), ("ray", RayBackend(workers=2))):
+    for name, backend in (("local", None), ("ray", KEPT)):
         req = SimRequest(out=tmp_path / name, framework="direct", model="oracle", config=config)
         assert execute_sim(req, backend=backend).aborted is None
     ray_run, local = _snapshot(tmp_path / "ray"), _snapshot(tmp_path / "local")
@@ -305,6 +312,74 @@ def test_a_worker_killed_mid_run_loses_nothing(
     assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
     lines = (next((tmp_path / "ray" / "replies").glob("*.jsonl"))).read_bytes().splitlines()
     assert len(lines) == summary.progress.total  # replies of the killed worker's runs: once
+
+
+def _settled_pids(want: int, deadline_s: float = 15.0) -> list[int]:
+    """The actors' pids once ``want`` of them are left (an ended actor's process takes a
+    moment to exit)."""
+    until = time.monotonic() + deadline_s
+    while len(pids := sorted(_worker_pids())) != want and time.monotonic() < until:
+        time.sleep(0.05)
+    return pids
+
+
+def test_a_kept_pool_leaves_its_actors_for_the_next_run_with_the_same_settings(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a sweep's next condition (another framework, model and config): the actors a kept
+    run left idle run it, and it stores what a local run stores; a run with other settings
+    (here the environment handed to the actors) ends them and starts its own; a run that
+    does not keep ends its actors; ``release`` ends kept ones."""
+    RayBackend.release()
+    small = RunConfig(repeats=1, limit=1, probes=("naive",))
+
+    def run(name: str, framework: str, model: str, backend: Any = None) -> Any:
+        req = RunRequest(small_dataset_dir, tmp_path / name, framework, model, config=small)
+        summary = execute(req, backend=backend)
+        assert summary.aborted is None and summary.progress.done == summary.progress.total
+        return summary
+
+    run("first", "direct", "oracle", KEPT)
+    idle = _settled_pids(2)
+    assert len(idle) == 2
+    run("again", "appagent", "random", KEPT)
+    assert _settled_pids(2) == idle  # the same processes ran it
+    run("local", "appagent", "random")
+    assert _snapshot(tmp_path / "again") == _snapshot(tmp_path / "local")
+    run("taken", "direct", "random", RayBackend(workers=2))  # takes them, keeps nothing
+    assert _settled_pids(0) == []
+    run("kept", "direct", "oracle", KEPT)
+    kept = _settled_pids(2)
+    monkeypatch.setenv("DIBENCH_SOME_SETTING", "1")  # handed to the actors: another key
+    run("other", "direct", "oracle", KEPT)
+    others = _settled_pids(2)
+    assert len(others) == 2 and not set(others) & set(kept)
+    assert RayBackend.release() == 2
+    assert _settled_pids(0) == []
+
+
+def test_a_sweep_on_ray_runs_every_condition_on_the_same_actors(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``dibench sweep --backend ray``: the first condition starts the actors, the others
+    configure them, and none is left when the sweep ends."""
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(
+        f'dataset = "{small_dataset_dir}"\nout = "runs"\nframeworks = ["direct", "appagent"]\n'
+        'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
+        '[[models]]\nspec = "oracle"\n[[models]]\nspec = "random"\n',
+        encoding="utf-8",
+    )
+    caplog.set_level(logging.DEBUG, logger="dibench.runner._ray")
+    r = invoke("sweep", str(cfg), "--backend", "ray", "--ray-workers", "2")
+    assert r.returncode == 0, r.stderr
+    pools = [m.getMessage() for m in caplog.records if m.getMessage().startswith("pool of")]
+    assert pools == ["pool of 2: 0 idle actors configured, 2 started"] + 3 * [
+        "pool of 2: 2 idle actors configured, 0 started"
+    ]
+    with sqlite3.connect(tmp_path / "runs" / "results.sqlite") as con:
+        assert con.execute("SELECT COUNT(DISTINCT condition) FROM results").fetchone() == (4,)
+    assert _settled_pids(0) == []
 
 
 @pytest.mark.slow

@@ -567,16 +567,23 @@ def _echo_left_out(what: str, why: dict[str, str], shown: int = 10) -> None:
         click.echo(f"    ... and {len(why) - shown} more", err=True)
 
 
-def _execute(execute: Callable[..., RunSummary], req: RunRequest | SimRequest, label: str) -> None:
+def _execute(
+    execute: Callable[..., RunSummary],
+    req: RunRequest | SimRequest,
+    label: str,
+    *,
+    keep_actors: bool = False,
+) -> None:
     """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted.
 
-    The command's ``--backend`` options (``backend_options``) choose where the work runs.
+    The command's ``--backend`` options (``backend_options``) choose where the work runs;
+    ``keep_actors``: Ray actors stay for the command's next run (``RayBackend.keep``).
     """
     from dibench.runner import RunRequest
 
     if isinstance(req, RunRequest):
         _warn_fonts(Path(req.dataset))
-    backend = _backend()
+    backend = _backend(keep_actors=keep_actors)
     prog, update = _run_progress(label)
     with prog:
         summary = execute(req, update, backend=backend)
@@ -636,7 +643,7 @@ def backend_options(fn: Any) -> Any:
     return fn
 
 
-def _backend() -> Backend:
+def _backend(*, keep_actors: bool = False) -> Backend:
     """The backend the current command asked for: ``RayBackend`` or ``LocalBackend``."""
     from dibench.runner import LocalBackend, RayBackend
 
@@ -654,6 +661,7 @@ def _backend() -> Backend:
         address=ctx.meta.get("dibench.ray_address"),
         workers=ctx.meta.get("dibench.ray_workers"),
         preload=tuple(ctx.params.get("load") or ()),
+        keep=keep_actors,
         **({} if timeout is None else {"connect_timeout": timeout}),
     )
 
@@ -831,7 +839,15 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
       spec = "openai:qwen2.5-vl-7b-instruct"
       base_url = "http://127.0.0.1:8000/v1"  # other keys: provider options
     """
-    from dibench.runner import RunError, SweepError, execute, label_of, load_sweep, preflight
+    from dibench.runner import (
+        RayBackend,
+        RunError,
+        SweepError,
+        execute,
+        label_of,
+        load_sweep,
+        preflight,
+    )
 
     _load(load)
     requests = load_sweep(config)
@@ -840,8 +856,11 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
             preflight(req)
         except RunError as exc:
             raise SweepError(f"{config}: {req.model} x {req.framework}: {exc}") from None
-    for req in requests:
-        _execute(execute, req, _label(label_of(req), req.model, req.defense))
+    try:  # on Ray, each condition takes the actors the last one left (same settings)
+        for req in requests:
+            _execute(execute, req, _label(label_of(req), req.model, req.defense), keep_actors=True)
+    finally:
+        RayBackend.release()
     click.echo(f"sweep done: {len(requests)} conditions in {requests[0].out if requests else '-'}")
 
 

@@ -26,7 +26,9 @@ a unit another actor holds queued but has not started, so the end of a run leave
 idle while whole units wait elsewhere. A killed actor loses nothing: its unfinished runs are
 resubmitted to the other actors (a replacement actor is started); a unit that has killed
 ``MAX_DEATHS`` actors is stored as infrastructure errors, which a resume re-runs. The backend
-is pacing, not a setting: a run may resume under the other.
+is pacing, not a setting: a run may resume under the other. With ``RayBackend.keep`` (a sweep),
+a pool whose runs all came back leaves its actors idle for the driver's next pool with the same
+``_pool_key``, which configures them instead of starting new processes.
 """
 
 from __future__ import annotations
@@ -190,17 +192,31 @@ class RayBackend:
     ``preload``: ``--load`` modules or probe files every actor loads before it starts.
     ``connect_timeout``: seconds ``address`` may take to answer (nothing listening there is
     refused at once).
+
+    ``keep``: a run that ends with every run back leaves its actors idle, holding their CPUs,
+    for the process's next run with the same environment, directory, preloads and share of
+    the CPUs (``dibench sweep`` keeps them from one condition to the next), which configures
+    them afresh instead of starting new processes; ``release()`` ends them. Any run takes idle
+    actors of its settings and ends the others before it starts its own.
     """
 
     address: str | None = None
     workers: int | None = None
     preload: tuple[str, ...] = ()
     connect_timeout: float = CONNECT_TIMEOUT
+    keep: bool = False
 
     def connect(self) -> None:
         """Join (or start) the cluster, once per process; a ``RunError`` if it cannot (an
         ``address`` that does not answer within ``connect_timeout`` seconds)."""
         _connect(self.address, self.connect_timeout)
+
+    @staticmethod
+    def release() -> int:
+        """End the actors that finished runs left idle for the next run of this process (they
+        hold their share of the cluster's CPUs until then, or until the process ends); how
+        many were ended."""
+        return release_idle()
 
     async def run_dataset(
         self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
@@ -343,25 +359,38 @@ class _Worker:
     its node, a missing extra, a module that does not load)."""
 
     def __init__(self, spec: _WorkerSpec) -> None:
+        self._threads = 0  # the event loop's executor, made by the first run: its threads
+        self._start(spec, fresh=True)
+
+    def _start(self, spec: _WorkerSpec, *, fresh: bool) -> None:
         self.spec = spec
         self.error: BaseException | None = None
         self._sem: asyncio.Semaphore | None = None
         self._held: dict[int, _Held] = {}  # units in hand, by the driver's key
         self._screens: Screens | None = None  # a dataset worker's inputs, for the repeats
         try:
-            self._setup(spec)
+            self._setup(spec, fresh=fresh)
         except Exception as exc:
             self.error = _portable(exc)
 
-    def _setup(self, spec: _WorkerSpec) -> None:
+    async def configure(self, spec: _WorkerSpec) -> dict[str, Any]:
+        """Take the next run of the same driver (``_pool_key`` equal: the same environment,
+        directory, preloads and share of the CPUs): everything of the last run is dropped and
+        built again from ``spec``, as a new actor would; what ``ready`` says."""
+        await self.close()
+        self._start(spec, fresh=False)
+        return await self.ready()
+
+    def _setup(self, spec: _WorkerSpec, *, fresh: bool) -> None:
         from dibench.providers import ReplayProvider
 
         from ._run import defended
 
-        os.environ.update(spec.env)
-        if spec.cwd and os.path.isdir(spec.cwd):
-            os.chdir(spec.cwd)  # relative paths (replay files, --load files) as on the driver
-        _preload(spec.preload)
+        if fresh:  # a reused actor has these from its first run, which had the same key
+            os.environ.update(spec.env)
+            if spec.cwd and os.path.isdir(spec.cwd):
+                os.chdir(spec.cwd)  # relative paths (replay files, --load files) as on the driver
+            _preload(spec.preload)
         req = spec.request
         adapter, provider, chain = components(req)
         self.endpoints = provider
@@ -457,9 +486,11 @@ class _Worker:
         if self.error is not None:
             raise self.error
         if self._sem is None:
-            loop = asyncio.get_running_loop()
-            # CPU work (OCR, encoding) on this actor's share of the CPUs, as its resources say.
-            loop.set_default_executor(ThreadPoolExecutor(max_workers=self.spec.threads))
+            if self._threads != self.spec.threads:
+                loop = asyncio.get_running_loop()
+                # CPU work (OCR, encoding) on this actor's share of the CPUs, as its resources say
+                loop.set_default_executor(ThreadPoolExecutor(max_workers=self.spec.threads))
+                self._threads = self.spec.threads
             self._sem = asyncio.Semaphore(self.spec.concurrency)
         sem = self._sem
         done: asyncio.Queue[tuple[Item, _Result] | None] = asyncio.Queue()
@@ -576,6 +607,53 @@ class _Slot:
     alive: bool = True
 
 
+# Actors a finished pool kept alive (``RayBackend.keep``), for this driver's next pool with the
+# same key (the next condition of a sweep): starting an actor imports DIBench,
+# its provider's SDK and loads the models again, seconds per actor, where configuring one takes
+# milliseconds. At most one key's actors wait here: a pool with another key ends them first, so
+# idle actors never hold the CPUs a new pool needs. They end with the driver.
+_IDLE: list[tuple[tuple[Any, ...], Any]] = []
+_IDLE_LOCK = threading.Lock()
+
+
+def _pool_key(ray: Any, spec: _WorkerSpec, cpus: float) -> tuple[Any, ...]:
+    """What an actor keeps from its first run (its environment, working directory, preloaded
+    modules, share of the CPUs and threads) and the Ray job it belongs to."""
+    job = ray.get_runtime_context().get_job_id()
+    return (job, cpus, spec.threads, spec.preload, tuple(sorted(spec.env.items())), spec.cwd)
+
+
+def _kill(ray: Any, actors: Sequence[Any]) -> None:
+    for a in actors:
+        with contextlib.suppress(Exception):
+            ray.kill(a)
+
+
+def _take_idle(ray: Any, key: tuple[Any, ...], n: int) -> list[Any]:
+    """Up to ``n`` idle actors of ``key``; every other idle actor is ended."""
+    with _IDLE_LOCK:
+        waiting = list(_IDLE)
+        _IDLE.clear()
+    mine = [a for k, a in waiting if k == key][:n]
+    _kill(ray, [a for _, a in waiting if not any(a is m for m in mine)])
+    return mine
+
+
+def _leave_idle(key: tuple[Any, ...], actors: Sequence[Any]) -> None:
+    with _IDLE_LOCK:
+        _IDLE.extend((key, a) for a in actors)
+
+
+def release_idle() -> int:
+    """End the actors finished pools left idle (``RayBackend.release``); how many."""
+    with _IDLE_LOCK:
+        waiting = list(_IDLE)
+        _IDLE.clear()
+    if waiting:
+        _kill(_ray(), [a for _, a in waiting])
+    return len(waiting)
+
+
 class _Pool:
     """The actors and the units given to them; resolves one future per run.
 
@@ -616,6 +694,7 @@ class _Pool:
         self.dispatcher: asyncio.Task[None] | None = None
         self.captures = 0
         self.actor_cls = self.ray.remote(_Worker)
+        self.key = _pool_key(self.ray, spec, cpus)
 
     # lifecycle
     def _new_actor(self) -> Any:
@@ -623,36 +702,69 @@ class _Pool:
             num_cpus=self.cpus, scheduling_strategy="SPREAD", max_restarts=0
         ).remote(self.spec)
 
-    async def start(self) -> None:
-        actors = [self._new_actor() for _ in range(self.workers)]
+    async def _fresh_ready(self) -> tuple[Any, dict[str, Any]]:
+        actor = self._new_actor()
         try:
-            infos = await asyncio.gather(*(_aref(a.ready.remote()) for a in actors))
+            return actor, await _aref(actor.ready.remote())
         except _deaths(self.ray) as exc:
-            infos = [{"error": exc}]
+            return actor, {"error": exc}
+
+    async def start(self) -> None:
+        """Configure the actors the last pool of the same key left idle, start the rest."""
+        reused = _take_idle(self.ray, self.key, self.workers)
+        fresh = [self._new_actor() for _ in range(self.workers - len(reused))]
+        log.debug("pool of %d: %d idle actors configured, %d started", self.workers,
+                  len(reused), len(fresh))  # fmt: skip
+        actors = reused + fresh
+        calls = [a.configure.remote(self.spec) for a in reused] + [a.ready.remote() for a in fresh]
+        infos: list[Any] = list(
+            await asyncio.gather(*(_aref(c) for c in calls), return_exceptions=True)
+        )
+        for i, info in enumerate(infos):
+            if not isinstance(info, BaseException):
+                continue
+            if not isinstance(info, _deaths(self.ray)):
+                _kill(self.ray, actors)
+                raise info
+            if i < len(reused):  # it died while it waited: a new one takes its place
+                _kill(self.ray, [actors[i]])
+                actors[i], infos[i] = await self._fresh_ready()
+            else:
+                infos[i] = {"error": info}
         for info in infos:
             if info["error"] is not None:
-                for a in actors:
-                    self.ray.kill(a)
+                _kill(self.ray, actors)
                 raise _worker_failed(info["error"])
         self.captures = infos[0]["captures"]
         self.slots = [_Slot(a, info["pid"]) for a, info in zip(actors, infos, strict=True)]
         self.dispatcher = asyncio.create_task(self._dispatch())
 
-    async def close(self) -> list[list[dict[str, Any]]]:
-        """Stop everything; the endpoint totals of every live actor."""
+    async def close(self, keep: bool = False) -> list[list[dict[str, Any]]]:
+        """Stop everything; the endpoint totals of every live actor. With ``keep``, when every
+        run came back, the live actors are left idle for the driver's next pool of the same
+        key (``start``); otherwise (or units still in an actor's hand) they are ended."""
         self.closing = True
         if self.dispatcher is not None:
             self.dispatcher.cancel()
+        finished = keep and all(not u.pending for u in self.units)
+        deadline = time.monotonic() + 5.0
+        while finished and self.held and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # the last streams' ends are on their way
+        keep = finished and not self.held
         live = [s for s in self.slots if s.alive]
         stats: list[list[dict[str, Any]]] = []
+        idle: list[Any] = []
         for s in live:
             with contextlib.suppress(Exception):
                 stats.append(await asyncio.wait_for(_aref(s.actor.endpoint_stats.remote()), 30))
-            with contextlib.suppress(Exception):
+            try:
                 await asyncio.wait_for(_aref(s.actor.close.remote()), 10)
-        for s in self.slots:
-            with contextlib.suppress(Exception):
-                self.ray.kill(s.actor)
+            except Exception:
+                continue
+            if keep and s.inflight == 0:
+                idle.append(s.actor)
+        _kill(self.ray, [s.actor for s in self.slots if not any(s.actor is a for a in idle)])
+        _leave_idle(self.key, idle)
         for t in list(self.tasks):
             t.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -910,7 +1022,8 @@ async def _drive_on_pool(
     flush: Recorder | None = None,
     plays: dict[Item, ChainPlay] | None = None,
 ) -> str | None:
-    """``drive`` over ``units`` on a fresh actor pool; the pool is gone when it returns.
+    """``drive`` over ``units`` on an actor pool (the idle actors a kept pool of the same key
+    left, configured afresh, and new ones for the rest), closed when it returns.
 
     ``recorder`` receives each run's replies from the actors (a chain's under each decision's
     id); ``drive`` flushes or discards them through ``flush`` (default: the recorder itself).
@@ -959,7 +1072,7 @@ async def _drive_on_pool(
             fatal=fatal, recorder=flush or recorder, on_progress=on_progress,
         )  # fmt: skip
     finally:
-        for stats in await pool.close():
+        for stats in await pool.close(keep=backend.keep):
             with contextlib.suppress(Exception):
                 record_endpoint_stats(store, condition, _Totals(stats))
 
