@@ -608,8 +608,8 @@ class _Slot:
 
 
 # Actors a finished pool kept alive (``RayBackend.keep``), for this driver's next pool with the
-# same key (the next condition of a sweep): starting an actor imports DIBench,
-# its provider's SDK and loads the models again, seconds per actor, where configuring one takes
+# same key (the next condition of a sweep): starting an actor imports DIBench and its
+# provider's SDK and loads the models again, seconds per actor, where configuring one takes
 # milliseconds. At most one key's actors wait here: a pool with another key ends them first, so
 # idle actors never hold the CPUs a new pool needs. They end with the driver.
 _IDLE: list[tuple[tuple[Any, ...], Any]] = []
