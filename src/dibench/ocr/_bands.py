@@ -61,9 +61,9 @@ TILT = 0.02  # boxes whose top or bottom edge rises more than this (plus 1 px) p
 
 
 def digest(arr: np.ndarray, *extra: object) -> bytes:
-    """A 16-byte hash of an array's shape, dtype and pixels (and ``extra``): the cache key."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(repr((arr.shape, str(arr.dtype), *extra)).encode())
+    """A hash of an array's shape, dtype and pixels (and ``extra``): the key of the caches in
+    memory, hashed as ``dibench._cache.pixel_key`` hashes images (SHA-1, not for security)."""
+    h = hashlib.sha1(repr((arr.shape, str(arr.dtype), *extra)).encode(), usedforsecurity=False)
     h.update(np.ascontiguousarray(arr).data)
     return h.digest()
 
