@@ -137,14 +137,18 @@ class _Index:
 _INDEXES: LruCache[tuple[str, bytes], _Index] = LruCache(4)
 
 
-def _index_key(ds: Dataset) -> tuple[str, bytes]:
-    h = hashlib.blake2b(digest_size=16)
+def _index_key(ds: Dataset) -> tuple[str, bytes] | None:
+    """The folder and the hash of its three record files; None when one cannot be read (the
+    parse then says why, naming the file)."""
+    h = hashlib.sha1(usedforsecurity=False)
     for path in (ds.root / "manifest.json", ds.benign_path, ds.injected_path):
         try:
             with path.open("rb") as fh:
-                part = hashlib.file_digest(fh, "blake2b").digest()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                part = hashlib.file_digest(fh, "sha1").digest()
+        except (FileNotFoundError, NotADirectoryError):
             part = b"absent"
+        except OSError:
+            return None
         h.update(part)
     return str(ds.root.resolve()), h.digest()
 
@@ -209,7 +213,8 @@ class Dataset:
             raise DatasetError(f"{self.root}: no such dataset directory")
         self.benign_path = self.root / "benign.jsonl"
         self.injected_path = self.root / "injected.jsonl"
-        index = _INDEXES.get(_index_key(self), lambda: _read_index(self))
+        key = _index_key(self)
+        index = _read_index(self) if key is None else _INDEXES.get(key, lambda: _read_index(self))
         self.manifest = dict(index.manifest)
         self.benign: dict[str, DecisionState] = dict(index.benign)
         # Injected records are indexed by (line number, offset, length) and read back on
