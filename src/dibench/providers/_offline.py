@@ -264,11 +264,14 @@ class OcrAgent(Provider):
 
         self.cache.engine  # noqa: B018 - loads the engine
 
-    def perceive(self, image: Image.Image) -> tuple[tuple[OcrLine, ...], tuple[Region, ...]]:
-        """OCR lines and item regions of a screen, both cached by the screen's content."""
+    def perceive(
+        self, image: Image.Image, key: str | None = None
+    ) -> tuple[tuple[OcrLine, ...], tuple[Region, ...]]:
+        """OCR lines and item regions of a screen, both cached by the screen's content (``key``:
+        its ``pixel_key`` if already computed)."""
         from ._ocr.regions import segment_regions
 
-        key = pixel_key(image)
+        key = key or pixel_key(image)
         lines = self.cache.read(image, key)
         regions = self._regions.get(key, lambda: tuple(segment_regions(lines, image.size, image)))
         return lines, regions
@@ -299,7 +302,8 @@ class OcrAgent(Provider):
             if self._explorer is None:
                 self._explorer = Explorer()
             explorer = self._explorer
-        lines, regions = self.perceive(obs.screenshot)
+        screen = pixel_key(obs.screenshot)  # hashed once: perception and the trail's screens
+        lines, regions = self.perceive(obs.screenshot, screen)
         trail = explorer.trail(request.instance_id, request.repeat)
         return explorer.step(
             trail,
@@ -310,6 +314,7 @@ class OcrAgent(Provider):
             obs.language,
             seed=request.seed - request.call,  # the episode's: near-ties break the same way
             acting=request.role in ACTING_ROLES,
+            screen=screen,
         )
 
     async def complete(self, request: Request) -> Completion:

@@ -216,7 +216,12 @@ class RayBackend:
         """End the actors that finished runs left idle for the next run of this process (they
         hold their share of the cluster's CPUs until then, or until the process ends); how
         many were ended."""
-        return release_idle()
+        with _IDLE_LOCK:
+            waiting = list(_IDLE)
+            _IDLE.clear()
+        if waiting:
+            _kill(_ray(), [a for _, a in waiting])
+        return len(waiting)
 
     async def run_dataset(
         self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
@@ -642,16 +647,6 @@ def _take_idle(ray: Any, key: tuple[Any, ...], n: int) -> list[Any]:
 def _leave_idle(key: tuple[Any, ...], actors: Sequence[Any]) -> None:
     with _IDLE_LOCK:
         _IDLE.extend((key, a) for a in actors)
-
-
-def release_idle() -> int:
-    """End the actors finished pools left idle (``RayBackend.release``); how many."""
-    with _IDLE_LOCK:
-        waiting = list(_IDLE)
-        _IDLE.clear()
-    if waiting:
-        _kill(_ray(), [a for _, a in waiting])
-    return len(waiting)
 
 
 class _Pool:

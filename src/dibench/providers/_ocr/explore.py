@@ -125,15 +125,17 @@ class Explorer:
         *,
         seed: int,
         acting: bool,
+        screen: str | None = None,
     ) -> Step:
-        """The next action on this screen; ``acting`` lets it update the trail's plan."""
+        """The next action on this screen; ``acting`` lets it update the trail's plan;
+        ``screen``: the image's ``pixel_key`` if the caller has it."""
         size = image.size
         task = _Task(instruction, language, seed)
         page = classify_page(lines, size, trail.searched)
         if page == "detail":
             return self._detail(trail, lines, size, task, acting)
         if page == "list":
-            return self._list(trail, lines, regions, image, task, acting)
+            return self._list(trail, lines, regions, screen or pixel_key(image), size, task, acting)
         return self._start(trail, lines, acting)
 
     # ------------------------------------------------------------------ pages
@@ -155,12 +157,11 @@ class Explorer:
         trail: Trail,
         lines: Sequence[OcrLine],
         regions: Sequence[Region],
-        image: Image.Image,
+        sig: str,
+        size: tuple[int, int],
         task: _Task,
         acting: bool,
     ) -> Step:
-        size = image.size
-        sig = pixel_key(image)
         trail.list_lines = tuple(lines)
         if sig not in trail.screens:
             trail.screens.append(sig)
