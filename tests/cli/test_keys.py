@@ -1,6 +1,6 @@
 """A vendor's API without its key is refused before the first call, naming the variable; a
 local server that needs no key keeps working; the stop message of a dead endpoint counts the
-errors the run stored (issue 27 item 6)."""
+errors the run stored (issue 27 item 6); an attacker without its key names --attacker-opt."""
 
 from __future__ import annotations
 
@@ -71,6 +71,23 @@ def test_a_defense_without_its_key_names_the_spec_options(
     assert f"api_key_env=NAME in the {name} spec" in err and "base_url=URL" in err
     assert "set $OPENAI_API_KEY" in err and "--api-key-env" not in err and "--base-url" not in err
     assert not (tmp_path / "r").exists()
+
+
+def test_an_attacker_without_its_key_names_attacker_opt(
+    d8_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """The attacker's provider takes its key variable from --attacker-opt (--api-key-env is the
+    target agent's): the search is refused before its first query, naming that option."""
+    if importlib.util.find_spec("openai") is None:
+        pytest.skip("openai is not installed")
+    r = invoke("attack", "--dataset", str(d8_dataset_dir), "--framework", "direct", "--model",
+               "oracle", "--budget", "5", "--attacker", "openai:gpt-4o-mini",
+               "--out", str(tmp_path / "a"))  # fmt: skip
+    err = r.stderr
+    assert r.returncode == 2 and err.startswith("dibench: error:") and len(err.splitlines()) == 1
+    assert "set $OPENAI_API_KEY" in err and "--attacker-opt api_key_env=NAME" in err, err
+    assert "--attacker-opt base_url=URL" in err and "--api-key-env" not in err, err
+    assert not (tmp_path / "a").exists()
 
 
 def test_a_local_server_needs_no_key(d8_dataset_dir: Path, tmp_path: Path) -> None:

@@ -11,9 +11,12 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dibench.probes import SLOTS
+
+if TYPE_CHECKING:
+    from dibench.providers import Provider
 
 __all__ = ["attacker_prompt", "parse_proposals", "propose"]
 
@@ -65,8 +68,9 @@ def parse_proposals(text: str) -> list[dict[str, str]]:
 
 
 def check_attacker(attacker: str, options: dict[str, Any]) -> None:
-    """Refuse an unknown attacker or a bad ``--attacker-opt`` before the search spends a query
-    (the attacker itself is first built at the search's first generation)."""
+    """Refuse an unknown attacker, a bad ``--attacker-opt`` or a missing API key before the
+    search spends a query: the attacker is built here once (as a run builds its provider in
+    preflight), closed unused, and built again at the search's first generation."""
     from dibench._registry import check_options
     from dibench.providers import PROVIDERS
     from dibench.runner import RunError, stored_options
@@ -78,6 +82,20 @@ def check_attacker(attacker: str, options: dict[str, Any]) -> None:
         check_options(factory, options, f"provider {scheme!r}", positional=1)
     except ValueError as exc:
         raise RunError(f"--attacker-opt: {attacker}: {exc}") from None
+    asyncio.run(_attacker(attacker, options).aclose())
+
+
+def _attacker(attacker: str, options: dict[str, Any]) -> Provider:
+    """The attacker's provider; a missing key is named with the options that fix it here."""
+    from dibench.providers import MissingKeyError, make_provider
+    from dibench.runner import RunError
+
+    try:
+        return make_provider(attacker, **options)
+    except MissingKeyError as exc:  # the attacker's key is set by --attacker-opt, not --api-key-env
+        raise RunError(
+            exc.naming("--attacker-opt api_key_env=NAME", "--attacker-opt base_url=URL")
+        ) from None
 
 
 def propose(
@@ -97,11 +115,11 @@ def propose(
                 rec = json.loads(line)
                 if rec.get("generation") == generation:
                     return parse_proposals(rec.get("reply", ""))
-    from dibench.providers import Message, Request, TextPart, make_provider
+    from dibench.providers import Message, Request, TextPart
     from dibench.runner import stored_options
 
     stored_options(options, "--attacker-opt")
-    provider = make_provider(attacker, **options)
+    provider = _attacker(attacker, options)
     prompt = attacker_prompt(record)
     request = Request(
         messages=(Message("user", (TextPart(prompt),)),),
