@@ -261,6 +261,12 @@ def generate(
         f"in {summary.seconds:.1f} s ({summary.bytes_on_disk / 2**20:.1f} MiB)\n"
         f"  by probe: {by_probe}"
     )
+    if summary.left_out:  # as `dibench import` and `run` name the instances they leave out
+        _echo_left_out(
+            f"{len(summary.left_out)} injected variant(s) whose target's title box is too "
+            "small for the probe",
+            summary.left_out,
+        )
 
 
 @main.command()

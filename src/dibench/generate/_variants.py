@@ -25,10 +25,15 @@ def injected_id(benign_id: str, target: str, probe: str) -> InstanceId:
 
 
 def injected_records(
-    state: DecisionState, probe_names: Sequence[str], seed: int, epsilon: float | None = None
+    state: DecisionState,
+    probe_names: Sequence[str],
+    seed: int,
+    epsilon: float | None = None,
+    refused: dict[str, str] | None = None,
 ) -> Iterator[InjectedRecord]:
     """Every (target, probe) variant of a benign state, targets in screen order; a variant
-    whose title box is too small for the probe's shortest form (``PayloadTooLong``) is none."""
+    whose title box is too small for the probe's shortest form (``PayloadTooLong``) is none,
+    its reason kept in ``refused`` (id -> reason) when given, so a caller can say so."""
     from dibench.probes import PayloadTooLong, configured_probe
 
     probes = [configured_probe(p, epsilon=epsilon) for p in probe_names]
@@ -36,7 +41,9 @@ def injected_records(
         for probe in probes:
             try:
                 rec = injected_record(state, target, probe, seed)
-            except PayloadTooLong:
+            except PayloadTooLong as exc:
+                if refused is not None:
+                    refused[str(injected_id(state.id, target, probe.name))] = str(exc)
                 continue
             yield rec
 

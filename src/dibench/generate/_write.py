@@ -36,6 +36,7 @@ class GenerateSummary:
     benign: int = 0
     injected: int = 0
     by_probe: dict[str, int] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)  # variant id -> why it is none
     bytes_on_disk: int = 0
     seconds: float = 0.0
 
@@ -52,15 +53,15 @@ def save_png(image: Image.Image, level: int = 1) -> bytes:
 _W: dict[str, object] = {}
 
 
-def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
+def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str], dict[str, str]]:
     config: GenerateConfig = _W["config"]  # type: ignore[assignment]
     out: Path = _W["out"]  # type: ignore[assignment]
     probes: list[str] = _W["probes"]  # type: ignore[assignment]
     state, image = build_state(slot, config)
     benign_png = save_png(image, config.png_level)
     (out / state.screenshot).write_bytes(benign_png)
-    lines, probe_of = [], []
-    for rec in injected_records(state, probes, config.seed, config.epsilon):
+    lines, probe_of, left_out = [], [], {}
+    for rec in injected_records(state, probes, config.seed, config.epsilon, left_out):
         lines.append(dump_line(rec))
         probe_of.append(rec.probe)
         if config.materialize:
@@ -72,7 +73,7 @@ def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str]]:
             rows = carrier_rows(state, rec.target, rec.carriers)
             data = splice_png(benign_png, img, rows) or save_png(img, config.png_level)
             write_materialized(out / "injected", rec.id, benign_png, data)
-    return dump_line(state), lines, probe_of
+    return dump_line(state), lines, probe_of, left_out
 
 
 def write_materialized(folder: StrPath, iid: str, benign_png: bytes, png: bytes) -> Path:
@@ -129,15 +130,17 @@ def generate(
     with tmp_b.open("wb") as fb, tmp_i.open("wb") as fi:
         if workers <= 1:
             _init(config, out, probes)
-            results: Iterator[tuple[bytes, list[bytes], list[str]]] = map(_work, slots)
+            results: Iterator[tuple[bytes, list[bytes], list[str], dict[str, str]]]
+            results = map(_work, slots)
             pool = None
         else:
             ctx = mp.get_context("fork")
             pool = ctx.Pool(workers, initializer=_init, initargs=(config, out, probes))
             results = pool.imap(_work, slots, chunksize=4)
         try:
-            for done, (bline, ilines, probe_of) in enumerate(results, start=1):
+            for done, (bline, ilines, probe_of, left_out) in enumerate(results, start=1):
                 fb.write(bline)
+                summary.left_out.update(left_out)
                 fi.writelines(ilines)
                 summary.benign += 1
                 summary.injected += len(ilines)
