@@ -222,3 +222,25 @@ def test_a_band_without_pairs_breaks_the_line_and_nothing_measured_draws_nothing
         rank_chart(bands, [Series("a · b", [None, Estimate(0, 0, math.nan, 0, 0, "")])], label="x")
         == ""
     )
+
+
+@pytest.mark.parametrize("conf", [0.95, 0.9])
+def test_the_captions_state_the_level_the_intervals_were_computed_at(
+    sweep_run: Path, sweep_depth: Report, conf: float
+) -> None:
+    """The rank chart, the ASR-by-attack chart and the main table say the report's level, the
+    one every interval was computed at (``build_report(conf=...)``), never a fixed 95%."""
+    report = sweep_depth if conf == 0.95 else build_report(sweep_run, examples=0, n_boot=200,
+                                                           conf=conf)  # fmt: skip
+    level, other = f"{round(100 * conf)}%", "95%" if conf != 0.95 else "90%"
+    html = html_lib.unescape(render_report(report, "html"))
+    captions = {  # title -> note, as the HTML writes a figure's caption
+        m.group(1): m.group(2)
+        for m in re.finditer(r"<figcaption>(.*?) <span>(.*?)</span></figcaption>", html, re.S)
+    }
+    rank, attack = captions["ASR by the target's rank"], captions["ASR by attack"]
+    assert f"whiskers: its {level} interval (as in the table)" in rank
+    assert f"whiskers: {level} interval;" in attack
+    main = report.table("main")
+    assert main is not None and f"in percent with {level} intervals" in main.caption
+    assert not any(other in c for c in (rank, attack, main.caption))

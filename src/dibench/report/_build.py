@@ -122,8 +122,8 @@ def _main_table(
         title=f"TCR / COR / ASR by model, attack and framework{suffix}",
         caption=(
             "Rows: model x attack ('no attack' = benign runs). Per framework: task completion "
-            "rate, correct-operation rate and paired attack success rate, in percent with 95% "
-            "intervals." + _extra_caption(extra)
+            "rate, correct-operation rate and paired attack success rate, in percent with "
+            f"{round(100 * st.conf)}% intervals." + _extra_caption(extra)
         ),
         row_fields=("model", "probe"),
         col_fields=("framework",),

@@ -138,7 +138,7 @@ def build_depth(
     base = [r for r in rows if r.defense == defense]
     chains = _chains(base, seed)
     if not any(r.injected and r.target_rank is not None for r in base):
-        return DepthSection((), (), (), defense, chains) if chains else None
+        return DepthSection((), (), (), defense, chains, conf=conf) if chains else None
     kw: dict[str, Any] = {"ci": ci, "conf": conf, "n_boot": n_boot, "seed": seed}
     lines = _lines(base, "band", kw) + _lines(base, "fold", kw)
     if any(r.injected and r.target_seen is not None for r in base):
@@ -160,7 +160,7 @@ def build_depth(
             ben = _distribution([r for r in measured if not r.injected])
             inj = _distribution([r for r in measured if r.injected])
             scroll.append(ScrollLine(fw, model, field, diff, ben, inj))
-    return DepthSection(tuple(lines), tuple(trends), tuple(scroll), defense, chains)
+    return DepthSection(tuple(lines), tuple(trends), tuple(scroll), defense, chains, conf=conf)
 
 
 def _chains(rows: Sequence[ResultRow], seed: int) -> tuple[ChainLine, ...]:
@@ -306,8 +306,8 @@ def _rank_figure(section: DepthSection) -> Figure | None:
     return Figure(
         svg,
         title,
-        "points: paired ASR per rank band, whiskers: its interval (as in the table), hover for "
-        f"counts. {trend}".strip(),
+        f"points: paired ASR per rank band, whiskers: its {round(100 * section.conf)}% interval "
+        f"(as in the table), hover for counts. {trend}".strip(),
     )
 
 

@@ -515,6 +515,7 @@ class DepthSection:
     chains: tuple[ChainLine, ...] = ()
     film: ChainFilm | None = None  # a hijacked chain beside its benign twin (chain runs)
     film_note: str = ""  # '' or why no chain filmstrip is shown
+    conf: float = 0.95  # the level of its intervals (the report's), stated in its captions
 
 
 @dataclass(frozen=True)

@@ -462,7 +462,8 @@ def plots_section(report: Report) -> Section:
                 Figure(
                     svg,
                     "ASR by attack",
-                    "bars: paired ASR; whiskers: 95% interval; hover for counts",
+                    f"bars: paired ASR; whiskers: {round(100 * report.conf)}% interval; "
+                    "hover for counts",
                 )
             )
     carrier = report.table("carrier")
