@@ -100,6 +100,22 @@ def test_steps_to_commit_uses_only_pairs_where_both_committed() -> None:
     assert c.diff.n == 1 and c.benign.value == 7.0 and c.injected.value == 2.0
 
 
+def test_a_count_means_interval_never_goes_below_zero() -> None:
+    """Counts (detail views, scrolls, ...) are never negative, so neither is their mean's lower
+    bound: a few episodes with a wide interval are clipped at 0, as a share's are to [0, 1]."""
+    trajs = []
+    for k in range(4):
+        trajs.append(traj(f"s{k}", EXPLORER, injected=False))
+        trajs.append(traj(f"s{k}.c2.naive", EXPLORER if k == 0 else HASTY, injected=True))
+    table = {(c.probe, c.metric): c for c in exploration_table(trajs, n_boot=200)}
+    views = table[("naive", "detail_views")].injected
+    assert views.value == 0.5 and views.lo == 0.0 and views.hi > views.value
+    raw = mean_estimate([2.0, 0.0, 0.0, 0.0], ["s0", "s1", "s2", "s3"], n_boot=200)
+    assert raw.value == 0.5 and raw.lo < 0  # what it read before the clip
+    diff = table[("naive", "detail_views")].diff  # a change of counts can be negative
+    assert diff.diff == -1.5 and diff.lo < -1.5
+
+
 def test_unknown_metric_is_named() -> None:
     with pytest.raises(ValueError, match="clicks"):
         exploration_table([], metrics=("clicks",))

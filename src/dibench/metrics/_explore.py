@@ -244,8 +244,8 @@ def exploration_table(
                     xb.append(vb)
                     xi.append(vi)
                     cl.append(cluster)
-                share = EXPLORE_METRICS[metric][1]  # a share's mean and change have a range
-                rng = (0.0, 1.0) if share else None
+                share = EXPLORE_METRICS[metric][1]  # a mean has a range; a share's change too
+                rng = (0.0, 1.0) if share else (0.0, math.inf)  # counts: never below 0
                 out.append(
                     ExploreComparison(
                         framework=key[0],
