@@ -116,6 +116,29 @@ def test_wrong_acceptable_set_fails(small_dataset_dir: Path, tmp_path: Path) -> 
     assert rep.failed["shared"] > 0  # its injected variants no longer share the set
 
 
+def test_a_broken_injected_record_is_a_schema_issue_with_ocr_on(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """The OCR read-back samples records by app, probe and language; a record that does not
+    parse is left out of the sample and reported by the schema check, as without OCR, instead
+    of stopping the whole check."""
+    root = _copy(small_dataset_dir, tmp_path / "ds")
+    lines = (root / "benign.jsonl").read_bytes().splitlines()[:1]
+    (root / "benign.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    kept = orjson.loads(lines[0])["id"]
+    variants = [
+        orjson.loads(line)
+        for line in (root / "injected.jsonl").read_bytes().splitlines()
+        if orjson.loads(line)["pair_of"] == kept
+    ][:3]
+    variants[1]["seed"] = "not a number"
+    (root / "injected.jsonl").write_bytes(b"\n".join(map(orjson.dumps, variants)) + b"\n")
+    rep = check_dataset(Dataset.open(root), ocr_sample=2, workers=1)
+    assert rep.ocr_sampled == 2 and rep.failed["schema"] == 1, rep.issues
+    (issue,) = [i for i in rep.issues if i.check == "schema"]
+    assert issue.instance == variants[1]["id"] and "field seed" in issue.message, issue
+
+
 def _generate_with(probe: str, out: Path) -> Dataset:
     generate(out, GenerateConfig(seed=5, benign=3, probes=(probe,)), workers=1)
     return Dataset.open(out)

@@ -556,7 +556,10 @@ def _ocr_sample(ids: list[str], ds: Dataset, n: int, seed: int) -> set[str]:
     """Stratified: cover every (app, probe, language) cell before a cell's second pick."""
     cells: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for iid in ids:
-        rec = ds.injected(iid)
+        try:
+            rec = ds.injected(iid)
+        except DatasetError:
+            continue  # never read back: the schema check reports the record
         cells[(rec.app, rec.probe, rec.language)].append(iid)
     for members in cells.values():
         members.sort(key=lambda i: derive_seed(seed, "ocr-sample", i))
