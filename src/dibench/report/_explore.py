@@ -78,8 +78,10 @@ from ._section import (
 from ._svg import FONT, GRID, INK, MUTED, _fit
 
 if TYPE_CHECKING:
+    from dibench._values import ChainPick
     from dibench.adapters import Screen
-    from dibench.runner import ResultStore
+    from dibench.runner import ResultStore, SimRunConfig
+    from dibench.sim import ChainSpec
 
 __all__ = [
     "EXPLORE_HEAD",
@@ -327,7 +329,9 @@ def _choose(
     return chosen[:limit]
 
 
-def _specs(config: dict[str, Any], conditions: dict[str, dict[str, Any]]) -> tuple[Any, dict, str]:
+def _specs(
+    config: dict[str, Any], conditions: dict[str, dict[str, Any]]
+) -> tuple[SimRunConfig | None, dict[str, Any], str]:
     """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
     from dibench.runner import SimRunConfig, plan_sim_work
 
@@ -443,7 +447,12 @@ def chain_decisions(moves: Sequence[Move]) -> list[tuple[Move, ...]]:
 
 
 def replay_chain(
-    cfg: Any, chain: Any, traj: Trajectory, picks: Sequence[Any], *, width: int
+    cfg: SimRunConfig,
+    chain: ChainSpec,
+    traj: Trajectory,
+    picks: Sequence[ChainPick],
+    *,
+    width: int,
 ) -> tuple[FilmEpisode, ...]:
     """Re-run a chain decision by decision in a fresh ``ChainEnv`` (``picks``: the stored
     ``ChainPick`` record): each decision's moves on that decision's simulator, checked against
