@@ -13,7 +13,7 @@ from typing import Any
 
 from ._base import PROVIDERS, Request
 from ._convert import to_anthropic_messages
-from ._http import HTTPProvider, import_sdk, json_object, json_reply
+from ._http import HTTPProvider, import_sdk, json_object, json_reply, tls_context
 from ._retry import Reply, Retryable
 
 __all__ = ["AnthropicProvider", "parse_anthropic_message"]
@@ -62,6 +62,9 @@ class AnthropicProvider(HTTPProvider):
             timeout=self.policy.timeout_s,
             max_retries=0,
             default_headers=headers or None,  # Basic auth from the URL, if it had any
+            http_client=self._sdk.DefaultAsyncHttpxClient(
+                timeout=self.policy.timeout_s, verify=tls_context()
+            ),
         )
 
     def _payload(self, request: Request) -> dict[str, Any]:

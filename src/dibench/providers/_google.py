@@ -11,7 +11,7 @@ from typing import Any
 
 from ._base import PROVIDERS, Request
 from ._convert import to_google_contents
-from ._http import HTTPProvider, as_int, import_sdk
+from ._http import HTTPProvider, as_int, import_sdk, tls_context
 from ._retry import Reply, Retryable
 
 __all__ = ["GoogleProvider"]
@@ -81,7 +81,7 @@ class GoogleProvider(HTTPProvider):
         types = self._genai.types
         # Our own httpx client: the SDK would switch to aiohttp whenever that is installed
         # (``datasets`` brings it), and aiohttp's errors would escape the classification below.
-        transport = self._httpx.AsyncClient(timeout=self.policy.timeout_s)
+        transport = self._httpx.AsyncClient(timeout=self.policy.timeout_s, verify=tls_context())
         http_options = types.HttpOptions(
             base_url=endpoint,
             timeout=int(self.policy.timeout_s * 1000),

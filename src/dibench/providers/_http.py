@@ -23,6 +23,8 @@ import os
 import random
 import re
 import socket
+import ssl
+import threading
 import time
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -49,6 +51,7 @@ __all__ = [
     "import_sdk",
     "json_object",
     "json_reply",
+    "tls_context",
 ]
 
 PLACEHOLDER_KEY = "sk-no-key-required"  # local servers ignore the key but the SDKs want one
@@ -107,6 +110,23 @@ class MissingKeyError(DIBenchError):
     def naming(self, key_option: str, url_option: str) -> str:
         """The same refusal's message with ``key_option`` / ``url_option`` as the fixes."""
         return str(MissingKeyError(self.provider, self.where, self.wanted, key_option, url_option))
+
+
+_TLS: list[ssl.SSLContext] = []
+_TLS_LOCK = threading.Lock()
+
+
+def tls_context() -> ssl.SSLContext:
+    """The one TLS context of this process, which every SDK client verifies servers with.
+
+    It is the SDKs' HTTP client's (httpx2) own default, made once: left to themselves the SDKs
+    load the CA bundle again for every client, 20-70 ms each, and a run makes one client per
+    endpoint and event loop. ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` are read at its first use.
+    """
+    with _TLS_LOCK:
+        if not _TLS:
+            _TLS.append(importlib.import_module("httpx2").create_ssl_context())
+        return _TLS[0]
 
 
 class MissingSDKError(MissingExtra):

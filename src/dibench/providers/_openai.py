@@ -20,7 +20,7 @@ from dibench._cache import LruCache
 
 from ._base import PROVIDERS, ImagePart, Request
 from ._convert import data_url, to_openai_messages
-from ._http import HTTPProvider, import_sdk, json_object, json_reply
+from ._http import HTTPProvider, import_sdk, json_object, json_reply, tls_context
 from ._retry import Reply, Retryable
 
 __all__ = ["OpenAIProvider", "parse_chat_completion"]
@@ -120,6 +120,9 @@ class OpenAIProvider(HTTPProvider):
             timeout=self.policy.timeout_s,
             max_retries=0,
             default_headers=headers or None,  # Basic auth from the URL, if it had any
+            http_client=self._sdk.DefaultAsyncHttpxClient(
+                timeout=self.policy.timeout_s, verify=tls_context()
+            ),
         )
 
     def _payload(self, request: Request) -> bytes:

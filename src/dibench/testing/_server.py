@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -136,7 +137,8 @@ class FakeChatServer:
     consumed one entry per request (``None`` = no fault) or a function ``(index, body) ->
     Fault | None``; ``push_faults`` appends to the queue while running. ``api_key`` makes the
     server answer 401 to any other key. ``usage`` is the (prompt, completion) token counts
-    reported, or ``None`` to report none. ``latency_s`` delays every reply.
+    reported, or ``None`` to report none. ``latency_s`` delays every reply. ``tls`` (a server
+    context holding a certificate) serves HTTPS instead, so a test sees clients verify it.
     """
 
     def __init__(
@@ -150,8 +152,10 @@ class FakeChatServer:
         record_last: int = 64,
         host: str = "127.0.0.1",
         port: int = 0,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.reply = reply
+        self.tls = tls
         self._fault_fn: Callable[[int, dict[str, Any]], Fault | None] | None = None
         self._fault_queue: collections.deque[Fault | None] = collections.deque()
         if callable(faults):
@@ -190,12 +194,13 @@ class FakeChatServer:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:PORT`` (the Anthropic and Gemini SDKs add their own prefixes)."""
-        return f"http://{self.host}:{self.port}"
+        """``http://127.0.0.1:PORT`` (``https`` with ``tls``; the Anthropic and Gemini SDKs add
+        their own prefixes)."""
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     @property
     def base_url(self) -> str:
-        """The OpenAI-style base URL, ``http://127.0.0.1:PORT/v1``."""
+        """The OpenAI-style base URL, ``http://127.0.0.1:PORT/v1`` (or ``https``)."""
         return f"{self.url}/v1"
 
     def start(self, timeout_s: float = 5.0) -> FakeChatServer:
@@ -279,7 +284,7 @@ class FakeChatServer:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         server = await asyncio.start_server(
-            self._on_connect, self.host, self._port, limit=1 << 16, backlog=512
+            self._on_connect, self.host, self._port, limit=1 << 16, backlog=512, ssl=self.tls
         )
         self._port = server.sockets[0].getsockname()[1]
         self._ready.set()
