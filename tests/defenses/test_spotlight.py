@@ -152,14 +152,15 @@ def test_bad_options_name_the_spec() -> None:
 
 
 def test_a_sweep_reports_both_in_the_defense_table_and_frontier(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """Each defense is a condition of the defense table and a point of the frontier, beside
     the undefended one. The OCR agent reads pixels, not prompts, so its ASR is the same under
-    both: these defenses act on models that read what the framework writes."""
+    both: these defenses act on models that read what the framework writes. (On the
+    low-resolution dataset: its screens cost a quarter of the full-size ones' OCR.)"""
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
-        f'dataset = "{small_dataset_dir}"\nout = "runs/peer"\nrepeats = 1\nlimit = 1\n'
+        f'dataset = "{d8_dataset_dir}"\nout = "runs/peer"\nrepeats = 1\nlimit = 1\n'
         'probes = ["naive", "context_ignore"]\nframeworks = ["direct"]\n'
         'defenses = ["none", "spotlight", "sandwich"]\n[[models]]\nspec = "ocr-agent"\n',
         encoding="utf-8",

@@ -17,12 +17,14 @@ DEFENSES = ("none", "jpeg:75", "prompt-warning", "keyword-detector:policy=block"
 
 @pytest.mark.slow
 def test_defense_sweep_with_ocr_agent_reports_frontier_and_detectors(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
+    """On the low-resolution dataset: the OCR of its screens costs a quarter of the
+    full-size ones', and the path from sweep to report is the same."""
     listed = ", ".join(f'"{d}"' for d in DEFENSES)
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
-        f'dataset = "{small_dataset_dir}"\nout = "run"\nrepeats = 1\nlimit = 1\n'
+        f'dataset = "{d8_dataset_dir}"\nout = "run"\nrepeats = 1\nlimit = 1\n'
         f'probes = ["combined"]\nframeworks = ["direct"]\ndefenses = [{listed}]\n'
         '[[models]]\nspec = "ocr-agent"\n',
         encoding="utf-8",
