@@ -87,9 +87,13 @@ def test_jpeg_and_jpeg_75_are_one_condition(small_dataset_dir: Path, tmp_path: P
 def test_sweep_runs_one_condition_per_defense_chain(
     small_dataset_dir: Path, tmp_path: Path
 ) -> None:
+    """One benign state (with its combined and combined_p twins: 9 screens a condition) gives
+    every condition benign, injected, blocked and committed rows; a second state doubled the
+    screens each defense transforms and encodes, and two models' conditions no longer shared
+    them in the defenses' caches."""
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
-        f'dataset = "{small_dataset_dir}"\nout = "runs/def"\nrepeats = 1\nlimit = 2\n'
+        f'dataset = "{small_dataset_dir}"\nout = "runs/def"\nrepeats = 1\nlimit = 1\n'
         'probes = ["combined", "combined_p"]\nframeworks = ["direct"]\n'
         'defenses = ["none", "jpeg:75", ["downscale:0.9", "prompt-warning"], '
         '"keyword-detector:policy=block"]\n'
@@ -119,7 +123,7 @@ def test_sweep_runs_one_condition_per_defense_chain(
     assert oracle and all(x.correct for x in oracle)
     assert verdicts and all(v.defense == "keyword-detector" for v in verdicts)
     blocked = [x for x in rows if x.outcome.value == "blocked"]
-    assert all(x.defense == "keyword-detector" and x.decision is None for x in blocked)
+    assert blocked and all(x.defense == "keyword-detector" and x.decision is None for x in blocked)
 
 
 def test_sweep_with_a_bad_defense_names_the_key(small_dataset_dir: Path, tmp_path: Path) -> None:
