@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -224,14 +225,38 @@ SWEEP_DEFENSES: tuple[tuple[str, ...], ...] = ((), ("jpeg:75",), ("keyword-detec
 ATTACK_MODEL = "planted:best match"
 
 
-@pytest.fixture(scope="session")
-def sim_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A simulator run of an oracle and a random agent (``dibench simulate``)."""
-    out = tmp_path_factory.mktemp("explore-run")
+def finished(folder: Path) -> None:
+    """Every store under ``folder`` as a finished run leaves it, in rollback-journal mode.
+
+    A run leaves its store in WAL mode; a reader, even a read-only one, then writes the WAL
+    index (``-shm``) beside it, which a shared folder must not get (readers in both workers,
+    and the check that the folder is unchanged). The rows are the same in either mode.
+    """
+    for db in sorted(folder.rglob("*.sqlite")):
+        con = sqlite3.connect(db)
+        try:
+            con.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            con.close()
+
+
+def _sim_run(out: Path) -> None:
+    out.mkdir()
     for fw, model in SIM_AGENTS:
         summary = execute_sim(SimRequest(out=out, framework=fw, model=model, config=SIM_CONFIG))
         assert summary.aborted is None
-    return out
+    finished(out)
+
+
+@pytest.fixture(scope="session")
+def sim_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A simulator run of an oracle and a random agent (``dibench simulate``), made once per
+    session, not once per xdist worker (5.6 s of CPU); tests read it, or a copy. The folder
+    keeps the name it had as ``mktemp("explore-run")``: the reports (and their pins) are
+    titled with it."""
+    yield from shared_folder(
+        tmp_path_factory, "explore-run", lambda f: _sim_run(f / "explore-run0"), "explore-run0"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -245,21 +270,25 @@ def small_run_data(d8_dataset_dir: Path) -> Path:
     return d8_dataset_dir
 
 
-@pytest.fixture(scope="session")
-def sweep_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -> Path:
-    """Oracle and random agents, each without a defense, with jpeg:75 and with the keyword
-    detector (which records verdicts), on 2 states x 2 repeats (``dibench sweep``)."""
-    out = tmp_path_factory.mktemp("sweep") / "sweep"
+def _sweep_run(out: Path, data: Path) -> None:
     config = RunConfig(repeats=2, limit=2, concurrency=2)
     for model in SWEEP_MODELS:
         for defenses in SWEEP_DEFENSES:
-            execute(RunRequest(small_run_data, out, "direct", model, config, defenses=defenses))
-    return out
+            execute(RunRequest(data, out, "direct", model, config, defenses=defenses))
+    finished(out)
 
 
 @pytest.fixture(scope="session")
-def attack_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -> Path:
-    """A finished ``dibench attack`` directory (budget 30) against the planted test agent."""
+def sweep_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -> Iterator[Path]:
+    """Oracle and random agents, each without a defense, with jpeg:75 and with the keyword
+    detector (which records verdicts), on 2 states x 2 repeats (``dibench sweep``); made once
+    per session, not once per xdist worker."""
+    yield from shared_folder(
+        tmp_path_factory, "sweep", lambda f: _sweep_run(f / "sweep", small_run_data), "sweep"
+    )
+
+
+def _attack_run(out: Path, data: Path) -> None:
     from dibench.attack import AttackConfig, AttackRequest, run_attack
     from dibench.providers import PROVIDERS
 
@@ -267,10 +296,18 @@ def attack_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -
         from ..attack.planted import _planted  # registers itself on import
 
         PROVIDERS.add("planted", _planted, replace=True)
-        out = tmp_path_factory.mktemp("attack") / "attack"
         cfg = AttackConfig(budget=30, seed=0, population=6, top_k=2)
-        run_attack(AttackRequest(small_run_data, out, "direct", ATTACK_MODEL, cfg))
-    return out
+        run_attack(AttackRequest(data, out, "direct", ATTACK_MODEL, cfg))
+    finished(out)
+
+
+@pytest.fixture(scope="session")
+def attack_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -> Iterator[Path]:
+    """A finished ``dibench attack`` directory (budget 30) against the planted test agent,
+    made once per session, not once per xdist worker."""
+    yield from shared_folder(
+        tmp_path_factory, "attack", lambda f: _attack_run(f / "attack", small_run_data), "attack"
+    )
 
 
 @pytest.fixture(scope="session")

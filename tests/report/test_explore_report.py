@@ -26,7 +26,7 @@ from .conftest import SIM_N_BOOT as N_BOOT
 
 
 def _trajectories(rundir: Path) -> list:
-    with ResultStore(rundir / "results.sqlite") as store:
+    with ResultStore(rundir / "results.sqlite", readonly=True) as store:
         return list(store.trajectories())
 
 
