@@ -38,10 +38,15 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def tiny_hf(tiny_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("hf") / "export"
-    export_hf(tiny_dir, out, shard_size=150, workers=2)
-    return out
+def tiny_hf(tiny_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The export of ``tiny_dir``, made once per session rather than once per xdist worker
+    (the HF test files may land on both); tests only read it."""
+    yield from shared_folder(
+        tmp_path_factory,
+        "hf-export",
+        lambda out: export_hf(tiny_dir, out / "export", shard_size=150, workers=2),
+        "export",
+    )
 
 
 def card_blocks(card: Path) -> list[str]:
