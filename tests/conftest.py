@@ -8,7 +8,6 @@ import fcntl
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -42,12 +41,12 @@ os.environ.setdefault("MALLOC_MMAP_THRESHOLD_", str(_MMAP_THRESHOLD))
 os.environ.setdefault("PILLOW_BLOCKS_MAX", str(_PIL_BLOCKS))
 os.environ.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
 # The suite starts a few hundred Python processes (CLI tests, servers, Ray workers); with
-# PYTHONDONTWRITEBYTECODE set, each one compiled dibench from source again. Their bytecode goes
-# to one folder outside the tree instead.
-if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-    os.environ.setdefault(
-        "PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "dibench-tests-pycache")
-    )
+# PYTHONDONTWRITEBYTECODE set, each one compiled dibench and rewrote the test modules from
+# source again. The workers and every process they start write bytecode beside the sources
+# (``__pycache__``, ignored by git) instead. Not into a PYTHONPYCACHEPREFIX folder: Python then
+# reads bytecode only there, so every installed package (Ray, torch, inspect_ai, ...) was
+# compiled afresh on a new machine, 12 s of CPU per process importing them before any hit.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 _libc = ctypes.util.find_library("c")
 if _libc and hasattr(ctypes.CDLL(_libc), "mallopt"):
     ctypes.CDLL(_libc).mallopt(-3, _MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
