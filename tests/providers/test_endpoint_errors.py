@@ -90,12 +90,16 @@ def test_what_a_failure_says_about_the_endpoint(
     unanswered: bool,
 ) -> None:
     pytest.importorskip(module)
+    # 1 s: a 403 that took longer than a tighter timeout on a loaded machine read as a hang. A
+    # hang never answers, so there the timeout always fires, however loaded the machine: its
+    # three attempts wait 0.5 s each (3 s -> 1.5 s), well above an attempt's connect and send
+    timeout_s = 0.5 if fault.kind == "hang" else 1.0
     with FakeChatServer("ok", faults=lambda i, body: fault) as srv:
         p = make_provider(
-            f"{scheme}:{model}", base_url=url(scheme, srv.url), **{**FAST, "timeout_s": 1.0}
-        )  # 1 s: a 403 that took longer than a tighter timeout on a loaded machine read as a hang
+            f"{scheme}:{model}", base_url=url(scheme, srv.url), **{**FAST, "timeout_s": timeout_s}
+        )
         err = failure(p)
-        # an attempt the client gave up on (1 s timeout) may still be in the server's
+        # an attempt the client gave up on (its timeout) may still be in the server's
         # parser on a loaded machine: let its count settle before reading it
         settle = time.monotonic() + 3.0
         while srv.requests < 1 and time.monotonic() < settle:
