@@ -177,11 +177,8 @@ def dibench(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dead") / "d"
-    done = dibench("generate", "--out", str(out), "--benign", "3", "--probes", "naive")
-    assert done.returncode == 0, done.stderr
-    return out
+def dataset(three_state_dataset_dir: Path) -> Path:
+    return three_state_dataset_dir
 
 
 @pytest.fixture

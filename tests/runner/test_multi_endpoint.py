@@ -35,11 +35,8 @@ def dibench(*args: str, timeout: float = 120) -> Any:
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("multi") / "d"
-    done = dibench("generate", "--out", str(out), "--benign", "3", "--probes", "naive")
-    assert done.returncode == 0, done.stderr
-    return out
+def dataset(three_state_dataset_dir: Path) -> Path:
+    return three_state_dataset_dir
 
 
 def outcomes(out: Path) -> list[str]:
