@@ -142,12 +142,15 @@ def d8_dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel of this tree's tracked files, built once for the tests that read or install it
-    (skipped where setuptools cannot build it, as tests/test_packaging.py says)."""
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The wheel of this tree's tracked files, built once per session for the tests that read
+    or install it, even when their files run in different xdist workers (each built its own,
+    about 1 s each); skipped where setuptools cannot build it, as tests/test_packaging.py says."""
     from tests.test_packaging import build
 
-    return build(tmp_path_factory.mktemp("wheel"), "wheel")
+    for dist in shared_folder(tmp_path_factory, "wheel", lambda f: build(f, "wheel"), "dist"):
+        (wheel,) = dist.glob("*.whl")
+        yield wheel
 
 
 @pytest.fixture(scope="session")
