@@ -74,8 +74,17 @@ def _caches_dropped_after_each_file() -> Iterator[None]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_home(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """onnxruntime and friends write caches under HOME; keep tests off the user's."""
-    os.environ.setdefault("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    """onnxruntime and friends write caches under HOME; keep tests off the user's. The xdist
+    workers of a session share one folder, beside their base temps: the OCR models' rewrite is
+    then made (with an ``onnx`` import) by the first worker only, and read by the others."""
+    if "XDG_CACHE_HOME" in os.environ:
+        return
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp("cache")
+    else:
+        folder = tmp_path_factory.getbasetemp().parent / "cache"
+        folder.mkdir(exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(folder)
 
 
 def _manifest(folder: Path) -> dict[str, tuple[int, int]]:

@@ -15,7 +15,12 @@ import pytest
 
 from dibench.testing import FakeChatServer
 
-pytest.importorskip("inspect_ai")
+
+@pytest.fixture(autouse=True)
+def _needs_inspect() -> None:
+    """Every test here needs inspect_ai: imported at the first test, not at collection (both
+    xdist workers collect this folder, one runs it; importing inspect_ai costs 3 s)."""
+    pytest.importorskip("inspect_ai")
 
 
 @pytest.fixture(scope="session")

@@ -18,8 +18,6 @@ from dibench.metrics._explore import Move
 from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Message, TextPart
 
-pytest.importorskip("inspect_ai")
-
 
 def test_messages_keep_text_images_and_order() -> None:
     from inspect_ai.model import ChatMessageSystem, ContentImage, ContentText

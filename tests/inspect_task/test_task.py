@@ -34,13 +34,13 @@ from dibench.testing import FakeChatServer, Fault
 
 from .replies import REPLIES, direct_app, pick
 
-inspect_ai = pytest.importorskip("inspect_ai")
-
 PROBES = "naive,combined"
 TASK = "dibench/decision_integrity"
 
 
 def _eval(log_dir: Path, epochs: int = 2, **task_args: Any) -> Any:
+    import inspect_ai
+
     (log,) = inspect_ai.eval(
         TASK, model="openai-api/local/m", task_args=task_args, epochs=epochs,
         log_dir=str(log_dir), display="none",
@@ -215,6 +215,8 @@ def test_failed_calls_import_as_infra_errors_and_the_log_dumps(
 
     server.set_faults(faults)
     try:
+        import inspect_ai
+
         (log,) = inspect_ai.eval(
             TASK, model="openai-api/local/m", log_dir=str(tmp_path / "logs"), display="none",
             task_args={"dataset": str(small_dataset_dir), "limit": 1, "probes": "escape"},

@@ -1,22 +1,30 @@
-"""The hard-swish rewrite of RapidOCR's models: same function, fewer element-wise nodes."""
+"""The hard-swish rewrite of RapidOCR's models: same function, fewer element-wise nodes.
+
+``onnx`` is imported by the tests that use it, not at collection: both xdist workers collect
+this file, one runs it, and a worker that finds the rewritten models cached never needs it.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
 
 from dibench.ocr import RapidOcrEngine, _graph
 from dibench.ocr._bands import own_session
 from dibench.ocr._graph import fuse_hardswish, fused_model
 
+if TYPE_CHECKING:
+    import onnx
+
 
 def _const(name: str, value: float) -> onnx.NodeProto:
+    from onnx import TensorProto, helper
+
     return helper.make_node(
         "Constant", [], [name], value=helper.make_tensor(name, TensorProto.FLOAT, [1], [value])
     )
@@ -25,6 +33,9 @@ def _const(name: str, value: float) -> onnx.NodeProto:
 def _model(tmp_path: Path, *, swish: bool) -> str:
     """A conv whose output goes through hard-swish as Paddle2ONNX spells it (Add 3, Clip 0..6,
     Mul by the input, Div 6), or through a plain Relu; saved, its path returned."""
+    import onnx
+    from onnx import TensorProto, helper
+
     rng = np.random.default_rng(7)
     weight = helper.make_tensor(
         "w", TensorProto.FLOAT, [4, 3, 3, 3], rng.normal(0, 2, (4, 3, 3, 3)).ravel().tolist()
@@ -60,6 +71,8 @@ def _run(model: str | bytes, x: np.ndarray) -> np.ndarray:
 
 
 def test_hard_swish_becomes_hard_sigmoid_times_input_with_the_same_values(tmp_path: Path) -> None:
+    import onnx
+
     path = _model(tmp_path, swish=True)
     fused = fuse_hardswish(path)
     assert fused is not None
@@ -76,6 +89,8 @@ def test_a_model_without_hard_swish_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_rapidocrs_models_lose_their_four_node_activations() -> None:
+    import onnx
+
     ocr = RapidOcrEngine(bands=False)._ocr
     for session in (ocr.text_det.infer.session, ocr.text_rec.session.session):
         path = session._model_path

@@ -41,7 +41,13 @@ from dibench.testing import FakeChatServer, Fault
 
 from .._cli import invoke
 
-ray = pytest.importorskip("ray")
+
+@pytest.fixture(autouse=True)
+def _needs_ray() -> None:
+    """Every test here needs Ray: imported at the first test, not at collection (both xdist
+    workers collect this file, one runs it; importing Ray costs either 0.6-1.5 s)."""
+    pytest.importorskip("ray")
+
 
 CONFIG = RunConfig(repeats=2, limit=2, probes=("naive", "combined"), concurrency=4)
 # as ``dibench sweep`` runs its conditions: the runs below with the same settings take the
@@ -53,6 +59,8 @@ KEPT = RayBackend(workers=2, keep=True)
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """A local Ray instance for the module; its address lets a subprocess driver join it."""
+    import ray
+
     os.environ["RAY_AUTH_MODE"] = "disabled"
     ray.init(num_cpus=2, include_dashboard=False, namespace="dibench-tests")
     try:
