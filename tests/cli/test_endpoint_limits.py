@@ -14,14 +14,6 @@ from dibench.testing import FakeChatServer, Fault
 from .._cli import invoke
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("limits") / "tiny"
-    r = invoke("generate", "--out", str(out), "--benign", "3", "--seed", "5", "--probes", "naive")
-    assert r.returncode == 0, r.stderr
-    return out
-
-
 def _run(tiny: Path, out: Path, server: FakeChatServer, *flags: str):  # type: ignore[no-untyped-def]
     return invoke(
         "run", "--dataset", str(tiny), "--framework", "direct", "--model", "openai:m",

@@ -37,14 +37,6 @@ def _one_line_error(r: subprocess.CompletedProcess[str], code: int, *needles: st
     return errors[0]
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("misuse") / "tiny"
-    r = invoke("generate", "--out", str(out), "--benign", "3", "--seed", "5", "--probes", "naive")
-    assert r.returncode == 0, r.stderr
-    return out
-
-
 def _rows(rundir: Path) -> list[tuple[str, int, str]]:
     db = sqlite3.connect(rundir / "results.sqlite")
     try:
