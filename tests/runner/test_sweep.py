@@ -11,12 +11,10 @@ from dibench.runner import ResultStore, SweepError, load_sweep
 from .._cli import invoke
 
 
-def test_sweep_runs_every_condition_and_reports_them(
-    small_dataset_dir: Path, tmp_path: Path
-) -> None:
+def test_sweep_runs_every_condition_and_reports_them(d8_dataset_dir: Path, tmp_path: Path) -> None:
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
-        f'dataset = "{small_dataset_dir}"\n'
+        f'dataset = "{d8_dataset_dir}"\n'
         'out = "runs/sweep"\n'
         'repeats = 2\nlimit = 1\nprobes = ["combined", "naive"]\n'
         'frameworks = ["direct", "appagent"]\n'
@@ -61,7 +59,7 @@ def test_bad_sweep_files_name_the_field(tmp_path: Path, text: str, needle: str) 
 
 
 def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """``parse = [...]`` runs each framework in each mode as its own condition (the robust one
     labelled ``name[robust]``) and the run facts show the mode, its parse-failure rate and its
@@ -73,7 +71,7 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
     frameworks = [*sorted(n for n in ADAPTERS.names() if n != "direct"), "direct"]
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
-        f'dataset = "{small_dataset_dir}"\nout = "runs/parse"\n'
+        f'dataset = "{d8_dataset_dir}"\nout = "runs/parse"\n'
         'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
         f"frameworks = {frameworks!r}\n".replace("'", '"')
         + 'parse = ["faithful", "robust"]\n[[models]]\nspec = "oracle"\nask_when_tied = true\n',
