@@ -18,6 +18,8 @@ from dibench.metrics import asr, cor, tcr, wilson
 from dibench.runner import ResultStore, RunConfig, RunRequest, execute, plan_work
 from dibench.testing import FakeChatServer, Fault
 
+from .._cli import invoke
+
 
 def _rows(out: Path) -> list:
     with ResultStore(out / "results.sqlite") as store:
@@ -193,26 +195,21 @@ def test_infra_errors_are_stored_not_counted_and_retried_on_resume(
 def test_replay_missing_record_stops_cleanly(small_dataset_dir: Path, tmp_path: Path) -> None:
     replay = tmp_path / "empty.jsonl"
     replay.write_text("")
-    r = subprocess.run(
-        _cli(
-            "run",
-            "--dataset",
-            str(small_dataset_dir),
-            "--framework",
-            "direct",
-            "--model",
-            f"replay:{replay}",
-            "--limit",
-            "1",
-            "--repeats",
-            "1",
-            "--out",
-            str(tmp_path / "rp"),
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    r = invoke(
+        "run",
+        "--dataset",
+        str(small_dataset_dir),
+        "--framework",
+        "direct",
+        "--model",
+        f"replay:{replay}",
+        "--limit",
+        "1",
+        "--repeats",
+        "1",
+        "--out",
+        str(tmp_path / "rp"),
+    )  # in this process: an unexpected exception is raised here, not hidden as exit 1
     assert r.returncode == 1  # a run that stopped on the way (2 is for a refused command)
     assert "empty.jsonl" in r.stderr and "Traceback" not in r.stderr
 
@@ -229,12 +226,7 @@ def test_export(small_dataset_dir: Path, tmp_path: Path, fmt: str) -> None:
             config=RunConfig(repeats=1, limit=1),
         )
     )
-    r = subprocess.run(
-        _cli("export", str(out), "--format", fmt, "--replies", str(tmp_path / "rep")),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    r = invoke("export", str(out), "--format", fmt, "--replies", str(tmp_path / "rep"))
     assert r.returncode == 0, r.stderr
     path = out / f"results.{fmt}"
     if fmt == "jsonl":
