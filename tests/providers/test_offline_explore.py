@@ -68,9 +68,13 @@ def test_the_random_agent_stays_paired_across_twins(name: str, planned: list[Epi
 
 
 def test_the_random_agent_explores_differently_per_seed(planned: list[EpisodeSpec]) -> None:
+    """Of seeds 0-5, two explore differently; the seeds after the first such pair cannot
+    change that, so they are not run."""
     spec = planned[0]
-    runs = set()
+    runs: set[tuple[tuple[str, str, str | None], ...]] = set()
     for seed in range(6):
+        if len(runs) > 1:
+            break
         env = make_env(spec, width=W, height=H)
         d = asyncio.run(
             make_adapter("direct").run_episode(
