@@ -164,14 +164,16 @@ def test_sigkill_mid_run_then_resume_loses_and_doubles_nothing(
 
 
 def test_infra_errors_are_stored_not_counted_and_retried_on_resume(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
+    """On the session's 540x1170 dataset (its first state and its 12 twins: more instances
+    than failed requests), whose screens cost the server a quarter of the full size's PNG."""
     out = tmp_path / "infra"
     with FakeChatServer(
         reply="Answer: 2", faults=lambda i, body: Fault.http(503) if i < 6 else None
     ) as srv:
         req = RunRequest(
-            dataset=small_dataset_dir,
+            dataset=d8_dataset_dir,
             out=out,
             framework="direct",
             model="openai:fake-vl",
