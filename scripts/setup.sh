@@ -24,6 +24,8 @@ if [ "$dev" = 1 ]; then
   need+=(
     "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf fonts-liberation"
     "/usr/bin/chromium chromium"
+    # the TLS test makes its server's self-signed certificate with the openssl CLI
+    "/usr/bin/openssl openssl"
   )
 fi
 packages=()
