@@ -17,7 +17,7 @@ SETUP = Path(__file__).resolve().parents[1] / "scripts" / "setup.sh"
 def _apt_packages() -> set[str]:
     """Debian package names that setup.sh passes to apt-get install."""
     text = SETUP.read_text(encoding="utf-8")
-    return set(re.findall(r"\b(fonts-[a-z0-9-]+|chromium)\b", text))
+    return set(re.findall(r"\b(fonts-[a-z0-9-]+|chromium|openssl)\b", text))
 
 
 def test_setup_installs_every_test_font() -> None:
@@ -33,6 +33,11 @@ def test_every_test_font_is_installed() -> None:
 
 def test_setup_installs_chromium_for_the_html_report_tests() -> None:
     assert "chromium" in _apt_packages()
+
+
+def test_setup_installs_openssl_for_the_tls_test() -> None:
+    """tests/providers/test_tls.py makes its server's certificate with the openssl CLI."""
+    assert "openssl" in _apt_packages()
 
 
 def test_setup_installs_every_screen_face_fallbacks_included() -> None:
