@@ -27,6 +27,8 @@ from dibench.providers import (
 )
 from dibench.testing import FakeChatServer, Fault
 
+from .calls import complete_once
+
 FAST = {"timeout_s": 2.0, "max_retries": 2, "backoff_base_s": 0.001, "backoff_max_s": 0.01}
 REQ = Request(messages=(Message("user", (TextPart("Pick one."),)),), seed=1)
 VENDORS = [
@@ -45,13 +47,7 @@ def closed_port() -> Iterator[int]:
 
 
 def complete(p: Any) -> Any:
-    async def go() -> Any:
-        try:
-            return await p.complete(REQ)
-        finally:
-            await p.aclose()
-
-    return asyncio.run(asyncio.wait_for(go(), 60))
+    return complete_once(p, REQ, 60)
 
 
 def failure(p: Any) -> InfraError:

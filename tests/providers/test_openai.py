@@ -25,6 +25,8 @@ from dibench.providers import (
 )
 from dibench.testing import FakeChatServer, Fault
 
+from .calls import complete_once
+
 T = TypeVar("T")
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
 FAST = {"timeout_s": 2.0, "max_retries": 3, "backoff_base_s": 0.001, "backoff_max_s": 0.01}
@@ -59,13 +61,7 @@ def provider(srv: FakeChatServer, **options: Any) -> OpenAIProvider:
 
 
 def complete(p: OpenAIProvider, req: Request | None = None) -> Any:
-    async def go() -> Any:
-        try:
-            return await p.complete(req or request())
-        finally:
-            await p.aclose()
-
-    return run(go())
+    return complete_once(p, req or request())
 
 
 def test_success_returns_text_usage_cost_and_sends_everything(srv: FakeChatServer) -> None:

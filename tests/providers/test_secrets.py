@@ -7,7 +7,6 @@ completion's text only ever hold the redacted URL and ``***``.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import traceback
@@ -31,6 +30,8 @@ from dibench.providers import (
     make_provider,
 )
 from dibench.testing import FakeChatServer, Fault
+
+from .calls import complete_once
 
 ENV_KEY = "sk-test-SECRET-env-0123456789"
 URL_KEY = "sk-test-SECRET-url-9876543210"
@@ -109,13 +110,7 @@ def provider(spec: str, url: str, **options: Any) -> HTTPProvider:
 
 
 def complete(p: Any, request: Request = REQ) -> Any:
-    async def go() -> Any:
-        try:
-            return await p.complete(request)
-        finally:
-            await p.aclose()
-
-    return asyncio.run(asyncio.wait_for(go(), 20))
+    return complete_once(p, request)
 
 
 def with_userinfo(url: str) -> str:

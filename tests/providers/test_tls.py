@@ -4,7 +4,6 @@ holds is reached, one it does not hold is refused, by the real SDKs on loopback.
 
 from __future__ import annotations
 
-import asyncio
 import ssl
 import subprocess
 import threading
@@ -17,6 +16,8 @@ import pytest
 from dibench.providers import InfraError, Message, Request, TextPart, _http, make_provider
 from dibench.providers._http import tls_context
 from dibench.testing import FakeChatServer
+
+from .calls import complete_once
 
 REQ = Request(messages=(Message("user", (TextPart("Pick one."),)),), seed=1, max_tokens=8)
 FAST = {"timeout_s": 5.0, "max_retries": 0, "cold_connect_retries": 0}
@@ -53,15 +54,7 @@ def fresh_context(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _complete(spec: str, url: str) -> Any:
-    provider = make_provider(spec, base_url=url, **FAST)
-
-    async def go() -> Any:
-        try:
-            return await provider.complete(REQ)
-        finally:
-            await provider.aclose()
-
-    return asyncio.run(asyncio.wait_for(go(), 30))
+    return complete_once(make_provider(spec, base_url=url, **FAST), REQ, 30)
 
 
 def test_one_context_per_process_verifying_as_httpx2_does() -> None:

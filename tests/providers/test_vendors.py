@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +19,8 @@ from dibench.providers import (
     make_provider,
 )
 from dibench.testing import FakeChatServer, Fault
+
+from .calls import complete_once
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x10" * 300
 FAST = {"timeout_s": 2.0, "max_retries": 2, "backoff_base_s": 0.001, "backoff_max_s": 0.01}
@@ -43,14 +44,7 @@ def srv() -> Iterator[FakeChatServer]:
 
 def complete(spec: str, srv: FakeChatServer, **options: Any) -> Any:
     p = make_provider(spec, base_url=srv.url, **{**FAST, **options})
-
-    async def go() -> Any:
-        try:
-            return await p.complete(REQ)
-        finally:
-            await p.aclose()
-
-    return asyncio.run(asyncio.wait_for(go(), 20)), p
+    return complete_once(p, REQ), p
 
 
 @pytest.mark.parametrize(("scheme", "module", "model"), VENDORS)
