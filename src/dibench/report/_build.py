@@ -36,6 +36,7 @@ from dibench.metrics import (
     summary_table,
 )
 
+from ._common import level
 from ._defense import usage_rows
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
@@ -123,7 +124,7 @@ def _main_table(
         caption=(
             "Rows: model x attack ('no attack' = benign runs). Per framework: task completion "
             "rate, correct-operation rate and paired attack success rate, in percent with "
-            f"{round(100 * st.conf)}% intervals." + _extra_caption(extra)
+            f"{level(st.conf)} intervals." + _extra_caption(extra)
         ),
         row_fields=("model", "probe"),
         col_fields=("framework",),

@@ -32,6 +32,7 @@ __all__ = [
     "html_isolated",
     "html_prose",
     "html_text",
+    "level",
     "method_note",
     "no_test_note",
     "plain",
@@ -146,9 +147,14 @@ def agent_label(framework: str, model: str) -> str:
     return f"{framework} · {model}"
 
 
+def level(conf: float) -> str:
+    """An interval level as captions state it (0.95 -> "95%")."""
+    return f"{round(100 * conf)}%"
+
+
 def settings_line(report: Report) -> str:
     word = "benign episodes" if report.exploration is not None else "benign states"
-    conf = f"{round(100 * report.conf)}%"
+    conf = level(report.conf)
     if report.ci == "wilson":
         intervals = f"{conf} Wilson intervals over runs (as if every run were independent)"
     elif report.ci == "bootstrap":

@@ -29,7 +29,7 @@ from dibench.metrics import (
     rank_band,
 )
 
-from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, plain
+from ._common import agent_label, csv_diff, csv_estimate, csv_num, fmt_p, level, plain
 from ._explore import chain_film_html, chain_film_json
 from ._model import ChainLine, DepthLine, DepthSection, ScrollLine, TrendLine
 from ._section import (
@@ -306,7 +306,7 @@ def _rank_figure(section: DepthSection) -> Figure | None:
     return Figure(
         svg,
         title,
-        f"points: paired ASR per rank band, whiskers: its {round(100 * section.conf)}% interval "
+        f"points: paired ASR per rank band, whiskers: its {level(section.conf)} interval "
         f"(as in the table), hover for counts. {trend}".strip(),
     )
 

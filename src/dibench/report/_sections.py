@@ -20,6 +20,7 @@ from ._common import (
     finding_sentence,
     fmt_p,
     header_labels,
+    level,
     method_note,
     no_test_note,
     plain,
@@ -462,8 +463,7 @@ def plots_section(report: Report) -> Section:
                 Figure(
                     svg,
                     "ASR by attack",
-                    f"bars: paired ASR; whiskers: {round(100 * report.conf)}% interval; "
-                    "hover for counts",
+                    f"bars: paired ASR; whiskers: {level(report.conf)} interval; hover for counts",
                 )
             )
     carrier = report.table("carrier")
