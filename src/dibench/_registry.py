@@ -17,7 +17,7 @@ import sys
 import types
 import typing
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -234,6 +234,23 @@ class Registry(Generic[T]):
         self._extras: dict[str, str] = {}  # name -> the optional extra it needs
         self._plugins_loaded = False
         Registry.instances.add(self)
+
+    @classmethod
+    def everything(cls) -> tuple[Hashable, tuple[object, ...]]:
+        """What every registry holds now, as a hashable key, and the components it names.
+
+        For a memo of a pure function of what is registered (a simulator run's plan): the key
+        changes whenever a component is added, removed or replaced. It names components by
+        identity, so whoever keeps the key must keep the components too (no id is reused
+        while they live). Costs a pass over every registry's names.
+        """
+        held: list[object] = []
+        parts = []
+        for reg in sorted(cls.instances, key=id):
+            items = tuple(reg._items.items())
+            held.extend(obj for _, obj in items)
+            parts.append((id(reg), reg._plugins_loaded, tuple((n, id(o)) for n, o in items)))
+        return tuple(parts), tuple(held)
 
     def snapshot(self) -> tuple[dict[str, T], bool, dict[str, str]]:
         """The current contents, for ``restore`` (tests that register throwaway components)."""

@@ -12,11 +12,13 @@ phone pixels, after the chain mapped the agent's action back.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dibench._cache import LruCache
+from dibench._registry import Registry
 from dibench._values import Outcome
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
 from dibench.metrics import Move, ResultRow, exposure
@@ -166,6 +168,12 @@ class SimRunConfig:
         return cls(**d)
 
 
+# A plan is a pure function of its settings and of what is registered, and it costs (each
+# benign episode's list is drawn to fit its twins' payloads: ~0.5 s for six episodes): a run
+# plans to check its settings before it writes anything, then again when its condition opens.
+_PLANS: LruCache[Hashable, tuple[Any, ...]] = LruCache(8)
+
+
 def plan_sim_work(
     config: SimRunConfig, refused: dict[str, str] | None = None
 ) -> tuple[dict[str, EpisodeSpec | ChainSpec], list[tuple[str, int]]]:
@@ -173,7 +181,26 @@ def plan_sim_work(
     twin whose probe refuses its target (its list title too small for the probe's shortest
     form) is left out: it would show a clamped attack; ``refused``, when given, gets each
     one's id and why, for the run to say so. With ``config.chain`` the episodes are
-    chains (``plan_chains``: one twin per probe at each decision, or at ``inject_at``)."""
+    chains (``plan_chains``: one twin per probe at each decision, or at ``inject_at``).
+
+    Remembered by ``config`` and what is registered (a few plans per process), so a second
+    ask costs nothing; each caller gets its own dict and list."""
+    registered, held = Registry.everything()
+
+    def plan() -> tuple[Any, ...]:
+        gone: dict[str, str] = {}
+        specs, work = _plan_sim_work(config, gone)
+        return specs, work, gone, held
+
+    specs, work, gone, _held = _PLANS.get((config, registered), plan)
+    if refused is not None:
+        refused.update(gone)
+    return dict(specs), list(work)
+
+
+def _plan_sim_work(
+    config: SimRunConfig, refused: dict[str, str]
+) -> tuple[dict[str, EpisodeSpec | ChainSpec], list[tuple[str, int]]]:
     from dibench.sim import plan_chains, plan_episodes, refused_twins
 
     if config.chain is not None:
@@ -187,8 +214,7 @@ def plan_sim_work(
 
             gone = refused_chain_twins(chains, width=config.width, height=config.height)
             chains = [c for c in chains if str(c.id) not in gone]
-            if refused is not None:
-                refused.update(gone)
+            refused.update(gone)
         work = [(c.id, r) for c in chains for r in range(1, config.repeats + 1)]
         return {c.id: c for c in chains}, work
 
@@ -206,8 +232,7 @@ def plan_sim_work(
     if any(s.probe is not None for s in specs):
         left_out = refused_twins(list(specs), width=config.width, height=config.height)
         specs = [s for s in specs if str(s.id) not in left_out]
-        if refused is not None:
-            refused.update(left_out)
+        refused.update(left_out)
     by_id: dict[str, EpisodeSpec | ChainSpec] = {s.id: s for s in specs}
     work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
     return by_id, work
