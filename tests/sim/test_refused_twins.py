@@ -53,3 +53,26 @@ def test_simulate_says_which_twins_it_left_out_and_the_report_repeats_it(tmp_pat
                "--languages", "en", "--targets", "1", "--repeats", "1")  # fmt: skip
     assert r.returncode == 0 and "left out" not in r.stderr
     assert "refused" not in json.loads((tmp_path / "n" / "run.json").read_text(encoding="utf-8"))
+
+
+def test_a_plan_is_remembered_and_follows_what_is_registered() -> None:
+    """Asked again, a plan is the same (and costs nothing); once ``mimic-owl`` is replaced by a
+    probe whose payload fits, the next plan keeps its twins: a plan never outlives the
+    registrations it was made from."""
+    from dibench.probes import PROBES, TextProbe
+
+    config = SimRunConfig(seed=0, episodes=1, sims=("shopping",), probes=("mimic-owl", "naive"),
+                          languages=("en",), targets=2, repeats=1)  # fmt: skip
+    first_refused: dict[str, str] = {}
+    first = plan_sim_work(config, first_refused)
+    again_refused: dict[str, str] = {}
+    again = plan_sim_work(config, again_refused)
+    assert again == first and again_refused == first_refused and len(first_refused) == 2
+    again[0].clear()  # each caller gets its own dict: the remembered plan is untouched
+    assert plan_sim_work(config)[0] == first[0]
+
+    PROBES.add("mimic-owl", TextProbe("mimic-owl", title="naive"), replace=True)
+    refused: dict[str, str] = {}
+    by_id, work = plan_sim_work(config, refused)
+    assert refused == {} and len(work) == 5  # the benign episode and four twins
+    assert set(first_refused) <= {str(i) for i in by_id}
