@@ -169,7 +169,7 @@ class SimRunConfig:
 
 
 # A plan is a pure function of its settings and of what is registered, and it costs (each
-# benign episode's list is drawn to fit its twins' payloads: ~0.5 s for six episodes): a run
+# benign episode's list is drawn to fit its twins' payloads: 0.3 s for six episodes): a run
 # plans to check its settings before it writes anything, then again when its condition opens.
 _PLANS: LruCache[Hashable, tuple[Any, ...]] = LruCache(8)
 
