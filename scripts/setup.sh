@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Set up DIBench on a fresh Debian-like machine: the fonts the screens need (Roboto for Latin,
 # WenQuanYi Micro Hei for Chinese, DejaVu Sans Mono as the last fallback, Noto Sans Arabic and
-# Hebrew and Symbola for what a real app's title holds beyond those) and the package with
-# every extra. With --dev, also what the test suite opens: the faces its real-style scenes are drawn in (Liberation, DejaVu; see
-# tests/fonts.py) and Debian's headless Chromium (the HTML report is opened in it). Idempotent:
-# a package whose files are already there is not installed again.
+# Hebrew and Symbola for what a real app's title holds beyond those) and the package with what
+# the main job needs (the offline OCR agent: extra [ocr]); nothing here pulls torch. With --dev,
+# also the package with every extra and the test tools, torch as its CPU build first, and what
+# the test suite opens: the faces its real-style scenes are drawn in (Liberation, DejaVu; see
+# tests/fonts.py), Debian's headless Chromium (the HTML report is opened in it) and openssl.
+# Idempotent: a package whose files are already there is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0
@@ -52,9 +54,16 @@ fi
 
 pip=(python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore)
 if [ "$dev" = 1 ]; then
-  # the [classifier] extra's torch, first and CPU-only: the newest torch on the index brings
-  # gigabytes of CUDA wheels that a test of a tiny model on a CPU never uses
-  "${pip[@]}" "torch>=2.13,<2.14" || "${pip[@]}" "torch>=2.13"
+  # The [classifier] extra's torch, first and as its CPU build: torch from the package index is
+  # the CUDA build, gigabytes of wheels that a test of a tiny model on a CPU never uses. A CPU
+  # wheel in one of pip's local wheel folders (find-links) is taken without asking any index;
+  # else PyTorch's own CPU index is asked. Its dependencies come with [dev] below.
+  if ! "${pip[@]}" --no-index --no-deps "torch>=2.13" 2>/dev/null; then
+    "${pip[@]}" --no-deps "torch>=2.13" --index-url https://download.pytorch.org/whl/cpu
+  fi
+  "${pip[@]}" -e ".[dev]"
+else
+  # the main job: the offline OCR agent and nothing that pulls torch (see the README for extras)
+  "${pip[@]}" -e ".[ocr]"
 fi
-"${pip[@]}" -e ".[dev]"
 echo "setup: ok ($(python3 -m dibench --version))" >&2

@@ -48,3 +48,50 @@ def test_setup_installs_every_screen_face_fallbacks_included() -> None:
     assert {"fonts-noto-core", "fonts-symbola"} <= needed
     absent = sorted(needed - _apt_packages())
     assert not absent, f"scripts/setup.sh does not install {absent}"
+
+
+def _extras() -> dict[str, set[str]]:
+    """Each extra of pyproject.toml with the extras it names expanded: requirement names only."""
+    import tomllib
+
+    pyproject = SETUP.parents[1] / "pyproject.toml"
+    declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    raw = declared["optional-dependencies"]
+
+    def expand(name: str) -> set[str]:
+        out: set[str] = set()
+        for req in raw[name]:
+            head = re.match(r"[A-Za-z0-9_.-]+", req).group(0)  # type: ignore[union-attr]
+            inner = re.search(r"\[([^\]]+)\]", req)
+            if head == "dibench" and inner:
+                for sub in inner.group(1).split(","):
+                    out |= expand(sub.strip())
+            else:
+                out.add(head.lower())
+        return out
+
+    return {name: expand(name) for name in raw}
+
+
+def test_the_main_jobs_setup_installs_no_torch() -> None:
+    """Without --dev, setup.sh installs the package with [ocr] only, which pulls no torch: torch
+    from the index is the CUDA build, gigabytes a CPU-only machine never uses."""
+    text = SETUP.read_text(encoding="utf-8")
+    main_job = text[text.index("\nelse\n") : text.index("\nfi\n", text.index("\nelse\n"))]
+    installs = re.findall(r'-e "\.\[([a-z,]+)\]"', main_job)
+    assert installs == ["ocr"]
+    extras = _extras()
+    assert "torch" not in extras["ocr"]
+    assert "rapidocr-onnxruntime" in extras["ocr"]
+
+
+def test_all_leaves_the_torch_extra_out_and_dev_takes_cpu_torch_first() -> None:
+    extras = _extras()
+    assert "torch" in extras["classifier"]
+    assert "torch" not in extras["all"]
+    assert {"torch", "transformers", "ray", "inspect-ai"} <= extras["dev"]
+    text = SETUP.read_text(encoding="utf-8")
+    dev = text[text.index('if [ "$dev" = 1 ]; then\n  # The [classifier]') : text.index("\nelse\n")]
+    first_torch, dev_install = dev.index('"torch>=2.13"'), dev.index('-e ".[dev]"')
+    assert first_torch < dev_install, "setup.sh --dev must install torch's CPU build before [dev]"
+    assert "--no-deps" in dev and "whl/cpu" in dev
