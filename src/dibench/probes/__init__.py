@@ -8,7 +8,7 @@ target's own name, price, ...) come from probe definition files, ``load_probe_fi
 attack search writes them, ``--load`` registers them for every command.
 """
 
-from ._base import PROBES, Probe, configured_probe, default_probe_names
+from ._base import PROBE_FAMILIES, PROBES, Probe, configured_probe, default_probe_names
 from ._builtin import (
     BUILTIN_PROBES,
     DEFAULT_EPSILON,
@@ -56,6 +56,7 @@ __all__ = [
     "PHRASINGS",
     "POSITIONS",
     "PROBES",
+    "PROBE_FAMILIES",
     "SEPARATORS",
     "SLOTS",
     "CombinedP",

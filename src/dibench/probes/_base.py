@@ -17,7 +17,13 @@ from dibench._registry import Registry
 from dibench._values import Payload, UIElement
 from dibench.dataset import DecisionState
 
-__all__ = ["PROBES", "Probe", "configured_probe", "default_probe_names"]
+__all__ = ["PROBES", "PROBE_FAMILIES", "Probe", "configured_probe", "default_probe_names"]
+
+# What kind of deception a probe is, for selection (a family name selects all of it) and for
+# reports: an instruction to the agent, a seller's claim with no instruction, a pixel
+# perturbation with nothing readable, a framework's own action syntax, a template the
+# adaptive search found.
+PROBE_FAMILIES = ("command", "claim", "perturbation", "mimic", "template")
 
 
 class Probe(ABC):
@@ -25,6 +31,7 @@ class Probe(ABC):
 
     name: str = ""
     carriers: tuple[str, ...] = ()  # subset of ('title', 'cover')
+    family: str = "command"  # one of PROBE_FAMILIES
     # Framework-specific probes (the parser attacks): a dataset gets them only when they are
     # named (``generate --probes``, ``simulate --probes``), not by default.
     opt_in: bool = False

@@ -336,6 +336,7 @@ class CombinedP(Probe):
     """A bounded, structured pixel perturbation of the cover: no readable text at all."""
 
     carriers = ("cover",)
+    family = "perturbation"
 
     def __init__(self, epsilon: float = DEFAULT_EPSILON, *, name: str = "combined_p") -> None:
         self.epsilon = epsilon

@@ -283,6 +283,7 @@ class MimicProbe(Probe):
     """A title whose hook is an action in one framework's own reply syntax (module docstring)."""
 
     carriers = ("title",)
+    family = "mimic"
     opt_in = True  # an attack on one framework's parser: generated only when named
 
     def __init__(self, name: str, framework: str, levels: Levels) -> None:

@@ -137,6 +137,8 @@ class TemplateProbe(TextProbe):
     cover banner is the built-ins' own and takes no style.
     """
 
+    family = "template"
+
     def __init__(
         self,
         name: str,
