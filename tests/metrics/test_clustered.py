@@ -24,6 +24,7 @@ from dibench.metrics import (
     state_test,
     t_quantile,
     wilson,
+    wilson_bounds,
 )
 from dibench.metrics._explore import Move, Trajectory
 from dibench.metrics._rows import Outcome
@@ -119,7 +120,9 @@ def test_key_finding_of_few_states_has_no_p_value() -> None:
     (f,) = key_finding(rows, n_boot=100).values()
     assert f.tcr_diff.diff == 1.0 and f.tcr_diff.p_value is None
     assert f.tcr_test.reason == "only 3 states: too few for a test (minimum 10)"
-    assert (f.asr.method, f.asr.n_clusters) == ("wilson-deff", 3)
+    # ASR is 100% in every state: the three states are the units, as if one run each
+    assert (f.asr.method, f.asr.n_clusters) == ("wilson-states", 3)
+    assert (f.asr.lo, f.asr.hi) == wilson_bounds(1.0, 3.0, t_quantile(0.95, 2))
 
 
 def _traj(iid: str, injected: bool, repeat: int, steps: int) -> Trajectory:

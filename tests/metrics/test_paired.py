@@ -14,6 +14,7 @@ from dibench.metrics import (
     mcnemar,
     paired_bootstrap_diff,
     split_by,
+    state_floor,
 )
 
 from . import benign, injected
@@ -50,9 +51,12 @@ def test_paired_diff_of_a_defense_that_costs_cor() -> None:
     assert d.p_value == pytest.approx(2 / 2**6) and d.test == "sign-flip (exact)"
     assert d == paired_bootstrap_diff(jpeg, none, "COR", n_boot=1000, seed=1)  # deterministic
     assert d.pp() == f"-50.0 [{100 * d.lo:+.1f}, {100 * d.hi:+.1f}]"
-    # TCR did not change: every run still commits
+    # TCR did not change: every run still commits; 12 states do not show it never would, so
+    # the interval is the share of states that could differ (0 of 12) either way, not [0, 0]
     same = paired_bootstrap_diff(jpeg, none, "TCR", n_boot=200)
-    assert (same.diff, same.lo, same.hi, same.p_value) == (0.0, 0.0, 0.0, 1.0)
+    h = state_floor(12)
+    assert (same.diff, same.lo, same.hi, same.p_value) == (0.0, -h, h, 1.0)
+    assert same.method == "wilson-states" and 0.2 < h < 0.3
     # McNemar on the same units: 12 runs went correct -> wrong, none the other way
     test = mcnemar(binary_outcomes(jpeg, "COR"), binary_outcomes(none, "COR"))
     assert (test.b, test.c, test.n) == (0, 12, 24)

@@ -156,3 +156,59 @@ def test_no_format_shows_a_change_beyond_100_pp(report: Report) -> None:
     assert changes and all(-1.0 <= float(r["lo"]) <= float(r["hi"]) <= 1.0 for r in changes)
     html = render_report(report, "html")
     assert "-100.0" in html and "-691.6" not in html and "+762.8" not in html
+
+
+@pytest.fixture(scope="module")
+def robust_agent(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    """Twelve states, 38 variants each, an agent the injection never moves: ASR 0%, TCR 100%
+    and no deferral everywhere, COR 100% benign and injected."""
+    from dibench.runner import ResultStore
+
+    root = tmp_path_factory.mktemp("robust")
+    rows = []
+    for s in range(12):
+        state = f"s{s % 4}{s:02d}"  # APPS is read from the second character
+        rows.append(_row(state, None, "a1"))
+        rows += [_row(state, i, "a1") for i in range(VARIANTS)]
+    with ResultStore(root / "results.sqlite") as store:
+        cond = store.add_condition("direct", "m", "none", {})
+        store.put_many(cond, [(r, None, "", ()) for r in rows])
+    (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
+    return build_report(root, examples=0, n_boot=200)
+
+
+def test_rates_at_0_and_100_take_the_states_as_units_in_every_format(
+    robust_agent: Report,
+) -> None:
+    """ASR 0% over 456 pairs from 12 states reads [0.0, 28.8] (Wilson at n = 12, t on 11 df),
+    not [0.0, 0.8] as if every pair were independent; TCR 100% reads [71.2, 100.0]; a change
+    of 0 in every state has an interval of that width either way."""
+    from dibench.metrics import state_floor, t_quantile, wilson_bounds
+
+    lo0, hi0 = wilson_bounds(0.0, 12.0, t_quantile(0.95, 11))
+    lo1, hi1 = wilson_bounds(1.0, 12.0, t_quantile(0.95, 11))
+    assert (lo0, f"{100 * hi0:.1f}", f"{100 * lo1:.1f}", hi1) == (0.0, "28.8", "71.2", 1.0)
+    doc = json.loads(render_report(robust_agent, "json"))
+    (finding,) = doc["key_findings"]
+    assert (finding["asr"]["lo"], finding["asr"]["hi"]) == (0.0, hi0)
+    assert finding["asr"]["method"] == "wilson-states"
+    for key in ("injected_tcr", "injected_cor", "benign_tcr", "benign_cor"):
+        est = finding[key]
+        assert (est["lo"], est["hi"], est["n_clusters"]) == (lo1, 1.0, 12), key
+    for key in ("tcr_diff", "cor_diff"):
+        d = finding[key]
+        assert d["diff"] == 0.0 and (d["lo"], d["hi"]) == (-state_floor(12), state_floor(12))
+    (main,) = [t for t in doc["tables"] if t["id"] == "main"]
+    cells = [c for c in main["cells"] if c["metric"] == "ASR"]
+    assert cells and all((c["lo"], c["hi"]) == (0.0, hi0) for c in cells)
+
+    lines = list(csv.DictReader(io.StringIO(render_report(robust_agent, "csv"))))
+    asr_lines = [r for r in lines if r["table"] == "main" and r["metric"] == "ASR"]
+    assert asr_lines and all(float(r["hi"]) == pytest.approx(hi0) for r in asr_lines)
+    assert all(r["method"] == "wilson-states" and r["states"] == "12" for r in asr_lines)
+    for fmt in ("md", "latex", "html"):
+        text = render_report(robust_agent, fmt).replace("\\,{\\scriptsize", " ")  # LaTeX's gap
+        assert "0.0 [0.0, 28.8]" in text and "100.0 [71.2, 100.0]" in text, fmt
+        assert "[0.0, 0.8]" not in text and "[99.2, 100.0]" not in text, fmt
+    md = render_report(robust_agent, "md")
+    assert "wilson-states = every benign state gave the same value" in md

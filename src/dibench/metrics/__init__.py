@@ -92,10 +92,12 @@ from ._stats import (
     cluster_estimate,
     design_effect,
     mcnemar,
+    state_floor,
     state_test,
     t_quantile,
     too_few,
     wilson,
+    wilson_bounds,
 )
 
 __all__ = [
@@ -177,6 +179,7 @@ __all__ = [
     "rank_band",
     "roc_curve",
     "split_by",
+    "state_floor",
     "state_test",
     "step_asr",
     "step_cor",
@@ -185,4 +188,5 @@ __all__ = [
     "tcr",
     "too_few",
     "wilson",
+    "wilson_bounds",
 ]

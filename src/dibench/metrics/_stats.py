@@ -38,6 +38,7 @@ __all__ = [
     "cluster_estimate",
     "design_effect",
     "mcnemar",
+    "state_floor",
     "state_test",
     "t_quantile",
     "too_few",
@@ -308,18 +309,46 @@ def cluster_estimate(
         # the bootstrap variance of the mean over g resampled states misses (g - 1) / g of it
         boot_var = float(resample_means(sums, sizes, n_boot, seed).var()) * g / (g - 1)
     t = t_quantile(conf, g - 1)
+    method = "cluster-bootstrap" if resample else ("wilson-deff" if proportion else "cluster-t")
     if proportion:
         if resample:  # the design effect the resampled states show, never below the ANOVA one
             deff = max(deff, boot_var / (value * (1.0 - value) / n))
+        if value <= 0.0 or value >= 1.0:
+            # at 0% and 100% no correlation between a state's runs can be estimated, and the
+            # runs are not independent: the states are the units, as if one run per state
+            deff, method = n / g, "wilson-states"
         lo, hi = wilson_bounds(value, n / deff, t)
-        return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "wilson-deff")
+        return replace(est, lo=lo, hi=hi, method=method)
     lo, hi = _cluster_t(sums, sizes, conf)
     if resample:
         half = max((hi - lo) / 2.0, t * math.sqrt(boot_var))
         lo, hi = value - half, value + half
+    if bounds is not None and math.isfinite(bounds[1] - bounds[0]) and hi - lo <= 1e-12:
+        # every state gave the same mean (a share at 0% or 100%, a difference of shares 0
+        # everywhere): nothing says how another state would do, so the states are the units as
+        # at a proportion's edges: a share's Wilson interval at n = g, a difference within the
+        # share of states that could differ (0 of g, its Wilson bound) either way
+        if bounds == (0.0, 1.0):
+            flo, fhi = wilson_bounds(min(1.0, max(0.0, value)), float(g), t)
+        else:
+            flo, fhi = value - state_floor(g, conf), value + state_floor(g, conf)
+        lo, hi, method = min(lo, flo), max(hi, fhi), "wilson-states"
     if bounds is not None:
         lo, hi = max(bounds[0], lo), min(bounds[1], hi)
-    return replace(est, lo=lo, hi=hi, method="cluster-bootstrap" if resample else "cluster-t")
+    return replace(est, lo=lo, hi=hi, method=method)
+
+
+def state_floor(g: int, conf: float = 0.95) -> float:
+    """The Wilson upper bound of a share seen 0 times in ``g`` states (Student's t on g - 1 df):
+    how far a rate can be from what ``g`` states showed when they all showed the same.
+
+    A share at 0% over 10 states reads [0, 33.9] whatever the runs per state, as it would with
+    one run per state; a paired difference of shares that is 0 in every state reads within
+    this either way.
+    """
+    if g < 2:
+        raise ValueError(f"need at least 2 states, got {g}")
+    return wilson_bounds(0.0, float(g), t_quantile(conf, g - 1))[1]
 
 
 @dataclass(frozen=True)

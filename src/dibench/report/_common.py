@@ -162,7 +162,8 @@ def settings_line(report: Report) -> str:
     else:
         intervals = (
             f"{conf} intervals that take the {word} as the independent units (cluster "
-            f"bootstrap from {MIN_CLUSTERS} {word}, design-effect Wilson below, none from one)"
+            f"bootstrap from {MIN_CLUSTERS} {word}, design-effect Wilson below, none from one; "
+            f"at 0% and 100% Wilson at n = {word})"
         )
     return (
         f"Values are percentages with {intervals}; differences are paired (injected minus "
@@ -177,6 +178,8 @@ METHOD_WORDS: dict[str, str] = {
     "wilson-deff": "Wilson interval at the effective n = n / design effect, Student t with "
     "({word} - 1) df",
     "cluster-t": "cluster-robust t interval with ({word} - 1) df",
+    "wilson-states": "every {one} gave the same value (0% or 100%, a difference of 0): "
+    "Wilson interval at n = {word}, as if one run per {one}",
     "single-state": "one {one}: no interval",
     "wilson": "Wilson over runs (as if independent)",
     "wilson-screens": "Wilson over distinct screens",
