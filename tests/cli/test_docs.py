@@ -21,7 +21,7 @@ SRC = Path(dibench.__file__).parent
 DOCS = sorted((SRC / "docs").glob("*.md"))
 # a doc named by its file (docs/IMPORT.md, IMPORT.md), which an installed package has nowhere
 DOC_PATH = re.compile(rf"\bdocs/\w+\.md|\b(?:{'|'.join(d.stem for d in DOCS)})\.md\b")
-NAMED = re.compile(r"dibench docs ([\w.-]+)")
+NAMED = re.compile(r"dibench docs ([a-z][\w-]*)")  # a topic, not the TOPIC placeholder
 
 
 def _heading(doc: Path) -> str:
