@@ -72,7 +72,7 @@ def _for_terminal(text: str) -> str:
 @cli.command()
 @click.argument("topic", required=False)
 def docs(topic: str | None) -> None:
-    """Print the doc of TOPIC (e.g. `dibench docs import`), or list the topics.
+    """Print a doc (`dibench docs import`); without TOPIC, list the topics.
 
     The docs ship with the package: the format of a sweep file, of an annotation for your own
     screens, the protocol, the defenses, and how each framework is reproduced.
