@@ -72,10 +72,11 @@ def _for_terminal(text: str) -> str:
 @cli.command()
 @click.argument("topic", required=False)
 def docs(topic: str | None) -> None:
-    """Print a doc (`dibench docs import`); without TOPIC, list the topics.
+    """Print the doc of TOPIC, or list the topics.
 
-    The docs ship with the package: the format of a sweep file, of an annotation for your own
-    screens, the protocol, the defenses, and how each framework is reproduced.
+    The docs ship with the package: `dibench docs import` prints the annotation format for
+    your own screens, `dibench docs sweep` the sweep file's; others give the protocol, the
+    defenses and how each framework is reproduced.
     """
     topics = doc_topics()
     if topic is None:
