@@ -1,7 +1,8 @@
 """An install without extras, as a new user gets it (issue 27 item 2): the wheel built from
 this tree, installed into a fresh venv outside the repo with only the base dependencies, where
 every command that needs an extra refuses in one ``dibench: error:`` line (exit 2) naming it,
-before any work, leaving nothing behind.
+before any work, leaving nothing behind; and every doc a ``--help`` or an error names reads
+there with ``dibench docs TOPIC`` (issue 38 item 3).
 
 No network: the venv is made without pip and without the system site-packages; the base
 dependencies (pillow numpy pydantic orjson click rich and what they require) are the ones this
@@ -15,12 +16,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.metadata import distribution
 from pathlib import Path
 
 import pytest
+
+import dibench
+from tests._cli import invoke
 
 BASE = ("pillow", "numpy", "pydantic", "orjson", "click", "rich")
 
@@ -108,15 +113,26 @@ def _venv(root: Path, wheel: Path) -> Path:
     return python
 
 
-@pytest.mark.slow
-def test_every_command_needing_a_missing_extra_refuses_up_front(
-    tmp_path_factory: pytest.TempPathFactory, d8_dataset_dir: Path, built_wheel: Path
-) -> None:
+@pytest.fixture(scope="module")
+def python(tmp_path_factory: pytest.TempPathFactory, built_wheel: Path) -> Path:
+    """The python of a venv outside the repo with the wheel and its base dependencies only."""
     pytest.importorskip("packaging")
-    python = _venv(tmp_path_factory.mktemp("venv") / "v", built_wheel)
-    work = tmp_path_factory.mktemp("user")
+    return _venv(tmp_path_factory.mktemp("venv") / "v", built_wheel)
+
+
+def _user_env(python: Path) -> dict[str, str]:
+    """This environment without the repo on the path, the venv's scripts first on it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+@pytest.mark.slow
+def test_every_command_needing_a_missing_extra_refuses_up_front(
+    tmp_path_factory: pytest.TempPathFactory, d8_dataset_dir: Path, python: Path
+) -> None:
+    work = tmp_path_factory.mktemp("user")
+    env = _user_env(python)
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env[var] = "sk-test"  # the extra is what is missing, not a key
 
@@ -142,3 +158,33 @@ def test_every_command_needing_a_missing_extra_refuses_up_front(
         assert err.startswith("dibench: error:") and len(err.splitlines()) == 1, (command, err)
         assert f"[{extra}]" in err and f'pip install "dibench[{extra}]"' in err, (command, err)
         assert made == [], (command, made)  # no run folder, dataset or export left behind
+
+
+@pytest.mark.slow
+def test_every_doc_a_help_or_an_error_names_reads_from_the_wheel(
+    tmp_path: Path, python: Path
+) -> None:
+    """What ``--help`` texts, errors and docstrings name (``dibench docs import``, read from
+    this tree's sources) prints in the venv exactly as here, as does every other topic."""
+    src = Path(dibench.__file__).parent
+    texts = (f.read_text(encoding="utf-8") for f in src.rglob("*.py"))
+    named = {t for text in texts for t in re.findall(r"dibench docs ([a-z][\w-]*)", text)}
+    listing = invoke("docs").stdout
+    topics = [line.split()[0] for line in listing.splitlines()]
+    assert {"import", "sweep"} <= named and named <= set(topics), named
+    env = _user_env(python)
+    script = subprocess.run(["dibench", "docs", "import"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert script.returncode == 0 and script.stdout == invoke("docs", "import").stdout
+    args = [["docs"], *(["docs", t] for t in topics), ["docs", "docs/IMPORT.md"]]
+    r = subprocess.run([str(python), "-c", RUNNER, json.dumps(args)], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads(r.stdout)
+    assert Path(report["file"]).is_relative_to(python.parents[1])  # the wheel, not the repo
+    (code, out, err, _), *docs, (bad, _, error, _) = report["results"]
+    assert code == 0 and out == listing and err == "", err
+    for topic, (code, out, err, made) in zip(topics, docs, strict=True):
+        assert code == 0 and err == "" and made == [], (topic, err)
+        assert out == invoke("docs", topic).stdout and len(out.splitlines()) > 20, topic
+    assert bad == 2 and error.startswith("dibench: error: no doc 'docs/IMPORT.md'; the topics")

@@ -1,5 +1,7 @@
 """The sdist and wheel as a package index gets them: the license declared as an SPDX string
-and shipped, and an sdist whose tests can run (conftest, subfolders, vectors, docs).
+and shipped, an sdist whose tests can run (conftest, subfolders, vectors, docs), a wheel that
+ships the docs ``dibench docs`` prints, and a description the index can show (no link or
+picture relative to a repository it does not have).
 
 Built offline with the build backend's own API, in a copy of the tracked files (the build
 writes egg-info beside the sources)."""
@@ -67,14 +69,12 @@ def test_the_sdist_holds_its_tests_docs_and_license(tmp_path: Path) -> None:
         meta = pkg_info.read().decode()
     assert "LICENSE" in names and "License-Expression: Apache-2.0" in meta
     assert "License-File: LICENSE" in meta
-    tracked = subprocess.run(["git", "ls-files", "tests", "docs"], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout.split()  # fmt: skip
-    assert "tests/conftest.py" in tracked
+    tracked = subprocess.run(["git", "ls-files", "tests", "docs", "src/dibench/docs"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    assert "tests/conftest.py" in tracked and "src/dibench/docs/IMPORT.md" in tracked
     missing = [t for t in tracked if t not in names]
-    assert not missing, missing[:20]  # every test file, vector and fixture, and every doc
-    helps = "".join(p.read_text() for p in (ROOT / "src" / "dibench" / "cli").glob("*.py"))
-    named = set(re.findall(r"docs/[A-Z_]+\.md", helps))
-    assert "docs/IMPORT.md" in named and named <= names  # every doc --help names is shipped
+    assert not missing, missing[:20]  # every test file, vector and fixture, every doc and picture
+    assert {"README.md", "DESCRIPTION.md"} <= names
 
 
 @pytest.mark.slow
@@ -84,3 +84,29 @@ def test_the_wheel_declares_and_ships_the_license(built_wheel: Path) -> None:
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: Apache-2.0" in meta
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+
+# a Markdown link or an HTML picture whose target is not a full web address
+RELATIVE = re.compile(r"\]\((?!https?://)|<img\s[^>]*src=[\"'](?!https?://)", re.I)
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_docs_and_a_description_without_relative_links(
+    built_wheel: Path,
+) -> None:
+    docs = sorted(p.name for p in (ROOT / "src" / "dibench" / "docs").glob("*.md"))
+    with zipfile.ZipFile(built_wheel) as zf:
+        names = set(zf.namelist())
+        meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert len(docs) >= 10 and {f"dibench/docs/{d}" for d in docs} <= names
+    assert not any(n.startswith("dibench/docs/img") or n.endswith(".png") for n in names)
+    headers, body = meta.split("\n\n", 1)
+    assert "Description-Content-Type: text/markdown" in headers
+    assert "Project-URL" not in headers  # no public address yet, so none made up
+    assert body.strip() == (ROOT / "DESCRIPTION.md").read_text(encoding="utf-8").strip()
+    assert not RELATIVE.search(body), RELATIVE.search(body)
+    topics = {d.removesuffix(".md").lower() for d in docs}
+    named = set(re.findall(r"dibench docs ([a-z]\w*)", body))  # not TOPIC
+    assert "import" in named and named <= topics, named - topics
+    # the check itself: the README, which the index used to show, is what it catches
+    assert RELATIVE.search((ROOT / "README.md").read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
 """The sweep format is written where a user looks (issue 27 item 8): ``sweep --help`` and
-docs/SWEEP.md each carry a complete example, and both examples are sweeps ``load_sweep`` reads
-(so neither can drift from the format)."""
+``dibench docs sweep`` each carry a complete example, and both examples are sweeps
+``load_sweep`` reads (so neither can drift from the format)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from dibench.runner import load_sweep
 
 from .._cli import invoke
 
-ROOT = Path(__file__).resolve().parents[2]
 FIELDS = ("dataset", "out", "frameworks", "repeats", "limit", "probes", "parse", "defenses")
 
 
@@ -25,7 +24,7 @@ def _help_example() -> str:
 
 
 def _doc_example() -> str:
-    doc = (ROOT / "docs" / "SWEEP.md").read_text(encoding="utf-8")
+    doc = invoke("docs", "sweep").stdout
     block = re.search(r"```toml\n(.*?)```", doc, re.S)
     assert block is not None
     return block.group(1)

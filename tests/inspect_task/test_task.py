@@ -4,13 +4,14 @@ Both paths talk HTTP to the same FakeChatServer, whose replies (in the framework
 are a pure function of the request text and seed; instance for instance they must reach the
 same decisions, the log's TCR/COR/ASR must equal the metrics over ``dibench run``'s rows, and
 ``dibench import-log`` must give back a run directory that ``dibench report`` reads. Last,
-``inspect score`` rescores a log as docs/INSPECT.md says to run it.
+``inspect score`` rescores a log as ``dibench docs inspect`` says to run it.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -275,14 +276,14 @@ def test_a_robust_task_is_labelled_as_its_own_condition(small_dataset_dir: Path)
 
 
 # --- inspect score ------------------------------------------------------------------------------
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _documented_score() -> list[str]:
-    """The arguments of docs/INSPECT.md's ``inspect score`` command, without its log file."""
-    doc = (ROOT / "docs" / "INSPECT.md").read_text(encoding="utf-8")
+    """The arguments of the ``inspect score`` command ``dibench docs inspect`` prints, without
+    its log file."""
+    doc = files("dibench").joinpath("docs", "INSPECT.md").read_text(encoding="utf-8")
     line = re.search(r"^inspect score .*$", doc, re.M)
-    assert line is not None, "docs/INSPECT.md lost its `inspect score` command"
+    assert line is not None, "`dibench docs inspect` lost its `inspect score` command"
     *args, log = shlex.split(line.group(0))
     assert log.endswith(".eval")
     return args[2:]

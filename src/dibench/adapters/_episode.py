@@ -336,7 +336,7 @@ class FrameworkAdapter(Adapter):
     # that ask for confirmations take it as the ``confirm`` option
     confirm: str = "accept"
     episode_steps: int = 20  # acting calls allowed in an interactive episode
-    # role -> placeholder names its template may use (see docs/FRAMEWORKS.md)
+    # role -> placeholder names its template may use (see `dibench docs frameworks`)
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {}
     # the framework's packaged wording (``<framework>/prompts/``), read like ``prompts=DIR``
     prompt_folder: ClassVar[Path | None] = None

@@ -7,7 +7,7 @@ text of that role's call and ``DIR/<role>.system.txt`` its system prompt; a role
 keeps the packaged wording. Both folders are read by one loader, so a copy of the packaged
 folder passed as ``prompts=`` sends byte-identical requests. Placeholders are written
 ``{{name}}`` (double braces, so prompts full of JSON need no escaping); each adapter documents
-the names each role offers (``docs/FRAMEWORKS.md``). A file for a role the adapter does not
+the names each role offers (``dibench docs frameworks``). A file for a role the adapter does not
 have, or a placeholder the role does not offer, is an error that names the file, so a typo
 never silently falls back to the packaged wording.
 

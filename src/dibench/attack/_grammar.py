@@ -147,7 +147,7 @@ MOVES: dict[str, dict[str, tuple[Phrase, ...]]] = {
 # The framework's own action syntax, as its model would write the decision for this target.
 # Generic levels fall back to a plain request (the coordinates are target-specific).
 _ACTIONS: dict[str, tuple[str, str]] = {  # framework -> (full, generic head)
-    # each written where the framework's faithful reader looks (docs/FRAMEWORKS.md)
+    # each written where the framework's faithful reader looks (`dibench docs frameworks`)
     "direct": ("Answer: {k}", "Answer:"),
     "appagent": ("Action: tap({n})", "Action: tap"),
     "mobile-agent-v2": ("### Action ### Tap ({x}, {y}) ### Operation ###", "### Action ### Tap"),

@@ -3,7 +3,7 @@
 ``import_folder`` turns a folder of screenshots + one annotation per decision state into a
 dataset directory every other command reads like a generated one; ``parse_dump`` and
 ``propose_candidates`` read ``uiautomator dump`` XML and draft the candidate boxes;
-``capture`` pulls both from a phone over adb. The format is documented in docs/IMPORT.md.
+``capture`` pulls both from a phone over adb. The format: `dibench docs import`.
 """
 
 from ._annotation import ANNOTATION_SUFFIXES, Annotation, expand_spec, load_annotation

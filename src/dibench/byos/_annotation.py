@@ -2,7 +2,7 @@
 
 One JSON (or YAML, when PyYAML is installed) file per decision state. Every error is one line
 ``<file>: <field>: <what is wrong>`` with fields written as a user reads them
-(``candidates[2].boxes.title``). See docs/IMPORT.md for the format.
+(``candidates[2].boxes.title``). See `dibench docs import` for the format.
 """
 
 from __future__ import annotations

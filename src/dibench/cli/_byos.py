@@ -1,4 +1,5 @@
-"""``dibench import``, ``propose`` and ``capture``: bring your own screens (docs/IMPORT.md)."""
+"""``dibench import``, ``propose`` and ``capture``: bring your own screens (the format:
+``dibench docs import``)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,7 @@ from ._main import _csv, _echo_left_out, _guard, _load, _progress, load_option, 
     "src",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
-    help="Folder of screenshots and annotation files (the format: docs/IMPORT.md of the "
-    "source distribution, pip download --no-binary :all: --no-deps dibench).",
+    help="Folder of screenshots and annotation files (the format: `dibench docs import`).",
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--probes", help="Comma-separated probes (default: each annotation's, else all).")

@@ -1,5 +1,5 @@
 """``dibench export-dataset`` and ``import-hf``: a dataset as a Hugging Face folder and back
-(docs/HF.md)."""
+(`dibench docs hf`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``dibench import-log``: an inspect_ai eval log as a run directory (docs/INSPECT.md)."""
+"""``dibench import-log``: an inspect_ai eval log as a run directory (`dibench docs inspect`)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def import_log_(logfile: Path, out: Path) -> None:
 
     To score such a log again with inspect, name the scorer (inspect records only its short
     name, which it cannot load back): `inspect score --scorer dibench/decision_scorer
-    --action overwrite --overwrite LOG` (docs/INSPECT.md).
+    --action overwrite --overwrite LOG` (`dibench docs inspect`).
     """
     from dibench.inspect_task import import_log
 

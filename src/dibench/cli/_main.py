@@ -97,6 +97,20 @@ def _writable_hint(out: Path | None) -> Iterator[None]:
         raise
 
 
+@contextlib.contextmanager
+def _reader_may_stop() -> Iterator[None]:
+    """Standard output into a pipe whose reader may stop early (``| head -1``): the command
+    then ends quietly with exit 0, not with a BrokenPipeError trace."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader closed the pipe: what it wanted it has; the interpreter's own flush at
+        # exit must not fail on the closed pipe again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
 def _csv(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else ()
 
@@ -828,7 +842,7 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
     """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory.
 
     \b
-    CONFIG (relative paths are read from its folder; full format: docs/SWEEP.md):
+    CONFIG (relative paths are read from its folder; full format: `dibench docs sweep`):
       dataset = "data/dibench-v1"          # required
       out = "runs/sweep"                   # required
       frameworks = ["direct", "appagent"]  # required
@@ -1133,7 +1147,7 @@ def list_(
         lines = (
             f"{sid}\t{st.instruction}" for sid, st in ds.benign.items() if not app or st.app == app
         )
-    try:
+    with _reader_may_stop():
         for shown, line in enumerate(lines):
             if limit and shown >= limit:
                 click.echo(
@@ -1142,12 +1156,6 @@ def list_(
                 )
                 break
             click.echo(line)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # the reader closed the pipe: what it wanted it has; the interpreter's own flush at
-        # exit must not fail on the closed pipe again
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":  # pragma: no cover

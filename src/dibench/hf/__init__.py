@@ -1,4 +1,4 @@
-"""A DIBench dataset as a Hugging Face dataset folder, and back (docs/HF.md).
+"""A DIBench dataset as a Hugging Face dataset folder, and back (`dibench docs hf`).
 
 ``export_hf`` writes Parquet shards in two configs, ``benign`` (screenshots as ``Image``) and
 ``injected`` (each variant's changed pixels as a small patch), with a dataset card that

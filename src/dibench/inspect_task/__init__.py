@@ -4,7 +4,7 @@
 runs our framework adapters over any model inspect supports (``InspectProvider`` forwards
 every call to inspect's model API); ``import_log`` turns the eval log into a run directory
 that ``dibench report`` reads. inspect_ai is optional (``pip install 'dibench[inspect]'``):
-nothing here imports it until a name that needs it is used. See docs/INSPECT.md.
+nothing here imports it until a name that needs it is used. See `dibench docs inspect`.
 """
 
 from __future__ import annotations

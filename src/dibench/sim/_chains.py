@@ -11,7 +11,7 @@ one target at one decision (``inject_at``); seed, lists and instruction are shar
 
 The environment advances, not the agent: ``ChainEnv`` hands out the simulator of decision k
 and, once k is committed, that of decision k+1 (the runner plays each with the adapter's own
-one-decision loop; see docs/FRAMEWORKS.md).
+one-decision loop; see `dibench docs frameworks`).
 """
 
 from __future__ import annotations
