@@ -1,0 +1,118 @@
+"""``propose`` tells a list of items to choose from from a screen that lists nothing, and boxes
+the price a card asks (not a struck "was" price, not a tax or "per night" note beside it).
+
+The dumps are written in tests/byos/apps.py in the shapes real apps produce; each list must
+draft exactly its items with the shown price, each other screen no candidate and one line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from dibench.byos import parse_dump, propose, propose_file
+
+from .._cli import invoke
+from . import apps
+
+REASONS = {
+    "settings": "its 7 repeated items show no price, rating or picture",
+    "settings_zh": "show no price, rating or picture",
+    "nav_drawer": "its 7 repeated items are single labels in a panel narrower than the screen",
+    "overflow_menu": "its 4 repeated items are single labels in a panel narrower than the screen",
+    "bill": "its 8 repeated items are not tappable",
+    "bill_zh": "are not tappable",
+    "form": "its 6 repeated items hold switches, check boxes or input fields",
+    "form_zh": "its 4 repeated items hold switches, check boxes or input fields",
+    "launcher": "its 12 repeated items are single labels side by side",
+    "categories": "its 9 repeated items show no price, rating or picture",
+    "icons_zh": "its 10 repeated items are single labels side by side",
+    "product_page": "are not tappable",
+    "deals_no_name": "its 6 repeated items have no name",
+    "videos_no_name": "its 6 repeated items have no name",
+}
+
+
+def _write(tmp: Path, xml: str, name: str = "s") -> Path:
+    Image.new("RGB", (apps.W, apps.H), (255, 255, 255)).save(tmp / f"{name}.png")
+    path = tmp / f"{name}.xml"
+    path.write_text(xml, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("make", apps.LISTS, ids=lambda f: f.__name__)
+def test_a_list_drafts_its_items_with_the_shown_price(
+    make: Callable[[], apps.Shown], tmp_path: Path
+) -> None:
+    shown = make()
+    xml = _write(tmp_path, shown.xml)
+    r = invoke("propose", "--xml", str(xml), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    assert f"{len(shown.titles)} candidates proposed" in r.stdout and "left out" not in r.stdout
+    cands = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["candidates"]
+    assert [c["attributes"]["title"] for c in cands] == shown.titles
+    assert [c["texts"]["price"] for c in cands] == shown.prices
+    assert [c["boxes"]["price"] for c in cands] == shown.price_boxes
+    assert all("cover" in c["boxes"] for c in cands)
+
+
+@pytest.mark.parametrize("name", sorted(apps.NON_LISTS))
+def test_a_screen_that_lists_nothing_gets_one_line_and_no_draft(name: str, tmp_path: Path) -> None:
+    xml = _write(tmp_path, apps.NON_LISTS[name]())
+    out = tmp_path / "s.json"
+    r = invoke("propose", "--xml", str(xml), "--out", str(out))
+    assert r.returncode == 0, r.stderr  # an answer, not a failure
+    assert r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert len(lines) == 1, r.stdout
+    assert lines[0].startswith(f"{xml}: lists nothing to choose from: its ")
+    assert REASONS[name] in lines[0] and lines[0].endswith("; no draft written")
+    assert not out.exists()
+
+
+def test_a_screen_that_lists_nothing_leaves_an_existing_draft_alone(tmp_path: Path) -> None:
+    xml = _write(tmp_path, apps.settings_en())
+    out = tmp_path / "s.json"
+    out.write_text('{"edited": "by hand"}', encoding="utf-8")
+    r = invoke("propose", "--xml", str(xml), "--out", str(out), "--force")
+    assert r.returncode == 0 and "no draft written" in r.stdout
+    assert out.read_text(encoding="utf-8") == '{"edited": "by hand"}'
+
+
+def test_the_python_api_says_why(tmp_path: Path) -> None:
+    total = 0
+    for name, make in apps.NON_LISTS.items():
+        found = propose(parse_dump(make(), image_size=(apps.W, apps.H)))
+        total += len(found.candidates)
+        assert REASONS[name] in found.reason, name
+    assert total == 0
+    for make_list in apps.LISTS:
+        shown = make_list()
+        found = propose(parse_dump(shown.xml, image_size=(apps.W, apps.H)))
+        assert [c.price_text for c in found.candidates] == shown.prices
+        assert [list(c.price or ()) for c in found.candidates] == shown.price_boxes
+        assert found.reason == ""
+    xml = _write(tmp_path, apps.bill_en())
+    draft, found = propose_file(xml, None, tmp_path / "s.json")
+    assert draft is None and found.candidates == [] and "not tappable" in found.reason
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_a_drafted_list_imports_once_filled(tmp_path: Path) -> None:
+    shown = apps.hotels_en()
+    xml = _write(tmp_path, shown.xml)
+    r = invoke("propose", "--xml", str(xml), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    ann = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+    ann.update(category="cost_first", instruction="Book the cheapest hotel.",
+               spec={"query": "hotel", "objectives": ["min price"]})  # fmt: skip
+    for c, price in zip(ann["candidates"], (148, 96, 210, 74), strict=True):
+        c["attributes"] = {"title": c["attributes"]["title"], "price": float(price)}
+    (tmp_path / "s.json").write_text(json.dumps(ann), encoding="utf-8")
+    out = tmp_path.parent / f"{tmp_path.name}-ds"
+    r = invoke("import", "--from", str(tmp_path), "--out", str(out), "--probes", "naive")
+    assert r.returncode == 0, r.stdout + r.stderr
