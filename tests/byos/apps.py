@@ -76,17 +76,18 @@ def toolbar(pkg: str, title: str) -> str:
 
 
 def shop_en() -> Shown:
-    """Shopping results: a struck original price before the shown one (by id), a "Was" label,
-    a shipping fee, and a discount card whose two prices have no telling id (only sizes)."""
+    """Shopping results: a struck original price before the shown one (told by its id), a
+    "Was" price set as large as the shown one, a shipping fee, and a discount card whose two
+    prices, set alike, have no telling id (the larger is the struck one)."""
     p = "com.example.shopping"
     items = [
         ("Wireless Earbuds Pro, noise cancelling", [("original_price", "$39.99", 45)],
          ("price", "$24.99"), ["-37%"]),
-        ("Stainless steel water bottle, 1 litre", [("price_label", "Was $59.00", 40)],
+        ("Stainless steel water bottle, 1 litre", [("price_label", "Was $59.00", 65)],
          ("price", "$45.00"), []),
         ("USB-C charging cable, braided, 2 m", [("shipping", "+$4.99 shipping", 40)],
          ("price", "$12.00"), []),
-        ("Ceramic pour-over coffee set", [("", "$24.99", 40)], ("", "$18.99"), ["Save 24%"]),
+        ("Ceramic pour-over coffee set", [("", "$24.99", 65)], ("", "$18.99"), ["Save 24%"]),
     ]  # fmt: skip
     shown = Shown("shopping results", "")
     cards = []
@@ -118,13 +119,14 @@ def shop_en() -> Shown:
 
 def shop_zh() -> Shown:
     """A Chinese shopping app's two-column grid, one layout for every card: the shown price, a
-    struck "划线价" beside it (by id, or written "原价¥199"), a coupon price, a discount tag."""
+    struck "划线价" beside it (by id, or written "原价¥199"), a coupon price, a discount tag,
+    and a struck price told only by its smaller size."""
     p = "com.example.gouwu"
     items = [
         ("无线蓝牙耳机 主动降噪 超长续航", "¥59.9", ("tv_line_price", "¥99"), "月销1.2万"),
         ("不锈钢保温杯 大容量 男女学生", "¥128", ("tv_line_price", "原价¥199"), "6.4折"),
         ("冰丝凉席三件套 夏季可水洗", "券后¥45", ("tv_line_price", "¥60"), "月销3000+"),
-        ("厨房收纳置物架 免打孔", "¥19.9", None, "月销856"),
+        ("厨房收纳置物架 免打孔", "¥19.9", ("tv_sub_price", "¥29.9"), "月销856"),
     ]
     shown = Shown("grid of product cards", "")
     cards = []
@@ -136,7 +138,8 @@ def shop_zh() -> Shown:
             xnode(TV, [x + 20, y + 540, x + 520, y + 640], p, rid="tv_title", text=title),
         ]
         if was is not None:  # written before the shown price (its view comes first)
-            nodes.append(xnode(TV, [x + 250, y + 680, x + 400, y + 715], p, rid=was[0],
+            top = y + 650 if k == 2 else y + 680  # the third as large as its price: its id tells
+            nodes.append(xnode(TV, [x + 250, top, x + 400, y + 715], p, rid=was[0],
                                text=was[1]))  # fmt: skip
         nodes.append(xnode(TV, box, p, rid="tv_price", text=price))
         nodes.append(xnode(TV, [x + 20, y + 730, x + 300, y + 770], p, rid="tv_sales", text=tag))
@@ -152,7 +155,7 @@ def shop_zh() -> Shown:
 def hotels_en() -> Shown:
     """Hotel results: the shown nightly price between a "+$23 taxes and fees" note and a "per
     night" note (both ids name a price), a total with its taxes, a struck rate beside a
-    discount, and a nightly price written with its unit."""
+    discount, and a nightly price written with its unit beside a total as large as it."""
     p = "com.example.trips"
     items = [
         ("Harbour View Hotel", [("price_taxes", "+$23 taxes and fees")], "$148",
@@ -161,7 +164,7 @@ def hotels_en() -> Shown:
          [("price_unit", "per night")]),
         ("Cityline Suites", [("strikethrough_price", "$260"), ("deal_badge", "20% off")], "$210",
          [("urgency", "Only 2 rooms left at this price")]),
-        ("Maple Court B&B", [("total", "$518 total")], "$74/night", []),
+        ("Maple Court B&B", [("total_price", "$518 for 7 nights")], "$74/night", []),
     ]  # fmt: skip
     shown = Shown("hotel results", "")
     cards = []
@@ -176,8 +179,10 @@ def hotels_en() -> Shown:
             xnode(TV, [420, y + 160, 1060, y + 210], p, rid="distance", text="1.2 km from centre"),
         ]  # fmt: skip
         for j, (rid, text) in enumerate(before):
-            nodes.append(xnode(TV, [420 + j * 330, y + 250, 740 + j * 330, y + 290], p, rid=rid,
-                               text=text))  # fmt: skip
+            # the last card's total is set as large as its price: only its id tells them apart
+            bottom = y + (390 if k == 3 else 290)
+            nodes.append(xnode(TV, [420 + j * 330, bottom - 80 if k == 3 else y + 250,
+                                    680 + j * 330, bottom], p, rid=rid, text=text))  # fmt: skip
         box = [700, y + 310, 900, y + 390]
         nodes.append(xnode(TV, box, p, rid="price", text=price))
         for rid, text in after:
@@ -609,6 +614,36 @@ def videos_no_name() -> str:
     return screen(p, xnode(RV, [0, 240, W, H - 60], p, *cells, rid="rv_videos"))
 
 
+def share_sheet() -> str:
+    """A bottom sheet of actions over a video: full-width rows, each an icon and a label."""
+    p = "com.example.clips"
+    rows = [
+        xnode(LL, [0, 1500 + k * 150, W, 1650 + k * 150], p,
+              xnode(IV, [48, 1539 + k * 150, 120, 1611 + k * 150], p, rid="icon"),
+              xnode(TV, [170, 1545 + k * 150, 1000, 1605 + k * 150], p, rid="label", text=t),
+              click=True)
+        for k, t in enumerate(["Share", "Copy link", "Not interested", "Report",
+                               "Save to playlist"])
+    ]  # fmt: skip
+    video = xnode(FL, [0, 80, W, 1400], p, xnode(IV, [0, 80, W, 1400], p, rid="player"))
+    sheet = xnode(FL, [0, 1480, W, H - 60], p, *rows, rid="design_bottom_sheet")
+    return screen(p, video, sheet)
+
+
+def tracking() -> str:
+    """A parcel's tracking timeline: stacked single-label steps, none tappable."""
+    p = "com.example.parcel"
+    steps = ["Order placed, Mar 3", "Packed at the warehouse", "Shipped from Leipzig",
+             "Arrived at the local depot", "Out for delivery"]  # fmt: skip
+    rows = [
+        xnode(LL, [0, 400 + k * 160, W, 560 + k * 160], p,
+              xnode(TV, [120, 440 + k * 160, 1040, 510 + k * 160], p, rid="step", text=t))
+        for k, t in enumerate(steps)
+    ]  # fmt: skip
+    head = xnode(TV, [40, 260, 1040, 360], p, rid="eta", text="Arriving today by 8 pm")
+    return screen(p, toolbar(p, "Track parcel"), head, xnode(LL, [0, 400, W, 1200], p, *rows))
+
+
 NON_LISTS = {
     "settings": settings_en,
     "settings_zh": settings_zh,
@@ -624,4 +659,6 @@ NON_LISTS = {
     "product_page": detail_en,
     "deals_no_name": deals_no_name,
     "videos_no_name": videos_no_name,
+    "share_sheet": share_sheet,
+    "tracking": tracking,
 }

@@ -34,6 +34,8 @@ REASONS = {
     "product_page": "are not tappable",
     "deals_no_name": "its 6 repeated items have no name",
     "videos_no_name": "its 6 repeated items have no name",
+    "share_sheet": "its 5 repeated items are single labels beside icons",
+    "tracking": "its 5 repeated items are not tappable",
 }
 
 

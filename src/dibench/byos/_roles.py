@@ -221,9 +221,13 @@ def is_struck(e: UIElement) -> bool:
     return bool(rid_tokens(e.resource_id) & _STRUCK_IDS) or bool(_WAS.search(label(e)))
 
 
-def is_price_note(text: str) -> bool:
-    """A price that annotates the asked one: taxes and fees, a total, shipping, an add-on."""
-    return bool(_NOTE.search(text))
+_NOTE_IDS = {"tax", "taxes", "fee", "fees", "total", "shipping", "delivery", "deposit"}
+
+
+def is_price_note(e: UIElement) -> bool:
+    """A price that annotates the asked one: taxes and fees, a total, shipping, an add-on; by
+    its text or its id (``total_price``, ``tv_tax_price``)."""
+    return bool(_NOTE.search(label(e))) or bool(rid_tokens(e.resource_id) & _NOTE_IDS)
 
 
 def is_unit(text: str) -> bool:

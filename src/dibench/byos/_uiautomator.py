@@ -746,7 +746,7 @@ def _pick_price(labelled: list[UIElement]) -> UIElement | None:
     if not found:
         return None
 
-    for drop in (is_struck, lambda e: is_price_note(label(e))):
+    for drop in (is_struck, is_price_note):
         found = [c for c in found if not drop(c[2])] or found
     if len(found) > 1 and any(is_discount(label(e)) for e in shown):
         amounts = [amount(label(c[2])) for c in found]
