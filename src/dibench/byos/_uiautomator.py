@@ -8,7 +8,10 @@ another window or the app's own overlays (a sticky header) hide by a stated shar
 windows that draw nothing or only take gestures hide nothing. Candidates are proposed from the
 result list's repeated siblings: the children of a RecyclerView/ListView/GridView, or any parent
 with at least three structurally similar children (same class, same resource-id pattern,
-similar descendants). Appium's page source (elements named by class) reads the same.
+similar descendants), when most of them are items to choose from (tapped to choose, named, and
+told apart by a price, a rating or a picture): settings, menus, bills, forms, icon grids and a
+product's page repeat rows too, and get no candidate but a reason. Appium's page source
+(elements named by class) reads the same.
 """
 
 from __future__ import annotations
@@ -443,6 +446,12 @@ def overlap(a: Box, b: Box) -> int:
 # --- proposing candidates ------------------------------------------------------------------------
 
 
+# a group of repeated siblings: its score (in a list container, members, area) and members;
+# a rejected one also says why (a key of ``WHY``)
+_Group = tuple[tuple[int, int, int], list[int]]
+_Rejected = tuple[tuple[int, int, int], list[int], str]
+
+
 def _rid_pattern(rid: str) -> str:
     """The resource id without digits (item_1, item_2 -> item_#) and without the package."""
     return re.sub(r"\d+", "#", rid.rsplit("/", 1)[-1])
@@ -583,9 +592,6 @@ def _shelf(tree: _Tree, score: tuple[int, int, int], members: list[int]) -> bool
         return True
     covered = sum(1 for m in members if _pick_cover(tree, m) is not None)
     return covered * 2 > len(members)
-
-
-_Group = tuple[tuple[int, int, int], list[int]]
 
 
 def _reject_groups(
@@ -809,7 +815,6 @@ def _title_of(tree: _Tree, item: int) -> UIElement | None:
 
 # --- a list of items to choose from, or a screen that lists nothing ------------------------------
 
-_Rejected = tuple[tuple[int, int, int], list[int], str]
 # a picture (not an icon) fills this share of its card's short side and of the screen's width
 _PICTURE_CARD = 0.6
 _PICTURE_SCREEN = 0.12
@@ -968,9 +973,11 @@ def propose(dump: UiDump) -> Proposal:
     """Candidates from the list of the app's window, in screen order, none hidden by a window.
 
     Every app window is searched for repeated items (system bars and keyboards never hold the
-    list); the best group wins (a list container first, then more items, then more area) and
-    its window is the app. Items that a window above it covers are dropped with a reason, and
-    at most ``MAX_CANDIDATES`` are kept.
+    list); of the groups that are lists of items to choose from (see ``_not_an_item``) the best
+    wins (a list container first, then more items, then more area) and its window is the app.
+    Members that are no item, and items that a window above covers, are dropped with a reason,
+    and at most ``MAX_CANDIDATES`` are kept. With no list, the proposal has no candidate and
+    its ``reason`` says why in a few words.
     """
     els = dump.elements
     if not els:
