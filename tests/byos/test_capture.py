@@ -142,8 +142,8 @@ def test_capture_of_a_screen_that_lists_nothing_keeps_the_files_and_writes_no_dr
     r = _run(["capture", "--out", str(caps), "--name", "prefs"], env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == (
-        f"captured emulator-5554: {caps / 'prefs.png'}, {caps / 'prefs.xml'}; it lists nothing "
-        "to choose from: its 7 repeated items show no price, rating or picture (settings, a "
+        f"captured emulator-5554: {caps / 'prefs.png'}, {caps / 'prefs.xml'}; nothing to "
+        "choose from: its 7 repeated items show no price, rating or picture (settings, a "
         "menu, categories); no draft written"
     )
     assert (caps / "prefs.xml").read_bytes() == (tmp_path / "settings.xml").read_bytes()

@@ -18,6 +18,7 @@ from dibench.byos import parse_dump, propose, propose_file
 
 from .._cli import invoke
 from . import apps
+from .screens import xnode
 
 REASONS = {
     "settings": "its 7 repeated items show no price, rating or picture",
@@ -71,7 +72,7 @@ def test_a_screen_that_lists_nothing_gets_one_line_and_no_draft(name: str, tmp_p
     assert r.stderr == ""
     lines = r.stdout.splitlines()
     assert len(lines) == 1, r.stdout
-    assert lines[0].startswith(f"{xml}: lists nothing to choose from: its ")
+    assert lines[0].startswith(f"{xml}: nothing to choose from: its ")
     assert REASONS[name] in lines[0] and lines[0].endswith("; no draft written")
     assert not out.exists()
 
@@ -118,3 +119,19 @@ def test_a_drafted_list_imports_once_filled(tmp_path: Path) -> None:
     out = tmp_path.parent / f"{tmp_path.name}-ds"
     r = invoke("import", "--from", str(tmp_path), "--out", str(out), "--probes", "naive")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_list_wholly_under_another_window_gets_no_draft(tmp_path: Path) -> None:
+    chat = "com.example.chat"
+    note = xnode(apps.TV, [40, 220, 700, 280], chat, text="New message")
+    panel = xnode(apps.FL, [0, 200, apps.W, 1950], chat, note)
+    xml = _write(tmp_path, apps.shop_en().xml.replace("</hierarchy>", panel + "</hierarchy>"))
+    r = invoke("propose", "--xml", str(xml), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == (
+        f"{xml}: nothing to choose from: the list's 4 items all lie under another window; "
+        "no draft written"
+    )
+    assert len(lines) == 5 and all(f"under the app window {chat}" in ln for ln in lines[1:])
+    assert not (tmp_path / "s.json").exists()

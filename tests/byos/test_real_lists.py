@@ -355,7 +355,7 @@ def test_an_action_button_row_is_not_a_list(tmp_path: Path) -> None:
     r = invoke("propose", "--xml", str(tmp_path / "s.xml"), "--out", str(tmp_path / "s.json"))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == (
-        f"{tmp_path / 's.xml'}: lists nothing to choose from: its 4 repeated items are single "
+        f"{tmp_path / 's.xml'}: nothing to choose from: its 4 repeated items are single "
         "labels side by side (an icon grid, tabs or buttons); no draft written"
     )
     assert not (tmp_path / "s.json").exists()

@@ -1011,7 +1011,7 @@ def propose(dump: UiDump) -> Proposal:
         else:
             dropped.append(f"item at {list(p.card)} ({p.title_text[:40]!r}): {why}")
     if not kept:
-        reason = f"every item of its list lies under another window ({len(dropped)} left out)"
+        reason = f"the list's {len(dropped)} items all lie under another window"
         return Proposal([], package, window, dropped, reason)
     if len(kept) > MAX_CANDIDATES:
         dropped += [

@@ -111,7 +111,7 @@ def propose(
         xml, image, out, ui_scale=ui_scale, state_id=state_id, overwrite=force
     )
     if draft is None:  # an answer, not a failure: exit 0, and --out is left as it was
-        click.echo(f"{xml}: lists nothing to choose from: {found.reason}; no draft written")
+        click.echo(f"{xml}: nothing to choose from: {found.reason}; no draft written")
     else:
         click.echo(
             f"wrote {out}: {len(found.candidates)} candidates proposed (app {draft['app']}); "
@@ -133,7 +133,7 @@ def capture(out: Path, serial: str | None, name: str | None) -> None:
     res = run(out, serial=serial, name=name)
     if res.nothing:
         click.echo(
-            f"captured {res.serial}: {res.png}, {res.xml}; it lists nothing to choose from: "
+            f"captured {res.serial}: {res.png}, {res.xml}; nothing to choose from: "
             f"{res.nothing}; no draft written"
         )
         return
