@@ -135,3 +135,35 @@ def test_a_list_wholly_under_another_window_gets_no_draft(tmp_path: Path) -> Non
     )
     assert len(lines) == 5 and all(f"under the app window {chat}" in ln for ln in lines[1:])
     assert not (tmp_path / "s.json").exists()
+
+
+def test_a_greyed_out_option_in_a_list_is_left_out_saying_why(tmp_path: Path) -> None:
+    """A ride app shows an option it cannot offer greyed out: same row, no fare, not tappable."""
+    p = "com.example.rides"
+    rides = [("Comfort sedan, 4 seats", "$18.40"), ("Economy hatchback", "$12.10"),
+             ("XL van for six riders", ""), ("Green electric ride", "$21.00")]  # fmt: skip
+    rows = []
+    for k, (name, fare) in enumerate(rides):
+        y = 300 + k * 280
+        kids = [xnode(apps.IV, [24, y, 244, y + 220], p, rid="car_image"),
+                xnode(apps.TV, [280, y + 40, 800, y + 110], p, rid="ride_name", text=name),
+                xnode(apps.TV, [280, y + 130, 800, y + 190], p, rid="ride_eta",
+                      text="3 min away" if fare else "Unavailable nearby")]  # fmt: skip
+        if fare:
+            kids.append(xnode(apps.TV, [820, y + 40, 1040, y + 110], p, rid="ride_fare", text=fare))
+        rows.append(xnode(apps.VG, [0, y, apps.W, y + 260], p, *kids, rid="ride_row",
+                          click=bool(fare)))  # fmt: skip
+    lst = xnode(apps.RV, [0, 280, apps.W, 1440], p, *rows, rid="ride_list")
+    xml = _write(tmp_path, apps.screen(p, lst))
+    r = invoke("propose", "--xml", str(xml), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    assert "3 candidates proposed" in r.stdout
+    assert r.stdout.splitlines()[1] == (
+        "  left out item at [0, 860, 1080, 1120] ('XL van for six riders'): not an item to "
+        "choose, it is not tappable"
+    )
+    draft = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+    assert [c["attributes"]["title"] for c in draft["candidates"]] == [
+        rides[k][0] for k in (0, 1, 3)
+    ]
+    assert "left out: item at [0, 860, 1080, 1120]" in draft["notes"]

@@ -447,7 +447,7 @@ def overlap(a: Box, b: Box) -> int:
 
 
 # a group of repeated siblings: its score (in a list container, members, area) and members;
-# a rejected one also says why (a key of ``WHY``)
+# a rejected one also says why (a key of ``_WHY``)
 _Group = tuple[tuple[int, int, int], list[int]]
 _Rejected = tuple[tuple[int, int, int], list[int], str]
 
@@ -821,7 +821,7 @@ _PICTURE_SCREEN = 0.12
 # single-label rows are choices when they span this share of the screen (a menu is a panel)
 _WIDE = 0.8
 # why items are not items to choose from, in the words of the one line ``propose`` prints
-WHY = {
+_WHY = {
     "short": "are labelled by a word or two (an icon grid or a menu)",
     "control": "hold switches, check boxes or input fields (settings or a form)",
     "untappable": "are not tappable (a bill, a table or reviews)",
@@ -830,6 +830,15 @@ WHY = {
     "narrow": "are single labels in a panel narrower than the screen (a menu)",
     "icon": "are single labels beside icons (a menu)",
     "grid": "are single labels side by side (an icon grid, tabs or buttons)",
+}
+# the same of one member left out of a list
+_WHY_ONE = {
+    "control": "holds a switch or an input field",
+    "untappable": "is not tappable",
+    "noname": "has no name",
+    "bare": "shows no price, rating or picture",
+    "narrow": "is a single label in a panel narrower than the screen",
+    "icon": "is a single label beside an icon",
 }
 
 
@@ -859,7 +868,7 @@ def _picture(tree: _Tree, item: int, cover: UIElement | None, screen_width: int)
 
 
 def _not_an_item(tree: _Tree, item: int, single: bool, screen_width: int) -> str:
-    """Why ``item`` is no item to choose from (a key of ``WHY``), or "" when it is one.
+    """Why ``item`` is no item to choose from (a key of ``_WHY``), or "" when it is one.
 
     An item is tapped to choose it (or, with a price, has a button of its own), has a name,
     and shows what tells it from the others: a price, a rating or a picture; a row with a
@@ -923,7 +932,7 @@ def _nothing(rejected: list[_Rejected]) -> str:
     if not rejected:
         return "no repeated items"
     _, members, why = max(rejected, key=lambda r: r[0])
-    return f"its {len(members)} repeated items {WHY[why]}"
+    return f"its {len(members)} repeated items {_WHY[why]}"
 
 
 def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
@@ -1002,8 +1011,10 @@ def propose(dump: UiDump) -> Proposal:
     kept, dropped = [], []
     single = all(_distinct(tree, m) == 1 for m in lists[0][1] + lists[0][2])
     for m in lists[0][2]:
-        why = WHY[_not_an_item(tree, m, single, width)]
-        dropped.append(f"item at {list(tree.el[m].bounds)}: not an item to choose (it {why})")
+        why = _WHY_ONE[_not_an_item(tree, m, single, width)]
+        named = _title_of(tree, m)
+        what = f" ({label(named)[:40]!r})" if named is not None else ""
+        dropped.append(f"item at {list(tree.el[m].bounds)}{what}: not an item to choose, it {why}")
     for p in _candidates(tree, members):
         why = _covered(p, covers)
         if why is None:
