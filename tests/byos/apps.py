@@ -269,6 +269,27 @@ def food_zh() -> Shown:
     return shown
 
 
+def news_en() -> tuple[str, list[str]]:
+    """A news feed: headline, source and a thumbnail; no price or rating, the picture tells
+    the stories apart. The tap lands on a foreground layer drawn over each card's content."""
+    p = "com.example.news"
+    heads = ["City council approves new bike lanes along the river",
+             "Storm expected to reach the coast by Friday evening",
+             "Local bakery wins national award for its sourdough",
+             "Museum reopens after two years of renovation work"]  # fmt: skip
+    cards = []
+    for k, t in enumerate(heads):
+        y = 260 + k * 340
+        content = xnode(LL, [0, y, W, y + 320], p,
+                        xnode(TV, [40, y + 20, 740, y + 200], p, rid="headline", text=t),
+                        xnode(TV, [40, y + 230, 740, y + 280], p, rid="source",
+                              text=f"The Daily · {k + 1}h"),
+                        xnode(IV, [770, y + 20, 1040, y + 290], p, rid="thumbnail"))  # fmt: skip
+        layer = xnode("android.view.View", [0, y, W, y + 320], p, rid="foreground", click=True)
+        cards.append(xnode(FL, [0, y, W, y + 320], p, content, layer, rid="story"))
+    return screen(p, toolbar(p, "Top stories"), xnode(RV, [0, 240, W, H - 60], p, *cards)), heads
+
+
 LISTS = [shop_en, shop_zh, hotels_en, hotels_zh, food_zh]
 
 

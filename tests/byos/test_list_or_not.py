@@ -167,3 +167,11 @@ def test_a_greyed_out_option_in_a_list_is_left_out_saying_why(tmp_path: Path) ->
         rides[k][0] for k in (0, 1, 3)
     ]
     assert "left out: item at [0, 860, 1080, 1120]" in draft["notes"]
+
+
+def test_a_picture_tells_items_apart_and_a_foreground_layer_takes_the_tap(tmp_path: Path) -> None:
+    xml, heads = apps.news_en()
+    draft, found = propose_file(_write(tmp_path, xml), None, tmp_path / "s.json")
+    assert draft is not None and found.reason == ""
+    assert [c.title_text for c in found.candidates] == heads
+    assert all(c.cover is not None and c.price is None for c in found.candidates)

@@ -843,9 +843,16 @@ _WHY_ONE = {
 
 
 def _tappable(tree: _Tree, item: int, carriers: list[UIElement]) -> bool:
-    """Tapping the item chooses it: the item, or a node on the way down from it to its name,
-    price or picture, is clickable (a "Helpful" button beside a review's text is not)."""
-    if tree.el[item].clickable:
+    """Tapping the item chooses it: the item, a node on the way down from it to its name,
+    price or picture, or a clickable layer over most of it (a foreground drawn above the
+    card's content) is clickable; a "Helpful" button beside a review's text is not."""
+    card = tree.el[item]
+    if card.clickable:
+        return True
+    if any(
+        tree.el[d].clickable and _area(tree.el[d].bounds) * 2 >= _area(card.bounds)
+        for d in tree.descendants(item)
+    ):
         return True
     for c in carriers:
         i = c.index
