@@ -175,3 +175,22 @@ def test_a_picture_tells_items_apart_and_a_foreground_layer_takes_the_tap(tmp_pa
     assert draft is not None and found.reason == ""
     assert [c.title_text for c in found.candidates] == heads
     assert all(c.cover is not None and c.price is None for c in found.candidates)
+
+
+def test_a_count_never_names_an_item(tmp_path: Path) -> None:
+    """Hotels with short names beside a longer "1,204 reviews" (no id says which is the name)."""
+    p = "com.example.stay"
+    names = ["Ibis", "Hilton", "Motel One"]
+    cards = []
+    for k, n in enumerate(names):
+        y = 300 + k * 400
+        cards.append(xnode(apps.VG, [0, y, apps.W, y + 380], p,
+                           xnode(apps.IV, [0, y, 360, y + 360], p, rid="img"),
+                           xnode(apps.TV, [380, y + 20, 700, y + 80], p, rid="t1", text=n),
+                           xnode(apps.TV, [380, y + 100, 1000, y + 160], p, rid="t2",
+                                 text=f"{1204 + k},{k}00 reviews"),
+                           xnode(apps.TV, [380, y + 200, 700, y + 260], p, rid="t3", text="$99"),
+                           click=True))  # fmt: skip
+    xml = apps.screen(p, xnode(apps.RV, [0, 280, apps.W, apps.H - 60], p, *cards))
+    found = propose(parse_dump(xml, image_size=(apps.W, apps.H)))
+    assert [c.title_text for c in found.candidates] == names

@@ -641,8 +641,8 @@ def _visible(labelled: list[UIElement]) -> list[UIElement]:
 
 def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     """A node whose id names a title (exactly: not a subtitle), else a name, else the longest
-    label that is neither a price nor a bare number. An identifier, or a content-desc that
-    describes a picture, never names the item."""
+    label that is neither a price, a bare number nor a count ("1,204 reviews"). An identifier,
+    or a content-desc that describes a picture, never names the item."""
     texts = [
         e
         for e in _visible(labelled)
@@ -658,7 +658,7 @@ def _pick_title(labelled: list[UIElement]) -> UIElement | None:
         e
         for e in texts
         if not find_price(label(e)) and not is_price_id(e.resource_id)
-        and not is_plain_number(label(e))
+        and not is_plain_number(label(e)) and not is_metric(label(e))
     ]  # fmt: skip
     if not plain:
         return None
