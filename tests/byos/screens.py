@@ -358,13 +358,16 @@ def xnode(
     text: str = "",
     desc: str = "",
     click: bool = False,
+    checkable: bool = False,
 ) -> str:
-    """One ``<node>`` as uiautomator writes it (device pixels == screenshot pixels here)."""
+    """One ``<node>`` as uiautomator writes it (device pixels == screenshot pixels here); a
+    resource id with a colon is written as given (``android:id/title``)."""
     x1, y1, x2, y2 = box
-    rid_full = f"{package}:id/{rid}" if rid else ""
+    rid_full = rid if ":" in rid else f"{package}:id/{rid}" if rid else ""
+    ck = str(checkable).lower()
     attrs = (
         f'index="0" text={quoteattr(text)} resource-id={quoteattr(rid_full)} class="{cls}" '
-        f'package={quoteattr(package)} content-desc={quoteattr(desc)} checkable="false" '
+        f'package={quoteattr(package)} content-desc={quoteattr(desc)} checkable="{ck}" '
         f'checked="false" clickable="{str(click).lower()}" enabled="true" '
         f'focusable="{str(click).lower()}" focused="false" scrollable="false" '
         f'long-clickable="false" password="false" selected="false" '

@@ -125,3 +125,26 @@ def test_capture_writes_png_xml_and_draft(phone: dict[str, str], tmp_path: Path)
     r = _run(["capture", "--out", str(caps), "--serial", "A1"], env)
     assert r.returncode == 0, r.stderr
     assert (caps / "screen-001.json").is_file()
+
+
+def test_capture_of_a_screen_that_lists_nothing_keeps_the_files_and_writes_no_draft(
+    phone: dict[str, str], tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    from .apps import H, W, settings_en
+
+    Image.new("RGB", (W, H), (250, 250, 250)).save(tmp_path / "settings.png")
+    (tmp_path / "settings.xml").write_text(settings_en(), encoding="utf-8")
+    env = dict(phone, FAKE_ADB_PNG=str(tmp_path / "settings.png"),
+               FAKE_ADB_XML=str(tmp_path / "settings.xml"))  # fmt: skip
+    caps = tmp_path / "caps"
+    r = _run(["capture", "--out", str(caps), "--name", "prefs"], env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == (
+        f"captured emulator-5554: {caps / 'prefs.png'}, {caps / 'prefs.xml'}; nothing to "
+        "choose from: its 7 repeated items show no price, rating or picture (settings, a "
+        "menu, categories); no draft written"
+    )
+    assert (caps / "prefs.xml").read_bytes() == (tmp_path / "settings.xml").read_bytes()
+    assert (caps / "prefs.png").is_file() and not (caps / "prefs.json").exists()

@@ -351,9 +351,14 @@ def test_an_action_button_row_is_not_a_list(tmp_path: Path) -> None:
     )  # fmt: skip
     name = xnode(TV, [40, 700, 1040, 800], MAPS, rid="place_title", text=PLACES[0])
     xml = hierarchy(status_bar(), app_window(name, row, pkg=MAPS))
-    draft = propose(tmp_path, xml)
-    assert draft["candidates"] == []
-    assert "0 candidates proposed" in draft["_stdout"]
+    (tmp_path / "s.xml").write_text(xml, encoding="utf-8")
+    r = invoke("propose", "--xml", str(tmp_path / "s.xml"), "--out", str(tmp_path / "s.json"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == (
+        f"{tmp_path / 's.xml'}: nothing to choose from: its 4 repeated items are single "
+        "labels side by side (an icon grid, tabs or buttons); no draft written"
+    )
+    assert not (tmp_path / "s.json").exists()
 
 
 def test_places_with_action_buttons_stay_places(tmp_path: Path) -> None:

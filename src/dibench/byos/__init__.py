@@ -2,8 +2,9 @@
 
 ``import_folder`` turns a folder of screenshots + one annotation per decision state into a
 dataset directory every other command reads like a generated one; ``parse_dump`` and
-``propose_candidates`` read ``uiautomator dump`` XML and draft the candidate boxes;
-``capture`` pulls both from a phone over adb. The format: `dibench docs import`.
+``propose`` read ``uiautomator dump`` XML and draft the candidate boxes (or say why a screen
+lists nothing to choose from); ``capture`` pulls both from a phone over adb. The format:
+`dibench docs import`.
 """
 
 from ._annotation import ANNOTATION_SUFFIXES, Annotation, expand_spec, load_annotation
@@ -13,7 +14,14 @@ from ._errors import AnnotationError, ByosError, UiDumpError
 from ._image import load_screenshot
 from ._import import ImportSummary, import_folder
 from ._ui import synthesize_ui, ui_from_dump
-from ._uiautomator import ProposedCandidate, UiDump, parse_dump, propose_candidates
+from ._uiautomator import (
+    Proposal,
+    ProposedCandidate,
+    UiDump,
+    parse_dump,
+    propose,
+    propose_candidates,
+)
 
 __all__ = [
     "ANNOTATION_SUFFIXES",
@@ -22,6 +30,7 @@ __all__ = [
     "ByosError",
     "CaptureResult",
     "ImportSummary",
+    "Proposal",
     "ProposedCandidate",
     "UiDump",
     "UiDumpError",
@@ -33,6 +42,7 @@ __all__ = [
     "load_annotation",
     "load_screenshot",
     "parse_dump",
+    "propose",
     "propose_candidates",
     "propose_file",
     "synthesize_ui",

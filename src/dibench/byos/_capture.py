@@ -33,6 +33,7 @@ class CaptureResult:
     annotation: Path
     serial: str
     candidates: int
+    nothing: str = ""  # why no draft was written: the screen lists nothing to choose from
 
 
 def _adb_path() -> str:
@@ -125,9 +126,9 @@ def capture(
     png.write_bytes(shot)
     xml.write_bytes(dump)
     try:
-        _draft, n = propose_file(xml, png, ann, state_id=name)
+        _draft, found = propose_file(xml, png, ann, state_id=name)
     except ByosError:
         png.unlink(missing_ok=True)
         xml.unlink(missing_ok=True)
         raise
-    return CaptureResult(png, xml, ann, dev, n)
+    return CaptureResult(png, xml, ann, dev, len(found.candidates), found.reason)

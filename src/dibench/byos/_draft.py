@@ -124,12 +124,15 @@ def propose_file(
     ui_scale: float | None = None,
     state_id: str | None = None,
     overwrite: bool = False,
-) -> tuple[dict[str, Any], int]:
-    """Write a draft annotation for ``image`` + ``xml`` to ``out``; returns (draft, n candidates).
+) -> tuple[dict[str, Any] | None, Proposal]:
+    """Write a draft annotation for ``image`` + ``xml`` to ``out``; returns (draft, proposal).
 
-    Paths in the draft are relative to ``out``'s folder, as ``dibench import`` reads them.
-    Without ``image`` a screenshot beside the dump (same name) is used; without one the boxes
-    stay in dump pixels and the draft's ``screenshot`` is a TODO.
+    A screen that lists nothing to choose from (settings, a menu, a bill, a form, an icon
+    grid, one item's page) gets no draft: the draft is None, ``out`` is left as it was, and
+    the proposal's ``reason`` says why. Paths in the draft are relative to ``out``'s folder,
+    as ``dibench import`` reads them. Without ``image`` a screenshot beside the dump (same
+    name) is used; without one the boxes stay in dump pixels and the draft's ``screenshot``
+    is a TODO.
     """
     xml, out = Path(xml), Path(out)
     image = Path(image) if image is not None else None
@@ -152,6 +155,8 @@ def propose_file(
     except ByosError as exc:
         raise ByosError(f"--xml: {xml}: {exc}") from None
     found = propose(dump)
+    if not found.candidates:
+        return None, found
     sid = state_id or re.sub(r"[^A-Za-z0-9_-]+", "-", out.stem).strip("-") or "screen"
     draft = draft_annotation(
         dump,
@@ -166,4 +171,4 @@ def propose_file(
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(draft, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return draft, len(found.candidates)
+    return draft, found

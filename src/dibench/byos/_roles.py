@@ -14,14 +14,22 @@ from dibench._values import Box, UIElement
 
 __all__ = [
     "PRICE_PATTERN",
+    "amount",
     "clean",
     "cover_shaped",
     "display_width",
     "find_price",
+    "is_control",
+    "is_discount",
     "is_identifier",
+    "is_metric",
     "is_photo_description",
     "is_plain_number",
     "is_price_id",
+    "is_price_note",
+    "is_rating",
+    "is_struck",
+    "is_unit",
     "label",
     "rid_tokens",
     "title_rank",
@@ -160,3 +168,103 @@ def cover_shaped(image: Box, card: Box) -> bool:
         and min(w, h) >= 0.25 * short
         and w * h >= 0.02 * (card.width * card.height)
     )
+
+
+# --- what a card's labels say beyond its name ----------------------------------------------------
+
+# an id naming a price that is no longer asked: struck through, the list or market price
+_STRUCK_IDS = {
+    "origin", "original", "orig", "old", "was", "strike", "strikethrough", "struck", "crossed",
+    "line", "list", "market", "msrp", "rrp", "before", "regular", "del",
+}  # fmt: skip
+# a label that calls its price the former one ("Was $59", "List: $24.99", "原价¥199")
+_WAS = re.compile(
+    r"\b(?:was|list|typical|regular|reg\.|orig(?:inal)?|msrp|rrp|before|uvp|statt|au lieu de)\b"
+    r"|原价|划线价|市场价|门市价|专柜价|参考价|吊牌价",
+    re.IGNORECASE,
+)
+# a price that is a note to the asked one: taxes, fees, a total, shipping, an add-on ("+$23")
+_NOTE = re.compile(
+    r"\b(?:tax(?:es)?|fees?|total|incl\.?|includ(?:es|ing)|excl\.?|excluding|shipping|delivery|"
+    r"deposit|postage)\b|^\s*\+|含税|税费|总价|合计|共计|运费|配送费|押金|另付",
+    re.IGNORECASE,
+)
+# a unit written after a price in its own node ("/night", "/晚", "per person", "每人")
+_UNIT = re.compile(r"^\s*(?:/|per\b|a\s|each\b|每)", re.IGNORECASE)
+_DISCOUNT = re.compile(
+    r"-\s?\d{1,2}\s?%|\d{1,2}\s?%\s?off\b|\bsave\b|\bsale\b|\d(?:\.\d)?\s?折|立减|直降|立省",
+    re.IGNORECASE,
+)
+# a rating: a score alone (4.6, 8.7), a score with its mark or its count (4.6 ★, 4.8分,
+# 4.5/5, 4.5 (1,204)), stars before a score, "4 out of 5", "4.5 stars", a row of stars
+_RATING = re.compile(
+    r"^\s*(?:10|\d)[.,]\d\s*$"
+    r"|(?<![\d.,])\d[.,]\d\s*(?:[★☆⭐]|分|/\s*(?:5|10)\b|\(\s*\d)"
+    r"|[★☆⭐]\s*\d[.,]\d"
+    r"|\b\d(?:[.,]\d)?\s*(?:out of\s*(?:5|10)\b|stars?\b|颗星|星)"
+    r"|[★⭐]{3,}",
+    re.IGNORECASE,
+)
+# a count: a number first, then one word ("1.2M views", "300 sold", "1.2万播放", "12,400 items")
+_METRIC = re.compile(r"^\s*[\d.,]+\s*[kKmMbB万千亿]?\+?\s*[^\W\d_]+\s*$")
+# widgets that make a row a setting or a form field, not an item
+_CONTROLS = (
+    "EditText", "AutoCompleteTextView", "Switch", "SwitchCompat", "SwitchMaterial", "CheckBox",
+    "RadioButton", "ToggleButton", "Spinner", "SeekBar", "CheckedTextView",
+)  # fmt: skip
+
+
+def is_struck(e: UIElement) -> bool:
+    """A former price: its id says so (``tv_original_price``, ``strikethrough_price``,
+    ``tv_line_price``) or its text does ("Was $59.00", "原价¥199"). uiautomator has no
+    strike-through attribute, so these are the signs a dump keeps."""
+    return bool(rid_tokens(e.resource_id) & _STRUCK_IDS) or bool(_WAS.search(label(e)))
+
+
+_NOTE_IDS = {"tax", "taxes", "fee", "fees", "total", "shipping", "delivery", "deposit"}
+
+
+def is_price_note(e: UIElement) -> bool:
+    """A price that annotates the asked one: taxes and fees, a total, shipping, an add-on; by
+    its text or its id (``total_price``, ``tv_tax_price``)."""
+    return bool(_NOTE.search(label(e))) or bool(rid_tokens(e.resource_id) & _NOTE_IDS)
+
+
+def is_unit(text: str) -> bool:
+    """A unit written in its own node after a price ("/night", "/晚", "per person")."""
+    return bool(_UNIT.match(text))
+
+
+def is_discount(text: str) -> bool:
+    """A discount mark ("-37%", "20% off", "Save 24%", "6.4折")."""
+    return bool(_DISCOUNT.search(text))
+
+
+def is_rating(e: UIElement) -> bool:
+    """A rating: a RatingBar, or a label written as one (see ``_RATING``)."""
+    return e.cls.endswith("RatingBar") or bool(_RATING.search(label(e)))
+
+
+def is_metric(text: str) -> bool:
+    """A count with its word ("1.2M views", "1.2万播放"): it measures an item, never names one."""
+    return bool(_METRIC.match(text))
+
+
+def is_control(e: UIElement) -> bool:
+    """A switch, check box, radio button, input field or picker: what settings and forms hold."""
+    return e.cls.rsplit(".", 1)[-1] in _CONTROLS
+
+
+_AMOUNT_NUM = re.compile(r"\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+(?![\d])|\d+(?:[.,]\d{1,2})?")
+
+
+def amount(text: str) -> float | None:
+    """The amount of the price written in ``text`` (thousands separators dropped), or None."""
+    found = find_price(text)
+    m = _AMOUNT_NUM.search(found or text)
+    if m is None:
+        return None
+    t = m.group(0)
+    if re.fullmatch(r"\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+", t):
+        return float(re.sub(r"\D", "", t))
+    return float(t.replace(",", "."))

@@ -8,7 +8,10 @@ another window or the app's own overlays (a sticky header) hide by a stated shar
 windows that draw nothing or only take gestures hide nothing. Candidates are proposed from the
 result list's repeated siblings: the children of a RecyclerView/ListView/GridView, or any parent
 with at least three structurally similar children (same class, same resource-id pattern,
-similar descendants). Appium's page source (elements named by class) reads the same.
+similar descendants), when most of them are items to choose from (tapped to choose, named, and
+told apart by a price, a rating or a picture): settings, menus, bills, forms, icon grids and a
+product's page repeat rows too, and get no candidate but a reason. Appium's page source
+(elements named by class) reads the same.
 """
 
 from __future__ import annotations
@@ -24,14 +27,22 @@ from dibench._values import Box, UIElement
 from ._errors import UiDumpError
 from ._roles import (
     PRICE_PATTERN,
+    amount,
     clean,
     cover_shaped,
     display_width,
     find_price,
+    is_control,
+    is_discount,
     is_identifier,
+    is_metric,
     is_photo_description,
     is_plain_number,
     is_price_id,
+    is_price_note,
+    is_rating,
+    is_struck,
+    is_unit,
     label,
     title_rank,
 )
@@ -125,6 +136,7 @@ class Proposal:
     package: str
     window: int
     dropped: list[str] = field(default_factory=list)  # one line per item left out
+    reason: str = ""  # with no candidates: why the screen lists nothing to choose from
 
 
 def _short(cls: str) -> str:
@@ -434,6 +446,12 @@ def overlap(a: Box, b: Box) -> int:
 # --- proposing candidates ------------------------------------------------------------------------
 
 
+# a group of repeated siblings: its score (in a list container, members, area) and members;
+# a rejected one also says why (a key of ``_WHY``)
+_Group = tuple[tuple[int, int, int], list[int]]
+_Rejected = tuple[tuple[int, int, int], list[int], str]
+
+
 def _rid_pattern(rid: str) -> str:
     """The resource id without digits (item_1, item_2 -> item_#) and without the package."""
     return re.sub(r"\d+", "#", rid.rsplit("/", 1)[-1])
@@ -519,12 +537,16 @@ def _stacked(tree: _Tree, members: list[int]) -> bool:
 
 
 def _item_groups(
-    tree: _Tree, screen_area: int, allowed: set[int] | None
-) -> list[tuple[tuple[int, int, int], list[int]]]:
+    tree: _Tree,
+    screen_area: int,
+    allowed: set[int] | None,
+    rejected: list[_Rejected] | None = None,
+) -> list[_Group]:
     """Groups of repeated sibling items with a score (list container, count, area).
 
     An item shows at least two different labels (a title and a price or a shop), or it is one
     of at least three stacked single-label rows; buttons and chips are actions, never items.
+    Single labels side by side (an icon grid, a tab bar) are added to ``rejected``.
     """
     groups = []
     for parent, kids in tree.children.items():
@@ -544,6 +566,9 @@ def _item_groups(
             ]
             if not [m for m in members if _distinct(tree, m) >= 2]:
                 if not _stacked(tree, members):
+                    if rejected is not None and len(members) >= 3:
+                        area = sum(_area(tree.el[m].bounds) for m in members)
+                        rejected.append(((int(is_list), len(members), area), members, "grid"))
                     continue
             else:
                 members = [m for m in members if _distinct(tree, m) >= 2]
@@ -570,9 +595,10 @@ def _shelf(tree: _Tree, score: tuple[int, int, int], members: list[int]) -> bool
 
 
 def _reject_groups(
-    tree: _Tree, groups: list[tuple[tuple[int, int, int], list[int]]]
-) -> list[tuple[tuple[int, int, int], list[int]]]:
-    """Drop groups that are not a list of items to choose from.
+    tree: _Tree, groups: list[_Group], width: int
+) -> tuple[list[_Group], list[_Rejected]]:
+    """Drop groups that are not a list of items to choose from; returns the rest and the
+    dropped ones that are no section, each with why.
 
     Sections (each member holds a list of its own: a home feed's shelves) give way to the
     lists inside them, while a card whose inner rows are details (a room with its rate rows)
@@ -583,7 +609,7 @@ def _reject_groups(
     for score, members in groups:
         if _shelf(tree, score, members):
             inside.update(members)
-    out = []
+    out, rejected = [], []
     for score, members in groups:
         nested = sum(1 for m in members if inside & set(tree.descendants(m)))
         if nested * 2 > len(members):
@@ -591,9 +617,13 @@ def _reject_groups(
         single = all(_distinct(tree, m) == 1 for m in members)
         widest = [max(display_width(label(e)) for e in tree.labelled(m)) for m in members]
         if not single and sorted(widest)[len(widest) // 2] < 9:
+            # a more telling reason where the members say one (no name, not tappable)
+            why = Counter(_not_an_item(tree, m, False, width) for m in members)
+            why.pop("", None)
+            rejected.append((score, members, why.most_common(1)[0][0] if why else "short"))
             continue
         out.append((score, members))
-    return out
+    return out, rejected
 
 
 def _slot(tree: _Tree, item: int, node: UIElement) -> tuple[str, str, int]:
@@ -611,8 +641,8 @@ def _visible(labelled: list[UIElement]) -> list[UIElement]:
 
 def _pick_title(labelled: list[UIElement]) -> UIElement | None:
     """A node whose id names a title (exactly: not a subtitle), else a name, else the longest
-    label that is neither a price nor a bare number. An identifier, or a content-desc that
-    describes a picture, never names the item."""
+    label that is neither a price, a bare number nor a count ("1,204 reviews"). An identifier,
+    or a content-desc that describes a picture, never names the item."""
     texts = [
         e
         for e in _visible(labelled)
@@ -628,7 +658,7 @@ def _pick_title(labelled: list[UIElement]) -> UIElement | None:
         e
         for e in texts
         if not find_price(label(e)) and not is_price_id(e.resource_id)
-        and not is_plain_number(label(e))
+        and not is_plain_number(label(e)) and not is_metric(label(e))
     ]  # fmt: skip
     if not plain:
         return None
@@ -636,6 +666,7 @@ def _pick_title(labelled: list[UIElement]) -> UIElement | None:
 
 
 _AMOUNT = re.compile(r"^\d[\d,.\u00a0 ]*$")
+_DECIMALS = re.compile(r"^[.,]\d{1,2}$")
 _PART = 7  # display columns: a currency sign or code, "起", "from", "/night"
 _SPLIT_NODES = 64  # labels of one item searched for a split price (a real card has a dozen)
 
@@ -670,7 +701,12 @@ def _split_price(labelled: list[UIElement]) -> UIElement | None:
         while grown:
             grown = False
             for e in nodes:
-                if e in parts or display_width(label(e)) > _PART or _AMOUNT.match(label(e)):
+                t = label(e)
+                # a piece is a sign, a code, a qualifier ("起", "from") or the decimals; never
+                # a price of its own (a struck "¥32" beside it) nor a unit ("/晚", "/night")
+                if e in parts or display_width(t) > _PART or _AMOUNT.match(t) or is_unit(t):
+                    continue
+                if re.search(r"\d", t) and not _DECIMALS.match(t):
                     continue
                 if any(_same_line(e.bounds, p.bounds) for p in parts):
                     parts.append(e)
@@ -688,21 +724,44 @@ def _split_price(labelled: list[UIElement]) -> UIElement | None:
     return None
 
 
+_TALL = 0.85  # a price this share of the tallest price's height is written as large
+
+
 def _pick_price(labelled: list[UIElement]) -> UIElement | None:
-    """The node whose id names a price (with its currency), else a price split over several
-    nodes, else the price id without a currency, else the first label with a price; never a
-    collapsed (degenerate) box."""
+    """The price the card asks, never a collapsed (degenerate) box.
+
+    Every label with a price is a candidate (a price written in pieces joined into one);
+    then, while others are left: former prices go (an id or a text that calls it the
+    original, list or "was" price), notes go (taxes, fees, a total, shipping, "+$23"), and on
+    a card showing a discount the larger amount goes (the struck one). Of the rest the
+    tallest text wins (a struck price is set smaller); at equal size a node whose id names a
+    price with its currency, then a split price, then a price id without a currency, then the
+    first.
+    """
     shown = _visible(labelled)
-    named = [e for e in shown if is_price_id(e.resource_id) and re.search(r"\d", label(e))]
-    if named and find_price(label(named[0])):
-        return named[0]
     split = _split_price(labelled)
-    if split is not None:
-        return split
-    if named:
-        return named[0]
-    priced = [e for e in shown if find_price(label(e))]
-    return priced[0] if priced else None
+    found: list[tuple[int, int, UIElement]] = []  # (tier, order, node)
+    for order, e in enumerate(shown):
+        t = label(e)
+        if split is not None and e.index == split.index:
+            found.append((1, order, split))
+        elif is_price_id(e.resource_id) and re.search(r"\d", t):
+            found.append((0 if find_price(t) else 2, order, e))
+        elif find_price(t):
+            found.append((3, order, e))
+    if not found:
+        return None
+
+    for drop in (is_struck, is_price_note):
+        found = [c for c in found if not drop(c[2])] or found
+    if len(found) > 1 and any(is_discount(label(e)) for e in shown):
+        amounts = [amount(label(c[2])) for c in found]
+        if None not in amounts and len(set(amounts)) > 1:
+            top = max(a for a in amounts if a is not None)
+            found = [c for c, a in zip(found, amounts, strict=True) if a != top]
+    tallest = max(c[2].bounds.height for c in found)
+    found = [c for c in found if c[2].bounds.height >= _TALL * tallest]
+    return min(found, key=lambda c: (c[0], c[1]))[2]
 
 
 def _pick_cover(tree: _Tree, item: int) -> UIElement | None:
@@ -754,6 +813,135 @@ def _title_of(tree: _Tree, item: int) -> UIElement | None:
     return _pick_title(named) or _pick_title(tree.labelled(item))
 
 
+# --- a list of items to choose from, or a screen that lists nothing ------------------------------
+
+# a picture (not an icon) fills this share of its card's short side and of the screen's width
+_PICTURE_CARD = 0.6
+_PICTURE_SCREEN = 0.12
+# single-label rows are choices when they span this share of the screen (a menu is a panel)
+_WIDE = 0.8
+# why items are not items to choose from, in the words of the one line ``propose`` prints
+_WHY = {
+    "short": "are labelled by a word or two (an icon grid or a menu)",
+    "control": "hold switches, check boxes or input fields (settings or a form)",
+    "untappable": "are not tappable (a bill, a table or reviews)",
+    "noname": "have no name (only pictures, prices or counts)",
+    "bare": "show no price, rating or picture (settings, a menu, categories)",
+    "narrow": "are single labels in a panel narrower than the screen (a menu)",
+    "icon": "are single labels beside icons (a menu)",
+    "grid": "are single labels side by side (an icon grid, tabs or buttons)",
+}
+# the same of one member left out of a list
+_WHY_ONE = {
+    "control": "holds a switch or an input field",
+    "untappable": "is not tappable",
+    "noname": "has no name",
+    "bare": "shows no price, rating or picture",
+    "narrow": "is a single label in a panel narrower than the screen",
+    "icon": "is a single label beside an icon",
+}
+
+
+def _tappable(tree: _Tree, item: int, carriers: list[UIElement]) -> bool:
+    """Tapping the item chooses it: the item, a node on the way down from it to its name,
+    price or picture, or a clickable layer over most of it (a foreground drawn above the
+    card's content) is clickable; a "Helpful" button beside a review's text is not."""
+    card = tree.el[item]
+    if card.clickable:
+        return True
+    if any(
+        tree.el[d].clickable and _area(tree.el[d].bounds) * 2 >= _area(card.bounds)
+        for d in tree.descendants(item)
+    ):
+        return True
+    for c in carriers:
+        i = c.index
+        while i >= 0 and i != item:
+            if tree.el[i].clickable:
+                return True
+            i = tree.el[i].parent
+    return False
+
+
+def _picture(tree: _Tree, item: int, cover: UIElement | None, screen_width: int) -> bool:
+    """A picture of the item (a product's photo, a dish), not an icon beside a label."""
+    if cover is None:
+        return False
+    card, side = tree.el[item].bounds, min(cover.bounds.width, cover.bounds.height)
+    return (
+        side >= _PICTURE_CARD * min(card.width, card.height)
+        and side >= _PICTURE_SCREEN * screen_width
+    )
+
+
+def _not_an_item(tree: _Tree, item: int, single: bool, screen_width: int) -> str:
+    """Why ``item`` is no item to choose from (a key of ``_WHY``), or "" when it is one.
+
+    An item is tapped to choose it (or, with a price, has a button of its own), has a name,
+    and shows what tells it from the others: a price, a rating or a picture; a row with a
+    switch or an input field is a setting or a form field unless it has a price (a shipping
+    option). Rows of a single label (a suggestion list, answer options) are choices when they
+    span the screen and carry no icon, control or count: a menu is a narrower panel, or its
+    labels sit beside icons.
+    """
+    nodes = [tree.el[d] for d in [item, *tree.descendants(item)]]
+    labelled = tree.labelled(item)
+    if single:
+        if not _tappable(tree, item, labelled[:1]):
+            return "untappable"
+        if tree.el[item].bounds.width < _WIDE * screen_width:
+            return "narrow"
+        if any(is_control(e) for e in nodes):
+            return "control"
+        if any("Image" in _short(e.cls) for e in nodes[1:]):
+            return "icon"
+        return "noname" if is_metric(label(labelled[0])) else ""
+    title, price = _title_of(tree, item), _pick_price(labelled)
+    if title is not None and price is not None and title.index == price.index:
+        price = None
+    cover = _pick_cover(tree, item)
+    if price is None and any(is_control(e) for e in nodes):
+        return "control"
+    carriers = [e for e in (title, price, cover) if e is not None]
+    # a priced card chosen by its own button ("Select", "Add") is tappable too
+    if not _tappable(tree, item, carriers) and not (price and any(e.clickable for e in nodes)):
+        return "untappable"
+    if title is None or is_metric(label(title)):
+        return "noname"
+    rated = any(is_rating(e) for e in labelled)
+    if price is None and not rated and not _picture(tree, item, cover, screen_width):
+        return "bare"
+    return ""
+
+
+def _choosable(
+    tree: _Tree, groups: list[_Group], screen_width: int
+) -> tuple[list[tuple[tuple[int, int, int], list[int], list[int]]], list[_Rejected]]:
+    """The groups that are lists of items to choose from (more than half their members are
+    items, and at least two in a list container or three elsewhere), each with its items and
+    the members that are not; and the groups that are not, with the most common why."""
+    lists, rejected = [], []
+    for score, members in groups:
+        single = all(_distinct(tree, m) == 1 for m in members)
+        why = {m: _not_an_item(tree, m, single, screen_width) for m in members}
+        items = [m for m in members if not why[m]]
+        if len(items) * 2 > len(members) and len(items) >= (2 if score[0] else 3):
+            area = sum(_area(tree.el[m].bounds) for m in items)
+            lists.append(((score[0], len(items), area), items, [m for m in members if why[m]]))
+        else:
+            common = Counter(why[m] for m in members if why[m]).most_common(1)[0][0]
+            rejected.append((score, members, common))
+    return lists, rejected
+
+
+def _nothing(rejected: list[_Rejected]) -> str:
+    """Why a screen lists nothing to choose from, in a few words."""
+    if not rejected:
+        return "no repeated items"
+    _, members, why = max(rejected, key=lambda r: r[0])
+    return f"its {len(members)} repeated items {_WHY[why]}"
+
+
 def _candidates(tree: _Tree, members: list[int]) -> list[ProposedCandidate]:
     titles = _consistent(tree, members, {m: _title_of(tree, m) for m in members})
     prices = {m: _pick_price(tree.labelled(m)) for m in members}
@@ -801,9 +989,11 @@ def propose(dump: UiDump) -> Proposal:
     """Candidates from the list of the app's window, in screen order, none hidden by a window.
 
     Every app window is searched for repeated items (system bars and keyboards never hold the
-    list); the best group wins (a list container first, then more items, then more area) and
-    its window is the app. Items that a window above it covers are dropped with a reason, and
-    at most ``MAX_CANDIDATES`` are kept.
+    list); of the groups that are lists of items to choose from (see ``_not_an_item``) the best
+    wins (a list container first, then more items, then more area) and its window is the app.
+    Members that are no item, and items that a window above covers, are dropped with a reason,
+    and at most ``MAX_CANDIDATES`` are kept. With no list, the proposal has no candidate and
+    its ``reason`` says why in a few words.
     """
     els = dump.elements
     if not els:
@@ -813,21 +1003,34 @@ def propose(dump: UiDump) -> Proposal:
     nw = dump.node_window or tuple(0 for _ in els)
     kinds = {w.index: w.kind for w in dump.windows}
     allowed = {e.index for e in els if kinds.get(nw[e.index], "app") == "app"}
-    groups = _reject_groups(tree, _item_groups(tree, screen, allowed))
-    if not groups:
-        return Proposal([], dump.package, dump.main)
-    groups.sort(key=lambda g: g[0], reverse=True)
-    members = sorted(groups[0][1], key=lambda m: (tree.el[m].bounds.y1, tree.el[m].bounds.x1))
+    width = max(e.bounds.x2 for e in els)
+    rejected: list[_Rejected] = []
+    groups, shunned = _reject_groups(tree, _item_groups(tree, screen, allowed, rejected), width)
+    rejected += shunned
+    lists, unlike = _choosable(tree, groups, width)
+    if not lists:
+        return Proposal([], dump.package, dump.main, reason=_nothing(rejected + unlike))
+    lists.sort(key=lambda g: g[0], reverse=True)
+    members = sorted(lists[0][1], key=lambda m: (tree.el[m].bounds.y1, tree.el[m].bounds.x1))
     window = nw[members[0]]
     package = dump.windows[window].package if dump.windows else dump.package
     covers = occluders(dump, window) + overlays(dump, tree.el[members[0]].parent)
     kept, dropped = [], []
+    single = all(_distinct(tree, m) == 1 for m in lists[0][1] + lists[0][2])
+    for m in lists[0][2]:
+        why = _WHY_ONE[_not_an_item(tree, m, single, width)]
+        named = _title_of(tree, m)
+        what = f" ({label(named)[:40]!r})" if named is not None else ""
+        dropped.append(f"item at {list(tree.el[m].bounds)}{what}: not an item to choose, it {why}")
     for p in _candidates(tree, members):
         why = _covered(p, covers)
         if why is None:
             kept.append(p)
         else:
             dropped.append(f"item at {list(p.card)} ({p.title_text[:40]!r}): {why}")
+    if not kept:
+        reason = f"the list's {len(dropped)} items all lie under another window"
+        return Proposal([], package, window, dropped, reason)
     if len(kept) > MAX_CANDIDATES:
         dropped += [
             f"item at {list(p.card)}: beyond the first {MAX_CANDIDATES} items"

@@ -107,14 +107,17 @@ def propose(
     """Draft an annotation from a uiautomator dump and its screenshot (fill the TODOs)."""
     from dibench.byos import propose_file
 
-    draft, n = propose_file(xml, image, out, ui_scale=ui_scale, state_id=state_id, overwrite=force)
-    notes = str(draft.get("notes", ""))
-    left = notes.split("; left out: ", 1)[1].split("; ") if "; left out: " in notes else []
-    click.echo(
-        f"wrote {out}: {n} candidates proposed (app {draft['app']}); check the boxes and fill "
-        "every TODO, then `dibench import`"
+    draft, found = propose_file(
+        xml, image, out, ui_scale=ui_scale, state_id=state_id, overwrite=force
     )
-    for line in left:
+    if draft is None:  # an answer, not a failure: exit 0, and --out is left as it was
+        click.echo(f"{xml}: nothing to choose from: {found.reason}; no draft written")
+    else:
+        click.echo(
+            f"wrote {out}: {len(found.candidates)} candidates proposed (app {draft['app']}); "
+            "check the boxes and fill every TODO, then `dibench import`"
+        )
+    for line in found.dropped:
         click.echo(f"  left out {line}")
 
 
@@ -128,6 +131,12 @@ def capture(out: Path, serial: str | None, name: str | None) -> None:
     from dibench.byos import capture as run
 
     res = run(out, serial=serial, name=name)
+    if res.nothing:
+        click.echo(
+            f"captured {res.serial}: {res.png}, {res.xml}; nothing to choose from: "
+            f"{res.nothing}; no draft written"
+        )
+        return
     click.echo(
         f"captured {res.serial}: {res.png}, {res.xml}; draft {res.annotation} "
         f"({res.candidates} candidates proposed)"
