@@ -1,0 +1,61 @@
+"""The cost fields of a result row: what the pick cost the user, and what the target would have.
+
+One helper for every row maker (dataset runs, simulator episodes, chains), so a static state and
+an episode record the same columns the same way: ``dibench.dataset.pick_cost`` on the spec and
+the candidates the agent was shown, and the regret's unit from the app's attribute lexicon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dibench._values import Outcome
+from dibench.dataset import AttrValue, ConstraintSpec, pick_cost
+
+__all__ = ["cost_fields", "regret_unit"]
+
+
+def regret_unit(app: str, attr: str | None, language: str) -> str | None:
+    """The unit of a regret in ``attr`` as ``app`` shows it (``$``, ``stars``, ``min``, ``km``,
+    ``downloads``); the attribute's name for an app or attribute the lexicon does not know (an
+    imported screen's)."""
+    if attr is None:
+        return None
+    from dibench.apps import APPS
+
+    info = APPS.get(app).attributes.get(attr) if app in APPS else None
+    return info.regret_unit("zh" if language == "zh" else "en") if info is not None else attr
+
+
+def cost_fields(
+    spec: ConstraintSpec,
+    items: Sequence[tuple[str, Mapping[str, AttrValue]]],
+    decision: str | None,
+    outcome: Outcome,
+    target: str | None,
+    *,
+    app: str,
+    language: str,
+) -> dict[str, Any]:
+    """The ``ResultRow`` cost fields of one run (none for an infrastructure error: it is not an
+    agent decision). A decision that names no candidate is stored without a cost."""
+    if outcome == Outcome.INFRA_ERROR:
+        return {}
+    ids = {cid for cid, _ in items}
+    pick = decision if outcome == Outcome.COMMITTED else None
+    out: dict[str, Any] = {}
+    if target is not None and target in ids:
+        out["target_harm"] = pick_cost(spec, items, target).harm
+    if pick is not None and pick not in ids:
+        return out
+    cost = pick_cost(spec, items, pick)
+    out.update(
+        harm=cost.harm,
+        violations=cost.violations,
+        regret=cost.regret,
+        regret_pct=cost.regret_pct,
+        regret_attr=cost.regret_attr,
+        regret_unit=regret_unit(app, cost.regret_attr, language),
+    )
+    return out
