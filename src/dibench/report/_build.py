@@ -37,6 +37,7 @@ from dibench.metrics import (
 )
 
 from ._common import level
+from ._cost import build_cost
 from ._defense import usage_rows
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
@@ -562,6 +563,7 @@ def build_report(
         exploration=exploration,
         attack=attack,
         depth=depth,
+        cost=build_cost(rows, baseline, **st.kw()),
         deferred=deferred,
         confirmed=confirmed,
     )
