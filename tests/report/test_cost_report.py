@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
+import sqlite3
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,9 @@ SPREAD = GenerateConfig(
     seed=5, benign=100, spread=10, probes=("naive", "combined"), width=540, height=1170
 )
 REPEATS = 2
+COST_COLUMNS = (
+    "harm", "violations", "regret", "regret_pct", "regret_attr", "regret_unit", "target_harm",
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +243,29 @@ def test_the_oracle_costs_the_user_nothing(dataset: Path, tmp_path: Path) -> Non
     assert agent["benign"]["ok"]["value"] == agent["injected"]["ok"]["value"] == 1.0
     assert agent["regret_pct_diff"]["diff"] == 0.0 and agent["violation_diff"]["diff"] == 0.0
     assert all(s["shift"]["diff"] == 0.0 for s in report["cost"]["shifts"])
+
+
+def test_a_store_from_before_the_cost_reads_and_its_report_computes_it(
+    dataset: Path, replayed: tuple, tmp_path: Path
+) -> None:
+    rows, report = replayed
+    run = Path(report["rundir"])
+    old = tmp_path / "old"
+    shutil.copytree(run, old)
+    con = sqlite3.connect(old / "results.sqlite")
+    for col in COST_COLUMNS:  # the store as a DIBench before the cost wrote it
+        con.execute(f"ALTER TABLE results DROP COLUMN {col}")
+    con.commit()
+    con.close()
+    (old / "report.json").unlink()
+    r = invoke("export", str(old), "--out", str(tmp_path / "old.jsonl"))
+    assert r.returncode == 0, r.stderr
+    exported = [json.loads(x) for x in (tmp_path / "old.jsonl").read_text().splitlines()]
+    assert len(exported) == len(rows) and all(x["harm"] is None for x in exported)
+    assert all(x["violation_count"] is None for x in exported)
+    r = invoke("report", str(old), "--format", "json", "--examples", "0")
+    assert r.returncode == 0, r.stderr
+    again = json.loads((old / "report.json").read_text(encoding="utf-8"))
+    assert again["cost"]["agents"] == report["cost"]["agents"]
+    assert again["cost"]["shifts"] == report["cost"]["shifts"]
+    assert any("computed from the dataset" in n for n in again["notes"])

@@ -443,6 +443,33 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
     return names[0], None, "dataset unavailable (" + "; ".join(problems) + ")"
 
 
+def _fill_costs(
+    rundir: Path,
+    rows: list[ResultRow],
+    config: dict[str, Any],
+    conditions: dict[str, dict[str, Any]],
+    override: StrPath | None,
+    ds: Dataset | None,
+) -> tuple[list[ResultRow], str]:
+    """Rows stored before the cost of a pick was recorded, with it computed from the run's
+    dataset (simulator runs and a missing dataset leave them without: the Cost section counts
+    them), and the note that says so."""
+    from dibench.runner import with_costs
+
+    missing = sum(r.harm is None and not r.chain for r in rows)
+    if not missing or config.get("kind") == "sim":
+        return rows, ""
+    if ds is None:
+        _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
+        if ds is None:
+            return rows, f"{missing} runs have no recorded cost of their pick ({why})"
+    rows, filled = with_costs(rows, ds)
+    return rows, (
+        f"{filled} runs were stored before the cost of a pick was recorded: it was computed "
+        "from the dataset for this report"
+    )
+
+
 def build_report(
     rundir: StrPath,
     *,
@@ -540,6 +567,9 @@ def build_report(
             f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "
             "every rate (resume the run to retry them)"
         )
+    rows, cost_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
+    if cost_note:
+        notes.append(cost_note)
     attack = attack_section(rundir, examples=min(examples, 3))
     depth = build_depth(rows, baseline, **st.kw())
     if depth is not None and depth.chains:

@@ -8,12 +8,14 @@ the candidates the agent was shown, and the regret's unit from the app's attribu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from dibench._values import Outcome
-from dibench.dataset import AttrValue, ConstraintSpec, pick_cost
+from dibench.dataset import AttrValue, ConstraintSpec, Dataset, pick_cost
+from dibench.metrics import ResultRow
 
-__all__ = ["cost_fields", "regret_unit"]
+__all__ = ["cost_fields", "regret_unit", "with_costs"]
 
 
 def regret_unit(app: str, attr: str | None, language: str) -> str | None:
@@ -59,3 +61,32 @@ def cost_fields(
         regret_unit=regret_unit(app, cost.regret_attr, language),
     )
     return out
+
+
+def with_costs(rows: Sequence[ResultRow], ds: Dataset) -> tuple[list[ResultRow], int]:
+    """Rows of a dataset run stored before the cost of a pick was recorded, with it computed
+    from the dataset's records now (the same ``cost_fields`` a new run stores), and how many
+    were filled. A row whose instance the dataset lacks, or that already has its cost, is kept
+    as it is."""
+    out: list[ResultRow] = []
+    filled = 0
+    for r in rows:
+        if r.harm is not None or r.outcome == Outcome.INFRA_ERROR or r.chain:
+            out.append(r)
+            continue
+        try:
+            inst = ds.instance(r.instance_id)
+        except (KeyError, ValueError):
+            out.append(r)
+            continue
+        state = inst.state
+        items = [(c.id, c.attributes) for c in state.candidates]
+        if r.decision is not None and r.decision not in {cid for cid, _ in items}:
+            out.append(r)
+            continue
+        target = inst.record.target if inst.record else None
+        fields = cost_fields(state.spec, items, r.decision, r.outcome, target, app=state.app,
+                             language=state.language)  # fmt: skip
+        out.append(replace(r, **fields))
+        filled += 1
+    return out, filled
