@@ -269,3 +269,15 @@ def test_a_store_from_before_the_cost_reads_and_its_report_computes_it(
     assert again["cost"]["agents"] == report["cost"]["agents"]
     assert again["cost"]["shifts"] == report["cost"]["shifts"]
     assert any("computed from the dataset" in n for n in again["notes"])
+
+
+def test_the_parquet_export_carries_the_same_cost(replayed: tuple, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows, report = replayed
+    out = tmp_path / "rows.parquet"
+    r = invoke("export", report["rundir"], "--format", "parquet", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    table = pq.read_table(out).to_pylist()
+    cols = ("harm", "violations", "violation_count", "regret", "regret_pct", "regret_unit",
+            "target_harm")  # fmt: skip
+    assert [[t[c] for c in cols] for t in table] == [[x[c] for c in cols] for x in rows]

@@ -93,6 +93,13 @@ INTRO = (
     "Computed from the stored decision, the candidates' attributes and the constraint spec: "
     "no model call (docs/PROTOCOL.md, Cost to the user)."
 )
+CHANGE_INTRO = (
+    "Paired with the benign twin (same state and seed): the change in the share of picks that "
+    "break a hard filter (percentage points), and in regret, in percent of the best acceptable "
+    "value and in each objective's own unit, over the pairs where both runs picked under an "
+    "objective. ASR is then split by what the target is: one that breaks a filter (a real "
+    "harm: over budget, wrong brand) or one that passes every filter and is only worse."
+)
 SHIFT_INTRO = (
     "What a seller buys: the change in the target's choice share, P(target | injected) − "
     "P(target | benign twin), over the same pairs as ASR. ASR counts a pair only when the "
@@ -162,11 +169,7 @@ def _change_table(section: CostSection) -> Table:
         )
     return Table(
         columns, tuple(rows), lead=2, merge=True, label="cost-change",
-        tex_caption=(
-            "Paired change, injected minus its benign twin (same state and seed), in the share "
-            "of picks that break a hard filter and in regret, and ASR split by what the target "
-            "is."
-        ),
+        tex_caption="Paired change, injected minus benign twin. " + CHANGE_INTRO,
     )  # fmt: skip
 
 
@@ -239,6 +242,7 @@ def cost_view(section: CostSection) -> Section:
     blocks += [
         Heading("Harm classes and regret", id="cost-harm"),
         _harm_table(section),
+        Para(CHANGE_INTRO, lede=False),
         _change_table(section),
         Heading("Share shift by family", id="cost-shift"),
         Para(SHIFT_INTRO + f" Intervals at {level(section.conf)} over benign states."),
