@@ -268,7 +268,7 @@ def test_a_store_from_before_the_cost_reads_and_its_report_computes_it(
     again = json.loads((old / "report.json").read_text(encoding="utf-8"))
     assert again["cost"]["agents"] == report["cost"]["agents"]
     assert again["cost"]["shifts"] == report["cost"]["shifts"]
-    assert any("computed from the dataset" in n for n in again["notes"])
+    assert "computed from the dataset" in again["cost"]["note"]
 
 
 def test_the_parquet_export_carries_the_same_cost(replayed: tuple, tmp_path: Path) -> None:

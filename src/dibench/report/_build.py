@@ -568,8 +568,6 @@ def build_report(
             "every rate (resume the run to retry them)"
         )
     rows, cost_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
-    if cost_note:
-        notes.append(cost_note)
     attack = attack_section(rundir, examples=min(examples, 3))
     depth = build_depth(rows, baseline, **st.kw())
     if depth is not None and depth.chains:
@@ -593,7 +591,7 @@ def build_report(
         exploration=exploration,
         attack=attack,
         depth=depth,
-        cost=build_cost(rows, baseline, **st.kw()),
+        cost=build_cost(rows, baseline, note=cost_note, **st.kw()),
         deferred=deferred,
         confirmed=confirmed,
     )

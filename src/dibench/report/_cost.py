@@ -65,9 +65,11 @@ def build_cost(
     n_boot: int = 2000,
     seed: int = 0,
     conf: float = 0.95,
+    note: str = "",
     **_: Any,
 ) -> CostSection | None:
-    """The section over the ``defense`` condition's rows; None when no row records a cost."""
+    """The section over the ``defense`` condition's rows; None when no row records a cost.
+    ``note``: how rows of an older store got their cost (or why some have none)."""
     rows = [r for r in rows if r.defense == defense]
     if not any(r.harm is not None for r in rows):
         return None
@@ -80,7 +82,7 @@ def build_cost(
             found = share_shift(mine, key, **kw)
             for value in sorted(found, key=lambda v: order_key(by, v)):
                 shifts.append(ShiftLine(a.framework, a.model, by, value, found[value]))
-    return CostSection(agents, tuple(shifts), defense, conf)
+    return CostSection(agents, tuple(shifts), defense, conf, note)
 
 
 INTRO = (
@@ -230,8 +232,10 @@ def cost_view(section: CostSection) -> Section:
     summary = _summary(section)
     if summary:
         blocks.append(Para(summary, lede=False))
+    if section.note:
+        blocks.append(Para(section.note[:1].upper() + section.note[1:] + ".", lede=False))
     unrecorded = sum(a.unrecorded for a in section.agents)
-    if unrecorded:
+    if unrecorded and not section.note:
         blocks.append(
             Para(
                 f"{unrecorded} runs were stored before the cost of a pick was recorded and "
@@ -291,4 +295,5 @@ def cost_json(section: CostSection) -> dict[str, Any]:
         "defense": section.defense,
         "agents": plain(section.agents),
         "shifts": plain(section.shifts),
+        "note": section.note,
     }

@@ -545,6 +545,7 @@ class CostSection:
     shifts: tuple[ShiftLine, ...]
     defense: str = "none"
     conf: float = 0.95
+    note: str = ""  # how rows of an older store got their cost, or why some have none
 
 
 @dataclass(frozen=True)
