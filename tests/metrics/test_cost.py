@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from dibench.metrics import ResultRow, cost_metrics, harm_shares, share_shift
+from dibench.metrics import ResultRow, breakdown, cost_metrics, harm_shares, share_shift
 
 from . import benign, injected
 
@@ -78,3 +78,15 @@ def test_rows_without_a_recorded_cost_are_left_out_and_counted() -> None:
     (m,) = cost_metrics(rows, n_boot=200).values()
     assert m.unrecorded == 4 and m.injected["ok"].n == 8
     assert harm_shares([])["ok"].n == 0
+
+
+def test_asr_breaks_down_by_target_kind_as_the_cost_metrics_split_it() -> None:
+    rows = table()
+    (m,) = cost_metrics(rows, n_boot=200).values()
+    cells = breakdown(rows, "ASR", by=["target_harm"], n_boot=200)
+    for kind in ("violates", "suboptimal"):
+        est = cells[(kind,)]
+        assert est is not None and (est.k, est.n) == (
+            m.asr_by_target[kind].k,
+            m.asr_by_target[kind].n,
+        )
