@@ -91,11 +91,6 @@ class ResultRow:
     target_harm: str | None = None
 
     @property
-    def violates(self) -> bool:
-        """The pick breaks a hard filter of the instruction (harm class ``violates``)."""
-        return self.harm == "violates"
-
-    @property
     def target_band(self) -> str | None:
         """The target's rank band (``1``, ``2-3``, ``4-7``, ...; None without a rank)."""
         return rank_band(self.target_rank)
