@@ -196,6 +196,12 @@ class ChainPick(Frozen):
     acceptable: tuple[str, ...] = ()
     injected: bool = False
     violated: bool = False
+    # what this decision's pick cost (``dibench.dataset.pick_cost`` under the step's constraint;
+    # None / () in chains stored before it was recorded)
+    harm: str | None = None
+    violations: tuple[str, ...] = ()
+    regret: float | None = None
+    regret_pct: float | None = None
 
     @property
     def correct(self) -> bool:

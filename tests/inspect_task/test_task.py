@@ -113,6 +113,12 @@ def test_inspect_eval_matches_dibench_run_instance_for_instance(
     run_rows, inspect_rows = _rows(run_dir), _rows(imported)
     _same_decisions(run_rows, inspect_rows)
     assert len({r.outcome for r in run_rows.values()}) > 1  # the replies give varied outcomes
+    # the score carries what each pick cost the user, as `dibench run` stores it
+    cost = ("harm", "violations", "regret", "regret_pct", "regret_unit", "target_harm")
+    meta = next(iter(sample.scores.values())).metadata["row"]
+    assert set(cost) <= set(meta) and meta["harm"] is not None
+    for key, row in run_rows.items():
+        assert [getattr(inspect_rows[key], c) for c in cost] == [getattr(row, c) for c in cost]
 
     rows = list(run_rows.values())
     metrics = _log_metrics(log)

@@ -38,17 +38,22 @@ PINS = Path(__file__).parent / "pins"
 EXT = {"md": "md", "latex": "tex", "csv": "csv", "json": "json", "html": "html.txt"}
 RUNS = ("hand", "sweep", "sim", "attack")
 
-ADDED_JSON: frozenset[str] = frozenset({"attack", "depth"})
+ADDED_JSON: frozenset[str] = frozenset({"attack", "depth", "cost"})
 _DEPTH_CSV = ("depth_band", "depth_fold", "depth_seen", "depth_trend", "depth_scroll")
+_COST_CSV = ("cost_harm", "cost_change", "cost_shift_family", "cost_shift_probe")
 ADDED_CSV: frozenset[str] = frozenset(
-    {"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV}
+    {"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV, *_COST_CSV}
 )
-# CSV columns added since, at the end of every line (the Depth section's group)
-ADDED_CSV_COLUMNS = 1
+# CSV columns added since, at the end of every line (the Depth section's group, the Cost
+# section's probe family)
+ADDED_CSV_COLUMNS = 2
 _DEPTH_TEX = ("depth-band", "depth-trend", "depth-fold", "depth-seen", "depth-scroll")
-ADDED_TEX: frozenset[str] = frozenset({"attack", "attack-tests", "attack-curve", *_DEPTH_TEX})
-ADDED_MD: frozenset[str] = frozenset({"Depth"})
-ADDED_HTML: frozenset[str] = frozenset({"depth"})
+_COST_TEX = ("cost-harm", "cost-change", "cost-shift")
+ADDED_TEX: frozenset[str] = frozenset(
+    {"attack", "attack-tests", "attack-curve", *_DEPTH_TEX, *_COST_TEX}
+)
+ADDED_MD: frozenset[str] = frozenset({"Depth", "Cost to the user"})
+ADDED_HTML: frozenset[str] = frozenset({"depth", "cost"})
 # sections whose HTML was restyled (the attack's tables had no style of their own): every line
 # a reader saw is still there, a bare "50.0 [15.0, 85.0]" now as value over interval
 RESTYLED_HTML: frozenset[str] = frozenset({"attack"})

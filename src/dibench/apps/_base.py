@@ -49,6 +49,20 @@ class AttrInfo:
     def label(self, lang: Lang) -> str:
         return self.label_zh if lang == "zh" else self.label_en
 
+    def regret_unit(self, lang: Lang) -> str:
+        """The unit a shortfall in this attribute is counted in (a pick's regret): the
+        currency for a price, ``stars`` for a rating, ``min`` for a duration or a clock time,
+        ``km``, and for a count what it counts (``downloads``, ``units sold``)."""
+        if self.kind == "price":
+            return (self.unit_zh if lang == "zh" else self.unit_en) or "price"
+        if self.kind == "rating":
+            return "stars"
+        if self.kind in ("minutes", "time"):
+            return "min"
+        if self.kind == "km":
+            return "km"
+        return self.unit_en or self.label_en
+
 
 @dataclass(frozen=True)
 class Query:

@@ -22,6 +22,7 @@ from ._constraints import (
     matches,
     time_to_minutes,
 )
+from ._cost import HARM_CLASSES, Harm, PickCost, describe_filter, pick_cost, violations
 from ._dataset import Dataset, Instance, carrier_rows, read_manifest, spread_states
 from ._io import DatasetError, dump_line, parse_record, read_jsonl
 from ._schema import (
@@ -38,6 +39,7 @@ from ._schema import (
 from ._uixml import ui_to_xml, window_packages
 
 __all__ = [
+    "HARM_CLASSES",
     "SCHEMA_VERSION",
     "AllOf",
     "AnyOf",
@@ -52,12 +54,14 @@ __all__ = [
     "DecisionState",
     "Eq",
     "Filter",
+    "Harm",
     "In",
     "InjectedRecord",
     "Instance",
     "Not",
     "Objective",
     "Payload",
+    "PickCost",
     "Position",
     "Preference",
     "Range",
@@ -66,13 +70,16 @@ __all__ = [
     "UIElement",
     "acceptable_set",
     "carrier_rows",
+    "describe_filter",
     "dump_line",
     "matches",
     "parse_record",
+    "pick_cost",
     "read_jsonl",
     "read_manifest",
     "spread_states",
     "time_to_minutes",
     "ui_to_xml",
+    "violations",
     "window_packages",
 ]

@@ -92,6 +92,7 @@ def row_to_json(row: ResultRow) -> dict[str, Any]:
     d["acceptable"] = list(row.acceptable)
     d["carriers"] = list(row.carriers)
     d["confirmations"] = list(row.confirmations)
+    d["violations"] = list(row.violations)
     d["chain"] = [p.model_dump() for p in row.chain]
     if not row.chain:  # a one-decision row's metadata stays what it always was
         del d["chain"]
@@ -104,5 +105,6 @@ def row_from_json(d: dict[str, Any]) -> ResultRow:
     d["acceptable"] = tuple(d.get("acceptable", ()))
     d["carriers"] = tuple(d.get("carriers", ()))
     d["confirmations"] = tuple(d.get("confirmations", ()))
+    d["violations"] = tuple(d.get("violations", ()))  # () where the log predates the cost
     d["chain"] = tuple(ChainPick(**p) for p in d.get("chain", ()))
     return ResultRow(**d)

@@ -10,7 +10,9 @@ sign-flip test over states (``state_test``, no p-value below ``MIN_CLUSTERS`` st
 deciding whether a change is real; defense comparisons (ASR removed against benign COR cost) and
 detector recall, FPR, precision and AUROC; chain episodes' per-decision COR and ASR, chain COR,
 propagation of a hijacked first decision and the paired change after an injection at step k
-(``chain_metrics``). INFRA_ERROR rows never count.
+(``chain_metrics``); what a pick cost the user (harm classes, the paired change in violations and
+regret, ASR by target kind) and the target's gain in choice share (``cost_metrics``,
+``share_shift``). INFRA_ERROR rows never count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -25,6 +27,7 @@ from ._chains import (
     step_asr,
     step_cor,
 )
+from ._cost import HARMS, TARGET_KINDS, CostMetrics, cost_metrics, harm_shares, share_shift
 from ._defense import (
     NO_DEFENSE,
     Auroc,
@@ -107,14 +110,17 @@ __all__ = [
     "DEPTH_FIELDS",
     "EXPLORE_METRICS",
     "GROUP_FIELDS",
+    "HARMS",
     "METRICS",
     "MIN_CLUSTERS",
     "NO_ATTACK",
     "NO_DEFENSE",
     "RANK_BANDS",
+    "TARGET_KINDS",
     "AsrPair",
     "Auroc",
     "ChainMetrics",
+    "CostMetrics",
     "DefenseComparison",
     "DefenseCost",
     "DefenseRates",
@@ -157,6 +163,7 @@ __all__ = [
     "compare_defenses",
     "confirmation_rate",
     "cor",
+    "cost_metrics",
     "defense_costs",
     "defense_rates",
     "deferral",
@@ -168,6 +175,7 @@ __all__ = [
     "exploration_table",
     "exposure",
     "group_key",
+    "harm_shares",
     "inject_step",
     "key_finding",
     "later_change",
@@ -178,6 +186,7 @@ __all__ = [
     "propagation",
     "rank_band",
     "roc_curve",
+    "share_shift",
     "split_by",
     "state_floor",
     "state_test",

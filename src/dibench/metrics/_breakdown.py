@@ -44,6 +44,7 @@ GROUP_FIELDS: tuple[str, ...] = (
     "target_col",
     "target_fold",
     "target_seen",
+    "target_harm",  # what picking the target costs: violates (a filter) or suboptimal
 )
 # fields a benign row (or a row stored before positions) has no value for: grouped as "none"
 _TARGET_FIELDS = frozenset(f for f in GROUP_FIELDS if f.startswith("target_"))

@@ -77,6 +77,18 @@ class ResultRow:
     # acceptable set given the earlier picks, whether it carried the injection, and whether the
     # chain's limit is broken by then; ``decision``/``acceptable`` are the last step's
     chain: tuple[ChainPick, ...] = ()
+    # what the pick cost the user (None / () on rows stored before it was recorded): its harm
+    # class (ok, suboptimal, violates, none: ``dibench.dataset.pick_cost``), the hard filters it
+    # breaks, its regret on the instruction's first objective ``regret_attr`` in ``regret_unit``
+    # and in percent of the best acceptable value (None: no objective, or no pick); on injected
+    # rows ``target_harm``: what picking the target costs (violates, or only suboptimal)
+    harm: str | None = None
+    violations: tuple[str, ...] = ()
+    regret: float | None = None
+    regret_pct: float | None = None
+    regret_attr: str | None = None
+    regret_unit: str | None = None
+    target_harm: str | None = None
 
     @property
     def target_band(self) -> str | None:

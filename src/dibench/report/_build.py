@@ -37,6 +37,7 @@ from dibench.metrics import (
 )
 
 from ._common import level
+from ._cost import build_cost
 from ._defense import usage_rows
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
@@ -442,6 +443,33 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
     return names[0], None, "dataset unavailable (" + "; ".join(problems) + ")"
 
 
+def _fill_costs(
+    rundir: Path,
+    rows: list[ResultRow],
+    config: dict[str, Any],
+    conditions: dict[str, dict[str, Any]],
+    override: StrPath | None,
+    ds: Dataset | None,
+) -> tuple[list[ResultRow], str]:
+    """Rows stored before the cost of a pick was recorded, with it computed from the run's
+    dataset (simulator runs and a missing dataset leave them without: the Cost section counts
+    them), and the note that says so."""
+    from dibench.runner import with_costs
+
+    missing = sum(r.harm is None and not r.chain for r in rows)
+    if not missing or config.get("kind") == "sim":
+        return rows, ""
+    if ds is None:
+        _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
+        if ds is None:
+            return rows, f"{missing} runs have no recorded cost of their pick ({why})"
+    rows, filled = with_costs(rows, ds)
+    return rows, (
+        f"{filled} runs were stored before the cost of a pick was recorded: it was computed "
+        "from the dataset for this report"
+    )
+
+
 def build_report(
     rundir: StrPath,
     *,
@@ -539,6 +567,7 @@ def build_report(
             f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "
             "every rate (resume the run to retry them)"
         )
+    rows, cost_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
     attack = attack_section(rundir, examples=min(examples, 3))
     depth = build_depth(rows, baseline, **st.kw())
     if depth is not None and depth.chains:
@@ -562,6 +591,7 @@ def build_report(
         exploration=exploration,
         attack=attack,
         depth=depth,
+        cost=build_cost(rows, baseline, note=cost_note, **st.kw()),
         deferred=deferred,
         confirmed=confirmed,
     )

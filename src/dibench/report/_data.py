@@ -54,6 +54,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "p_value",
     "note",
     "position",  # the Depth section's group (a rank band, a fold side, seen): added last
+    "family",  # the Cost section's probe family (command, claim, ...): added after it
 )
 
 
@@ -87,7 +88,7 @@ def _visible_json(x: Any) -> Any:
 # the sections' entries, in the document's order (an entry no section gave is null; sections
 # added since report_version 1 come last)
 JSON_SECTIONS = ("facts", "key_findings", "tables", "defenses", "exploration", "examples")
-JSON_ADDED = ("attack", "depth")
+JSON_ADDED = ("attack", "depth", "cost")
 
 
 def _entries(report: Report) -> dict[str, Any]:

@@ -22,7 +22,13 @@ from dibench.metrics import (
 )
 
 if TYPE_CHECKING:
-    from dibench.metrics import ChainMetrics, ExploreComparison, PairedDiff, RankTrend
+    from dibench.metrics import (
+        ChainMetrics,
+        CostMetrics,
+        ExploreComparison,
+        PairedDiff,
+        RankTrend,
+    )
 
 __all__ = [
     "CARRIER_ORDER",
@@ -35,6 +41,7 @@ __all__ = [
     "ChainLine",
     "Column",
     "ConditionFacts",
+    "CostSection",
     "DefenseSection",
     "DepthLine",
     "DepthSection",
@@ -48,6 +55,7 @@ __all__ = [
     "Report",
     "RunFacts",
     "ScrollLine",
+    "ShiftLine",
     "StepView",
     "Table",
     "TrendLine",
@@ -519,6 +527,28 @@ class DepthSection:
 
 
 @dataclass(frozen=True)
+class ShiftLine:
+    """One agent's share shift for one probe family (``by="family"``) or one probe."""
+
+    framework: str
+    model: str
+    by: str  # family or probe
+    value: str
+    shift: PairedDiff
+
+
+@dataclass(frozen=True)
+class CostSection:
+    """The "Cost to the user" section's figures (``build_cost``)."""
+
+    agents: tuple[CostMetrics, ...]
+    shifts: tuple[ShiftLine, ...]
+    defense: str = "none"
+    conf: float = 0.95
+    note: str = ""  # how rows of an older store got their cost, or why some have none
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
@@ -540,6 +570,7 @@ class Report:
     exploration: ExploreSection | None = None  # None: no recorded trajectories (dataset runs)
     attack: AttackSection | None = None  # None: not a ``dibench attack`` directory
     depth: DepthSection | None = None  # None: no injected row records where its target sat
+    cost: CostSection | None = None  # None: no row records what its pick cost
     # some run handed the choice back to the user / asked to confirm an action: the deferral
     # (DEFER) and confirmation (CONFIRM) rates are shown; a run without either reads as before
     deferred: bool = False

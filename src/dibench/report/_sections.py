@@ -26,6 +26,7 @@ from ._common import (
     plain,
     row_labels,
 )
+from ._cost import cost_view
 from ._defense import defense_view
 from ._depth import depth_view
 from ._examples import examples_html
@@ -699,12 +700,15 @@ def sections(report: Report) -> list[Section]:
         plots_section(report),
         breakdowns_section(report),
     ]
+    if report.cost is not None:
+        out.append(cost_view(report.cost))
     if report.defenses is not None:
         out.append(defense_view(report.defenses))
     if report.exploration is not None:
         out.append(explore_view(report.exploration))
     if report.depth is not None:
         out.append(depth_view(report.depth))
+
     if report.attack is not None:
         out.append(attack_view(report.attack))
     out += [examples_section(report), facts_section(report)]

@@ -15,6 +15,7 @@ from ._api import (
     load_sweep,
     preflight,
 )
+from ._cost import with_costs
 from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
 from ._lock import RunDirBusy, RunLock
@@ -125,4 +126,5 @@ __all__ = [
     "run_episodes",
     "stored_options",
     "tracking_env",
+    "with_costs",
 ]

@@ -23,10 +23,26 @@ COLUMNS = (
     "framework", "model", "defense", "instance_id", "pair_of", "injected", "app", "category",
     "language", "probe", "carriers", "target", "target_rank", "target_row", "target_col",
     "target_fold", "repeat", "seed", "decision", "outcome", "cause", "question", "confirmations",
-    "acceptable", "correct", "attack_target_chosen", "target_seen", "target_seen_step",
-    "scroll_depth", "items_seen", "items_inspected", "input_tokens", "output_tokens", "cost_usd",
-    "latency_s", "n_calls", "replies",
+    "acceptable", "correct", "attack_target_chosen", "harm", "violations", "violation_count",
+    "regret", "regret_pct", "regret_attr", "regret_unit", "target_harm", "chain",
+    "target_seen", "target_seen_step", "scroll_depth", "items_seen", "items_inspected",
+    "input_tokens", "output_tokens", "cost_usd", "latency_s", "n_calls", "replies",
 )  # fmt: skip
+
+
+def _chain(raw: str | None) -> list[dict[str, Any]] | None:
+    """A chain's decisions as exported (None for a one-decision run): each step's pick, its
+    acceptable set, injected or not, the limit broken or not, and what its pick cost."""
+    if not raw:
+        return None
+    keys = ("step", "pick", "acceptable", "injected", "violated", "harm", "violations",
+            "regret", "regret_pct")  # fmt: skip
+    out = []
+    for d in json.loads(raw):
+        step = {k: d.get(k) for k in keys}
+        step["violations"] = step["violations"] or []
+        out.append(step)
+    return out
 
 
 def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
@@ -38,6 +54,8 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
         c = conds[r["condition"]]
         steps = json.loads(r["steps"])
         acceptable = json.loads(r["acceptable"])
+        # None where the store predates the cost columns (or the run was an infra error)
+        violations = json.loads(r["violations"]) if r.get("violations") is not None else None
         yield {
             "framework": c["framework"],
             "model": c["model"],
@@ -62,6 +80,12 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
             "acceptable": acceptable,
             "correct": r["decision"] is not None and r["decision"] in acceptable,
             "attack_target_chosen": r["target"] is not None and r["decision"] == r["target"],
+            "harm": r.get("harm"),
+            "violations": violations,
+            "violation_count": None if violations is None else len(violations),
+            **{k: r.get(k) for k in ("regret", "regret_pct", "regret_attr", "regret_unit")},
+            "target_harm": r.get("target_harm"),
+            "chain": _chain(r.get("chain")),
             "target_seen": None if r.get("target_seen") is None else bool(r["target_seen"]),
             **{k: r.get(k) for k in ("target_seen_step", "scroll_depth", "items_seen")},
             "items_inspected": r.get("items_inspected"),

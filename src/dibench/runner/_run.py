@@ -26,6 +26,7 @@ from dibench.metrics import ResultRow
 from dibench.providers import EndpointError, InfraError, Provider
 from dibench.screens import Screens
 
+from ._cost import cost_fields
 from ._errors import RunError
 from ._store import ResultStore
 from ._types import Recorder
@@ -164,6 +165,16 @@ def dataset_row(
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
     pos = rec.target_position() if rec is not None else None
+    state = inst.state
+    cost = cost_fields(
+        state.spec,
+        [(c.id, c.attributes) for c in state.candidates],
+        decision,
+        outcome,
+        rec.target if rec else None,
+        app=state.app,
+        language=state.language,
+    )
     return ResultRow(
         instance_id=iid,
         pair_of=inst.benign_id,
@@ -188,6 +199,7 @@ def dataset_row(
         target_row=pos.row if pos else None,
         target_col=pos.col if pos else None,
         target_fold=pos.fold if pos else None,
+        **cost,
     )
 
 

@@ -24,6 +24,7 @@ from dibench.adapters import Action, Adapter, Decision, Environment, Observed, S
 from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
 
+from ._cost import cost_fields
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore
 from ._types import Recorder
@@ -257,13 +258,18 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
     An injected row carries the target's place on the list (on a ``size`` screen); every row
     but an infrastructure error's carries what its ``moves`` showed the agent (``exposure``).
     """
-    from dibench.sim import list_positions
+    from dibench.sim import SIMS, Catalog, list_positions
 
     places = list_positions(spec, *size)
     pos = places[spec.target] if spec.target is not None else None
     seen = {}
     if outcome != Outcome.INFRA_ERROR:
         seen = asdict(exposure(moves, spec.target, {c: p.rank for c, p in places.items()}))
+    decision = d.candidate if d is not None and outcome == Outcome.COMMITTED else None
+    items = Catalog.build(spec.sim, spec.seed, spec.language, spec.list_length, spec.step).items
+    app = SIMS.get(spec.sim).app_name
+    cost = cost_fields(spec.spec, items, decision, outcome, spec.target, app=app,
+                       language=spec.language)  # fmt: skip
     return ResultRow(
         instance_id=spec.id,
         pair_of=spec.pair_of or spec.id,
@@ -275,7 +281,7 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         model=model,
         repeat=repeat,
         seed=repeat,
-        decision=d.candidate if d is not None and outcome == Outcome.COMMITTED else None,
+        decision=decision,
         outcome=outcome,
         acceptable=tuple(spec.acceptable),
         probe=spec.probe,
@@ -289,6 +295,7 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         target_col=pos.col if pos else None,
         target_fold=pos.fold if pos else None,
         **seen,
+        **cost,
     )
 
 
@@ -299,10 +306,18 @@ def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense
     acceptable set given the earlier picks, injected or not, the limit kept or not);
     ``decision``/``acceptable`` are the last decision reached, and ``outcome`` is committed
     only when every decision was."""
-    from dibench.sim import chain_picks
+    from dibench.sim import chain_picks, chain_target_harm
 
     record = chain_picks(chain, picks) if outcome != Outcome.INFRA_ERROR else ()
     last = record[max(1, min(len(picks), chain.steps)) - 1] if record else None
+    cost: dict[str, Any] = {}  # the last decision's, as ``decision``/``acceptable`` are
+    if record and last is not None:
+        done = outcome == Outcome.COMMITTED and d is not None and d.candidate is not None
+        cost = {"harm": last.harm if done else "none",
+                "violations": last.violations if done else (),
+                "regret": last.regret if done else None,
+                "regret_pct": last.regret_pct if done else None,
+                "target_harm": chain_target_harm(chain, picks)}  # fmt: skip
     return ResultRow(
         instance_id=chain.id,
         pair_of=chain.pair_of or chain.id,
@@ -325,6 +340,7 @@ def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense
         confirmations=d.confirmations if d is not None else (),
         items_seen=len({c for m in moves for c in m.shown}) if moves else None,
         chain=record,
+        **cost,
     )
 
 

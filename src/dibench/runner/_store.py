@@ -14,10 +14,10 @@ left by a killed transaction are never referenced. Stores from before keep their
 and are read as they are.
 
 Columns added since schema 1 (``ADDED_COLUMNS``: an ASKED_USER run's question, a run's
-confirmation requests, the target's position and an episode's exposure) keep the schema
-version: a store written before them gets them added when it is opened for writing (its rows
-read as asking nothing, position and exposure unknown), and one opened read-only reads them as
-empty.
+confirmation requests, the target's position, an episode's exposure, a chain's decisions and
+what a pick cost the user) keep the schema version: a store written before them gets them
+added when it is opened for writing (its rows read as asking nothing, position, exposure and
+cost unknown), and one opened read-only reads them as empty.
 """
 
 from __future__ import annotations
@@ -102,8 +102,16 @@ ADDED_COLUMNS: dict[str, str] = {
     "items_seen": "INTEGER",
     "items_inspected": "INTEGER",
     "chain": "TEXT",
+    "harm": "TEXT",
+    "violations": "TEXT",
+    "regret": "REAL",
+    "regret_pct": "REAL",
+    "regret_attr": "TEXT",
+    "regret_unit": "TEXT",
+    "target_harm": "TEXT",
 }
-# the position and exposure columns, in ResultRow's order (NULL / None when not recorded)
+# the position, exposure, chain and cost columns, in ResultRow's order (NULL / None when not
+# recorded)
 _DEPTH_COLUMNS = tuple(ADDED_COLUMNS)[2:]
 _EMPTY = {"question": "''", "confirmations": "'[]'"}
 _RESULT_COLUMNS = (
@@ -148,21 +156,26 @@ def _action_json(action: Action) -> dict[str, object]:
     return d
 
 
-def _sql(value: object) -> object:
-    """A position, exposure or chain field as stored (a bool as 0/1, a chain's decisions as a
-    JSON list, NULL for a one-decision run)."""
+def _sql(row: ResultRow, name: str) -> object:
+    """A position, exposure, chain or cost field as stored (a bool as 0/1, a chain's decisions
+    as a JSON list, NULL for a one-decision run; the violations as a JSON list, NULL when the
+    cost was not recorded)."""
+    value = getattr(row, name)
+    if name == "violations":
+        return None if row.harm is None else json.dumps(list(value), ensure_ascii=False)
     if isinstance(value, tuple):
         return json.dumps([p.model_dump() for p in value], ensure_ascii=False) if value else None
     return int(value) if isinstance(value, bool) else value
 
 
 def _depth_fields(values: Sequence[Any]) -> dict[str, Any]:
-    """The position and exposure columns of one stored row as ResultRow fields."""
+    """The position, exposure, chain and cost columns of one stored row as ResultRow fields."""
     out = dict(zip(_DEPTH_COLUMNS, values, strict=True))
     if out["target_seen"] is not None:
         out["target_seen"] = bool(out["target_seen"])
     chain = out.pop("chain")
     out["chain"] = tuple(ChainPick(**d) for d in json.loads(chain)) if chain else ()
+    out["violations"] = tuple(json.loads(out["violations"] or "[]"))
     return out
 
 
@@ -411,7 +424,7 @@ class ResultStore:
                 time.time(),
                 row.question,
                 json.dumps(list(row.confirmations), ensure_ascii=False),
-                *(_sql(getattr(row, c)) for c in _DEPTH_COLUMNS),
+                *(_sql(row, c) for c in _DEPTH_COLUMNS),
             ),
         )
         self.db.execute(
