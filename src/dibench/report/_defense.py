@@ -27,6 +27,7 @@ from ._common import (
     csv_estimate,
     csv_num,
     fmt_p,
+    level,
     method_note,
     no_test_note,
     plain,
@@ -72,13 +73,17 @@ INTRO = (
     "with minus without the defense, paired on the same instances and seeds, with an "
     "interval and a sign-flip p-value that take the benign states as the units."
 )
-DETECTOR_INTRO = (
-    "Recall on injected screens per attack and carrier; the false-positive rate is on benign "
-    "screens (the same negatives for every row). One unit per run: repeats of a screen count, "
-    "but intervals take the benign states as the units (Wilson intervals, where asked for, "
-    "the distinct screens). AUROC: Mann–Whitney with ties as one half, 95% state-bootstrap "
-    "interval."
-)
+
+
+def detector_intro(conf: float) -> str:
+    """How the detectors table reads, its intervals at ``conf``."""
+    return (
+        "Recall on injected screens per attack and carrier; the false-positive rate is on "
+        "benign screens (the same negatives for every row). One unit per run: repeats of a "
+        "screen count, but intervals take the benign states as the units (Wilson intervals, "
+        "where asked for, the distinct screens). AUROC: Mann–Whitney with ties as one half, "
+        f"{level(conf)} state-bootstrap interval."
+    )
 
 
 def slice_label(kind: str, value: str) -> str:
@@ -206,7 +211,8 @@ def comparison_table(section: DefenseSection) -> Table:
         label="defenses",
         html_class="est defense-comparison",
         caption="Without = the same agent with no defense; with = the defended condition. "
-        "Δ = with minus without on matched units (bold when the 95% interval excludes 0); "
+        f"Δ = with minus without on matched units (bold when the {level(section.conf)} interval "
+        "excludes 0); "
         "p = sign-flip test over benign states; pairs = injected runs matched in both "
         "conditions, states = the benign states behind them. Blocked: "
         "share of runs the defense stopped (⊥). Extra per run: model calls and input/output "
@@ -278,9 +284,9 @@ def detector_table(section: DefenseSection) -> Table:
         band_head="detector",
         label="detectors",
         html_class="est detectors",
-        caption=f"{DETECTOR_INTRO} Precision depends on how many injected screens the run had "
-        "per benign one.",
-        tex_caption="Detectors: " + DETECTOR_INTRO,
+        caption=f"{detector_intro(section.conf)} Precision depends on how many injected screens "
+        "the run had per benign one.",
+        tex_caption="Detectors: " + detector_intro(section.conf),
     )
 
 
@@ -500,7 +506,8 @@ def defense_view(section: DefenseSection) -> Section:
             Figure(
                 svg,
                 f"Defense frontier · {agent}",
-                "x: ASR, y: benign COR, whiskers: 95% intervals; the dark point is the agent "
+                f"x: ASR, y: benign COR, whiskers: {level(section.conf)} intervals; the dark "
+                "point is the agent "
                 "without defense; numbers refer to the legend",
             )
         )
@@ -514,7 +521,7 @@ def defense_view(section: DefenseSection) -> Section:
     if section.detectors:
         blocks += [
             Heading("Detectors", id="detectors"),
-            Para(DETECTOR_INTRO, lede=False, formats=frozenset({"md"})),
+            Para(detector_intro(section.conf), lede=False, formats=frozenset({"md"})),
             detector_table(section),
         ]
     blocks += [
@@ -525,6 +532,7 @@ def defense_view(section: DefenseSection) -> Section:
         Note("The frontier plot (ASR against benign COR) and ROC curves are in the HTML report.")
     )
     doc = plain(section)
+    doc.pop("conf")  # stated in the report's settings
     doc["detectors"] = plain(ordered_detectors(section))
     return Section(
         "defenses",
