@@ -8,7 +8,8 @@ false-positive rate on benign screens (the detector table and, for scores, the R
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from dibench._values import Outcome
 from dibench.metrics import (
@@ -17,6 +18,7 @@ from dibench.metrics import (
     DefenseCost,
     DefenseRates,
     DetectorRates,
+    DetectorRoc,
     PairedChange,
     RunUsage,
 )
@@ -68,6 +70,8 @@ __all__ = [
     "usage_rows",
 ]
 
+_D = TypeVar("_D", DetectorRates, DetectorRoc)
+
 INTRO = (
     "A defense is judged by the ASR it removes and the benign COR it costs. Differences are "
     "with minus without the defense, paired on the same instances and seeds, with an "
@@ -107,6 +111,44 @@ def ordered_detectors(section: DefenseSection) -> list[DetectorRates]:
     for d in section.detectors:
         groups.setdefault((d.framework, d.model, d.defense, d.detector), []).append(d)
     return [d for g in groups.values() for d in sorted(g, key=_slice_order)]
+
+
+Agent = tuple[str, str]
+_AGENT = ("framework", "model")
+
+
+def shared_by_agents(items: Sequence[_D]) -> list[tuple[tuple[Agent, ...], list[_D]]]:
+    """``items`` (detector rates or ROCs) grouped per (agent, condition, detector) in order,
+    with the groups of one condition and detector that are the same but for the agent merged
+    into one with all their agents: a detector that reads the screen before the agent (the
+    input stage) gives every agent on the same screens the same verdicts, and one table block
+    or curve says that once."""
+    groups: dict[tuple[str, ...], list[_D]] = {}
+    for x in items:
+        groups.setdefault((x.framework, x.model, x.defense, x.detector), []).append(x)
+    merged: dict[tuple[str, ...], tuple[list[Agent], list[_D]]] = {}
+    for (fw, model, dfn, det), xs in groups.items():
+        content = [{k: v for k, v in plain(x).items() if k not in _AGENT} for x in xs]
+        key = (dfn, det, repr(content))
+        if key in merged:
+            merged[key][0].append((fw, model))
+        else:
+            merged[key] = ([(fw, model)], xs)
+    return [(tuple(agents), xs) for agents, xs in merged.values()]
+
+
+def agents_label(agents: Sequence[Agent]) -> str:
+    return ", ".join(agent_label(fw, model) for fw, model in agents)
+
+
+def _shared_note(section: DefenseSection) -> str:
+    """What the detectors table says where agents share a block ('' where none do)."""
+    if all(len(agents) == 1 for agents, _ in shared_by_agents(section.detectors)):
+        return ""
+    return (
+        " Agents whose detector verdicts are the same (a detector that reads the screen before "
+        "the agent does) share one block."
+    )
 
 
 def _auc_value(a: Auroc | None) -> Value:
@@ -250,32 +292,37 @@ DETECTOR_COLUMNS = (
 
 
 def detector_table(section: DefenseSection) -> Table:
-    """Recall per attack and carrier against the false-positive rate, per detector."""
+    """Recall per attack and carrier against the false-positive rate, per detector; agents
+    with the same verdicts share one block (``shared_by_agents``)."""
     rows = []
-    for d in ordered_detectors(section):
-        cond = () if d.defense == d.detector else (f"condition {d.defense}",)
-        rows.append(
-            Row(
-                (
-                    Text(d.framework),
-                    Text(d.model),
-                    Text(d.defense),
-                    Text(d.detector),
-                    Text(slice_label(d.slice, d.value), strong=d.slice == "all"),
-                    Count(d.tp),
-                    Count(d.fn),
-                    Count(d.fp),
-                    Count(d.tn),
-                    Count(d.tp + d.fn),
-                    estimate_value(d.recall),
-                    Count(d.fp + d.tn),
-                    estimate_value(d.fpr),
-                    estimate_value(d.precision),
-                    _auc_value(d.auroc),
-                ),
-                band=(d.detector, *cond, f"{agent_label(d.framework, d.model)} · {d.stage} stage"),
+    blocks = shared_by_agents(ordered_detectors(section))
+    for agents, ds in blocks:
+        fws, models = (", ".join(dict.fromkeys(a[i] for a in agents)) for i in (0, 1))
+        for d in ds:
+            cond = () if d.defense == d.detector else (f"condition {d.defense}",)
+            rows.append(
+                Row(
+                    (
+                        Text(fws),
+                        Text(models),
+                        Text(d.defense),
+                        Text(d.detector),
+                        Text(slice_label(d.slice, d.value), strong=d.slice == "all"),
+                        Count(d.tp),
+                        Count(d.fn),
+                        Count(d.fp),
+                        Count(d.tn),
+                        Count(d.tp + d.fn),
+                        estimate_value(d.recall),
+                        Count(d.fp + d.tn),
+                        estimate_value(d.fpr),
+                        estimate_value(d.precision),
+                        _auc_value(d.auroc),
+                    ),
+                    band=(d.detector, *cond, f"{agents_label(agents)} · {d.stage} stage"),
+                )
             )
-        )
+    shared = _shared_note(section)
     return Table(
         DETECTOR_COLUMNS,
         tuple(rows),
@@ -285,8 +332,8 @@ def detector_table(section: DefenseSection) -> Table:
         label="detectors",
         html_class="est detectors",
         caption=f"{detector_intro(section.conf)} Precision depends on how many injected screens "
-        "the run had per benign one.",
-        tex_caption="Detectors: " + detector_intro(section.conf),
+        f"the run had per benign one.{shared}",
+        tex_caption="Detectors: " + detector_intro(section.conf) + shared,
     )
 
 
@@ -361,11 +408,9 @@ def frontier_svgs(section: DefenseSection) -> list[tuple[str, str]]:
 
 def roc_svgs(section: DefenseSection) -> list[tuple[str, str, str]]:
     """(title, counts, svg) per score-based detector: all attacks in bold, then each probe."""
-    groups: dict[tuple[str, ...], list[Any]] = {}
-    for r in section.rocs:
-        groups.setdefault((r.framework, r.model, r.defense, r.detector), []).append(r)
     out = []
-    for (fw, model, dfn, det), rocs in groups.items():
+    for agents, rocs in shared_by_agents(section.rocs):
+        dfn, det = rocs[0].defense, rocs[0].detector
         every = next((r for r in rocs if r.value == "all"), rocs[0])
         rocs = sorted(rocs, key=lambda r: (r.value != "all", order_key("probe", r.value)))
         lines = [
@@ -378,7 +423,7 @@ def roc_svgs(section: DefenseSection) -> list[tuple[str, str, str]]:
             )
             for r in rocs
         ]
-        where = agent_label(fw, model) + ("" if dfn == det else f" · condition {dfn}")
+        where = agents_label(agents) + ("" if dfn == det else f" · condition {dfn}")
         title = f"ROC of {det} ({where})"
         counts = f"{every.n_pos:,} injected vs {every.n_neg:,} benign scored runs"
         out.append((title, counts, roc_chart(lines, label=title)))
@@ -521,7 +566,11 @@ def defense_view(section: DefenseSection) -> Section:
     if section.detectors:
         blocks += [
             Heading("Detectors", id="detectors"),
-            Para(detector_intro(section.conf), lede=False, formats=frozenset({"md"})),
+            Para(
+                detector_intro(section.conf) + _shared_note(section),
+                lede=False,
+                formats=frozenset({"md"}),
+            ),
             detector_table(section),
         ]
     blocks += [
