@@ -390,8 +390,9 @@ def build_explore(
         if cfg is not None:
             from dibench.sim import ChainSpec
 
-            # a chain's filmstrip would replay every decision in turn: not drawn yet
-            specs = {k: v for k, v in specs.items() if not isinstance(v, ChainSpec)}
+            # a chain is drawn decision by decision in the Depth section, not here
+            chains = {k for k, v in specs.items() if isinstance(v, ChainSpec)}
+            specs = {k: v for k, v in specs.items() if k not in chains}
             from dibench.sim import make_env
 
             ranked = _pairs(trajs, specs)
@@ -425,7 +426,7 @@ def build_explore(
                     )
                 )
             if len(films) < filmstrips and not note:
-                note = f"only {len(films)} benign/injected pairs with recorded moves to show"
+                note = _film_shortage(len(films), any(t.instance_id in chains for t in trajs))
     return ExploreSection(
         comparisons=tuple(comparisons),
         actions=_mixes(trajs),
@@ -434,6 +435,19 @@ def build_explore(
         film_note=note,
         conf=conf,
     )
+
+
+def _film_shortage(shown: int, chains: bool) -> str:
+    """Why fewer filmstrips than asked: too few single-decision pairs, and where the chain
+    episodes (never drawn here) are."""
+    there = "the Depth section draws a hijacked chain beside its benign twin, decision by decision"
+    if shown == 0 and chains:
+        return f"the episodes are decision chains: {there}"
+    pairs = "pair" if shown == 1 else "pairs"
+    count = "no" if shown == 0 else f"only {shown}"
+    kind = "single-decision " if chains else ""
+    text = f"{count} {kind}benign/injected {pairs} with recorded moves to show"
+    return f"{text}; {there}" if chains else text
 
 
 # --- a chain's filmstrip --------------------------------------------------------------------------
