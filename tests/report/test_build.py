@@ -124,11 +124,11 @@ def test_run_facts_count_everything_stored(run: Run, report: Report) -> None:
 
 def test_config_is_read_from_run_json(report: Report, run: Run) -> None:
     assert report.config == {
-        "dataset": str(run.dataset),
+        "dataset": run.dataset.name,  # the dataset lies outside the run: its name, no path
         "repeats": REPEATS,
         "probes": ["naive", "context_ignore", "combined", "combined_c", "combined_p"],
     }
-    assert report.dataset == str(run.dataset) and report.dataset_note == ""
+    assert report.dataset == run.dataset.name and report.dataset_note == ""
 
 
 def test_not_a_run_directory(tmp_path: Path) -> None:

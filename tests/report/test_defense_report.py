@@ -13,7 +13,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -22,9 +22,11 @@ from dibench.adapters._base import Decision, Verdict
 from dibench.dataset import Dataset
 from dibench.metrics import Estimate, Outcome, ResultRow, cluster_estimate, wilson
 from dibench.report import Report, build_report, render_report
+from dibench.report._defense import shared_by_agents
 from dibench.report._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
 from dibench.runner import ResultStore
 
+from .._cli import invoke
 from .conftest import _u, result_row, run_ids
 
 FW, MODEL = "Mobile-Agent-v2", "qwen3-vl"
@@ -331,3 +333,39 @@ def test_roc_chart_draws_each_curve() -> None:
     root = ET.fromstring(svg)
     assert len(list(root.iter(f"{NS}polyline"))) == 2 and "Naive &lt;t&gt;" in svg
     assert roc_chart([], label="x") == ""
+
+
+def test_a_detector_shared_by_agents_is_shown_once(sweep_run: Path, tmp_path: Path) -> None:
+    """The sweep runs two agents behind the input-stage keyword detector on the same screens:
+    the same verdicts, so one table block and one ROC curve name both agents (issue 38)."""
+    texts = {}
+    for fmt in ("md", "html", "latex"):
+        out = tmp_path / f"report.{fmt}"
+        r = invoke("report", str(sweep_run), "--format", fmt, "--out", str(out), "--examples", "0")
+        assert r.returncode == 0, r.stderr
+        texts[fmt] = out.read_text(encoding="utf-8")
+    md = texts["md"].split("### Detectors", 1)[1].split("\n## ", 1)[0]
+    assert md.count("| all attacks |") == 1
+    assert "| direct | oracle, random | keyword-detector | keyword-detector | all attacks |" in md
+    assert "share one block" in md
+    html = texts["html"].split('id="detectors"', 1)[1]
+    assert html.count("<b>all attacks</b>") == 1
+    assert "direct · oracle, direct · random · input stage" in html
+    assert texts["html"].count("<figcaption>ROC of keyword-detector") == 1
+    assert "ROC of keyword-detector (direct · oracle, direct · random)" in texts["html"]
+    assert texts["latex"].count("all attacks") == 1
+
+
+def test_agents_with_different_verdicts_keep_their_blocks(sweep_run: Path) -> None:
+    rep = build_report(sweep_run, examples=0, n_boot=50, filmstrips=0)
+    sec = rep.defenses
+    assert sec is not None and len(shared_by_agents(sec.detectors)) == 1
+    # the random agent's detector missed one more injected screen: its block is its own
+    changed = tuple(
+        replace(d, tp=d.tp - 1, fn=d.fn + 1) if d.model == "random" and d.slice == "all" else d
+        for d in sec.detectors
+    )
+    blocks = shared_by_agents(changed)
+    assert [agents for agents, _ in blocks] == [(("direct", "oracle"),), (("direct", "random"),)]
+    md = render_report(replace(rep, defenses=replace(sec, detectors=changed)), "md")
+    assert md.count("| all attacks |") == 2 and "share one block" not in md

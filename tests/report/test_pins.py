@@ -14,7 +14,7 @@ directory. What must not change, per format:
   change; interval notation is compared as its two numbers, so ``-43.8–-21.9`` may become
   ``[-43.8, -21.9]``), the same plots (SVG, byte for byte) and the same images.
 
-Paths of the temporary run directories and the package version are replaced by placeholders.
+The package version is replaced by a placeholder (a report carries no path).
 ``DIBENCH_RECORD_PINS=1 pytest tests/report/test_pins.py`` records the files again (only when
 a change of the report is intended: say so in the commit).
 """
@@ -74,16 +74,9 @@ def reports(
 
 
 def _rendered(rep: Report, fmt: str) -> str:
-    """The format's text with the run's temporary paths and the version as placeholders."""
+    """The format's text with the version as a placeholder (a report names its run and dataset
+    without their paths, so the temporary folders leave no trace in it)."""
     text = render_report(dataclasses.replace(rep, version="VERSION"), fmt)
-    paths = {str(rep.rundir): "RUNDIR"}
-    if rep.dataset:
-        paths[rep.dataset] = "DATADIR"
-    data = rep.config.get("dataset")
-    if isinstance(data, str):
-        paths[data] = "DATADIR"
-    for path, name in sorted(paths.items(), key=lambda kv: -len(kv[0])):
-        text = text.replace(path, name)
     if fmt == "json":
         text = text.replace(f'"{dibench.__version__}"', '"VERSION"')
     return text

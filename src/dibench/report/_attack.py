@@ -33,6 +33,7 @@ from ._common import (
     fmt_p,
     html_isolated,
     html_text,
+    level,
     method_note,
     no_test_note,
     plain,
@@ -211,23 +212,39 @@ def _states(g: int) -> Text:
     return Text(str(g) if g else "n/a")
 
 
-RESULT_COLUMNS = (
-    Column("probe", numeric=False),
-    Column("kind", numeric=False),
-    Column("template", numeric=False),
-    Column("held-out ASR % [95% CI]"),
-    Column("k/n"),
-    Column("states"),
-    Column("train k/n"),
-)
-TEST_COLUMNS = (
-    Column("template - best fixed", numeric=False),
-    Column("pairs"),
-    Column("states"),
-    Column("ASR diff pp [95% CI]"),
-    Column("only template/only fixed"),
-    Column("p"),
-)
+def result_columns(s: AttackSection) -> tuple[Column, ...]:
+    return (
+        Column("probe", numeric=False),
+        Column("kind", numeric=False),
+        Column("template", numeric=False),
+        Column(f"held-out ASR % [{level(s.conf)} CI]"),
+        Column("k/n"),
+        Column("states"),
+        Column("train k/n"),
+    )
+
+
+def tests_columns(s: AttackSection) -> tuple[Column, ...]:
+    return (
+        Column("template - best fixed", numeric=False),
+        Column("pairs"),
+        Column("states"),
+        Column(f"ASR diff pp [{level(s.conf)} CI]"),
+        Column("only template/only fixed"),
+        Column("p"),
+    )
+
+
+def _level_note(s: AttackSection) -> str:
+    """Where the search's held-out level is not the report's, a sentence that says so."""
+    if round(100 * s.conf) == round(100 * s.report_conf):
+        return ""
+    return (
+        f"The search computed these intervals at {level(s.conf)} when it ran; the report's "
+        f"other intervals are {level(s.report_conf)}. "
+    )
+
+
 CURVE_COLUMNS = (Column("queries spent", numeric=False), Column("best train ASR"))
 
 
@@ -248,14 +265,16 @@ def results_table(s: AttackSection) -> Table:
         for r in s.results
     )
     return Table(
-        RESULT_COLUMNS,
+        result_columns(s),
         rows,
         lead=3,
         label="attack",
         caption="Held-out ASR of each top template, frozen, and of the best fixed probe on "
-        "the same held-out screens, with 95% intervals that take the held-out states as the "
-        "units (states: how many); train k/n: their record in the search. " + results_note(s),
-        tex_caption="Adaptive attack: " + _intro(s) + " " + results_note(s),
+        f"the same held-out screens, with {level(s.conf)} intervals that take the held-out "
+        "states as the units (states: how many); train k/n: their record in the search. "
+        + _level_note(s)
+        + results_note(s),
+        tex_caption="Adaptive attack: " + _intro(s) + " " + _level_note(s) + results_note(s),
     )
 
 
@@ -304,16 +323,20 @@ def tests_table(s: AttackSection) -> Table:
         )
     note = tests_note(s)
     return Table(
-        TEST_COLUMNS,
+        tests_columns(s),
         tuple(rows),
         lead=1,
         label="attack-tests",
         caption="Each top template against the best fixed probe on the same held-out units: "
         "ASR difference in percentage points with its interval (bold when it excludes 0) and "
         "p = sign-flip test with the held-out states as the units, none below "
-        f"{MIN_CLUSTERS} states (only template/only fixed: units only one of them won). " + note,
+        f"{MIN_CLUSTERS} states (only template/only fixed: units only one of them won). "
+        + _level_note(s)
+        + note,
         tex_caption="Adaptive attack: each top template minus the best fixed probe on the same "
-        "held-out units (pp) with sign-flip p-values over held-out states. " + note,
+        "held-out units (pp) with sign-flip p-values over held-out states. "
+        + _level_note(s)
+        + note,
     )
 
 
@@ -369,7 +392,8 @@ def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
 
 def attack_json(s: AttackSection) -> dict[str, Any]:
     """Every figure of the section; the examples' pictures only in the HTML."""
-    doc = {f.name: plain(getattr(s, f.name)) for f in fields(s) if f.name != "examples"}
+    skip = {"examples", "report_conf"}  # the report's level is in its settings
+    doc = {f.name: plain(getattr(s, f.name)) for f in fields(s) if f.name not in skip}
     doc["examples"] = [
         {"probe": e.probe, "instance_id": e.instance_id, "success": e.success, "payload": e.payload}
         for e in s.examples
@@ -426,7 +450,7 @@ def attack_view(s: AttackSection) -> Section:
         blocks.append(Figure(svg, "Best training ASR against queries spent."))
     md = frozenset({"md"})  # markdown tables have no caption: the notes follow them
     blocks.append(results_table(s))
-    if note := results_note(s):
+    if note := (_level_note(s) + results_note(s)).strip():
         blocks.append(Para(note, lede=False, formats=md))
     if s.tests:
         blocks.append(tests_table(s))

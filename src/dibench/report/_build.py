@@ -266,6 +266,7 @@ def _defense_section(
         comparisons=compare_defenses(rows, baseline=NO_DEFENSE, usage=usage, **kw),
         detectors=detector_metrics(verdicts, **kw),
         rocs=detector_rocs(verdicts),
+        conf=st.conf,
     )
 
 
@@ -410,6 +411,41 @@ def _read_config(rundir: Path) -> tuple[dict[str, Any], list[str]]:
     return data, []
 
 
+def shown_path(path: str, rundir: Path) -> str:
+    """A path as a report shows it: relative to the run directory when it lies inside it, else
+    its last name. A report travels (attached, published): an absolute path tells its reader
+    nothing and gives away the writer's disk. A relative path is kept as written."""
+    p = Path(path)
+    if not p.is_absolute():
+        return path
+    try:
+        return p.resolve().relative_to(rundir.resolve()).as_posix() or "."
+    except ValueError:
+        return p.name or path
+
+
+def unrooted(x: Any, rundir: Path) -> Any:
+    """``x`` (run.json, a condition's record) with every absolute path in it ``shown_path``."""
+    if isinstance(x, dict):
+        return {k: unrooted(v, rundir) for k, v in x.items()}
+    if isinstance(x, list):
+        return [unrooted(v, rundir) for v in x]
+    if isinstance(x, str) and os.path.isabs(x):
+        return shown_path(x, rundir)
+    return x
+
+
+def _unrooted_text(text: str, rundir: Path, paths: Sequence[str]) -> str:
+    """A message (an exception's) with the run directory's and ``paths``' absolute forms
+    replaced by how the report shows them (longest first: a dataset may lie in the run)."""
+    roots = {os.fspath(rundir.resolve()): ".", os.fspath(rundir.absolute()): "."}
+    roots |= {p: shown_path(p, rundir) for p in paths if os.path.isabs(p)}
+    for root, shown in sorted(roots.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(root + os.sep, "" if shown == "." else shown + "/")
+        text = text.replace(root, shown)
+    return text
+
+
 def _dataset_candidates(
     config: dict[str, Any], conditions: dict[str, dict[str, Any]], override: StrPath | None
 ) -> list[str]:
@@ -433,14 +469,17 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
     for name in names:
         for path in (Path(name), rundir / name):
             if path.is_dir():
+                shown = shown_path(str(path.absolute()), rundir)
                 try:
-                    return str(path), Dataset.open(path), ""
+                    return shown, Dataset.open(path), ""
                 except Exception as exc:  # a broken dataset only costs the screenshots
-                    problems.append(f"{path}: {exc}")
+                    why = _unrooted_text(str(exc), rundir, [str(path.absolute())])
+                    problems.append(f"{shown}: {why}")
                     break
         else:
-            problems.append(f"{name}: not found")
-    return names[0], None, "dataset unavailable (" + "; ".join(problems) + ")"
+            problems.append(f"{shown_path(name, rundir)}: not found")
+    note = "dataset unavailable (" + "; ".join(problems) + ")"
+    return shown_path(names[0], rundir), None, note
 
 
 def _fill_costs(
@@ -532,7 +571,11 @@ def build_report(
                 rundir, _dataset_candidates(config, conditions, dataset)
             )
         sim = config.get("kind") == "sim"
-        exs = tuple(make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
+        roots = [str(ds.root.absolute())] if ds else []
+        exs = tuple(
+            replace(e, image_note=_unrooted_text(e.image_note, rundir, roots))
+            for e in (make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
+        )
         section = _defense_section(
             rows, list(store.verdict_rows()), defenses, st, usage_rows(store)
         )
@@ -569,13 +612,15 @@ def build_report(
         )
     rows, cost_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
     attack = attack_section(rundir, examples=min(examples, 3))
+    if attack is not None:
+        attack = replace(attack, report_conf=conf)
     depth = build_depth(rows, baseline, **st.kw())
     if depth is not None and depth.chains:
         depth = replace(depth, film=film[0], film_note=film[1])
     return Report(
         rundir=rundir,
-        config=config,
-        conditions=conditions,
+        config=unrooted(config, rundir),
+        conditions=unrooted(conditions, rundir),
         facts=facts,
         main_tables=tuple(main),
         breakdowns=tuple(_breakdowns(rows, defenses, baseline, st, extra)),

@@ -22,6 +22,8 @@ from ._section import estimate_value, number
 
 __all__ = [
     "METRIC_HELP",
+    "PAPER",
+    "PAPER_CITED",
     "agent_label",
     "csv_diff",
     "csv_estimate",
@@ -40,6 +42,11 @@ __all__ = [
     "settings_line",
     "svg_label",
 ]
+
+# The paper the report's findings are compared with (SPEC section 8): named in full once, where
+# a report first states its headline, and by its short name after.
+PAPER = "the DIBench paper"
+PAPER_CITED = f"{PAPER} (NeurIPS 2026, arXiv:2610.06898)"
 
 METRIC_HELP: tuple[tuple[str, str], ...] = (
     ("TCR", "task completion rate: the agent committed to some candidate."),
@@ -228,7 +235,9 @@ def _moved(d: PairedDiff) -> str:
     return f"changed by {number(d.diff, signed=True)} pp"
 
 
-def _p_clause(d: PairedDiff, p: float | None, word: str = "benign states") -> str:
+def _p_clause(
+    d: PairedDiff, p: float | None, word: str = "benign states", conf: float = 0.95
+) -> str:
     if p is None:
         if d.n == 0:
             return "no pairs"
@@ -237,36 +246,39 @@ def _p_clause(d: PairedDiff, p: float | None, word: str = "benign states") -> st
     text = fmt_p(p)
     clause = f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
     if d.n and not (d.lo > 0 or d.hi < 0):
-        clause = f"95% interval includes 0; {clause}"
+        clause = f"{level(conf)} interval includes 0; {clause}"
     return clause
 
 
-def finding_sentence(f: KeyFinding, *, deferral: bool = False, word: str = "benign states") -> str:
+def finding_sentence(
+    f: KeyFinding, *, deferral: bool = False, word: str = "benign states", conf: float = 0.95
+) -> str:
     """The paper's headline for one agent, in words: does completion rate overstate trust?
     With ``deferral`` (some run of the report asked the user) and an agent that deferred, a
-    second sentence says how often it asked, benign and injected, and how that moved."""
+    second sentence says how often it asked, benign and injected, and how that moved.
+    ``conf``: the level of the findings' intervals, as the sentence states it."""
     if f.n_pairs == 0:
         return f"{agent_label(f.framework, f.model)}: no benign/injected pairs to compare."
     verdict = (
         "completion rate overstates trust (the extra completions are not correct ones)."
         if f.completion_overstates_trust
-        else "the paper's pattern (TCR up, COR flat or down) is not shown here."
+        else f"{PAPER}'s pattern (TCR up, COR flat or down) is not shown here."
     )
     return (
         f"{agent_label(f.framework, f.model)}: under injection TCR {_moved(f.tcr_diff)} "
-        f"({_p_clause(f.tcr_diff, f.tcr_test.p_value, word)}) while COR {_moved(f.cor_diff)} "
-        f"({_p_clause(f.cor_diff, f.cor_test.p_value, word)}); "
+        f"({_p_clause(f.tcr_diff, f.tcr_test.p_value, word, conf)}) while COR "
+        f"{_moved(f.cor_diff)} ({_p_clause(f.cor_diff, f.cor_test.p_value, word, conf)}); "
         f"ASR {estimate_value(f.asr).text()}% over {f.n_pairs} pairs — {verdict}"
-        + (_deferral_sentence(f, word) if deferral and f.deferred else "")
+        + (_deferral_sentence(f, word, conf) if deferral and f.deferred else "")
     )
 
 
-def _deferral_sentence(f: KeyFinding, word: str) -> str:
+def _deferral_sentence(f: KeyFinding, word: str, conf: float) -> str:
     """How often the agent handed the choice back, and what the injection did to that."""
     return (
         f" It asked the user in {estimate_value(f.benign_defer).text()}% of benign and "
         f"{estimate_value(f.injected_defer).text()}% of injected runs: deferral "
-        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value, word)})."
+        f"{_moved(f.defer_diff)} ({_p_clause(f.defer_diff, f.defer_test.p_value, word, conf)})."
     )
 
 

@@ -109,7 +109,7 @@ def to_json(report: Report) -> str:
     doc: dict[str, Any] = {
         "report_version": REPORT_JSON_VERSION,
         "dibench_version": report.version,
-        "rundir": str(report.rundir),
+        "rundir": report.name,
         "config": plain(report.config),
         "conditions": plain(report.conditions),
         "settings": {"ci": report.ci, "conf": report.conf, "min_states": MIN_CLUSTERS},

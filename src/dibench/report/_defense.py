@@ -8,7 +8,8 @@ false-positive rate on benign screens (the detector table and, for scores, the R
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from dibench._values import Outcome
 from dibench.metrics import (
@@ -17,6 +18,7 @@ from dibench.metrics import (
     DefenseCost,
     DefenseRates,
     DetectorRates,
+    DetectorRoc,
     PairedChange,
     RunUsage,
 )
@@ -27,6 +29,7 @@ from ._common import (
     csv_estimate,
     csv_num,
     fmt_p,
+    level,
     method_note,
     no_test_note,
     plain,
@@ -67,18 +70,24 @@ __all__ = [
     "usage_rows",
 ]
 
+_D = TypeVar("_D", DetectorRates, DetectorRoc)
+
 INTRO = (
     "A defense is judged by the ASR it removes and the benign COR it costs. Differences are "
     "with minus without the defense, paired on the same instances and seeds, with an "
     "interval and a sign-flip p-value that take the benign states as the units."
 )
-DETECTOR_INTRO = (
-    "Recall on injected screens per attack and carrier; the false-positive rate is on benign "
-    "screens (the same negatives for every row). One unit per run: repeats of a screen count, "
-    "but intervals take the benign states as the units (Wilson intervals, where asked for, "
-    "the distinct screens). AUROC: Mann–Whitney with ties as one half, 95% state-bootstrap "
-    "interval."
-)
+
+
+def detector_intro(conf: float) -> str:
+    """How the detectors table reads, its intervals at ``conf``."""
+    return (
+        "Recall on injected screens per attack and carrier; the false-positive rate is on "
+        "benign screens (the same negatives for every row). One unit per run: repeats of a "
+        "screen count, but intervals take the benign states as the units (Wilson intervals, "
+        "where asked for, the distinct screens). AUROC: Mann–Whitney with ties as one half, "
+        f"{level(conf)} state-bootstrap interval."
+    )
 
 
 def slice_label(kind: str, value: str) -> str:
@@ -102,6 +111,44 @@ def ordered_detectors(section: DefenseSection) -> list[DetectorRates]:
     for d in section.detectors:
         groups.setdefault((d.framework, d.model, d.defense, d.detector), []).append(d)
     return [d for g in groups.values() for d in sorted(g, key=_slice_order)]
+
+
+Agent = tuple[str, str]
+_AGENT = ("framework", "model")
+
+
+def shared_by_agents(items: Sequence[_D]) -> list[tuple[tuple[Agent, ...], list[_D]]]:
+    """``items`` (detector rates or ROCs) grouped per (agent, condition, detector) in order,
+    with the groups of one condition and detector that are the same but for the agent merged
+    into one with all their agents: a detector that reads the screen before the agent (the
+    input stage) gives every agent on the same screens the same verdicts, and one table block
+    or curve says that once."""
+    groups: dict[tuple[str, ...], list[_D]] = {}
+    for x in items:
+        groups.setdefault((x.framework, x.model, x.defense, x.detector), []).append(x)
+    merged: dict[tuple[str, ...], tuple[list[Agent], list[_D]]] = {}
+    for (fw, model, dfn, det), xs in groups.items():
+        content = [{k: v for k, v in plain(x).items() if k not in _AGENT} for x in xs]
+        key = (dfn, det, repr(content))
+        if key in merged:
+            merged[key][0].append((fw, model))
+        else:
+            merged[key] = ([(fw, model)], xs)
+    return [(tuple(agents), xs) for agents, xs in merged.values()]
+
+
+def agents_label(agents: Sequence[Agent]) -> str:
+    return ", ".join(agent_label(fw, model) for fw, model in agents)
+
+
+def _shared_note(section: DefenseSection) -> str:
+    """What the detectors table says where agents share a block ('' where none do)."""
+    if all(len(agents) == 1 for agents, _ in shared_by_agents(section.detectors)):
+        return ""
+    return (
+        " Agents whose detector verdicts are the same (a detector that reads the screen before "
+        "the agent does) share one block."
+    )
 
 
 def _auc_value(a: Auroc | None) -> Value:
@@ -206,7 +253,8 @@ def comparison_table(section: DefenseSection) -> Table:
         label="defenses",
         html_class="est defense-comparison",
         caption="Without = the same agent with no defense; with = the defended condition. "
-        "Δ = with minus without on matched units (bold when the 95% interval excludes 0); "
+        f"Δ = with minus without on matched units (bold when the {level(section.conf)} interval "
+        "excludes 0); "
         "p = sign-flip test over benign states; pairs = injected runs matched in both "
         "conditions, states = the benign states behind them. Blocked: "
         "share of runs the defense stopped (⊥). Extra per run: model calls and input/output "
@@ -244,32 +292,37 @@ DETECTOR_COLUMNS = (
 
 
 def detector_table(section: DefenseSection) -> Table:
-    """Recall per attack and carrier against the false-positive rate, per detector."""
+    """Recall per attack and carrier against the false-positive rate, per detector; agents
+    with the same verdicts share one block (``shared_by_agents``)."""
     rows = []
-    for d in ordered_detectors(section):
-        cond = () if d.defense == d.detector else (f"condition {d.defense}",)
-        rows.append(
-            Row(
-                (
-                    Text(d.framework),
-                    Text(d.model),
-                    Text(d.defense),
-                    Text(d.detector),
-                    Text(slice_label(d.slice, d.value), strong=d.slice == "all"),
-                    Count(d.tp),
-                    Count(d.fn),
-                    Count(d.fp),
-                    Count(d.tn),
-                    Count(d.tp + d.fn),
-                    estimate_value(d.recall),
-                    Count(d.fp + d.tn),
-                    estimate_value(d.fpr),
-                    estimate_value(d.precision),
-                    _auc_value(d.auroc),
-                ),
-                band=(d.detector, *cond, f"{agent_label(d.framework, d.model)} · {d.stage} stage"),
+    blocks = shared_by_agents(ordered_detectors(section))
+    for agents, ds in blocks:
+        fws, models = (", ".join(dict.fromkeys(a[i] for a in agents)) for i in (0, 1))
+        for d in ds:
+            cond = () if d.defense == d.detector else (f"condition {d.defense}",)
+            rows.append(
+                Row(
+                    (
+                        Text(fws),
+                        Text(models),
+                        Text(d.defense),
+                        Text(d.detector),
+                        Text(slice_label(d.slice, d.value), strong=d.slice == "all"),
+                        Count(d.tp),
+                        Count(d.fn),
+                        Count(d.fp),
+                        Count(d.tn),
+                        Count(d.tp + d.fn),
+                        estimate_value(d.recall),
+                        Count(d.fp + d.tn),
+                        estimate_value(d.fpr),
+                        estimate_value(d.precision),
+                        _auc_value(d.auroc),
+                    ),
+                    band=(d.detector, *cond, f"{agents_label(agents)} · {d.stage} stage"),
+                )
             )
-        )
+    shared = _shared_note(section)
     return Table(
         DETECTOR_COLUMNS,
         tuple(rows),
@@ -278,9 +331,9 @@ def detector_table(section: DefenseSection) -> Table:
         band_head="detector",
         label="detectors",
         html_class="est detectors",
-        caption=f"{DETECTOR_INTRO} Precision depends on how many injected screens the run had "
-        "per benign one.",
-        tex_caption="Detectors: " + DETECTOR_INTRO,
+        caption=f"{detector_intro(section.conf)} Precision depends on how many injected screens "
+        f"the run had per benign one.{shared}",
+        tex_caption="Detectors: " + detector_intro(section.conf) + shared,
     )
 
 
@@ -355,11 +408,9 @@ def frontier_svgs(section: DefenseSection) -> list[tuple[str, str]]:
 
 def roc_svgs(section: DefenseSection) -> list[tuple[str, str, str]]:
     """(title, counts, svg) per score-based detector: all attacks in bold, then each probe."""
-    groups: dict[tuple[str, ...], list[Any]] = {}
-    for r in section.rocs:
-        groups.setdefault((r.framework, r.model, r.defense, r.detector), []).append(r)
     out = []
-    for (fw, model, dfn, det), rocs in groups.items():
+    for agents, rocs in shared_by_agents(section.rocs):
+        dfn, det = rocs[0].defense, rocs[0].detector
         every = next((r for r in rocs if r.value == "all"), rocs[0])
         rocs = sorted(rocs, key=lambda r: (r.value != "all", order_key("probe", r.value)))
         lines = [
@@ -372,7 +423,7 @@ def roc_svgs(section: DefenseSection) -> list[tuple[str, str, str]]:
             )
             for r in rocs
         ]
-        where = agent_label(fw, model) + ("" if dfn == det else f" · condition {dfn}")
+        where = agents_label(agents) + ("" if dfn == det else f" · condition {dfn}")
         title = f"ROC of {det} ({where})"
         counts = f"{every.n_pos:,} injected vs {every.n_neg:,} benign scored runs"
         out.append((title, counts, roc_chart(lines, label=title)))
@@ -500,7 +551,8 @@ def defense_view(section: DefenseSection) -> Section:
             Figure(
                 svg,
                 f"Defense frontier · {agent}",
-                "x: ASR, y: benign COR, whiskers: 95% intervals; the dark point is the agent "
+                f"x: ASR, y: benign COR, whiskers: {level(section.conf)} intervals; the dark "
+                "point is the agent "
                 "without defense; numbers refer to the legend",
             )
         )
@@ -514,7 +566,11 @@ def defense_view(section: DefenseSection) -> Section:
     if section.detectors:
         blocks += [
             Heading("Detectors", id="detectors"),
-            Para(DETECTOR_INTRO, lede=False, formats=frozenset({"md"})),
+            Para(
+                detector_intro(section.conf) + _shared_note(section),
+                lede=False,
+                formats=frozenset({"md"}),
+            ),
             detector_table(section),
         ]
     blocks += [
@@ -525,6 +581,7 @@ def defense_view(section: DefenseSection) -> Section:
         Note("The frontier plot (ASR against benign COR) and ROC curves are in the HTML report.")
     )
     doc = plain(section)
+    doc.pop("conf")  # stated in the report's settings
     doc["detectors"] = plain(ordered_detectors(section))
     return Section(
         "defenses",

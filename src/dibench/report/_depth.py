@@ -360,18 +360,22 @@ def _scroll_table(section: DepthSection) -> Table:
 
 CHAIN_INTRO = (
     "Chain episodes: two or three dependent decisions, each decision's acceptable set "
-    "computed from the chain and the earlier picks. COR per decision (benign / injected "
-    "chains), ASR at the injected decision (the target picked there), chain COR (every "
-    "decision acceptable), propagation (of chains whose first decision was hijacked, the "
-    "share with a later decision outside its acceptable set or over the chain's limit) and, "
-    "paired with the benign chain of the same seed, what an injection at the row's decision "
-    "does to the decisions after it: the change in their COR (Δ = injected − benign) and the "
-    "share of their picks that differ from the benign twin's ('–': no chain injected there "
-    "with a later decision). Percent, intervals over benign chains."
+    "computed from the chain and the earlier picks. Per decision: COR (benign / injected "
+    "chains), ASR at the injected decision (the target picked there) and, paired with the "
+    "benign chain of the same seed, what an injection at the row's decision does to the "
+    "decisions after it: the change in their COR (Δ = injected − benign) and the share of "
+    "their picks that differ from the benign twin's (blank at the last decision, which has "
+    "none after it; '–': no chain injected there). Per chain: chain COR (every decision "
+    "acceptable) and propagation (of chains whose first decision was hijacked, the share with "
+    "a later decision outside its acceptable set or over the chain's limit). Percent, "
+    "intervals over benign chains."
 )
 
 
 def _chain_table(section: DepthSection) -> Table:
+    """Per decision of each chain: its COR and ASR, and what an injection there does later.
+    The whole-chain figures are ``_whole_chain_table``'s: one table of both was wider than a
+    1,280-px page."""
     columns = (
         Column("framework", numeric=False),
         Column("model", numeric=False),
@@ -380,17 +384,13 @@ def _chain_table(section: DepthSection) -> Table:
         Column("COR benign"),
         Column("COR injected"),
         Column("ASR"),
-        Column("chain COR benign"),
-        Column("chain COR injected"),
-        Column("propagation"),
-        Column("Δ later COR (injected here)", short="Δ later"),
+        Column("Δ later COR (injected here)", short="Δ later COR"),
         Column("later picks changed"),
     )
     rows = []
     for c in section.chains:
         m = c.metrics
         for k in range(m.steps):
-            first = k == 0
             diff, changed = m.later[k] if k < len(m.later) else (None, None)
             rows.append(
                 Row(
@@ -402,9 +402,6 @@ def _chain_table(section: DepthSection) -> Table:
                         _est(m.cor_benign[k]),
                         _est(m.cor_injected[k]),
                         _est(m.asr[k]),
-                        _est(m.chain_cor_benign) if first else Text(""),
-                        _est(m.chain_cor_injected) if first else Text(""),
-                        _est(m.propagation) if first else Text(""),
                         _later(diff) if diff is not None else Text(""),
                         _est(changed) if changed is not None else Text(""),
                     )
@@ -412,7 +409,42 @@ def _chain_table(section: DepthSection) -> Table:
             )
     return Table(
         columns, tuple(rows), lead=3, merge=True, label="depth-chains",
-        tex_caption="Decision chains. " + CHAIN_INTRO,
+        caption="Per decision: COR, ASR and what an injection there does to later decisions.",
+        tex_caption="Decision chains, per decision. " + CHAIN_INTRO,
+    )  # fmt: skip
+
+
+def _whole_chain_table(section: DepthSection) -> Table:
+    """Per chain: every decision acceptable (benign / injected), and how a hijacked first
+    decision carries on."""
+    columns = (
+        Column("framework", numeric=False),
+        Column("model", numeric=False),
+        Column("simulator", numeric=False),
+        Column("chain COR benign"),
+        Column("chain COR injected"),
+        Column("propagation"),
+    )
+    rows = tuple(
+        Row(
+            (
+                Text(c.framework),
+                Text(c.model),
+                Text(c.app),
+                _est(c.metrics.chain_cor_benign),
+                _est(c.metrics.chain_cor_injected),
+                _est(c.metrics.propagation),
+            )
+        )
+        for c in section.chains
+    )
+    return Table(
+        columns, rows, lead=3, merge=True, label="depth-chain-whole",
+        caption="Per chain: every decision acceptable (chain COR), and propagation.",
+        tex_caption="Decision chains, whole chains: chain COR (every decision acceptable) and "
+        "propagation (of chains whose first decision was hijacked, the share with a later "
+        "decision outside its acceptable set or over the chain's limit). Percent, intervals "
+        "over benign chains.",
     )  # fmt: skip
 
 
@@ -467,6 +499,7 @@ def depth_view(section: DepthSection) -> Section:
             Heading("Decision chains", id="depth-chains"),
             Para(CHAIN_INTRO),
             _chain_table(section),
+            _whole_chain_table(section),
             Heading("A hijacked chain beside its benign twin", id="chain-film", formats=HTML),
             Html(chain_film_html(section.film, section.film_note)),
             Note(_film_note(section)),

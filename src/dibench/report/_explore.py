@@ -39,6 +39,7 @@ from ._common import (
     csv_estimate,
     csv_num,
     fmt_p,
+    level,
     method_note,
     no_test_note,
     plain,
@@ -111,14 +112,18 @@ BENIGN_COLOR, INJECTED_COLOR = "#0072B2", "#D55E00"
 # the examples' colours: the agent's action in blue, the target red, acceptable items green
 TAP_RGB, HALO_RGB = (21, 101, 192), (255, 255, 255)
 TARGET_RGB, OK_RGB = (211, 47, 47), (46, 125, 50)
-INTRO = (
-    "How much each agent looked before it decided: means per episode (shares in percent) over "
-    "benign episodes and their injected twins, paired on the benign episode and repeat. "
-    "Δ = injected minus benign with a 95% interval and a sign-flip p-value that take the "
-    "benign episodes as the units (bold when the interval excludes 0; from one episode there is "
-    "neither, below 10 no p-value). 'Actions to commit' uses only pairs where both episodes "
-    "committed."
-)
+
+
+def intro(conf: float) -> str:
+    """How the exploration table reads, its intervals at ``conf``."""
+    return (
+        "How much each agent looked before it decided: means per episode (shares in percent) "
+        "over benign episodes and their injected twins, paired on the benign episode and "
+        f"repeat. Δ = injected minus benign with a {level(conf)} interval and a sign-flip "
+        "p-value that take the benign episodes as the units (bold when the interval excludes 0; "
+        "from one episode there is neither, below 10 no p-value). 'Actions to commit' uses only "
+        "pairs where both episodes committed."
+    )
 
 
 # --- data ----------------------------------------------------------------------------------------
@@ -385,8 +390,9 @@ def build_explore(
         if cfg is not None:
             from dibench.sim import ChainSpec
 
-            # a chain's filmstrip would replay every decision in turn: not drawn yet
-            specs = {k: v for k, v in specs.items() if not isinstance(v, ChainSpec)}
+            # a chain is drawn decision by decision in the Depth section, not here
+            chains = {k for k, v in specs.items() if isinstance(v, ChainSpec)}
+            specs = {k: v for k, v in specs.items() if k not in chains}
             from dibench.sim import make_env
 
             ranked = _pairs(trajs, specs)
@@ -420,14 +426,28 @@ def build_explore(
                     )
                 )
             if len(films) < filmstrips and not note:
-                note = f"only {len(films)} benign/injected pairs with recorded moves to show"
+                note = _film_shortage(len(films), any(t.instance_id in chains for t in trajs))
     return ExploreSection(
         comparisons=tuple(comparisons),
         actions=_mixes(trajs),
         filmstrips=tuple(films),
         episodes=len(trajs),
         film_note=note,
+        conf=conf,
     )
+
+
+def _film_shortage(shown: int, chains: bool) -> str:
+    """Why fewer filmstrips than asked: too few single-decision pairs, and where the chain
+    episodes (never drawn here) are."""
+    there = "the Depth section draws a hijacked chain beside its benign twin, decision by decision"
+    if shown == 0 and chains:
+        return f"the episodes are decision chains: {there}"
+    pairs = "pair" if shown == 1 else "pairs"
+    count = "no" if shown == 0 else f"only {shown}"
+    kind = "single-decision " if chains else ""
+    text = f"{count} {kind}benign/injected {pairs} with recorded moves to show"
+    return f"{text}; {there}" if chains else text
 
 
 # --- a chain's filmstrip --------------------------------------------------------------------------
@@ -949,7 +969,7 @@ def explore_table(section: ExploreSection) -> Table:
         band_class="probe",
         caption="Means per episode; '(%)' rows are shares of episodes. Δ in the row's unit "
         "(percentage points for shares)." + note,
-        tex_caption="Exploration: " + INTRO + note,
+        tex_caption="Exploration: " + intro(section.conf) + note,
         side=side,
     )
 
@@ -988,7 +1008,7 @@ def mix_table(section: ExploreSection) -> Table:
 def explore_view(section: ExploreSection) -> Section:
     """The Exploration section: the paired table (with each agent's action plot beside it in
     HTML), the action mix, and the filmstrips."""
-    blocks: list[Block] = [Para(INTRO), explore_table(section)]
+    blocks: list[Block] = [Para(intro(section.conf)), explore_table(section)]
     if note := explore_note(section):
         blocks.append(Para(note, lede=False, formats=frozenset({"md"})))
     blocks += [

@@ -308,6 +308,7 @@ class DefenseSection:
     comparisons: tuple[DefenseComparison, ...]
     detectors: tuple[DetectorRates, ...]
     rocs: tuple[DetectorRoc, ...]
+    conf: float = 0.95  # the level of its intervals (the report's), stated in its captions
 
     @property
     def agents(self) -> tuple[tuple[str, str], ...]:
@@ -415,6 +416,7 @@ class ExploreSection:
     filmstrips: tuple[Filmstrip, ...]
     episodes: int  # trajectories analysed
     film_note: str  # '' or why there are fewer filmstrips than asked for
+    conf: float = 0.95  # the level of its intervals (the report's), stated in its captions
 
     @property
     def agents(self) -> tuple[tuple[str, str, str], ...]:
@@ -461,6 +463,10 @@ class AttackSection:
     rejected: int
     eval_queries: int
     examples: list[AttackExample] = field(default_factory=list)
+    # the search computes its held-out intervals at 95% (``attack``'s evaluate), whatever the
+    # report's level: the captions say the search's level, and the report's where it differs
+    conf: float = 0.95
+    report_conf: float = 0.95
 
 
 @dataclass(frozen=True)
@@ -552,15 +558,15 @@ class CostSection:
 class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
-    rundir: Path
-    config: dict[str, Any]  # run.json ({} when absent)
-    conditions: dict[str, dict[str, Any]]  # the store's condition records
+    rundir: Path  # where ``write_report`` writes by default; the formats show only ``name``
+    config: dict[str, Any]  # run.json ({} when absent), absolute paths made relative
+    conditions: dict[str, dict[str, Any]]  # the store's condition records, likewise
     facts: RunFacts
     main_tables: tuple[Table, ...]  # model x probe by framework, one per defense (baseline first)
     breakdowns: tuple[Table, ...]
     findings: tuple[KeyFinding, ...]
     examples: tuple[Example, ...]
-    dataset: str | None  # the dataset path used for screenshots
+    dataset: str | None  # the dataset used for screenshots: relative to the run, or its name
     dataset_note: str  # '' when the dataset opened, else why examples lack screenshots
     ci: str
     conf: float
@@ -575,6 +581,11 @@ class Report:
     # (DEFER) and confirmation (CONFIRM) rates are shown; a run without either reads as before
     deferred: bool = False
     confirmed: bool = False
+
+    @property
+    def name(self) -> str:
+        """The run directory's name, as every format titles the report (never its path)."""
+        return self.rundir.name or self.rundir.absolute().name
 
     @property
     def extra_metrics(self) -> tuple[str, ...]:

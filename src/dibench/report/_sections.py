@@ -14,6 +14,7 @@ from dibench.metrics import KeyFinding, PairedDiff, StateTest
 
 from ._attack import attack_view
 from ._common import (
+    PAPER_CITED,
     agent_label,
     csv_diff,
     csv_estimate,
@@ -248,7 +249,10 @@ def finding_section(report: Report) -> Section:
     findings = report.findings
     extra = report.extra_metrics
     word = states_word(report)
-    sentences = tuple(finding_sentence(k, deferral="DEFER" in extra, word=word) for k in findings)
+    sentences = tuple(
+        finding_sentence(k, deferral="DEFER" in extra, word=word, conf=report.conf)
+        for k in findings
+    )
     note = _finding_note(findings, word)
     caption = (
         "Benign and injected rates over all valid runs; Δ = paired change (injected "
@@ -279,9 +283,9 @@ def finding_section(report: Report) -> Section:
     )
     blocks = (
         Para(
-            "The paper's headline: injection raises TCR while COR stays flat or drops, so "
-            "completion rate alone overstates how far an agent can be trusted.",
-            formats=HTML,
+            f"The headline of {PAPER_CITED}: injection raises TCR while COR stays flat or "
+            "drops, so completion rate alone overstates how far an agent can be trusted.",
+            formats=HTML | {"md"},
         ),
         Items(sentences, formats=HTML),
         _dumbbells(findings),

@@ -120,7 +120,7 @@ def section_md(sec: Section) -> list[str]:
 
 def to_markdown(report: Report) -> str:
     """The whole report as GitHub-flavoured markdown."""
-    out = [f"# DIBench report: {_md(report.rundir.name)}", ""]
+    out = [f"# DIBench report: {_md(report.name)}", ""]
     out += [f"- **{name}** — {text}" for name, text in METRIC_HELP]
     out += ["", md_line(settings_line(report))]
     for sec in sections(report):
@@ -251,7 +251,7 @@ def _tex_view(t: Table) -> list[str]:
 def to_latex(report: Report) -> str:
     """Every table as a booktabs ``table`` environment, ready for ``\\input``."""
     out = [
-        f"% DIBench report for {latex_escape(report.rundir.name)} (dibench {report.version}).",
+        f"% DIBench report for {latex_escape(report.name)} (dibench {report.version}).",
         r"% Requires \usepackage{booktabs}. " + latex_escape(settings_line(report)),
         "",
     ]
