@@ -941,7 +941,11 @@ def report(
     "rundirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv", "parquet"]),
+    default="jsonl",
+    show_default=True,
 )
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -951,8 +955,9 @@ def report(
 )
 @_guard
 def export(rundirs: tuple[Path, ...], fmt: str, out: Path | None, replies: Path | None) -> None:
-    """Export the per-row results of a run (JSONL or Parquet); several run directories of one
-    dataset give one file of all their rows (written into the first unless ``--out``)."""
+    """Export the per-row results of a run (JSONL, CSV or Parquet, the same columns; in CSV a
+    nested value is its JSON text); several run directories of one dataset give one file of
+    all their rows (written into the first unless ``--out``)."""
     from dibench._extras import require_extra
     from dibench.runner import RunDir
 
