@@ -547,17 +547,20 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "nothing new"
     from dibench._text_safety import visible
 
+    # an infrastructure error is stored only as a marker for the resume to run again: it is
+    # no result, so the count of runs stored leaves it out and says it apart
+    kept = (
+        f", {p.infra_errors} infrastructure error{'s' if p.infra_errors != 1 else ''} kept to "
+        "retry on resume"
+        if p.infra_errors
+        else ""
+    )
     click.echo(
-        f"{visible(summary.condition)}: {p.done}/{p.total} runs stored in {out / 'results.sqlite'} "
-        f"({p.skipped} already there; this session: {outcomes}; {p.calls} calls, "
-        f"{p.input_tokens + p.output_tokens:,} tokens, ${p.cost_usd:.4f}, "
+        f"{visible(summary.condition)}: {p.done - p.infra_errors}/{p.total} runs stored in "
+        f"{out / 'results.sqlite'}{kept} ({p.skipped} already there; this session: {outcomes}; "
+        f"{p.calls} calls, {p.input_tokens + p.output_tokens:,} tokens, ${p.cost_usd:.4f}, "
         f"{summary.seconds:.1f} s)"
     )
-    if p.infra_errors:
-        click.echo(
-            f"  {p.infra_errors} infrastructure errors were stored and will be retried on resume",
-            err=True,
-        )
     if summary.left_out:  # as `dibench import` names the instances it leaves out
         _echo_left_out(
             f"{len(summary.left_out)} injected twin(s) whose target's title box is too small "
