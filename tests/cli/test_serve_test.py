@@ -93,3 +93,20 @@ def test_a_multi_role_framework_and_a_taken_port_are_refused_in_one_line() -> No
     assert taken.stderr.startswith(f"dibench: error: --port {port}: cannot listen on 127.0.0.1:")
     off = invoke("serve-test", "--tap", "2,0.5", "--port", "0")
     assert off.returncode == 2 and "'--tap'" in off.stderr
+
+
+def test_sigterm_stops_it_as_ctrl_c_does() -> None:
+    """A shell's background job starts with SIGINT ignored: kill (SIGTERM) is its Ctrl-C."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dibench.testing", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("test server on http://127.0.0.1:")
+    proc.terminate()
+    rest, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and err == ""
+    assert rest.splitlines()[-1] == "test server stopped after 0 calls"

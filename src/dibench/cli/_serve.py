@@ -8,7 +8,9 @@ or the inspect task end to end without a GPU or a key.
 from __future__ import annotations
 
 import shlex
+import signal
 import threading
+from types import FrameType
 
 import click
 
@@ -26,6 +28,10 @@ def _point(value: str) -> tuple[float, float]:
     if not (0 <= x <= 1 and 0 <= y <= 1):
         raise click.BadParameter(f"{value!r}: X and Y lie in 0..1", param_hint="'--tap'")
     return x, y
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 @main.command("serve-test")
@@ -76,15 +82,18 @@ def serve_test(
     except RuntimeError as exc:
         cause = exc.__cause__ or exc
         _fail(f"--port {port}: cannot listen on {host}:{port}: {cause}")
+    # SIGTERM (kill, a service manager) ends it as Ctrl-C does; a shell's background job
+    # starts with SIGINT ignored, so it has only this one
+    signal.signal(signal.SIGTERM, _interrupt)
     url = server.base_url
     run = (
         f"dibench run --dataset DIR --framework {shlex.quote(framework)} --model openai:test "
         f"--base-url {url} --out runs/test"
     )
-    click.echo(f"test server on {url}, answering in {what}")
-    click.echo(f"  {run}")
-    click.echo("  Ctrl-C stops it")
     try:
+        click.echo(f"test server on {url}, answering in {what}")
+        click.echo(f"  {run}")
+        click.echo("  Ctrl-C stops it")
         threading.Event().wait()
     except KeyboardInterrupt:
         server.stop()
