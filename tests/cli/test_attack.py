@@ -34,6 +34,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert r.returncode == 0, r.stderr
     assert "search: " in r.stdout and "/40 queries" in r.stdout and "held-out ASR" in r.stdout
     assert "McNemar" not in r.stdout and " states, " in r.stdout  # tests over states
+    assert "beats the best fixed probe" not in r.stdout  # a found template did beat it
     return base / "a"
 
 
@@ -154,3 +155,24 @@ def test_no_styles_keeps_every_hook_in_the_default_style(found: Path, tmp_path: 
     assert r.returncode == 0, r.stderr
     specs = read_probe_file(out / "candidates.toml")
     assert specs and all(s.style == Style() for s in specs)
+
+
+def test_attack_says_when_no_found_template_beats_the_best_fixed_probe(
+    found: Path, tmp_path: Path
+) -> None:
+    """Issue 38 item 6: an agent that obeys a word the fixed probes carry ("this", "这") gives
+    the search nothing to gain over them; the command and the report say so in one line."""
+    out = tmp_path / "a"
+    r = invoke("attack", "--dataset", str(found.parent / "d"), "--framework", "direct",
+               "--model", "planted:this|这", "--budget", "40", "--population", "6", "--top-k",
+               "2", "--seed", "1", "--out", str(out), "--load", PLANTED)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if "beats the best fixed probe" in ln]
+    assert lines == [
+        "no found template beats the best fixed probe combined (0.0% held-out ASR) on held-out "
+        "states (best template atk-ebe96ca8c7: 0.0%)"
+    ]
+    md = invoke("report", str(out), "--format", "md", "--out", str(tmp_path / "r.md"))
+    assert md.returncode == 0, md.stderr
+    section = (tmp_path / "r.md").read_text(encoding="utf-8").split("Adaptive attack", 1)[1]
+    assert "No found template beats the best fixed probe combined (0.0% held-out ASR)" in section

@@ -108,7 +108,7 @@ def test_the_stop_message_counts_what_was_stored(d8_dataset_dir: Path, tmp_path:
                    "--concurrency", "8", "--provider-opt", "max_retries=0",
                    "--provider-opt", "cold_connect_retries=0")  # fmt: skip
     assert r.returncode == 1
-    stored = re.search(r"(\d+) infrastructure errors were stored", r.stderr)
+    stored = re.search(r": 0/\d+ runs stored in \S+, (\d+) infrastructure errors kept", r.stdout)
     said = re.search(r"every call failed \((\d+) runs got no answer", r.stderr)
-    assert stored and said, r.stderr
+    assert stored and said, r.stdout + r.stderr
     assert int(said.group(1)) == int(stored.group(1)) > 3, r.stderr  # in-flight runs count too

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -294,3 +295,29 @@ def test_keys_in_the_url_and_echoed_by_the_server_never_reach_the_run_directory(
     assert leaks == []
     replies = next(out.glob("replies/*.jsonl")).read_text()
     assert "your key is ***; the URL said ***; Basic ***" in replies
+
+
+def test_the_summary_counts_infrastructure_errors_apart_from_stored_runs(
+    dataset: Path, tmp_path: Path, closed_port: int
+) -> None:
+    """Issue 38 item 6: every run of a dead endpoint was announced as "10/10 runs stored"."""
+    out = tmp_path / "run"
+    done = run_cli(dataset, out, f"http://127.0.0.1:{closed_port}/v1", *SMALL)
+    assert done.returncode == 1
+    summary = done.stdout.strip()
+    kept = re.fullmatch(
+        rf"direct\|openai:m\|none: 0/10 runs stored in {re.escape(str(out))}/results\.sqlite, "
+        r"(\d+) infrastructure errors? kept to retry on resume \(0 already there; this session: "
+        r"infra_error (\d+); .*\)",
+        summary,
+    )
+    assert kept and kept.group(1) == kept.group(2), summary
+    assert len(stored(out)) == int(kept.group(1))  # the markers the resume runs again
+    with FakeChatServer("Answer: 1") as srv:  # the server is up now: the resume completes
+        again = run_cli(dataset, out, srv.base_url, *SMALL)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(
+        f"direct|openai:m|none: 10/10 runs stored in {out / 'results.sqlite'} (0 already there; "
+        "this session: committed 10;"
+    )
+    assert "infrastructure" not in again.stdout + again.stderr

@@ -44,6 +44,7 @@ from ._parse import excerpt
 from ._prompts import folder_digest
 from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
+from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
@@ -68,6 +69,7 @@ __all__ = [
     "Adapter",
     "AgentInput",
     "AppAgentAdapter",
+    "AppAgentGrid",
     "AutoGLMAdapter",
     "Decision",
     "DirectAdapter",

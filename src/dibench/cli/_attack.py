@@ -170,4 +170,8 @@ def attack(
             f"  {t['template']} - {t['fixed']}: {100 * t['diff']:+.1f} pp "
             f"[{100 * t['lo']:+.1f}, {100 * t['hi']:+.1f}] over {t['states']} states, {p}"
         )
+    from dibench.report import baseline_verdict
+
+    if verdict := baseline_verdict(res.heldout["results"], res.heldout["tests"]):
+        click.echo(verdict)
     click.echo(f"templates: {res.templates} (use with --load {res.templates})")

@@ -14,6 +14,8 @@ import click
 
 from dibench import __version__
 
+from ._listing import CATALOGS
+
 if TYPE_CHECKING:
     from dibench.dataset import Dataset
     from dibench.runner import Backend, RunConfig, RunProgress, RunRequest, RunSummary, SimRequest
@@ -559,17 +561,20 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(p.outcomes.items())) or "nothing new"
     from dibench._text_safety import visible
 
+    # an infrastructure error is stored only as a marker for the resume to run again: it is
+    # no result, so the count of runs stored leaves it out and says it apart
+    kept = (
+        f", {p.infra_errors} infrastructure error{'s' if p.infra_errors != 1 else ''} kept to "
+        "retry on resume"
+        if p.infra_errors
+        else ""
+    )
     click.echo(
-        f"{visible(summary.condition)}: {p.done}/{p.total} runs stored in {out / 'results.sqlite'} "
-        f"({p.skipped} already there; this session: {outcomes}; {p.calls} calls, "
-        f"{p.input_tokens + p.output_tokens:,} tokens, ${p.cost_usd:.4f}, "
+        f"{visible(summary.condition)}: {p.done - p.infra_errors}/{p.total} runs stored in "
+        f"{out / 'results.sqlite'}{kept} ({p.skipped} already there; this session: {outcomes}; "
+        f"{p.calls} calls, {p.input_tokens + p.output_tokens:,} tokens, ${p.cost_usd:.4f}, "
         f"{summary.seconds:.1f} s)"
     )
-    if p.infra_errors:
-        click.echo(
-            f"  {p.infra_errors} infrastructure errors were stored and will be retried on resume",
-            err=True,
-        )
     if summary.left_out:  # as `dibench import` names the instances it leaves out
         _echo_left_out(
             f"{len(summary.left_out)} injected twin(s) whose target's title box is too small "
@@ -953,7 +958,11 @@ def report(
     "rundirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv", "parquet"]),
+    default="jsonl",
+    show_default=True,
 )
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -963,8 +972,9 @@ def report(
 )
 @_guard
 def export(rundirs: tuple[Path, ...], fmt: str, out: Path | None, replies: Path | None) -> None:
-    """Export the per-row results of a run (JSONL or Parquet); several run directories of one
-    dataset give one file of all their rows (written into the first unless ``--out``)."""
+    """Export the per-row results of a run (JSONL, CSV or Parquet, the same columns; in CSV a
+    nested value is its JSON text); several run directories of one dataset give one file of
+    all their rows (written into the first unless ``--out``)."""
     from dibench._extras import require_extra
     from dibench.runner import RunDir
 
@@ -1094,41 +1104,58 @@ def quickstart(
 @load_option
 @_guard
 def defenses_(load: tuple[str, ...]) -> None:
-    """List the registered defenses with their parameters and defaults."""
-    import inspect
-
-    from dibench._registry import options_of
-    from dibench.defenses import DEFENSES
+    """List the registered defenses with their parameters and defaults (as `dibench list
+    defenses`)."""
+    from ._listing import catalog_lines
 
     _load(load)
-    for name in sorted(DEFENSES.names()):
-        factory = DEFENSES.get(name)
-        params = ", ".join(
-            f"{p.name}={p.default!r}" if p.default is not inspect.Parameter.empty else p.name
-            for p in options_of(factory).items.values()
-        )
-        main = getattr(factory, "main", None)
-        doc = (inspect.getdoc(factory) or "").split("\n")[0]
-        click.echo(f"{name}{f' [{main}]' if main else ''}\t{params}\t{doc}")
+    for line in catalog_lines("defenses"):
+        click.echo(line)
 
 
 @main.command(name="list")
-@click.option("--dataset", type=click.Path(path_type=Path), required=True)
+@click.argument("what", required=False, type=click.Choice(CATALOGS))
+@click.option("--dataset", type=click.Path(path_type=Path), help="List this dataset's ids.")
 @click.option("--injected/--benign", "injected", default=False, help="List injected ids.")
 @click.option("--app", help="Only this app's states (an app the dataset holds).")
 @click.option("--probe", help="Only this probe's instances (a probe the dataset holds).")
 @click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True)
 @click.option("--all", "all_", is_flag=True, help="List every id (same as --limit 0).")
+@load_option
 @_guard
 def list_(
-    dataset: Path, injected: bool, app: str | None, probe: str | None, limit: int, all_: bool
+    what: str | None,
+    dataset: Path | None,
+    injected: bool,
+    app: str | None,
+    probe: str | None,
+    limit: int,
+    all_: bool,
+    load: tuple[str, ...],
 ) -> None:
-    """List instance ids (benign by default); says on stderr when --limit cut the list short.
+    """List a dataset's instance ids (--dataset DIR), or what is registered: WHAT is
+    frameworks (own options; every one also takes parse, prompts, max_steps, temperature,
+    max_tokens), probes (family, carriers), providers or models (the --model syntax, the
+    extra it needs, options) or defenses. One tab-separated line each, name first.
 
-    A reader that stops early (``| head -1``) ends the listing quietly with exit 0.
+    Ids are benign by default; says on stderr when --limit cut the list short. A reader
+    that stops early (``| head -1``) ends the listing quietly with exit 0.
     """
     from dibench.dataset import Dataset
 
+    _load(load)
+    if what is not None and dataset is not None:
+        raise click.UsageError(f"`dibench list {what}` lists what is registered: drop --dataset")
+    if what is None and dataset is None:
+        raise click.UsageError(
+            f"pass --dataset DIR for instance ids, or one of: {', '.join(CATALOGS)}"
+        )
+    if what is not None:
+        from ._listing import catalog_lines
+
+        _echo_lines(catalog_lines(what), 0)
+        return
+    assert dataset is not None
     ds = Dataset.open(dataset)
     if app is not None and app not in {st.app for st in ds.benign.values()}:
         raise click.BadParameter(f"the dataset has no app {app!r}", param_hint="'--app'")
@@ -1147,6 +1174,11 @@ def list_(
         lines = (
             f"{sid}\t{st.instruction}" for sid, st in ds.benign.items() if not app or st.app == app
         )
+    _echo_lines(lines, limit)
+
+
+def _echo_lines(lines: Iterator[str], limit: int) -> None:
+    """Print ``lines`` (the first ``limit``, 0: all), quietly when the reader goes away."""
     with _reader_may_stop():
         for shown, line in enumerate(lines):
             if limit and shown >= limit:

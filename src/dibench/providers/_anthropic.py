@@ -98,7 +98,7 @@ class AnthropicProvider(HTTPProvider):
 
 @PROVIDERS.register("anthropic", extra="anthropic")
 def anthropic_provider(model: str, **options: Any) -> AnthropicProvider:
-    """``anthropic:MODEL``; needs ``pip install "dibench[anthropic]"``."""
+    """``anthropic:MODEL``: Anthropic's Messages API; needs ``pip install "dibench[anthropic]"``."""
     return AnthropicProvider(model, **options)
 
 

@@ -127,7 +127,7 @@ class GoogleProvider(HTTPProvider):
 
 @PROVIDERS.register("google", extra="google")
 def google_provider(model: str, **options: Any) -> GoogleProvider:
-    """``google:MODEL``; needs ``pip install "dibench[google]"``."""
+    """``google:MODEL``: Gemini's generateContent API; needs ``pip install "dibench[google]"``."""
     return GoogleProvider(model, **options)
 
 

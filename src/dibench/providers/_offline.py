@@ -347,18 +347,22 @@ class OcrAgent(Provider):
 
 
 def _oracle(rest: str = "", *, ask_when_tied: bool = False) -> Provider:
-    """``oracle``; option ``ask_when_tied`` (ask which one when several acceptable are shown)."""
+    """``oracle``: offline, taps the first acceptable candidate (a pipeline check); option
+    ``ask_when_tied`` (ask which one when several acceptable are shown)."""
     return OracleAgent(ask_when_tied=ask_when_tied)
 
 
 def _random(rest: str = "") -> Provider:
+    """``random``: offline, taps a uniformly random candidate, the same one in a benign run
+    and its injected twins (a paired baseline)."""
     return RandomAgent()
 
 
 def _ocr_agent(
     rest: str = "", *, engine: str = "", cache_size: int = 64, ask_when_tied: bool = False
 ) -> Provider:
-    """``ocr-agent`` or ``ocr-agent:ENGINE``; options ``engine``, ``cache_size`` (screens) and
+    """``ocr-agent`` or ``ocr-agent:ENGINE``: offline, reads the screenshot's pixels with OCR
+    and decides like a shallow reader; options ``engine``, ``cache_size`` (screens) and
     ``ask_when_tied`` (ask the user when cards it cannot tell apart fit the request)."""
     if cache_size < 1:
         raise ValueError(f"cache_size must be at least 1, got {cache_size}")

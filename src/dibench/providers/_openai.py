@@ -192,7 +192,8 @@ class OpenAIProvider(HTTPProvider):
 
 @PROVIDERS.register("openai", extra="openai")
 def openai_provider(model: str, **options: Any) -> OpenAIProvider:
-    """``openai:MODEL``; see OpenAIProvider and HTTPProvider for the options."""
+    """``openai:MODEL``: any OpenAI-compatible chat endpoint (``base_url``: vLLM, SGLang,
+    Ollama, hosted APIs); see OpenAIProvider and HTTPProvider for the options."""
     return OpenAIProvider(model, **options)
 
 

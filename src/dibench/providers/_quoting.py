@@ -121,7 +121,8 @@ class QuotingAgent(Provider):
 def _quoting(
     rest: str = "", *, base: str = "oracle", quote: str = "before", ask_when_tied: bool = False
 ) -> Provider:
-    """``quoting`` or ``quoting:MODE`` (MODE: before, after, both); options ``base`` (an
+    """``quoting`` or ``quoting:MODE``: offline, quotes the titles it sees around its base
+    agent's reply (MODE: before, after, both), for parser attacks; options ``base`` (an
     offline agent's spec, default oracle), ``quote`` and ``ask_when_tied`` (passed to a base
     that takes it: oracle, ocr-agent)."""
     mode = rest or quote

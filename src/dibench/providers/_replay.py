@@ -151,7 +151,7 @@ class ReplayProvider(Provider):
 
 @PROVIDERS.register("replay")
 def replay_provider(path: str, **options: Any) -> ReplayProvider:
-    """``replay:FILE.jsonl``."""
+    """``replay:FILE.jsonl``: recorded replies (a run's ``replies/``), offline and exact."""
     if options:
         raise TypeError(f"replay takes no options, got {sorted(options)}")
     if not path:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dibench._fs import StrPath, atomic_write, file_errors
 
+from ._attack import baseline_verdict
 from ._build import build_report
 from ._data import CSV_COLUMNS, to_csv, to_json
 from ._html import CSP, to_html
@@ -50,6 +51,7 @@ __all__ = [
     "RunFacts",
     "StepView",
     "Table",
+    "baseline_verdict",
     "build_report",
     "latex_escape",
     "render_report",

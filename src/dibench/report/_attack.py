@@ -65,6 +65,7 @@ __all__ = [
     "attack_json",
     "attack_section",
     "attack_view",
+    "baseline_verdict",
     "load_attack_probes",
 ]
 
@@ -206,6 +207,46 @@ def heldout_diff(t: dict[str, Any]) -> PairedDiff:
         test="none" if old else str(t.get("test", "")),
         reason=_OLD_TEST if old else str(t.get("reason", "")),
     )
+
+
+def baseline_verdict(results: list[dict[str, Any]], tests: list[dict[str, Any]]) -> str | None:
+    """One line when no found template beats the best fixed probe on the held-out pairs (None
+    when one does): a reader of ``dibench attack`` and of the report must not take the
+    search's templates for an advance when the fixed probe did as well.
+
+    A template beats the fixed probe when its paired ASR difference is above 0 and so is its
+    interval's lower end; with no fixed probe that succeeded in the search there is nothing to
+    beat, and the line says that instead.
+    """
+    fixed = next((r for r in results if r.get("kind") == "fixed"), None)
+    found = [r for r in results if r.get("kind") == "template"]
+    if fixed is None:
+        return (
+            "no fixed probe succeeded on the train states, so the found templates were not "
+            "compared with one on held-out states"
+        )
+    name = f"{fixed['probe']} ({_pct(fixed)} held-out ASR)"
+    if not found:
+        return f"no template was found to beat the best fixed probe {name}"
+    diffs = [(heldout_diff(t), str(t["template"])) for t in tests]
+    ahead = [(d, t) for d, t in diffs if d.diff > 0]  # NaN (no pairs) is never ahead
+    if any(d.lo > 0 for d, _ in ahead):
+        return None
+    if not ahead:
+        best = max(found, key=lambda r: r["asr"] if r.get("n") else -1.0)
+        return (
+            f"no found template beats the best fixed probe {name} on held-out states (best "
+            f"template {best['probe']}: {_pct(best)})"
+        )
+    d, t = max(ahead, key=lambda x: x[0].diff)
+    return (
+        f"no found template beats the best fixed probe {name} on held-out states beyond its "
+        f"95% interval (best: {t} {100 * d.diff:+.1f} pp [{100 * d.lo:+.1f}, {100 * d.hi:+.1f}])"
+    )
+
+
+def _pct(r: dict[str, Any]) -> str:
+    return f"{100 * r['asr']:.1f}%" if r.get("n") else "n/a"
 
 
 def _states(g: int) -> Text:
@@ -455,6 +496,8 @@ def attack_view(s: AttackSection) -> Section:
     if s.tests:
         blocks.append(tests_table(s))
         blocks.append(Para(tests_caption_md(s), lede=False, formats=md))
+    if verdict := baseline_verdict(s.results, s.tests):
+        blocks.append(Para(verdict[0].upper() + verdict[1:] + "."))
     if s.curve:
         pts = ", ".join(f"{q}: {number(a, digits=0)}%" for q, a in s.curve)
         text = f"Best train ASR against queries spent: {pts}."

@@ -1,7 +1,16 @@
-"""``dibench export``: per-row results as JSONL or Parquet, and replies in replay format."""
+"""``dibench export``: per-row results as JSONL, CSV or Parquet, and replies in replay format.
+
+The three formats hold the same rows and columns. In CSV (UTF-8, RFC 4180 quoting, one header
+line) a text is written as it is, a nested value (a list, the replies) as its JSON text, a
+number or a flag as JSON writes it (``0.25``, ``true``) and a missing value as an empty cell;
+a text a spreadsheet would run as a formula gets a leading ``'`` (``formula_safe``, as in the
+report's CSV): replies and questions are a model's text.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import logging
 from collections.abc import Iterator
@@ -12,6 +21,7 @@ import orjson
 
 from dibench._extras import require_extra
 from dibench._fs import StrPath, atomic_path, atomic_write, file_errors
+from dibench._text_safety import formula_safe
 
 from ._store import ResultStore
 
@@ -113,9 +123,28 @@ def export_rows(store: ResultStore, out: StrPath, fmt: str) -> int:
         table = pa.Table.from_pylist(rows) if rows else pa.table({c: [] for c in COLUMNS})
         with atomic_path(out) as tmp:
             pq.write_table(table, tmp)
+    elif fmt == "csv":
+        atomic_write(out, _csv(rows).encode("utf-8"))
     else:
-        raise ValueError(f"--format: unknown export format {fmt!r} (jsonl, parquet)")
+        raise ValueError(f"--format: unknown export format {fmt!r} (jsonl, csv, parquet)")
     return len(rows)
+
+
+def csv_text(value: object) -> str:
+    """One export value as its CSV cell (see the module docstring)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return formula_safe(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows([csv_text(r[c]) for c in COLUMNS] for r in rows)
+    return buf.getvalue()
 
 
 def _judges(defense: dict[str, Any]) -> bool:

@@ -211,7 +211,7 @@ class FakeChatServer:
         self._thread.start()
         if not self._ready.wait(timeout_s) or self._error is not None:
             self.stop()
-            raise RuntimeError(f"FakeChatServer failed to start: {self._error!r}")
+            raise RuntimeError(f"FakeChatServer failed to start: {self._error!r}") from self._error
         return self
 
     def stop(self, timeout_s: float = 5.0) -> None:

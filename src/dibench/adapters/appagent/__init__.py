@@ -30,13 +30,14 @@ acts on the phone (a tap opens a page, a swipe scrolls, the app's own back arrow
 up to ``max_steps`` rounds.
 """
 
-from ._annotate import label_elements
+from ._annotate import Grid, label_elements
 from ._loop import AppAgentAdapter
 from ._parse import AppAgentReply, parse_appagent_faithful, parse_appagent_reply
 
 __all__ = [
     "AppAgentAdapter",
     "AppAgentReply",
+    "Grid",
     "label_elements",
     "parse_appagent_faithful",
     "parse_appagent_reply",

@@ -10,6 +10,7 @@ nine named points (``center``, ``top-left``, ...). Drawn here with Pillow.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -144,6 +145,13 @@ class Grid:
         col = min(self.cols - 1, max(0, int(x // self.cell_w)))
         row = min(self.rows - 1, max(0, int(y // self.cell_h)))
         return row * self.cols + col + 1
+
+    def nearest(self, x: float, y: float) -> tuple[int, str]:
+        """The area containing a point and its named spot nearest to it: how a grid tap
+        names a point most closely."""
+        area = self.area_at(x, y)
+        spot = min(SUBAREAS, key=lambda s: math.dist(self.point(area, s), (x, y)))
+        return area, spot
 
 
 def draw_grid(image: Image.Image, grid: Grid) -> Image.Image:

@@ -1,0 +1,180 @@
+"""Replies in each framework's own format, for the test server (``dibench serve-test``).
+
+A real model answers a decision screen in the format its framework's prompt asks for; the test
+server stands in for it with one fixed move, a tap at a point of the shown screenshot (its
+centre unless told otherwise), written the way the offline agents' renderers write a tap for
+that framework (``adapters/*/_loop.py``): the same thought/action layout, coordinate space and
+tool-call JSON. The point is read on the image the request carries, so a framework that
+resizes the screenshot (``ui-tars``, ``gui-owl``) gets its resized pixels. Frameworks whose
+loop asks several roles in turn (``mobile-agent-v2``, ``-e``, ``-v3``) need a different reply
+per role, which one fixed move cannot give: they are not offered.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import json
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from PIL import Image
+
+from dibench.adapters import ADAPTERS, AppAgentGrid
+
+__all__ = ["REPLY_FRAMEWORKS", "framework_reply"]
+
+Point = tuple[float, float]  # fractions of the shown image's width and height
+
+
+def _images(body: dict[str, Any]) -> Iterator[str]:
+    """The data URLs of the request's images, in order (OpenAI chat format)."""
+    for message in body.get("messages") or ():
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else ():
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                url = (part.get("image_url") or {}).get("url", "")
+                if isinstance(url, str) and url.startswith("data:"):
+                    yield url
+
+
+def image_size(body: dict[str, Any]) -> tuple[int, int] | None:
+    """Width and height of the last image in the request (its header only), or None."""
+    urls = list(_images(body))
+    if not urls:
+        return None
+    try:
+        data = base64.b64decode(urls[-1].split(",", 1)[1], validate=False)
+        with Image.open(io.BytesIO(data)) as img:
+            return img.size
+    except (IndexError, binascii.Error, OSError, ValueError):
+        return None
+
+
+def _tool_call(args: dict[str, object]) -> str:
+    return json.dumps({"name": "mobile_use", "arguments": args})
+
+
+def _direct(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    return "Item 1 satisfies the instruction.\nAnswer: 1"
+
+
+def _request_text(body: dict[str, Any]) -> str:
+    texts: list[str] = []
+    for message in body.get("messages") or ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            texts.append(content)
+        for part in content if isinstance(content, list) else ():
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def _appagent_text(thought: str, action: str, summary: str) -> str:
+    return (
+        "Observation: The screen shows the app with numbered tags on its elements.\n"
+        f"Thought: {thought}\nAction: {action}\nSummary: {summary}"
+    )
+
+
+def _appagent(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    """A tag names an element only the labelled image shows, so ask for AppAgent's grid
+    first (as the offline agents do for a spot no tag covers), then tap the grid square."""
+    if _GRID_PROMPT not in _request_text(body) or size is None:
+        return _appagent_text(
+            "The spot I need has no tag, so I need the grid.", "grid()", "Asked for a grid."
+        )
+    w, h = size
+    area, spot = AppAgentGrid.for_screen(w, h).nearest(point[0] * w, point[1] * h)
+    return _appagent_text(
+        f"Square {area} holds the item to choose.", f'tap({area}, "{spot}")', "Tapped it."
+    )
+
+
+_GRID_PROMPT = "A grid is drawn over it"  # AppAgent's task_grid prompt, not its tag prompt
+
+
+def _grid(point: Point, scale: int) -> list[int]:
+    return [round(point[0] * scale), round(point[1] * scale)]
+
+
+def _autoglm(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    gx, gy = (min(v, 999) for v in _grid(point, 1000))
+    return f'This item fits the request.\ndo(action="Tap", element=[{gx},{gy}])'
+
+
+def _mai_ui(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    call = _tool_call({"action": "click", "coordinate": _grid(point, 999)})
+    return (
+        f"<thinking>\nThis item fits the request.\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
+    )
+
+
+def _qwen_vl(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    call = _tool_call({"action": "click", "coordinate": _grid(point, 999)})
+    return (
+        "Thought: This item fits the request.\nAction: Click the chosen item.\n"
+        f"<tool_call>\n{call}\n</tool_call>"
+    )
+
+
+def _pixels(point: Point, size: tuple[int, int] | None) -> tuple[int, int]:
+    w, h = size or (1000, 1000)  # no image in the request: a point on a 1000 grid
+    return math.floor(point[0] * w), math.floor(point[1] * h)
+
+
+def _ui_tars(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    x, y = _pixels(point, size)
+    return f"Thought: This item fits the request.\nAction: click(start_box='({x},{y})')"
+
+
+def _gui_owl(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    call = _tool_call({"action": "click", "coordinate": list(_pixels(point, size))})
+    return (
+        "<thinking>\nThis item fits the request.\n</thinking>\n"
+        f"<tool_call>\n{call}\n</tool_call>\n"
+        "<conclusion>\nClicked the chosen item.\n</conclusion>"
+    )
+
+
+_WRITERS: dict[str, Callable[[Point, tuple[int, int] | None, dict[str, Any]], str]] = {
+    "direct": _direct,
+    "appagent": _appagent,
+    "autoglm": _autoglm,
+    "mai-ui": _mai_ui,
+    "qwen-vl": _qwen_vl,
+    "ui-tars": _ui_tars,
+    "gui-owl": _gui_owl,
+}
+# what each reply commits to, for the server's banner
+_TAPS = {"direct": "item 1"}
+
+REPLY_FRAMEWORKS: tuple[str, ...] = tuple(_WRITERS)
+
+
+def framework_reply(
+    framework: str, point: Point = (0.5, 0.5)
+) -> tuple[Callable[[dict[str, Any]], str], str]:
+    """The server's reply function for ``framework`` and a one-line account of what it taps.
+
+    ``point`` is where a coordinate framework taps, as fractions of the shown image (the
+    centre by default; ``appagent`` asks for its grid, then taps the square there);
+    ``direct`` answers item 1. A framework
+    not in ``REPLY_FRAMEWORKS`` is a ValueError naming those that are.
+    """
+    writer = _WRITERS.get(framework)
+    if writer is None:
+        why = "its loop asks several roles in turn" if framework in ADAPTERS else "unknown"
+        raise ValueError(
+            f"no fixed reply for framework {framework!r} ({why}); one of: "
+            f"{', '.join(REPLY_FRAMEWORKS)}, or give the reply text itself"
+        )
+
+    def reply(body: dict[str, Any]) -> str:
+        return writer(point, image_size(body), body)
+
+    where = _TAPS.get(framework, f"the point ({point[0]:g}, {point[1]:g}) of the screenshot")
+    return reply, f"{framework}'s format, tapping {where}"
