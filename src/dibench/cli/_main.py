@@ -297,9 +297,11 @@ def check(
 
     from dibench.check import CHECKS, check_dataset
     from dibench.dataset import Dataset
+    from dibench.probes import require_probes
 
     _load(load)
     ds = Dataset.open(dataset)
+    require_probes(ds)
     prog, update = _progress("checking")
     with prog:
         rep = check_dataset(
@@ -426,8 +428,14 @@ def _write(path: Path, write: Callable[[], object]) -> None:
 
 
 def _require(ds: Dataset, iid: str) -> None:
+    """Refuse an id ``ds`` lacks, or an injected one whose probe is not registered."""
+    from dibench.probes import require_probes
+
     if iid not in ds:
         _fail(f"{ds.root}: no instance {iid!r} (see `dibench list --dataset {ds.root}`)")
+    probe = ds.instance(iid).record
+    if probe is not None:
+        require_probes(ds, [probe.probe])
 
 
 @main.command()

@@ -19,6 +19,7 @@ from PIL import Image
 from dibench import __version__
 from dibench._fs import StrPath, atomic_write, file_errors, sha256_file
 from dibench.dataset import SCHEMA_VERSION, carrier_rows, dump_line
+from dibench.probes import write_dataset_probes
 from dibench.render import SCREEN_FACES, font_files, require_faces
 
 from ._plan import GenerateConfig, StateSlot, app_names, plan_states, probe_names
@@ -152,6 +153,7 @@ def generate(
             if pool is not None:
                 pool.close()
                 pool.join()
+    write_dataset_probes(out, probes)  # --load'ed templates travel with the dataset
     tmp_b.replace(out / "benign.jsonl")
     tmp_i.replace(out / "injected.jsonl")
     manifest = {
