@@ -18,6 +18,7 @@ from PIL import Image, ImageChops
 
 from dibench._seeding import derive_seed
 from dibench._values import Box, InstanceId, UIElement
+from dibench._workers import quiet_worker
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, acceptable_set
 from dibench.render import INSTALL_HINT, font_differences
 from dibench.screens import record_screenshot, record_ui
@@ -686,7 +687,7 @@ def check_dataset(
         results: Iterable[tuple[CheckReport, dict[str, str | None]]] = map(_work, chunks)
         pool = None
     else:
-        pool = mp.get_context("fork").Pool(workers)
+        pool = mp.get_context("fork").Pool(workers, initializer=quiet_worker())
         results = pool.imap(_work, chunks)
     parts: list[CheckReport] = []
     shots: dict[str, str | None] = {}
@@ -697,10 +698,14 @@ def check_dataset(
                 shots.setdefault(sid, error)
             if progress:
                 progress(done, len(chunks))
-    finally:
+    except BaseException:  # an interrupt: the workers stop now, not after their chunks
         if pool is not None:
-            pool.close()
+            pool.terminate()
             pool.join()
+        raise
+    if pool is not None:
+        pool.close()
+        pool.join()
     # in the order they always came: every benign state's checks, then the injected ones
     for sid, part in benign.items():
         error = shots[sid] if sid in shots else _screenshot_error(ds, sid)
