@@ -260,7 +260,7 @@ def generate(
     """
     from dibench._fs import atomic_folder
     from dibench.dataset import Category
-    from dibench.generate import GenerateConfig
+    from dibench.generate import GenerateConfig, whole_rounds
     from dibench.generate import generate as run
 
     if not force and (out.exists() and (not out.is_dir() or any(out.iterdir()))):
@@ -295,6 +295,7 @@ def generate(
         materialize=materialize,
         spread=spread,
     )
+    config = whole_rounds(config)  # a small --benign still covers every app and category
     prog, update = _progress("generating")
     try:
         with prog, atomic_folder(out) as tmp:
