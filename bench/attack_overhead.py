@@ -9,6 +9,8 @@ Times are CPU seconds of this process (``time.process_time``), so other load on 
 does not inflate them.
 
 Usage: python bench/attack_overhead.py [--states N] [--budget B] [--width W --height H]
+
+A tiny run (tests/test_bench.py): ``--states 4 --budget 8 --width 540 --height 1170``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ test process (glibc's mmap threshold fixed at 1 MiB, Pillow keeping 4 freed bloc
 every screen-sized bitmap gets fresh pages: the figures of the test itself.
 
 Usage: python bench/bench_check.py --base DIR [--candidate DIR] [--dataset DIR] [--rounds 3]
-       [--ocr-sample 24] [--workers 1] [--no-ocr] [--test-malloc]
+       [--ocr-sample 24] [--workers 1] [--no-ocr] [--test-malloc] [--benign 30]
+
+A tiny run (tests/test_bench.py): ``--base . --rounds 1 --no-ocr --benign 2``.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ def main() -> None:
     ap.add_argument("--base", type=Path, required=True, help="baseline source tree (has src/)")
     ap.add_argument("--candidate", type=Path, default=HERE, help="candidate tree (default: this)")
     ap.add_argument("--dataset", type=Path, help="dataset to check (default: the tests' SMALL)")
+    ap.add_argument("--benign", type=int, default=30, help="states of SMALL (no --dataset)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--ocr-sample", type=int, default=24)
     ap.add_argument("--workers", type=int, default=1)
@@ -98,7 +101,7 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="dibench-bench-check-"))
         dataset = tmp / "small"
         gen = [sys.executable, "-m", "dibench", "generate", "--out", str(dataset),
-               "--seed", "7", "--benign", "30", "--workers", "1"]  # fmt: skip
+               "--seed", "7", "--benign", str(args.benign), "--workers", "1"]  # fmt: skip
         env = dict(os.environ, PYTHONPATH=str(trees["candidate"] / "src"))
         subprocess.run(gen, env=env, check=True, capture_output=True)
     figures: dict[str, list[tuple[float, float, float]]] = {k: [] for k in trees}

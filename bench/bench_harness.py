@@ -22,6 +22,9 @@ repeats; the instance count and repeats are printed).
 
 Usage: python bench/bench_harness.py [--dataset DIR | --benign 40] [--concurrency 64]
        [--repeats 10] [--repeat-states 4] [--memory-runs 41000]
+
+A tiny run (tests/test_bench.py): ``--benign 1 --concurrency 4 --repeats 1 --repeat-states 1
+--memory-runs 0 --materialized none --skip R``.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ Prints, from one run on this machine:
 Goal (issue 12): the full default dataset under 1.5 GB and exported in under 3 minutes on 2 cores.
 
 Usage: python bench/bench_hf.py [--benign N] [--dataset DIR] [--workers W] [--keep DIR]
+
+A tiny run (tests/test_bench.py): ``--benign 2 --workers 1``.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ start-up cost. Prints calls/s and CPU ms per call for each, and inspect's extra 
 
 Usage: python bench/bench_inspect.py [--benign 20] [--repeats 5] [--concurrency 32]
        [--no-log-images]
+
+A tiny run (tests/test_bench.py): ``--benign 1 --repeats 1 --concurrency 2``.
 """
 
 from __future__ import annotations

@@ -27,8 +27,11 @@ two readers alternating so both see the same load):
 The load average is printed next to each figure: the machine may be shared.
 
 Usage: python bench/bench_ocr.py [--dataset DIR | --benign N] [--states K] [--seeds 3]
-                                 [--threads N] [--parts agent,defenses] [--main-job]
-                                 [--out FILE.json]
+                                 [--twins T] [--width W --height H] [--threads N]
+                                 [--parts agent,defenses] [--main-job] [--out FILE.json]
+
+A tiny run (tests/test_bench.py): ``--benign 1 --states 1 --twins 0 --seeds 1 --width 540
+--height 1170 --threads 1 --no-per-crop``.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from typing import Any
 
 from PIL import Image
 
+from dibench._cache import pixel_key
 from dibench.dataset import Dataset
 from dibench.defenses._base import View
 from dibench.defenses._claims import _inside, check_claims, extract_claims, ocr_fields
@@ -58,7 +62,7 @@ from dibench.defenses._keywords import KeywordDetector, ocr_lines
 from dibench.generate import GenerateConfig, generate
 from dibench.ocr import OcrEngine, OcrLine, RapidOcrEngine, get_engine, lcs_length, normalize
 from dibench.providers import Message, Observation, Request, TextPart
-from dibench.providers._offline import OcrAgent, OcrCache, image_key
+from dibench.providers._offline import OcrAgent, OcrCache
 from dibench.screens import screenshot
 from dibench.screens import ui as screen_ui
 
@@ -183,7 +187,7 @@ class Recorder:
         self.repeats: list[Image.Image] = []
 
     def __call__(self, image: Image.Image) -> list[OcrLine]:
-        key = image_key(image)
+        key = pixel_key(image)
         with self._lock:
             if key in self._seen:
                 self.repeats.append(image)
@@ -335,6 +339,9 @@ def main() -> None:
     ap.add_argument("--benign", type=int, default=20, help="states to generate (no --dataset)")
     ap.add_argument("--states", type=int, default=8, help="benign states read, with twins")
     ap.add_argument("--seeds", type=int, default=3, help="repeats asked per screen")
+    ap.add_argument("--twins", type=int, default=None, help="injected twins per state (all)")
+    ap.add_argument("--width", type=int, default=1080, help="screens to generate (no --dataset)")
+    ap.add_argument("--height", type=int, default=2340)
     ap.add_argument(
         "--threads", type=int, default=os.cpu_count() or 1, help="workers reading defense crops"
     )
@@ -351,11 +358,13 @@ def main() -> None:
         ds_dir = args.dataset
         if ds_dir is None:
             ds_dir = tmp / "data"
-            generate(ds_dir, GenerateConfig(benign=args.benign))
+            config = GenerateConfig(benign=args.benign, width=args.width, height=args.height)
+            generate(ds_dir, config)
         ds = Dataset.open(ds_dir)
         states = pick_states(ds, args.states)
         ids_all = ds.injected_ids()
-        groups = [[sid, *(i for i in ids_all if i.startswith(sid + "."))] for sid in states]
+        twins = {sid: [i for i in ids_all if i.startswith(sid + ".")] for sid in states}
+        groups = [[sid, *twins[sid][: args.twins]] for sid in states]
         parts = set(args.parts.split(","))
         figures: dict[str, Any] = {"load_start": load()}
         if "agent" in parts:

@@ -10,7 +10,11 @@ The ratio is of the medians; CPU time is the figure to trust when other work sha
 cores.
 
 Usage: python bench/bench_quickstart.py [--rounds 2] [--baseline-path ''] [--candidate-path
-       src] [--keep DIR]
+       src] [--keep DIR] [--limit 12] [--model ocr-agent]
+
+``--limit`` and ``--model`` pass on to ``dibench quickstart`` (the main job is their
+defaults). A tiny run (tests/test_bench.py): ``--rounds 1 --limit 1 --model random
+--baseline-path src``.
 """
 
 from __future__ import annotations
@@ -27,14 +31,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 
-def _one(pythonpath: str, folder: Path) -> tuple[float, float]:
+def _one(pythonpath: str, folder: Path, job: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of one whole `dibench quickstart` in a fresh ``folder``."""
     folder.mkdir(parents=True)
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    argv = [sys.executable, "-m", "dibench", "quickstart"]
+    argv = [sys.executable, "-m", "dibench", "quickstart", *job]
     t0 = time.perf_counter()
     pid = _spawn(argv, env, folder)
     _, status, usage = os.wait4(pid, 0)
@@ -68,13 +72,20 @@ def main() -> None:
     )
     ap.add_argument("--candidate-path", default=str(HERE / "src"))
     ap.add_argument("--keep", type=Path, help="keep the run folders here")
+    ap.add_argument("--limit", type=int, default=12, help="quickstart's --limit (states)")
+    ap.add_argument("--model", default="ocr-agent", help="quickstart's --model")
     args = ap.parse_args()
+    job = ["--limit", str(args.limit), "--model", args.model]
     root = args.keep or Path(tempfile.mkdtemp(prefix="dibench-quickstart-"))
     figures: dict[str, list[tuple[float, float]]] = {"baseline": [], "candidate": []}
-    paths = {"baseline": args.baseline_path, "candidate": args.candidate_path}
+    # each process starts in its own folder: a relative path is made absolute here
+    paths = {
+        k: str(Path(p).resolve()) if p else ""
+        for k, p in (("baseline", args.baseline_path), ("candidate", args.candidate_path))
+    }
     for r in range(args.rounds):
         for name in ("baseline", "candidate"):
-            wall, cpu = _one(paths[name], root / f"{name}-{r}")
+            wall, cpu = _one(paths[name], root / f"{name}-{r}", job)
             figures[name].append((wall, cpu))
             print(f"round {r + 1} {name:9s}: {wall:6.1f} s wall, {cpu:6.1f} s CPU", flush=True)
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))

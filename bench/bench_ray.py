@@ -25,6 +25,8 @@ Configurations alternate for ``--rounds`` rounds and the best round of each is k
 others shows up there rather than being hidden.
 
 Usage: python bench/bench_ray.py [--states N] [--repeats R] [--ocr-states N] [--rounds K]
+
+A tiny run (tests/test_bench.py): ``--states 2 --repeats 1 --ocr-states 1 --rounds 1``.
 """
 
 from __future__ import annotations

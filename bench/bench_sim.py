@@ -13,6 +13,8 @@ Times are CPU seconds of this process (``time.process_time``), pinned to one cor
 load on the machine does not inflate them.
 
 Usage: python bench/bench_sim.py [--episodes N] [--repeats R]
+
+A tiny run (tests/test_bench.py): ``--episodes 1 --repeats 1``.
 """
 
 from __future__ import annotations

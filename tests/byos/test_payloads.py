@@ -125,7 +125,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
         img, boxes = draw_list(kind)
         img.save(src / f"{kind}.png")
         (src / f"{kind}.json").write_text(json.dumps(_annotation(kind, boxes)), encoding="utf-8")
-    import_folder(src, root / "ds")
+    import_folder(src, root / "ds", probes=PROBES.names())  # opt-in ones only when named
     return root / "ds"
 
 

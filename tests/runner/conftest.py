@@ -18,7 +18,7 @@ def _three_states(folder: Path) -> None:
 
 @pytest.fixture(scope="session")
 def three_state_dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``dibench generate --benign 3 --probes naive`` (3 benign states, 12 naive twins), made
+    """``dibench generate --benign 3 --probes naive`` (3 benign states, 15 naive twins), made
     once per session for the files that run ``dibench run`` subprocesses over it (each made
     its own, in a process of its own: about 2 s a file)."""
     yield from shared_folder(tmp_path_factory, "three-states", _three_states, "d")

@@ -212,7 +212,16 @@ def stored(out: Path) -> list[str]:
         return [r[0] for r in con.execute("SELECT outcome FROM results")]
 
 
-SMALL = ("--repeats", "1", "--limit", "2")  # 10 work items, default concurrency (8)
+SMALL = ("--repeats", "1", "--limit", "2")  # about 10 work items, default concurrency (8)
+
+
+def work_items(dataset: Path, limit: int = 2) -> int:
+    """The runs of ``--limit`` states at one repeat: each state and its injected twins."""
+    from dibench.dataset import Dataset
+
+    ds = Dataset.open(dataset)
+    first = list(ds.benign)[:limit]
+    return limit + sum(1 for i in ds.injected_ids() if i.pair in first)
 
 
 def test_wrong_key_stops_after_one_call_and_resume_retries_it(
@@ -227,13 +236,13 @@ def test_wrong_key_stops_after_one_call_and_resume_retries_it(
             "check the API key in $OPENAI_API_KEY (currently set)"
         )
         assert line.endswith("(results so far are kept)") and "sk-wrong-key-0" not in done.stderr
-        assert srv.requests == 1  # the first run goes alone; of 10 work items
+        assert srv.requests == 1  # the first run goes alone; of about 10 work items
         assert stored(out) == ["infra_error"]
         # with the right key, a resume re-runs the stored failures and completes
         again = run_cli(dataset, out, srv.base_url, *SMALL, env={"OPENAI_API_KEY": KEY})
     assert again.returncode == 0, again.stderr
     outcomes = stored(out)
-    assert len(outcomes) == 10 and "infra_error" not in outcomes
+    assert len(outcomes) == work_items(dataset) and "infra_error" not in outcomes
 
 
 def test_unknown_model_stops_and_names_it(dataset: Path, tmp_path: Path) -> None:

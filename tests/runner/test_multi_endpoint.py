@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from dibench.dataset import Dataset
 from dibench.testing import FakeChatServer
 
 pytest.importorskip("openai")
@@ -75,7 +76,7 @@ def test_a_server_killed_mid_run_leaves_the_run_to_the_other(dataset: Path, tmp_
         served_b = b.requests
     assert proc.returncode == 0, stderr.decode()
     rows = outcomes(out)
-    total = 15 * 6  # 3 benign states + 12 naive variants, 6 repeats
+    total = len(Dataset.open(dataset)) * 6  # 3 benign states + 15 naive variants, 6 repeats
     assert len(rows) == total and "infra_error" not in rows
     assert before[0] >= 10 and before[1] >= 5, before  # spread over both before the kill
     assert served_b + before[0] >= total

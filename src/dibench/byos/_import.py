@@ -137,7 +137,7 @@ def _probes(ann: Annotation, state: DecisionState, targets: Sequence[str], only:
             epsilon: float) -> list[tuple[str, Probe]]:  # fmt: skip
     """(target, probe) pairs: the annotation's probes (default: all registered) x targets,
     where the target has every carrier box the probe needs."""
-    from dibench.probes import PROBES, applicable, configured_probe
+    from dibench.probes import PROBES, applicable, configured_probe, default_probe_names
 
     known = PROBES.names()
     if ann.probes is not None:
@@ -145,8 +145,8 @@ def _probes(ann: Annotation, state: DecisionState, targets: Sequence[str], only:
             if p not in known:
                 ann.fail(f"probes[{i}]", f"unknown probe {p!r} (known: {', '.join(known)})")
         names = [p for p in ann.probes if not only or p in only]
-    else:
-        names = [p for p in known if not only or p in only]
+    else:  # as `generate`: the opt-in probes (mimic-*) only when --probes names them
+        names = [p for p in known if p in only] if only else default_probe_names()
     probes = [configured_probe(p, epsilon=epsilon) for p in names]
     pairs = []
     for probe in probes:
@@ -321,11 +321,11 @@ def import_folder(
 ) -> ImportSummary:
     """Validate every annotation under ``src`` and write the dataset to ``out`` (all or nothing).
 
-    ``probes`` narrows the probes of every state (default: each annotation's list, else all
-    registered); ``ui_scale`` is the screenshot/dump scale for annotations that do not set one;
-    ``allow_texture`` accepts titles on photos (their erase is a flat block).
-    """
-    from dibench.probes import PROBES
+    ``probes`` narrows the probes of every state (default: each annotation's list, else every
+    registered probe but the opt-in ones, as ``generate``); ``ui_scale`` is the
+    screenshot/dump scale for annotations that do not set one; ``allow_texture`` accepts
+    titles on photos (their erase is a flat block)."""
+    from dibench.probes import PROBES, write_dataset_probes
 
     src, out = Path(src), Path(out)
     t0 = time.perf_counter()
@@ -403,6 +403,7 @@ def import_folder(
                 "injected.jsonl": _sha256((tmp / "injected.jsonl").read_bytes()),
             },
         }
+        write_dataset_probes(tmp, used)  # --load'ed templates travel with the dataset
         (tmp / "manifest.json").write_bytes(
             orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
         )

@@ -1,4 +1,5 @@
-"""Dataset checks that run before any model: oracle, confinement, visibility, bounds."""
+"""Dataset checks that run before any model: oracle, confinement, visibility, bounds, and the
+benign title boxes read back (they show their candidate's title)."""
 
 from ._check import (
     CHECKS,
@@ -8,6 +9,7 @@ from ._check import (
     check_injected,
     hit_test,
     oracle_choice,
+    title_match,
     title_traces,
 )
 
@@ -19,5 +21,6 @@ __all__ = [
     "check_injected",
     "hit_test",
     "oracle_choice",
+    "title_match",
     "title_traces",
 ]

@@ -18,6 +18,7 @@ from PIL import Image, ImageChops
 
 from dibench._seeding import derive_seed
 from dibench._values import Box, InstanceId, UIElement
+from dibench._workers import quiet_worker
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, acceptable_set
 from dibench.render import INSTALL_HINT, font_differences
 from dibench.screens import record_screenshot, record_ui
@@ -29,6 +30,7 @@ __all__ = [
     "check_injected",
     "hit_test",
     "oracle_choice",
+    "title_match",
     "title_traces",
 ]
 
@@ -58,10 +60,17 @@ CHECKS = (
     "payload_visible",
     "glyphs",
     "epsilon",
+    "ocr_benign_title",
     "ocr_title",
     "ocr_cover",
     "ocr_perturbation",
 )
+# A benign title box must show its candidate's attributes.title: of the text OCR reads there,
+# this share must follow the title in order (precision), and the read must cover this share
+# of the title's head as long as the read (a clamped title shows its head, then an ellipsis).
+# Generated and real-style screens of both languages read >= 0.8 on both; a box on the price
+# or on another candidate's title reads < 0.3.
+BENIGN_TITLE_MIN = 0.6
 
 
 @dataclass(frozen=True)
@@ -539,6 +548,43 @@ def _ocr_checks(
         )
 
 
+def title_match(title: str, read: str) -> tuple[float, float]:
+    """How well the OCR text ``read`` in a title box matches the candidate's ``title``:
+    (precision: the share of the characters read that follow the title in order; head: the
+    share of the title's first ``len(read)`` characters read in order). A title clamped to
+    its box's lines with an ellipsis matches on both; text that is not the title, on neither.
+    Both 0.0 when nothing is read."""
+    from dibench.ocr import lcs_length, normalize
+
+    t, r = normalize(title), normalize(read)
+    if not r or not t:
+        return 0.0, 0.0
+    head = t[: len(r)]
+    return lcs_length(t, r) / len(r), lcs_length(head, r) / len(head)
+
+
+def _benign_title_check(
+    state: DecisionState, cand: str, benign_img: Image.Image, rep: CheckReport, engine: object
+) -> None:
+    """OCR the benign title box of candidate ``cand``: it must show its attributes.title (an
+    import whose title boxes point elsewhere would inject over the wrong pixels)."""
+    c = state.candidate(cand)
+    title = str(c.attributes.get("title", ""))
+    if "title" not in c.boxes or not title:
+        return
+    read = _ocr_text(engine, _crop(benign_img, c.boxes["title"]))
+    precision, head = title_match(title, read)
+    shown = " ".join(read.split())[:40]
+    rep.add(
+        "ocr_benign_title",
+        state.id,
+        min(precision, head) >= BENIGN_TITLE_MIN,
+        f"candidate {cand}: its title box reads {shown!r}, not its title {title[:40]!r} "
+        f"({precision:.0%} of the text read follows the title, {head:.0%} of its head read; "
+        f"need {BENIGN_TITLE_MIN:.0%})",
+    )
+
+
 def _shown_prefix(hook: str, shown: str) -> str:
     """The part of ``hook`` the clamp shows: ``shown`` (the visible lines) cut to the hook."""
     from dibench.ocr import normalize
@@ -584,6 +630,7 @@ def _work(chunk: list[str]) -> tuple[CheckReport, dict[str, str | None]]:
     engine = None
     rep = CheckReport()
     shots: dict[str, str | None] = {}
+    titles_read: set[tuple[str, str]] = set()  # (state, candidate): each benign title once
     bands: tuple[str, list[Image.Image] | None] = ("", None)  # the current state's, cut once
     for iid in chunk:
         try:
@@ -605,6 +652,10 @@ def _work(chunk: list[str]) -> tuple[CheckReport, dict[str, str | None]]:
             engine = get_engine(_G["ocr_name"])  # type: ignore[arg-type]
         try:
             check_injected(rec, ds, rep, engine if iid in ocr_ids else None, benign_bands=bands[1])
+            if iid in ocr_ids and (rec.pair_of, rec.target) not in titles_read:
+                titles_read.add((rec.pair_of, rec.target))
+                state = ds.benign[rec.pair_of]
+                _benign_title_check(state, rec.target, ds.benign_image(state.id), rep, engine)
         except DatasetError as exc:
             rep.add("screenshot", iid, False, str(exc))
     return rep, shots
@@ -686,7 +737,7 @@ def check_dataset(
         results: Iterable[tuple[CheckReport, dict[str, str | None]]] = map(_work, chunks)
         pool = None
     else:
-        pool = mp.get_context("fork").Pool(workers)
+        pool = mp.get_context("fork").Pool(workers, initializer=quiet_worker())
         results = pool.imap(_work, chunks)
     parts: list[CheckReport] = []
     shots: dict[str, str | None] = {}
@@ -697,10 +748,14 @@ def check_dataset(
                 shots.setdefault(sid, error)
             if progress:
                 progress(done, len(chunks))
-    finally:
+    except BaseException:  # an interrupt: the workers stop now, not after their chunks
         if pool is not None:
-            pool.close()
+            pool.terminate()
             pool.join()
+        raise
+    if pool is not None:
+        pool.close()
+        pool.join()
     # in the order they always came: every benign state's checks, then the injected ones
     for sid, part in benign.items():
         error = shots[sid] if sid in shots else _screenshot_error(ds, sid)

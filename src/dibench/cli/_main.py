@@ -60,11 +60,53 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             full = "disk is full" in str(exc)
             _fail(f"stopped: {exc}" if full else str(exc), 1 if full else exc.exit_code)
         except KeyboardInterrupt:
-            _fail("interrupted (results so far are kept; re-run the same command to resume)", 130)
+            _interrupted("results so far are kept; re-run the same command to resume")
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     return wrapper
+
+
+_STOPPED_BY: list[str] = []  # "SIGTERM" once it arrived: the interrupt's line names it
+
+
+def _interrupted(what: str) -> NoReturn:
+    """The one line of a command stopped by Ctrl-C or SIGTERM, saying what became of its work;
+    exit 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process the signal ended."""
+    by_term = bool(_STOPPED_BY)
+    _fail(f"{'stopped by SIGTERM' if by_term else 'interrupted'}: {what}", 143 if by_term else 130)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM stops a command as Ctrl-C does (its work kept or removed as the command says):
+    SIGINT's handler runs, which under asyncio cancels the run and lets it store what is done;
+    where SIGINT is ignored (a background job) the interrupt is raised here."""
+    import signal
+
+    _STOPPED_BY.append("SIGTERM")
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While a command runs (in the main thread), SIGTERM interrupts it; the handler before
+    is restored after (the tests call commands in their own process)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _on_sigterm)
+    _STOPPED_BY.clear()
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 class _Group(click.Group):
@@ -74,14 +116,15 @@ class _Group(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs["standalone_mode"] = False
         try:
-            rv = super().main(*args, **kwargs)
+            with _sigterm_interrupts():
+                rv = super().main(*args, **kwargs)
         except click.UsageError as exc:
             hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
             _fail(exc.format_message() + hint, exc.exit_code)
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
         except click.Abort:
-            _fail("interrupted", 130)
+            _interrupted("nothing was done")
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -233,7 +276,7 @@ def generate(
     """
     from dibench._fs import atomic_folder
     from dibench.dataset import Category
-    from dibench.generate import GenerateConfig
+    from dibench.generate import GenerateConfig, whole_rounds
     from dibench.generate import generate as run
 
     if not force and (out.exists() and (not out.is_dir() or any(out.iterdir()))):
@@ -268,9 +311,14 @@ def generate(
         materialize=materialize,
         spread=spread,
     )
+    config = whole_rounds(config)  # a small --benign still covers every app and category
     prog, update = _progress("generating")
-    with prog, atomic_folder(out) as tmp:
-        summary = run(tmp, config, workers=workers, progress=update)
+    try:
+        with prog, atomic_folder(out) as tmp:
+            summary = run(tmp, config, workers=workers, progress=update)
+    except KeyboardInterrupt:  # atomic_folder removed the unfinished dataset; no resume exists
+        was = "left as it was" if out.exists() else "not created"
+        _interrupted(f"nothing written ({out} {was}; the unfinished dataset was removed)")
     by_probe = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_probe.items()))
     click.echo(
         f"wrote {summary.benign} benign and {summary.injected} injected instances to {out} "
@@ -313,9 +361,11 @@ def check(
 
     from dibench.check import CHECKS, check_dataset
     from dibench.dataset import Dataset
+    from dibench.probes import require_probes
 
     _load(load)
     ds = Dataset.open(dataset)
+    require_probes(ds)
     prog, update = _progress("checking")
     with prog:
         rep = check_dataset(
@@ -442,8 +492,14 @@ def _write(path: Path, write: Callable[[], object]) -> None:
 
 
 def _require(ds: Dataset, iid: str) -> None:
+    """Refuse an id ``ds`` lacks, or an injected one whose probe is not registered."""
+    from dibench.probes import require_probes
+
     if iid not in ds:
         _fail(f"{ds.root}: no instance {iid!r} (see `dibench list --dataset {ds.root}`)")
+    probe = ds.instance(iid).record
+    if probe is not None:
+        require_probes(ds, [probe.probe])
 
 
 @main.command()
@@ -610,11 +666,29 @@ def _execute(
         _warn_fonts(Path(req.dataset))
     backend = _backend(keep_actors=keep_actors)
     prog, update = _run_progress(label)
-    with prog:
-        summary = execute(req, update, backend=backend)
+    try:
+        with prog:
+            summary = execute(req, update, backend=backend)
+    except KeyboardInterrupt:
+        _interrupted(f"{_stored(req, label)}; re-run the same command to resume")
     _print_summary(summary, req.out)
     if summary.aborted:
         _fail(f"stopped: {summary.aborted} (results so far are kept)", 1)
+
+
+def _stored(req: RunRequest | SimRequest, label: str) -> str:
+    """What an interrupted run left in its store: its condition's finished runs, counted."""
+    from dibench.runner import ResultStore, condition_key, label_of
+
+    path = Path(req.out) / "results.sqlite"
+    if not path.exists():
+        return f"nothing stored yet ({path} not created)"
+    try:
+        with ResultStore(path, readonly=True) as store:
+            n = len(store.done(condition_key(label_of(req), req.model, req.defense)))
+    except _errors():
+        return f"results so far are kept in {path}"
+    return f"{n} runs of {label} stored in {path}"
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

@@ -8,7 +8,7 @@ injected variant, shared by imports (byos, hf), simulators and the adaptive atta
 
 from ._format import format_value
 from ._instruction import render_instruction
-from ._plan import LANGUAGES, GenerateConfig, StateSlot, plan_states
+from ._plan import LANGUAGES, GenerateConfig, StateSlot, plan_states, whole_rounds
 from ._specs import MIN_TARGETS, SIZE_RANGES, build_spec, nice_threshold
 from ._state import build_state, build_state_content
 from ._templates import ACTIONS, TEMPLATES
@@ -37,5 +37,6 @@ __all__ = [
     "render_instruction",
     "save_png",
     "variant_seed",
+    "whole_rounds",
     "write_materialized",
 ]

@@ -6,11 +6,19 @@ prefix of the plan is as balanced as it can be.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dibench.dataset import Category, DatasetError, spread_states
 
-__all__ = ["LANGUAGES", "GenerateConfig", "StateSlot", "app_names", "plan_states", "probe_names"]
+__all__ = [
+    "LANGUAGES",
+    "GenerateConfig",
+    "StateSlot",
+    "app_names",
+    "plan_states",
+    "probe_names",
+    "whole_rounds",
+]
 
 LANGUAGES = ("en", "zh")
 
@@ -98,3 +106,21 @@ def plan_states(config: GenerateConfig) -> list[StateSlot]:
         keep = set(spread_states(slots, config.spread))
         slots = [s for s in slots if s.state_id in keep]
     return slots
+
+
+def whole_rounds(config: GenerateConfig) -> GenerateConfig:
+    """``config.benign`` states spread over apps, categories and languages: the plan grows to
+    whole rounds of its app x category cells and ``spread`` keeps ``config.benign`` of them.
+
+    The plan cycles apps fastest, so its first 20 states of 10 apps hold 2 of the 5
+    categories; here they hold all 5. Unchanged when ``benign`` is a whole number of rounds
+    (the full default dataset keeps every byte) or ``spread`` is set. Each state kept has the
+    bytes the whole plan gives it; what ``dibench generate --benign N`` generates.
+    """
+    if config.spread:
+        return config
+    cells = len(app_names(config)) * len(config.categories)
+    planned = -(-config.benign // max(1, cells)) * cells
+    if planned == config.benign:
+        return config
+    return replace(config, benign=planned, spread=config.benign)

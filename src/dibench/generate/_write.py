@@ -18,7 +18,9 @@ from PIL import Image
 
 from dibench import __version__
 from dibench._fs import StrPath, atomic_write, file_errors, sha256_file
+from dibench._workers import quiet_worker
 from dibench.dataset import SCHEMA_VERSION, carrier_rows, dump_line
+from dibench.probes import write_dataset_probes
 from dibench.render import SCREEN_FACES, font_files, require_faces
 
 from ._plan import GenerateConfig, StateSlot, app_names, plan_states, probe_names
@@ -135,7 +137,9 @@ def generate(
             pool = None
         else:
             ctx = mp.get_context("fork")
-            pool = ctx.Pool(workers, initializer=_init, initargs=(config, out, probes))
+            pool = ctx.Pool(
+                workers, initializer=quiet_worker(_init), initargs=(config, out, probes)
+            )
             results = pool.imap(_work, slots, chunksize=4)
         try:
             for done, (bline, ilines, probe_of, left_out) in enumerate(results, start=1):
@@ -148,10 +152,15 @@ def generate(
                     summary.by_probe[p] = summary.by_probe.get(p, 0) + 1
                 if progress:
                     progress(done, len(slots))
-        finally:
+        except BaseException:  # an interrupt: the workers stop now, not after their work
             if pool is not None:
-                pool.close()
+                pool.terminate()
                 pool.join()
+            raise
+        if pool is not None:
+            pool.close()
+            pool.join()
+    write_dataset_probes(out, probes)  # --load'ed templates travel with the dataset
     tmp_b.replace(out / "benign.jsonl")
     tmp_i.replace(out / "injected.jsonl")
     manifest = {

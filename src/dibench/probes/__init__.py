@@ -33,6 +33,7 @@ from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, targ
 from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style, title_ink_lines
 from ._style import MARKS, POSITIONS, SEPARATORS, Style
 from ._template import (
+    DATASET_PROBE_FILE,
     FORMAT,
     SLOTS,
     ProbeFileError,
@@ -41,13 +42,16 @@ from ._template import (
     load_probe_file,
     read_probe_file,
     register_template,
+    require_probes,
     slot_values,
+    write_dataset_probes,
     write_probe_file,
 )
 
 __all__ = [
     "AUTO_BACKGROUND",
     "BUILTIN_PROBES",
+    "DATASET_PROBE_FILE",
     "DEFAULT_EPSILON",
     "FAMILIES",
     "FORMAT",
@@ -87,10 +91,12 @@ __all__ = [
     "probe_names",
     "read_probe_file",
     "register_template",
+    "require_probes",
     "slot_values",
     "target_name",
     "title_hook",
     "title_ink_lines",
     "visible_title_lines",
+    "write_dataset_probes",
     "write_probe_file",
 ]

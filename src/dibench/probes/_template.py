@@ -26,7 +26,7 @@ from typing import Any
 from dibench._fs import StrPath, atomic_write
 from dibench._seeding import py_rng
 from dibench._values import Payload
-from dibench.dataset import Candidate, DatasetError, DecisionState
+from dibench.dataset import Candidate, Dataset, DatasetError, DecisionState
 from dibench.render import label_elements, smart_resize
 
 from ._base import PROBES
@@ -36,6 +36,7 @@ from ._phrasings import preference_options, target_name
 from ._style import Style, apply_mark, compose_title, style_visible
 
 __all__ = [
+    "DATASET_PROBE_FILE",
     "FORMAT",
     "FORMATS",
     "FORMAT_STYLED",
@@ -45,7 +46,9 @@ __all__ = [
     "TemplateSpec",
     "load_probe_file",
     "read_probe_file",
+    "require_probes",
     "slot_values",
+    "write_dataset_probes",
     "write_probe_file",
 ]
 
@@ -400,3 +403,46 @@ def register_template(spec: TemplateSpec) -> TemplateProbe:
 def load_probe_file(path: Path | str) -> list[str]:
     """Register every template of a probe definition file; returns their names."""
     return [register_template(s).name for s in read_probe_file(path)]
+
+
+# --- a dataset's own probe definitions -----------------------------------------------------------
+
+DATASET_PROBE_FILE = "probes.toml"  # in a dataset folder: the templates its records use
+
+
+def write_dataset_probes(out: Path, names: Sequence[str]) -> Path | None:
+    """Write the definitions of the template probes among ``names`` into ``out/probes.toml``
+    (None, and no file, when there are none): a dataset made with ``--load``ed templates
+    carries them, so every later command can be given ``--load out/probes.toml``."""
+    specs = [
+        TemplateSpec(p.name, p.carriers, dict(p.levels), {}, p.style)
+        for p in (PROBES.get(n) for n in names)
+        if isinstance(p, TemplateProbe)
+    ]
+    if not specs:
+        (out / DATASET_PROBE_FILE).unlink(missing_ok=True)  # a stale one from an earlier run
+        return None
+    return write_probe_file(
+        out / DATASET_PROBE_FILE,
+        specs,
+        "the template probes this dataset's records use; every command that reads the "
+        f"dataset needs them: --load DATASET/{DATASET_PROBE_FILE}",
+    )
+
+
+def require_probes(ds: Dataset, names: Sequence[str] | None = None) -> None:
+    """Refuse, before any work, a dataset whose records use probes this process has not
+    registered (``names``: only those; default: every probe of its records), naming the
+    ``--load`` that registers them; without it the first injected screen would fail mid-run."""
+    used = dict.fromkeys(k.probe for k in ds.injected_ids())
+    missing = [n for n in (used if names is None else names) if n in used and n not in PROBES]
+    if not missing:
+        return
+    own = ds.root / DATASET_PROBE_FILE
+    which = ", ".join(missing)
+    if own.is_file():
+        hint = f"add --load {own} (the definitions the dataset was generated with)"
+    else:
+        hint = "add the --load FILE that registered them when the dataset was made"
+    noun = f"probe {which} is" if len(missing) == 1 else f"probes {which} are"
+    raise ProbeFileError(f"{ds.root}: {noun} not registered here: {hint}")

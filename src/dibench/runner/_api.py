@@ -69,8 +69,14 @@ def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
 
         known = ", ".join(sorted(present)) or "none: the dataset has no injected instances"
         hint = ""
-        if unknown[0] in PROBES and getattr(PROBES.get(unknown[0]), "opt_in", False):
+        probe = PROBES.get(unknown[0]) if unknown[0] in PROBES else None
+        if getattr(probe, "opt_in", False):
             hint = f"; {unknown[0]} is opt-in: generate with --probes {unknown[0]}"
+        elif getattr(probe, "family", "") == "template":
+            hint = (
+                f"; a --load'ed probe runs only on a dataset generated with it: dibench "
+                f"generate --load FILE --probes {unknown[0]}"
+            )
         raise RunError(f"--probes: {ds.root} has no probe {unknown[0]!r} (it has: {known}){hint}")
 
 
@@ -78,6 +84,10 @@ def check_config(ds: Dataset, config: RunConfig) -> None:
     """Refuse a run config that names what ``ds`` lacks (a probe, a state) or selects nothing,
     before any work: the one check behind ``dibench run``, sweeps and the inspect task."""
     check_probes(ds, config.probes)
+    if config.include_injected:
+        from dibench.probes import require_probes
+
+        require_probes(ds, config.probes or None)
     check_states(ds, config.states)
     if not (config.include_benign or config.include_injected):
         raise RunError("nothing to run: benign and injected instances are both left out")
