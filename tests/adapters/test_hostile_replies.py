@@ -17,9 +17,19 @@ from functools import cache
 
 import pytest
 
-from dibench.adapters import ADAPTERS, PARSE_MODES, AgentInput, Decision, make_adapter
+from dibench.adapters import (
+    ADAPTERS,
+    PARSE_MODES,
+    Action,
+    Adapter,
+    AgentInput,
+    Decision,
+    FrameworkAdapter,
+    make_adapter,
+)
+from dibench.adapters._episode import End, Episode
 from dibench.metrics._rows import Outcome
-from dibench.providers import Completion, Provider, Request
+from dibench.providers import Completion, InfraError, Message, Provider, Request, TextPart
 
 DEEP = 20_000  # far past the interpreter's recursion limit (1,000)
 LONG = 50_000  # runs that bait backtracking: quadratic in this takes minutes
@@ -122,8 +132,8 @@ def _bait() -> dict[str, str]:
 def hostile() -> dict[str, str]:
     """The hostile replies by name (built once: the huge ones are a few megabytes)."""
     out = {**_nested(), **_numbers(), **_characters(), **_tags(), **_bait()}
-    out["huge"] = "lorem ipsum dolor " * 200_000  # 3.6 MB
-    out["huge braces"] = "{" * 3_000_000
+    out["huge"] = "lorem ipsum dolor " * 120_000  # 2.2 MB
+    out["huge braces"] = "{" * 1_000_000
     return out
 
 
@@ -161,10 +171,14 @@ def frameworks() -> list[object]:
     ]
 
 
-def _run(name: str, parse: str, inp: AgentInput, model: HostileModel) -> tuple[Decision, float]:
+def _run_adapter(adapter: Adapter, inp: AgentInput, model: Provider) -> tuple[Decision, float]:
     t = time.perf_counter()
-    d = asyncio.run(make_adapter(name, parse=parse).decide(inp, model))
+    d = asyncio.run(adapter.decide(inp, model))
     return d, time.perf_counter() - t
+
+
+def _run(name: str, parse: str, inp: AgentInput, model: HostileModel) -> tuple[Decision, float]:
+    return _run_adapter(make_adapter(name, parse=parse), inp, model)
 
 
 def _roles(name: str, parse: str, inp: AgentInput) -> list[str]:
@@ -205,3 +219,38 @@ def test_a_run_of_hostile_replies_ends_as_a_failed_read(
     _check(d, seconds, text, f"{name} {parse}")
     assert d.outcome in (Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR), d.cause
     assert "Traceback" not in d.cause and d.steps[-1].error
+
+
+class NaiveReader(FrameworkAdapter):
+    """A framework whose reader trusts the reply: ``int()`` of it is the item to tap."""
+
+    name = "naive"
+
+    async def run(self, ep: Episode) -> None:
+        turn = await ep.ask(
+            "decision", [Message("user", (TextPart("Which item?"),))], shown=None,
+            answer=lambda move: "1", acting=True,
+        )  # fmt: skip
+        item = int(turn.text)  # raises on anything but digits: the backstop's case
+        cid = sorted(ep.now.candidate_boxes)[item - 1]
+        ep.record(turn, Action("tap"))
+        raise End(Outcome.COMMITTED, "", cid)
+
+
+def test_a_reader_that_raises_ends_the_run_as_a_framework_error_with_the_reply(
+    inp: AgentInput,
+) -> None:
+    text = "two, please \u202e"
+    d, _ = _run_adapter(NaiveReader(), inp, HostileModel(text, role=None))
+    assert (d.candidate, d.outcome) == (None, Outcome.FRAMEWORK_ERROR)
+    assert d.cause.startswith("framework error (ValueError reading the reply): 'two")
+    assert d.steps[-1].reply == text and d.steps[-1].error.startswith("ValueError: invalid")
+    ok, _ = _run_adapter(NaiveReader(), inp, HostileModel("2", role=None))
+    assert (ok.candidate, ok.outcome) == ("c2", Outcome.COMMITTED)
+
+    class Down(HostileModel):
+        async def complete(self, request: Request) -> Completion:
+            raise InfraError("HTTP 503")
+
+    with pytest.raises(InfraError):  # not a reply: the provider's failure still propagates
+        _run_adapter(NaiveReader(), inp, Down("", role=None))
