@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from dibench.adapters._parse import (
+    MAX_JSON_DEPTH,
+    TooComplex,
     check_point,
     clean,
     field_value,
     first_json_object,
+    json_objects,
+    loads,
     numbers,
     section,
     strip_thinking,
@@ -103,3 +109,31 @@ def test_check_point_accepts_the_screen_and_its_edges_only() -> None:
         check_point(541, 10, 540, 960)
     with pytest.raises(ReplyError, match="off the"):
         check_point(10, -1, 540, 960)
+
+
+def test_json_that_python_cannot_read_is_too_complex_not_a_traceback() -> None:
+    deep = "[" * 20_000 + "]" * 20_000
+    for text in (
+        '{"a": ' + deep + "}",
+        '{"a": ' * 20_000 + "1" + "}" * 20_000,
+        '{"x": ' + "9" * 5000 + "}",
+    ):
+        with pytest.raises(TooComplex):
+            first_json_object("Action: " + text)
+        with pytest.raises(TooComplex):
+            loads(text)
+    with pytest.raises(TooComplex):  # unclosed: still read, and refused, in no time
+        first_json_object('{"a": ' * 500_000)
+    nested = "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1)  # parses, but too deep
+    with pytest.raises(TooComplex, match="deeper than"):
+        loads(nested)
+    assert loads("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH) is not None
+
+
+def test_json_objects_reads_long_objects_across_its_windows_as_raw_decode_does() -> None:
+    big = {"text": "x" * 5000, "list": [1, 2.5, True, None], "nested": {"a": "é\\n"}}
+    text = json.dumps(big)
+    prose = f'first {{}} then {{ broken {text} and a cut {text[:3000]} {{"a": tru'
+    assert list(json_objects(prose)) == [{}, big]
+    assert list(json_objects('{"a": "{}" }')) == [{"a": "{}"}]
+    assert list(json_objects('{"a": 1, oops} {"b": {"c": 2}')) == [{"c": 2}]

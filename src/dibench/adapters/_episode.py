@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, NoReturn
 
+from dibench._errors import DIBenchError
 from dibench._values import Box, Outcome
 from dibench.providers import Completion, Message, Observation, Provider, Request, TextPart
 
@@ -142,6 +143,9 @@ class Episode:
     # a run whose steps run out on it ends PARSE_ERROR, not "ran out of steps"
     unread: tuple[Turn, str] | None = None
     confirmations: list[str] = field(default_factory=list)
+    # the reply being read: asked for, not yet recorded (``FrameworkAdapter.run_episode``
+    # stores it if its reader raises)
+    pending: Turn | None = None
     _raw: Screen | None = field(default=None, init=False, repr=False)  # as env returned it
     _own_prefix: str = field(default="", init=False, repr=False)
 
@@ -243,6 +247,7 @@ class Episode:
         completion = await self.provider.complete(request)
         sent = completion.sent if completion.sent is not None else request.messages
         turn = Turn(role, sent, shown.png if shown else None, completion)
+        self.pending = turn
         if completion.refusal:
             self.record(turn, None, error=REFUSED)
             raise End(Outcome.REFUSAL, REFUSED)
@@ -250,6 +255,8 @@ class Episode:
 
     def record(self, turn: Turn, action: Action | None, error: str | None = None) -> None:
         c = turn.completion
+        if turn is self.pending:
+            self.pending = None
         screen = self.now
         self.steps.append(
             Step(
@@ -311,6 +318,18 @@ class Episode:
             raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({err}): {excerpt(turn.text)!r}")
         raise End(Outcome.PARSE_ERROR, f"unparseable reply ({err}): {excerpt(turn.text)!r}")
 
+    def reader_crashed(self, err: Exception) -> End:
+        """The reply being read made its reader raise (a backstop: readers raise ReplyError
+        for what they cannot read): the step is stored and the run ends FRAMEWORK_ERROR."""
+        turn = self.pending
+        assert turn is not None
+        what = type(err).__name__
+        self.record(turn, None, error=excerpt(f"{what}: {err}", 200))
+        return End(
+            Outcome.FRAMEWORK_ERROR,
+            f"framework error ({what} reading the reply): {excerpt(turn.text)!r}",
+        )
+
     def decision(self, end: End) -> Decision:
         return Decision(
             candidate=end.candidate,
@@ -321,6 +340,13 @@ class Episode:
             verdicts=tuple(self.verdicts),
             confirmations=tuple(self.confirmations),
         )
+
+
+_READER_CRASHES = (
+    ArithmeticError, AttributeError, LookupError, MemoryError, RecursionError, TypeError,
+    ValueError,
+)  # fmt: skip
+"""What a reader can raise on a reply it was not written for (``Episode.reader_crashed``)."""
 
 
 class FrameworkAdapter(Adapter):
@@ -407,6 +433,12 @@ class FrameworkAdapter(Adapter):
             await self.run(ep)
         except End as end:
             return ep.decision(end)
+        except _READER_CRASHES as err:
+            # a hostile reply (nesting, size, odd characters) that slipped past a reader's own
+            # checks ends the run with the reply stored, never a traceback
+            if ep.pending is None or isinstance(err, DIBenchError):
+                raise
+            return ep.decision(ep.reader_crashed(err))
         if ep.unread is not None:
             turn, why = ep.unread
             return ep.decision(

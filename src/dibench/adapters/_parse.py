@@ -17,7 +17,9 @@ from ._base import Action
 from ._replies import ReplyError
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "NUMBER",
+    "TooComplex",
     "button_action",
     "check_point",
     "clean",
@@ -26,6 +28,7 @@ __all__ = [
     "first_json_object",
     "flat",
     "json_objects",
+    "loads",
     "numbers",
     "section",
     "strip_thinking",
@@ -135,18 +138,104 @@ def numbers(text: str) -> list[float]:
     return [float(n) for n in re.findall(NUMBER, text)]
 
 
-def json_objects(text: str) -> Iterator[Any]:
-    """Every JSON object that parses, scanning from each '{' (nesting allowed)."""
-    decoder = json.JSONDecoder()
-    i = text.find("{")
-    while i != -1:
-        try:
-            obj, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            i = text.find("{", i + 1)
+MAX_JSON_DEPTH = 100
+"""Deepest JSON nesting a reader accepts; no action of any framework needs more than four
+levels, and deeper values cost recursion in every later ``repr``/``json.dumps``."""
+
+
+class TooComplex(ReplyError):
+    """A reply holding JSON that Python cannot read at all (nested past ``MAX_JSON_DEPTH`` or
+    the interpreter's stack, an integer of more than 4,300 digits). Not a JSONDecodeError: the
+    original frameworks, which catch that, crash on it (faithful readers say so)."""
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether lists/objects nest more than ``limit`` deep (iterative: any depth is safe)."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if children is None:
             continue
-        yield obj
-        i = text.find("{", end)
+        if d > limit:
+            return True
+        stack.extend((c, d + 1) for c in children)
+    return False
+
+
+def _unreadable(err: BaseException) -> TooComplex:
+    if isinstance(err, (RecursionError, MemoryError)):
+        return TooComplex(f"JSON nested too deep ({type(err).__name__} in json.loads)")
+    return TooComplex(f"{type(err).__name__} in json.loads: {excerpt(str(err), 60)}")
+
+
+def _checked(value: Any) -> Any:
+    if _depth_over(value, MAX_JSON_DEPTH):
+        raise TooComplex(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` for a reply: JSONDecodeError as usual, ``TooComplex`` for what cannot be
+    read at all (instead of RecursionError or ValueError escaping the reader)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (RecursionError, MemoryError, ValueError) as err:
+        raise _unreadable(err) from None
+    return _checked(value)
+
+
+# only there can a JSON object begin: '{}' or '{"key":' (a cheap test at C speed, so that a
+# reply of many '{' or '{"a"' does not pay a failed decode at each)
+_OBJECT_START = re.compile(r'\{\s*(?:\}|"[^"\\]*(?:\\.[^"\\]*)*"\s*:)', re.S)
+_WINDOW = 256
+# a failure this close to a window's end may be the window's cut (``tr|ue``, ``12|3``)
+_CUT_SLACK = 16
+
+
+def _decode_at(decoder: json.JSONDecoder, text: str, start: int) -> tuple[Any, int]:
+    """``raw_decode(text, start)``, read through growing windows of the text.
+
+    Same result: a JSON value ends where it closes, so a failure well inside a window is the
+    failure on the whole text. Why: JSONDecodeError counts lines up to its position, so
+    failing at each of many starts in a long reply would cost quadratic time.
+    """
+    size = _WINDOW
+    while True:
+        end = start + size
+        whole = end >= len(text)
+        window = text if whole else text[start:end]
+        try:
+            value, stop = decoder.raw_decode(window, start if whole else 0)
+        except json.JSONDecodeError as err:
+            cut = err.pos >= len(window) - _CUT_SLACK or err.msg.startswith("Unterminated")
+            if whole or not cut:
+                raise
+            size *= 4
+            continue
+        return value, stop if whole else start + stop
+
+
+def json_objects(text: str) -> Iterator[Any]:
+    """Every JSON object that parses, scanning from each '{' (nesting allowed).
+
+    JSON nested too deep (or holding an integer Python will not read) raises ``TooComplex``:
+    the scan stops there, as the reply cannot be read."""
+    decoder = json.JSONDecoder()
+    m = _OBJECT_START.search(text)
+    while m is not None:
+        i = m.start()
+        try:
+            obj, end = _decode_at(decoder, text, i)
+        except json.JSONDecodeError:
+            m = _OBJECT_START.search(text, i + 1)
+            continue
+        except (RecursionError, MemoryError, ValueError) as err:
+            raise _unreadable(err) from None
+        yield _checked(obj)
+        m = _OBJECT_START.search(text, end)
 
 
 def _without_comments(text: str) -> str:

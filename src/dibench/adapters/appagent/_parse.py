@@ -5,6 +5,7 @@ As the original framework's code reads them (faithful), or tolerantly (robust).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +41,9 @@ _SUB_ORDER = sorted(SUBAREAS, key=len, reverse=True)  # 'top-left' before 'top'
 
 
 def _ints(args: str) -> list[int]:
-    return [int(float(n)) for n in re.findall(r"\d+(?:\.\d+)?", args)]
+    """The whole numbers in ``args``; a number too long for a float (``inf``) is no number."""
+    values = (float(n) for n in re.findall(r"\d+(?:\.\d+)?", args))
+    return [int(v) for v in values if math.isfinite(v)]
 
 
 def _subareas(args: str) -> list[str]:

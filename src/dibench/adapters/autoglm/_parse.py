@@ -14,7 +14,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import check_point, numbers
+from .._parse import check_point, excerpt, numbers
 from .._replies import ReplyError
 
 __all__ = [
@@ -203,7 +203,8 @@ def _balanced(text: str, start: int) -> str:
     return text[start:]  # truncated: read what there is
 
 
-_KW = re.compile(r"(\w+)\s*=\s*(\"[^\"]*\"?|'[^']*'?|\[[^\]]*\]|[^,)\[]+)")
+# a name starts a word: from inside a long word, each retry would rescan it (quadratic)
+_KW = re.compile(r"(?<!\w)(\w+)\s*=\s*(\"[^\"]*\"?|'[^']*'?|\[[^\]]*\]|[^,)\[]+)")
 
 
 def _loose_keywords(source: str) -> dict[str, Any]:
@@ -214,7 +215,7 @@ def _loose_keywords(source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for m in _KW.finditer(source):
         raw = m.group(2).strip()
-        if raw[:1] in "\"'":
+        if raw[:1] and raw[:1] in "\"'":  # "" is in every string
             out[m.group(1)] = raw[1:].rstrip(raw[0])
         elif raw.startswith("["):
             out[m.group(1)] = numbers(raw)
@@ -280,8 +281,8 @@ def _grid_point(value: Any, what: str) -> tuple[float, float]:
         value = [value.get("x"), value.get("y")]
     try:
         vals = [float(v) for v in value]
-    except (TypeError, ValueError):
-        raise ReplyError(f"{what} must be [x, y], got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ReplyError(f"{what} must be [x, y], got {excerpt(repr(value))}") from None
     if len(vals) == 4:  # a box: its centre
         vals = [(vals[0] + vals[2]) / 2, (vals[1] + vals[3]) / 2]
     if len(vals) != 2:

@@ -9,6 +9,7 @@ import re
 
 from .._parse import (
     clean,
+    excerpt,
 )
 from .._replies import ReplyError
 
@@ -37,7 +38,10 @@ def parse_direct_answer(text: str, n_items: int) -> int | None:
     m = re.search(r"\d+", value)
     if m is None:
         raise ReplyError(f"no item number in {value[:30]!r}")
-    n = int(m.group())
+    digits = m.group().lstrip("0") or "0"
+    if len(digits) > 9:  # int() refuses more than 4,300 digits; no screen has 10**9 items
+        raise ReplyError(f"no item {excerpt(digits, 12)} (items 1..{n_items})")
+    n = int(digits)
     if not 1 <= n <= n_items:
         raise ReplyError(f"no item {n} (items 1..{n_items})")
     return n

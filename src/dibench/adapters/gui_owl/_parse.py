@@ -13,9 +13,11 @@ from typing import Any
 from .._base import Action
 from .._moves import swipe_direction
 from .._parse import (
+    TooComplex,
     button_action,
     check_point,
     first_json_object,
+    loads,
     numbers,
 )
 from .._replies import FrameworkError, ReplyError
@@ -78,7 +80,7 @@ def parse_owl_tool_call(text: str) -> ToolCall:
         args = obj
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = loads(args)
         except json.JSONDecodeError:
             raise ReplyError("arguments are not a JSON object") from None
     if not isinstance(args, dict) or not isinstance(args.get("action"), str):
@@ -126,9 +128,11 @@ def read_owl_call_faithful(text: str) -> ToolCall:
         raise FrameworkError(f"no '<conclusion>' + newline: IndexError in {_ORIGINAL}")
     conclusion = text.split("<conclusion>\n")[1].split("\n</conclusion>")[0]
     try:
-        obj = json.loads(raw)
+        obj = loads(raw)
     except json.JSONDecodeError as err:
         raise FrameworkError(f"json.loads fails on the call ({err}) in {_ORIGINAL}") from None
+    except TooComplex as err:
+        raise FrameworkError(f"{err}: {_ORIGINAL} crashes") from None
     try:
         args = obj["arguments"]
         action = args["action"].replace("tap", "click")

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import button_action, first_json_object, numbers
+from .._parse import TooComplex, button_action, first_json_object, loads, numbers
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -72,10 +72,12 @@ def read_mai_faithful(text: str) -> Call:
     m = _PAIR.search(text)
     thought, raw = (m.group(1).strip().strip('"'), m.group(2).strip().strip('"')) if m else ("", "")
     try:
-        obj: Any = json.loads(raw) if raw else None
+        obj: Any = loads(raw) if raw else None
     except json.JSONDecodeError as err:
         why = f"invalid JSON in the tool call ({err}): ValueError in {_ORIGINAL}"
         raise FrameworkError(why) from None
+    except TooComplex as err:
+        raise FrameworkError(f"{err}: {_ORIGINAL} crashes") from None
     try:
         args = obj["arguments"]
         for key in POINT_KEYS:
@@ -149,7 +151,7 @@ def read_mai_robust(text: str) -> Call:
         args = first_json_object(source, require="action")  # the arguments written flat
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = loads(args)
         except json.JSONDecodeError:
             raise ReplyError("arguments are not a JSON object") from None
     if not isinstance(args, dict) or not isinstance(args.get("action"), str):

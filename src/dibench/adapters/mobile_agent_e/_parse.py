@@ -13,11 +13,13 @@ from typing import Any
 from .._base import Action
 from .._moves import swipe_direction
 from .._parse import (
+    TooComplex,
     check_point,
     clean,
     excerpt,
     first_json_object,
     flat,
+    loads,
     section,
 )
 from .._replies import FrameworkError, ReplyError
@@ -109,7 +111,7 @@ def parse_e_operator(text: str, width: float, height: float) -> EOperation:
     args = obj.get("arguments")
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = loads(args)
         except json.JSONDecodeError:
             args = {"text": args}
     if not isinstance(args, dict):
@@ -155,7 +157,6 @@ def parse_e_reflection(text: str) -> tuple[str, str, str]:
 
 _T, _A, _D = "### Thought ###", "### Action ###", "### Description ###"
 _E_QUIT = ("null", "none", "finish", "exit", "stop")  # compared lowercased, nothing else
-_E_DICT = re.compile(r"({.*?})", re.S)  # lazy: never spans a nested object
 _E_FENCE = re.compile(r"```json\s*(.*?)\s*```", re.S)  # 'json' tag, lowercase, only
 
 
@@ -182,13 +183,29 @@ def e_json(text: str) -> Any:
     fence = _E_FENCE.search(text)
     if fence:
         tries.append(fence.group(1))
-    tries.extend(_E_DICT.findall(text))
+    tries.extend(_lazy_dicts(text))
     for candidate in tries:
         try:
-            return json.loads(candidate)
+            return loads(candidate)
         except json.JSONDecodeError:
             continue
+        except TooComplex as err:  # E catches JSONDecodeError only
+            raise FrameworkError(f"{err}: Operator.parse_response crashes") from None
     return None
+
+
+def _lazy_dicts(text: str) -> list[str]:
+    """``re.findall(r"({.*?})", text, re.S)`` as E runs it (each '{' to the next '}', so never
+    a nested object), in linear time: the regex retries every '{' to the end of the text."""
+    out = []
+    start = text.find("{")
+    while start != -1:
+        end = text.find("}", start)
+        if end == -1:
+            break
+        out.append(text[start : end + 1])
+        start = text.find("{", end + 1)
+    return out
 
 
 def _crash(err: Exception, where: str) -> FrameworkError:

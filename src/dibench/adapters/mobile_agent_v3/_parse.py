@@ -19,6 +19,7 @@ from .._parse import (
     excerpt,
     first_json_object,
     flat,
+    loads,
     numbers,
     section,
 )
@@ -77,7 +78,7 @@ class V3Plan:
         plan = self.plan.strip()
         if self.faithful:
             return "Finished" in plan and len(plan) < 15
-        return bool(_FINISHED.fullmatch(plan))
+        return len(plan) <= 200 and bool(_FINISHED.fullmatch(plan))  # a phrase, not a page
 
 
 _FINISHED = re.compile(
@@ -294,7 +295,7 @@ def parse_v3_operator(
         if not thought or not section_text:
             raise InvalidAction("no thought or no action: invalid action format")
         try:
-            obj = json.loads(section_text)
+            obj = loads(section_text)
         except ValueError as err:  # JSONDecodeError
             raise InvalidAction(f"the Action section is not one JSON value ({err})") from None
         name, action = _faithful_action(obj)
@@ -310,7 +311,7 @@ def parse_v3_operator(
             args = call["arguments"]
             if isinstance(args, str):
                 try:
-                    args = json.loads(args)
+                    args = loads(args)
                 except ValueError:
                     raise ReplyError("arguments are not a JSON object") from None
             if not isinstance(args, dict):

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import button_action, check_point, first_json_object, numbers
+from .._parse import TooComplex, button_action, check_point, first_json_object, loads, numbers
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -84,11 +84,13 @@ def read_qwen_faithful(text: str) -> QwenCall:
                     conclusion = conclusion[1:-1]
                 body = parts[1].split("</tool_call>")[0].strip()
                 try:
-                    call = json.loads(body)
+                    call = loads(body)
                 except json.JSONDecodeError as err:
                     raise RetryReply(
                         f"json.loads fails on the tool call ({err}) in {_WHERE}"
                     ) from None
+                except TooComplex as err:
+                    raise FrameworkError(f"{err}: {_WHERE} crashes") from None
     if call is None:
         raise RetryReply(f"no Thought:/Action:/<tool_call> in order: TypeError in {_WHERE}")
     try:
@@ -209,7 +211,7 @@ def read_qwen_robust(text: str) -> QwenCall:
         name = "mobile_use"
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = loads(args)
         except json.JSONDecodeError:
             raise ReplyError("arguments are not a JSON object") from None
     if not isinstance(args, dict) or not isinstance(args.get("action"), str):

@@ -59,15 +59,22 @@ STOPS = ("finished", "wait", "call_user", "error_env")
 
 
 def _thought(text: str) -> str:
-    m = re.search(r"Thought: (.+?)(?=\s*Action: |$)", text, re.S)
-    return m.group(1).strip() if m else ""
+    """``re.search(r"Thought: (.+?)(?=\\s*Action: |$)", text, re.S)``, stripped, as the
+    original reads it, in linear time (the lazy match retries ``\\s*`` at every space of a
+    long run: quadratic)."""
+    at = text.find("Thought: ")
+    if at < 0 or at + 9 >= len(text):
+        return ""
+    start = at + 9
+    end = text.find("Action: ", start + 1)
+    return text[start : end if end >= 0 else len(text)].strip()
 
 
 def _kwargs(source: str) -> tuple[str | None, dict[str, Any]] | None:
     """``ast`` reading of one call: its name and constant keyword values (others -> None)."""
     try:
         node = ast.parse(source, mode="eval")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # too deep for the parser
         return None
     call = node.body
     if not isinstance(call, ast.Call):
@@ -168,7 +175,10 @@ def _own_action(text: str) -> str | None:
 
 
 _CALL = re.compile(r"([A-Za-z_]+)\s*\(((?:[^()']|'[^']*'|\([^()]*\))*)\)?", re.S)
-_KW = re.compile(r"(\w+)\s*=\s*(?:'((?:\\.|[^'\\])*)'|\"((?:\\.|[^\"\\])*)\"|([^,)]+))", re.S)
+# a name starts a word: from inside a long word, each retry would rescan it (quadratic)
+_KW = re.compile(
+    r"(?<!\w)(\w+)\s*=\s*(?:'((?:\\.|[^'\\])*)'|\"((?:\\.|[^\"\\])*)\"|([^,)]+))", re.S
+)
 
 
 def read_uitars_robust(text: str) -> list[Call]:
