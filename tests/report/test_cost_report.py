@@ -158,10 +158,16 @@ def _run(dataset: Path, out: Path, model: str) -> tuple[list[dict[str, Any]], di
 
 
 @pytest.fixture(scope="module")
-def replayed(dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[list, dict]:
-    root = tmp_path_factory.mktemp("cost-run")
-    _replies(dataset, root / "replies.jsonl")
-    return _run(dataset, root / "run", f"replay:{root / 'replies.jsonl'}")
+def replayed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the replayed run is written (its report names it, never gives its path)."""
+    return tmp_path_factory.mktemp("cost-run") / "run"
+
+
+@pytest.fixture(scope="module")
+def replayed(dataset: Path, replayed_dir: Path) -> tuple[list, dict]:
+    replies = replayed_dir.parent / "replies.jsonl"
+    _replies(dataset, replies)
+    return _run(dataset, replayed_dir, f"replay:{replies}")
 
 
 def test_every_rows_cost_is_what_the_records_say(dataset: Path, replayed: tuple) -> None:
@@ -246,10 +252,10 @@ def test_the_oracle_costs_the_user_nothing(dataset: Path, tmp_path: Path) -> Non
 
 
 def test_a_store_from_before_the_cost_reads_and_its_report_computes_it(
-    dataset: Path, replayed: tuple, tmp_path: Path
+    dataset: Path, replayed: tuple, replayed_dir: Path, tmp_path: Path
 ) -> None:
     rows, report = replayed
-    run = Path(report["rundir"])
+    run = replayed_dir
     old = tmp_path / "old"
     shutil.copytree(run, old)
     con = sqlite3.connect(old / "results.sqlite")
@@ -271,11 +277,13 @@ def test_a_store_from_before_the_cost_reads_and_its_report_computes_it(
     assert "computed from the dataset" in again["cost"]["note"]
 
 
-def test_the_parquet_export_carries_the_same_cost(replayed: tuple, tmp_path: Path) -> None:
+def test_the_parquet_export_carries_the_same_cost(
+    replayed: tuple, replayed_dir: Path, tmp_path: Path
+) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
-    rows, report = replayed
+    rows, _ = replayed
     out = tmp_path / "rows.parquet"
-    r = invoke("export", report["rundir"], "--format", "parquet", "--out", str(out))
+    r = invoke("export", str(replayed_dir), "--format", "parquet", "--out", str(out))
     assert r.returncode == 0, r.stderr
     table = pq.read_table(out).to_pylist()
     cols = ("harm", "violations", "violation_count", "regret", "regret_pct", "regret_unit",

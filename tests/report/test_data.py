@@ -23,7 +23,10 @@ def test_csv_parses_back_to_every_estimate(report: Report) -> None:
     )
     # seven cost figures (calls, defense calls, tokens in/out, and the three extras) per rate
     n_defense += 7 * sum(1 for r in report.defenses.rates if r.cost is not None)
-    assert len(lines) == n_cells + 8 * len(report.findings) + n_defense
+    # the Cost to the user section's harm, change and share-shift lines
+    n_cost = sum(1 for ln in lines if ln["table"].startswith("cost_"))
+    assert report.cost is not None and n_cost > 0
+    assert len(lines) == n_cells + 8 * len(report.findings) + n_defense + n_cost
     main = report.table("main")
     assert main is not None
     for line in (ln for ln in lines if ln["table"] == "main"):

@@ -46,7 +46,12 @@ def test_has_plots_tables_and_explanations(html: str, report: Report) -> None:
         assert f'aria-label="{label}"' in html
     for metric in ("TCR", "COR", "ASR"):
         assert f"<dt>{metric}</dt>" in html
-    assert html.count('<table class="est">') == len(report.tables) + 2  # + findings + facts
+    # + findings + facts, and the Cost to the user section's own tables (harm, change, shift)
+    cost = re.search(r'<section id="cost">.*?</section>', html, re.S)
+    assert cost is not None and report.cost is not None
+    in_cost = cost.group(0).count('<table class="est">')
+    assert in_cost == 3
+    assert html.count('<table class="est">') == len(report.tables) + 2 + in_cost
     assert "Qwen2.5-VL_72B (int4 &amp; 8% sparsity)" in html
     assert 'class="num' in html and "font-variant-numeric:tabular-nums" in html
 
