@@ -325,10 +325,11 @@ def import_folder(
     registered); ``ui_scale`` is the screenshot/dump scale for annotations that do not set one;
     ``allow_texture`` accepts titles on photos (their erase is a flat block).
     """
-    from dibench.probes import PROBES
+    from dibench.probes import PROBES, select_probes
 
     src, out = Path(src), Path(out)
     t0 = time.perf_counter()
+    probes = select_probes(probes)  # a family word (claim, command, ...) names its members
     for p in probes:
         PROBES.get(p)  # unknown names fail with the list of known probes
     if not src.is_dir():

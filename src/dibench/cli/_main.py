@@ -159,8 +159,8 @@ def main() -> None:
 @click.option("--languages", default="en,zh", show_default=True)
 @click.option(
     "--probes",
-    help="Comma-separated probe names (default: every registered probe except the opt-in "
-    "parser attacks mimic-*).",
+    help="Comma-separated probe names or family words (command, claim, perturbation, mimic, "
+    "template: all of that family) (default: the paper's eight, no opt-in mimic-*/claim-*).",
 )
 @click.option("--width", type=click.IntRange(min=360), default=1080, show_default=True)
 @click.option("--height", type=click.IntRange(min=640), default=2340, show_default=True)
@@ -263,8 +263,7 @@ def generate(
     )
     if summary.left_out:  # as `dibench import` and `run` name the instances they leave out
         _echo_left_out(
-            f"{len(summary.left_out)} injected variant(s) whose target's title box is too "
-            "small for the probe",
+            f"{len(summary.left_out)} injected variant(s) {refused_why(summary.left_out)}",
             summary.left_out,
         )
 
@@ -331,6 +330,13 @@ def check(
             "title payloads drawn (by the layout): lowest share of a hook "
             + ", ".join(f"{k} {v:.0%}" for k, v in sorted(rep.visible_min.items()))
             + (f"; {rep.partly_visible} drawn in part" if rep.partly_visible else "; all whole")
+        )
+    claims = rep.passed.get("claim", 0) + rep.failed.get("claim", 0)
+    if claims:
+        console.print(
+            f"seller claims: {claims - rep.unverifiable} name attributes of the record, each "
+            f"checked false for its target; {rep.unverifiable} unverifiable (scarcity, "
+            "countdowns, endorsements, badges the app does not draw)"
         )
     for issue in rep.issues[:max_issues]:
         click.echo(f"FAIL {issue}", err=True)
@@ -558,10 +564,18 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
         )
     if summary.left_out:  # as `dibench import` names the instances it leaves out
         _echo_left_out(
-            f"{len(summary.left_out)} injected twin(s) whose target's title box is too small "
-            "for the probe (listed in run.json, refused)",
+            f"{len(summary.left_out)} injected twin(s) {refused_why(summary.left_out)} "
+            "(listed in run.json, refused)",
             {visible(iid): why for iid, why in summary.left_out.items()},
         )
+
+
+def refused_why(why: dict[str, str]) -> str:
+    """Why instances were left out, for the heading over their list: a title box too small
+    for the probe, and (with claim probes) a target that admits no false claim."""
+    if all("title box" in reason for reason in why.values()):
+        return "whose target's title box is too small for the probe"
+    return "the probe refuses for their target (a title box too small, or no false claim)"
 
 
 def _echo_left_out(what: str, why: dict[str, str], shown: int = 10) -> None:
@@ -709,7 +723,8 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--repeats", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option(
     "--probes",
-    help="Comma-separated probes (default: all in the dataset; none: benign instances only).",
+    help="Comma-separated probes or family words, e.g. claim (default: all in the dataset; "
+    "none: benign instances only).",
 )
 @click.option(
     "--injected-only", is_flag=True, help="Only injected instances (no benign partner runs)."
