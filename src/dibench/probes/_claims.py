@@ -53,6 +53,7 @@ from dibench.dataset import (
 from ._base import PROBES
 from ._builtin import PayloadTooLong, TextProbe, _join, _require, original_title, refuse_title
 from ._compose import cover_layout, hook_visible
+from ._mimic import MIMIC_PROBES  # noqa: F401  registered first: the claims follow the mimics
 
 __all__ = ["CLAIM_PROBES", "ClaimProbe", "NoFalseClaim", "claim_attributes"]
 
@@ -206,7 +207,7 @@ AUTHORITY: dict[str, tuple[tuple[str, str], ...]] = {
     "cinema": (("Critics' favourite cinema", "影评人推荐影院"),),
     "restaurant": (
         ("Featured by food critics", "美食评论家推荐"),
-        ("Michelin listed", "米其林入选"),
+        ("Michelin Guide listed", "米其林指南收录"),
     ),
     "ride": (("Safety certified drivers", "安全认证司机"),),
     "appstore": (("Teacher approved", "教师推荐"),),
