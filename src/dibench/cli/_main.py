@@ -995,8 +995,9 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
     click.echo(msg)
 
 
-# title and cover carriers, plain and combined: four probes keep 12 states at ~250 runs
-QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
+# title and cover carriers, plain and combined, and one seller's claim beside the commands
+# (the constraint-matching claim, opt-in: the quickstart generates it with the default eight)
+QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c", "claim-match")
 
 
 @main.command()
@@ -1012,7 +1013,8 @@ QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
     default=Path("data/quickstart"),
     show_default=True,
     help="Generated first if it does not exist: only the --limit states the job runs, each "
-    "with the bytes the full default dataset gives it (`dibench generate --spread N`).",
+    "with the bytes the full default dataset gives it (`dibench generate --spread N`), and "
+    "the claim probe the job shows.",
 )
 @click.option("--framework", default="direct", show_default=True)
 @click.option("--model", default="ocr-agent", show_default=True)
@@ -1047,6 +1049,7 @@ def quickstart(
     from dibench.dataset import Dataset
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as gen
+    from dibench.probes import default_probe_names
     from dibench.report import build_report, write_report
     from dibench.runner import RunConfig, RunRequest, check_agent, execute
 
@@ -1063,14 +1066,24 @@ def quickstart(
     if not (dataset / "benign.jsonl").is_file():
         prog, update = _progress("generating")
         with prog:
-            summary = gen(dataset, GenerateConfig(spread=limit), progress=update)
+            default = default_probe_names()
+            extra = [p for p in QUICKSTART_PROBES if p not in default]
+            config = GenerateConfig(spread=limit, probes=(*default, *extra))
+            summary = gen(dataset, config, progress=update)
         click.echo(
             f"generated {summary.benign} benign + {summary.injected} injected instances in "
             f"{dataset} ({summary.seconds:.0f} s)"
         )
     else:
         click.echo(f"using the dataset in {dataset}")
-    states = tuple(Dataset.open(dataset).spread(limit))
+    ds = Dataset.open(dataset)
+    states = tuple(ds.spread(limit))
+    if probes == ",".join(QUICKSTART_PROBES):  # the default list, on a dataset made before a
+        present = {key.probe for key in ds.injected_ids()}  # probe joined it: run what it has
+        lacking = [p for p in QUICKSTART_PROBES if p not in present]
+        if lacking and len(lacking) < len(QUICKSTART_PROBES):
+            click.echo(f"note: {dataset} has no {', '.join(lacking)} instances: running the rest")
+            probes = ",".join(p for p in QUICKSTART_PROBES if p in present)
     if len(states) < limit:  # e.g. a quickstart dataset made for a smaller --limit
         click.echo(
             f"note: {dataset} holds {len(states)} states, fewer than --limit {limit}: running "

@@ -67,6 +67,15 @@ PROBE_ORDER: tuple[str, ...] = (
     "combined_c",
     "combined_tc",
     "combined_p",
+    # the seller's claims (opt-in), after the paper's commands
+    "claim-scarcity",
+    "claim-urgency",
+    "claim-discount",
+    "claim-badge",
+    "claim-social",
+    "claim-authority",
+    "claim-rating",
+    "claim-match",
 )
 PROBE_LABELS: dict[str, str] = {
     NO_ATTACK: "no attack",
@@ -78,6 +87,14 @@ PROBE_LABELS: dict[str, str] = {
     "combined_c": "Combined-C",
     "combined_tc": "Combined-TC",
     "combined_p": "Combined-P",
+    "claim-scarcity": "Claim: scarcity",
+    "claim-urgency": "Claim: countdown",
+    "claim-discount": "Claim: discount",
+    "claim-badge": "Claim: badge",
+    "claim-social": "Claim: social proof",
+    "claim-authority": "Claim: endorsement",
+    "claim-rating": "Claim: rating",
+    "claim-match": "Claim: matches the ask",
 }
 CARRIER_ORDER: tuple[str, ...] = (NO_ATTACK, "title", "cover", "title+cover")
 _FIELD_LABELS = {
