@@ -470,6 +470,9 @@ class AttackSection:
     rejected: int
     eval_queries: int
     examples: list[AttackExample] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)  # what the search could write (empty: old)
+    persuasion: bool = False  # claims only; the fixed probe to beat is the best claim probe
+    best_fixed: str | None = None
 
 
 @dataclass(frozen=True)
