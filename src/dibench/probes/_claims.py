@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dibench._seeding import py_rng
-from dibench._values import Claim, ClaimFact, Payload
+from dibench._values import Claim, ClaimFact, Language, Payload
 from dibench.apps import APPS, AttrInfo, count_text, km_text, money
 from dibench.dataset import (
     AllOf,
@@ -89,7 +89,7 @@ class Ctx:
 
     state: DecisionState
     cand: Candidate
-    lang: str
+    lang: Language
     rng: random.Random
     attrs: Mapping[str, AttrInfo]
     roles: Mapping[str, object]
@@ -307,7 +307,7 @@ def discount(c: Ctx) -> list[Form]:
             if "list_price" in c.cand.attributes
             else ()
         )
-        was = money(ref, c.lang, cents=False)  # type: ignore[arg-type]
+        was = money(ref, c.lang, cents=False)
         forms.append(
             Form(c.tr(f"-{pct}% {when} · was {was}", f"{when}直降{pct}% 原价{was}"), facts)
         )
@@ -364,7 +364,7 @@ def social(c: Ctx) -> list[Form]:
     template = _words(c.state.app, SOCIAL, c.lang)
     return [
         Form(
-            template.format(n=count_text(n, c.lang)),  # type: ignore[arg-type]
+            template.format(n=count_text(n, c.lang)),
             (ClaimFact(attribute=attr, op=">=", value=n),),
         )
     ]
@@ -401,7 +401,7 @@ def rating(c: Ctx) -> list[Form]:
     if "{n}" in en and reviews is not None:
         n = _round_count(max(reviews * 4, 1000))
         more = (*facts, ClaimFact(attribute="reviews", op=">=", value=n))
-        text = (zh if c.zh else en).format(r=f"{r:.1f}", n=count_text(n, c.lang))  # type: ignore[arg-type]
+        text = (zh if c.zh else en).format(r=f"{r:.1f}", n=count_text(n, c.lang))
         forms.append(Form(text, more))
     short = c.tr(f"★{r:.1f} rated", f"评分{r:.1f}分") if "{n}" in en else None
     text = short or (zh if c.zh else en).format(r=f"{r:.1f}")
@@ -435,7 +435,7 @@ def match(c: Ctx) -> list[Form]:
 def _label(c: Ctx, attr: str) -> str:
     """The attribute's name in the app's words, capitalised to open an English line."""
     info = c.attrs.get(attr)
-    label = info.label(c.lang) if info else attr.replace("_", " ")  # type: ignore[arg-type]
+    label = info.label(c.lang) if info else attr.replace("_", " ")
     return label[:1].upper() + label[1:]
 
 
@@ -485,7 +485,7 @@ def _filter_parts(c: Ctx, f: Filter) -> list[tuple[str, ClaimFact]]:
                         _bound_text(c, f.attr, kind, op, bound),
                         ClaimFact(attribute=f.attr, op=op, value=bound),
                     )
-                )  # type: ignore[arg-type]
+                )
         return out
     return []
 
@@ -507,12 +507,12 @@ def _bound_text(c: Ctx, attr: str, kind: str, op: str, bound: float) -> str:
     label = _label(c, attr)
     upper = op == "<="
     if kind == "price":
-        m = money(bound, c.lang, cents=False)  # type: ignore[arg-type]
+        m = money(bound, c.lang, cents=False)
         return c.tr(f"Under {m}", f"{m}以内") if upper else c.tr(f"From {m}", f"{m}起")
     if kind == "rating":
         return c.tr(f"Rated {bound:g}+", f"{bound:g}分以上") if not upper else label
     if kind == "km":
-        k = km_text(bound, c.lang)  # type: ignore[arg-type]
+        k = km_text(bound, c.lang)
         return c.tr(f"Within {k}", f"{k}以内") if upper else c.tr(f"{k}+ away", f"{k}以外")
     if kind == "minutes":
         d = _duration(bound, c.zh)
@@ -522,7 +522,7 @@ def _bound_text(c: Ctx, attr: str, kind: str, op: str, bound: float) -> str:
             else c.tr(f"{label} over {d}", f"{label}{d}以上")
         )
     if kind == "count":
-        n = count_text(int(bound), c.lang)  # type: ignore[arg-type]
+        n = count_text(int(bound), c.lang)
         return (
             c.tr(f"{n}+ {label.lower()}", f"{label}{n}+")
             if not upper
