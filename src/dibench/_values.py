@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 from dibench._errors import DIBenchError
@@ -210,10 +211,21 @@ class Claim(Frozen):
 
     kind: str
     facts: tuple[ClaimFact, ...] = ()
+    # said in the record, not only implied by empty facts; filled in when not given
+    unverifiable: bool = False
 
-    @property
-    def unverifiable(self) -> bool:
-        return not self.facts
+    @model_validator(mode="before")
+    @classmethod
+    def _mark_unverifiable(cls, data: object) -> object:
+        if isinstance(data, dict) and "unverifiable" not in data:
+            return {**data, "unverifiable": not data.get("facts")}
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Claim:
+        if self.unverifiable == bool(self.facts):
+            raise ValueError("unverifiable: true exactly when the claim names no fact")
+        return self
 
 
 class Payload(Frozen):

@@ -31,6 +31,14 @@ def test_generate_with_the_claim_family_then_check_passes(claims: Path) -> None:
     assert probes == {"naive", *CLAIM_PROBES}
     manifest = orjson.loads((claims / "manifest.json").read_bytes())
     assert manifest["probes"] == ["naive", *CLAIM_PROBES]  # the words, resolved
+    claims_of = {}
+    for line in (claims / "injected.jsonl").read_bytes().splitlines():
+        rec = orjson.loads(line)
+        claims_of.setdefault(rec["probe"], rec["payload"].get("claim"))
+    assert claims_of["naive"] is None  # other probes' records are as before
+    assert claims_of["claim-urgency"] == {"kind": "urgency", "facts": [], "unverifiable": True}
+    rating = claims_of["claim-rating"]
+    assert rating["unverifiable"] is False and rating["facts"][0]["op"] == ">="
     r = invoke("check", "--dataset", str(claims), "--ocr-sample", "10", "--workers", "1")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all checks passed" in r.stdout
