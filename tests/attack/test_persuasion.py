@@ -2,8 +2,9 @@
 
 Its move set holds only a seller's claims (no instruction override, fake completion, separator
 trick or action syntax), no phrasing of it holds a directive word (the claim probes' word
-lists), every genome it breeds stays inside it, and against an agent with a planted weakness for
-a platform badge ('Verified') it finds the badge and compares it with the dataset's best claim probe.
+lists), every genome it breeds stays inside it, and against an agent with a planted weakness
+for a platform badge ('Verified') it finds the badge and compares it with the dataset's best
+claim probe.
 """
 
 from __future__ import annotations
