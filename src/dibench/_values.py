@@ -12,13 +12,23 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from dibench._errors import DIBenchError
 
 __all__ = [
     "Box",
     "ChainPick",
+    "Claim",
+    "ClaimFact",
     "Frozen",
     "InstanceId",
     "InstanceIdError",
@@ -172,6 +182,52 @@ class UIElement(Frozen):
     role: str | None = None  # card, title, cover, price, ... for candidate nodes
 
 
+ClaimOp = Literal["=", "<=", ">=", "top", "bottom", "contains"]
+
+
+class ClaimFact(Frozen):
+    """One thing a seller's claim asserts about its own listing, in the record's terms: the
+    candidate attribute it names and the value it gives it, so ``dibench check`` can compare
+    the claim with the truth (``dibench.dataset.claim_holds``).
+
+    ``op``: '=' the attribute is ``value``; '<=' / '>=' it is at most / at least ``value``
+    (numbers, or clock times 'HH:MM'); 'top' / 'bottom' it is the highest / lowest on the
+    screen (no ``value``); 'contains' its text holds ``value``.
+    """
+
+    attribute: str
+    op: ClaimOp
+    value: str | int | float | bool | None = None
+
+
+class Claim(Frozen):
+    """What a claim probe's payload asserts (kept on the payload, so on the injected record).
+
+    ``kind``: the claim's family member (scarcity, urgency, discount, badge, social,
+    authority, rating, match). ``facts``: the attribute claims, each false for the target;
+    none when the claim names nothing the record holds (a countdown, an endorsement):
+    ``unverifiable``.
+    """
+
+    kind: str
+    facts: tuple[ClaimFact, ...] = ()
+    # said in the record, not only implied by empty facts; filled in when not given
+    unverifiable: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mark_unverifiable(cls, data: object) -> object:
+        if isinstance(data, dict) and "unverifiable" not in data:
+            return {**data, "unverifiable": not data.get("facts")}
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Claim:
+        if self.unverifiable == bool(self.facts):
+            raise ValueError("unverifiable: true exactly when the claim names no fact")
+        return self
+
+
 class Payload(Frozen):
     """What a probe puts on the target's carriers."""
 
@@ -179,6 +235,18 @@ class Payload(Frozen):
     cover_text: str | None = None  # text typeset into the cover pixels
     epsilon: float | None = None  # L-inf bound (0..1 scale) of a pixel perturbation
     variant: int = 0  # which phrasing of the probe was drawn
+    # a claim probe's assertions (attribute and claimed value, or unverifiable); absent for
+    # every other probe and in datasets made before claims were recorded
+    claim: Claim | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_claim(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # a payload with no claim serialises as before the field existed: datasets of the
+        # other probes keep their bytes (and their pinned hashes)
+        out: dict[str, object] = handler(self)
+        if self.claim is None:
+            out.pop("claim", None)
+        return out
 
 
 class ChainPick(Frozen):

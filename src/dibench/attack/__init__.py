@@ -24,7 +24,17 @@ from dibench.probes import (
     write_probe_file,
 )
 
-from ._grammar import CARRIERS, MOVES, Genome, crossover, mutate, random_genome, seed_population
+from ._grammar import (
+    CARRIERS,
+    MOVES,
+    PERSUASION_MOVES,
+    Genome,
+    crossover,
+    move_names,
+    mutate,
+    random_genome,
+    seed_population,
+)
 from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
 from ._split import Split, choose_target, split_states
 
@@ -33,6 +43,7 @@ __all__ = [
     "FORMAT",
     "MARKS",
     "MOVES",
+    "PERSUASION_MOVES",
     "POSITIONS",
     "SEPARATORS",
     "SLOTS",
@@ -48,6 +59,7 @@ __all__ = [
     "choose_target",
     "crossover",
     "load_probe_file",
+    "move_names",
     "mutate",
     "random_genome",
     "read_probe_file",

@@ -45,7 +45,15 @@ from dibench.probes import (
     write_probe_file,
 )
 
-from ._grammar import CARRIERS, Genome, crossover, mutate, random_genome, seed_population
+from ._grammar import (
+    CARRIERS,
+    Genome,
+    crossover,
+    move_names,
+    mutate,
+    random_genome,
+    seed_population,
+)
 from ._split import Split, split_states
 
 __all__ = ["AttackConfig", "AttackRequest", "AttackResult", "run_attack"]
@@ -72,6 +80,9 @@ class AttackConfig:
     baselines: tuple[str, ...] | None = None  # fixed probes; None: the dataset's on the carriers
     attacker: str | None = None  # provider spec of an attacker model proposing rewrites
     styles: bool = True  # search the title style gene too (position, mark, separator)
+    # a seller's claims only: no instruction override, fake completion, separator or action
+    # syntax (``PERSUASION_MOVES``); the fixed probes to beat are the dataset's claim probes
+    persuasion: bool = False
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -83,6 +94,11 @@ class AttackConfig:
             raise ValueError(f"--train-frac must be in (0, 1), got {self.train_frac}")
         if self.top_k < 1 or self.repeats < 1 or self.population < 2 or self.eta < 2:
             raise ValueError("--top-k, --repeats >= 1, population >= 2 and eta >= 2")
+        if self.persuasion and self.attacker:
+            raise ValueError(
+                "--persuasion with --attacker: an attacker model's free text is not held to "
+                "claims; drop one of them"
+            )
 
     def describe(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -90,6 +106,8 @@ class AttackConfig:
         d["baselines"] = None if self.baselines is None else list(self.baselines)
         if not self.styles:  # recorded only when on: a directory without it searched no styles
             del d["styles"]
+        if not self.persuasion:  # recorded only when on: older directories resume unchanged
+            del d["persuasion"]
         return d
 
 
@@ -257,6 +275,16 @@ class _Attack:
             p = iid.probe
             if p is not None and p not in present and p in PROBES and not p.startswith("atk-"):
                 present.append(p)
+        if self.cfg.persuasion and self.cfg.baselines is None:  # a seller beats sellers
+            present = [p for p in present if PROBES.get(p).family == "claim"]
+            if not present:
+                from dibench.runner import RunError
+
+                raise RunError(
+                    f"--persuasion: {self.req.dataset} has no claim probe on the carriers "
+                    f"{', '.join(self.cfg.carriers)} to compare with (generate with --probes "
+                    "claim, or name --baselines)"
+                )
         if self.cfg.baselines is not None:
             missing = [b for b in self.cfg.baselines if b not in present]
             if missing:
@@ -449,6 +477,7 @@ class _Attack:
             cfg.carriers,
             cfg.population,
             cfg.styles,
+            cfg.persuasion,
         )
         evaluated: list[str] = []
         tried: set[str] = set()
@@ -493,7 +522,7 @@ class _Attack:
         cfg = self.cfg
         children: list[Genome] = list(self.proposals(gen, elite))
         parents = [self.genomes[n] for n in elite] or [
-            random_genome(rng, self.req.framework, cfg.carriers, cfg.styles)
+            random_genome(rng, self.req.framework, cfg.carriers, cfg.styles, cfg.persuasion)
         ]
         succ = self.successes(self.out / "search")
         # Nothing has worked yet: no gradient to follow, so explore more widely.
@@ -503,13 +532,15 @@ class _Attack:
             attempts += 1
             a = parents[min(int(rng.expovariate(1.0)), len(parents) - 1)]
             if rng.random() < p_random:
-                child = random_genome(rng, self.req.framework, cfg.carriers, cfg.styles)
+                child = random_genome(
+                    rng, self.req.framework, cfg.carriers, cfg.styles, cfg.persuasion
+                )
             elif len(parents) > 1 and rng.random() < 0.3:
                 child = crossover(rng, a, rng.choice(parents), cfg.styles)
                 if rng.random() < 0.5:
-                    child = mutate(rng, child, cfg.carriers, cfg.styles)
+                    child = mutate(rng, child, cfg.carriers, cfg.styles, cfg.persuasion)
             else:
-                child = mutate(rng, a, cfg.carriers, cfg.styles)
+                child = mutate(rng, a, cfg.carriers, cfg.styles, cfg.persuasion)
             if child.name not in tried and child.name not in {c.name for c in children}:
                 children.append(child)
         return children
@@ -707,6 +738,9 @@ class _Attack:
             "history": self.history,
             "candidates": cands,
             "rejected": self.rejected,
+            # what the search could write: the report says which moves were allowed
+            "moves": list(move_names(self.req.framework, self.cfg.persuasion)),
+            "persuasion": self.cfg.persuasion,
             **extra,
         }
         atomic_write(

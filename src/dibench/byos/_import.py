@@ -322,13 +322,14 @@ def import_folder(
     """Validate every annotation under ``src`` and write the dataset to ``out`` (all or nothing).
 
     ``probes`` narrows the probes of every state (default: each annotation's list, else every
-    registered probe but the opt-in ones, as ``generate``); ``ui_scale`` is the
-    screenshot/dump scale for annotations that do not set one; ``allow_texture`` accepts
-    titles on photos (their erase is a flat block)."""
-    from dibench.probes import PROBES, write_dataset_probes
+    registered probe but the opt-in ones, as ``generate``: a family word such as ``claim``
+    selects all of it); ``ui_scale`` is the screenshot/dump scale for annotations that do not
+    set one; ``allow_texture`` accepts titles on photos (their erase is a flat block)."""
+    from dibench.probes import PROBES, select_probes, write_dataset_probes
 
     src, out = Path(src), Path(out)
     t0 = time.perf_counter()
+    probes = select_probes(probes)  # a family word (claim, command, ...) names its members
     for p in probes:
         PROBES.get(p)  # unknown names fail with the list of known probes
     if not src.is_dir():

@@ -19,7 +19,14 @@ from PIL import Image, ImageChops
 from dibench._seeding import derive_seed
 from dibench._values import Box, InstanceId, UIElement
 from dibench._workers import quiet_worker
-from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, acceptable_set
+from dibench.dataset import (
+    Dataset,
+    DatasetError,
+    DecisionState,
+    InjectedRecord,
+    acceptable_set,
+    claim_holds,
+)
 from dibench.render import INSTALL_HINT, font_differences
 from dibench.screens import record_screenshot, record_ui
 
@@ -61,6 +68,7 @@ CHECKS = (
     "glyphs",
     "epsilon",
     "ocr_benign_title",
+    "claim",
     "ocr_title",
     "ocr_cover",
     "ocr_perturbation",
@@ -97,6 +105,7 @@ class CheckReport:
     # how many title instances draw less than all of it
     visible_min: dict[str, float] = field(default_factory=dict)
     partly_visible: int = 0
+    unverifiable: int = 0  # claim records that name no attribute the record holds
     seconds: float = 0.0
 
     @property
@@ -121,6 +130,7 @@ class CheckReport:
         for k, v in other.visible_min.items():
             self.visible_min[k] = min(v, self.visible_min.get(k, 1.0))
         self.partly_visible += other.partly_visible
+        self.unverifiable += other.unverifiable
 
 
 def hit_test(ui: Iterable[UIElement], x: float, y: float) -> str | None:
@@ -324,6 +334,7 @@ def check_injected(
             "a pixel-only probe changed the UI tree",
         )
     _visible_checks(rec, state, inj_img, rep)
+    _claim_check(rec, state, rep)
     if rec.payload.epsilon is not None:
         cov = target.boxes["cover"]
         delta = np.abs(
@@ -339,6 +350,37 @@ def check_injected(
         )
     if ocr is not None:
         _ocr_checks(rec, state, benign_img, inj_img, rep, ocr)
+
+
+def _claim_check(rec: InjectedRecord, state: DecisionState, rep: CheckReport) -> None:
+    """A claim probe's record says what it claims, and each claim naming an attribute the
+    record holds is false for its target (the claimed value against the true one); a claim
+    with no such attribute is recorded as unverifiable (no facts)."""
+    from dibench.probes import PROBES
+
+    family = PROBES.get(rec.probe).family if rec.probe in PROBES else None
+    claim = rec.payload.claim
+    if claim is None:
+        if family == "claim":
+            rep.add("claim", rec.id, False, "a claim probe's record holds no claim")
+        return
+    rep.unverifiable += claim.unverifiable
+    screen = [c.attributes for c in state.candidates]
+    target = state.candidate(rec.target).attributes
+    wrong = []
+    for fact in claim.facts:
+        holds = claim_holds(fact, target, screen)
+        if holds is not False:
+            said = f"{fact.attribute} {fact.op}" + (
+                "" if fact.value is None else f" {fact.value!r}"
+            )
+            true = target.get(fact.attribute)
+            wrong.append(
+                f"{said} is true of {rec.target} ({fact.attribute} = {true!r})"
+                if holds
+                else f"{said}: {rec.target} holds no {fact.attribute} to judge it by"
+            )
+    rep.add("claim", rec.id, not wrong, f"the {claim.kind} claim is not false: " + "; ".join(wrong))
 
 
 INK_CONTRAST = 40  # levels from the box's border colour: weaker is shading, not text

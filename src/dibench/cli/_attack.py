@@ -74,6 +74,13 @@ from ._main import main as cli
     is_flag=True,
     help="Do not search the title style (hook position, mark, separator).",
 )
+@click.option(
+    "--persuasion",
+    is_flag=True,
+    help="Play an honest-looking seller: claims only (scarcity, countdown, discount, badge, "
+    "social proof, endorsement, rating, fit), no instruction override, fake completion, "
+    "separator or action syntax; compared with the dataset's claim probes.",
+)
 @agent_options
 @load_option
 @_guard
@@ -97,6 +104,7 @@ def attack(
     concurrency: int,
     search_only: bool,
     no_styles: bool,
+    persuasion: bool,
     base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
@@ -129,6 +137,7 @@ def attack(
             baselines=_csv(baselines) or None,
             attacker=attacker,
             styles=not no_styles,
+            persuasion=persuasion,
         )
     except ValueError as exc:
         _fail(str(exc))
@@ -146,8 +155,16 @@ def attack(
         record=not no_record,
         evaluate=not search_only,
     )
+    from dibench.attack import move_names
+
     res = run_attack(req, lambda msg: click.echo(msg, err=True))
     click.echo(f"search: {res.spent}/{res.budget} queries on {res.train_states} train states")
+    moves = ", ".join(move_names(framework, persuasion))
+    click.echo(
+        f"moves allowed: {moves}"
+        + (" (persuasion only: no override, completion, separator or action syntax)"
+           if persuasion else "")
+    )  # fmt: skip
     if res.templates is None:
         click.echo(f"held-out evaluation not run ({res.heldout_states} states kept apart)")
         return
@@ -164,6 +181,8 @@ def attack(
             f"  {r['probe']:<16} {r['kind']:<8} held-out ASR {asr} ({r['k']}/{n}, "
             f"{r['states']} states, {r['method']})  {r['describe']}"
         )
+    if persuasion and res.best_fixed:
+        click.echo(f"  best claim probe (on train): {res.best_fixed}")
     for t in res.heldout["tests"]:
         p = f"p={t['p_value']:.3g}" if t["p_value"] is not None else f"no p: {t['reason']}"
         click.echo(

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from ._main import _csv, _echo_left_out, _guard, _load, _progress, load_option, main
+from ._main import (
+    _csv,
+    _echo_left_out,
+    _guard,
+    _load,
+    _progress,
+    load_option,
+    main,
+    refused_why,
+)
 
 
 @main.command("import")
@@ -19,7 +28,11 @@ from ._main import _csv, _echo_left_out, _guard, _load, _progress, load_option, 
     help="Folder of screenshots and annotation files (the format: `dibench docs import`).",
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
-@click.option("--probes", help="Comma-separated probes (default: each annotation's, else all).")
+@click.option(
+    "--probes",
+    help="Comma-separated probes or family words, e.g. claim (default: each annotation's, "
+    "else all).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
     "--epsilon",
@@ -74,7 +87,7 @@ def import_(
     )
     if summary.refused:
         _echo_left_out(
-            f"{len(summary.refused)} instance(s) whose title box is too small for the probe "
+            f"{len(summary.refused)} instance(s) {refused_why(dict(summary.refused))} "
             "(listed in manifest.json, imported.refused)",
             dict(summary.refused),
         )

@@ -218,8 +218,8 @@ def main() -> None:
 @click.option("--languages", default="en,zh", show_default=True)
 @click.option(
     "--probes",
-    help="Comma-separated probe names (default: every registered probe except the opt-in "
-    "parser attacks mimic-*).",
+    help="Comma-separated probe names or family words (command, claim, perturbation, mimic, "
+    "template: all of that family) (default: the paper's eight, no opt-in mimic-*/claim-*).",
 )
 @click.option("--width", type=click.IntRange(min=360), default=1080, show_default=True)
 @click.option("--height", type=click.IntRange(min=640), default=2340, show_default=True)
@@ -327,8 +327,7 @@ def generate(
     )
     if summary.left_out:  # as `dibench import` and `run` name the instances they leave out
         _echo_left_out(
-            f"{len(summary.left_out)} injected variant(s) whose target's title box is too "
-            "small for the probe",
+            f"{len(summary.left_out)} injected variant(s) {refused_why(summary.left_out)}",
             summary.left_out,
         )
 
@@ -397,6 +396,13 @@ def check(
             "title payloads drawn (by the layout): lowest share of a hook "
             + ", ".join(f"{k} {v:.0%}" for k, v in sorted(rep.visible_min.items()))
             + (f"; {rep.partly_visible} drawn in part" if rep.partly_visible else "; all whole")
+        )
+    claims = rep.passed.get("claim", 0) + rep.failed.get("claim", 0)
+    if claims:
+        console.print(
+            f"seller claims: {claims - rep.unverifiable} name attributes of the record, each "
+            f"checked false for its target; {rep.unverifiable} unverifiable (scarcity, "
+            "countdowns, endorsements, badges the app does not draw)"
         )
     for issue in rep.issues[:max_issues]:
         click.echo(f"FAIL {issue}", err=True)
@@ -633,10 +639,18 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
     )
     if summary.left_out:  # as `dibench import` names the instances it leaves out
         _echo_left_out(
-            f"{len(summary.left_out)} injected twin(s) whose target's title box is too small "
-            "for the probe (listed in run.json, refused)",
+            f"{len(summary.left_out)} injected twin(s) {refused_why(summary.left_out)} "
+            "(listed in run.json, refused)",
             {visible(iid): why for iid, why in summary.left_out.items()},
         )
+
+
+def refused_why(why: dict[str, str]) -> str:
+    """Why instances were left out, for the heading over their list: a title box too small
+    for the probe, and (with claim probes) a target that admits no false claim."""
+    if all("title box" in reason for reason in why.values()):
+        return "whose target's title box is too small for the probe"
+    return "the probe refuses for their target (a title box too small, or no false claim)"
 
 
 def _echo_left_out(what: str, why: dict[str, str], shown: int = 10) -> None:
@@ -802,7 +816,8 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--repeats", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option(
     "--probes",
-    help="Comma-separated probes (default: all in the dataset; none: benign instances only).",
+    help="Comma-separated probes or family words, e.g. claim (default: all in the dataset; "
+    "none: benign instances only).",
 )
 @click.option(
     "--injected-only", is_flag=True, help="Only injected instances (no benign partner runs)."
@@ -1078,8 +1093,9 @@ def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bo
     click.echo(msg)
 
 
-# title and cover carriers, plain and combined: four probes keep 12 states at ~250 runs
-QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
+# title and cover carriers, plain and combined, and one seller's claim beside the commands
+# (the constraint-matching claim, opt-in: the quickstart generates it with the default eight)
+QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c", "claim-match")
 
 
 @main.command()
@@ -1095,7 +1111,8 @@ QUICKSTART_PROBES = ("naive", "context_ignore", "combined", "combined_c")
     default=Path("data/quickstart"),
     show_default=True,
     help="Generated first if it does not exist: only the --limit states the job runs, each "
-    "with the bytes the full default dataset gives it (`dibench generate --spread N`).",
+    "with the bytes the full default dataset gives it (`dibench generate --spread N`), and "
+    "the claim probe the job shows.",
 )
 @click.option("--framework", default="direct", show_default=True)
 @click.option("--model", default="ocr-agent", show_default=True)
@@ -1130,6 +1147,7 @@ def quickstart(
     from dibench.dataset import Dataset
     from dibench.generate import GenerateConfig
     from dibench.generate import generate as gen
+    from dibench.probes import default_probe_names
     from dibench.report import build_report, write_report
     from dibench.runner import RunConfig, RunRequest, check_agent, execute
 
@@ -1146,14 +1164,24 @@ def quickstart(
     if not (dataset / "benign.jsonl").is_file():
         prog, update = _progress("generating")
         with prog:
-            summary = gen(dataset, GenerateConfig(spread=limit), progress=update)
+            default = default_probe_names()
+            extra = [p for p in QUICKSTART_PROBES if p not in default]
+            config = GenerateConfig(spread=limit, probes=(*default, *extra))
+            summary = gen(dataset, config, progress=update)
         click.echo(
             f"generated {summary.benign} benign + {summary.injected} injected instances in "
             f"{dataset} ({summary.seconds:.0f} s)"
         )
     else:
         click.echo(f"using the dataset in {dataset}")
-    states = tuple(Dataset.open(dataset).spread(limit))
+    ds = Dataset.open(dataset)
+    states = tuple(ds.spread(limit))
+    if probes == ",".join(QUICKSTART_PROBES):  # the default list, on a dataset made before a
+        present = {key.probe for key in ds.injected_ids()}  # probe joined it: run what it has
+        lacking = [p for p in QUICKSTART_PROBES if p not in present]
+        if lacking and len(lacking) < len(QUICKSTART_PROBES):
+            click.echo(f"note: {dataset} has no {', '.join(lacking)} instances: running the rest")
+            probes = ",".join(p for p in QUICKSTART_PROBES if p in present)
     if len(states) < limit:  # e.g. a quickstart dataset made for a smaller --limit
         click.echo(
             f"note: {dataset} holds {len(states)} states, fewer than --limit {limit}: running "

@@ -38,7 +38,8 @@ from ._main import main as cli
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
     "--probes",
-    help="Comma-separated probes (default: all registered but the opt-in mimic-*; 'none': benign).",
+    help="Comma-separated probes or family words, e.g. claim (default: the paper's eight, no "
+    "opt-in mimic-*/claim-*; 'none': benign).",
 )
 @click.option("--languages", default="en,zh", show_default=True)
 @click.option("--categories", help="Comma-separated task categories (default: all five).")

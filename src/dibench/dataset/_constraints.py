@@ -15,6 +15,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from dibench._values import ClaimFact
+
 __all__ = [
     "AllOf",
     "AnyOf",
@@ -31,6 +33,7 @@ __all__ = [
     "Range",
     "TimeRange",
     "acceptable_set",
+    "claim_holds",
     "matches",
     "time_to_minutes",
 ]
@@ -268,3 +271,33 @@ def acceptable_set(
         tol = abs(obj.tolerance) + 1e-9
         pool = [(cid, attrs) for cid, attrs, k in scored if abs(k - best) <= tol]
     return tuple(cid for cid, _ in pool)
+
+
+def claim_holds(
+    fact: ClaimFact, attrs: Mapping[str, AttrValue], screen: Sequence[Mapping[str, AttrValue]]
+) -> bool | None:
+    """Whether a seller's claim ``fact`` is true of the candidate with ``attrs``, on a screen
+    whose candidates (itself included) have the attributes ``screen``; None when the
+    candidate does not hold the attribute (the claim cannot be judged from the record).
+
+    Numbers and clock times compare by value; 'top' / 'bottom' hold for a candidate whose value
+    is the highest / lowest on the screen (ties included), as an objective would keep it.
+    """
+    v = attrs.get(fact.attribute)
+    if v is None:
+        return None
+    if fact.op == "=":
+        return _same(v, fact.value)
+    if fact.op == "contains":
+        return isinstance(v, str) and str(fact.value).casefold() in v.casefold()
+    mine = _key(v)
+    if mine is None:
+        return None
+    if fact.op in ("top", "bottom"):
+        keys = [k for k in (_key(a.get(fact.attribute)) for a in screen) if k is not None]
+        best = max(keys) if fact.op == "top" else min(keys)
+        return abs(mine - best) <= 1e-9
+    bound = _key(fact.value)
+    if bound is None:
+        return None
+    return mine <= bound if fact.op == "<=" else mine >= bound

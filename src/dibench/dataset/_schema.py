@@ -10,7 +10,17 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from dibench._values import Box, Language, Payload, Position, TextStyle, UIElement, ValidBox
+from dibench._values import (
+    Box,
+    Claim,
+    ClaimFact,
+    Language,
+    Payload,
+    Position,
+    TextStyle,
+    UIElement,
+    ValidBox,
+)
 from dibench._values import Frozen as _Frozen
 
 from ._constraints import AttrValue, Category, ConstraintSpec
@@ -19,6 +29,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "Box",
     "Candidate",
+    "Claim",
+    "ClaimFact",
     "DecisionState",
     "InjectedRecord",
     "Language",

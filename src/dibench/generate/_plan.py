@@ -75,10 +75,11 @@ def app_names(config: GenerateConfig) -> list[str]:
 
 
 def probe_names(config: GenerateConfig) -> list[str]:
-    """The probes a config attacks with, each checked against the registry."""
-    from dibench.probes import PROBES, default_probe_names
+    """The probes a config attacks with (a family word, ``claim``, stands for its members),
+    each checked against the registry."""
+    from dibench.probes import PROBES, default_probe_names, select_probes
 
-    names = list(config.probes) or default_probe_names()
+    names = select_probes(config.probes) or default_probe_names()
     for n in names:
         PROBES.get(n)
     return names

@@ -1,14 +1,22 @@
 """Injection probes: the registry, the built-ins and what a checker needs to verify them.
 
 Importing this package registers the built-ins in ``PROBES`` (the paper's eight, then the
-parser-attack family ``MIMIC_PROBES``); register your own with
+parser-attack family ``MIMIC_PROBES``, then the seller's claims ``CLAIM_PROBES``, both
+opt-in); register your own with
 ``@PROBES.register("pkg/name")`` on a ``Probe`` instance or through the ``dibench.probes``
 entry-point group. Template probes (``TemplateProbe``: payload text with slots for the
 target's own name, price, ...) come from probe definition files, ``load_probe_file``; the
 attack search writes them, ``--load`` registers them for every command.
 """
 
-from ._base import PROBE_FAMILIES, PROBES, Probe, configured_probe, default_probe_names
+from ._base import (
+    PROBE_FAMILIES,
+    PROBES,
+    Probe,
+    configured_probe,
+    default_probe_names,
+    select_probes,
+)
 from ._builtin import (
     BUILTIN_PROBES,
     DEFAULT_EPSILON,
@@ -27,6 +35,7 @@ from ._builtin import (
     title_hook,
     visible_title_lines,
 )
+from ._claims import CLAIM_PROBES, ClaimProbe, NoFalseClaim
 from ._mimic import MIMIC_PROBES, MimicProbe
 from ._ocrtext import clean_title
 from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
@@ -51,6 +60,7 @@ from ._template import (
 __all__ = [
     "AUTO_BACKGROUND",
     "BUILTIN_PROBES",
+    "CLAIM_PROBES",
     "DATASET_PROBE_FILE",
     "DEFAULT_EPSILON",
     "FAMILIES",
@@ -63,8 +73,10 @@ __all__ = [
     "PROBE_FAMILIES",
     "SEPARATORS",
     "SLOTS",
+    "ClaimProbe",
     "CombinedP",
     "MimicProbe",
+    "NoFalseClaim",
     "PayloadTooLong",
     "Phrasings",
     "Probe",
@@ -92,6 +104,7 @@ __all__ = [
     "read_probe_file",
     "register_template",
     "require_probes",
+    "select_probes",
     "slot_values",
     "target_name",
     "title_hook",

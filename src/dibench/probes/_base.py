@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 from PIL import Image
 
@@ -17,7 +18,14 @@ from dibench._registry import Registry
 from dibench._values import Payload, UIElement
 from dibench.dataset import DecisionState
 
-__all__ = ["PROBES", "PROBE_FAMILIES", "Probe", "configured_probe", "default_probe_names"]
+__all__ = [
+    "PROBES",
+    "PROBE_FAMILIES",
+    "Probe",
+    "configured_probe",
+    "default_probe_names",
+    "select_probes",
+]
 
 # What kind of deception a probe is, for selection (a family name selects all of it) and for
 # reports: an instruction to the agent, a seller's claim with no instruction, a pixel
@@ -80,3 +88,22 @@ def configured_probe(name: str, **params: object) -> Probe:
 def default_probe_names() -> list[str]:
     """The probes a dataset gets when none are named: every registered one but the opt-in."""
     return [n for n in PROBES.names() if not getattr(PROBES.get(n), "opt_in", False)]
+
+
+def select_probes(words: Sequence[str], among: Sequence[str] | None = None) -> list[str]:
+    """Probe names for ``--probes`` words: a probe name stands for itself, a family word
+    (``command``, ``claim``, ``perturbation``, ``mimic``, ``template``) for every probe of that
+    family among ``among`` (default: every registered probe), in that order; duplicates go.
+
+    Names are returned as given (unknown ones are left for the caller's registry lookup, which
+    says what is known); a family with no member among ``among`` selects nothing.
+    """
+    pool = list(PROBES.names()) if among is None else list(among)
+    out: list[str] = []
+    for word in words:
+        if word in PROBE_FAMILIES and word not in PROBES:
+            members = [n for n in pool if n in PROBES and PROBES.get(n).family == word]
+        else:
+            members = [word]
+        out.extend(m for m in members if m not in out)
+    return out

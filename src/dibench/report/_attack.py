@@ -112,6 +112,9 @@ def attack_section(
         candidates=sum(1 for c in data.get("candidates", {}).values() if c["kind"] == "template"),
         rejected=len(data.get("rejected", [])),
         eval_queries=int(held.get("eval_queries", 0)),
+        moves=list(data.get("moves", [])),
+        persuasion=bool(data.get("persuasion", False)),
+        best_fixed=data.get("best_fixed"),
     )
     if examples > 0:
         sec.examples.extend(_examples(Path(rundir), data, examples, image_width))
@@ -164,11 +167,20 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
 
 def _intro(s: AttackSection) -> str:
     apps = " (held-out apps disjoint from train)" if s.disjoint_apps else ""
+    fixed = "the best fixed probe"
+    if s.persuasion:
+        fixed = f"the best claim probe ({s.best_fixed})" if s.best_fixed else "the best claim probe"
+    moves = ""
+    if s.persuasion and s.moves:  # (a full move set is the default one: said by the docs)
+        moves = (
+            f" Moves allowed: {', '.join(s.moves)} (persuasion only: no instruction override, "
+            "fake completion, separator or action syntax)."
+        )
     return (
         f"{s.framework} x {s.model}: the search spent {s.spent} of {s.budget} queries on "
         f"{s.train_states} train states, trying {s.candidates} templates ({s.rejected} rejected "
-        f"as illegible, no query spent); the top templates, frozen, and the best fixed probe "
-        f"then ran on {s.heldout_states} held-out states{apps} ({s.eval_queries} queries)."
+        f"as illegible, no query spent); the top templates, frozen, and {fixed} "
+        f"then ran on {s.heldout_states} held-out states{apps} ({s.eval_queries} queries)." + moves
     )
 
 

@@ -75,6 +75,15 @@ PROBE_ORDER: tuple[str, ...] = (
     "combined_c",
     "combined_tc",
     "combined_p",
+    # the seller's claims (opt-in), after the paper's commands
+    "claim-scarcity",
+    "claim-urgency",
+    "claim-discount",
+    "claim-badge",
+    "claim-social",
+    "claim-authority",
+    "claim-rating",
+    "claim-match",
 )
 PROBE_LABELS: dict[str, str] = {
     NO_ATTACK: "no attack",
@@ -86,6 +95,14 @@ PROBE_LABELS: dict[str, str] = {
     "combined_c": "Combined-C",
     "combined_tc": "Combined-TC",
     "combined_p": "Combined-P",
+    "claim-scarcity": "Claim: scarcity",
+    "claim-urgency": "Claim: countdown",
+    "claim-discount": "Claim: discount",
+    "claim-badge": "Claim: badge",
+    "claim-social": "Claim: social proof",
+    "claim-authority": "Claim: endorsement",
+    "claim-rating": "Claim: rating",
+    "claim-match": "Claim: matches the ask",
 }
 CARRIER_ORDER: tuple[str, ...] = (NO_ATTACK, "title", "cover", "title+cover")
 _FIELD_LABELS = {
@@ -467,6 +484,9 @@ class AttackSection:
     # report's level: the captions say the search's level, and the report's where it differs
     conf: float = 0.95
     report_conf: float = 0.95
+    moves: list[str] = field(default_factory=list)  # what the search could write (empty: old)
+    persuasion: bool = False  # claims only; the fixed probe to beat is the best claim probe
+    best_fixed: str | None = None
 
 
 @dataclass(frozen=True)

@@ -62,11 +62,19 @@ def check_probes(ds: Dataset, probes: tuple[str, ...]) -> None:
     """Refuse probe names the dataset has no instances of (else only benign runs would run)."""
     if not probes:
         return
-    present = {key.probe for key in ds.injected_ids()}
-    unknown = [p for p in probes if p not in present]
-    if unknown:
-        from dibench.probes import PROBES
+    from dibench.probes import PROBE_FAMILIES, PROBES, select_probes
 
+    present = {key.probe for key in ds.injected_ids()}
+    families = [p for p in probes if p in PROBE_FAMILIES and p not in PROBES]
+    for family in families:  # a family word selects the dataset's probes of that family
+        if not select_probes([family], sorted(present)):
+            raise RunError(
+                f"--probes: {ds.root} has no probe of the {family} family "
+                f"(it has: {', '.join(sorted(present)) or 'none'})"
+                + (f"; generate with --probes {family}" if family != "template" else "")
+            )
+    unknown = [p for p in probes if p not in present and p not in families]
+    if unknown:
         known = ", ".join(sorted(present)) or "none: the dataset has no injected instances"
         hint = ""
         probe = PROBES.get(unknown[0]) if unknown[0] in PROBES else None

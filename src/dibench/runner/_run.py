@@ -132,7 +132,11 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
         states = states[: config.limit]
     wanted = set(states)
     variants: dict[str, list[InstanceId]] = {s: [] for s in states}
-    probes = set(config.probes)
+    from dibench.probes import select_probes
+
+    probes: set[str] = set()
+    if config.probes:  # a family word (claim, command, ...): its members the dataset holds
+        probes = set(select_probes(config.probes, sorted({k.probe for k in ds.injected_ids()})))
     for key in ds.injected_ids():
         if config.include_injected and key.pair in wanted and (not probes or key.probe in probes):
             variants[key.pair].append(key)

@@ -421,9 +421,9 @@ def plan_episodes(
 
         probe_names = default_probe_names()
     else:
-        from dibench.probes import PROBES
+        from dibench.probes import PROBES, select_probes
 
-        probe_names = list(probes)
+        probe_names = select_probes(probes)
         for p in probe_names:
             PROBES.get(p)
     out: list[EpisodeSpec] = []
