@@ -450,24 +450,32 @@ def _fill_costs(
     conditions: dict[str, dict[str, Any]],
     override: StrPath | None,
     ds: Dataset | None,
-) -> tuple[list[ResultRow], str]:
-    """Rows stored before the cost of a pick was recorded, with it computed from the run's
-    dataset (simulator runs and a missing dataset leave them without: the Cost section counts
-    them), and the note that says so."""
+) -> tuple[list[ResultRow], str, str]:
+    """Rows stored before the cost of a pick (or where it sat) was recorded, with it computed
+    from the run's dataset (simulator runs and a missing dataset leave them without: the Cost
+    and Position sections count them), and the notes that say so (cost, position)."""
     from dibench.runner import with_costs
 
     missing = sum(r.harm is None and not r.chain for r in rows)
-    if not missing or config.get("kind") == "sim":
-        return rows, ""
+    unplaced = sum(r.pick_rank is None and r.committed and not r.chain for r in rows)
+    if not (missing or unplaced) or config.get("kind") == "sim":
+        return rows, "", ""
     if ds is None:
         _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
         if ds is None:
-            return rows, f"{missing} runs have no recorded cost of their pick ({why})"
+            cost = f"{missing} runs have no recorded cost of their pick ({why})" if missing else ""
+            place = f"{unplaced} picks have no recorded position ({why})" if unplaced else ""
+            return rows, cost, place
     rows, filled = with_costs(rows, ds)
-    return rows, (
+    cost = (
         f"{filled} runs were stored before the cost of a pick was recorded: it was computed "
         "from the dataset for this report"
-    )
+    ) if missing else ""  # fmt: skip
+    place = (
+        f"{unplaced} picks were stored before their position was recorded: it was read from "
+        "the dataset's card boxes for this report"
+    ) if unplaced else ""  # fmt: skip
+    return rows, cost, place
 
 
 def build_report(
@@ -567,7 +575,7 @@ def build_report(
             f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "
             "every rate (resume the run to retry them)"
         )
-    rows, cost_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
+    rows, cost_note, place_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
     attack = attack_section(rundir, examples=min(examples, 3))
     depth = build_depth(rows, baseline, **st.kw())
     if depth is not None and depth.chains:
