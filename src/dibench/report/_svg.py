@@ -601,6 +601,7 @@ def rank_chart(
     *,
     label: str,
     x_label: str = "target's rank in the list (band)",
+    y_label: str = "ASR (%)",
     width: int = 960,
     height: int = 320,
 ) -> str:
@@ -636,7 +637,7 @@ def rank_chart(
     parts += [_y_grid(left, f"{left + plot_w}", y(t / 100), t) for t in _ticks(0.0, ymax, step)]
     parts.append(
         f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" font-size="12" '
-        f'fill="{MUTED}" text-anchor="middle">ASR (%)</text>'
+        f'fill="{MUTED}" text-anchor="middle">{_t(y_label)}</text>'
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" font-size="12" fill="{MUTED}" '
         f'text-anchor="middle">{_t(x_label)}</text>'
     )
