@@ -290,7 +290,7 @@ def _figure(section: PositionSection) -> Figure | None:
         series.append(Series(f"{name} · injected", [line.injected for line in a.ranks]))
     title = "Choice share by rank, benign vs injected"
     svg = rank_chart(labels, series, label=title, x_label="the pick's rank in the list",
-                     y_label="share of picks (%)")  # fmt: skip
+                     y_label="share of picks (%)", cls="chart share")  # fmt: skip
     if not svg:
         return None
     return Figure(

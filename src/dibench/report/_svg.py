@@ -604,6 +604,7 @@ def rank_chart(
     y_label: str = "ASR (%)",
     width: int = 960,
     height: int = 320,
+    cls: str = "chart rank",
 ) -> str:
     """ASR (percent) at each rank band, one colour per series: a point with its interval as a
     whisker, an agent's points in adjacent bands joined so a trend reads at a glance. Points of
@@ -629,7 +630,7 @@ def rank_chart(
         return left + (band + 0.5) * group_w + off
 
     parts = [
-        *_svg_head(width, height, label, "chart rank"),
+        *_svg_head(width, height, label, cls),
         *legend,
         f'<rect class="plot-area" x="{left}" y="{top}" width="{plot_w:.1f}" '
         f'height="{plot_h:.1f}" fill="none" data-y-min="0" data-y-max="{ymax:g}"/>',
