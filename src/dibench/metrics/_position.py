@@ -50,8 +50,10 @@ ORDER_CAP = 4
 POSITION_TERMS = ("log_rank", "row", "col", "below_fold")
 #: a signal or attribute enters the fit only where it varies inside the sets of this many states
 MIN_VARYING = 3
-#: a coefficient past this (odds x e^15) means the likelihood has no maximum: separation
-MAX_COEF = 15.0
+#: at most one feature per this many choice sets (events per parameter)
+SETS_PER_TERM = 10
+#: a coefficient past this (odds x e^10) means the likelihood has no maximum: separation
+MAX_COEF = 10.0
 
 
 def rank_label(rank: int, cap: int = RANK_CAP) -> str:
@@ -477,32 +479,44 @@ def choice_logit(runs: Iterable[ResultRow], sets: Mapping[str, ChoiceSet]) -> Lo
         means[m] = x[m].mean(axis=0)
     dev = x - means
     set_state = [r.pair_of for r, _ in groups]
-    keep: list[int] = []
+    spread: dict[int, int] = {}  # column -> states whose sets it varies in
     for j in range(x.shape[1]):
         varies = {set_state[g] for g in set(g_arr[np.abs(dev[:, j]) > 1e-9].tolist())}
-        if not varies or (j >= len(POSITION_TERMS) and len(varies) < MIN_VARYING):
-            continue
+        if varies and (j < len(POSITION_TERMS) or len(varies) >= MIN_VARYING):
+            spread[j] = len(varies)
+    # position terms first, then the features that vary in the most states, one feature per
+    # SETS_PER_TERM choice sets at most (more would be fitted to noise)
+    order = sorted(spread, key=lambda j: (j >= len(POSITION_TERMS), -spread[j], j))
+    keep: list[int] = []
+    for j in order:
+        if len(keep) >= max(1, len(groups) // SETS_PER_TERM):
+            break
         if np.linalg.matrix_rank(dev[:, [*keep, j]], tol=1e-8) == len(keep) + 1:
             keep.append(j)
+    keep.sort()
     dropped = tuple(n for j, n in enumerate(names) if j not in keep)
     base = {"sets": len(groups), "clusters": len(states), "dropped": dropped}
     if not keep:
         return LogitFit("too few", "no feature varies within a choice set", **base)  # type: ignore[arg-type]
-    fitted = _fit(ConditionalLogit, x, y, g_arr, keep, set_state, states)
-    reason = ""
-    if isinstance(fitted, str):
-        position = [j for j in keep if j < len(POSITION_TERMS)]
-        if position == keep or not position:
-            status = "separated" if "diverges" in fitted else "failed"
-            return LogitFit(status, fitted, **base)  # type: ignore[arg-type]
-        reason = f"with every feature {fitted}; position terms alone"
-        base["dropped"] = tuple(n for j, n in enumerate(names) if j not in position)
-        keep = position
+    # a feature that predicts the picks perfectly (the agent always takes the cheapest, say)
+    # has no finite estimate: it is left out, named, and the rest refitted
+    separating: list[str] = []
+    while True:
         fitted = _fit(ConditionalLogit, x, y, g_arr, keep, set_state, states)
-        if isinstance(fitted, str):
-            status = "separated" if "diverges" in fitted else "failed"
-            return LogitFit(status, fitted, **base)  # type: ignore[arg-type]
-    params, cov, loglik = fitted
+        if not isinstance(fitted[0], str):
+            break
+        why, culprit = fitted
+        if culprit is None or len(keep) == 1:
+            status = "separated" if "diverges" in why else "failed"
+            if separating:
+                why += "; left out before: " + ", ".join(separating)
+            return LogitFit(status, why, **base)  # type: ignore[arg-type]
+        separating.append(names[keep.pop(culprit)])
+    reason = ""
+    if separating:
+        reason = "left out, each predicts the picks perfectly or leaves them unidentified: "
+        reason += ", ".join(separating)
+    params, cov, loglik = fitted  # type: ignore[misc]
     terms = []
     for k, j in enumerate(keep):
         se = math.sqrt(max(cov[k, k], 0.0))
@@ -513,6 +527,12 @@ def choice_logit(runs: Iterable[ResultRow], sets: Mapping[str, ChoiceSet]) -> Lo
     return LogitFit("fit", reason, tuple(terms), loglik=loglik, loglik_null=ll0, **base)  # type: ignore[arg-type]
 
 
+def _largest(params: Any) -> int:
+    import numpy as np
+
+    return int(np.abs(np.asarray(params, dtype=float)).argmax())
+
+
 def _fit(
     model_class: Any,
     x: Any,
@@ -521,9 +541,10 @@ def _fit(
     keep: list[int],
     set_state: list[str],
     states: list[str],
-) -> tuple[Any, Any, float] | str:
+) -> tuple[Any, Any, float] | tuple[str, int | None]:
     """(params, cluster-robust covariance, log-likelihood) of a conditional logit on the
-    ``keep`` columns, or why not (a singular Hessian, a fit that diverges)."""
+    ``keep`` columns, or why not (a singular Hessian, a fit that diverges) and the index in
+    ``keep`` of the feature to blame (the largest coefficient; None when none is known)."""
     import numpy as np
 
     model = model_class(y, x[:, keep], groups=g_arr)
@@ -531,17 +552,21 @@ def _fit(
         warnings.simplefilter("ignore")
         try:
             res = model.fit(method="bfgs", maxiter=500, disp=False, skip_hessian=True)
-            params = np.asarray(res.params, dtype=float)
-            hess = np.asarray(model.hessian(params), dtype=float)
-            bread = np.linalg.inv(-hess)
         except (np.linalg.LinAlgError, ValueError) as exc:
-            return f"cannot be fitted ({str(exc).splitlines()[0][:80]})"
+            return f"cannot be fitted ({str(exc).splitlines()[0][:80]})", None
+        params = np.asarray(res.params, dtype=float)
+        try:
+            bread = np.linalg.inv(-np.asarray(model.hessian(params), dtype=float))
+        except (np.linalg.LinAlgError, ValueError):
+            return "cannot be fitted (a singular information matrix)", _largest(params)
     # statsmodels keeps no convergence flag on this result: a maximum has a zero gradient
     converged = np.abs(np.asarray(model.score(params), dtype=float)).max() < 1e-3 * len(states)
     if not converged or np.abs(params).max() > MAX_COEF:
-        return "diverges: a feature predicts the picks perfectly"
+        return "diverges: a feature predicts the picks perfectly", _largest(params)
     if not np.isfinite(bread).all() or (np.diag(bread) < 0).any():
-        return "cannot be fitted (the information matrix is not positive definite)"
+        return "cannot be fitted (the information matrix is not positive definite)", _largest(
+            params
+        )
     # cluster-robust sandwich: each set's score, summed per state
     index = {s: k for k, s in enumerate(states)}
     scores = np.zeros((len(states), len(keep)))

@@ -92,8 +92,11 @@ LOGIT_INTRO = (
     "benign run with a pick (state and repeat), every card of its list an alternative. "
     "Features: log rank, row, column, below the fold, each signal (0/1) and each numeric "
     "attribute z-scored within the list; a feature is kept where it varies inside the lists "
-    "of at least 3 states. Standard errors are clustered by state (sandwich from statsmodels' "
-    "Hessian and per-set scores). A negative log-rank coefficient is a pull toward the top."
+    "of at least 3 states, position terms first and then the features that vary in the most "
+    "states, one feature per 10 choice sets at most; a feature that predicts the picks "
+    "perfectly is left out and named. Standard errors are clustered by state (sandwich from "
+    "statsmodels' Hessian and per-set scores). A negative log-rank coefficient is a pull "
+    "toward the top."
 )
 
 
@@ -380,8 +383,10 @@ def position_view(section: PositionSection) -> Section:
     if dropped:
         blocks.append(
             Para(
-                "Left out of the fit (no variation inside the lists of 3 states, or collinear "
-                "with earlier terms): " + ", ".join(sorted(dropped)) + ".",
+                "Left out of the fit (no variation inside the lists of 3 states, collinear "
+                "with earlier terms, or past one feature per 10 choice sets): "
+                + ", ".join(sorted(dropped))
+                + ".",
                 lede=False,
             )
         )
