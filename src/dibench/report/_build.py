@@ -513,7 +513,7 @@ def _choice_sets(
         _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
         if ds is None:
             return {}, (
-                f"the run's dataset is unavailable ({why}): the shares by rank come from the "
+                f"{why}: the shares by rank come from the "
                 "stored picks alone; the benign pick of the card at each rank, the acceptable "
                 "order, the signals and the logit need every card of the list"
             )
