@@ -153,3 +153,22 @@ def test_a_simulator_run_stores_where_its_picks_sat(tmp_path: Path) -> None:
     a = _agent(report)
     assert a.rank_one.value == 1.0  # the first item of the results list, every time
     assert a.first_card_ok.n == 2  # both episodes' lists known from the simulator's plan
+
+
+def test_a_store_from_before_the_columns_reads_and_gets_them_on_resume(
+    runs: dict[str, Path], d8_dataset_dir: Path, tmp_path: Path
+) -> None:
+    old = tmp_path / "older"
+    shutil.copytree(runs["first"], old)
+    con = sqlite3.connect(old / "results.sqlite")
+    for c in ("pick_rank", "pick_row", "pick_col", "pick_fold"):
+        con.execute(f"ALTER TABLE results DROP COLUMN {c}")
+    con.commit()
+    con.close()
+    a = _agent(build_report(old, examples=0, n_boot=200))  # read-only: read as empty, filled
+    assert a.rank_one.value == 1.0
+    _run(d8_dataset_dir, old, "first")  # the resume opens it for writing: columns added
+    con = sqlite3.connect(old / "results.sqlite")
+    cols = {r[1] for r in con.execute("PRAGMA table_info(results)")}
+    con.close()
+    assert {"pick_rank", "pick_row", "pick_col", "pick_fold"} <= cols
