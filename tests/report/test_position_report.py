@@ -172,3 +172,17 @@ def test_a_store_from_before_the_columns_reads_and_gets_them_on_resume(
     cols = {r[1] for r in con.execute("PRAGMA table_info(results)")}
     con.close()
     assert {"pick_rank", "pick_row", "pick_col", "pick_fold"} <= cols
+
+
+@pytest.mark.parametrize("framework", ["appagent", "gui-owl", "ui-tars", "autoglm", "qwen-vl"])
+def test_first_speaks_every_frameworks_reply_format(
+    framework: str, d8_dataset_dir: Path, tmp_path: Path
+) -> None:
+    r = invoke("run", "--dataset", str(d8_dataset_dir), "--framework", framework, "--model",
+               "first", "--out", str(tmp_path), "--limit", "2", "--probes", "none",
+               "--repeats", "1")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(tmp_path / "results.sqlite")
+    got = con.execute("SELECT outcome, pick_rank FROM results").fetchall()
+    con.close()
+    assert got == [("committed", 1), ("committed", 1)]
