@@ -153,6 +153,7 @@ def test_a_simulator_run_stores_where_its_picks_sat(tmp_path: Path) -> None:
     a = _agent(report)
     assert a.rank_one.value == 1.0  # the first item of the results list, every time
     assert a.first_card_ok.n == 2  # both episodes' lists known from the simulator's plan
+    assert a.signals and a.signals_missing == 0  # read from each drawn results list
 
 
 def test_a_store_from_before_the_columns_reads_and_gets_them_on_resume(

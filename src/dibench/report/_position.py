@@ -356,7 +356,7 @@ def position_view(section: PositionSection) -> Section:
         blocks.append(
             Para(
                 f"{no_signals} benign runs are on lists whose platform signals are not "
-                "recorded (imported screens, simulator lists) and are left out of the signal "
+                "recorded (imported screens) and are left out of the signal "
                 "table and the logit's signal terms.",
                 lede=False,
             )

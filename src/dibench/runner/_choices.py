@@ -4,7 +4,7 @@
 candidate's place (rank, row, column, fold), whether it is acceptable, the platform signals its
 card was drawn with and its numeric attributes. A dataset state gives them from its record (the
 signals as recorded, else read from its UI tree for a state the built-in apps drew; None for
-an imported screen); a simulator episode from its catalog and measured list.
+an imported screen); a simulator episode from its catalog, measured list and drawn list.
 """
 
 from __future__ import annotations
@@ -72,11 +72,14 @@ def state_choice_set(state: DecisionState) -> ChoiceSet:
 
 def episode_choice_set(spec: EpisodeSpec, width: int = 1080, height: int = 2340) -> ChoiceSet:
     """A simulator episode's choice set: its catalog's items at their measured places on a
-    ``width`` x ``height`` screen (the signals are not read from a simulator list: None)."""
-    from dibench.sim import SIMS, Catalog, list_positions
+    ``width`` x ``height`` screen, with the signals its results list was drawn with (the
+    simulator draws the list once, a few hundredths of a second)."""
+    from dibench.apps import drawn_signals
+    from dibench.sim import SIMS, Catalog, list_positions, make_env
 
     places: dict[str, Position] = list_positions(spec, width, height)
     cat = Catalog.build(spec.sim, spec.seed, spec.language, spec.list_length, spec.step)
+    drawn = drawn_signals(make_env(spec, width=width, height=height).canvas.nodes)
     app = SIMS.get(spec.sim).app_name
     acc = set(spec.acceptable)
     items = tuple(
@@ -87,7 +90,7 @@ def episode_choice_set(spec: EpisodeSpec, width: int = 1080, height: int = 2340)
             places[cid].col,
             places[cid].below_fold,
             cid in acc,
-            None,
+            drawn.get(cid, ()),
             _numeric(app, a),
         )
         for cid, a in cat.items
