@@ -379,6 +379,8 @@ def _random(rest: str = "") -> Provider:
 
 
 def _first(rest: str = "") -> Provider:
+    """``first``: offline, always taps the first card in reading order (a pure pull of
+    position, the calibration of the report's position figures)."""
     return FirstAgent()
 
 
