@@ -27,6 +27,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "hf": ("pyarrow", "datasets"),
     "inspect": ("inspect_ai",),
     "ray": ("ray",),
+    "stats": ("statsmodels",),
     "classifier": ("torch", "transformers"),
 }
 

@@ -40,18 +40,23 @@ def test_payloads_render_as_text(html: str) -> None:
 
 
 def test_has_plots_tables_and_explanations(html: str, report: Report) -> None:
-    # ASR by attack, ASR by carrier, TCR/COR dumbbells + the defended agent's frontier
-    assert html.count("<svg") == 4
+    # ASR by attack, ASR by carrier, TCR/COR dumbbells + the defended agent's frontier, and
+    # the Position section's choice share by rank
+    assert html.count("<svg") == 5
+    assert 'aria-label="Choice share by rank, benign vs injected"' in html
     for label in ("ASR by attack", "ASR by carrier", "TCR and COR, benign vs injected"):
         assert f'aria-label="{label}"' in html
     for metric in ("TCR", "COR", "ASR"):
         assert f"<dt>{metric}</dt>" in html
     # + findings + facts, and the Cost to the user section's own tables (harm, change, shift)
-    cost = re.search(r'<section id="cost">.*?</section>', html, re.S)
-    assert cost is not None and report.cost is not None
-    in_cost = cost.group(0).count('<table class="est">')
-    assert in_cost == 3
-    assert html.count('<table class="est">') == len(report.tables) + 2 + in_cost
+    # and the Position section's (rank, first card, signals, logit)
+    counts = {}
+    for sec in ("cost", "position"):
+        found = re.search(rf'<section id="{sec}">.*?</section>', html, re.S)
+        assert found is not None
+        counts[sec] = found.group(0).count('<table class="est">')
+    assert counts == {"cost": 3, "position": 4}
+    assert html.count('<table class="est">') == len(report.tables) + 2 + sum(counts.values())
     assert "Qwen2.5-VL_72B (int4 &amp; 8% sparsity)" in html
     assert 'class="num' in html and "font-variant-numeric:tabular-nums" in html
 

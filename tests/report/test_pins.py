@@ -38,22 +38,26 @@ PINS = Path(__file__).parent / "pins"
 EXT = {"md": "md", "latex": "tex", "csv": "csv", "json": "json", "html": "html.txt"}
 RUNS = ("hand", "sweep", "sim", "attack")
 
-ADDED_JSON: frozenset[str] = frozenset({"attack", "depth", "cost"})
+ADDED_JSON: frozenset[str] = frozenset({"attack", "depth", "cost", "position"})
 _DEPTH_CSV = ("depth_band", "depth_fold", "depth_seen", "depth_trend", "depth_scroll")
 _COST_CSV = ("cost_harm", "cost_change", "cost_shift_family", "cost_shift_probe")
+_POSITION_CSV = (
+    "position_rank", "position_first", "position_order", "position_signal", "position_logit"
+)  # fmt: skip
 ADDED_CSV: frozenset[str] = frozenset(
-    {"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV, *_COST_CSV}
+    {"attack_heldout", "attack_test", "attack_curve", *_DEPTH_CSV, *_COST_CSV, *_POSITION_CSV}
 )
 # CSV columns added since, at the end of every line (the Depth section's group, the Cost
 # section's probe family)
 ADDED_CSV_COLUMNS = 2
 _DEPTH_TEX = ("depth-band", "depth-trend", "depth-fold", "depth-seen", "depth-scroll")
 _COST_TEX = ("cost-harm", "cost-change", "cost-shift")
+_POSITION_TEX = ("position-rank", "position-first", "position-signals", "position-logit")
 ADDED_TEX: frozenset[str] = frozenset(
-    {"attack", "attack-tests", "attack-curve", *_DEPTH_TEX, *_COST_TEX}
+    {"attack", "attack-tests", "attack-curve", *_DEPTH_TEX, *_COST_TEX, *_POSITION_TEX}
 )
-ADDED_MD: frozenset[str] = frozenset({"Depth", "Cost to the user"})
-ADDED_HTML: frozenset[str] = frozenset({"depth", "cost"})
+ADDED_MD: frozenset[str] = frozenset({"Depth", "Cost to the user", "Position and platform signals"})
+ADDED_HTML: frozenset[str] = frozenset({"depth", "cost", "position"})
 # sections whose HTML was restyled (the attack's tables had no style of their own): every line
 # a reader saw is still there, a bare "50.0 [15.0, 85.0]" now as value over interval
 RESTYLED_HTML: frozenset[str] = frozenset({"attack"})

@@ -11,9 +11,12 @@ from ._base import (
     ScreenContent,
     register_app,
 )
+from ._signals import BADGE_SIGNALS, SIGNALS, drawn_signals, is_old_price
 
 __all__ = [
     "APPS",
+    "BADGE_SIGNALS",
+    "SIGNALS",
     "App",
     "AttrInfo",
     "CardContent",
@@ -22,6 +25,8 @@ __all__ = [
     "Query",
     "ScreenContent",
     "count_text",
+    "drawn_signals",
+    "is_old_price",
     "km_text",
     "minutes_text",
     "money",

@@ -50,6 +50,10 @@ class Candidate(_Frozen):
     attributes: dict[str, AttrValue]
     boxes: dict[str, ValidBox]
     title_style: str = "title"  # key into DecisionState.styles
+    # the platform signals its card was drawn with (``dibench.apps.SIGNALS``: sponsored, a
+    # struck list price, a sales count, each badge); None where not recorded (datasets made
+    # before it was, imported screens)
+    signals: tuple[str, ...] | None = None
 
     @model_validator(mode="after")
     def _needs_card(self) -> Candidate:

@@ -37,7 +37,7 @@ def build_state_content(
     slot: StateSlot, config: GenerateConfig, screenshot_path: str | None = None
 ) -> tuple[DecisionState, ScreenContent, Image.Image]:
     """As ``build_state``, also returning the app's screen description (for re-rendering)."""
-    from dibench.apps import APPS
+    from dibench.apps import APPS, drawn_signals
     from dibench.render import render_screen
 
     app = APPS.get(slot.app)
@@ -62,12 +62,14 @@ def build_state_content(
         instruction = render_instruction(spec, app, query, lang, rng)
         content = app.screen(rng, query, cands, lang)  # type: ignore[arg-type]
         shot = render_screen(content, config.width, config.height)
+        signals = drawn_signals(shot.ui)
         candidates = tuple(
             Candidate(
                 id=cid,
                 attributes=a,
                 boxes=shot.boxes[cid],
                 title_style=shot.title_styles.get(cid, "title"),
+                signals=signals.get(cid, ()),
             )
             for cid, a in cands
         )

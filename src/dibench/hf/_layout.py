@@ -144,7 +144,9 @@ BENIGN = Table(
         Column("acceptable", "strings", "candidate ids that satisfy the instruction, A(I, C)"),
         Column("seed", "int64", "the seed the state was drawn with"),
         Column("spec", "json", "machine-readable constraint spec (JSON)"),
-        Column("candidates", "json", "candidates: id, attributes, boxes, title_style (JSON)"),
+        Column(
+            "candidates", "json", "candidates: id, attributes, boxes, title_style, signals (JSON)"
+        ),
         Column("ui", "json", "UI tree, uiautomator-style nodes (JSON)"),
         Column("styles", "json", "the app's text styles (JSON)"),
         Column("meta", "json", "generation details: query, package, attempt (JSON)"),

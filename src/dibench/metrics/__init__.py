@@ -12,7 +12,9 @@ detector recall, FPR, precision and AUROC; chain episodes' per-decision COR and 
 propagation of a hijacked first decision and the paired change after an injection at step k
 (``chain_metrics``); what a pick cost the user (harm classes, the paired change in violations and
 regret, ASR by target kind) and the target's gain in choice share (``cost_metrics``,
-``share_shift``). INFRA_ERROR rows never count.
+``share_shift``); the pull of position and platform signals on benign runs (choice share by
+rank, first-acceptable rate, signal choice rates, a conditional logit: ``position_metrics``).
+INFRA_ERROR rows never count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -70,6 +72,20 @@ from ._paired import (
     paired_units,
     split_by,
 )
+from ._position import (
+    RANK_CAP,
+    ChoiceItem,
+    ChoiceSet,
+    LogitFit,
+    LogitTerm,
+    OrderLine,
+    PositionMetrics,
+    RankLine,
+    SignalLine,
+    choice_logit,
+    position_metrics,
+    rank_label,
+)
 from ._rates import (
     CI,
     DEFER_METRICS,
@@ -116,10 +132,13 @@ __all__ = [
     "NO_ATTACK",
     "NO_DEFENSE",
     "RANK_BANDS",
+    "RANK_CAP",
     "TARGET_KINDS",
     "AsrPair",
     "Auroc",
     "ChainMetrics",
+    "ChoiceItem",
+    "ChoiceSet",
     "CostMetrics",
     "DefenseComparison",
     "DefenseCost",
@@ -130,16 +149,22 @@ __all__ = [
     "ExploreComparison",
     "Exposure",
     "KeyFinding",
+    "LogitFit",
+    "LogitTerm",
     "McNemarResult",
     "Move",
+    "OrderLine",
     "Outcome",
     "PairJoin",
     "PairedChange",
     "PairedDiff",
+    "PositionMetrics",
+    "RankLine",
     "RankTrend",
     "ResultRow",
     "RocCurve",
     "RunUsage",
+    "SignalLine",
     "StateTest",
     "Trajectory",
     "VerdictRow",
@@ -157,6 +182,7 @@ __all__ = [
     "chain_cor",
     "chain_metrics",
     "chain_rows",
+    "choice_logit",
     "cluster_bootstrap",
     "cluster_estimate",
     "cluster_paired_diff",
@@ -183,8 +209,10 @@ __all__ = [
     "paired_bootstrap_diff",
     "paired_depth",
     "paired_units",
+    "position_metrics",
     "propagation",
     "rank_band",
+    "rank_label",
     "roc_curve",
     "share_shift",
     "split_by",

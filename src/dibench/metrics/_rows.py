@@ -89,6 +89,13 @@ class ResultRow:
     regret_attr: str | None = None
     regret_unit: str | None = None
     target_harm: str | None = None
+    # where the picked candidate sat (None without a pick, and on rows stored before it was
+    # recorded): the same rank, row, column and fold as the target's, for benign rows too, so a
+    # pull toward the top of the list can be told from the injection's
+    pick_rank: int | None = None
+    pick_row: int | None = None
+    pick_col: int | None = None
+    pick_fold: str | None = None
 
     @property
     def target_band(self) -> str | None:

@@ -4,6 +4,9 @@
   with ``ask_when_tied=true`` it asks the user which one when more than one is visible.
   In a simulated app it searches from the home page, opens an acceptable item when one is
   visible, commits on its detail page, and otherwise scrolls down the list.
+- ``first`` taps the first candidate in reading order (the top left card), whatever it is: a
+  pure pull of position, the calibration of the report's position figures (its choice share at
+  rank 1 is 100%). In a simulated app it searches, opens the first item shown and commits.
 - ``random`` taps a uniformly random candidate, seeded per (seed, benign state), so a benign
   run and its injected variants pick the same candidate: its ASR is a clean paired baseline.
   In a simulated app it scrolls or opens a random visible item, and commits or goes back on
@@ -34,6 +37,7 @@ from PIL import Image
 
 from dibench._cache import LruCache, pixel_key
 from dibench._seeding import derive_seed
+from dibench._values import Position
 from dibench.ocr import OcrEngine, OcrLine, get_engine, require_engine
 
 from ._base import PROVIDERS, Completion, Observation, Provider, Request
@@ -44,7 +48,7 @@ if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on fir
     from ._ocr.policy import Choice
     from ._ocr.regions import Region
 
-__all__ = ["OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "reply"]
+__all__ = ["FirstAgent", "OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "reply"]
 
 
 STATIC_PAGES = ("", "decision")  # Observation.page of a single decision screen
@@ -121,6 +125,25 @@ class OracleAgent(Provider):
             if point is not None:
                 return ("tap", *point)
         return scroll_down(obs)
+
+
+class FirstAgent(Provider):
+    """Taps the centre of the first candidate in reading order (see the module docstring)."""
+
+    name = "first"
+
+    async def complete(self, request: Request) -> Completion:
+        obs = request.observation
+        if obs is None or (obs.page in STATIC_PAGES and not obs.candidate_boxes):
+            return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
+        if not obs.candidate_boxes:  # a simulated app's home or search page: search
+            point = search_control(obs)
+            action = ("tap", *point) if point is not None else scroll_down(obs)
+            return Completion(text=reply(request, action), model=self.name)
+        places = Position.of_cards(dict(obs.candidate_boxes))
+        first = min(places, key=lambda cid: places[cid].rank)
+        x, y = obs.candidate_boxes[first].center
+        return Completion(text=reply(request, ("tap", x, y)), model=self.name)
 
 
 class RandomAgent(Provider):
@@ -358,6 +381,12 @@ def _random(rest: str = "") -> Provider:
     return RandomAgent()
 
 
+def _first(rest: str = "") -> Provider:
+    """``first``: offline, always taps the first card in reading order (a pure pull of
+    position, the calibration of the report's position figures)."""
+    return FirstAgent()
+
+
 def _ocr_agent(
     rest: str = "", *, engine: str = "", cache_size: int = 64, ask_when_tied: bool = False
 ) -> Provider:
@@ -369,5 +398,10 @@ def _ocr_agent(
     return OcrAgent(rest or engine, cache_size=cache_size, ask_when_tied=ask_when_tied)
 
 
-for _name, _factory in (("oracle", _oracle), ("random", _random), ("ocr-agent", _ocr_agent)):
+for _name, _factory in (
+    ("oracle", _oracle),
+    ("random", _random),
+    ("first", _first),
+    ("ocr-agent", _ocr_agent),
+):
     PROVIDERS.add(_name, _factory, replace=True)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from PIL import ImageDraw
 
 from dibench._values import Box, TextStyle
+from dibench.apps import is_old_price
 
 from ._paint import RGB, ellipsize, luminance, mix, run_width
 from ._widgets import IMAGE, LINEAR, TEXT, Ctx
@@ -259,14 +260,6 @@ def _tag_items(cx: Ctx, m: Metrics, card: CardContent, maxw: int) -> list[_Item]
     return out
 
 
-_NUMERIC = re.compile(r"^\D{0,4}\d")
-
-
-def _is_old_price(note: str, price: str | None) -> bool:
-    """A note that is itself an amount (and not the price) is an old price: strike it."""
-    return bool(note) and _NUMERIC.match(note) is not None and note != price
-
-
 def _price_item(
     cx: Ctx,
     m: Metrics,
@@ -289,7 +282,7 @@ def _price_item(
     psize, nsize = m(size_px), m(27)
     note = (card.price_note or "").strip() if with_note else ""
     before = note.lower() in ("from", "starting at", "低至")
-    old = _is_old_price(note, price)
+    old = is_old_price(note, price)
     pw = _dry_price(cx, price, psize)
     gap = m(10)
     shown = note
@@ -692,7 +685,7 @@ def _note_right(cx: Ctx, m: Metrics, card: CardContent, right: int, y: int, h: i
     col = th.pal.text_secondary
     base = cx.baseline(y, h, size)
     cx.text(x, base, shown, th.regular, size, col)
-    if _is_old_price(note, card.price):
+    if is_old_price(note, card.price):
         ly = base - round(size * 0.3)
         cx.rect((x - 1, ly, right + 1, ly + max(1, round(size / 14))), col)
     candidate_text(

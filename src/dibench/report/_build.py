@@ -20,6 +20,7 @@ from dibench._fs import NoSuchFile, StrPath
 from dibench.metrics import (
     CI,
     NO_DEFENSE,
+    ChoiceSet,
     Estimate,
     PairJoin,
     ResultRow,
@@ -55,6 +56,7 @@ from ._model import (
     field_label,
     order_key,
 )
+from ._position import build_position
 
 if TYPE_CHECKING:  # imported where used: both packages are slow to import for a CLI start
     from dibench.dataset import Dataset
@@ -489,24 +491,72 @@ def _fill_costs(
     conditions: dict[str, dict[str, Any]],
     override: StrPath | None,
     ds: Dataset | None,
-) -> tuple[list[ResultRow], str]:
-    """Rows stored before the cost of a pick was recorded, with it computed from the run's
-    dataset (simulator runs and a missing dataset leave them without: the Cost section counts
-    them), and the note that says so."""
+) -> tuple[list[ResultRow], str, str, Dataset | None]:
+    """Rows stored before the cost of a pick (or where it sat) was recorded, with it computed
+    from the run's dataset (simulator runs and a missing dataset leave them without: the Cost
+    and Position sections count them), the notes that say so (cost, position), and the
+    dataset if it was opened."""
     from dibench.runner import with_costs
 
     missing = sum(r.harm is None and not r.chain for r in rows)
-    if not missing or config.get("kind") == "sim":
-        return rows, ""
+    unplaced = sum(r.pick_rank is None and r.committed and not r.chain for r in rows)
+    if not (missing or unplaced) or config.get("kind") == "sim":
+        return rows, "", "", ds
     if ds is None:
         _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
         if ds is None:
-            return rows, f"{missing} runs have no recorded cost of their pick ({why})"
+            cost = f"{missing} runs have no recorded cost of their pick ({why})" if missing else ""
+            place = f"{unplaced} picks have no recorded position ({why})" if unplaced else ""
+            return rows, cost, place, None
     rows, filled = with_costs(rows, ds)
-    return rows, (
+    cost = (
         f"{filled} runs were stored before the cost of a pick was recorded: it was computed "
         "from the dataset for this report"
-    )
+    ) if missing else ""  # fmt: skip
+    place = (
+        f"{unplaced} picks were stored before their position was recorded: it was read from "
+        "the dataset's card boxes for this report"
+    ) if unplaced else ""  # fmt: skip
+    return rows, cost, place, ds
+
+
+def _choice_sets(
+    rundir: Path,
+    rows: list[ResultRow],
+    config: dict[str, Any],
+    conditions: dict[str, dict[str, Any]],
+    override: StrPath | None,
+    ds: Dataset | None,
+) -> tuple[dict[str, ChoiceSet], str]:
+    """Every benign state's (or episode's) choice set for the Position section, and what it
+    cannot show without them (the run's dataset or simulator plan unavailable)."""
+    from dibench.runner import choice_sets, episode_choice_set
+
+    states = sorted({r.pair_of for r in rows if not r.injected and not r.chain})
+    if not states:
+        return {}, ""
+    if config.get("kind") == "sim":
+        from dibench.sim import EpisodeSpec
+
+        from ._explore import sim_plan
+
+        cfg, specs, why = sim_plan(config, conditions)
+        if cfg is None:
+            return {}, f"no per-card figures ({why})"
+        return {
+            s: episode_choice_set(specs[s], cfg.width, cfg.height)
+            for s in states
+            if isinstance(specs.get(s), EpisodeSpec)
+        }, ""
+    if ds is None:
+        _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
+        if ds is None:
+            return {}, (
+                f"{why}: the shares by rank come from the "
+                "stored picks alone; the benign pick of the card at each rank, the acceptable "
+                "order, the signals and the logit need every card of the list"
+            )
+    return choice_sets(ds, states), ""
 
 
 def build_report(
@@ -610,7 +660,10 @@ def build_report(
             f"{facts.infra_errors} runs ended in infrastructure errors; they are excluded from "
             "every rate (resume the run to retry them)"
         )
-    rows, cost_note = _fill_costs(rundir, rows, config, conditions, dataset, ds)
+    rows, cost_note, place_note, ds_opened = _fill_costs(
+        rundir, rows, config, conditions, dataset, ds
+    )
+    sets, sets_missing = _choice_sets(rundir, rows, config, conditions, dataset, ds_opened)
     attack = attack_section(rundir, examples=min(examples, 3))
     if attack is not None:
         attack = replace(attack, report_conf=conf)
@@ -637,6 +690,9 @@ def build_report(
         attack=attack,
         depth=depth,
         cost=build_cost(rows, baseline, note=cost_note, **st.kw()),
+        position=build_position(
+            rows, baseline, sets, note=place_note, missing=sets_missing, **st.kw()
+        ),
         deferred=deferred,
         confirmed=confirmed,
     )

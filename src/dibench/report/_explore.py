@@ -106,6 +106,7 @@ __all__ = [
     "mix_table",
     "replay_chain",
     "replay_episode",
+    "sim_plan",
 ]
 
 BENIGN_COLOR, INJECTED_COLOR = "#0072B2", "#D55E00"
@@ -334,7 +335,7 @@ def _choose(
     return chosen[:limit]
 
 
-def _specs(
+def sim_plan(
     config: dict[str, Any], conditions: dict[str, dict[str, Any]]
 ) -> tuple[SimRunConfig | None, dict[str, Any], str]:
     """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
@@ -386,7 +387,7 @@ def build_explore(
     films: list[Filmstrip] = []
     note = ""
     if filmstrips > 0:
-        cfg, specs, note = _specs(config, conditions)
+        cfg, specs, note = sim_plan(config, conditions)
         if cfg is not None:
             from dibench.sim import ChainSpec
 
@@ -532,7 +533,7 @@ def build_chain_film(
     )  # fmt: skip
     if twin is None:
         return None, f"{row.instance_id} (repeat {row.repeat}): no benign twin stored"
-    cfg, specs, note = _specs(config, conditions)
+    cfg, specs, note = sim_plan(config, conditions)
     chain, base = specs.get(row.instance_id), specs.get(twin.instance_id)
     if cfg is None or not isinstance(chain, ChainSpec) or not isinstance(base, ChainSpec):
         return None, note or f"{row.instance_id}: not in the re-planned chains"

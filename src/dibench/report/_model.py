@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         CostMetrics,
         ExploreComparison,
         PairedDiff,
+        PositionMetrics,
         RankTrend,
     )
 
@@ -52,6 +53,7 @@ __all__ = [
     "Frame",
     "Key",
     "Measure",
+    "PositionSection",
     "Report",
     "RunFacts",
     "ScrollLine",
@@ -575,6 +577,17 @@ class CostSection:
 
 
 @dataclass(frozen=True)
+class PositionSection:
+    """The "Position and platform signals" section's figures (``build_position``)."""
+
+    agents: tuple[PositionMetrics, ...]
+    defense: str = "none"
+    conf: float = 0.95
+    note: str = ""  # how an older store's picks got their position, or why some have none
+    missing: str = ""  # what the section cannot show (no choice sets, no signals recorded)
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
@@ -597,6 +610,7 @@ class Report:
     attack: AttackSection | None = None  # None: not a ``dibench attack`` directory
     depth: DepthSection | None = None  # None: no injected row records where its target sat
     cost: CostSection | None = None  # None: no row records what its pick cost
+    position: PositionSection | None = None  # None: no benign pick has a known position
     # some run handed the choice back to the user / asked to confirm an action: the deferral
     # (DEFER) and confirmation (CONFIRM) rates are shown; a run without either reads as before
     deferred: bool = False

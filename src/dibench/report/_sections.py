@@ -33,6 +33,7 @@ from ._depth import depth_view
 from ._examples import examples_html
 from ._explore import explore_view
 from ._model import Key, Measure, Report, RunFacts, Table, value_label
+from ._position import position_view
 from ._section import (
     ALL,
     HTML,
@@ -706,6 +707,8 @@ def sections(report: Report) -> list[Section]:
     ]
     if report.cost is not None:
         out.append(cost_view(report.cost))
+    if report.position is not None:
+        out.append(position_view(report.position))
     if report.defenses is not None:
         out.append(defense_view(report.defenses))
     if report.exploration is not None:

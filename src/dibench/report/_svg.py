@@ -601,8 +601,10 @@ def rank_chart(
     *,
     label: str,
     x_label: str = "target's rank in the list (band)",
+    y_label: str = "ASR (%)",
     width: int = 960,
     height: int = 320,
+    cls: str = "chart rank",
 ) -> str:
     """ASR (percent) at each rank band, one colour per series: a point with its interval as a
     whisker, an agent's points in adjacent bands joined so a trend reads at a glance. Points of
@@ -628,7 +630,7 @@ def rank_chart(
         return left + (band + 0.5) * group_w + off
 
     parts = [
-        *_svg_head(width, height, label, "chart rank"),
+        *_svg_head(width, height, label, cls),
         *legend,
         f'<rect class="plot-area" x="{left}" y="{top}" width="{plot_w:.1f}" '
         f'height="{plot_h:.1f}" fill="none" data-y-min="0" data-y-max="{ymax:g}"/>',
@@ -636,7 +638,7 @@ def rank_chart(
     parts += [_y_grid(left, f"{left + plot_w}", y(t / 100), t) for t in _ticks(0.0, ymax, step)]
     parts.append(
         f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" font-size="12" '
-        f'fill="{MUTED}" text-anchor="middle">ASR (%)</text>'
+        f'fill="{MUTED}" text-anchor="middle">{_t(y_label)}</text>'
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" font-size="12" fill="{MUTED}" '
         f'text-anchor="middle">{_t(x_label)}</text>'
     )

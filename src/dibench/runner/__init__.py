@@ -15,6 +15,7 @@ from ._api import (
     load_sweep,
     preflight,
 )
+from ._choices import choice_sets, episode_choice_set, state_choice_set
 from ._cost import with_costs
 from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
@@ -98,10 +99,12 @@ __all__ = [
     "check_config",
     "check_probes",
     "check_states",
+    "choice_sets",
     "condition_key",
     "dataset_row",
     "defended",
     "drive",
+    "episode_choice_set",
     "episode_row",
     "execute",
     "execute_sim",
@@ -124,6 +127,7 @@ __all__ = [
     "replies_path",
     "run_condition",
     "run_episodes",
+    "state_choice_set",
     "stored_options",
     "tracking_env",
     "with_costs",

@@ -12,11 +12,11 @@ from dataclasses import replace
 from typing import Any
 
 from dibench._cache import LruCache
-from dibench._values import Outcome
+from dibench._values import Outcome, Position
 from dibench.dataset import AttrValue, ConstraintSpec, Dataset, PickCost, pick_cost
 from dibench.metrics import ResultRow
 
-__all__ = ["cost_fields", "regret_unit", "with_costs"]
+__all__ = ["cost_fields", "pick_place", "regret_unit", "with_costs"]
 
 # The repeats and injected variants of a state share its spec object, so each of its picks is
 # evaluated once (0.27 ms a row otherwise, the filters read anew for every row); an entry holds
@@ -82,15 +82,29 @@ def cost_fields(
     return out
 
 
+def pick_place(
+    places: Mapping[str, Position], decision: str | None, outcome: Outcome
+) -> dict[str, Any]:
+    """The ``ResultRow`` pick-position fields of one run: where the committed pick sat (its
+    rank, row, column and fold, as ``places`` gives every candidate's); none without a pick or
+    for a pick that names no candidate on the list."""
+    pos = places.get(decision) if outcome == Outcome.COMMITTED and decision else None
+    if pos is None:
+        return {}
+    return {"pick_rank": pos.rank, "pick_row": pos.row, "pick_col": pos.col,
+            "pick_fold": pos.fold}  # fmt: skip
+
+
 def with_costs(rows: Sequence[ResultRow], ds: Dataset) -> tuple[list[ResultRow], int]:
-    """Rows of a dataset run stored before the cost of a pick was recorded, with it computed
-    from the dataset's records now (the same ``cost_fields`` a new run stores), and how many
-    were filled. A row whose instance the dataset lacks, or that already has its cost, is kept
-    as it is."""
+    """Rows of a dataset run stored before the cost of a pick (or its position) was recorded,
+    with it computed from the dataset's records now (the same ``cost_fields`` and
+    ``pick_place`` a new run stores), and how many were filled. A row whose instance the
+    dataset lacks, or that already has both, is kept as it is."""
     out: list[ResultRow] = []
     filled = 0
     for r in rows:
-        if r.harm is not None or r.outcome == Outcome.INFRA_ERROR or r.chain:
+        placed = r.pick_rank is not None or not r.committed
+        if (r.harm is not None and placed) or r.outcome == Outcome.INFRA_ERROR or r.chain:
             out.append(r)
             continue
         try:
@@ -106,6 +120,7 @@ def with_costs(rows: Sequence[ResultRow], ds: Dataset) -> tuple[list[ResultRow],
         target = inst.record.target if inst.record else None
         fields = cost_fields(state.spec, items, r.decision, r.outcome, target, app=state.app,
                              language=state.language)  # fmt: skip
+        fields.update(pick_place(state.positions(), r.decision, r.outcome))
         out.append(replace(r, **fields))
         filled += 1
     return out, filled

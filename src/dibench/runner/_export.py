@@ -32,7 +32,8 @@ __all__ = ["export_replies", "export_rows", "iter_export_rows"]
 COLUMNS = (
     "framework", "model", "defense", "instance_id", "pair_of", "injected", "app", "category",
     "language", "probe", "carriers", "target", "target_rank", "target_row", "target_col",
-    "target_fold", "repeat", "seed", "decision", "outcome", "cause", "question", "confirmations",
+    "target_fold", "repeat", "seed", "decision", "pick_rank", "pick_row", "pick_col", "pick_fold",
+    "outcome", "cause", "question", "confirmations",
     "acceptable", "correct", "attack_target_chosen", "harm", "violations", "violation_count",
     "regret", "regret_pct", "regret_attr", "regret_unit", "target_harm", "chain",
     "target_seen", "target_seen_step", "scroll_depth", "items_seen", "items_inspected",
@@ -83,6 +84,7 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
             "repeat": r["repeat"],
             "seed": r["seed"],
             "decision": r["decision"],
+            **{k: r.get(k) for k in ("pick_rank", "pick_row", "pick_col", "pick_fold")},
             "outcome": r["outcome"],
             "cause": r["cause"],
             "question": r.get("question") or "",

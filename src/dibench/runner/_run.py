@@ -26,7 +26,7 @@ from dibench.metrics import ResultRow
 from dibench.providers import EndpointError, InfraError, Provider
 from dibench.screens import Screens
 
-from ._cost import cost_fields
+from ._cost import cost_fields, pick_place
 from ._errors import RunError
 from ._store import ResultStore
 from ._types import Recorder
@@ -204,6 +204,7 @@ def dataset_row(
         target_col=pos.col if pos else None,
         target_fold=pos.fold if pos else None,
         **cost,
+        **pick_place(state.positions(), decision, outcome),
     )
 
 

@@ -24,7 +24,7 @@ from dibench.adapters import Action, Adapter, Decision, Environment, Observed, S
 from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
 
-from ._cost import cost_fields
+from ._cost import cost_fields, pick_place
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore
 from ._types import Recorder
@@ -296,6 +296,7 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         target_fold=pos.fold if pos else None,
         **seen,
         **cost,
+        **pick_place(places, decision, outcome),
     )
 
 

@@ -14,10 +14,11 @@ left by a killed transaction are never referenced. Stores from before keep their
 and are read as they are.
 
 Columns added since schema 1 (``ADDED_COLUMNS``: an ASKED_USER run's question, a run's
-confirmation requests, the target's position, an episode's exposure, a chain's decisions and
-what a pick cost the user) keep the schema version: a store written before them gets them
-added when it is opened for writing (its rows read as asking nothing, position, exposure and
-cost unknown), and one opened read-only reads them as empty.
+confirmation requests, the target's position, an episode's exposure, a chain's decisions,
+what a pick cost the user and where the pick sat) keep the schema version: a store written
+before them gets them added when it is opened for writing (its rows read as asking nothing,
+position, exposure, cost and pick position unknown), and one opened read-only reads them as
+empty.
 """
 
 from __future__ import annotations
@@ -109,9 +110,13 @@ ADDED_COLUMNS: dict[str, str] = {
     "regret_attr": "TEXT",
     "regret_unit": "TEXT",
     "target_harm": "TEXT",
+    "pick_rank": "INTEGER",
+    "pick_row": "INTEGER",
+    "pick_col": "INTEGER",
+    "pick_fold": "TEXT",
 }
-# the position, exposure, chain and cost columns, in ResultRow's order (NULL / None when not
-# recorded)
+# the position, exposure, chain, cost and pick-position columns, in ResultRow's order (NULL /
+# None when not recorded)
 _DEPTH_COLUMNS = tuple(ADDED_COLUMNS)[2:]
 _EMPTY = {"question": "''", "confirmations": "'[]'"}
 _RESULT_COLUMNS = (
