@@ -22,7 +22,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI_CONTROLS", "FORMULA_STARTS", "formula_safe", "is_number", "visible"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "FORMULA_STARTS",
+    "formula_safe",
+    "is_number",
+    "utf8_text",
+    "visible",
+]
 
 BIDI_CONTROLS: frozenset[str] = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -65,3 +72,16 @@ def formula_safe(cell: str) -> str:
     if head.startswith(FORMULA_STARTS) and not is_number(cell):
         return "'" + cell
     return cell
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, so it can be written as UTF-8
+    (a file, SQLite, JSON); any other text is returned as it is."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text

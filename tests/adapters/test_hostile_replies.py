@@ -191,7 +191,9 @@ def _roles(name: str, parse: str, inp: AgentInput) -> list[str]:
 def _check(d: Decision, seconds: float, text: str, what: str) -> None:
     assert d.candidate is None, f"{what}: chose {d.candidate} ({d.cause})"
     assert d.outcome in ENDS, f"{what}: {d.outcome} ({d.cause})"
-    assert any(s.reply == text for s in d.steps), f"{what}: the reply was not stored"
+    # as a completion holds it: a lone surrogate, which no UTF-8 file holds, becomes U+FFFD
+    kept = Completion(text=text).text
+    assert any(s.reply == kept for s in d.steps), f"{what}: the reply was not stored"
     assert seconds < BOUND_S, f"{what}: {seconds:.1f} s"
 
 

@@ -15,6 +15,7 @@ from PIL import Image
 
 from dibench._errors import DIBenchError
 from dibench._registry import Registry
+from dibench._text_safety import utf8_text
 from dibench._values import Box, InstanceId, UIElement
 
 from ._stats import ProviderStats
@@ -124,6 +125,12 @@ class Completion:
     # The messages the model was really sent, when a wrapper between the adapter and the
     # provider rewrote them (a prompt-level defense); None: the request's own messages.
     sent: tuple[Message, ...] | None = None
+
+    def __post_init__(self) -> None:
+        # a reply is stored and recorded as UTF-8: a lone surrogate (which a Python str can hold
+        # and UTF-8 cannot) would stop the store mid-run, so it is kept as U+FFFD instead
+        if not self.text.isascii():
+            object.__setattr__(self, "text", utf8_text(self.text))
 
 
 class InfraError(DIBenchError, RuntimeError):
