@@ -207,3 +207,23 @@ def test_yaml_writer_round_trips_awkward_strings() -> None:
         "g": "data/x/test-*.parquet",
     }
     assert yaml.safe_load("\n".join(to_yaml(value))) == value
+
+
+def test_a_claim_probes_assertions_travel_in_the_payload_column(tmp_path: Path) -> None:
+    """A claim probe's payload carries what it asserts (``payload.claim``): the export holds it
+    as JSON in the payload struct, and the import rebuilds each line from the columns, byte
+    for byte, without falling back to the stored raw line."""
+    src, hf, back = tmp_path / "claims", tmp_path / "hf", tmp_path / "back"
+    cfg = GenerateConfig(seed=2, benign=2, probes=("claim-rating", "naive"), width=540, height=1170)
+    generate(src, cfg, workers=1)
+    export_hf(src, hf)
+    rows = _injected_rows(hf)
+    claims = [r for r in rows if r["probe"] == "claim-rating"]
+    assert claims and all(r["raw_line"] is None for r in rows)
+    for r in claims:
+        claim = orjson.loads(r["payload"]["claim"])
+        assert claim["kind"] == "rating" and claim["facts"][0]["attribute"] == "rating"
+    assert all(r["payload"]["claim"] is None for r in rows if r["probe"] == "naive")
+    import_hf(hf, back)
+    for name in ("benign.jsonl", "injected.jsonl"):
+        assert (back / name).read_bytes() == (src / name).read_bytes(), name

@@ -23,10 +23,12 @@ def test_csv_parses_back_to_every_estimate(report: Report) -> None:
     )
     # seven cost figures (calls, defense calls, tokens in/out, and the three extras) per rate
     n_defense += 7 * sum(1 for r in report.defenses.rates if r.cost is not None)
-    # the Cost to the user section's harm, change and share-shift lines
+    # the Cost to the user section's harm, change and share-shift lines, and the Position
+    # section's rank, first-card, order, signal and logit lines
     n_cost = sum(1 for ln in lines if ln["table"].startswith("cost_"))
-    assert report.cost is not None and n_cost > 0
-    assert len(lines) == n_cells + 8 * len(report.findings) + n_defense + n_cost
+    n_position = sum(1 for ln in lines if ln["table"].startswith("position_"))
+    assert report.cost is not None and n_cost > 0 and n_position > 0
+    assert len(lines) == n_cells + 8 * len(report.findings) + n_defense + n_cost + n_position
     main = report.table("main")
     assert main is not None
     for line in (ln for ln in lines if ln["table"] == "main"):

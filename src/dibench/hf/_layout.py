@@ -90,7 +90,27 @@ _PAYLOAD = (
     ("cover_text", "string"),
     ("epsilon", "float64"),
     ("variant", "int32"),
+    ("claim", "json"),  # a claim probe's assertions (JSON), null for every other probe
 )
+
+
+def _payload_row(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload struct of a row: JSON-kind fields as JSON text."""
+    out = {}
+    for name, kind in _PAYLOAD:
+        value = payload.get(name)
+        out[name] = orjson.dumps(value).decode() if kind == "json" and value is not None else value
+    return out
+
+
+def _payload_record(struct: dict[str, Any]) -> dict[str, Any]:
+    """The record's payload from a row's struct (an export made before a field existed lacks
+    it: the record's default)."""
+    return {
+        name: orjson.loads(struct[name]) if kind == "json" else struct[name]
+        for name, kind in _PAYLOAD
+        if struct.get(name) is not None
+    }
 
 
 @dataclass(frozen=True)
@@ -208,7 +228,7 @@ def line_to_row(table: Table, record: BaseModel, raw: bytes) -> dict[str, Any]:
             raise ValueError(f"field {col.name}: {value} does not fit a 64-bit integer")
         row[col.name] = value
     if table is INJECTED:
-        row["payload"] = {n: data["payload"].get(n) for n, _k in _PAYLOAD}
+        row["payload"] = _payload_row(data["payload"])
     row["raw_line"] = None
     try:
         exact = row_to_line(table, row) == raw
@@ -229,5 +249,7 @@ def row_to_line(table: Table, row: dict[str, Any]) -> bytes:
             continue  # an export made before the column existed: the record's default
         value = row[name]
         col = next(c for c in table.columns if c.name == name)
+        if col.kind == "payload" and value is not None:
+            value = _payload_record(value)
         data[name] = orjson.loads(value) if col.kind == "json" and value is not None else value
     return dump_line(table.model.model_validate(data))
