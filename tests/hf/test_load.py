@@ -40,6 +40,7 @@ def test_both_configs_load_offline_with_typed_features(
         "cover_text": Value("string"),
         "epsilon": Value("float64"),
         "variant": Value("int32"),
+        "claim": Value("string"),  # a claim probe's assertions as JSON, else null
     }
     for table, loaded in zip(CONFIGS, (benign, injected), strict=True):
         assert loaded.features == Features.from_dict({c.name: c.feature() for c in table.columns})
