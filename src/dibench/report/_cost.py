@@ -93,7 +93,7 @@ INTRO = (
     "short of the best acceptable item on the instruction's first objective, in its own unit "
     "and in percent of the best (never negative; none for instructions with filters only). "
     "Computed from the stored decision, the candidates' attributes and the constraint spec: "
-    "no model call (`dibench docs protocol`, Cost to the user)."
+    "no model call (formulas: dibench docs protocol, 'Cost to the user')."
 )
 CHANGE_INTRO = (
     "Paired with the benign twin (same state and seed): the change in the share of picks that "

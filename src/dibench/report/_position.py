@@ -72,7 +72,7 @@ INTRO = (
     "the non-acceptable card at that rank, so a high ASR at rank 1 can be read against how "
     "often rank 1 is taken anyway. Platform signals are what an app draws besides the item's "
     "facts: a sponsored tag, badges (Official, Free shipping, ...), a struck list price, a "
-    "sales count. Formulas and units: `dibench docs protocol`, Position and platform signals."
+    "sales count. Formulas and units: dibench docs protocol, 'Position and platform signals'."
 )
 ORDER_INTRO = (
     "Among the acceptable items, where two or more are acceptable: the share of acceptable "
