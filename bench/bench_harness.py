@@ -11,7 +11,9 @@ with ``AsyncOpenAI.chat.completions.create`` (same messages, the same base64 ima
 model, temperature, seed and max_tokens), K in flight. Reading and parsing the file is part of
 the raw figure, just as opening the dataset and composing screens are part of dibench's.
 
-Two workloads, each measured raw, dibench, raw, dibench (best of two, same run):
+Two workloads, each measured in alternating whole-process rounds (raw, dibench, raw, dibench,
+..., ``--rounds``, default 3): each round's ratio (raw wall over dibench wall) is printed, and
+the figures are the medians of the rounds:
 - 1 repeat over every instance of the dataset (>= 1,500 distinct instances with --benign 40),
   once with injected screens composed on demand (and spliced into the benign PNG) and once on
   the same dataset generated with --materialize (screens precomposed at generation, stored as
@@ -21,10 +23,10 @@ Then the peak RSS of a long `dibench run` (default 41,000 runs: the dataset's in
 repeats; the instance count and repeats are printed).
 
 Usage: python bench/bench_harness.py [--dataset DIR | --benign 40] [--concurrency 64]
-       [--repeats 10] [--repeat-states 4] [--memory-runs 41000]
+       [--repeats 10] [--repeat-states 4] [--memory-runs 41000] [--rounds 3]
 
 A tiny run (tests/test_bench.py): ``--benign 1 --concurrency 4 --repeats 1 --repeat-states 1
---memory-runs 0 --materialized none --skip R``.
+--memory-runs 0 --materialized none --skip R --rounds 1``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import json
 import multiprocessing as mp
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -174,7 +177,14 @@ def _count_lines(path: Path) -> tuple[int, int]:
 
 
 def _workload(
-    label: str, dataset: Path, base_url: str, repeats: int, limit: int, k: int, tmp: Path
+    label: str,
+    dataset: Path,
+    base_url: str,
+    repeats: int,
+    limit: int,
+    k: int,
+    tmp: Path,
+    rounds: int = 3,
 ) -> dict:
     work = Path(tempfile.mkdtemp(prefix="w-", dir=tmp))
     bodies = work / "bodies.jsonl"
@@ -184,7 +194,7 @@ def _workload(
     calls, size = _count_lines(bodies)
     env = {**os.environ, "DIBENCH_PROGRESS": "0", "OPENAI_API_KEY": "sk-bench"}
     res: dict[str, list] = {"raw": [], "dibench": []}
-    for i in range(2):
+    for i in range(rounds):
         wall, cpu, out, _ = _timed([*me, "--raw", str(bodies), base_url, str(k)])
         assert json.loads(out.strip().splitlines()[-1])["calls"] == calls
         res["raw"].append((wall, cpu))
@@ -197,10 +207,11 @@ def _workload(
     bodies.unlink()
     bodies.touch()
     _, start_raw, _, _ = _timed([*me, "--raw", str(bodies), base_url, str(k)])
-    raw_wall = min(w for w, _ in res["raw"])
-    raw_cpu = min(c for _, c in res["raw"])
-    d_wall = min(w for w, _, _ in res["dibench"])
-    d_cpu = min(c for _, c, _ in res["dibench"])
+    raw_wall = statistics.median(w for w, _ in res["raw"])
+    raw_cpu = statistics.median(c for _, c in res["raw"])
+    d_wall = statistics.median(w for w, _, _ in res["dibench"])
+    d_cpu = statistics.median(c for _, c, _ in res["dibench"])
+    ratios = [r[0] / d[0] for r, d in zip(res["raw"], res["dibench"], strict=True)]
     load = os.getloadavg()[0]
     raw_runs = ", ".join(f"{calls / w:.0f}/s {c / calls * 1000:.2f} ms" for w, c in res["raw"])
     d_runs = ", ".join(f"{calls / w:.0f}/s {c / calls * 1000:.2f} ms" for w, c, _ in res["dibench"])
@@ -210,6 +221,8 @@ def _workload(
         f"{raw_cpu / calls * 1000:5.2f} ms CPU per call (runs: {raw_runs})\n"
         f"  dibench run      : {calls / d_wall:6.1f} calls/s, "
         f"{d_cpu / calls * 1000:5.2f} ms CPU per call (runs: {d_runs})\n"
+        f"  rounds (raw wall / dibench wall, in order): "
+        f"{', '.join(f'{r:.1%}' for r in ratios)}; median {statistics.median(ratios):.1%}\n"
         f"  dibench / raw    : {raw_wall / d_wall:6.1%} of raw calls/s, "
         f"{raw_cpu / d_cpu:6.1%} of raw per-call CPU efficiency (goal >= 90%)\n"
         f"  process start (imports, setup; in the figures above): raw {start_raw:.2f} s, "
@@ -242,6 +255,7 @@ def main() -> None:
         "threads use the server's core too (default 0: client and server on separate cores)",
     )  # fmt: skip
     ap.add_argument("--skip", choices=("1", "R"), action="append", default=[])
+    ap.add_argument("--rounds", type=int, default=3, help="alternating raw/dibench rounds")
     ap.add_argument("--dump", nargs=6, help=argparse.SUPPRESS)
     ap.add_argument("--raw", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -299,16 +313,25 @@ def main() -> None:
     )
     try:
         if "1" not in args.skip:
-            _workload("1 repeat, every instance (composed)", dataset, base_url, 1, 0, k, tmp)
+            _workload(
+                "1 repeat, every instance (composed)", dataset, base_url, 1, 0, k, tmp, args.rounds
+            )
             if materialized is not None:
                 _workload(
-                    "1 repeat, every instance (materialized)", materialized, base_url, 1, 0, k, tmp
+                    "1 repeat, every instance (materialized)",
+                    materialized,
+                    base_url,
+                    1,
+                    0,
+                    k,
+                    tmp,
+                    args.rounds,
                 )
         if "R" not in args.skip:
             limit = args.repeat_states
             _workload(
                 f"{args.repeats} repeats, first {limit} states",
-                dataset, base_url, args.repeats, limit, k, tmp,
+                dataset, base_url, args.repeats, limit, k, tmp, args.rounds,
             )  # fmt: skip
         if args.memory_runs:
             reps = max(1, -(-args.memory_runs // n_inst))
