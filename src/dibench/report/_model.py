@@ -20,6 +20,7 @@ from dibench.metrics import (
     Estimate,
     KeyFinding,
 )
+from dibench.probes import CLAIM_PROBES
 
 if TYPE_CHECKING:
     from dibench.metrics import (
@@ -78,14 +79,7 @@ PROBE_ORDER: tuple[str, ...] = (
     "combined_tc",
     "combined_p",
     # the seller's claims (opt-in), after the paper's commands
-    "claim-scarcity",
-    "claim-urgency",
-    "claim-discount",
-    "claim-badge",
-    "claim-social",
-    "claim-authority",
-    "claim-rating",
-    "claim-match",
+    *CLAIM_PROBES,
 )
 PROBE_LABELS: dict[str, str] = {
     NO_ATTACK: "no attack",
