@@ -40,6 +40,10 @@ _PIL_BLOCKS = 4
 os.environ.setdefault("MALLOC_MMAP_THRESHOLD_", str(_MMAP_THRESHOLD))
 os.environ.setdefault("PILLOW_BLOCKS_MAX", str(_PIL_BLOCKS))
 os.environ.setdefault("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
+# A command whose stderr is not a terminal prints a progress line every 30 s; a test that reads
+# a command's stderr must not see one because the machine ran slow that day
+# (tests/runner/test_progress_lines.py turns them back on)
+os.environ["DIBENCH_PROGRESS"] = "0"
 # The suite starts a few hundred Python processes (CLI tests, servers, Ray workers); with
 # PYTHONDONTWRITEBYTECODE set, each one compiled dibench and rewrote the test modules from
 # source again. The workers and every process they start write bytecode beside the sources

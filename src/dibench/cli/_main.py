@@ -6,6 +6,7 @@ import contextlib
 import errno
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -174,7 +175,47 @@ def _load(modules: tuple[str, ...]) -> None:
             load_module(m)
 
 
+class _LineProgress(contextlib.nullcontext):  # type: ignore[type-arg]
+    """Progress on a stderr that is not a terminal (a log file, nohup, a scheduler, CI): one
+    line at a steady interval, ``label: done/total (pct), rate/s, ETA``, where a terminal gets
+    a live bar. ``DIBENCH_PROGRESS_EVERY`` sets the interval in seconds (default 30);
+    ``DIBENCH_PROGRESS=0`` silences it. The command's closing line says how it ended."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+        raw = os.environ.get("DIBENCH_PROGRESS_EVERY", "30")
+        try:
+            self.every = max(0.0, float(raw))
+        except ValueError:
+            _fail(f"DIBENCH_PROGRESS_EVERY: not a number of seconds: {raw!r}")
+        self.quiet = os.environ.get("DIBENCH_PROGRESS", "1") == "0"
+        self.start = self.last = time.monotonic()
+        self.first: int | None = None  # what was done before this process's first report
+
+    def tick(self, done: int, total: int | None, extra: str = "") -> None:
+        now = time.monotonic()
+        if self.first is None:  # the rate counts what this process did, not a resume's past
+            self.first, self.start = done, now
+        if self.quiet or now - self.last < self.every or (total and done >= total):
+            return
+        self.last = now
+        rate = (done - self.first) / max(now - self.start, 1e-9)
+        line = f"{self.label}: {done:,}"
+        if total:
+            line += f"/{total:,} ({100 * done / total:.0f}%)"
+        if rate > 0:
+            line += f", {rate:.1f}/s"
+        if total and rate > 0:
+            left = round((total - done) / rate)
+            line += f", ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}"
+        click.echo(line + (f", {extra}" if extra else ""), err=True)
+
+
 def _progress(label: str) -> tuple[Any, Callable[[int, int], None]]:
+    if not sys.stderr.isatty():
+        lines = _LineProgress(label)
+        return lines, lines.tick
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     prog = Progress(
@@ -183,7 +224,6 @@ def _progress(label: str) -> tuple[Any, Callable[[int, int], None]]:
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         transient=True,
-        disable=not sys.stderr.isatty(),
     )
     task = prog.add_task(label, total=None)
 
@@ -597,23 +637,32 @@ def _run_progress(label: str) -> tuple[Any, Callable[[Any], None]]:
         TimeRemainingColumn,
     )
 
+    def stats(p: RunProgress) -> str:
+        return (
+            f"{p.calls_per_s:.1f} calls/s  tok {p.input_tokens + p.output_tokens:,}  "
+            f"errors {p.infra_errors}"
+        )
+
+    if not sys.stderr.isatty():
+        lines = _LineProgress(label)
+
+        def tick(p: RunProgress) -> None:
+            lines.tick(p.done, p.total, f"{p.infra_errors} infrastructure errors")
+
+        return lines, tick
+
     prog = Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         TextColumn("{task.fields[stats]}"),
-        disable=not sys.stderr.isatty(),
         transient=False,
     )
     task = prog.add_task(label, total=None, stats="")
 
     def update(p: RunProgress) -> None:
-        stats = (
-            f"{p.calls_per_s:.1f} calls/s  tok {p.input_tokens + p.output_tokens:,}  "
-            f"errors {p.infra_errors}"
-        )
-        prog.update(task, completed=p.done, total=p.total, stats=stats)
+        prog.update(task, completed=p.done, total=p.total, stats=stats(p))
 
     return prog, update
 
