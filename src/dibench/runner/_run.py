@@ -168,8 +168,9 @@ def dataset_row(
     ASKED_USER run asked, ``confirmations`` the confirmation requests it made)."""
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
-    pos = rec.target_position() if rec is not None else None
     state = inst.state
+    places = state.positions()  # every card's place, read once: the target's and the pick's
+    pos = (rec.position or places[rec.target]) if rec is not None else None
     cost = cost_fields(
         state.spec,
         [(c.id, c.attributes) for c in state.candidates],
@@ -204,7 +205,7 @@ def dataset_row(
         target_col=pos.col if pos else None,
         target_fold=pos.fold if pos else None,
         **cost,
-        **pick_place(state.positions(), decision, outcome),
+        **pick_place(places, decision, outcome),
     )
 
 
