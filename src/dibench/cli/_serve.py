@@ -8,9 +8,7 @@ or the inspect task end to end without a GPU or a key.
 from __future__ import annotations
 
 import shlex
-import signal
 import threading
-from types import FrameType
 
 import click
 
@@ -28,10 +26,6 @@ def _point(value: str) -> tuple[float, float]:
     if not (0 <= x <= 1 and 0 <= y <= 1):
         raise click.BadParameter(f"{value!r}: X and Y lie in 0..1", param_hint="'--tap'")
     return x, y
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 @main.command("serve-test")
@@ -82,9 +76,8 @@ def serve_test(
     except RuntimeError as exc:
         cause = exc.__cause__ or exc
         _fail(f"--port {port}: cannot listen on {host}:{port}: {cause}")
-    # SIGTERM (kill, a service manager) ends it as Ctrl-C does; a shell's background job
-    # starts with SIGINT ignored, so it has only this one
-    signal.signal(signal.SIGTERM, _interrupt)
+    # SIGTERM (kill, a service manager) ends it as Ctrl-C does: the command group's own
+    # handler (_sigterm_interrupts) raises the interrupt, background jobs included
     url = server.base_url
     run = (
         f"dibench run --dataset DIR --framework {shlex.quote(framework)} --model openai:test "
