@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from statistics import NormalDist
 from typing import Any
 
 from dibench.metrics import ChoiceSet, LogitFit, PositionMetrics, ResultRow, position_metrics
@@ -268,7 +269,7 @@ def _logit_table(section: PositionSection) -> Table:
                         Value(t.coef, scale=1.0, digits=2, signed=True, interval=False),
                         Value(t.se, scale=1.0, digits=2, interval=False),
                         Value(t.z, scale=1.0, digits=1, signed=True, interval=False,
-                              sig=abs(t.z) > 1.96),
+                              sig=abs(t.z) > _z(section.conf)),
                         Text(fmt_p(t.p)),
                     )
                 )
@@ -401,6 +402,12 @@ def position_view(section: PositionSection) -> Section:
     )
 
 
+def _z(conf: float) -> float:
+    """The normal critical value of a two-sided interval at ``conf`` (1.96 at 95%): the logit's
+    Wald intervals and significance follow the report's level like every other figure."""
+    return NormalDist().inv_cdf(0.5 + conf / 2.0)
+
+
 # --- CSV and JSON --------------------------------------------------------------------------------
 def position_csv_lines(section: PositionSection) -> list[dict[str, str]]:
     """Long rows: shares by rank, the first-acceptable figures, orders, signals, logit terms."""
@@ -440,8 +447,8 @@ def position_csv_lines(section: PositionSection) -> list[dict[str, str]]:
                         "note": _status(fit)})  # fmt: skip
         for t in fit.terms:
             out.append({**base, "table": "position_logit", "metric": f"coef[{t.name}]",
-                        "value": csv_num(t.coef), "lo": csv_num(t.coef - 1.96 * t.se),
-                        "hi": csv_num(t.coef + 1.96 * t.se), "n": csv_num(fit.sets),
+                        "value": csv_num(t.coef), "lo": csv_num(t.coef - _z(section.conf) * t.se),
+                        "hi": csv_num(t.coef + _z(section.conf) * t.se), "n": csv_num(fit.sets),
                         "states": csv_num(fit.clusters), "p_value": csv_num(t.p),
                         "method": "conditional-logit, SE clustered by state",
                         "note": f"se {csv_num(t.se)}, z {csv_num(t.z)}"})  # fmt: skip
