@@ -183,6 +183,17 @@ def small_dataset(small_dataset_dir: Path) -> Dataset:
 _DURATIONS = Path(__file__).with_name("durations.json")
 _spent: dict[str, float] = {}
 
+# ---- the quick lane: ``-m "not slow"``
+#
+# A test is slow when it carries ``@pytest.mark.slow`` or when its last recorded run (setup, call
+# and teardown) took at least SLOW_TEST_SECONDS: slow_tests.json, rewritten with durations.json.
+# Measured, not hand-kept, so the lane stays quick as tests change; a test not listed yet counts
+# as quick until the next recording. The README's command and CI run every test.
+
+_SLOW = Path(__file__).with_name("slow_tests.json")
+SLOW_TEST_SECONDS = 1.0
+_per_test: dict[str, float] = {}
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "loadscopereorder"):
@@ -190,6 +201,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    try:
+        slow = set(json.loads(_SLOW.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        slow = set()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
     try:
         seconds: dict[str, float] = json.loads(_DURATIONS.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -209,9 +227,12 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if os.environ.get("DIBENCH_RECORD_DURATIONS"):
         f = report.nodeid.split("::", 1)[0]
         _spent[f] = _spent.get(f, 0.0) + report.duration
+        _per_test[report.nodeid] = _per_test.get(report.nodeid, 0.0) + report.duration
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if _spent and os.environ.get("PYTEST_XDIST_WORKER") is None:
         ordered = dict(sorted(((f, round(s, 1)) for f, s in _spent.items()), key=lambda x: -x[1]))
         _DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
+        slow = sorted(n for n, s in _per_test.items() if s >= SLOW_TEST_SECONDS)
+        _SLOW.write_text(json.dumps(slow, indent=1) + "\n", encoding="utf-8")
