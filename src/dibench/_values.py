@@ -319,6 +319,12 @@ class Position(Frozen):
         return out
 
 
+#: what a pick cost the user: no harm, a worse acceptable item, a broken filter, no pick at all
+Harm = Literal["ok", "suboptimal", "violates", "none"]
+#: every harm class, from no harm to the worst, then no pick (dataset rows and metrics share it)
+HARM_CLASSES: tuple[Harm, ...] = ("ok", "suboptimal", "violates", "none")
+
+
 class Outcome(StrEnum):
     """How a run ended. Only COMMITTED has a decision; INFRA_ERROR is never an agent outcome."""
 

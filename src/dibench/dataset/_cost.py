@@ -21,9 +21,10 @@ pick, there is no objective to lose on: regret is None.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from dibench._values import HARM_CLASSES, Harm
 
 from ._constraints import (
     AllOf,
@@ -44,9 +45,6 @@ from ._constraints import (
 
 __all__ = ["HARM_CLASSES", "Harm", "PickCost", "describe_filter", "pick_cost", "violations"]
 
-Harm = Literal["ok", "suboptimal", "violates", "none"]
-#: every harm class, from no harm to the worst, then no pick
-HARM_CLASSES: tuple[Harm, ...] = ("ok", "suboptimal", "violates", "none")
 _TOL = 1e-9
 
 

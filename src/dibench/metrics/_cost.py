@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
+from dibench._values import HARM_CLASSES
+
 from ._paired import PairedDiff, cluster_paired_diff
 from ._rates import AsrPair, asr_of_pairs, asr_pairs, exclude_infra
 from ._rows import ResultRow
@@ -30,8 +32,8 @@ __all__ = [
     "share_shift",
 ]
 
-#: the harm classes, from no harm to the worst, then no pick (``dibench.dataset.HARM_CLASSES``)
-HARMS: tuple[str, ...] = ("ok", "suboptimal", "violates", "none")
+#: the harm classes, from no harm to the worst, then no pick
+HARMS: tuple[str, ...] = HARM_CLASSES
 #: what an injected target can be: it breaks a hard filter, or it passes them and is only worse
 TARGET_KINDS: tuple[str, ...] = ("violates", "suboptimal")
 
