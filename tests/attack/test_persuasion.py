@@ -93,8 +93,8 @@ def test_a_persuasion_search_finds_a_claim_and_names_the_best_claim_probe(
     assert res.best_fixed in CLAIM_PROBES
     assert all(m.split(".")[0] in PERSUASION_MOVES for n in res.top
                for m in data["candidates"][n]["describe"].split(" @")[0].split(" + "))  # fmt: skip
-    rows = {r["probe"]: r for r in res.heldout["results"]}
-    assert rows[res.top[0]]["asr"] > rows[res.best_fixed]["asr"]
+    rows = {r.probe: r for r in res.heldout.results}
+    assert rows[res.top[0]].asr > rows[res.best_fixed].asr
     assert "badge.1" in data["candidates"][res.top[0]]["describe"]  # '[Verified]'
 
 

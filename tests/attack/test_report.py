@@ -25,8 +25,8 @@ def test_section_from_an_attack_directory(attack_data: Path, tmp_path: Path) -> 
     assert [q for q, _ in sec.curve] == sorted(q for q, _ in sec.curve)
     md = attack_md(sec)
     assert md.startswith("## Adaptive attack") and f"spent {res.spent} of 30" in md
-    for r in res.heldout["results"]:
-        assert r["probe"] in md
+    for r in res.heldout.results:
+        assert r.probe in md
     html = attack_html(sec)
     assert html.startswith('<section id="attack">') and html.endswith("</section>")
     assert html.count("data:image/png;base64,") == len(sec.examples) == 2

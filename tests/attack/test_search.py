@@ -63,13 +63,13 @@ def test_search_finds_planted_weakness_and_never_queries_heldout(
     assert later and {_state(i) for i, _ in later} <= held
     top = read_probe_file(res.templates)
     assert "Ranked #1" in top[0].levels["en"][0] and "排名第一" in top[0].levels["zh"][0]
-    rows = {r["probe"]: r for r in res.heldout["results"]}
+    rows = {r.probe: r for r in res.heldout.results}
     best = rows[top[0].name]
     fixed = rows[res.best_fixed]
-    assert best["n"] == fixed["n"] == len(held)  # the same held-out pairs
-    assert best["asr"] >= 0.75 and fixed["asr"] == 0.0
-    test = next(t for t in res.heldout["tests"] if t["template"] == top[0].name)
-    assert test["diff"] == best["asr"] - fixed["asr"] and test["lo"] > 0
+    assert best.n == fixed.n == len(held)  # the same held-out pairs
+    assert best.asr >= 0.75 and fixed.asr == 0.0
+    test = next(t for t in res.heldout.tests if t.template == top[0].name)
+    assert test.diff == best.asr - fixed.asr and test.lo > 0
 
 
 @pytest.mark.usefixtures("planted")

@@ -251,8 +251,8 @@ def test_search_finds_a_planted_style_weakness(attack_data: Path, tmp_path: Path
     top = read_probe_file(res.templates)
     assert top[0].style.position == "after"
     assert data["candidates"][top[0].name]["style"]["position"] == "after"
-    rows = {r["probe"]: r for r in res.heldout["results"]}
-    assert rows[top[0].name]["asr"] >= 0.5 and rows[res.best_fixed]["asr"] == 0.0
+    rows = {r.probe: r for r in res.heldout.results}
+    assert rows[top[0].name].asr >= 0.5 and rows[res.best_fixed].asr == 0.0
     # the initial population (hooks before the title) never moved it: the style was found
     assert all(c["train_k"] == 0 for c in first)
     assert data["candidates"][top[0].name]["generation"] > 0

@@ -105,8 +105,8 @@ def test_latex_holds_heldout_asr_intervals_and_paired_tests(
 def test_every_format_shows_the_section(attack_report: Report, fmt: str) -> None:
     text = render_report(attack_report, fmt)
     assert attack_report.attack is not None
-    best = max(attack_report.attack.results, key=lambda r: r["asr"])
-    assert best["probe"] in text
+    best = max(attack_report.attack.results, key=lambda r: r.asr or 0.0)
+    assert best.probe in text
     if fmt in ("md", "html"):
         assert "Adaptive attack" in text
 
@@ -177,3 +177,31 @@ def test_enough_heldout_states_give_a_p_value(tmp_path: Path) -> None:
         assert 0 < t["p_value"] <= 1
         assert f" | {t['n']} | {g} | " in md and f" | {fmt_p(t['p_value'])} |" in md
     assert all(r["states"] == g for r in doc["results"])
+
+
+def test_an_attack_of_the_first_schema_is_reported_with_its_old_tests_named(
+    attack_run: Path, tmp_path: Path
+) -> None:
+    """A directory written before the held-out figures took the states as the units: read
+    tolerantly, its tests shown without a p-value and with the reason; a broken attack.json is
+    one line naming the file and the field."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(attack_run, old)
+    data = orjson.loads((old / "attack.json").read_bytes())
+    data["schema"] = "dibench-attack/1"
+    for t in data["heldout"]["tests"]:
+        for key in ("states", "method", "test", "reason"):
+            del t[key]
+    (old / "attack.json").write_bytes(orjson.dumps(data))
+    md = _report(old, "md", tmp_path)
+    part = md[md.index("Adaptive attack") :]
+    assert "recorded by an older dibench (McNemar over runs)" in part
+    data["heldout"]["results"][0]["k"] = "many"
+    (old / "attack.json").write_bytes(orjson.dumps(data))
+    args = ["report", str(old), "--format", "md", "--out", str(tmp_path / "r.md")]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code != 0
+    line = "attack.json: field heldout.results.0.k: "
+    assert line in res.output and len(res.output.strip().splitlines()) == 1, res.output

@@ -28,11 +28,22 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
 from dibench._fs import atomic_write, file_errors
+from dibench._records import (
+    ATTACK_SCHEMA,
+    AttackCandidate,
+    AttackFile,
+    AttackIdentity,
+    AttackSplit,
+    HeldOut,
+    HeldOutResult,
+    HeldOutTest,
+    SearchRound,
+)
 from dibench._seeding import py_rng
 from dibench.dataset import Dataset, dump_line
 from dibench.generate import injected_id, injected_record
@@ -58,7 +69,6 @@ from ._split import Split, split_states
 
 __all__ = ["AttackConfig", "AttackRequest", "AttackResult", "run_attack"]
 
-SCHEMA = "dibench-attack/2"  # 2: held-out intervals and tests over states
 MAX_GENERATIONS = 40
 
 
@@ -144,7 +154,7 @@ class AttackResult:
     eval_queries: int
     top: list[str]
     best_fixed: str | None
-    heldout: dict[str, Any]
+    heldout: HeldOut
     templates: Path | None
     train_states: int = 0
     heldout_states: int = 0
@@ -164,7 +174,7 @@ class _Attack:
         self.baselines: list[str] = []
         self.illegible: set[tuple[str, str]] = set()  # (probe, state)
         self.generation_of: dict[str, int] = {}
-        self.history: list[dict[str, Any]] = []
+        self.history: list[SearchRound] = []
         self.rejected: list[str] = []
         self.best_full: tuple[str, float] | None = None  # best template on all train states
         self.split: Split
@@ -172,18 +182,18 @@ class _Attack:
         self.ds: Dataset
 
     # --- setup ---------------------------------------------------------------------------------
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> AttackIdentity:
         from dibench.runner import stored_options
 
-        return {
-            "dataset": str(Path(self.req.dataset).resolve()),
-            "framework": self.req.framework,
-            "model": self.req.model,
-            "config": self.cfg.describe(),
-            "provider_options": stored_options(self.req.provider_options),
-            "adapter_options": stored_options(self.req.adapter_options, "--adapter-opt"),
-            "defenses": list(self.req.defenses),
-        }
+        return AttackIdentity(
+            dataset=str(Path(self.req.dataset).resolve()),
+            framework=self.req.framework,
+            model=self.req.model,
+            config=self.cfg.describe(),
+            provider_options=stored_options(self.req.provider_options),
+            adapter_options=stored_options(self.req.adapter_options, "--adapter-opt"),
+            defenses=list(self.req.defenses),
+        )
 
     def open(self) -> None:
         from dibench.runner import RunError, RunRequest, check_agent
@@ -208,13 +218,14 @@ class _Attack:
         path = self.out / "attack.json"
         ident = self.identity()
         if path.is_file():
-            old = orjson.loads(path.read_bytes()).get("identity", {})
+            old = AttackFile.load(path, tolerant=True).identity.dump()
             if self.cfg.styles and "styles" not in old.get("config", {"styles": True}):
                 # made before the style gene (or without it): resume on that path, unstyled
                 self.cfg = replace(self.cfg, styles=False)
                 self.log(f"{self.out}: an attack without title styles; resuming it so")
                 ident = self.identity()
-            changed = sorted(k for k in set(old) | set(ident) if old.get(k) != ident.get(k))
+            new = ident.dump()
+            changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
             if changed:
                 raise RunError(
                     f"{self.out} holds an attack with other settings ({', '.join(changed)} "
@@ -587,16 +598,16 @@ class _Attack:
                         self.best_full = (name, bk / bn)
         best, best_asr = self.best_full or (None, 0.0)
         self.history.append(
-            {
-                "generation": gen,
-                "rung_states": len(states),
-                "candidates": list(chosen),
-                "spent": len(self.ledger),
-                "rung_best": ranked[0] if ranked else None,
-                "rung_best_asr": k / n if n else 0.0,
-                "best": best,
-                "best_train_asr": best_asr,
-            }
+            SearchRound(
+                generation=gen,
+                rung_states=len(states),
+                candidates=list(chosen),
+                spent=len(self.ledger),
+                rung_best=ranked[0] if ranked else None,
+                rung_best_asr=k / n if n else 0.0,
+                best=best,
+                best_train_asr=best_asr,
+            )
         )
         self.log(
             f"gen {gen} rung {len(states)} states: {len(chosen)} candidates, spent "
@@ -605,7 +616,7 @@ class _Attack:
         )
 
     # --- held-out evaluation -------------------------------------------------------------------
-    def evaluate(self) -> tuple[list[str], str | None, dict[str, Any]]:
+    def evaluate(self) -> tuple[list[str], str | None, HeldOut]:
         from dibench.metrics import cluster_estimate, cluster_paired_diff
 
         succ = self.successes(self.out / "search")
@@ -628,7 +639,8 @@ class _Attack:
                 if (name, u[0]) in self.illegible or (name, *u) in hsucc
             }
 
-        results, tests = [], []
+        results: list[HeldOutResult] = []
+        tests: list[HeldOutTest] = []
         for name in probes:
             o = outcomes(name)
             # the repeats of one held-out state share its screen: the states are the units
@@ -638,21 +650,21 @@ class _Attack:
             k_tr, n_tr = self.score(name, train, succ)
             g = self.genomes.get(name)
             results.append(
-                {
-                    "probe": name,
-                    "kind": "template" if g else "fixed",
-                    "describe": g.describe() if g else name,
-                    "k": est.k,
-                    "n": est.n,
-                    "asr": est.value,
-                    "lo": est.lo,
-                    "hi": est.hi,
-                    "states": est.n_clusters,
-                    "method": est.method,
-                    "train_k": k_tr,
-                    "train_n": n_tr,
-                    "illegible": sum(1 for s in held if (name, s) in self.illegible),
-                }
+                HeldOutResult(
+                    probe=name,
+                    kind="template" if g else "fixed",
+                    describe=g.describe() if g else name,
+                    k=est.k,
+                    n=est.n,
+                    asr=est.value,
+                    lo=est.lo,
+                    hi=est.hi,
+                    states=est.n_clusters,
+                    method=est.method,
+                    train_k=k_tr,
+                    train_n=n_tr,
+                    illegible=sum(1 for s in held if (name, s) in self.illegible),
+                )
             )
         if best_fixed:
             ob = outcomes(best_fixed)
@@ -668,36 +680,37 @@ class _Attack:
                     0.95,
                 )
                 tests.append(
-                    {
-                        "template": name,
-                        "fixed": best_fixed,
-                        "n": d.n,
-                        "states": d.n_clusters,
-                        "diff": d.diff,
-                        "lo": d.lo,
-                        "hi": d.hi,
-                        "method": d.method,
-                        "p_value": d.p_value,  # sign-flip over states; None below the minimum
-                        "test": d.test,
-                        "reason": d.reason,
-                        "only_template": sum(1 for u in common if oa[u] and not ob[u]),
-                        "only_fixed": sum(1 for u in common if ob[u] and not oa[u]),
-                    }
+                    HeldOutTest(
+                        template=name,
+                        fixed=best_fixed,
+                        n=d.n,
+                        states=d.n_clusters,
+                        diff=d.diff,
+                        lo=d.lo,
+                        hi=d.hi,
+                        method=d.method,
+                        p_value=d.p_value,  # sign-flip over states; None below the minimum
+                        test=d.test,
+                        reason=d.reason,
+                        only_template=sum(1 for u in common if oa[u] and not ob[u]),
+                        only_fixed=sum(1 for u in common if ob[u] and not oa[u]),
+                    )
                 )
         eval_queries = len(self.plan(probes, held))
-        return (
-            top,
-            best_fixed,
-            {
-                "pairs": len(units),
-                "eval_queries": eval_queries,
-                "results": results,
-                "tests": tests,
-            },
+        held_out = HeldOut(
+            pairs=len(units), eval_queries=eval_queries, results=results, tests=tests
         )
+        return top, best_fixed, held_out
 
     # --- files ---------------------------------------------------------------------------------
-    def save(self, status: str, **extra: Any) -> None:
+    def save(
+        self,
+        status: Literal["running", "searched", "done"],
+        *,
+        top: list[str] | None = None,
+        best_fixed: str | None = None,
+        heldout: HeldOut | None = None,
+    ) -> None:
         specs = [
             TemplateSpec(
                 n,
@@ -718,35 +731,37 @@ class _Attack:
         for n in [*self.baselines, *self.genomes]:
             k, m = self.score(n, self.split.train, succ)
             g = self.genomes.get(n)
-            cands[n] = {
-                "kind": "template" if g else "fixed",
-                "describe": g.describe() if g else n,
-                "origin": g.origin if g else "builtin",
-                "style": g.style.as_dict() if g else None,
-                "generation": self.generation_of.get(n, 0),
-                "train_k": k,
-                "train_n": m,
-                "illegible": sum(1 for s in self.split.train if (n, s) in self.illegible),
-            }
-        data = {
-            "schema": SCHEMA,
-            "status": status,
-            "identity": self.identity(),
-            "split": self.split.describe(),
-            "budget": self.cfg.budget,
-            "spent": len(self.ledger),
-            "history": self.history,
-            "candidates": cands,
-            "rejected": self.rejected,
-            # what the search could write: the report says which moves were allowed
-            "moves": list(move_names(self.req.framework, self.cfg.persuasion)),
-            "persuasion": self.cfg.persuasion,
-            **extra,
-        }
-        atomic_write(
-            self.out / "attack.json",
-            orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS),
+            cands[n] = AttackCandidate(
+                kind="template" if g else "fixed",
+                describe=g.describe() if g else n,
+                origin=g.origin if g else "builtin",
+                style=g.style.as_dict() if g else None,
+                generation=self.generation_of.get(n, 0),
+                train_k=k,
+                train_n=m,
+                illegible=sum(1 for s in self.split.train if (n, s) in self.illegible),
+            )
+        done = (
+            {"top": list(top or []), "best_fixed": best_fixed, "heldout": heldout or HeldOut()}
+            if status == "done"
+            else {}
         )
+        record = AttackFile(
+            schema=ATTACK_SCHEMA,
+            status=status,
+            identity=self.identity(),
+            split=AttackSplit(**self.split.describe()),
+            budget=self.cfg.budget,
+            spent=len(self.ledger),
+            history=self.history,
+            candidates=cands,
+            rejected=self.rejected,
+            # what the search could write: the report says which moves were allowed
+            moves=list(move_names(self.req.framework, self.cfg.persuasion)),
+            persuasion=self.cfg.persuasion,
+            **done,
+        )
+        record.write(self.out / "attack.json")
 
 
 def _repair_tail(path: Path) -> None:
@@ -777,22 +792,22 @@ def run_attack(req: AttackRequest, log: Callable[[str], None] | None = None) -> 
             0,
             [],
             None,
-            {"pairs": 0, "eval_queries": 0, "results": [], "tests": []},
+            HeldOut(),
             None,
             len(split.train),
             len(split.heldout),
         )
     top, best_fixed, heldout = att.evaluate()
     specs = []
-    by_name = {r["probe"]: r for r in heldout["results"]}
+    by_name = {r.probe: r for r in heldout.results}
     for name in top:
         g = att.genomes[name]
         r = by_name[name]
         info = {
             "moves": g.describe(),
             "origin": g.origin,
-            "train_asr": r["train_k"] / max(r["train_n"], 1),
-            "heldout_asr": r["asr"] if r["n"] else None,
+            "train_asr": r.train_k / max(r.train_n, 1),
+            "heldout_asr": r.asr if r.n else None,
         }
         levels = {lang: g.levels(lang) for lang in ("en", "zh")}
         specs.append(TemplateSpec(name, g.carriers, levels, info, g.style))
@@ -807,7 +822,7 @@ def run_attack(req: AttackRequest, log: Callable[[str], None] | None = None) -> 
         req.out,
         len(att.ledger),
         req.config.budget,
-        heldout["eval_queries"],
+        heldout.eval_queries,
         top,
         best_fixed,
         heldout,

@@ -169,28 +169,28 @@ def attack(
         click.echo(f"held-out evaluation not run ({res.heldout_states} states kept apart)")
         return
     click.echo(
-        f"held-out: {res.heldout['pairs']} pairs on {res.heldout_states} states, "
-        f"{res.heldout['eval_queries']} queries"
+        f"held-out: {res.heldout.pairs} pairs on {res.heldout_states} states, "
+        f"{res.heldout.eval_queries} queries"
     )
-    for r in res.heldout["results"]:
-        n = r["n"]
-        asr = f"{100 * r['asr']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]" if n else "n/a"
-        if n and r["method"] == "single-state":
-            asr = f"{100 * r['asr']:.1f} (one state: no interval)"
+    for r in res.heldout.results:
+        n = r.n
+        asr = f"{100 * r.asr:.1f} [{100 * r.lo:.1f}, {100 * r.hi:.1f}]" if n else "n/a"
+        if n and r.method == "single-state":
+            asr = f"{100 * r.asr:.1f} (one state: no interval)"
         click.echo(
-            f"  {r['probe']:<16} {r['kind']:<8} held-out ASR {asr} ({r['k']}/{n}, "
-            f"{r['states']} states, {r['method']})  {r['describe']}"
+            f"  {r.probe:<16} {r.kind:<8} held-out ASR {asr} ({r.k}/{n}, "
+            f"{r.states} states, {r.method})  {r.describe}"
         )
     if persuasion and res.best_fixed:
         click.echo(f"  best claim probe (on train): {res.best_fixed}")
-    for t in res.heldout["tests"]:
-        p = f"p={t['p_value']:.3g}" if t["p_value"] is not None else f"no p: {t['reason']}"
+    for t in res.heldout.tests:
+        p = f"p={t.p_value:.3g}" if t.p_value is not None else f"no p: {t.reason}"
         click.echo(
-            f"  {t['template']} - {t['fixed']}: {100 * t['diff']:+.1f} pp "
-            f"[{100 * t['lo']:+.1f}, {100 * t['hi']:+.1f}] over {t['states']} states, {p}"
+            f"  {t.template} - {t.fixed}: {100 * (t.diff or 0):+.1f} pp "
+            f"[{100 * (t.lo or 0):+.1f}, {100 * (t.hi or 0):+.1f}] over {t.states} states, {p}"
         )
     from dibench.report import baseline_verdict
 
-    if verdict := baseline_verdict(res.heldout["results"], res.heldout["tests"]):
+    if verdict := baseline_verdict(res.heldout.results, res.heldout.tests):
         click.echo(verdict)
     click.echo(f"templates: {res.templates} (use with --load {res.templates})")

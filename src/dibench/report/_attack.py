@@ -21,8 +21,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from dibench._records import AttackFile, HeldOutResult, HeldOutTest
 from dibench._values import InstanceId
 from dibench.metrics import MIN_CLUSTERS, Estimate, PairedDiff
 
@@ -87,41 +86,39 @@ def attack_section(
     path = Path(rundir) / "attack.json"
     if not path.is_file():
         return None
-    data = orjson.loads(path.read_bytes())
-    if data.get("status") != "done":
+    data = AttackFile.load(path, tolerant=True)
+    if data.status != "done":
         return None
-    ident = data.get("identity", {})
-    held = data.get("heldout", {})
-    split = data.get("split", {})
+    held, split = data.heldout, data.split
     curve: list[tuple[int, float]] = []
-    for h in data.get("history", []):
-        point = (int(h["spent"]), float(h["best_train_asr"]))
+    for h in data.history:
+        point = (h.spent, h.best_train_asr)
         if not curve or curve[-1] != point:
             curve.append(point)
     sec = AttackSection(
-        framework=ident.get("framework", ""),
-        model=ident.get("model", ""),
-        budget=int(data.get("budget", 0)),
-        spent=int(data.get("spent", 0)),
-        train_states=len(split.get("train", [])),
-        heldout_states=len(split.get("heldout", [])),
-        disjoint_apps=bool(split.get("disjoint_apps")),
+        framework=data.identity.framework,
+        model=data.identity.model,
+        budget=data.budget,
+        spent=data.spent,
+        train_states=len(split.train),
+        heldout_states=len(split.heldout),
+        disjoint_apps=split.disjoint_apps,
         curve=curve,
-        results=list(held.get("results", [])),
-        tests=list(held.get("tests", [])),
-        candidates=sum(1 for c in data.get("candidates", {}).values() if c["kind"] == "template"),
-        rejected=len(data.get("rejected", [])),
-        eval_queries=int(held.get("eval_queries", 0)),
-        moves=list(data.get("moves", [])),
-        persuasion=bool(data.get("persuasion", False)),
-        best_fixed=data.get("best_fixed"),
+        results=list(held.results),
+        tests=list(held.tests),
+        candidates=sum(1 for c in data.candidates.values() if c.kind == "template"),
+        rejected=len(data.rejected),
+        eval_queries=held.eval_queries,
+        moves=list(data.moves),
+        persuasion=data.persuasion,
+        best_fixed=data.best_fixed,
     )
     if examples > 0:
         sec.examples.extend(_examples(Path(rundir), data, examples, image_width))
     return sec
 
 
-def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> list[AttackExample]:
+def _examples(rundir: Path, data: AttackFile, limit: int, width: int) -> list[AttackExample]:
     """The first held-out success of each top template (else its first drawn screen)."""
     from PIL import Image
 
@@ -131,7 +128,7 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
 
     load_attack_probes(rundir)
     ds = Dataset.open(rundir / "data")
-    targets = data["split"]["targets"]
+    targets = data.split.targets
     wins: dict[str, bool] = {}
     db = RunDir(rundir).store_path
     if db.is_file():
@@ -141,8 +138,8 @@ def _examples(rundir: Path, data: dict[str, Any], limit: int, width: int) -> lis
             for p in asr_pairs(list(store.rows())).pairs:
                 wins[p.injected.instance_id] = wins.get(p.injected.instance_id, False) or p.success
     out = []
-    for name in data.get("top", [])[:limit]:
-        held = (InstanceId(s, targets[s], name) for s in data["split"]["heldout"])
+    for name in data.top[:limit]:
+        held = (InstanceId(s, targets[s], name) for s in data.split.heldout)
         ids = [i for i in held if i in ds]
         if not ids:
             continue
@@ -189,39 +186,42 @@ def _intro(s: AttackSection) -> str:
 _OLD_TEST = "recorded by an older dibench (McNemar over runs): rerun dibench attack to re-evaluate"
 
 
-def heldout_estimate(r: dict[str, Any]) -> Estimate:
+def _num(x: float | None) -> float:
+    return math.nan if x is None else x
+
+
+def heldout_estimate(r: HeldOutResult) -> Estimate:
     """A held-out ASR row of ``attack.json`` as the metrics' estimate (method, states)."""
     return Estimate(
-        k=int(r["k"]),
-        n=int(r["n"]),
-        value=r["asr"] if r.get("n") else math.nan,
-        lo=r["lo"] if r.get("lo") is not None else math.nan,
-        hi=r["hi"] if r.get("hi") is not None else math.nan,
-        method=str(r.get("method", "wilson")),
-        n_clusters=int(r.get("states", 0)),
+        k=r.k,
+        n=r.n,
+        value=_num(r.asr) if r.n else math.nan,
+        lo=_num(r.lo),
+        hi=_num(r.hi),
+        method=r.method,
+        n_clusters=r.states,
     )
 
 
-def heldout_diff(t: dict[str, Any]) -> PairedDiff:
+def heldout_diff(t: HeldOutTest) -> PairedDiff:
     """A template-minus-fixed test of ``attack.json`` as the metrics' paired difference."""
-    nan = math.nan
-    old = "states" not in t
+    old = t.states is None
     return PairedDiff(
-        diff=t["diff"] if t.get("diff") is not None else nan,
-        lo=t["lo"] if t.get("lo") is not None else nan,
-        hi=t["hi"] if t.get("hi") is not None else nan,
-        p_value=None if old else t.get("p_value"),
-        n=int(t.get("n", 0)),
-        n_clusters=int(t.get("states", 0)),
-        value_a=nan,
-        value_b=nan,
-        method="bootstrap" if old else str(t.get("method", "")),
-        test="none" if old else str(t.get("test", "")),
-        reason=_OLD_TEST if old else str(t.get("reason", "")),
+        diff=_num(t.diff),
+        lo=_num(t.lo),
+        hi=_num(t.hi),
+        p_value=None if old else t.p_value,
+        n=t.n,
+        n_clusters=t.states or 0,
+        value_a=math.nan,
+        value_b=math.nan,
+        method="bootstrap" if old else t.method,
+        test="none" if old else t.test,
+        reason=_OLD_TEST if old else t.reason,
     )
 
 
-def baseline_verdict(results: list[dict[str, Any]], tests: list[dict[str, Any]]) -> str | None:
+def baseline_verdict(results: list[HeldOutResult], tests: list[HeldOutTest]) -> str | None:
     """One line when no found template beats the best fixed probe on the held-out pairs (None
     when one does): a reader of ``dibench attack`` and of the report must not take the
     search's templates for an advance when the fixed probe did as well.
@@ -230,25 +230,25 @@ def baseline_verdict(results: list[dict[str, Any]], tests: list[dict[str, Any]])
     interval's lower end; with no fixed probe that succeeded in the search there is nothing to
     beat, and the line says that instead.
     """
-    fixed = next((r for r in results if r.get("kind") == "fixed"), None)
-    found = [r for r in results if r.get("kind") == "template"]
+    fixed = next((r for r in results if r.kind == "fixed"), None)
+    found = [r for r in results if r.kind == "template"]
     if fixed is None:
         return (
             "no fixed probe succeeded on the train states, so the found templates were not "
             "compared with one on held-out states"
         )
-    name = f"{fixed['probe']} ({_pct(fixed)} held-out ASR)"
+    name = f"{fixed.probe} ({_pct(fixed)} held-out ASR)"
     if not found:
         return f"no template was found to beat the best fixed probe {name}"
-    diffs = [(heldout_diff(t), str(t["template"])) for t in tests]
+    diffs = [(heldout_diff(t), t.template) for t in tests]
     ahead = [(d, t) for d, t in diffs if d.diff > 0]  # NaN (no pairs) is never ahead
     if any(d.lo > 0 for d, _ in ahead):
         return None
     if not ahead:
-        best = max(found, key=lambda r: r["asr"] if r.get("n") else -1.0)
+        best = max(found, key=lambda r: _num(r.asr) if r.n else -1.0)
         return (
             f"no found template beats the best fixed probe {name} on held-out states (best "
-            f"template {best['probe']}: {_pct(best)})"
+            f"template {best.probe}: {_pct(best)})"
         )
     d, t = max(ahead, key=lambda x: x[0].diff)
     return (
@@ -257,8 +257,8 @@ def baseline_verdict(results: list[dict[str, Any]], tests: list[dict[str, Any]])
     )
 
 
-def _pct(r: dict[str, Any]) -> str:
-    return f"{100 * r['asr']:.1f}%" if r.get("n") else "n/a"
+def _pct(r: HeldOutResult) -> str:
+    return f"{100 * _num(r.asr):.1f}%" if r.n else "n/a"
 
 
 def _states(g: int) -> Text:
@@ -306,13 +306,13 @@ def results_table(s: AttackSection) -> Table:
     rows = tuple(
         Row(
             (
-                Text(str(r["probe"]), code=True),
-                Text(str(r["kind"])),
-                Text(str(r["describe"])),
+                Text(r.probe, code=True),
+                Text(r.kind),
+                Text(r.describe),
                 estimate_value(heldout_estimate(r), heat=True, missing="n/a"),
-                Text(f"{r['k']}/{r['n']}"),
-                _states(heldout_estimate(r).n_clusters),
-                Text(f"{r['train_k']}/{r['train_n']}"),
+                Text(f"{r.k}/{r.n}"),
+                _states(r.states),
+                Text(f"{r.train_k}/{r.train_n}"),
             )
         )
         for r in s.results
@@ -333,7 +333,7 @@ def results_table(s: AttackSection) -> Table:
 
 def results_note(s: AttackSection) -> str:
     """What the held-out intervals are."""
-    return method_note([heldout_estimate(r).method for r in s.results if r.get("n")])
+    return method_note([r.method for r in s.results if r.n])
 
 
 def tests_caption_md(s: AttackSection) -> str:
@@ -361,11 +361,11 @@ def tests_table(s: AttackSection) -> Table:
     rows = []
     for t in s.tests:
         d = heldout_diff(t)
-        won = f"{t['only_template']}/{t['only_fixed']}" if "only_template" in t else "n/a"
+        won = f"{t.only_template}/{t.only_fixed}" if t.only_template is not None else "n/a"
         rows.append(
             Row(
                 (
-                    Text(f"{t['template']} - {t['fixed']}"),
+                    Text(f"{t.template} - {t.fixed}"),
                     Count(d.n),
                     _states(d.n_clusters),
                     diff_value(d, missing="n/a", tip=f"{d.n} pairs in {d.n_clusters} states"),
@@ -413,18 +413,18 @@ def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
     base = {"framework": s.framework, "model": s.model}
     out: list[dict[str, str]] = []
     for r in s.results:
-        row = {"table": "attack_heldout", **base, "probe": str(r["probe"])}
+        row = {"table": "attack_heldout", **base, "probe": r.probe}
         cells = csv_estimate(heldout_estimate(r))
         out.append({**row, "subset": "heldout", "metric": "ASR", **cells})
-        train = r["train_k"] / r["train_n"] if r.get("train_n") else None
+        train = r.train_k / r.train_n if r.train_n else None
         out.append(
             {
                 **row,
                 "subset": "train",
                 "metric": "ASR",
                 "value": csv_num(train),
-                "k": csv_num(r["train_k"]),
-                "n": csv_num(r["train_n"]),
+                "k": csv_num(r.train_k),
+                "n": csv_num(r.train_n),
                 "method": "search",
             }
         )
@@ -434,8 +434,8 @@ def attack_csv_lines(s: AttackSection) -> list[dict[str, str]]:
             {
                 "table": "attack_test",
                 **base,
-                "probe": str(t["template"]),
-                "subset": f"vs {t['fixed']}",
+                "probe": t.template,
+                "subset": f"vs {t.fixed}",
                 "metric": "ASR_diff",
                 **csv_diff(d, d.p_value),
             }

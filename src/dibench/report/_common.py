@@ -14,6 +14,8 @@ import unicodedata
 from html import escape
 from typing import Any
 
+from pydantic import BaseModel
+
 from dibench._text_safety import visible
 from dibench.metrics import MIN_CLUSTERS, Estimate, KeyFinding, PairedDiff
 
@@ -327,6 +329,10 @@ def plain(x: Any) -> Any:
     """JSON-ready data: dataclasses as dicts, tuples as lists, NaN/inf as None, bytes dropped."""
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: plain(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, BaseModel):  # a record as its file holds it (keys sorted, as written)
+        return {
+            k: plain(v) for k, v in sorted(x.model_dump(by_alias=True, exclude_unset=True).items())
+        }
     if isinstance(x, float):
         return x if math.isfinite(x) else None
     if isinstance(x, dict):

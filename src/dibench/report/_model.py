@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dibench._records import HeldOutResult, HeldOutTest
 from dibench.metrics import (
     DefenseComparison,
     DefenseRates,
@@ -470,8 +471,8 @@ class AttackSection:
     heldout_states: int
     disjoint_apps: bool
     curve: list[tuple[int, float]]  # (queries spent, best train ASR so far)
-    results: list[dict[str, Any]]  # held-out rows: probe, kind, k, n, asr, lo, hi, states, method
-    tests: list[dict[str, Any]]  # template vs best fixed: diff, lo, hi, states, method, p_value
+    results: list[HeldOutResult]  # held-out ASR of each top template and the best fixed probe
+    tests: list[HeldOutTest]  # each top template minus the best fixed probe
     candidates: int
     rejected: int
     eval_queries: int

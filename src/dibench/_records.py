@@ -1,0 +1,201 @@
+"""On-disk records that more than one package reads: ``attack.json`` (written by ``attack``,
+read by ``report`` and printed by ``cli``).
+
+Each record is a pydantic model with its schema string, one writer (``dump``) and one reader
+(``load``). The reader is strict by default: a file of another schema, or a field of the wrong
+type, is refused with the file and the field named. ``tolerant=True`` is for reports of older
+directories: it accepts the schemas this DIBench once wrote and fills what they lack with the
+defaults below (an attack of schema 1 has no ``states`` on its held-out rows).
+
+Keys this version does not know are kept (``extra="allow"``) and written back, so a file from a
+newer DIBench survives a resume by an older one. Only the keys a record was given are written
+(``exclude_unset``), so a file holds exactly what its writer set, byte for byte as before the
+records were typed. Cost: validating an attack.json of a few hundred candidates takes about a
+millisecond.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dibench._errors import DIBenchError
+from dibench._fs import atomic_write
+
+__all__ = [
+    "ATTACK_SCHEMA",
+    "AttackCandidate",
+    "AttackFile",
+    "AttackIdentity",
+    "AttackSplit",
+    "HeldOut",
+    "HeldOutResult",
+    "HeldOutTest",
+    "RecordError",
+    "SearchRound",
+]
+
+ATTACK_SCHEMA = "dibench-attack/2"  # 2: held-out intervals and tests over states
+_OLDER_ATTACK = ("dibench-attack/1",)
+
+
+class RecordError(DIBenchError, ValueError):
+    """A record file that cannot be read: the file and the field in one line."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    def dump(self) -> dict[str, Any]:
+        """The keys this record was given, in the file's spelling."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class AttackIdentity(_Record):
+    """What a resume must share with the search it resumes (any difference is refused)."""
+
+    dataset: str
+    framework: str
+    model: str
+    config: dict[str, Any]  # AttackConfig.describe(): its optional keys say what is recorded
+    provider_options: dict[str, Any] = Field(default_factory=dict)
+    adapter_options: dict[str, Any] = Field(default_factory=dict)
+    defenses: list[str] = Field(default_factory=list)
+
+
+class AttackSplit(_Record):
+    """Which states the search trains on and which it holds out, with each state's target."""
+
+    train: list[str] = Field(default_factory=list)
+    heldout: list[str] = Field(default_factory=list)
+    targets: dict[str, str] = Field(default_factory=dict)
+    disjoint_apps: bool = False
+
+
+class SearchRound(_Record):
+    """One successive-halving rung of the search, as the progress curve reads it."""
+
+    generation: int
+    rung_states: int
+    candidates: list[str] = Field(default_factory=list)
+    spent: int
+    rung_best: str | None = None
+    rung_best_asr: float = 0.0
+    best: str | None = None
+    best_train_asr: float = 0.0
+
+
+class AttackCandidate(_Record):
+    """A probe the search scored: a found template or a fixed probe, and its train record."""
+
+    kind: Literal["template", "fixed"]
+    describe: str
+    origin: str = "builtin"
+    style: dict[str, Any] | None = None
+    generation: int = 0
+    train_k: int = 0
+    train_n: int = 0
+    illegible: int = 0
+
+
+class HeldOutResult(_Record):
+    """Held-out ASR of one probe (``asr``/``lo``/``hi`` None where it had no pairs)."""
+
+    probe: str
+    kind: Literal["template", "fixed"]
+    describe: str
+    k: int
+    n: int
+    asr: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    states: int = 0  # 0: schema 1, which did not count them
+    method: str = "wilson"  # schema 1's intervals were Wilson over runs
+    train_k: int = 0
+    train_n: int = 0
+    illegible: int = 0
+
+
+class HeldOutTest(_Record):
+    """A found template minus the best fixed probe on the same held-out units.
+
+    ``states`` None marks schema 1 (a McNemar test over runs, which the report does not show
+    as a p-value); ``only_template``/``only_fixed`` None where the file did not count them.
+    """
+
+    template: str
+    fixed: str
+    n: int = 0
+    states: int | None = None
+    diff: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    method: str = ""
+    p_value: float | None = None
+    test: str = ""
+    reason: str = ""
+    only_template: int | None = None
+    only_fixed: int | None = None
+
+
+class HeldOut(_Record):
+    """The held-out evaluation: every result, every paired test, and what it cost."""
+
+    pairs: int = 0
+    eval_queries: int = 0
+    results: list[HeldOutResult] = Field(default_factory=list)
+    tests: list[HeldOutTest] = Field(default_factory=list)
+
+
+class AttackFile(_Record):
+    """``OUT/attack.json``: the search's settings, split, history and scores, and once it is
+    done (``status == "done"``) the frozen top templates and their held-out evaluation."""
+
+    schema_: str = Field(ATTACK_SCHEMA, alias="schema")
+    status: Literal["running", "searched", "done"]
+    identity: AttackIdentity
+    split: AttackSplit = Field(default_factory=AttackSplit)
+    budget: int = 0
+    spent: int = 0
+    history: list[SearchRound] = Field(default_factory=list)
+    candidates: dict[str, AttackCandidate] = Field(default_factory=dict)
+    rejected: list[str] = Field(default_factory=list)
+    moves: list[str] = Field(default_factory=list)  # empty: written before moves were recorded
+    persuasion: bool = False
+    top: list[str] = Field(default_factory=list)
+    best_fixed: str | None = None
+    heldout: HeldOut = Field(default_factory=HeldOut)
+
+    @classmethod
+    def load(cls, path: Path, *, tolerant: bool = False) -> AttackFile:
+        """The record in ``path``; a RecordError names the file and the first bad field.
+
+        Strict: only this version's schema. Tolerant: also the schemas DIBench wrote before.
+        """
+        try:
+            data = orjson.loads(Path(path).read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise RecordError(f"{path}: not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"{path}: not a JSON object")
+        schema = data.get("schema", ATTACK_SCHEMA)
+        allowed = (ATTACK_SCHEMA, *_OLDER_ATTACK) if tolerant else (ATTACK_SCHEMA,)
+        if schema not in allowed:
+            raise RecordError(
+                f"{path}: schema {schema!r}, this DIBench reads {' or '.join(map(repr, allowed))}"
+            )
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "(top)"
+            raise RecordError(f"{path}: field {where}: {err['msg']}") from None
+
+    def write(self, path: Path) -> None:
+        """Write the record atomically, keys sorted, as every attack.json has been written."""
+        atomic_write(
+            path, orjson.dumps(self.dump(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        )
