@@ -22,7 +22,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dibench._errors import DIBenchError
+from dibench._errors import DIBenchError, field_error
 from dibench._fs import atomic_write
 
 __all__ = [
@@ -190,9 +190,7 @@ class AttackFile(_Record):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"]) or "(top)"
-            raise RecordError(f"{path}: field {where}: {err['msg']}") from None
+            raise RecordError(f"{path}: {field_error(exc)}") from None
 
     def write(self, path: Path) -> None:
         """Write the record atomically, keys sorted, as every attack.json has been written."""

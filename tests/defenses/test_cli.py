@@ -136,4 +136,4 @@ def test_sweep_with_a_bad_defense_names_the_key(small_dataset_dir: Path, tmp_pat
     r = invoke("sweep", str(cfg))
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0
-    assert "field defenses[1]" in r.stderr and "quality must be in 1..100" in r.stderr
+    assert "field defenses.1" in r.stderr and "quality must be in 1..100" in r.stderr

@@ -45,9 +45,9 @@ def test_sweep_runs_every_condition_and_reports_them(d8_dataset_dir: Path, tmp_p
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("dataset = 3", "field dataset: expected str"),
-        ('dataset = "d"\nout = "o"\nframeworks = ["direct"]', "field models: missing"),
-        ('dataset = "d"\nout = "o"\nframeworks = ["direct"]\nmodels = [{x = 1}]', "models[0].spec"),
+        ("dataset = 3", "field dataset: Input should be a valid string"),
+        ('dataset = "d"\nout = "o"\nframeworks = ["direct"]', "field models: Field required"),
+        ('dataset = "d"\nout = "o"\nframeworks = ["direct"]\nmodels = [{x = 1}]', "models.0.spec"),
         ("not toml [", "not valid TOML"),
     ],
 )
@@ -109,7 +109,7 @@ def test_sweep_parse_field_is_checked(tmp_path: Path) -> None:
         '[[models]]\nspec = "oracle"\n',
         encoding="utf-8",
     )
-    with pytest.raises(SweepError, match="field parse: expected a list of faithful / robust"):
+    with pytest.raises(SweepError, match=r"field parse\.0: Input should be 'faithful' or 'robust'"):
         load_sweep(cfg)
 
 
@@ -150,3 +150,30 @@ def test_every_framework_in_both_parse_modes_runs_a_simulator_into_one_report(
     for fw in frameworks:
         assert f"| {fw} | oracle | none | faithful |" in facts
         assert f"| {fw}[robust] | oracle | none | robust |" in facts
+
+
+@pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        ("repeat = 3", "field repeat: not a field of a sweep file (fields: dataset, out, "),
+        ("repeats = true", "field repeats: Input should be a valid integer"),
+        ("repeats = 2.5", "field repeats: Input should be a valid integer"),
+        ("limit = 0", "field limit: Input should be greater than or equal to 1"),
+        ('defenses = [["jpeg:75", 3]]', "field defenses.0: expected a spec string or a list"),
+        ("defenses = []", "field defenses: List should have at least 1 item"),
+    ],
+)
+def test_a_misspelt_or_mistyped_sweep_field_is_refused_by_name(
+    tmp_path: Path, line: str, needle: str
+) -> None:
+    """The sweep file is a model: a field it does not have (a misspelt ``repeat`` would
+    otherwise run 10 repeats without a word) or of the wrong type is one line naming it."""
+    cfg = tmp_path / "s.toml"
+    cfg.write_text(
+        f'dataset = "d"\nout = "o"\nframeworks = ["direct"]\n{line}\n[[models]]\nspec = "oracle"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(SweepError) as err:
+        load_sweep(cfg)
+    assert needle in str(err.value) and str(err.value).startswith(f"{cfg}: ")
+    assert "\n" not in str(err.value)

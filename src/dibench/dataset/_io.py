@@ -9,24 +9,16 @@ from typing import TypeVar
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from dibench._errors import DIBenchError
+from dibench._errors import DIBenchError, field_error
 from dibench._fs import StrPath
 
-__all__ = ["DatasetError", "dump_line", "format_validation_error", "parse_record", "read_jsonl"]
+__all__ = ["DatasetError", "dump_line", "parse_record", "read_jsonl"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
 class DatasetError(DIBenchError, ValueError):
     """A dataset file is missing, corrupt or inconsistent; the message names file, line, field."""
-
-
-def format_validation_error(err: ValidationError) -> str:
-    """First error of a pydantic ValidationError as 'field a.b.0.c: message'."""
-    first = err.errors()[0]
-    loc = ".".join(str(p) for p in first["loc"]) or "(record)"
-    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"field {loc}: {first['msg']}{more}"
 
 
 def parse_record(model: type[M], raw: bytes | str, path: Path | str, line: int) -> M:
@@ -46,7 +38,7 @@ def parse_record(model: type[M], raw: bytes | str, path: Path | str, line: int) 
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise DatasetError(f"{path}:{line}: {format_validation_error(exc)}") from None
+        raise DatasetError(f"{path}:{line}: {field_error(exc)}") from None
 
 
 def read_jsonl(path: StrPath, model: type[M]) -> Iterator[M]:

@@ -18,9 +18,11 @@ import tomllib
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from dibench._errors import DIBenchError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from dibench._errors import DIBenchError, field_error
 from dibench._fs import file_errors
 from dibench.dataset import Dataset
 
@@ -211,6 +213,40 @@ def execute_sim(
     return summary
 
 
+_Name = Annotated[str, StringConstraints(min_length=1)]
+_Count = Annotated[int, Field(ge=1)]
+
+
+class SweepModel(BaseModel):
+    """One ``[[models]]`` table: its provider ``spec``; every other key is a provider option."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    spec: _Name
+
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class SweepFile(BaseModel):
+    """A sweep file as written (``dibench docs sweep``): a field of the wrong type, a missing
+    one or one it does not have (a misspelt ``repeat``) is refused with its name."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    dataset: str
+    out: str
+    frameworks: Annotated[list[_Name], Field(min_length=1)]
+    models: list[SweepModel]
+    repeats: _Count = 10
+    limit: _Count | None = None
+    concurrency: _Count = 8
+    probes: list[_Name] = Field(default_factory=list)
+    parse: Annotated[list[Literal["faithful", "robust"]], Field(min_length=1)] | None = None
+    # each a spec string or a list of them (checked with the specs, which name the entry)
+    defenses: Annotated[list[Any], Field(min_length=1)] = Field(default_factory=lambda: ["none"])
+    adapter_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    record: bool = True
+
+
 def load_sweep(path: Path) -> list[RunRequest]:
     """Read a TOML sweep: every model x framework (x defense) becomes one RunRequest.
 
@@ -235,87 +271,49 @@ def load_sweep(path: Path) -> list[RunRequest]:
         raise SweepError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{path}: not valid TOML ({exc})") from None
-
-    def field_of(key: str, kind: type | tuple[type, ...], default: Any = ..., *, what: str = ""
-                 ) -> Any:  # fmt: skip
-        """``data[key]`` checked against ``kind`` (a bool is no number; ints >= 1 unless
-        ``what`` says otherwise); missing: ``default``, or an error if there is none."""
-        if key not in data:
-            if default is ...:
-                raise SweepError(f"{path}: field {key}: missing")
-            return default
-        value = data[key]
-        ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
-        if ok and kind is int and value < 1:
-            ok = False
-        if not ok:
-            name = what or (kind.__name__ if isinstance(kind, type) else "value")
-            raise SweepError(f"{path}: field {key}: expected {name}, got {value!r}")
-        return value
-
-    def names(key: str, default: Any = ...) -> tuple[str, ...]:
-        value = field_of(key, list, default, what="a list of strings")
-        if not all(isinstance(v, str) and v for v in value):
-            raise SweepError(f"{path}: field {key}: expected a list of strings, got {value!r}")
-        return tuple(value)
-
-    base = Path(path).parent
-    dataset = base / field_of("dataset", str)
-    out = base / field_of("out", str)
-    frameworks = names("frameworks")
-    if not frameworks:
-        raise SweepError(f"{path}: field frameworks: expected at least one framework")
-    models = field_of("models", list, what="an array of [[models]] tables")
-    adapter_options = field_of("adapter_options", dict, {}, what="a table of tables")
-    for fw, opts in adapter_options.items():
-        if not isinstance(opts, dict):
-            raise SweepError(f"{path}: field adapter_options.{fw}: expected a table")
-    record = field_of("record", bool, True, what="true or false")
-    from dibench.adapters import PARSE_MODES
-
-    modes: tuple[str | None, ...] = (None,)
-    if "parse" in data:
-        modes = names("parse")
-        bad = [m for m in modes if m not in PARSE_MODES]
-        if bad or not modes:
+    try:
+        sweep = SweepFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "extra_forbidden":  # a misspelt field: say which ones there are
             raise SweepError(
-                f"{path}: field parse: expected a list of {' / '.join(PARSE_MODES)}, "
-                f"got {data['parse']!r}"
-            )
+                f"{path}: field {'.'.join(map(str, first['loc']))}: not a field of a sweep file "
+                f"(fields: {', '.join(SweepFile.model_fields)}; `dibench docs sweep`)"
+            ) from None
+        raise SweepError(f"{path}: {field_error(exc)}") from None
+    base = Path(path).parent
+    dataset = base / sweep.dataset
+    out = base / sweep.out
+    modes: tuple[str | None, ...] = tuple(sweep.parse) if sweep.parse is not None else (None,)
     from dibench.defenses import DefenseError, make_chain
 
-    defenses = data.get("defenses", ["none"])
-    if not isinstance(defenses, list) or not defenses:
-        raise SweepError(f"{path}: field defenses: expected a non-empty list")
     chains: list[tuple[str, ...]] = []
-    for i, d in enumerate(defenses):
+    for i, d in enumerate(sweep.defenses):
         specs = [d] if isinstance(d, str) else d
         if not isinstance(specs, list) or not all(isinstance(x, str) for x in specs):
             raise SweepError(
-                f"{path}: field defenses[{i}]: expected a spec string or a list of them"
+                f"{path}: field defenses.{i}: expected a spec string or a list of them"
             )
         try:
             chains.append(tuple(x.spec for x in make_chain(specs)))
         except DefenseError as exc:
-            raise SweepError(f"{path}: field defenses[{i}]: {exc}") from None
+            raise SweepError(f"{path}: field defenses.{i}: {exc}") from None
     config = RunConfig(
-        repeats=field_of("repeats", int, 10, what="a whole number >= 1"),
-        probes=names("probes", []),
-        limit=field_of("limit", int, None, what="a whole number >= 1"),
-        concurrency=field_of("concurrency", int, 8, what="a whole number >= 1"),
+        repeats=sweep.repeats,
+        probes=tuple(sweep.probes),
+        limit=sweep.limit,
+        concurrency=sweep.concurrency,
     )
     requests = []
-    for i, m in enumerate(models):
-        if not isinstance(m, dict) or not isinstance(m.get("spec"), str) or not m["spec"]:
-            raise SweepError(f"{path}: field models[{i}].spec: expected a provider spec string")
-        opts = {k: v for k, v in m.items() if k != "spec"}
+    for i, m in enumerate(sweep.models):
+        opts = m.options()
         try:
             stored_options(opts)
         except RunError as exc:
-            raise SweepError(f"{path}: field models[{i}]: {exc}") from None
-        for fw in frameworks:
+            raise SweepError(f"{path}: field models.{i}: {exc}") from None
+        for fw in sweep.frameworks:
             for mode in modes:
-                a_opts = dict(adapter_options.get(fw, {}))
+                a_opts = dict(sweep.adapter_options.get(fw, {}))
                 if mode is not None:
                     a_opts["parse"] = mode
                 for specs in chains:
@@ -324,12 +322,12 @@ def load_sweep(path: Path) -> list[RunRequest]:
                             dataset=dataset,
                             out=out,
                             framework=fw,
-                            model=m["spec"],
+                            model=m.spec,
                             config=config,
                             provider_options=opts,
                             adapter_options=a_opts,
                             defenses=specs,
-                            record=record,
+                            record=sweep.record,
                         )
                     )
     return requests
