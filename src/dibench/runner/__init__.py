@@ -7,6 +7,8 @@ run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite sto
 
 from ._api import (
     SweepError,
+    SweepFile,
+    SweepModel,
     check_agent,
     check_config,
     check_probes,
@@ -92,6 +94,8 @@ __all__ = [
     "SimRunConfig",
     "StoreError",
     "SweepError",
+    "SweepFile",
+    "SweepModel",
     "TrackingEnv",
     "chain_moves_picks",
     "chain_row",

@@ -46,6 +46,8 @@ from ._types import AgentRequest
 
 __all__ = [
     "SweepError",
+    "SweepFile",
+    "SweepModel",
     "check_agent",
     "check_config",
     "check_probes",
