@@ -219,7 +219,7 @@ def test_the_reader_sees_relative_and_late_imports() -> None:
     """The scan finds imports inside functions and relative ones, resolved to their package."""
     got = HOUSE.imports(SRC / "metrics" / "__init__.py")
     assert got and all(HOUSE.package_of(i.module) in ("metrics", None) for i in got)
-    late = {i.module for i in HOUSE.imports(SRC / "cli" / "_main.py")}
+    late = {i.module for i in HOUSE.imports(SRC / "cli" / "_runs.py")}
     assert "dibench.runner" in late  # imported inside the commands, for a quick start
 
 
@@ -277,3 +277,16 @@ def test_the_readme_quotes_the_floors() -> None:
     start = readme.index("FLOORS = (")
     quoted = ast.literal_eval(readme[start + len("FLOORS = ") : readme.index("\n)\n", start) + 2])
     assert quoted == FLOORS
+
+
+def test_the_commands_share_only_public_helpers() -> None:
+    """The command modules of ``cli`` share the application shell's helpers by their public
+    names (``_app.guard``, ``_runs.agent_options``): a command family moved or split never
+    breaks another through a private name."""
+    bad = []
+    for path in sorted((SRC / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                hidden = [a.name for a in node.names if a.name.startswith("_")]
+                bad += [f"{path.name} imports {n} from .{node.module}" for n in hidden]
+    assert not bad, "\n".join(bad)

@@ -16,7 +16,7 @@ import click
 
 import dibench
 from dibench import DIBenchError
-from dibench.cli import _main
+from dibench.cli import _app
 
 # Control flow inside one module, never shown to a user: not expected failures.
 INTERNAL = {"Retryable", "End", "_Refused", "_Close"}
@@ -34,9 +34,9 @@ def _caught(fn: object) -> set[str]:
 
 
 def test_the_guard_catches_the_root_and_clicks_errors_only() -> None:
-    assert _main._errors() == (DIBenchError,)
-    assert _caught(_main._guard) == {"_errors()", "KeyboardInterrupt"}  # Ctrl-C keeps its line
-    assert _caught(_main._Group.main) == {
+    assert _app.user_errors() == (DIBenchError,)
+    assert _caught(_app.guard) == {"user_errors()", "KeyboardInterrupt"}  # Ctrl-C keeps its line
+    assert _caught(_app._Group.main) == {
         "click.UsageError",
         "click.ClickException",
         "click.Abort",

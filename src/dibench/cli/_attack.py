@@ -6,18 +6,9 @@ from pathlib import Path
 
 import click
 
-from ._main import (
-    _csv,
-    _defenses,
-    _fail,
-    _guard,
-    _kv,
-    _load,
-    _provider_options,
-    agent_options,
-    load_option,
-)
-from ._main import main as cli
+from ._app import comma_list, fail, guard, key_values, load_modules, load_option
+from ._app import main as cli
+from ._runs import agent_options, defense_specs, provider_options_of
 
 
 @cli.command()
@@ -83,7 +74,7 @@ from ._main import main as cli
 )
 @agent_options
 @load_option
-@_guard
+@guard
 def attack(
     dataset: Path,
     framework: str,
@@ -121,12 +112,12 @@ def attack(
     """
     from dibench.attack import AttackConfig, AttackRequest, run_attack
 
-    _load(load)
-    specs = _defenses(defense)
+    load_modules(load)
+    specs = defense_specs(defense)
     try:
         config = AttackConfig(
             budget=budget,
-            carriers=_csv(carriers),
+            carriers=comma_list(carriers),
             seed=seed,
             train_frac=train_frac,
             disjoint_apps=disjoint_apps,
@@ -134,23 +125,25 @@ def attack(
             repeats=repeats,
             population=population,
             states=states,
-            baselines=_csv(baselines) or None,
+            baselines=comma_list(baselines) or None,
             attacker=attacker,
             styles=not no_styles,
             persuasion=persuasion,
         )
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     req = AttackRequest(
         dataset=dataset,
         out=out,
         framework=framework,
         model=model,
         config=config,
-        provider_options=_provider_options(model, provider_opt, base_url, api_key_env, concurrency),
-        adapter_options=_kv(adapter_opt, "--adapter-opt"),
+        provider_options=provider_options_of(
+            model, provider_opt, base_url, api_key_env, concurrency
+        ),
+        adapter_options=key_values(adapter_opt, "--adapter-opt"),
         defenses=specs,
-        attacker_options=_kv(attacker_opt, "--attacker-opt"),
+        attacker_options=key_values(attacker_opt, "--attacker-opt"),
         concurrency=concurrency,
         record=not no_record,
         evaluate=not search_only,

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from ._main import (
-    _csv,
-    _echo_left_out,
-    _guard,
-    _load,
-    _progress,
+from ._app import (
+    comma_list,
+    echo_left_out,
+    guard,
+    load_modules,
     load_option,
     main,
+    progress_bar,
     refused_why,
 )
 
@@ -52,7 +52,7 @@ from ._main import (
     help="Accept titles drawn on a photo or texture (erasing them leaves a flat block).",
 )
 @load_option
-@_guard
+@guard
 def import_(
     src: Path,
     out: Path,
@@ -66,13 +66,13 @@ def import_(
     """Import annotated real screenshots from a folder as a dataset in OUT (all or nothing)."""
     from dibench.byos import import_folder
 
-    _load(load)
-    prog, update = _progress("importing")
+    load_modules(load)
+    prog, update = progress_bar("importing")
     with prog:
         summary = import_folder(
             src,
             out,
-            probes=_csv(probes),
+            probes=comma_list(probes),
             seed=seed,
             epsilon=epsilon,
             ui_scale=ui_scale,
@@ -86,7 +86,7 @@ def import_(
         f"  by probe: {by_probe}"
     )
     if summary.refused:
-        _echo_left_out(
+        echo_left_out(
             f"{len(summary.refused)} instance(s) {refused_why(dict(summary.refused))} "
             "(listed in manifest.json, imported.refused)",
             dict(summary.refused),
@@ -108,7 +108,7 @@ def import_(
 )
 @click.option("--id", "state_id", help="State id in the draft (default: from --out's name).")
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
-@_guard
+@guard
 def propose(
     xml: Path,
     image: Path | None,
@@ -138,7 +138,7 @@ def propose(
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--serial", help="Device serial (needed when several are connected).")
 @click.option("--name", help="File stem (default: the next free screen-NNN).")
-@_guard
+@guard
 def capture(out: Path, serial: str | None, name: str | None) -> None:
     """Save the phone's screen (PNG) and UI dump (XML) via adb, and draft NAME.json."""
     from dibench.byos import capture as run

@@ -15,8 +15,8 @@ from importlib.resources.abc import Traversable
 
 import click
 
-from ._main import _fail, _reader_may_stop
-from ._main import main as cli
+from ._app import fail, reader_may_stop
+from ._app import main as cli
 
 __all__ = ["doc_text", "doc_topics", "docs"]
 
@@ -86,6 +86,6 @@ def docs(topic: str | None) -> None:
         try:
             lines = [doc_text(topic).rstrip("\n")]
         except KeyError:
-            _fail(f"no doc {topic!r}; the topics are {', '.join(topics)}")
-    with _reader_may_stop():
+            fail(f"no doc {topic!r}; the topics are {', '.join(topics)}")
+    with reader_may_stop():
         click.echo("\n".join(lines))

@@ -14,8 +14,8 @@ import subprocess
 
 import click
 
-from ._main import _fail, _guard
-from ._main import main as cli
+from ._app import fail, guard
+from ._app import main as cli
 
 __all__ = ["fonts"]
 
@@ -26,7 +26,7 @@ __all__ = ["fonts"]
     is_flag=True,
     help="Install the Debian packages of the missing faces (apt-get; sudo when not root).",
 )
-@_guard
+@guard
 def fonts(install: bool) -> None:
     """List the faces screens are drawn with: file and sha256 here, or what installs them."""
     from dibench.render import FONT_PACKAGES, SCREEN_FACES, font_files, missing_faces
@@ -36,7 +36,7 @@ def fonts(install: bool) -> None:
         packages = sorted({FONT_PACKAGES[f] for f in missing})
         apt = shutil.which("apt-get")
         if apt is None:
-            _fail(
+            fail(
                 f"no apt-get on this machine: install {', '.join(packages)} (or their "
                 "equivalents) by hand, or set DIBENCH_FONT_<FACE> to font files"
             )
@@ -50,7 +50,7 @@ def fonts(install: bool) -> None:
             done = subprocess.run(cmd, env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                _fail(f"{' '.join(cmd[:3])} ... failed (exit {done.returncode}): {last}")
+                fail(f"{' '.join(cmd[:3])} ... failed (exit {done.returncode}): {last}")
         from dibench.render import font_path
 
         font_path.cache_clear()
@@ -63,7 +63,7 @@ def fonts(install: bool) -> None:
             f = files[face]
             click.echo(f"{face:<12} {f['file']} #{f['index']}  sha256 {f['sha256']}")
     if missing:
-        _fail(
+        fail(
             f"{len(missing)} face(s) missing: {', '.join(missing)}; run `dibench fonts --install`",
             1,
         )

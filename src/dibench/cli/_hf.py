@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._main import _guard, _load, _progress, load_option, main
+from ._app import guard, load_modules, load_option, main, progress_bar
 
 
 @main.command("export-dataset")
@@ -27,16 +27,16 @@ from ._main import _guard, _load, _progress, load_option, main
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Processes (default: CPU count).")
 @load_option
-@_guard
+@guard
 def export_dataset(
     dataset: Path, out: Path, shard_size: int, workers: int | None, load: tuple[str, ...]
 ) -> None:
     """Write DATASET as Parquet shards that `datasets.load_dataset(OUT)` loads (all or nothing)."""
     from dibench.hf import export_hf
 
-    _load(load)  # probes a plugin registered: the export composes every injected screen
+    load_modules(load)  # probes a plugin registered: the export composes every injected screen
 
-    prog, update = _progress("exporting")
+    prog, update = progress_bar("exporting")
     with prog:
         s = export_hf(dataset, out, shard_size=shard_size, workers=workers, progress=update)
     click.echo(
@@ -53,12 +53,12 @@ def export_dataset(
     required=True,
     help="New (or empty) folder for the rebuilt DIBench dataset.",
 )
-@_guard
+@guard
 def import_hf_(src: Path, out: Path) -> None:
     """Rebuild the DIBench dataset an `export-dataset` folder SRC came from, byte for byte."""
     from dibench.hf import import_hf
 
-    prog, update = _progress("importing")
+    prog, update = progress_bar("importing")
     with prog:
         s = import_hf(src, out, progress=update)
     extra = f", {s.materialized} injected screenshots" if s.materialized else ""

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ._main import _fail, _guard, _load, load_option, main
+from ._app import fail, guard, load_modules, load_option, main
 
 _TARGET = "target"
 _DEFAULT_INSTRUCTION = "Find the best option for me and select it."
@@ -27,12 +27,12 @@ def _parse_box(value: str, flag: str, width: int, height: int) -> Any:
     try:
         x1, y1, x2, y2 = (int(p) for p in parts)
     except ValueError:
-        _fail(f"{flag}: expected four integers x1,y1,x2,y2, got {value!r}")
+        fail(f"{flag}: expected four integers x1,y1,x2,y2, got {value!r}")
     box = Box(x1, y1, x2, y2)
     if box.x2 <= box.x1 or box.y2 <= box.y1:
-        _fail(f"{flag}: box {value} is empty (need x1 < x2 and y1 < y2)")
+        fail(f"{flag}: box {value} is empty (need x1 < x2 and y1 < y2)")
     if not box.inside(width, height):
-        _fail(f"{flag}: box {value} is outside the {width}x{height} image")
+        fail(f"{flag}: box {value} is outside the {width}x{height} image")
     return box
 
 
@@ -161,7 +161,7 @@ def _title_drawn(result: Any, state: Any, payload: Any) -> str:
     cand = state.candidate(_TARGET)
     box, style = cand.boxes["title"], state.styles[cand.title_style]
     if title_ink_lines(result, box) == 0:
-        _fail(f"--box: the payload was not drawn: the title box {list(box)} holds no text")
+        fail(f"--box: the payload was not drawn: the title box {list(box)} holds no text")
     lost = missing_glyphs(payload.title, style.font)
     if lost:
         click.echo(
@@ -217,7 +217,7 @@ def _title_drawn(result: Any, state: Any, payload: Any) -> str:
     help="Inject into a title drawn on a photo or texture (the erase leaves a flat block).",
 )
 @load_option
-@_guard
+@guard
 def inject(
     image_path: Path,
     box_arg: str,
@@ -237,27 +237,27 @@ def inject(
     from dibench._registry import RegistryError
     from dibench.probes import PROBES, ProbeError, estimate_title_style
 
-    _load(load)
+    load_modules(load)
     try:
         probe = PROBES.get(probe_name)
     except RegistryError as exc:
-        _fail(f"--probe: {exc}")
+        fail(f"--probe: {exc}")
     image = _open_image(image_path)
     w, h = image.size
     box = _parse_box(box_arg, "--box", w, h)
     carriers = tuple(probe.carriers) or ("title",)
     carrier = carrier or carriers[0]
     if carrier not in carriers:
-        _fail(f"--carrier: probe {probe_name!r} paints {'/'.join(carriers)}, not the {carrier}")
+        fail(f"--carrier: probe {probe_name!r} paints {'/'.join(carriers)}, not the {carrier}")
     boxes = {carrier: box}
     if "cover" in carriers and carrier != "cover":
         if cover_box is None:
-            _fail(f"--cover-box: probe {probe_name!r} also paints the cover; give its box")
+            fail(f"--cover-box: probe {probe_name!r} also paints the cover; give its box")
         boxes["cover"] = _parse_box(cover_box, "--cover-box", w, h)
     elif cover_box is not None:
-        _fail(f"--cover-box: probe {probe_name!r} paints no cover besides --box")
+        fail(f"--cover-box: probe {probe_name!r} paints no cover besides --box")
     if "title" in carriers and carrier != "title":
-        _fail(f"--carrier: probe {probe_name!r} also paints a title; give it as --box")
+        fail(f"--carrier: probe {probe_name!r} also paints a title; give it as --box")
 
     title_box = boxes.get("title")
     if title_text is None:
@@ -274,7 +274,7 @@ def inject(
             allow_texture=force_photo or title_box is None,
         )
     except ValueError as exc:
-        _fail(f"--box: {exc}")
+        fail(f"--box: {exc}")
     state = _state(
         image, boxes, style, title_text, language, instruction, category, image_path.name
     )
@@ -282,7 +282,7 @@ def inject(
         payload = probe.payload(state, _TARGET, seed)
         result = probe.compose(image, state, _TARGET, payload, seed)
     except ProbeError as exc:
-        _fail(f"--probe: {exc}")
+        fail(f"--probe: {exc}")
     shown = _title_drawn(result, state, payload)
     partial = out.with_name(out.name + ".partial")  # no half-written --out on failure
     try:
@@ -291,7 +291,7 @@ def inject(
     except (OSError, ValueError) as exc:
         if partial.is_file():
             partial.unlink()
-        _fail(f"--out: cannot write {out}: {exc}")
+        fail(f"--out: cannot write {out}: {exc}")
     click.echo(
         f"wrote {out} ({probe_name} on the {'+'.join(boxes)}): {_describe(payload)}"
         + (f" ({shown})" if shown else "")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._main import _guard, main
+from ._app import guard, main
 
 
 @main.command("import-log")
@@ -17,7 +17,7 @@ from ._main import _guard, main
     required=True,
     help="Run directory to write (results.sqlite, run.json); `dibench report OUT` reads it.",
 )
-@_guard
+@guard
 def import_log_(logfile: Path, out: Path) -> None:
     """Turn an inspect log of dibench/decision_integrity (.eval or .json) into a run directory.
 

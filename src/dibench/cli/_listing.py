@@ -100,7 +100,7 @@ def _providers() -> Iterator[str]:
         yield f"{name}\t{syntax}\t{needs}\t{', '.join(options) or '-'}\t{doc}"
 
 
-def _defenses() -> Iterator[str]:
+def defense_specs() -> Iterator[str]:
     from dibench.defenses import DEFENSES
 
     for name in sorted(DEFENSES.names()):
@@ -118,6 +118,6 @@ def catalog_lines(what: str) -> Iterator[str]:
         "probes": _probes,
         "providers": _providers,
         "models": _providers,
-        "defenses": _defenses,
+        "defenses": defense_specs,
     }
     return listing[what]()

@@ -12,7 +12,7 @@ import threading
 
 import click
 
-from ._main import _fail, _guard, main
+from ._app import fail, guard, main
 
 
 def _point(value: str) -> tuple[float, float]:
@@ -49,7 +49,7 @@ def _point(value: str) -> tuple[float, float]:
 )
 @click.option("--reply", "text", help="Answer every call with this text instead.")
 @click.option("--latency", type=click.FloatRange(min=0), default=0.0, help="Seconds per reply.")
-@_guard
+@guard
 def serve_test(
     host: str, port: int, framework: str, tap: str, text: str | None, latency: float
 ) -> None:
@@ -75,7 +75,7 @@ def serve_test(
         server.start()
     except RuntimeError as exc:
         cause = exc.__cause__ or exc
-        _fail(f"--port {port}: cannot listen on {host}:{port}: {cause}")
+        fail(f"--port {port}: cannot listen on {host}:{port}: {cause}")
     # SIGTERM (kill, a service manager) ends it as Ctrl-C does: the command group's own
     # handler (_sigterm_interrupts) raises the interrupt, background jobs included
     url = server.base_url

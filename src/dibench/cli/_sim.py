@@ -6,21 +6,16 @@ from pathlib import Path
 
 import click
 
-from ._main import (
-    _csv,
-    _defenses,
-    _execute,
-    _fail,
-    _guard,
-    _kv,
-    _label,
-    _load,
-    _provider_options,
+from ._app import comma_list, fail, guard, key_values, load_modules, load_option
+from ._app import main as cli
+from ._runs import (
     agent_options,
     backend_options,
-    load_option,
+    condition_label,
+    defense_specs,
+    execute_condition,
+    provider_options_of,
 )
-from ._main import main as cli
 
 
 @cli.command()
@@ -76,7 +71,7 @@ from ._main import main as cli
 @agent_options
 @backend_options
 @load_option
-@_guard
+@guard
 def simulate(
     out: Path,
     framework: str,
@@ -107,7 +102,7 @@ def simulate(
     from dibench.runner import SimRequest, SimRunConfig, execute_sim
     from dibench.sim import EpisodeError
 
-    _load(load)
+    load_modules(load)
     at = _target_at(target_at, list_length, targets)
     if inject_at is not None and (chain is None or inject_at > chain):
         raise click.BadParameter(
@@ -120,18 +115,18 @@ def simulate(
             "--categories out",
             param_hint="'--chain'",
         )
-    specs = _defenses(defense)
-    popts = _provider_options(model, provider_opt, base_url, api_key_env, concurrency)
+    specs = defense_specs(defense)
+    popts = provider_options_of(model, provider_opt, base_url, api_key_env, concurrency)
     probe_names: tuple[str, ...] | None = None
     if probes is not None:
-        probe_names = () if probes.strip() == "none" else _csv(probes)
+        probe_names = () if probes.strip() == "none" else comma_list(probes)
     config = SimRunConfig(
-        sims=_csv(sims),
+        sims=comma_list(sims),
         episodes=episodes,
         seed=seed,
         probes=probe_names,
-        languages=_csv(languages),
-        categories=_csv(categories),
+        languages=comma_list(languages),
+        categories=comma_list(categories),
         targets=targets or (1 if at is not None else 2),
         list_length=list_length,
         target_at=None if at is None else str(at),
@@ -147,14 +142,16 @@ def simulate(
         model=model,
         config=config,
         provider_options=popts,
-        adapter_options=_kv(adapter_opt, "--adapter-opt"),
+        adapter_options=key_values(adapter_opt, "--adapter-opt"),
         record=not no_record,
         defenses=specs,
     )
     try:
-        _execute(execute_sim, req, f"{_label(framework, model, req.defense)} (simulated apps)")
+        execute_condition(
+            execute_sim, req, f"{condition_label(framework, model, req.defense)} (simulated apps)"
+        )
     except EpisodeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def _target_at(text: str | None, length: int | None, targets: int | None) -> str | int | None:
