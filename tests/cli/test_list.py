@@ -139,3 +139,16 @@ def test_list_without_what_or_dataset_or_with_both_is_refused_in_one_line(tiny: 
     assert unknown.returncode == 2 and "'apps' is not one of" in unknown.stderr
     ids = invoke("list", "--dataset", str(tiny))
     assert ids.returncode == 0 and len(ids.stdout.splitlines()) == 3
+
+
+def test_id_filters_are_refused_where_they_would_be_ignored(tiny: Path) -> None:
+    """A registry listing has no ids to filter, and --probe picks among injected ids: each
+    such flag is one line saying why, never silently dropped."""
+    for args, needle in (
+        (("frameworks", "--app", "shopping"), "--app selects a dataset's ids"),
+        (("probes", "--injected", "--limit", "3"), "--injected, --limit select a dataset's ids"),
+        (("--dataset", str(tiny), "--probe", "naive"), "--probe selects injected ids: add"),
+    ):
+        r = invoke("list", *args)
+        assert r.returncode == 2 and needle in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and not r.stdout

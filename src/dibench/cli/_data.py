@@ -372,11 +372,25 @@ def list_(
             f"pass --dataset DIR for instance ids, or one of: {', '.join(CATALOGS)}"
         )
     if what is not None:
+        ctx = click.get_current_context()
+        given = [
+            f"--{name.rstrip('_').replace('_', '-')}"
+            for name in ("injected", "app", "probe", "limit", "all_")
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        ]
+        if given:  # they select a dataset's ids: a registry listing would ignore them
+            verb = "selects" if len(given) == 1 else "select"
+            raise click.UsageError(
+                f"{', '.join(given)} {verb} a dataset's ids (--dataset DIR); `dibench list "
+                f"{what}` lists every registered one"
+            )
         from ._listing import catalog_lines
 
         _echo_lines(catalog_lines(what), 0)
         return
     assert dataset is not None
+    if probe is not None and not injected:
+        raise click.UsageError("--probe selects injected ids: add --injected")
     ds = Dataset.open(dataset)
     if app is not None and app not in {st.app for st in ds.benign.values()}:
         raise click.BadParameter(f"the dataset has no app {app!r}", param_hint="'--app'")
