@@ -227,3 +227,30 @@ def test_a_claim_probes_assertions_travel_in_the_payload_column(tmp_path: Path) 
     import_hf(hf, back)
     for name in ("benign.jsonl", "injected.jsonl"):
         assert (back / name).read_bytes() == (src / name).read_bytes(), name
+
+
+def test_a_datasets_own_probe_definitions_travel_through_the_hub(tmp_path: Path) -> None:
+    """A dataset generated with a ``--load``ed template carries its definition in
+    ``probes.toml``; the export keeps it and the import puts it back, so the imported copy
+    opens with ``--load its/probes.toml`` like the original (it was lost before)."""
+    from .._cli import invoke
+
+    templates = tmp_path / "t.toml"
+    templates.write_text(
+        'format = "dibench-probes/1"\n\n[[probe]]\nname = "atk-hub"\ncarriers = ["title"]\n'
+        '[probe.levels]\nen = ["Official {brand} store", "Official store"]\n'
+        'zh = ["{brand}官方店", "官方店"]\n',
+        encoding="utf-8",
+    )
+    src, hub, back = tmp_path / "src", tmp_path / "hub", tmp_path / "back"
+    r = invoke("generate", "--out", str(src), "--benign", "1", "--probes", "atk-hub",
+               "--load", str(templates), "--width", "540", "--height", "1170")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = invoke("export-dataset", str(src), "--out", str(hub), "--load", str(src / "probes.toml"))
+    assert r.returncode == 0, r.stderr
+    assert (hub / "dibench" / "probes.toml").read_bytes() == (src / "probes.toml").read_bytes()
+    r = invoke("import-hf", str(hub), "--out", str(back))
+    assert r.returncode == 0, r.stderr
+    assert tree(back) == tree(src)
+    r = invoke("check", "--dataset", str(back), "--no-ocr", "--load", str(back / "probes.toml"))
+    assert r.returncode == 0, r.stderr

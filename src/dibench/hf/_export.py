@@ -32,6 +32,7 @@ from PIL import Image, ImageChops, UnidentifiedImageError
 from dibench import __version__
 from dibench._fs import file_errors, sha256_file
 from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, parse_record
+from dibench.probes import DATASET_PROBE_FILE
 from dibench.screens import screenshot
 
 from ._errors import HFError, require_pyarrow
@@ -376,11 +377,15 @@ def export_hf(
         manifest = manifest_path.read_bytes() if manifest_path.is_file() else None
         if manifest is not None:
             (tmp / "dibench" / "manifest.json").write_bytes(manifest)
+        own_probes = root / DATASET_PROBE_FILE  # --load'ed templates the records name
+        if own_probes.is_file():
+            shutil.copyfile(own_probes, tmp / "dibench" / DATASET_PROBE_FILE)
         info = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "exporter": f"dibench {__version__}",
             "manifest": manifest is not None,
+            "probes": own_probes.is_file(),
             "materialized": (root / "injected").is_dir(),
             "files": {
                 "benign.jsonl": {

@@ -21,6 +21,7 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._fs import file_errors
+from dibench.probes import DATASET_PROBE_FILE
 
 from ._errors import HFError, require_pyarrow
 from ._export import _Staging, check_out, sha256_file
@@ -203,6 +204,11 @@ def import_hf(
             if not manifest.is_file():
                 raise HFError(f"{manifest}: missing (export.json lists it)")
             (tmp / "manifest.json").write_bytes(manifest.read_bytes())
+        if info.get("probes"):  # the dataset's own probe definitions travel with it
+            own = src / "dibench" / DATASET_PROBE_FILE
+            if not own.is_file():
+                raise HFError(f"{own}: missing (export.json lists it)")
+            (tmp / DATASET_PROBE_FILE).write_bytes(own.read_bytes())
         stage.commit()
     except BaseException:
         stage.abort()
