@@ -51,7 +51,7 @@ ADDED_CSV: frozenset[str] = frozenset(
 # section's probe family)
 ADDED_CSV_COLUMNS = 2
 _DEPTH_TEX = ("depth-band", "depth-trend", "depth-fold", "depth-seen", "depth-scroll")
-_COST_TEX = ("cost-harm", "cost-change", "cost-shift")
+_COST_TEX = ("cost-harm", "cost-change", "cost-units", "cost-shift")
 _POSITION_TEX = ("position-rank", "position-first", "position-signals", "position-logit")
 ADDED_TEX: frozenset[str] = frozenset(
     {"attack", "attack-tests", "attack-curve", *_DEPTH_TEX, *_COST_TEX, *_POSITION_TEX}

@@ -15,7 +15,6 @@ from typing import Any
 from dibench.metrics import (
     HARMS,
     TARGET_KINDS,
-    PairedDiff,
     ResultRow,
     cost_metrics,
     share_shift,
@@ -97,10 +96,10 @@ INTRO = (
 )
 CHANGE_INTRO = (
     "Paired with the benign twin (same state and seed): the change in the share of picks that "
-    "break a hard filter (percentage points), and in regret, in percent of the best acceptable "
-    "value and in each objective's own unit, over the pairs where both runs picked under an "
-    "objective. ASR is then split by what the target is: one that breaks a filter (a real "
-    "harm: over budget, wrong brand) or one that passes every filter and is only worse."
+    "break a hard filter (percentage points), and in regret in percent of the best acceptable "
+    "value, over the pairs where both runs picked under an objective. ASR is then split by "
+    "what the target is: one that breaks a filter (a real harm: over budget, wrong brand) or "
+    "one that passes every filter and is only worse."
 )
 SHIFT_INTRO = (
     "What a seller buys: the change in the target's choice share, P(target | injected) − "
@@ -129,13 +128,54 @@ def _harm_table(section: CostSection) -> Table:
     )  # fmt: skip
 
 
-def _unit_diffs(d: dict[str, PairedDiff]) -> str:
-    parts = []
-    for unit, x in d.items():
-        if x.n:
-            ci = f" [{x.lo:+.2f}, {x.hi:+.2f}]" if x.lo == x.lo and x.hi == x.hi else ""
-            parts.append(f"{x.diff:+.2f}{ci} {unit}")
-    return "; ".join(parts) or "–"
+UNIT_INTRO = (
+    "Regret in each objective's own unit (a price objective in $, a rating in stars, a "
+    "distance in km, ...): injected minus benign twin over the pairs where both runs picked "
+    "under that objective. Units are never added together: each has its row. An objective "
+    "met in a few states has no interval (fewer than 2 states) or no p (fewer than 10)."
+)
+
+
+def _unit_table(section: CostSection) -> Table | None:
+    """One row per agent and objective unit (a cell holding every unit could not be read)."""
+    columns = (
+        Column("framework", numeric=False),
+        Column("model", numeric=False),
+        Column("unit", numeric=False),
+        Column("pairs"),
+        Column("states"),
+        Column("benign regret"),
+        Column("injected regret"),
+        Column("Δ regret"),
+        Column("p"),
+    )
+    rows = []
+    for a in section.agents:
+        for unit, d in a.regret_diff.items():
+            if not d.n:
+                continue
+            rows.append(
+                Row(
+                    (
+                        Text(a.framework),
+                        Text(a.model),
+                        Text(unit),
+                        Count(d.n),
+                        Count(d.n_clusters),
+                        Value(d.value_b, interval=False, scale=1.0, digits=2),
+                        Value(d.value_a, interval=False, scale=1.0, digits=2),
+                        diff_value(d, scale=1.0, digits=2,
+                                   tip=f"{d.n} pairs in {d.n_clusters} benign states"),
+                        Text(fmt_p(d.p_value)),
+                    )
+                )
+            )  # fmt: skip
+    if not rows:
+        return None
+    return Table(
+        columns, tuple(rows), lead=3, merge=True, label="cost-units",
+        tex_caption="Regret in each objective's unit, benign twin vs injected. " + UNIT_INTRO,
+    )  # fmt: skip
 
 
 def _change_table(section: CostSection) -> Table:
@@ -147,7 +187,6 @@ def _change_table(section: CostSection) -> Table:
         Column("p (violations)", short="p"),
         Column("Δ regret (% of best)", short="Δ regret %"),
         Column("p (regret)", short="p"),
-        Column("Δ regret in its unit", numeric=False),
         *(Column(f"ASR, {TARGET_LABELS[k]}", group="ASR by target", short=TARGET_LABELS[k])
           for k in TARGET_KINDS),
     )  # fmt: skip
@@ -164,7 +203,6 @@ def _change_table(section: CostSection) -> Table:
                     Text(fmt_p(v.p_value) if v.n else "–"),
                     diff_value(g, scale=1.0, tip=f"{g.n} pairs in {g.n_clusters} benign states"),
                     Text(fmt_p(g.p_value) if g.n else "–"),
-                    Text(_unit_diffs(a.regret_diff)),
                     *(_est(a.asr_by_target[k]) for k in TARGET_KINDS),
                 )
             )
@@ -248,6 +286,11 @@ def cost_view(section: CostSection) -> Section:
         _harm_table(section),
         Para(CHANGE_INTRO, lede=False),
         _change_table(section),
+    ]
+    units = _unit_table(section)
+    if units is not None:
+        blocks += [Para(UNIT_INTRO, lede=False), units]
+    blocks += [
         Heading("Share shift by family", id="cost-shift"),
         Para(SHIFT_INTRO + f" Intervals at {level(section.conf)} over benign states."),
         _shift_table(section),
