@@ -9,8 +9,7 @@ import pytest
 
 from dibench._seeding import py_rng
 from dibench.apps import APPS, App
-from dibench.dataset import acceptable_set
-from dibench.dataset._constraints import AttrValue, Category, ConstraintSpec, Objective
+from dibench.dataset import AttrValue, Category, ConstraintSpec, Objective, acceptable_set
 
 from .test_registry import BUILTIN
 

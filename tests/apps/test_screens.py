@@ -13,7 +13,7 @@ import pytest
 from dibench._seeding import py_rng
 from dibench.apps import APPS, App, CardContent, ScreenContent
 from dibench.apps._vocab import common as C
-from dibench.dataset._constraints import AttrValue
+from dibench.dataset import AttrValue
 
 from .test_registry import BUILTIN
 

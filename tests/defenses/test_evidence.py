@@ -15,8 +15,7 @@ from dibench import screens
 from dibench.adapters import AgentInput, Decision, make_adapter, smart_resize
 from dibench.adapters.appagent import label_elements
 from dibench.cli import main
-from dibench.dataset import Dataset
-from dibench.dataset._schema import Box
+from dibench.dataset import Box, Dataset
 from dibench.defenses import (
     DefendedAdapter,
     DefenseContext,
@@ -30,7 +29,7 @@ from dibench.defenses import (
     make_chain,
     make_defense,
 )
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import make_provider
 
 from .conftest import agent_input, run

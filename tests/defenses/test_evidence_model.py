@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from dibench.adapters import AgentInput, Decision, make_adapter
 from dibench.cli import main
-from dibench.dataset._schema import Box
+from dibench.dataset import Box
 from dibench.defenses import DefendedAdapter, DefenseContext, Field, View, make_chain
 from dibench.defenses._evidence import extract_claims
 from dibench.defenses._evidence_model import (
@@ -30,10 +30,9 @@ from dibench.defenses._evidence_model import (
     locate_model_claims,
     parse_claims,
 )
-from dibench.metrics._defense import compare_defenses, defense_costs
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome, compare_defenses, defense_costs
 from dibench.providers import Completion, Provider, Request
-from dibench.render._addressing import label_elements, smart_resize
+from dibench.render import label_elements, smart_resize
 from dibench.runner import ResultStore
 from dibench.testing import FakeChatServer
 from tests.adapters.conftest import H, ScriptedProvider, W, card_box, draw_screen, make_input
@@ -516,7 +515,7 @@ def test_follow_ups_are_recorded_replayed_and_counted(
     assert comps["evidence-check:block,claims=model,verifier=claims-reader"].cost == model_cost
 
     # the defense table and the frontier legend show what each defense costs
-    from dibench.metrics._defense import defense_rates
+    from dibench.metrics import defense_rates
     from dibench.report._defense import COMPARISON_HEAD, comparison_rows, frontier_svgs
     from dibench.report._model import DefenseSection
 

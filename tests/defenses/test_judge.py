@@ -14,7 +14,7 @@ from dibench import screens
 from dibench.adapters import make_adapter
 from dibench.dataset import Dataset
 from dibench.defenses import make_chain, parse_judgement
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import InfraError, make_provider
 from dibench.runner import ResultStore, RunConfig, run_condition
 from dibench.testing import FakeChatServer, Fault

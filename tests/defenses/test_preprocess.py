@@ -12,7 +12,7 @@ from dibench import screens
 from dibench.adapters import candidate_at, scale_box
 from dibench.dataset import Dataset
 from dibench.defenses import jpeg_encode, jpeg_roundtrip
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 
 from .conftest import decide, injected_of, shown
 

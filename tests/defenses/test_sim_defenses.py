@@ -20,9 +20,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, make_adapter
-from dibench.adapters._base import Action
-from dibench.adapters._env import Screen
+from dibench.adapters import Action, AgentInput, Decision, Screen, make_adapter
 from dibench.cli import main
 from dibench.defenses import (
     DEFAULT_WARNINGS,
@@ -31,8 +29,7 @@ from dibench.defenses import (
     make_chain,
     make_defense,
 )
-from dibench.metrics._explore import Move
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Move, Outcome
 from dibench.providers import make_provider
 from dibench.runner import ResultStore, SimRequest, SimRunConfig, TrackingEnv, execute_sim
 from dibench.sim import EpisodeSpec, make_env, plan_episodes

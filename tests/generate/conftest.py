@@ -7,8 +7,8 @@ import random
 import pytest
 
 from dibench._seeding import py_rng
-from dibench.apps._base import App, AttrInfo, Query, ScreenContent
-from dibench.dataset._constraints import AttrValue
+from dibench.apps import App, AttrInfo, Query, ScreenContent
+from dibench.dataset import AttrValue
 
 _BRANDS_EN = ("Sony", "Anker", "JBL", "Bose", "Xiaomi")
 _BRANDS_ZH = ("索尼", "安克", "JBL", "Bose", "小米")

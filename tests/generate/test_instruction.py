@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dibench._seeding import py_rng
-from dibench.apps._base import App, Query
-from dibench.dataset._constraints import (
+from dibench.apps import App, Query
+from dibench.dataset import (
     AnyOf,
     Category,
     ConstraintSpec,

@@ -7,8 +7,8 @@ from itertools import product
 import pytest
 
 from dibench._seeding import py_rng
-from dibench.apps._base import App
-from dibench.dataset._constraints import (
+from dibench.apps import App
+from dibench.dataset import (
     Category,
     ConstraintSpec,
     Contains,

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from dibench import screens
-from dibench.dataset import Dataset
-from dibench.dataset._io import DatasetError
+from dibench.dataset import Dataset, DatasetError
 from dibench.generate import GenerateConfig, generate
 
 from ..conftest import SMALL

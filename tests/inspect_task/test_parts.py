@@ -8,14 +8,13 @@ import sys
 
 import pytest
 
-from dibench.adapters._base import Action, Decision, Step, Verdict
+from dibench.adapters import Action, Decision, Step, Verdict
 from dibench.inspect_task._record import (
     decision_from_json,
     decision_to_json,
     moves_from_json,
 )
-from dibench.metrics._explore import Move
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Move, Outcome
 from dibench.providers import ImagePart, Message, TextPart
 
 

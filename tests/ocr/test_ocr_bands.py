@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench.dataset import Box, TextStyle
 from dibench.ocr import OCR_ENGINES, RapidOcrEngine, get_engine, normalize, visible_fraction
 from dibench.ocr._bands import (
     ARENA_PIXELS,

@@ -7,7 +7,7 @@ import sys
 import pytest
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench.dataset import Box, TextStyle
 from dibench.ocr import (
     OcrUnavailable,
     RapidOcrEngine,

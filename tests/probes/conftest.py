@@ -14,13 +14,17 @@ import pytest
 from PIL import Image, ImageDraw
 
 from dibench._seeding import np_rng
-from dibench.dataset._constraints import (
+from dibench.dataset import (
+    Box,
+    Candidate,
     Category,
     ConstraintSpec,
+    DecisionState,
     Objective,
+    TextStyle,
+    UIElement,
     acceptable_set,
 )
-from dibench.dataset._schema import Box, Candidate, DecisionState, TextStyle, UIElement
 from dibench.render import draw_text_block, font
 
 W, H = 1080, 2340

@@ -13,7 +13,7 @@ from PIL import Image
 
 pytest.importorskip("rapidocr_onnxruntime")
 
-from dibench.dataset._schema import Box
+from dibench.dataset import Box
 from dibench.ocr import OcrEngine, get_engine, normalize, read_text_lines, visible_fraction
 from dibench.probes import PHRASINGS, cover_text_lines, get_probe, visible_title_lines
 from dibench.probes._compose import cover_layout, paint_cover_text

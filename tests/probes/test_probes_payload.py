@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dibench.dataset._schema import Box, DecisionState
+from dibench.dataset import Box, DecisionState
 from dibench.probes import (
     DEFAULT_EPSILON,
     CombinedP,

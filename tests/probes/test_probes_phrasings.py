@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dibench.dataset._constraints import Category, ConstraintSpec, Objective, Range
-from dibench.dataset._schema import Box, Candidate, TextStyle
+from dibench.dataset import Box, Candidate, Category, ConstraintSpec, Objective, Range, TextStyle
 from dibench.probes import FAMILIES, PHRASINGS, preference_options, target_name
 from dibench.probes._compose import hook_visible
 from dibench.probes._phrasings import fill

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from dibench._registry import RegistryError
-from dibench.dataset._schema import DecisionState, Payload, UIElement
+from dibench.dataset import DecisionState, Payload, UIElement
 from dibench.probes import (
     BUILTIN_PROBES,
     PROBES,

@@ -16,8 +16,15 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from dibench._seeding import np_rng
-from dibench.dataset._constraints import Category, ConstraintSpec
-from dibench.dataset._schema import Box, Candidate, DecisionState, TextStyle, UIElement
+from dibench.dataset import (
+    Box,
+    Candidate,
+    Category,
+    ConstraintSpec,
+    DecisionState,
+    TextStyle,
+    UIElement,
+)
 from dibench.ocr import get_engine, normalize, visible_fraction
 from dibench.probes import (
     AUTO_BACKGROUND,

@@ -13,7 +13,7 @@ import importlib.util
 import pytest
 
 from dibench.adapters import Action, Decision, make_adapter
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Message, Observation, Request, TextPart, make_provider
 from dibench.providers._offline import OcrAgent, reply
 from dibench.sim import EpisodeSpec, make_env, plan_episodes

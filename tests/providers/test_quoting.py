@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dibench.adapters import make_adapter
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import (
     Completion,
     Observation,

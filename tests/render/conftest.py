@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from dibench.apps._base import CardContent, CoverSpec, Palette, ScreenContent
+from dibench.apps import CardContent, CoverSpec, Palette, ScreenContent
 
 LAYOUTS = ("grid", "list", "large", "ticket")
 LANGS = ("en", "zh")

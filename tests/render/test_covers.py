@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dibench.apps._base import CoverSpec
+from dibench.apps import CoverSpec
 from dibench.render import COVER_FAMILIES, draw_cover
 
 KINDS = [

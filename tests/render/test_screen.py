@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from dibench.apps._base import CardContent, CoverSpec, ScreenContent
-from dibench.dataset._schema import Box
+from dibench.apps import CardContent, CoverSpec, ScreenContent
+from dibench.dataset import Box
 from dibench.render import RenderedScreen, draw_cover, render_screen
 
 from .conftest import LAYOUTS, make_content

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-from dibench.dataset._schema import Box, TextStyle
+from dibench.dataset import Box, TextStyle
 from dibench.render import draw_text_block, typeset_title
 from dibench.render._icons import icon_mask, nav_icon_name
 from dibench.render._paint import (

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.adapters._base import Decision, Verdict
+from dibench.adapters import Decision, Verdict
 from dibench.dataset import Dataset
 from dibench.metrics import Estimate, Outcome, ResultRow, cluster_estimate, wilson
 from dibench.report import Report, build_report, render_report

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from dibench.cli import main
-from dibench.metrics._explore import EXPLORE_METRICS, action_distribution, exploration_table
+from dibench.metrics import EXPLORE_METRICS, action_distribution, exploration_table
 from dibench.report import Report, build_report, render_report, write_report
 from dibench.report._explore import _choose, _pairs, sim_plan
 from dibench.runner import ResultStore

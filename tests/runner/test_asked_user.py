@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from dibench.adapters import Decision
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.metrics import Outcome, ResultRow
 from dibench.runner import (
     ResultStore,
     RunConfig,

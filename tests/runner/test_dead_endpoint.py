@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters._base import Decision
-from dibench.metrics._rows import Outcome
+from dibench.adapters import Decision
+from dibench.metrics import Outcome
 from dibench.providers import EndpointError, InfraError
 from dibench.runner import RunProgress, drive
 from dibench.runner._run import DEAD_AFTER

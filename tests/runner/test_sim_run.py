@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 from dibench.cli import main
 from dibench.dataset import DatasetError
+from dibench.metrics import Outcome
 from dibench.metrics._explore import episode_stats
-from dibench.metrics._rows import Outcome
 from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
 
 CONFIG = SimRunConfig(episodes=3, probes=("naive",), targets=1, repeats=1, concurrency=2)
@@ -59,7 +59,7 @@ def test_cli_simulate_unknown_sim_is_one_line_error(tmp_path: Path) -> None:
 
 
 def test_tracking_env_marks_opening_an_item_not_scrolling_its_page() -> None:
-    from dibench.adapters._base import Action
+    from dibench.adapters import Action
     from dibench.runner import TrackingEnv
     from dibench.sim import make_env, plan_episodes
 

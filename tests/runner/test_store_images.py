@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from dibench.adapters._base import Decision, Step
-from dibench.metrics._rows import Outcome
+from dibench.adapters import Decision, Step
+from dibench.metrics import Outcome
 from dibench.runner import ResultStore
 from dibench.runner._store import StoreError
 

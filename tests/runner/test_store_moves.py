@@ -2,9 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dibench.adapters._base import Decision, Verdict
-from dibench.metrics._explore import Move
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.adapters import Decision, Verdict
+from dibench.metrics import Move, Outcome, ResultRow
 from dibench.runner import ResultStore
 
 

@@ -8,10 +8,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from dibench.adapters._base import Action
-from dibench.adapters._env import Screen
-from dibench.dataset._schema import Box
-from dibench.render._text import clamp_lines
+from dibench.adapters import Action, Screen
+from dibench.dataset import Box
+from dibench.render import clamp_lines
 from dibench.sim import EpisodeSpec, Simulator, make_env, plan_episodes
 from dibench.sim._draw import MAX_TITLE_LINES
 

@@ -8,9 +8,8 @@ import hashlib
 import numpy as np
 import pytest
 
-from dibench.adapters._base import Action
-from dibench.adapters._env import Environment, Screen
-from dibench.dataset._schema import Box
+from dibench.adapters import Action, Environment, Screen
+from dibench.dataset import Box
 from dibench.sim import SIMS, EpisodeSpec, Simulator, list_geometry, make_env, plan_episodes
 
 SIM_NAMES = ("shopping", "food", "hotel")

@@ -12,7 +12,7 @@ from PIL import Image
 from dibench.adapters import AgentInput, AppAgentAdapter, Decision
 from dibench.adapters._replies import ReplyError
 from dibench.adapters.appagent import AppAgentReply, parse_appagent_reply
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider, TextPart
 
 from ..conftest import Screen, ScriptedProvider, give_up, tap

@@ -42,7 +42,7 @@ from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.appagent import AppAgentReply
 from dibench.adapters.appagent._annotate import Grid, label_elements
 from dibench.adapters.appagent._loop import _Labels
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 
 from ..conftest import H, Screen, ScriptedProvider, W
 

@@ -15,7 +15,7 @@ from PIL import Image
 
 from dibench.adapters import AgentInput, AutoGLMAdapter, Decision, make_adapter
 from dibench.adapters.autoglm import CURRENT_APP
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, ReplayProvider, Request, make_provider
 
 from ..conftest import ScriptedProvider, draw_screen, make_input

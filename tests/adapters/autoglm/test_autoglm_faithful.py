@@ -16,7 +16,7 @@ import pytest
 from dibench.adapters import AgentInput, AutoGLMAdapter, Decision
 from dibench.adapters._base import candidate_at
 from dibench.adapters.autoglm import read_call_faithful, split_reply
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import ScriptedProvider, tap

@@ -10,7 +10,7 @@ from dibench.adapters import AgentInput, Decision, DirectAdapter
 from dibench.adapters._replies import ReplyError
 from dibench.adapters.direct import card_texts, parse_direct_answer
 from dibench.dataset import Box, UIElement
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import Screen, ScriptedProvider, draw_screen, give_up, make_input, tap

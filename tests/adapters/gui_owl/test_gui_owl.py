@@ -16,7 +16,7 @@ from PIL import Image
 from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
 from dibench.adapters._replies import ReplyError
 from dibench.adapters.gui_owl import parse_owl_tool_call
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import ScriptedProvider, give_up, tap

@@ -31,7 +31,7 @@ from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
 from dibench.adapters._base import candidate_at
 from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.gui_owl import read_owl_call_faithful
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import H, ScriptedProvider, W, draw_screen, make_input, tap

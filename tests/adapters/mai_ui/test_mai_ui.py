@@ -14,7 +14,7 @@ from PIL import Image
 
 from dibench.adapters import AgentInput, Decision, MaiUiAdapter, make_adapter
 from dibench.adapters.mai_ui import history_text, read_mai_faithful, to_grid
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, TextPart, make_provider
 
 from ..conftest import ScriptedProvider, draw_screen, give_up, make_input, tap

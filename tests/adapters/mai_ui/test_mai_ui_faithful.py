@@ -27,7 +27,7 @@ from dibench.adapters import AgentInput, Decision, MaiUiAdapter
 from dibench.adapters._base import candidate_at
 from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.mai_ui import read_mai_faithful
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import H, ScriptedProvider, W

@@ -9,7 +9,7 @@ import pytest
 from dibench.adapters import AgentInput, Decision, MobileAgentEAdapter
 from dibench.adapters._replies import ReplyError
 from dibench.adapters.mobile_agent_e import parse_e_manager, parse_e_operator, parse_e_reflection
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import ScriptedProvider, give_up, tap

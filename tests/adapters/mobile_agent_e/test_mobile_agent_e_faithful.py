@@ -45,7 +45,7 @@ from dibench.adapters.mobile_agent_e import (
     read_e_operator,
     read_e_reflection,
 )
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider
 
 from ..conftest import ScriptedProvider, tap

@@ -42,7 +42,7 @@ from dibench.adapters.mobile_agent_v2 import (
     read_v2_memory,
     read_v2_verdict,
 )
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider
 from dibench.sim import make_env, plan_episodes
 

@@ -37,9 +37,9 @@ from dibench.adapters.mobile_agent_v3 import (
     parse_v3_operator,
     parse_v3_reflection,
 )
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Completion, ImagePart, Provider, Request, make_provider
-from dibench.render._addressing import smart_resize
+from dibench.render import smart_resize
 from dibench.sim import make_env, plan_episodes
 
 from ..conftest import H, ScriptedProvider, W, card_box

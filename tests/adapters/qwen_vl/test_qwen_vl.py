@@ -18,7 +18,7 @@ from PIL import Image
 
 from dibench.adapters import AgentInput, Decision, QwenVLAdapter, smart_resize
 from dibench.adapters.qwen_vl import mobile_use_tool
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider, RecordingProvider, ReplayProvider, make_provider
 
 from ..conftest import ScriptedProvider, draw_screen, give_up, make_input, tap

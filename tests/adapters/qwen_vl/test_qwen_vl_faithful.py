@@ -30,7 +30,7 @@ from dibench.adapters import AgentInput, Decision, QwenVLAdapter
 from dibench.adapters._base import candidate_at
 from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.qwen_vl import RETRIES, RetryReply
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import H, ScriptedProvider, W

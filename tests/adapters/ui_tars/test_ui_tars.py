@@ -11,7 +11,7 @@ from PIL import Image
 
 from dibench.adapters import AgentInput, Decision, UiTarsAdapter
 from dibench.adapters.ui_tars import with_box_tokens
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, ReplayProvider, make_provider
 
 from ..conftest import ScriptedProvider, draw_screen, make_input

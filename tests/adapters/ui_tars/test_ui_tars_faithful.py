@@ -28,7 +28,7 @@ from dibench.adapters._base import candidate_at
 from dibench.adapters._moves import swipe_direction
 from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.ui_tars import read_uitars_faithful
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import H, ScriptedProvider, W, tap
