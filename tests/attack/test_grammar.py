@@ -26,8 +26,7 @@ from dibench.attack import (
 )
 from dibench.dataset import Dataset
 from dibench.generate import injected_record
-from dibench.probes import PROBES, PayloadTooLong
-from dibench.probes._template import fill
+from dibench.probes import PROBES, PayloadTooLong, fill
 
 TARGET_SLOTS = re.compile(r"\{(name|brand|price|k|n|x|y|gx|gy)\}")
 

@@ -36,10 +36,15 @@ from dibench.check import CheckReport, check_injected
 from dibench.dataset import Dataset
 from dibench.generate import injected_record
 from dibench.ocr import get_engine
-from dibench.probes import PROBES, original_title
-from dibench.probes._compose import hook_visible
-from dibench.probes._style import compose_title, has_glyphs, tail_visible
-from dibench.probes._template import FORMAT_STYLED
+from dibench.probes import (
+    FORMAT_STYLED,
+    PROBES,
+    compose_title,
+    has_glyphs,
+    hook_visible,
+    original_title,
+    tail_visible,
+)
 from dibench.runner import ResultStore
 
 LEVELS = {"en": ("Official flagship store",), "zh": ("官方旗舰店",)}

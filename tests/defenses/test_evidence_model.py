@@ -501,9 +501,7 @@ def test_follow_ups_are_recorded_replayed_and_counted(
                          f"replay:{agent}")  # fmt: skip
         assert first == again and len(first) >= 2
 
-        from dibench.report._defense import usage_rows
-
-        usage = usage_rows(store)
+        usage = store.usage()
         rows = [r for r in store.rows() if not r.model.startswith("replay:")]
     costs = {c.defense: c for c in defense_costs(u for u in usage if u.model == "random")}
     model_cost = costs["evidence-check:block,claims=model,verifier=claims-reader"]
@@ -514,21 +512,17 @@ def test_follow_ups_are_recorded_replayed_and_counted(
     comps = {c.defense: c for c in comparisons}
     assert comps["evidence-check:block,claims=model,verifier=claims-reader"].cost == model_cost
 
-    # the defense table and the frontier legend show what each defense costs
-    from dibench.metrics import defense_rates
-    from dibench.report._defense import COMPARISON_HEAD, comparison_rows, frontier_svgs
-    from dibench.report._model import DefenseSection
+    # the report's defense table and the frontier legend show what each defense costs
+    from dibench.report import build_report, render_report
 
-    section = DefenseSection("none", defense_rates(rows, usage=usage, n_boot=20), comparisons,
-                             (), ())  # fmt: skip
-    table = {r[2]: dict(zip(COMPARISON_HEAD[-3:], r[-3:], strict=True))
-             for r in comparison_rows(section)}  # fmt: skip
-    assert table["evidence-check:block,claims=model,verifier=claims-reader"] == {
-        "extra calls/run": "+1.00", "extra input tokens/run": "+0", "extra output tokens/run": "+0"
-    }  # fmt: skip
-    assert table["evidence-check:block"]["extra calls/run"] == "+0.00"
-    ((_, svg),) = frontier_svgs(section)
-    assert "+1.00 calls" in svg
+    report = build_report(out, examples=0, n_boot=20)
+    md = render_report(report, "md")
+    lines = [ln for ln in md.splitlines() if ln.startswith("| ") and "extra calls" not in ln]
+    model_row = next(ln for ln in lines if "verifier=claims-reader | " in ln and "+1.00 |" in ln)
+    assert model_row.rstrip(" |").endswith("+1.00 | +0 | +0")
+    block = next(ln for ln in lines if "| evidence-check:block | " in ln and "+0.00" in ln)
+    assert block.rstrip(" |").endswith("+0.00 | +0 | +0")
+    assert "+1.00 calls" in render_report(report, "html")
 
 
 @pytest.mark.parametrize(

@@ -205,3 +205,30 @@ def test_an_attack_of_the_first_schema_is_reported_with_its_old_tests_named(
     assert res.exit_code != 0
     line = "attack.json: field heldout.results.0.k: "
     assert line in res.output and len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_the_section_alone_from_an_attack_directory(attack_run: Path, tmp_path: Path) -> None:
+    """The section's data and its markdown and HTML alone: only an attack directory has one,
+    the curve runs forward, every held-out probe is named, the examples are inline pictures
+    and the HTML runs no script."""
+    import re
+
+    from dibench._records import AttackFile
+    from dibench.report._attack import attack_section
+    from dibench.report._html import attack_html
+    from dibench.report._text import attack_md
+
+    data = AttackFile.load(attack_run / "attack.json")
+    assert attack_section(tmp_path) is None  # not an attack directory
+    sec = attack_section(attack_run, examples=2)
+    assert sec is not None
+    assert sec.spent == data.spent and sec.budget == 30 and len(sec.results) == 3
+    assert [q for q, _ in sec.curve] == sorted(q for q, _ in sec.curve)
+    md = attack_md(sec)
+    assert md.startswith("## Adaptive attack") and f"spent {data.spent} of 30" in md
+    assert all(r.probe in md for r in data.heldout.results)
+    html = attack_html(sec)
+    assert html.startswith('<section id="attack">') and html.endswith("</section>")
+    assert html.count("data:image/png;base64,") == len(sec.examples) == 2
+    assert "<svg" in html and "<polyline" in html
+    assert not re.search(r"<script", html)

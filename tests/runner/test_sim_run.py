@@ -7,8 +7,7 @@ from click.testing import CliRunner
 
 from dibench.cli import main
 from dibench.dataset import DatasetError
-from dibench.metrics import Outcome
-from dibench.metrics._explore import episode_stats
+from dibench.metrics import Outcome, episode_stats
 from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
 
 CONFIG = SimRunConfig(episodes=3, probes=("naive",), targets=1, repeats=1, concurrency=2)

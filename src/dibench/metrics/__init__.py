@@ -55,10 +55,12 @@ from ._depth import DEPTH_FIELDS, Exposure, RankTrend, asr_trend, exposure, pair
 from ._explore import (
     ACTION_KINDS,
     EXPLORE_METRICS,
+    EpisodeStats,
     ExploreComparison,
     Move,
     Trajectory,
     action_distribution,
+    episode_stats,
     exploration_table,
 )
 from ._paired import (
@@ -145,6 +147,7 @@ __all__ = [
     "DefenseRates",
     "DetectorRates",
     "DetectorRoc",
+    "EpisodeStats",
     "Estimate",
     "ExploreComparison",
     "Exposure",
@@ -197,6 +200,7 @@ __all__ = [
     "detector_metrics",
     "detector_rocs",
     "detector_units",
+    "episode_stats",
     "exclude_infra",
     "exploration_table",
     "exposure",

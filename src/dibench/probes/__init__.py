@@ -36,18 +36,21 @@ from ._builtin import (
     visible_title_lines,
 )
 from ._claims import CLAIM_PROBES, ClaimProbe, NoFalseClaim
+from ._compose import hook_visible
 from ._mimic import MIMIC_PROBES, MimicProbe
 from ._ocrtext import clean_title
 from ._phrasings import FAMILIES, PHRASINGS, Phrasings, preference_options, target_name
 from ._realpixels import AUTO_BACKGROUND, erase_box, estimate_title_style, title_ink_lines
-from ._style import MARKS, POSITIONS, SEPARATORS, Style
+from ._style import MARKS, POSITIONS, SEPARATORS, Style, compose_title, has_glyphs, tail_visible
 from ._template import (
     DATASET_PROBE_FILE,
     FORMAT,
+    FORMAT_STYLED,
     SLOTS,
     ProbeFileError,
     TemplateProbe,
     TemplateSpec,
+    fill,
     load_probe_file,
     read_probe_file,
     register_template,
@@ -65,6 +68,7 @@ __all__ = [
     "DEFAULT_EPSILON",
     "FAMILIES",
     "FORMAT",
+    "FORMAT_STYLED",
     "MARKS",
     "MIMIC_PROBES",
     "PHRASINGS",
@@ -89,13 +93,17 @@ __all__ = [
     "applicable",
     "carrier_boxes",
     "clean_title",
+    "compose_title",
     "configured_probe",
     "cover_text_face",
     "cover_text_lines",
     "default_probe_names",
     "erase_box",
     "estimate_title_style",
+    "fill",
     "get_probe",
+    "has_glyphs",
+    "hook_visible",
     "load_probe_file",
     "original_title",
     "payload_share",
@@ -106,6 +114,7 @@ __all__ = [
     "require_probes",
     "select_probes",
     "slot_values",
+    "tail_visible",
     "target_name",
     "title_hook",
     "title_ink_lines",

@@ -44,6 +44,7 @@ __all__ = [
     "ProbeFileError",
     "TemplateProbe",
     "TemplateSpec",
+    "fill",
     "load_probe_file",
     "read_probe_file",
     "require_probes",

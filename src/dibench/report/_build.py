@@ -39,7 +39,6 @@ from dibench.metrics import (
 
 from ._common import level
 from ._cost import build_cost
-from ._defense import usage_rows
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
 from ._explore import build_chain_film, build_explore
@@ -627,7 +626,7 @@ def build_report(
             for e in (make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
         )
         section = _defense_section(
-            rows, list(store.verdict_rows()), defenses, st, usage_rows(store)
+            rows, list(store.verdict_rows()), defenses, st, store.usage()
         )
         exploration = build_explore(
             store,

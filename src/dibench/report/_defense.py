@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from dibench._values import Outcome
 from dibench.metrics import (
     Auroc,
     DefenseComparison,
@@ -20,7 +19,6 @@ from dibench.metrics import (
     DetectorRates,
     DetectorRoc,
     PairedChange,
-    RunUsage,
 )
 
 from ._common import (
@@ -67,7 +65,6 @@ __all__ = [
     "ordered_detectors",
     "roc_svgs",
     "slice_label",
-    "usage_rows",
 ]
 
 _D = TypeVar("_D", DetectorRates, DetectorRoc)
@@ -335,24 +332,6 @@ def detector_table(section: DefenseSection) -> Table:
         f"the run had per benign one.{shared}",
         tex_caption="Detectors: " + detector_intro(section.conf) + shared,
     )
-
-
-def usage_rows(store: Any) -> list[RunUsage]:
-    """Every valid run's calls (all steps, and the defenses' own: role "judge") and tokens,
-    read from a ``ResultStore`` (infrastructure errors left out, as from every rate)."""
-    sql = (
-        "SELECT c.framework, c.model, c.defense, r.instance_id, r.repeat, "
-        "json_array_length(r.steps), "
-        "(SELECT COUNT(*) FROM json_each(r.steps) WHERE json_extract(value, '$.role') = 'judge'),"
-        " COALESCE(r.input_tokens, 0), COALESCE(r.output_tokens, 0) "
-        "FROM results r JOIN conditions c ON c.condition = r.condition WHERE r.outcome != ?"
-    )
-    return [
-        RunUsage(fw, model, d, iid, rep, int(calls or 0), int(own or 0), int(i), int(o))
-        for fw, model, d, iid, rep, calls, own, i, o in store.db.execute(
-            sql, (Outcome.INFRA_ERROR.value,)
-        )
-    ]
 
 
 def _extra(value: float | None, tokens: bool) -> str:

@@ -38,7 +38,7 @@ from dibench._errors import DIBenchError
 from dibench._fs import StrPath
 from dibench._values import ChainPick, Outcome
 from dibench.adapters import Action, Decision
-from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
+from dibench.metrics import Move, ResultRow, RunUsage, Trajectory, VerdictRow
 
 __all__ = [
     "IMAGE_SOURCES",
@@ -576,6 +576,24 @@ class ResultStore:
             moves.append(Move(**json.loads(rec[3])))
         if key is not None:
             yield build()
+
+    def usage(self) -> list[RunUsage]:
+        """Every valid run's calls (all steps, and the defenses' own: role "judge") and tokens
+        (infrastructure errors left out, as from every rate): what a defense costs."""
+        sql = (
+            "SELECT c.framework, c.model, c.defense, r.instance_id, r.repeat, "
+            "json_array_length(r.steps), "
+            "(SELECT COUNT(*) FROM json_each(r.steps) "
+            "WHERE json_extract(value, '$.role') = 'judge'), "
+            "COALESCE(r.input_tokens, 0), COALESCE(r.output_tokens, 0) "
+            "FROM results r JOIN conditions c ON c.condition = r.condition WHERE r.outcome != ?"
+        )
+        return [
+            RunUsage(fw, model, d, iid, rep, int(calls or 0), int(own or 0), int(i), int(o))
+            for fw, model, d, iid, rep, calls, own, i, o in self.db.execute(
+                sql, (Outcome.INFRA_ERROR.value,)
+            )
+        ]
 
     def verdict_rows(self, condition: str | None = None) -> Iterator[VerdictRow]:
         """Every detector verdict joined with its run (runs with infra errors excluded)."""
