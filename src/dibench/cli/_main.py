@@ -384,6 +384,12 @@ def generate(
 @click.option("--no-ocr", is_flag=True, help="Skip OCR read-back (structural checks only).")
 @click.option("--workers", type=click.IntRange(min=1))
 @click.option("--max-issues", type=click.IntRange(min=0), default=20, show_default=True)
+@click.option(
+    "--update-manifest",
+    is_flag=True,
+    help="Accept an intentional edit: record in manifest.json the sha256 of benign.jsonl and "
+    "injected.jsonl as they are now, then check them.",
+)
 @load_option
 @_guard
 def check(
@@ -392,17 +398,26 @@ def check(
     no_ocr: bool,
     workers: int | None,
     max_issues: int,
+    update_manifest: bool,
     load: tuple[str, ...],
 ) -> None:
-    """Prove a dataset: oracle, acceptable sets, confinement, payload visibility, epsilon."""
+    """Prove a dataset: its files match its manifest, oracle, acceptable sets, confinement,
+    payload visibility, epsilon."""
     from rich.console import Console
     from rich.table import Table
 
     from dibench.check import CHECKS, check_dataset
-    from dibench.dataset import Dataset
+    from dibench.dataset import Dataset, record_sha256
     from dibench.probes import require_probes
 
     _load(load)
+    if update_manifest:
+        changed = record_sha256(dataset)
+        for name, before in changed.items():
+            was = f"sha256 {before[:12]}" if before else "no sha256"
+            click.echo(f"{dataset / 'manifest.json'}: recorded {name} as it is now ({was} before)")
+        if not changed:
+            click.echo(f"{dataset / 'manifest.json'}: already records the files as they are")
     ds = Dataset.open(dataset)
     require_probes(ds)
     prog, update = _progress("checking")
@@ -522,6 +537,26 @@ def _warn_fonts(dataset: Path) -> None:
             f"dibench: warning: {dataset}: this machine draws with other fonts than the "
             f"dataset was drawn with ({'; '.join(diffs)}); screens composed here differ from "
             f"the generator's: {INSTALL_HINT}",
+            err=True,
+        )
+
+
+def _warn_modified(dataset: Path) -> None:
+    """One ``dibench: warning:`` line when a run goes on (``--allow-modified-data``) over
+    record files that differ from their manifest's sha256 (an open here is the run's own:
+    the parsed dataset is cached)."""
+    from dibench.dataset import Dataset, DatasetError
+
+    try:
+        ds = Dataset.open(dataset)
+    except (OSError, DatasetError):
+        return  # the run reports it
+    names = ds.modified()
+    if names:
+        files = " and ".join(str(ds.root / n) for n in names)
+        click.echo(
+            f"dibench: warning: {files}: not the sha256 manifest.json records; run as it is "
+            "(--allow-modified-data), run.json records the sha256 of what was read",
             err=True,
         )
 
@@ -727,6 +762,8 @@ def _execute(
 
     if isinstance(req, RunRequest):
         _warn_fonts(Path(req.dataset))
+        if req.allow_modified_data:
+            _warn_modified(Path(req.dataset))
     backend = _backend(keep_actors=keep_actors)
     prog, update = _run_progress(label)
     try:
@@ -879,6 +916,12 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     "one id per line.",
 )
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option(
+    "--allow-modified-data",
+    is_flag=True,
+    help="Run record files that differ from the sha256 in the dataset's manifest.json (else "
+    "refused); run.json records the hashes of what was read.",
+)
 @agent_options
 @backend_options
 @load_option
@@ -894,6 +937,7 @@ def run(
     limit: int | None,
     states: str | None,
     concurrency: int,
+    allow_modified_data: bool,
     base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
@@ -923,6 +967,7 @@ def run(
         adapter_options=_kv(adapter_opt, "--adapter-opt"),
         record=not no_record,
         defenses=specs,
+        allow_modified_data=allow_modified_data,
     )
     _execute(execute, req, _label(label_of(req), model, req.defense))
 
@@ -978,10 +1023,15 @@ def _state_ids(value: str) -> tuple[str, ...]:
 
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--allow-modified-data",
+    is_flag=True,
+    help="Run record files that differ from the sha256 in the dataset's manifest.json.",
+)
 @backend_options
 @load_option
 @_guard
-def sweep(config: Path, load: tuple[str, ...]) -> None:
+def sweep(config: Path, allow_modified_data: bool, load: tuple[str, ...]) -> None:
     """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory.
 
     \b
@@ -1014,6 +1064,10 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
 
     _load(load)
     requests = load_sweep(config)
+    if allow_modified_data:
+        import dataclasses
+
+        requests = [dataclasses.replace(r, allow_modified_data=True) for r in requests]
     for req in requests:  # every condition is checked before the first one runs
         try:
             preflight(req)
