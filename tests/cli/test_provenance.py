@@ -168,3 +168,41 @@ def test_a_resume_over_changed_records_is_refused_and_a_restored_file_resumes(
     (data / "benign.jsonl").write_bytes(original)
     r = invoke(*args, "--allow-modified-data")  # the manifest now records the edit
     assert r.returncode == 0 and "this session: nothing new" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_sweep_refuses_an_edited_dataset_before_any_condition_and_the_flag_runs_it(
+    data: Path, tmp_path: Path
+) -> None:
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(
+        f'dataset = "{data}"\nout = "{tmp_path / "sweep"}"\nframeworks = ["direct"]\n'
+        'repeats = 1\n[[models]]\nspec = "random"\n[[models]]\nspec = "oracle"\n',
+        encoding="utf-8",
+    )
+    _edit_instruction(data)
+    r = invoke("sweep", str(cfg))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{data / 'benign.jsonl'} does not match its sha256 in manifest.json" in r.stderr
+    assert not (tmp_path / "sweep").exists()
+    r = invoke("sweep", str(cfg), "--allow-modified-data")
+    assert r.returncode == 0 and "sweep done: 2 conditions" in r.stdout, r.stdout + r.stderr
+    recorded = _run_json(tmp_path / "sweep")
+    assert recorded["dataset_sha256"]["benign.jsonl"] == _sha(data / "benign.jsonl")
+    assert [c["model"] for c in recorded["conditions"]] == ["random", "oracle"]
+
+
+def test_a_report_says_when_the_dataset_changed_since_the_run(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    _run_json_after(invoke("run", "--dataset", str(data), "--out", str(out), *RUN), out)
+    md = tmp_path / "r.md"
+    r = invoke("report", str(out), "--format", "md", "--out", str(md))
+    assert r.returncode == 0, r.stderr
+    assert "has changed since the run read it" not in md.read_text(encoding="utf-8")
+    before = _sha(data / "benign.jsonl")
+    _edit_instruction(data)
+    r = invoke("report", str(out), "--format", "md", "--out", str(md))
+    assert r.returncode == 0, r.stderr
+    assert (
+        f"the dataset's benign.jsonl has changed since the run read it (sha256 {before[:12]} "
+        f"then, {_sha(data / 'benign.jsonl')[:12]} now)"
+    ) in md.read_text(encoding="utf-8")
