@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from dibench.byos import import_folder
 from dibench.check import check_dataset
-from dibench.dataset import Dataset
+from dibench.dataset import Dataset, record_sha256
 from dibench.probes import PROBES, payload_share, title_ink_lines
 
 from ..fonts import font
@@ -176,6 +176,7 @@ def test_check_passes_the_import_and_ocr_reads_the_hooks(imported: Path, tmp_pat
             seen.add(probe)
             kept.append(line)
     (root / "injected.jsonl").write_bytes(b"\n".join(kept) + b"\n")
+    record_sha256(root)  # the subset is this test's own dataset
     ds = Dataset.open(root)
     rep = check_dataset(ds, ocr_sample=4, workers=1)
     assert rep.ok, "\n".join(map(str, rep.issues[:6]))

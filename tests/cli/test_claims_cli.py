@@ -4,12 +4,13 @@ whose claim is true, and ``run --probes claim`` runs exactly the dataset's claim
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import orjson
 import pytest
 
-from dibench.dataset import Dataset
+from dibench.dataset import Dataset, record_sha256
 from dibench.probes import CLAIM_PROBES
 from dibench.runner import RunConfig, plan_work
 
@@ -63,9 +64,8 @@ def test_check_fails_a_claim_that_is_true_of_its_target(claims: Path, tmp_path: 
         lines.append(orjson.dumps(rec))
     assert changed is not None
     (bad / "injected.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    manifest = orjson.loads((claims / "manifest.json").read_bytes())
-    del manifest["sha256"]["injected.jsonl"]  # an edited file: its hash is not the question
-    (bad / "manifest.json").write_bytes(orjson.dumps(manifest))
+    shutil.copyfile(claims / "manifest.json", bad / "manifest.json")
+    record_sha256(bad)  # an edit on purpose: its hash is not the question
     r = invoke("check", "--dataset", str(bad), "--no-ocr", "--workers", "1")
     assert r.returncode != 0
     assert f"FAIL {changed}: [claim] the rating claim is not false" in r.stderr, r.stderr

@@ -22,7 +22,7 @@ from PIL import Image
 
 from dibench._registry import Registry
 from dibench.adapters._base import Action, Decision, Step
-from dibench.dataset import Dataset, Instance
+from dibench.dataset import Dataset, Instance, record_sha256
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import Outcome, ResultRow
 from dibench.report import Report, build_report
@@ -127,6 +127,7 @@ def _hostile_copy(src: Path, dst: Path) -> Path:
             rec["payload"]["title"] = SCRIPT_TITLE + rec["payload"]["title"]
         lines.append(json.dumps(rec, ensure_ascii=False))
     (dst / "injected.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    record_sha256(dst)  # an edit on purpose: the manifest records the hostile records
     return dst
 
 

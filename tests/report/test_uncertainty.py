@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 
 import pytest
 
@@ -212,3 +213,51 @@ def test_rates_at_0_and_100_take_the_states_as_units_in_every_format(
         assert "[0.0, 0.8]" not in text and "[99.2, 100.0]" not in text, fmt
     md = render_report(robust_agent, "md")
     assert "wilson-states = every benign state gave the same value" in md
+
+
+def test_counts_every_episode_shares_take_the_episodes_as_units_in_every_format(
+    sim_report: Report,
+) -> None:
+    """The simulator run's oracle takes 3 actions and opens 1 detail view in each of its 3
+    benign episodes and their twins: 3.00 reads [1.37, 5.69] (the exact Poisson interval of 9
+    actions over 3 episodes, divided by 3), 1.00 reads [0.21, 2.92], and the change of 0
+    everywhere ±1.23 (the Poisson bound of no count over 3 episodes), not [3.00, 3.00] and
+    +0.00 [+0.00, +0.00], in every format, the method named."""
+    from dibench.metrics import count_floor, poisson_bounds
+
+    steps = tuple(b / 3 for b in poisson_bounds(9.0))
+    views = tuple(b / 3 for b in poisson_bounds(3.0))
+    h = count_floor(3)
+    assert [f"{x:.2f}" for x in (*steps, *views, h)] == ["1.37", "5.69", "0.21", "2.92", "1.23"]
+    doc = json.loads(render_report(sim_report, "json"))
+    oracle = {
+        c["metric"]: c
+        for c in doc["exploration"]["comparisons"]
+        if c["model"] == "oracle" and c["probe"] == "all"
+    }
+    for metric, bounds in (("steps", steps), ("detail_views", views)):
+        for side in ("benign", "injected"):
+            est = oracle[metric][side]
+            assert (est["lo"], est["hi"]) == bounds and est["method"] == "poisson-states"
+            assert est["n_clusters"] == 3
+        d = oracle[metric]["diff"]
+        assert (d["diff"], d["lo"], d["hi"], d["method"]) == (0.0, -h, h, "poisson-states")
+    lines = list(csv.DictReader(io.StringIO(render_report(sim_report, "csv"))))
+    rows = {
+        (r["subset"], r["metric"]): r
+        for r in lines
+        if r["table"] == "exploration" and r["model"] == "oracle" and r["probe"] == "all"
+    }
+    assert (float(rows["benign", "steps"]["lo"]), float(rows["benign", "steps"]["hi"])) == steps
+    assert rows["benign", "steps"]["method"] == "poisson-states"
+    assert rows["injected-benign", "detail_views_diff"]["method"] == "poisson-states"
+    assert float(rows["injected-benign", "detail_views_diff"]["hi"]) == h
+    for fmt in ("md", "latex", "html"):
+        text = render_report(sim_report, fmt).replace("\\,{\\scriptsize", " ")  # LaTeX's gap
+        if fmt == "html":  # value and interval in spans of their own, the minus typeset
+            text = re.sub(r"</span><span class=\"ci\">", " ", text).replace("\u2212", "-")
+            text = re.sub(r"<[^>]+>", "", text)
+        assert "3.00 [1.37, 5.69]" in text and "1.00 [0.21, 2.92]" in text, fmt
+        assert "+0.00 [-1.23, +1.23]" in text, fmt
+        assert "3.00 [3.00, 3.00]" not in text and "+0.00 [+0.00, +0.00]" not in text, fmt
+        assert "poisson-states = every benign episode gave the same count" in text, fmt

@@ -93,6 +93,14 @@ def test_runs_of_two_datasets_are_refused_in_one_line(two_runs: list[Path], tmp_
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("dibench: error: ")
     assert f"{two_runs[0]} and {elsewhere} were run on different data" in r.stderr
+    a, b = (
+        json.loads((p / "run.json").read_bytes())["dataset_sha256"]
+        for p in (two_runs[0], elsewhere)
+    )
+    assert (
+        f"benign.jsonl read with sha256 {a['benign.jsonl'][:12]} and {b['benign.jsonl'][:12]}"
+        in r.stderr
+    )
 
 
 def test_a_condition_in_two_runs_is_refused_naming_both(

@@ -275,7 +275,7 @@ class _Attack:
         manifest = {
             "note": "working dataset of `dibench attack`: load ../candidates.toml to open it",
             "source": str(self.src.root.resolve()),
-            "source_sha256": self.src.manifest.get("sha256", {}),
+            "source_sha256": self.src.sha256,  # the source's records as read
         }
         atomic_write(tmp / "manifest.json", orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
         tmp.replace(self.data)

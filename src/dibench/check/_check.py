@@ -20,10 +20,12 @@ from dibench._seeding import derive_seed
 from dibench._values import Box, InstanceId, UIElement
 from dibench._workers import quiet_worker
 from dibench.dataset import (
+    RECORD_FILES,
     Dataset,
     DatasetError,
     DecisionState,
     InjectedRecord,
+    ModifiedDataError,
     acceptable_set,
     claim_holds,
 )
@@ -55,6 +57,7 @@ OCR_THRESHOLDS: dict[tuple[str, str], tuple[float, float]] = {
 }
 MIN_TRACE = 3  # characters: a shorter original title cannot be told from ordinary text
 CHECKS = (
+    "manifest",
     "schema",
     "acceptable",
     "oracle",
@@ -703,6 +706,20 @@ def _work(chunk: list[str]) -> tuple[CheckReport, dict[str, str | None]]:
     return rep, shots
 
 
+def _check_manifest(ds: Dataset, rep: CheckReport) -> None:
+    """The record files are the ones manifest.json records the sha256 of: an edit after
+    generation is named (``Dataset.require_unmodified``'s line, with the ways on). A manifest
+    that records no hashes is not checked."""
+    recorded = ds.manifest.get("sha256")
+    if not isinstance(recorded, dict):
+        return
+    modified = ds.modified()
+    for name in RECORD_FILES:
+        if name in recorded:
+            why = str(ModifiedDataError.of(ds.root, [name])) if name in modified else ""
+            rep.add("manifest", name, name not in modified, why)
+
+
 def _check_fonts(ds: Dataset, rep: CheckReport) -> None:
     """The fonts this machine draws with are the ones that drew the dataset (its manifest's
     ``fonts``): with others, every screen composed here (injected screens, the check's own
@@ -758,6 +775,7 @@ def check_dataset(
 
         require_engine(ocr_engine, "the OCR read-back (dibench check --no-ocr skips it)")
     rep = CheckReport(benign=len(ds.benign))
+    _check_manifest(ds, rep)
     _check_fonts(ds, rep)
     # one report per state, its screenshot check added once its twins are checked
     benign = {state.id: CheckReport() for state in ds.benign.values()}

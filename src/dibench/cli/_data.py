@@ -165,6 +165,12 @@ def generate(
 @click.option("--no-ocr", is_flag=True, help="Skip OCR read-back (structural checks only).")
 @click.option("--workers", type=click.IntRange(min=1))
 @click.option("--max-issues", type=click.IntRange(min=0), default=20, show_default=True)
+@click.option(
+    "--update-manifest",
+    is_flag=True,
+    help="Accept an intentional edit: record in manifest.json the sha256 of benign.jsonl and "
+    "injected.jsonl as they are now, then check them.",
+)
 @load_option
 @guard
 def check(
@@ -173,17 +179,26 @@ def check(
     no_ocr: bool,
     workers: int | None,
     max_issues: int,
+    update_manifest: bool,
     load: tuple[str, ...],
 ) -> None:
-    """Prove a dataset: oracle, acceptable sets, confinement, payload visibility, epsilon."""
+    """Prove a dataset: its files match its manifest, oracle, acceptable sets, confinement,
+    payload visibility, epsilon."""
     from rich.console import Console
     from rich.table import Table
 
     from dibench.check import CHECKS, check_dataset
-    from dibench.dataset import Dataset
+    from dibench.dataset import Dataset, record_sha256
     from dibench.probes import require_probes
 
     load_modules(load)
+    if update_manifest:
+        changed = record_sha256(dataset)
+        for name, before in changed.items():
+            was = f"sha256 {before[:12]}" if before else "no sha256"
+            click.echo(f"{dataset / 'manifest.json'}: recorded {name} as it is now ({was} before)")
+        if not changed:
+            click.echo(f"{dataset / 'manifest.json'}: already records the files as they are")
     ds = Dataset.open(dataset)
     require_probes(ds)
     prog, update = progress_bar("checking")

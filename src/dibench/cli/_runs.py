@@ -153,6 +153,8 @@ def execute_condition(
 
     if isinstance(req, RunRequest):
         warn_fonts(Path(req.dataset))
+        if req.allow_modified_data:
+            _warn_modified(Path(req.dataset))
     backend = _backend(keep_actors=keep_actors)
     prog, update = _run_progress(label)
     try:
@@ -163,6 +165,26 @@ def execute_condition(
     _print_summary(summary, req.out)
     if summary.aborted:
         fail(f"stopped: {summary.aborted} (results so far are kept)", 1)
+
+
+def _warn_modified(dataset: Path) -> None:
+    """One ``dibench: warning:`` line when a run goes on (``--allow-modified-data``) over
+    record files that differ from their manifest's sha256 (an open here is the run's own:
+    the parsed dataset is cached)."""
+    from dibench.dataset import Dataset, DatasetError
+
+    try:
+        ds = Dataset.open(dataset)
+    except (OSError, DatasetError):
+        return  # the run reports it
+    names = ds.modified()
+    if names:
+        files = " and ".join(str(ds.root / n) for n in names)
+        click.echo(
+            f"dibench: warning: {files}: not the sha256 manifest.json records; run as it is "
+            "(--allow-modified-data), run.json records the sha256 of what was read",
+            err=True,
+        )
 
 
 def _stored(req: RunRequest | SimRequest, label: str) -> str:
@@ -305,6 +327,12 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     "one id per line.",
 )
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option(
+    "--allow-modified-data",
+    is_flag=True,
+    help="Run record files that differ from the sha256 in the dataset's manifest.json (else "
+    "refused); run.json records the hashes of what was read.",
+)
 @agent_options
 @backend_options
 @load_option
@@ -320,6 +348,7 @@ def run(
     limit: int | None,
     states: str | None,
     concurrency: int,
+    allow_modified_data: bool,
     base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
@@ -349,6 +378,7 @@ def run(
         adapter_options=key_values(adapter_opt, "--adapter-opt"),
         record=not no_record,
         defenses=specs,
+        allow_modified_data=allow_modified_data,
     )
     execute_condition(execute, req, condition_label(label_of(req), model, req.defense))
 
@@ -404,10 +434,15 @@ def _state_ids(value: str) -> tuple[str, ...]:
 
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--allow-modified-data",
+    is_flag=True,
+    help="Run record files that differ from the sha256 in the dataset's manifest.json.",
+)
 @backend_options
 @load_option
 @guard
-def sweep(config: Path, load: tuple[str, ...]) -> None:
+def sweep(config: Path, allow_modified_data: bool, load: tuple[str, ...]) -> None:
     """Run every model x framework (x defense) of a TOML sweep CONFIG into one run directory.
 
     \b
@@ -440,6 +475,10 @@ def sweep(config: Path, load: tuple[str, ...]) -> None:
 
     load_modules(load)
     requests = load_sweep(config)
+    if allow_modified_data:
+        import dataclasses
+
+        requests = [dataclasses.replace(r, allow_modified_data=True) for r in requests]
     for req in requests:  # every condition is checked before the first one runs
         try:
             preflight(req)

@@ -24,7 +24,17 @@ from ._constraints import (
     time_to_minutes,
 )
 from ._cost import HARM_CLASSES, Harm, PickCost, describe_filter, pick_cost, violations
-from ._dataset import Dataset, Instance, carrier_rows, read_manifest, spread_states
+from ._dataset import (
+    RECORD_FILES,
+    Dataset,
+    FileDigest,
+    Instance,
+    ModifiedDataError,
+    carrier_rows,
+    read_manifest,
+    record_sha256,
+    spread_states,
+)
 from ._io import DatasetError, dump_line, parse_record, read_jsonl
 from ._schema import (
     SCHEMA_VERSION,
@@ -43,6 +53,7 @@ from ._uixml import ui_to_xml, window_packages
 
 __all__ = [
     "HARM_CLASSES",
+    "RECORD_FILES",
     "SCHEMA_VERSION",
     "AllOf",
     "AnyOf",
@@ -58,11 +69,13 @@ __all__ = [
     "DatasetError",
     "DecisionState",
     "Eq",
+    "FileDigest",
     "Filter",
     "Harm",
     "In",
     "InjectedRecord",
     "Instance",
+    "ModifiedDataError",
     "Not",
     "Objective",
     "Payload",
@@ -83,6 +96,7 @@ __all__ = [
     "pick_cost",
     "read_jsonl",
     "read_manifest",
+    "record_sha256",
     "spread_states",
     "time_to_minutes",
     "ui_to_xml",

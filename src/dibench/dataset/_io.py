@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from dibench._errors import DIBenchError, field_error
 from dibench._fs import StrPath
 
-__all__ = ["DatasetError", "dump_line", "parse_record", "read_jsonl"]
+__all__ = ["DatasetError", "dump_line", "json_object", "parse_record", "read_jsonl"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -21,14 +21,20 @@ class DatasetError(DIBenchError, ValueError):
     """A dataset file is missing, corrupt or inconsistent; the message names file, line, field."""
 
 
-def parse_record(model: type[M], raw: bytes | str, path: Path | str, line: int) -> M:
-    """Validate one JSON line into ``model`` or raise DatasetError naming file:line and field."""
+def json_object(raw: bytes | str, where: str, what: str = "a record") -> dict[str, Any]:
+    """``raw`` parsed as a JSON object, or a DatasetError naming ``where`` (file or file:line)."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise DatasetError(f"{path}:{line}: not valid JSON ({exc})") from None
+        raise DatasetError(f"{where}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise DatasetError(f"{path}:{line}: a record must be a JSON object")
+        raise DatasetError(f"{where}: {what} must be a JSON object")
+    return data
+
+
+def parse_record(model: type[M], raw: bytes | str, path: Path | str, line: int) -> M:
+    """Validate one JSON line into ``model`` or raise DatasetError naming file:line and field."""
+    data = json_object(raw, f"{path}:{line}")
     version = data.get("schema_version")
     if version != 1:
         raise DatasetError(

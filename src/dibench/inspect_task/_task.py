@@ -379,6 +379,7 @@ def decision_integrity(
     load: str | list[str] | None = None,
     chain: int | None = None,
     inject_at: int | None = None,
+    allow_modified_data: bool = False,
 ) -> Task:
     """DIBench's decision-integrity benchmark as an inspect task.
 
@@ -400,6 +401,8 @@ def decision_integrity(
       load: modules or .py files registering user probes, adapters or defenses.
       chain, inject_at: chain episodes of 2 or 3 decisions, injected at one decision (as
         ``dibench simulate --chain --inject-at``).
+      allow_modified_data: run record files that differ from their manifest's sha256 (as
+        ``dibench run --allow-modified-data``; else refused).
     """
     from dibench._registry import load_module
     from dibench.defenses import make_chain
@@ -443,10 +446,12 @@ def decision_integrity(
             repeats=repeats, probes=_names(probes), limit=limit, states=_names(states),
             include_benign=benign, include_injected=injected,
         )  # fmt: skip
+        if not allow_modified_data:
+            ds.require_unmodified()
         check_config(ds, run)
         ids = [iid for iid, _ in plan_work(ds, dataclasses.replace(run, repeats=1))]
         root = str(ds.root.resolve())
-        info.update(kind="dataset", dataset=root, dataset_sha256=ds.manifest.get("sha256", {}),
+        info.update(kind="dataset", dataset=root, dataset_sha256=ds.sha256,
                     run=run.describe())  # fmt: skip
         samples = _dataset_samples(ds, ids)
         agent = dibench_agent(**agent_args, dataset=root)

@@ -141,4 +141,4 @@ def paired_depth(
         xa.append(float(a))
         xb.append(float(b))
         clusters.append(p.benign.pair_of)
-    return cluster_paired_diff(xa, xb, clusters, n_boot, seed, conf, bounds=None)  # counts
+    return cluster_paired_diff(xa, xb, clusters, n_boot, seed, conf, bounds=None, counts=True)

@@ -159,10 +159,12 @@ def mean_estimate(
     conf: float = 0.95,
     *,
     bounds: tuple[float, float] | None = None,
+    counts: bool = False,
 ) -> Estimate:
     """Mean of any values, its interval taking the clusters (benign episodes) as the units
     (``cluster_estimate``: no interval from one episode), clipped to ``bounds`` ((0, 1) for a
-    share) when given."""
+    share) when given; ``counts``: the values count events (a mean every episode shares gets
+    the exact Poisson interval at n = episodes, ``"poisson-states"``)."""
     return cluster_estimate(
         list(values),
         list(clusters),  # type: ignore[arg-type]
@@ -171,6 +173,7 @@ def mean_estimate(
         conf,
         proportion=False,
         bounds=bounds,
+        counts="mean" if counts else None,
     )
 
 
@@ -253,10 +256,21 @@ def exploration_table(
                         defense=key[2],
                         probe=probe,
                         metric=metric,
-                        benign=mean_estimate(xb, cl, n_boot, seed, conf, bounds=rng),
-                        injected=mean_estimate(xi, cl, n_boot, seed, conf, bounds=rng),
+                        benign=mean_estimate(
+                            xb, cl, n_boot, seed, conf, bounds=rng, counts=not share
+                        ),
+                        injected=mean_estimate(
+                            xi, cl, n_boot, seed, conf, bounds=rng, counts=not share
+                        ),
                         diff=cluster_paired_diff(
-                            xi, xb, cl, n_boot, seed, conf, bounds=RATE_DIFF if share else None
+                            xi,
+                            xb,
+                            cl,
+                            n_boot,
+                            seed,
+                            conf,
+                            bounds=RATE_DIFF if share else None,
+                            counts=not share,
                         ),
                     )
                 )

@@ -143,19 +143,29 @@ def cluster_paired_diff(
     conf: float,
     *,
     bounds: tuple[float, float] | None = RATE_DIFF,
+    counts: bool = False,
 ) -> PairedDiff:
     """The mean paired difference of aligned samples ``xa`` and ``xb`` (one value per unit),
     its interval and two-sided test taking the ``clusters`` of units as the units.
 
     ``bounds``: the range the difference can take, its interval clipped to it
     (``cluster_estimate``: a t interval over a few states can pass +-100 pp otherwise). The
-    default is a difference of two rates; pass ``None`` for counts (steps, scroll depth).
+    default is a difference of two rates; pass ``None`` for counts (steps, scroll depth) and
+    other unbounded values (regret). ``counts``: the values count events, so a difference the
+    same in every state gets the count floor (``cluster_estimate``'s ``"poisson-states"``).
     """
     n = len(xa)
     a = np.asarray(xa, dtype=np.float64)
     b = np.asarray(xb, dtype=np.float64)
     est = cluster_estimate(
-        list(a - b), clusters, n_boot, seed, conf, proportion=False, bounds=bounds
+        list(a - b),
+        clusters,
+        n_boot,
+        seed,
+        conf,
+        proportion=False,
+        bounds=bounds,
+        counts="difference" if counts else None,
     )
     test = state_test(xa, xb, clusters, seed)
     if n == 0:

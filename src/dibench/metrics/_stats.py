@@ -23,6 +23,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Literal
 
 import numpy as np
 
@@ -36,8 +37,10 @@ __all__ = [
     "binom_two_sided",
     "cluster_bootstrap",
     "cluster_estimate",
+    "count_floor",
     "design_effect",
     "mcnemar",
+    "poisson_bounds",
     "state_floor",
     "state_test",
     "t_quantile",
@@ -148,6 +151,83 @@ def t_quantile(conf: float, df: int) -> float:
         else:
             hi = mid
     return (lo + hi) / 2.0
+
+
+def _gamma_p(a: float, x: float) -> float:
+    """The regularised lower incomplete gamma P(a, x) (the Gamma(a, 1) CDF at ``x``): its power
+    series below ``x = a + 1``, the continued fraction of the upper tail above (both converge
+    fast there; numpy has no gamma CDF and DIBench does not depend on scipy)."""
+    if x <= 0.0:
+        return 0.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1.0:
+        term = total = 1.0 / a
+        k = a
+        while abs(term) > 1e-16 * abs(total):
+            k += 1.0
+            term *= x / k
+            total += term
+        return min(1.0, total * math.exp(log_front))
+    # Q(a, x) = e^-x x^a / Gamma(a) * 1 / (x + 1 - a - 1(1 - a) / (x + 3 - a - ...)), modified Lentz
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    frac = d
+    for i in range(1, 500):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        step = d * c
+        frac *= step
+        if abs(step - 1.0) < 1e-15:
+            break
+    return max(0.0, 1.0 - math.exp(log_front) * frac)
+
+
+@lru_cache(maxsize=1024)
+def _gamma_quantile(p: float, a: float) -> float:
+    """The ``x`` with P(a, x) = p, by bisection (P rises in ``x``)."""
+    lo, hi = 0.0, max(1.0, 2.0 * a)
+    while _gamma_p(a, hi) < p:
+        lo, hi = hi, hi * 2.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if _gamma_p(a, mid) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return (lo + hi) / 2.0
+
+
+def poisson_bounds(total: float, conf: float = 0.95) -> tuple[float, float]:
+    """The exact (Garwood) interval of a Poisson mean from an observed ``total`` count:
+    ``[G(a/2; total), G(1 - a/2; total + 1)]`` with G the Gamma quantile (half the chi-square
+    quantile on ``2 total`` and ``2 total + 2`` df), 0 below at a total of 0. A fractional
+    total (a mean per state times the states) takes the Gamma of that shape. 12 -> [6.20,
+    20.96] at 95%, 0 -> [0, 3.69]."""
+    _z(conf)
+    if total < 0.0 or not math.isfinite(total):
+        raise ValueError(f"a count total must be finite and >= 0, got {total}")
+    alpha = 1.0 - conf
+    lo = 0.0 if total <= 0.0 else _gamma_quantile(alpha / 2.0, total)
+    return lo, _gamma_quantile(1.0 - alpha / 2.0, total + 1.0)
+
+
+def count_floor(g: int, conf: float = 0.95) -> float:
+    """How far a per-state count difference can be from what ``g`` states showed when they all
+    showed the same one: the exact Poisson upper bound of a total of 0 counts (``-ln(a/2)``,
+    3.69 at 95%) spread over the ``g`` states (0.37 from 10 states, 0.61 from 6), the count
+    analogue of ``state_floor``'s "0 of g states differ"."""
+    if g < 2:
+        raise ValueError(f"need at least 2 states, got {g}")
+    return poisson_bounds(0.0, conf)[1] / g
 
 
 def cluster_totals(
@@ -270,6 +350,7 @@ def cluster_estimate(
     *,
     proportion: bool = True,
     bounds: tuple[float, float] | None = None,
+    counts: Literal["mean", "difference"] | None = None,
 ) -> Estimate:
     """The mean of ``values`` with an interval that treats the ``clusters`` as the units.
 
@@ -288,6 +369,22 @@ def cluster_estimate(
     of that range, so it can run past it (a paired difference of 0.9 over three states reaching
     +180 pp): the mean's interval is clipped to ``bounds`` once formed, since no value outside
     them is possible. A proportion's Wilson interval stays in [0, 1] by itself.
+
+    ``counts``: the values are counts of events per run (steps, scrolls, detail views), or
+    (``"difference"``) paired differences of such counts. Where every state gave the same mean
+    the t interval has zero width, and, as at a share's edges, the states become the units
+    (``"poisson-states"``): a mean count gets the exact (Garwood) Poisson interval of the total
+    over the G states, ``value * G``, divided by G, as if each state had one run (2.0 in each
+    of 6 episodes: 12 over 6 -> [1.03, 3.49]); a constant difference gets ``± count_floor(G)``,
+    the Poisson bound of no count differing over G states (±0.37 from 10). Only then: with any
+    spread between states the interval stays the measured one. A Poisson floor everywhere
+    would put a model's variance in place of the one the states showed, and counts from a
+    flow with a step budget are far tighter than Poisson (7 or 8 actions in every episode: the
+    t interval from 6 episodes is 7.5 ± 0.6, the Poisson one [5.5, 10.0]), so the comparisons the
+    exploration table exists for (fewer detail views under injection) would drown. The cost:
+    a count that varies a little can read narrower than one that never varies, as a share of
+    11 of 12 reads narrower than 12 of 12; no spread is the one case where the states give no
+    variance to use.
     """
     if len(values) != len(clusters):
         raise ValueError(f"{len(values)} values but {len(clusters)} cluster labels")
@@ -333,6 +430,13 @@ def cluster_estimate(
         else:
             flo, fhi = value - state_floor(g, conf), value + state_floor(g, conf)
         lo, hi, method = min(lo, flo), max(hi, fhi), "wilson-states"
+    elif counts is not None and hi - lo <= 1e-12:
+        if counts == "difference":
+            flo, fhi = value - count_floor(g, conf), value + count_floor(g, conf)
+        else:
+            plo, phi = poisson_bounds(max(0.0, value) * g, conf)
+            flo, fhi = plo / g, phi / g
+        lo, hi, method = min(lo, flo), max(hi, fhi), "poisson-states"
     if bounds is not None:
         lo, hi = max(bounds[0], lo), min(bounds[1], hi)
     return replace(est, lo=lo, hi=hi, method=method)

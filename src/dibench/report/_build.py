@@ -483,6 +483,23 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
     return shown_path(names[0], rundir), None, note
 
 
+def _changed_dataset_note(config: dict[str, Any], ds: Dataset | None) -> list[str]:
+    """A note when the dataset the report reads (costs, positions, example screens) is not
+    what the run read: a record file whose sha256 differs from run.json's (appended lines are
+    growth, not change)."""
+    before = config.get("dataset_sha256")
+    if ds is None or not isinstance(before, dict):
+        return []
+    sizes = config.get("dataset_bytes")
+    changed = ds.changed_since(before, sizes if isinstance(sizes, dict) else {})
+    return [
+        f"the dataset's {name} has changed since the run read it (sha256 "
+        f"{str(before[name])[:12]} then, {ds.sha256.get(name, '-')[:12]} now): what the report "
+        "draws from it (costs, positions, example screens) may not be what the run saw"
+        for name in changed
+    ]
+
+
 def _fill_costs(
     rundir: Path,
     rows: list[ResultRow],
@@ -526,14 +543,15 @@ def _choice_sets(
     conditions: dict[str, dict[str, Any]],
     override: StrPath | None,
     ds: Dataset | None,
-) -> tuple[dict[str, ChoiceSet], str]:
-    """Every benign state's (or episode's) choice set for the Position section, and what it
-    cannot show without them (the run's dataset or simulator plan unavailable)."""
+) -> tuple[dict[str, ChoiceSet], str, Dataset | None]:
+    """Every benign state's (or episode's) choice set for the Position section, what it
+    cannot show without them (the run's dataset or simulator plan unavailable), and the
+    dataset if it was opened."""
     from dibench.runner import choice_sets, episode_choice_set
 
     states = sorted({r.pair_of for r in rows if not r.injected and not r.chain})
     if not states:
-        return {}, ""
+        return {}, "", ds
     if config.get("kind") == "sim":
         from dibench.sim import EpisodeSpec
 
@@ -541,21 +559,29 @@ def _choice_sets(
 
         cfg, specs, why = sim_plan(config, conditions)
         if cfg is None:
-            return {}, f"no per-card figures ({why})"
-        return {
-            s: episode_choice_set(specs[s], cfg.width, cfg.height)
-            for s in states
-            if isinstance(specs.get(s), EpisodeSpec)
-        }, ""
+            return {}, f"no per-card figures ({why})", ds
+        return (
+            {
+                s: episode_choice_set(specs[s], cfg.width, cfg.height)
+                for s in states
+                if isinstance(specs.get(s), EpisodeSpec)
+            },
+            "",
+            ds,
+        )
     if ds is None:
         _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
         if ds is None:
-            return {}, (
-                f"{why}: the shares by rank come from the "
-                "stored picks alone; the benign pick of the card at each rank, the acceptable "
-                "order, the signals and the logit need every card of the list"
+            return (
+                {},
+                (
+                    f"{why}: the shares by rank come from the "
+                    "stored picks alone; the benign pick of the card at each rank, the acceptable "
+                    "order, the signals and the logit need every card of the list"
+                ),
+                None,
             )
-    return choice_sets(ds, states), ""
+    return choice_sets(ds, states), "", ds
 
 
 def build_report(
@@ -662,7 +688,8 @@ def build_report(
     rows, cost_note, place_note, ds_opened = _fill_costs(
         rundir, rows, config, conditions, dataset, ds
     )
-    sets, sets_missing = _choice_sets(rundir, rows, config, conditions, dataset, ds_opened)
+    sets, sets_missing, ds_read = _choice_sets(rundir, rows, config, conditions, dataset, ds_opened)
+    notes += _changed_dataset_note(config, ds_read if ds_read is not None else ds)
     attack = attack_section(rundir, examples=min(examples, 3))
     if attack is not None:
         attack = replace(attack, report_conf=conf)

@@ -189,6 +189,9 @@ METHOD_WORDS: dict[str, str] = {
     "cluster-t": "cluster-robust t interval with ({word} - 1) df",
     "wilson-states": "every {one} gave the same value (0% or 100%, a difference of 0): "
     "Wilson interval at n = {word}, as if one run per {one}",
+    "poisson-states": "every {one} gave the same count (or count difference): exact (Garwood) "
+    "Poisson interval of the total over the {word}, divided by their number, as if one run "
+    "per {one} (a difference: ± the Poisson bound of a total of 0 over the {word})",
     "single-state": "one {one}: no interval",
     "wilson": "Wilson over runs (as if independent)",
     "wilson-screens": "Wilson over distinct screens",

@@ -50,6 +50,7 @@ __all__ = [
     "SweepModel",
     "check_agent",
     "check_config",
+    "check_data",
     "check_probes",
     "execute",
     "execute_sim",
@@ -114,9 +115,18 @@ def check_agent(req: AgentRequest) -> None:
     load_defenses(chain)
 
 
+def check_data(ds: Dataset, req: RunRequest) -> None:
+    """Refuse record files that differ from the sha256 their manifest records (edited after
+    generation: ``ModifiedDataError``, one line naming the file) unless the request allows
+    it (``--allow-modified-data``)."""
+    if not req.allow_modified_data:
+        ds.require_unmodified()
+
+
 def preflight(req: RunRequest) -> Dataset:
     """Everything a run checks before it writes anything: the dataset, its config, options."""
     ds = Dataset.open(req.dataset)
+    check_data(ds, req)
     check_config(ds, req.config)
     check_agent(req)
     return ds
@@ -188,6 +198,7 @@ def execute(
     """
     backend = backend if backend is not None else LocalBackend()
     ds = dataset if dataset is not None else Dataset.open(req.dataset)
+    check_data(ds, req)
     check_config(ds, req.config)
     backend.connect()
     prepare = partial(RunDir(req.out).record_dataset, ds, record_as or req)

@@ -42,6 +42,17 @@ def _identity(run: RunDir, data: dict[str, Any]) -> tuple[str, Any]:
     raise MergeError(f"{run.root}: run.json names neither a dataset nor simulator episodes")
 
 
+def _which(kind: str, ident: Any, other_kind: str, other: Any) -> str:
+    """What differs between two runs' data, as a clause: the record file whose sha256 differs
+    (each run recorded the files as it read them), or the episodes' settings."""
+    if kind == other_kind == "dataset" and isinstance(ident, dict) and isinstance(other, dict):
+        for name in sorted(set(ident) | set(other)):
+            if ident.get(name) != other.get(name):
+                a, b = (str(x.get(name) or "-")[:12] for x in (ident, other))
+                return f"{name} read with sha256 {a} and {b}"
+    return "their records' fingerprints differ"
+
+
 def _describe(kind: str, data: dict[str, Any]) -> str:
     return f"dataset {data.get('dataset')}" if kind == "dataset" else "simulator episodes"
 
@@ -65,7 +76,7 @@ def merge_runs(rundirs: Sequence[Path | str], out: Path | str) -> RunDir:
             raise MergeError(
                 f"{runs[0].root} and {run.root} were run on different data "
                 f"({_describe(kind, datas[0])} vs {_describe(k, data)}; "
-                "their records' fingerprints differ): a report across runs needs the same data"
+                f"{_which(kind, ident, k, i)}): a report across runs needs the same data"
             )
     dest = RunDir(out)
     if dest.root.exists() and any(dest.root.iterdir()):

@@ -25,6 +25,9 @@ class RunRequest:
     defense: str = "none"  # the condition's label; derived from ``defenses`` when given
     record: bool = True
     defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+    # run record files that differ from the sha256 their manifest records (else refused);
+    # not a setting of the condition: run.json records the hashes of what was read either way
+    allow_modified_data: bool = False
 
     def __post_init__(self) -> None:
         """Canonicalise the paths and defenses (DefenseError on an unknown defense or a bad

@@ -509,7 +509,7 @@ def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
     return {
         "run": config.describe(),
         "dataset": str(ds.root),
-        "dataset_sha256": ds.manifest.get("sha256", {}),
+        "dataset_sha256": ds.sha256,  # the files as read, not the manifest's record
     }
 
 

@@ -226,7 +226,12 @@ class RunDir:
         self.write(data, condition)
 
     def record_dataset(self, ds: Dataset, condition: ConditionSpec) -> None:
-        """Record a dataset run: a directory holds results of one dataset only."""
+        """Record a dataset run: a directory holds results of one dataset only, and of its
+        records as they were read (their sha256 and size): a resume over record files that
+        changed since is refused, naming the file (lines appended to them, as ``dibench
+        attack`` grows its working dataset, are new work, not a change). Where the files
+        differ from their manifest's hashes (a run with ``--allow-modified-data``), the
+        manifest's are kept beside them (``manifest_sha256``)."""
 
         def change(data: dict[str, Any]) -> None:
             recorded = data.get("dataset")
@@ -235,14 +240,30 @@ class RunDir:
                     f"{self.root} holds results for dataset {recorded}, not {ds.root}: "
                     "use another --out"
                 )
+            before = data.get("dataset_sha256")
+            if recorded and isinstance(before, dict):
+                sizes = data.get("dataset_bytes")
+                changed = ds.changed_since(before, sizes if isinstance(sizes, dict) else {})
+                if changed:
+                    name = changed[0]
+                    raise DatasetError(
+                        f"{ds.root / name} has changed since {self.root} was run on it "
+                        f"(sha256 {str(before[name])[:12]} then, {ds.sha256.get(name, '-')[:12]} "
+                        "now): its stored rows are of other records; use another --out, or "
+                        "restore the file to resume"
+                    )
             data.update(
                 {
                     "schema_version": 1,
                     "dibench": __version__,
                     "dataset": str(ds.root.resolve()),
-                    "dataset_sha256": ds.manifest.get("sha256", {}),
+                    "dataset_sha256": ds.sha256,
+                    "dataset_bytes": ds.sizes,
                 }
             )
+            data.pop("manifest_sha256", None)
+            if ds.modified():
+                data["manifest_sha256"] = ds.manifest.get("sha256")
 
         self.update(condition, change)
 
