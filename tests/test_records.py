@@ -83,7 +83,7 @@ def test_an_older_schema_is_read_only_when_tolerant(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"{not json", r"bad\.json: not JSON"),
+        (b"{not json", r"bad\.json: not valid JSON"),
         (b"[1, 2]", r"bad\.json: not a JSON object"),
         (orjson.dumps(_file(status="paused")), r"bad\.json: field status: "),
         (

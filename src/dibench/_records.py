@@ -1,5 +1,6 @@
-"""On-disk records that more than one package reads: ``attack.json`` (written by ``attack``,
-read by ``report`` and printed by ``cli``).
+"""On-disk records that more than one package reads: ``run.json`` (written by ``runner`` and
+the inspect import, read by ``report``) and ``attack.json`` (written by ``attack``, read by
+``report`` and printed by ``cli``).
 
 Each record is a pydantic model with its schema string, one writer (``dump``) and one reader
 (``load``). The reader is strict by default: a file of another schema, or a field of the wrong
@@ -8,16 +9,17 @@ directories: it accepts the schemas this DIBench once wrote and fills what they 
 defaults below (an attack of schema 1 has no ``states`` on its held-out rows).
 
 Keys this version does not know are kept (``extra="allow"``) and written back, so a file from a
-newer DIBench survives a resume by an older one. Only the keys a record was given are written
-(``exclude_unset``), so a file holds exactly what its writer set, byte for byte as before the
-records were typed. Cost: validating an attack.json of a few hundred candidates takes about a
-millisecond.
+newer DIBench survives a resume by an older one. A file holds exactly what its writer set, byte
+for byte as before the records were typed: attack.json writes the keys its record was given
+(``exclude_unset``: a null there means "none", e.g. no fixed probe), run.json its keys that were
+set and are not None (its writers clear a key by setting it to None). Cost: validating an
+attack.json of a few hundred candidates takes about a millisecond.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,19 +29,24 @@ from dibench._fs import atomic_write
 
 __all__ = [
     "ATTACK_SCHEMA",
+    "RUN_SCHEMA",
     "AttackCandidate",
     "AttackFile",
     "AttackIdentity",
     "AttackSplit",
+    "ConditionRecord",
     "HeldOut",
     "HeldOutResult",
     "HeldOutTest",
     "RecordError",
+    "RunFile",
     "SearchRound",
 ]
 
+RUN_SCHEMA = 1  # run.json's schema_version
 ATTACK_SCHEMA = "dibench-attack/2"  # 2: held-out intervals and tests over states
 _OLDER_ATTACK = ("dibench-attack/1",)
+_R = TypeVar("_R", bound="_Record")
 
 
 class RecordError(DIBenchError, ValueError):
@@ -52,6 +59,108 @@ class _Record(BaseModel):
     def dump(self) -> dict[str, Any]:
         """The keys this record was given, in the file's spelling."""
         return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+def _read_object(path: Path) -> dict[str, Any]:
+    try:
+        data = orjson.loads(Path(path).read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise RecordError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"{path}: not a JSON object")
+    return data
+
+
+def _validated(cls: type[_R], data: dict[str, Any], path: Path) -> _R:
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise RecordError(f"{path}: {field_error(exc)}") from None
+
+
+def _sorted(x: Any) -> Any:
+    """``x`` with every dict's keys in sorted order, as the files are written."""
+    if isinstance(x, dict):
+        return {k: _sorted(x[k]) for k in sorted(x)}
+    if isinstance(x, list):
+        return [_sorted(v) for v in x]
+    return x
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """Atomically, keys sorted, indented: as every record file has been written."""
+    atomic_write(path, orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+
+# --- run.json ------------------------------------------------------------------------------------
+
+
+class ConditionRecord(_Record):
+    """One condition's entry in run.json: its key, agent, defense and every setting its rows
+    were run with (options as ``runner.stored_options`` keeps them: never a secret)."""
+
+    key: str
+    framework: str
+    model: str
+    defense: str = "none"
+    defenses: list[str] = Field(default_factory=list)
+    run: dict[str, Any] = Field(default_factory=dict)  # RunConfig / SimRunConfig .describe()
+    provider_options: dict[str, Any] = Field(default_factory=dict)
+    adapter_options: dict[str, Any] = Field(default_factory=dict)
+    prompt_templates: str | None = None  # digest of a prompts= folder's contents
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
+
+
+class RunFile(_Record):
+    """``run.json``: what a run directory holds results of (one dataset, read as
+    ``dataset_sha256`` says, or one set of simulator episodes) and every condition run there.
+
+    ``RunFile()`` is the record of a directory no run has written yet.
+    """
+
+    schema_version: int = RUN_SCHEMA
+    dibench: str | None = None  # the version that wrote it last
+    kind: Literal["sim"] | None = None  # "sim": simulator episodes; None: a dataset
+    dataset: str | None = None
+    dataset_sha256: dict[str, str] | None = None  # each record file as the run read it
+    dataset_bytes: dict[str, int] | None = None
+    manifest_sha256: dict[str, str] | None = None  # the manifest's, where they differ
+    sim: dict[str, Any] | None = None  # SimRunConfig.describe() of the episodes
+    refused: dict[str, str] | None = None  # planned twins left out: id -> why
+    inspect_logs: list[dict[str, Any]] | None = None  # logs imported with `import-log`
+    merged_from: list[str] | None = None  # run directories `merge_runs` joined
+    conditions: list[ConditionRecord] = Field(default_factory=list)
+
+    @property
+    def is_sim(self) -> bool:
+        return self.kind == "sim"
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object run.json holds, keys in the file's (sorted) order at every depth."""
+        return _sorted(self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True))
+
+    @classmethod
+    def load(cls, path: Path) -> RunFile:
+        """The record in ``path`` (``RunFile()`` when there is none); a RecordError names the
+        file and the first bad field. Every run.json DIBench wrote reads (schema 1)."""
+        path = Path(path)
+        if not path.is_file():
+            return cls()
+        data = _read_object(path)
+        if data.get("schema_version", RUN_SCHEMA) != RUN_SCHEMA:
+            raise RecordError(
+                f"{path}: schema_version {data['schema_version']!r}, this DIBench reads "
+                f"{RUN_SCHEMA}"
+            )
+        return _validated(cls, data, path)
+
+    def write(self, path: Path) -> None:
+        _write(path, self.dump())
+
+
+# --- attack.json ---------------------------------------------------------------------------------
 
 
 class AttackIdentity(_Record):
@@ -175,12 +284,7 @@ class AttackFile(_Record):
 
         Strict: only this version's schema. Tolerant: also the schemas DIBench wrote before.
         """
-        try:
-            data = orjson.loads(Path(path).read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise RecordError(f"{path}: not JSON ({exc})") from None
-        if not isinstance(data, dict):
-            raise RecordError(f"{path}: not a JSON object")
+        data = _read_object(path)
         schema = data.get("schema", ATTACK_SCHEMA)
         allowed = (ATTACK_SCHEMA, *_OLDER_ATTACK) if tolerant else (ATTACK_SCHEMA,)
         if schema not in allowed:

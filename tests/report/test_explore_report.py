@@ -19,7 +19,7 @@ from dibench.cli import main
 from dibench.metrics import EXPLORE_METRICS, action_distribution, exploration_table
 from dibench.report import Report, build_report, render_report, write_report
 from dibench.report._explore import _choose, _pairs, sim_plan
-from dibench.runner import ResultStore
+from dibench.runner import ResultStore, RunDir
 
 from .conftest import SIM_AGENTS as AGENTS
 from .conftest import SIM_N_BOOT as N_BOOT
@@ -140,7 +140,7 @@ def test_filmstrips_replay_the_stored_moves_with_one_thumbnail_per_screen(
 def test_attack_successes_are_chosen_before_other_pairs(sim_run: Path) -> None:
     """The oracle never falls for an attack; make one of its injected episodes pick the target."""
     trajs = [t for t in _trajectories(sim_run) if t.model == "oracle"]
-    _, specs, note = sim_plan(json.loads((sim_run / "run.json").read_text()), {})
+    _, specs, note = sim_plan(RunDir(sim_run).read(), {})
     assert note == ""
     victim = sorted((t for t in trajs if t.injected), key=lambda t: t.instance_id)[-1]
     fooled = replace(victim, decision=victim.target)

@@ -12,10 +12,12 @@ from dibench.dataset import Dataset, DatasetError
 from dibench.runner import (
     Backend,
     LocalBackend,
+    RecordError,
     ResultStore,
     RunConfig,
     RunDir,
     RunError,
+    RunFile,
     RunParts,
     RunRequest,
     RunSummary,
@@ -38,12 +40,15 @@ def test_paths_and_an_absent_run_json(tmp_path: Path) -> None:
         rd.replies("direct", "openai:m", "jpeg:75")
         == tmp_path / "r/replies/direct__openai_m__jpeg_75.jsonl"
     )
-    assert rd.read() == {} and not (tmp_path / "r").exists()  # reading creates nothing
+    assert rd.read() == RunFile() and not (tmp_path / "r").exists()  # reading creates nothing
 
 
-def test_a_torn_run_json_is_a_dataset_error_naming_it(tmp_path: Path) -> None:
+def test_a_torn_or_mistyped_run_json_is_one_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"run\.json: not valid JSON"):
+    with pytest.raises(RecordError, match=r"run\.json: not valid JSON"):
+        RunDir(tmp_path).read()
+    (tmp_path / "run.json").write_text('{"conditions": [{"key": 3}]}', encoding="utf-8")
+    with pytest.raises(RecordError, match=r"run\.json: field conditions\.0\.key: "):
         RunDir(tmp_path).read()
 
 
@@ -60,12 +65,12 @@ def test_record_dataset_writes_the_condition_and_refuses_changed_settings(
     assert entry["key"] == "direct|oracle|none" and entry["run"]["repeats"] == 2
     assert "SECRET" not in rd.run_json.read_text()
     rd.record_dataset(small_dataset, req)  # the same settings: a resume, one entry still
-    assert len(rd.read()["conditions"]) == 1
+    assert len(rd.read().conditions) == 1
     with pytest.raises(RunError, match=r"repeats: 2 -> 3"):
         rd.record_dataset(small_dataset, _req(small_dataset_dir, tmp_path, config=RunConfig(3)))
     other = _req(small_dataset_dir, tmp_path, config=RunConfig(repeats=2), defenses=("jpeg:75",))
     rd.record_dataset(small_dataset, other)  # another condition joins the first
-    assert [c["key"] for c in rd.read()["conditions"]] == ["direct|oracle|none",
+    assert [c.key for c in rd.read().conditions] == ["direct|oracle|none",
                                                            "direct|oracle|jpeg:75"]  # fmt: skip
 
 
@@ -75,7 +80,7 @@ def test_a_run_directory_holds_one_kind_of_results(
     sim = SimRequest(out=tmp_path / "s", framework="direct", model="oracle")
     sim.out.mkdir()  # created by the run that takes its lock, as RunDir writes only run.json
     RunDir(sim.out).record_sim(sim, sim.config)
-    assert RunDir(sim.out).read()["kind"] == "sim"
+    assert RunDir(sim.out).read().kind == "sim"
     with pytest.raises(DatasetError, match="other simulator episodes"):
         other = SimRequest(out=sim.out, framework="direct", model="oracle",
                            config=SimRunConfig(seed=1))  # fmt: skip
@@ -87,14 +92,21 @@ def test_a_run_directory_holds_one_kind_of_results(
         data_run.record_sim(sim, sim.config)
 
 
-def test_update_lets_a_caller_add_its_own_fields(small_dataset_dir: Path, tmp_path: Path) -> None:
+def test_update_lets_a_caller_amend_the_record(small_dataset_dir: Path, tmp_path: Path) -> None:
+    """A caller's change is written with the condition; a field this DIBench does not know
+    (written by a newer one) is kept through a read and a write."""
     rd = RunDir(tmp_path)
 
-    def change(data: dict) -> None:
-        data["note"] = "imported"
+    def change(data: RunFile) -> None:
+        data.inspect_logs = [{"eval_id": "e1"}]
 
     rd.update(_req(small_dataset_dir, tmp_path), change)
-    assert rd.read()["note"] == "imported" and rd.read()["conditions"][0]["model"] == "oracle"
+    assert rd.read().inspect_logs == [{"eval_id": "e1"}]
+    assert rd.read().conditions[0].model == "oracle"
+    raw = orjson.loads(rd.run_json.read_bytes())
+    rd.run_json.write_bytes(orjson.dumps({**raw, "later_field": {"x": 1}}))
+    rd.update(_req(small_dataset_dir, tmp_path), lambda data: None)
+    assert orjson.loads(rd.run_json.read_bytes())["later_field"] == {"x": 1}
 
 
 def test_stored_options_refuse_a_secret_by_its_flag() -> None:

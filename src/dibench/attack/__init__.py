@@ -35,6 +35,8 @@ from ._grammar import (
     random_genome,
     seed_population,
 )
+from dibench._records import AttackFile, HeldOut, HeldOutResult, HeldOutTest
+
 from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
 from ._split import Split, choose_target, split_states
 
@@ -48,9 +50,13 @@ __all__ = [
     "SEPARATORS",
     "SLOTS",
     "AttackConfig",
+    "AttackFile",
     "AttackRequest",
     "AttackResult",
     "Genome",
+    "HeldOut",
+    "HeldOutResult",
+    "HeldOutTest",
     "ProbeFileError",
     "Split",
     "Style",

@@ -23,6 +23,7 @@ from typing import Any
 
 from dibench import __version__
 from dibench._fs import file_errors
+from dibench._records import RUN_SCHEMA, RunFile
 from dibench._values import Outcome
 from dibench.metrics import ResultRow
 from dibench.runner import Described, RunDir, RunError
@@ -162,24 +163,21 @@ def _record(rundir: RunDir, info: dict[str, Any], cond: _Condition, inspect: dic
     """run.json as ``dibench run``/``simulate`` write it, plus where the rows came from."""
     from dibench.dataset import DatasetError
 
-    def change(data: dict[str, Any]) -> None:
+    def change(data: RunFile) -> None:
         if info.get("kind") == "sim":
             rundir.check_sim(data, info["sim"])
-            data.update(kind="sim", sim=data.get("sim") or info["sim"])
+            data.kind, data.sim = "sim", data.sim or info["sim"]
         else:
-            recorded = data.get("dataset")
+            recorded = data.dataset
             if recorded and recorded != info["dataset"]:
                 raise DatasetError(
                     f"{rundir.root} holds results for dataset {recorded}, not {info['dataset']}: "
                     "use another --out"
                 )
-            data.update(dataset=info["dataset"], dataset_sha256=info.get("dataset_sha256", {}))
-        data.update(schema_version=1, dibench=__version__)
-        data.setdefault("inspect_logs", [])
-        data["inspect_logs"] = [
-            x for x in data["inspect_logs"] if x.get("eval_id") != inspect["eval_id"]
-        ]
-        data["inspect_logs"].append(inspect)
+            data.dataset, data.dataset_sha256 = info["dataset"], info.get("dataset_sha256", {})
+        data.schema_version, data.dibench = RUN_SCHEMA, __version__
+        logs = [x for x in data.inspect_logs or [] if x.get("eval_id") != inspect["eval_id"]]
+        data.inspect_logs = [*logs, inspect]
 
     rundir.update(cond, change)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import dibench
 from dibench._fs import NoSuchFile, StrPath
+from dibench._records import RecordError, RunFile
 from dibench.metrics import (
     CI,
     NO_DEFENSE,
@@ -395,21 +396,19 @@ def _endpoint_facts(store: ResultStore) -> tuple[EndpointFacts, ...]:
     return tuple(out)
 
 
-def _read_config(rundir: Path) -> tuple[dict[str, Any], list[str]]:
-    """run.json, or {} and a note saying why not (a report of a run without it still shows
-    its rows; ``RunDir.read`` would refuse instead)."""
+def _read_config(rundir: Path) -> tuple[RunFile, list[str]]:
+    """run.json, or an empty record and a note saying why not (a report of a run without it,
+    or with a broken one, still shows its rows; ``RunDir.read`` would refuse instead)."""
     from dibench.runner import RunDir
 
     path = RunDir(rundir).run_json
     if not path.is_file():
-        return {}, [f"{path.name} not found: run configuration unknown"]
+        return RunFile(), [f"{path.name} not found: run configuration unknown"]
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return {}, [f"{path.name} is not valid JSON ({exc}); run configuration unknown"]
-    if not isinstance(data, dict):
-        return {}, [f"{path.name} is not a JSON object; run configuration unknown"]
-    return data, []
+        return RunFile.load(path), []
+    except (RecordError, UnicodeDecodeError) as exc:
+        why = str(exc).removeprefix(f"{path}: ")
+        return RunFile(), [f"{path.name}: {why}; run configuration unknown"]
 
 
 def shown_path(path: str, rundir: Path) -> str:
@@ -448,11 +447,11 @@ def _unrooted_text(text: str, rundir: Path, paths: Sequence[str]) -> str:
 
 
 def _dataset_candidates(
-    config: dict[str, Any], conditions: dict[str, dict[str, Any]], override: StrPath | None
+    config: RunFile, conditions: dict[str, dict[str, Any]], override: StrPath | None
 ) -> list[str]:
     named = [os.fspath(override)] if override is not None else []
-    if isinstance(config.get("dataset"), str):
-        named.append(config["dataset"])
+    if config.dataset:
+        named.append(config.dataset)
     for info in conditions.values():
         ds = info.get("config", {}).get("dataset")
         if isinstance(ds, str):
@@ -483,15 +482,14 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
     return shown_path(names[0], rundir), None, note
 
 
-def _changed_dataset_note(config: dict[str, Any], ds: Dataset | None) -> list[str]:
+def _changed_dataset_note(config: RunFile, ds: Dataset | None) -> list[str]:
     """A note when the dataset the report reads (costs, positions, example screens) is not
     what the run read: a record file whose sha256 differs from run.json's (appended lines are
     growth, not change)."""
-    before = config.get("dataset_sha256")
-    if ds is None or not isinstance(before, dict):
+    before = config.dataset_sha256
+    if ds is None or before is None:
         return []
-    sizes = config.get("dataset_bytes")
-    changed = ds.changed_since(before, sizes if isinstance(sizes, dict) else {})
+    changed = ds.changed_since(before, config.dataset_bytes or {})
     return [
         f"the dataset's {name} has changed since the run read it (sha256 "
         f"{str(before[name])[:12]} then, {ds.sha256.get(name, '-')[:12]} now): what the report "
@@ -503,7 +501,7 @@ def _changed_dataset_note(config: dict[str, Any], ds: Dataset | None) -> list[st
 def _fill_costs(
     rundir: Path,
     rows: list[ResultRow],
-    config: dict[str, Any],
+    config: RunFile,
     conditions: dict[str, dict[str, Any]],
     override: StrPath | None,
     ds: Dataset | None,
@@ -516,7 +514,7 @@ def _fill_costs(
 
     missing = sum(r.harm is None and not r.chain for r in rows)
     unplaced = sum(r.pick_rank is None and r.committed and not r.chain for r in rows)
-    if not (missing or unplaced) or config.get("kind") == "sim":
+    if not (missing or unplaced) or config.is_sim:
         return rows, "", "", ds
     if ds is None:
         _, ds, why = _open_dataset(rundir, _dataset_candidates(config, conditions, override))
@@ -539,7 +537,7 @@ def _fill_costs(
 def _choice_sets(
     rundir: Path,
     rows: list[ResultRow],
-    config: dict[str, Any],
+    config: RunFile,
     conditions: dict[str, dict[str, Any]],
     override: StrPath | None,
     ds: Dataset | None,
@@ -552,7 +550,7 @@ def _choice_sets(
     states = sorted({r.pair_of for r in rows if not r.injected and not r.chain})
     if not states:
         return {}, "", ds
-    if config.get("kind") == "sim":
+    if config.is_sim:
         from dibench.sim import EpisodeSpec
 
         from ._explore import sim_plan
@@ -639,21 +637,19 @@ def build_report(
         findings = key_finding(rows, defense=baseline, n_boot=n_boot, seed=seed, conf=conf)
         ds_name, ds, ds_note = None, None, ""
         chosen = pick_successes(join, examples)
-        if chosen and config.get("kind") == "sim" and dataset is None:
+        if chosen and config.is_sim and dataset is None:
             ds_note = "simulator run (no dataset)"
         elif chosen:
             ds_name, ds, ds_note = _open_dataset(
                 rundir, _dataset_candidates(config, conditions, dataset)
             )
-        sim = config.get("kind") == "sim"
+        sim = config.is_sim
         roots = [str(ds.root.absolute())] if ds else []
         exs = tuple(
             replace(e, image_note=_unrooted_text(e.image_note, rundir, roots))
             for e in (make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
         )
-        section = _defense_section(
-            rows, list(store.verdict_rows()), defenses, st, store.usage()
-        )
+        section = _defense_section(rows, list(store.verdict_rows()), defenses, st, store.usage())
         exploration = build_explore(
             store,
             config,
@@ -674,8 +670,8 @@ def build_report(
         notes.append(
             f"{facts.missing_pairs} injected runs have no benign partner and are left out of ASR"
         )
-    refused = config.get("refused")
-    if isinstance(refused, dict) and refused:  # recorded by `dibench simulate`
+    refused = config.refused
+    if refused:  # recorded by `dibench simulate`
         notes.append(
             f"{len(refused)} planned injected twins were left out: their probe does not fit the "
             "target's title box (listed in run.json, refused)"
@@ -698,7 +694,7 @@ def build_report(
         depth = replace(depth, film=film[0], film_note=film[1])
     return Report(
         rundir=rundir,
-        config=unrooted(config, rundir),
+        config=unrooted(config.dump(), rundir),
         conditions=unrooted(conditions, rundir),
         facts=facts,
         main_tables=tuple(main),

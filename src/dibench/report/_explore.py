@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
+from dibench._records import RunFile
 from dibench.metrics import (
     ACTION_KINDS,
     EXPLORE_METRICS,
@@ -336,12 +337,12 @@ def _choose(
 
 
 def sim_plan(
-    config: dict[str, Any], conditions: dict[str, dict[str, Any]]
+    config: RunFile, conditions: dict[str, dict[str, Any]]
 ) -> tuple[SimRunConfig | None, dict[str, Any], str]:
     """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
     from dibench.runner import SimRunConfig, plan_sim_work
 
-    raw = config.get("sim")
+    raw = config.sim
     if not isinstance(raw, dict):
         raw = next(
             (c.get("config", {}).get("sim") for c in conditions.values() if c.get("config")),
@@ -370,7 +371,7 @@ def _mixes(trajs: Sequence[Trajectory]) -> tuple[ActionMix, ...]:
 
 def build_explore(
     store: ResultStore,
-    config: dict[str, Any],
+    config: RunFile,
     conditions: dict[str, dict[str, Any]],
     *,
     filmstrips: int = 3,
@@ -505,7 +506,7 @@ def replay_chain(
 def build_chain_film(
     store: ResultStore,
     rows: Sequence[ResultRow],
-    config: dict[str, Any],
+    config: RunFile,
     conditions: dict[str, dict[str, Any]],
     defense: str,
     *,

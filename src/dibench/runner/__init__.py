@@ -5,6 +5,8 @@
 run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite store.
 """
 
+from dibench._records import ConditionRecord, RecordError, RunFile
+
 from ._api import (
     SweepError,
     SweepFile,
@@ -72,6 +74,7 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "AgentRequest",
     "Backend",
+    "ConditionRecord",
     "ConditionSpec",
     "Described",
     "LocalBackend",
@@ -79,6 +82,7 @@ __all__ = [
     "OpenCondition",
     "ProgressFn",
     "RayBackend",
+    "RecordError",
     "Recorder",
     "Recorders",
     "ResultStore",
@@ -86,6 +90,7 @@ __all__ = [
     "RunDir",
     "RunDirBusy",
     "RunError",
+    "RunFile",
     "RunLock",
     "RunParts",
     "RunProgress",

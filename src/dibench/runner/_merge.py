@@ -16,9 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from dibench._fs import atomic_write
+from dibench._records import RunFile
 
 from ._errors import RunError
 from ._rundir import EPISODE_KEYS, RunDir
@@ -33,12 +31,12 @@ class MergeError(RunError):
     """Run directories that cannot be read as one; names the directories and why."""
 
 
-def _identity(run: RunDir, data: dict[str, Any]) -> tuple[str, Any]:
+def _identity(run: RunDir, data: RunFile) -> tuple[str, Any]:
     """What the runs must share: the dataset's records, or the simulator's episodes."""
-    if data.get("dataset"):
-        return "dataset", data.get("dataset_sha256")
-    if data.get("sim") is not None:
-        return "sim", {k: data["sim"].get(k) for k in EPISODE_KEYS}
+    if data.dataset:
+        return "dataset", data.dataset_sha256
+    if data.sim is not None:
+        return "sim", {k: data.sim.get(k) for k in EPISODE_KEYS}
     raise MergeError(f"{run.root}: run.json names neither a dataset nor simulator episodes")
 
 
@@ -53,8 +51,8 @@ def _which(kind: str, ident: Any, other_kind: str, other: Any) -> str:
     return "their records' fingerprints differ"
 
 
-def _describe(kind: str, data: dict[str, Any]) -> str:
-    return f"dataset {data.get('dataset')}" if kind == "dataset" else "simulator episodes"
+def _describe(kind: str, data: RunFile) -> str:
+    return f"dataset {data.dataset}" if kind == "dataset" else "simulator episodes"
 
 
 def merge_runs(rundirs: Sequence[Path | str], out: Path | str) -> RunDir:
@@ -88,11 +86,10 @@ def merge_runs(rundirs: Sequence[Path | str], out: Path | str) -> RunDir:
             _copy(store.db, run, owner)
             sources.append(str(run.store_path.resolve()))
         store.set_meta(IMAGE_SOURCES, sources)
-    merged = dict(datas[0])
-    merged["conditions"] = [c for d in datas for c in d.get("conditions", [])]
-    merged["merged_from"] = [str(r.root.resolve()) for r in runs]
-    opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-    atomic_write(dest.run_json, orjson.dumps(merged, option=opts))
+    merged = datas[0].model_copy(deep=True)
+    merged.conditions = [c for d in datas for c in d.conditions]
+    merged.merged_from = [str(r.root.resolve()) for r in runs]
+    merged.write(dest.run_json)
     return dest
 
 

@@ -16,10 +16,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from dibench import __version__
-from dibench._fs import StrPath, atomic_write
+from dibench._fs import StrPath
+from dibench._records import RUN_SCHEMA, ConditionRecord, RunFile
 from dibench._secrets import mask_secret_keys, redact_url
 from dibench.adapters import folder_digest
 from dibench.dataset import Dataset, DatasetError
@@ -108,15 +107,18 @@ _PACING = frozenset(
 )  # fmt: skip
 
 
-def _identity(entry: dict[str, Any]) -> dict[str, Any]:
+def _identity(entry: ConditionRecord) -> dict[str, Any]:
     """The settings of a run.json condition entry that decide which rows it holds."""
-    flat = {k: v for k, v in (entry.get("run") or {}).items() if k != "concurrency"}
-    for group in ("provider_options", "adapter_options"):
-        for k, v in (entry.get(group) or {}).items():
-            if group == "adapter_options" or k not in _PACING:
-                flat[f"{group.split('_')[0]} {k}"] = v
-    if entry.get("prompt_templates"):  # the templates' contents, not only their folder
-        flat["prompt templates"] = entry["prompt_templates"]
+    flat = {k: v for k, v in entry.run.items() if k != "concurrency"}
+    for group, options in (
+        ("provider", entry.provider_options),
+        ("adapter", entry.adapter_options),
+    ):
+        for k, v in options.items():
+            if group == "adapter" or k not in _PACING:
+                flat[f"{group} {k}"] = v
+    if entry.prompt_templates:  # the templates' contents, not only their folder
+        flat["prompt templates"] = entry.prompt_templates
     return flat
 
 
@@ -128,35 +130,32 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _check_resume(old: dict[str, Any], new: dict[str, Any], out: Path) -> None:
+def _check_resume(old: ConditionRecord, new: ConditionRecord, out: Path) -> None:
     """Refuse to resume a condition under other settings, with a one-line diff of them."""
     a, b = _identity(old), _identity(new)
     changed = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
     if changed:
         diff = "; ".join(f"{k}: {_show(a.get(k))} -> {_show(b.get(k))}" for k in changed)
         raise RunError(
-            f"{out} already holds {new['key']} with other settings ({diff}): re-run with the "
+            f"{out} already holds {new.key} with other settings ({diff}): re-run with the "
             "recorded settings to resume, or use another --out"
         )
 
 
-def condition_entry(req: ConditionSpec) -> dict[str, Any]:
+def condition_entry(req: ConditionSpec) -> ConditionRecord:
     """``req``'s entry in run.json's ``conditions`` (options as ``stored_options`` keeps them,
     the prompt templates' digest when a ``prompts=`` folder is given)."""
-    entry: dict[str, Any] = {
-        "key": f"{label_of(req)}|{req.model}|{req.defense}",
-        "framework": req.framework,
-        "model": req.model,
-        "defense": req.defense,
-        "defenses": list(req.defenses),
-        "run": req.config.describe(),
-        "provider_options": stored_options(req.provider_options),
-        "adapter_options": stored_options(req.adapter_options, "--adapter-opt"),
-    }
-    digest = folder_digest(req.adapter_options.get("prompts"))
-    if digest:
-        entry["prompt_templates"] = digest
-    return entry
+    return ConditionRecord(
+        key=f"{label_of(req)}|{req.model}|{req.defense}",
+        framework=req.framework,
+        model=req.model,
+        defense=req.defense,
+        defenses=list(req.defenses),
+        run=req.config.describe(),
+        provider_options=stored_options(req.provider_options),
+        adapter_options=stored_options(req.adapter_options, "--adapter-opt"),
+        prompt_templates=folder_digest(req.adapter_options.get("prompts")) or None,
+    )
 
 
 class RunDir:
@@ -193,32 +192,25 @@ class RunDir:
     def store(self, *, readonly: bool = False) -> ResultStore:
         return ResultStore(self.store_path, readonly=readonly)
 
-    def read(self) -> dict[str, Any]:
-        """run.json ({} before the first run); a ``DatasetError`` if it is not JSON."""
-        path = self.run_json
-        if not path.is_file():
-            return {}
-        try:
-            return orjson.loads(path.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+    def read(self) -> RunFile:
+        """run.json (``RunFile()`` before the first run); a ``RecordError`` naming the file and
+        the field if it is not one."""
+        return RunFile.load(self.run_json)
 
-    def write(self, data: dict[str, Any], condition: ConditionSpec) -> None:
+    def write(self, data: RunFile, condition: ConditionSpec) -> None:
         """Write ``data`` with ``condition``'s entry added (replacing its earlier one), at once.
 
         A condition already recorded under other settings is refused (a ``RunError`` with the
         changed settings), so a resume never rewrites what the stored rows were run with.
         """
         entry = condition_entry(condition)
-        conds = data.get("conditions", [])
-        for c in conds:
-            if c.get("key") == entry["key"]:
+        for c in data.conditions:
+            if c.key == entry.key:
                 _check_resume(c, entry, self.root)
-        data["conditions"] = [c for c in conds if c.get("key") != entry["key"]] + [entry]
-        opts = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-        atomic_write(self.run_json, orjson.dumps(data, option=opts))
+        data.conditions = [c for c in data.conditions if c.key != entry.key] + [entry]
+        data.write(self.run_json)
 
-    def update(self, condition: ConditionSpec, change: Callable[[dict[str, Any]], None]) -> None:
+    def update(self, condition: ConditionSpec, change: Callable[[RunFile], None]) -> None:
         """Read run.json, let ``change`` check and amend it in place (raising to refuse), and
         write it back with ``condition``'s entry."""
         data = self.read()
@@ -233,17 +225,16 @@ class RunDir:
         differ from their manifest's hashes (a run with ``--allow-modified-data``), the
         manifest's are kept beside them (``manifest_sha256``)."""
 
-        def change(data: dict[str, Any]) -> None:
-            recorded = data.get("dataset")
+        def change(data: RunFile) -> None:
+            recorded = data.dataset
             if recorded and Path(recorded).resolve() != ds.root.resolve():
                 raise DatasetError(
                     f"{self.root} holds results for dataset {recorded}, not {ds.root}: "
                     "use another --out"
                 )
-            before = data.get("dataset_sha256")
-            if recorded and isinstance(before, dict):
-                sizes = data.get("dataset_bytes")
-                changed = ds.changed_since(before, sizes if isinstance(sizes, dict) else {})
+            before = data.dataset_sha256
+            if recorded and before is not None:
+                changed = ds.changed_since(before, data.dataset_bytes or {})
                 if changed:
                     name = changed[0]
                     raise DatasetError(
@@ -252,27 +243,19 @@ class RunDir:
                         "now): its stored rows are of other records; use another --out, or "
                         "restore the file to resume"
                     )
-            data.update(
-                {
-                    "schema_version": 1,
-                    "dibench": __version__,
-                    "dataset": str(ds.root.resolve()),
-                    "dataset_sha256": ds.sha256,
-                    "dataset_bytes": ds.sizes,
-                }
-            )
-            data.pop("manifest_sha256", None)
-            if ds.modified():
-                data["manifest_sha256"] = ds.manifest.get("sha256")
+            data.schema_version, data.dibench = RUN_SCHEMA, __version__
+            data.dataset = str(ds.root.resolve())
+            data.dataset_sha256, data.dataset_bytes = dict(ds.sha256), dict(ds.sizes)
+            data.manifest_sha256 = ds.manifest.get("sha256") if ds.modified() else None
 
         self.update(condition, change)
 
-    def check_sim(self, data: dict[str, Any], sim: dict[str, Any]) -> None:
+    def check_sim(self, data: RunFile, sim: Mapping[str, Any]) -> None:
         """Refuse simulator results in a directory of dataset results, or of other episodes
         (``EPISODE_KEYS`` of ``sim``, a ``SimRunConfig.describe()``, against the recorded)."""
-        if data.get("dataset"):
+        if data.dataset:
             raise DatasetError(f"{self.root} holds dataset results: use another --out")
-        old = data.get("sim")
+        old = data.sim
         if old is not None and any(old.get(k) != sim.get(k) for k in EPISODE_KEYS):
             raise DatasetError(
                 f"{self.root} holds results for other simulator episodes: use another --out"
@@ -289,18 +272,11 @@ class RunDir:
         it leaves out (``refused``: id -> why, the probe does not fit) for the report."""
         sim = config.describe()
 
-        def change(data: dict[str, Any]) -> None:
+        def change(data: RunFile) -> None:
             self.check_sim(data, sim)
-            data.update(
-                {
-                    "schema_version": 1,
-                    "dibench": __version__,
-                    "kind": "sim",
-                    "sim": data.get("sim") or sim,
-                }
-            )
-            data.pop("refused", None)
-            if refused:  # only where twins are left out: other run.json files stay as they were
-                data["refused"] = dict(sorted(refused.items()))
+            data.schema_version, data.dibench = RUN_SCHEMA, __version__
+            data.kind, data.sim = "sim", data.sim or sim
+            # only where twins are left out: other run.json files stay as they were
+            data.refused = dict(sorted(refused.items())) if refused else None
 
         self.update(condition, change)
