@@ -26,8 +26,9 @@ registers it. What they share lives here: ``_base`` (the values), ``_env`` (envi
 E's OCR list) and ``_pool`` (E's and v3's information pool).
 """
 
-from ._adapter import ADAPTERS, Adapter
+from ._adapter import ADAPTERS, Adapter, codec_of
 from ._base import Action, AgentInput, Decision, Step, Verdict, candidate_at
+from ._codec import Codec, Frame, Say
 from ._env import OUTSIDE, Environment, Observed, Screen, StaticScreen, Transition
 from ._episode import (
     ASKED,
@@ -71,9 +72,11 @@ __all__ = [
     "AppAgentAdapter",
     "AppAgentGrid",
     "AutoGLMAdapter",
+    "Codec",
     "Decision",
     "DirectAdapter",
     "Environment",
+    "Frame",
     "FrameworkAdapter",
     "GuiOwlAdapter",
     "MaiUiAdapter",
@@ -82,6 +85,7 @@ __all__ = [
     "MobileAgentV3Adapter",
     "Observed",
     "QwenVLAdapter",
+    "Say",
     "Screen",
     "StaticScreen",
     "Step",
@@ -89,6 +93,7 @@ __all__ = [
     "UiTarsAdapter",
     "Verdict",
     "candidate_at",
+    "codec_of",
     "encode_png",
     "excerpt",
     "folder_digest",
