@@ -15,7 +15,6 @@ from dibench.providers import Message, TextPart
 
 from .._adapter import ADAPTERS
 from .._base import Action
-from .._codec import Frame
 from .._episode import CONFIRM_ANSWERS, GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show_screen
 from .._parse import excerpt
@@ -103,7 +102,7 @@ class AutoGLMAdapter(FrameworkAdapter):
             shown = await show_screen(screen)
             user = self._user(first, ep, shown)
             messages = [ep.system_message(system), *history, user]
-            answer = self.codec().answer(Frame(shown.image.width, shown.image.height))
+            answer = self.codec().answer(shown.frame)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
                 call, action = self.read(turn.text, screen.image.width, screen.image.height)
