@@ -86,6 +86,12 @@ class Codec(ABC):
     kinds: frozenset[ActionKind] = frozenset()  # what write can say
     modes: tuple[str, ...] = PARSE_MODES  # the read modes it has
     markers: tuple[str, ...] = ()  # syntax only this framework writes (the grep test's list)
+    views: tuple[str, ...] = ("",)  # the Frame.view values its format has
+    directions: tuple[str, ...] = ("up", "down", "left", "right")  # swipes it can say
+
+    def kinds_in(self, frame: Frame) -> frozenset[ActionKind]:
+        """What ``write`` can say on ``frame`` (``kinds`` unless a view has fewer)."""
+        return self.kinds
 
     @abstractmethod
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
