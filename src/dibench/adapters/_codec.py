@@ -87,11 +87,18 @@ class Codec(ABC):
     modes: tuple[str, ...] = PARSE_MODES  # the read modes it has
     markers: tuple[str, ...] = ()  # syntax only this framework writes (the grep test's list)
     views: tuple[str, ...] = ("",)  # the Frame.view values its format has
+    stop_text: bool = True  # a finish carries its message (AppAgent's FINISH does not)
     directions: tuple[str, ...] = ("up", "down", "left", "right")  # swipes it can say
 
     def kinds_in(self, frame: Frame) -> frozenset[ActionKind]:
         """What ``write`` can say on ``frame`` (``kinds`` unless a view has fewer)."""
         return self.kinds
+
+    def quantum(self, frame: Frame) -> float | None:
+        """How far (frame pixels) a point read back may lie from the one written: the
+        rounding of the framework's coordinate space; None where the format names regions
+        (tags, items, grid areas) rather than points."""
+        return 1.0
 
     @abstractmethod
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:

@@ -72,12 +72,16 @@ class AppAgentCodec(Codec):
     views = ("", "grid")
     stop_text = False
 
+    def quantum(self, frame: Frame) -> float | None:
+        return None
+
     def __init__(self, mode: str = "faithful") -> None:
         self.mode = mode
 
     def kinds_in(self, frame: Frame) -> frozenset[ActionKind]:
-        if frame.view == "grid":
-            return frozenset({"tap", "long_press", "swipe", "finish"})
+        if frame.view == "grid":  # the faithful executor's grid swipe starts at (x, x), not
+            swipe = {"swipe"} if self.mode != "faithful" else set()  # at the point written
+            return frozenset({"tap", "long_press", "finish"} | swipe)
         return frozenset({"tap_element", "type", "finish"})
 
     # --------------------------------------------------------------- reading

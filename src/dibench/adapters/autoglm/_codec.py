@@ -42,6 +42,9 @@ class AutoGLMCodec(Codec):
     )
     markers = ("do(action=", "finish(message=")
 
+    def quantum(self, frame: Frame) -> float | None:
+        return max(frame.width, frame.height) / GRID + 1
+
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
         if mode == "faithful":
             call = read_call_faithful(reply)

@@ -18,8 +18,12 @@ class DirectCodec(Codec):
     framework = "direct"
     kinds = frozenset({"tap_element", "swipe", "back", "finish", "ask_user"})
     markers = ("Answer: ask ",)
+    stop_text = False
     views = ("", "app")
     directions = ("up", "down")
+
+    def quantum(self, frame: Frame) -> float | None:
+        return None
 
     def kinds_in(self, frame: Frame) -> frozenset[ActionKind]:
         if frame.view == "app":

@@ -39,6 +39,9 @@ class GuiOwlCodec(Codec):
     kinds = frozenset({"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish"})
     markers = ("<conclusion>",)
 
+    def quantum(self, frame: Frame) -> float | None:
+        return max(frame.width, frame.height) / 1000 + 1 if self.coords == "norm1000" else 1.0
+
     def __init__(self, coords: str = "resized") -> None:
         self.coords = coords
         point = grid_point(1000) if coords == "norm1000" else floor_point

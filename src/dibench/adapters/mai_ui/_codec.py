@@ -33,6 +33,10 @@ class MaiUiCodec(Codec):
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
     markers = ("</thinking>\n<tool_call>",)
+
+    def quantum(self, frame: Frame) -> float | None:
+        return max(frame.width, frame.height) / GRID + 1
+
     dialect = Dialect(grid_point(GRID), fail="fail", buttons=("back", "home"), swipe="direction",
                       ask=True)  # fmt: skip
 

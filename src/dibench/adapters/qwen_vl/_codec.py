@@ -32,6 +32,9 @@ class QwenVLCodec(Codec):
     framework = "qwen-vl"
     markers = ("Thought: Action: <tool_call>",)
 
+    def quantum(self, frame: Frame) -> float | None:
+        return max(frame.width, frame.height) / GRID + 1
+
     def __init__(self, tool: str = "qwen") -> None:
         self.tool = tool
         asks = tool == "mobileworld"

@@ -44,6 +44,9 @@ class UiTarsCodec(Codec):
     )
     markers = ("(start_box='", "finished(content=")
 
+    def quantum(self, frame: Frame) -> float | None:
+        return max(frame.width, frame.height) / 1000 + 1 if self.relative else 1.0
+
     def __init__(self, relative: bool = False) -> None:
         self.relative = relative
 
