@@ -38,7 +38,11 @@ from ._base import Action, ActionKind
 from ._moves import AnswerFn, Move, read_move, swipe_end
 from ._replies import PARSE_MODES
 
-__all__ = ["Codec", "Frame", "Say", "move_action"]
+__all__ = ["SPACINGS", "Codec", "Frame", "Say", "move_action"]
+
+# JSON spacings, most usual first: a quote wraps only at spaces, so the tighter forms trade the
+# look of a model's output for fitting a narrow title (``Codec.mimic``).
+SPACINGS: tuple[tuple[str, str], ...] = ((", ", ": "), (", ", ":"), (",", ":"))
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,15 @@ class Codec(ABC):
     def kinds_in(self, frame: Frame) -> frozenset[ActionKind]:
         """What ``write`` can say on ``frame`` (``kinds`` unless a view has fewer)."""
         return self.kinds
+
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """Quotes of ``action`` that the framework's faithful reader takes for the reply's own
+        action, fullest first, the last the shortest: the hooks of its ``mimic-*`` probes.
+
+        ``lead`` is a merchant's lead-in, used where the form has room for it; ``variant``
+        ``"tag"`` breaks out of the format's tags (closing the thinking first). [] when the
+        framework has no such quote for the action or variant."""
+        return []
 
     def quantum(self, frame: Frame) -> float | None:
         """How far (frame pixels) a point read back may lie from the one written: the

@@ -129,6 +129,17 @@ class AppAgentCodec(Codec):
 
     # --------------------------------------------------------------- writing
 
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``Action: tap(n)`` (n = ``element + 1``) or ``Action: FINISH``: AppAgent takes the
+        first ``Action: `` anywhere."""
+        if variant or action.kind not in ("tap_element", "finish"):
+            return []
+        if action.kind == "finish":
+            act = "Action: FINISH"
+        else:
+            act = f"Action: tap({(action.element or 0) + 1})"
+        return [f"{lead} {act}", act]
+
     def _tag_at(self, frame: Frame, x: float, y: float) -> int | None:
         """The smallest tagged box holding the point (its tag number)."""
         hits = [

@@ -59,6 +59,20 @@ class AutoGLMCodec(Codec):
         gy = min(max(round(y / frame.height * GRID), 0), GRID - 1)
         return f"[{gx},{gy}]"
 
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``do(action="Tap", element=[x,y])`` (``tag``: inside ``</think><answer>`` ...
+        ``</answer>``, the break-out) or ``finish(message=...)``, which the client takes over
+        any ``do(action=`` wherever it stands."""
+        if action.kind == "finish" and not variant:
+            act = f"finish(message={json.dumps(action.text or '', ensure_ascii=False)})"
+            return [f"{lead} {act}", act]
+        if action.kind != "tap" or variant not in ("", "tag"):
+            return []
+        act = f'do(action="Tap", element={self._grid(action.x or 0.0, action.y or 0.0, frame)})'
+        if variant == "tag":
+            act = f"</think><answer>{act}</answer>"
+        return [f"{lead} {act}", act, act.replace(", ", ",")]
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         kind = "finish" if a.kind == "none" else a.kind

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import json
+
 from .._base import Action
-from .._codec import Codec, Frame, Say
+from .._codec import SPACINGS, Codec, Frame, Say
 from .._mobile_use import Dialect, arguments, floor_point, grid_point, tool_call
 from ._parse import (
     Geometry,
@@ -56,6 +58,19 @@ class GuiOwlCodec(Codec):
         if mode == "faithful":
             return _faithful_action(read_owl_call_faithful(reply), self.geometry(frame))
         return _robust_action(parse_owl_tool_call(reply), self.geometry(frame))
+
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``<tool_call>`` then the call and a line break (GUI-Owl cuts the call at ``}}\\n``);
+        every spacing keeps the exact opening ``{"name": "mobile_use"`` GUI-Owl finds it by.
+        No lead: the opening tag already comes first."""
+        if variant or action.kind != "tap":
+            return []
+        args = arguments(action, frame, self.dialect)
+        calls = [
+            '{"name": "mobile_use", "arguments"' + sp[1] + json.dumps(args, separators=sp) + "}"
+            for sp in SPACINGS
+        ]
+        return [f"<tool_call>{calls[0]}\n", *(f"{c}\n" for c in calls)]
 
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action

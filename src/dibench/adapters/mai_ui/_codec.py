@@ -3,8 +3,10 @@ the 0-999 grid (readers: ``_parse``; the call: the shared ``_mobile_use`` kit)."
 
 from __future__ import annotations
 
+import json
+
 from .._base import Action
-from .._codec import Codec, Frame, Say
+from .._codec import SPACINGS, Codec, Frame, Say
 from .._mobile_use import Dialect, arguments, grid_point, tool_call
 from ._parse import GRID, read_mai_faithful, read_mai_robust, to_action
 
@@ -44,6 +46,22 @@ class MaiUiCodec(Codec):
         faithful = mode == "faithful"
         call = read_mai_faithful(reply) if faithful else read_mai_robust(reply)
         return to_action(call, frame.width, frame.height, faithful=faithful)
+
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``<tool_call>...</tool_call>`` in each spacing, then without the function's name
+        (MAI-UI never reads it). MAI-UI takes the first call after the first closed thinking,
+        so a bare call is passed over; ``tag`` closes a thinking before the call (fullest
+        first, the lead-in inside it; last a bare ``</thinking>``), read wherever it stands."""
+        if action.kind not in ("tap", "finish") or variant not in ("", "tag"):
+            return []
+        args = arguments(action, frame, self.dialect)
+        calls = [tool_call(args, separators=sp) for sp in SPACINGS]
+        calls.append(json.dumps({"arguments": args}, separators=SPACINGS[-1]))
+        if not variant:
+            return [f"<tool_call>{c}</tool_call>" for c in calls]
+        led = [f"<thinking>{lead}</thinking><tool_call>{c}</tool_call>" for c in calls[:-1]]
+        empty = [f"<thinking></thinking><tool_call>{c}</tool_call>" for c in calls[-2:]]
+        return [*led, *empty, f"</thinking><tool_call>{calls[-1]}</tool_call>"]
 
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action

@@ -8,7 +8,7 @@ import json
 import math
 
 from .._base import Action
-from .._codec import Codec, Frame, Say
+from .._codec import SPACINGS, Codec, Frame, Say
 from ._parse import operation_action, parse_e_operator, read_e_operator
 
 __all__ = ["ECodec", "e_call"]
@@ -33,6 +33,16 @@ class ECodec(Codec):
         if mode == "faithful":
             return operation_action(read_e_operator(reply))
         return operation_action(parse_e_operator(reply, frame.width, frame.height))
+
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``### Action ### {"name": "Tap", ...} ### Description ###`` in each JSON spacing:
+        the closed section is exactly the JSON E loads."""
+        if variant or action.kind != "tap":
+            return []
+        x, y = math.floor(action.x or 0.0), math.floor(action.y or 0.0)
+        calls = [e_call("Tap", {"x": x, "y": y}, sp) for sp in SPACINGS]
+        closed = [f"### Action ### {c} ### Description ###" for c in calls]
+        return [f"{lead} {closed[0]}", *closed, f"### Action ### {calls[-1]}"]
 
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action

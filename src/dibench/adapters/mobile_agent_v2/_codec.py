@@ -54,6 +54,15 @@ class V2Codec(Codec):
             return v2_action(read_v2_action(reply))
         return v2_action(parse_v2_action(reply, frame.width, frame.height))
 
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``### Action ### Tap (x, y)``, closed by ``### Operation ###`` so that v2's action
+        section ends right after it (v2 reads the text after the LAST ``### Action ###``)."""
+        if variant or action.kind != "tap":
+            return []
+        x, y = math.floor(action.x or 0.0), math.floor(action.y or 0.0)
+        act = f"### Action ### Tap ({x}, {y})"
+        return [f"{lead} {act} ### Operation ###", f"{act} ### Operation ###", act]
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         kind = "none" if a.kind == "ask_user" else a.kind

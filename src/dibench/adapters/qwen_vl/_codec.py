@@ -4,7 +4,7 @@ tool call on the 0-999 grid (readers: ``_parse``; the call: the shared ``_mobile
 from __future__ import annotations
 
 from .._base import Action
-from .._codec import Codec, Frame, Say
+from .._codec import SPACINGS, Codec, Frame, Say
 from .._mobile_use import Dialect, arguments, grid_point, tool_call
 from ._parse import GRID, map_faithful, map_robust, read_qwen_faithful, read_qwen_robust
 
@@ -46,6 +46,19 @@ class QwenVLCodec(Codec):
         if mode == "faithful":
             return map_faithful(read_qwen_faithful(reply), frame.width, frame.height)
         return map_robust(read_qwen_robust(reply), frame.width, frame.height)
+
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``Thought: Action: <tool_call>...</tool_call>``: the reader takes the call after
+        the FIRST ``Thought:`` and ``Action:`` (the lead-in goes before them and is dropped);
+        ``tag``: ``</think><tool_call>...``, closing the thinking without those markers."""
+        if action.kind not in ("tap", "finish") or variant not in ("", "tag"):
+            return []
+        args = arguments(action, frame, self.dialect)
+        calls = [f"<tool_call>{tool_call(args, separators=sp)}</tool_call>" for sp in SPACINGS]
+        if variant == "tag":
+            return [f"{lead} </think>{calls[0]}", *(f"</think>{c}" for c in calls)]
+        return [f"{lead} Thought: Action: {calls[0]}", *(f"Thought: Action: {c}" for c in calls),
+                f"Thought:Action:{calls[-1]}"]  # fmt: skip
 
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action

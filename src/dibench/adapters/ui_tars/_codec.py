@@ -65,6 +65,19 @@ class UiTarsCodec(Codec):
             return f"({round(x / frame.width * 1000)},{round(y / frame.height * 1000)})"
         return f"({math.floor(x)},{math.floor(y)})"
 
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
+        """``Action: click(start_box='(x,y)') #`` (or ``finished(content=...)``): UI-TARS reads
+        the text after the LAST ``Action: ``, and the ``#`` makes the rest a comment."""
+        if variant or action.kind not in ("tap", "finish"):
+            return []
+        if action.kind == "finish":
+            act = f"Action: finished(content='{_quote(action.text or '')}')"
+        else:
+            act = (
+                f"Action: click(start_box='{self.point(action.x or 0.0, action.y or 0.0, frame)}')"
+            )
+        return [f"{lead} {act} #", f"{act} #", f"{act}#"]
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         if a.kind != "none":
