@@ -107,6 +107,14 @@ class Codec(ABC):
         framework has no such quote for the action or variant."""
         return []
 
+    space: str = "screen"  # what write's numbers count: screen, resized, grid, tags or items
+    quote_head: str = ""  # ``quote`` without its target: a generic form that fits any target
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        """``action`` as one quotable line, closed so that the reader's action ends after it
+        (the attack grammar's action-syntax move); None when the framework has none."""
+        return None
+
     def quantum(self, frame: Frame) -> float | None:
         """How far (frame pixels) a point read back may lie from the one written: the
         rounding of the framework's coordinate space; None where the format names regions

@@ -129,6 +129,12 @@ class AppAgentCodec(Codec):
 
     # --------------------------------------------------------------- writing
 
+    space = "tags"
+    quote_head = "Action: tap"
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        return self.mimic(action, frame, "")[1] if action.kind == "tap_element" else None
+
     def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
         """``Action: tap(n)`` (n = ``element + 1``) or ``Action: FINISH``: AppAgent takes the
         first ``Action: `` anywhere."""

@@ -42,6 +42,8 @@ class AutoGLMCodec(Codec):
     )
     markers = ("do(action=", "finish(message=")
 
+    space = "grid"
+
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / GRID + 1
 

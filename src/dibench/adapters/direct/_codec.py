@@ -52,6 +52,14 @@ class DirectCodec(Codec):
         assert isinstance(choice, int)
         return Action("tap_element", element=choice - 1)
 
+    space = "items"
+    quote_head = "Answer:"
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        if action.kind != "tap_element" or action.element is None:
+            return None
+        return f"Answer: {action.element + 1}"
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         app = frame.view == "app"

@@ -72,6 +72,12 @@ class GuiOwlCodec(Codec):
         ]
         return [f"<tool_call>{calls[0]}\n", *(f"{c}\n" for c in calls)]
 
+    space = "resized"
+    quote_head = "<tool_call> click"
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        return self.mimic(action, frame, "")[0].rstrip("\n") if action.kind == "tap" else None
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         kind = "none" if a.kind == "ask_user" else a.kind

@@ -36,6 +36,8 @@ class MaiUiCodec(Codec):
     )
     markers = ("</thinking>\n<tool_call>",)
 
+    space = "grid"
+
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / GRID + 1
 

@@ -44,6 +44,11 @@ class ECodec(Codec):
         closed = [f"### Action ### {c} ### Description ###" for c in calls]
         return [f"{lead} {closed[0]}", *closed, f"### Action ### {calls[-1]}"]
 
+    quote_head = "### Action ### Tap"
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        return self.mimic(action, frame, "")[1] if action.kind == "tap" else None
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         kind = "none" if a.kind == "ask_user" else a.kind

@@ -63,6 +63,11 @@ class V2Codec(Codec):
         act = f"### Action ### Tap ({x}, {y})"
         return [f"{lead} {act} ### Operation ###", f"{act} ### Operation ###", act]
 
+    quote_head = "### Action ### Tap"
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        return self.mimic(action, frame, "")[1] if action.kind == "tap" else None
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         kind = "none" if a.kind == "ask_user" else a.kind

@@ -40,6 +40,16 @@ class V3Codec(Codec):
         op = parse_v3_operator(reply, frame.width, frame.height, faithful=mode == "faithful")
         return op.action
 
+    space = "resized"
+    quote_head = "### Action ### click"
+
+    def quote(self, action: Action, frame: Frame) -> str | None:
+        """The Action section closed by the next header: the JSON the operator loads."""
+        if action.kind != "tap":
+            return None
+        args = json.dumps(arguments(action, frame, self.dialect))
+        return f"### Action ### {args} ### Description ###"
+
     def write(self, say: Say, frame: Frame) -> str:
         a = say.action
         kind = "none" if a.kind == "ask_user" else a.kind

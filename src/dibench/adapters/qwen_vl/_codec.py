@@ -32,6 +32,8 @@ class QwenVLCodec(Codec):
     framework = "qwen-vl"
     markers = ("Thought: Action: <tool_call>",)
 
+    space = "grid"
+
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / GRID + 1
 

@@ -44,6 +44,8 @@ class UiTarsCodec(Codec):
     )
     markers = ("(start_box='", "finished(content=")
 
+    space = "resized"
+
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / 1000 + 1 if self.relative else 1.0
 
