@@ -17,7 +17,7 @@ class DirectCodec(Codec):
 
     framework = "direct"
     kinds = frozenset({"tap_element", "swipe", "back", "finish", "ask_user"})
-    markers = ("Answer: ask ",)
+    markers = ("Answer: ask ", "Answer: none")
     stop_text = False
     views = ("", "app")
     directions = ("up", "down")

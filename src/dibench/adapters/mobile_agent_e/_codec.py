@@ -27,7 +27,7 @@ class ECodec(Codec):
 
     framework = "mobile-agent-e"
     kinds = frozenset({"tap", "swipe", "type", "back", "home", "wait", "finish"})
-    markers = ('{"name": "Tap", "arguments"',)
+    markers = ('"name": "Tap"', "### Description ###")
 
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
         if mode == "faithful":

@@ -33,7 +33,7 @@ class V3Codec(Codec):
 
     framework = "mobile-agent-v3"
     kinds = frozenset({"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish"})
-    markers = ('### Action ###\n{"action": ',)
+    markers = ("### Description ###",)
     dialect = Dialect(floor_point)
 
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:

@@ -42,7 +42,7 @@ class UiTarsCodec(Codec):
     kinds = frozenset(
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
-    markers = ("(start_box='", "finished(content=")
+    markers = ("(start_box='", "finished(content=", "call_user()")
 
     space = "resized"
 
