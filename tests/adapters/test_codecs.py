@@ -92,7 +92,7 @@ def test_read_of_write_is_the_step(name: str, mode: str, view: str) -> None:
         # a reader that truncates may drift by the grid's rounding once more)
         z = codec.read(codec.write(Say(y), frame), frame, mode=mode)
         _same_step(codec, y, z, frame)
-        if (codec.quantum(frame) or 0) <= 1:
+        if (codec.quantum(frame) or 0) <= 1 and codec.stable(frame):
             assert z == y
 
     check()

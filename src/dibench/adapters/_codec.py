@@ -98,6 +98,11 @@ class Codec(ABC):
         """What ``write`` can say on ``frame`` (``kinds`` unless a view has fewer)."""
         return self.kinds
 
+    def stable(self, frame: Frame) -> bool:
+        """Whether a step read back is written and read back as itself on ``frame`` (False
+        where the original's reader maps to points its own format names differently)."""
+        return True
+
     def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
         """Quotes of ``action`` that the framework's faithful reader takes for the reply's own
         action, fullest first, the last the shortest: the hooks of its ``mimic-*`` probes.

@@ -80,7 +80,9 @@ def arguments(action: Action, frame: Frame, dialect: Dialect) -> dict[str, Any]:
     if a.kind == "long_press":
         return {"action": "long_press", "coordinate": d.point(x, y, frame)}
     if a.kind == "swipe":
-        if d.swipe == "direction":
+        if d.swipe == "direction":  # no start point (x None): from the screen's centre
+            if a.x is None:
+                return {"action": "swipe", "direction": a.direction}
             return {"action": "swipe", "direction": a.direction, "coordinate": d.point(x, y, frame)}
         end = Codec.swipe_end(a, frame)
         return {

@@ -46,12 +46,16 @@ def area_point(grid: Grid, area: int, subarea: str) -> tuple[int, int]:
     return col * cw + cw * fx // dx, row * ch + ch * fy // dy
 
 
-def reply_text(thought: str, action: str, summary: str) -> str:
+OBSERVATION = "The screen shows the app with numbered tags on its elements."
+
+
+def reply_text(thought: str, action: str, summary: str, observation: str = OBSERVATION) -> str:
     """The four lines AppAgent's prompt asks for."""
-    return (
-        "Observation: The screen shows the app with numbered tags on its elements.\n"
-        f"Thought: {thought}\nAction: {action}\nSummary: {summary}"
-    )
+    return f"Observation: {observation}\nThought: {thought}\nAction: {action}\nSummary: {summary}"
+
+
+def _seen(say: Say) -> str:
+    return say.extra.get("observation", OBSERVATION)
 
 
 def _first_mark(marks: tuple[object, ...], x: float, y: float) -> int | None:
@@ -77,6 +81,12 @@ class AppAgentCodec(Codec):
 
     def __init__(self, mode: str = "faithful") -> None:
         self.mode = mode
+
+    def stable(self, frame: Frame) -> bool:
+        """Not on the faithful grid: the executor's cells (``width // cols``) are not the
+        drawn squares, so a point it taps in the last rows or columns lies in another drawn
+        square, and writing it again names that square."""
+        return not (frame.view == "grid" and self.mode == "faithful")
 
     def kinds_in(self, frame: Frame) -> frozenset[ActionKind]:
         if frame.view == "grid":  # the faithful executor's grid swipe starts at (x, x), not
@@ -165,10 +175,11 @@ class AppAgentCodec(Codec):
         return area, (same or spots)[0]
 
     def write(self, say: Say, frame: Frame) -> str:
+        """``say.extra["observation"]``, when given, is the Observation line."""
         a = say.action
         if a.kind in ("none", "ask_user", "finish"):
             thought = say.thought or a.text or "Nothing here fits the task."
-            return reply_text(thought, "FINISH", say.note or "Gave up.")
+            return reply_text(thought, "FINISH", say.note or "Gave up.", _seen(say))
         sayable = {"tap", "long_press", "swipe"} | (
             set() if frame.view == "grid" else {"tap_element", "type"}
         )
@@ -182,7 +193,7 @@ class AppAgentCodec(Codec):
         a = say.action
 
         def said(thought: str, action: str, summary: str) -> str:
-            return reply_text(say.thought or thought, action, say.note or summary)
+            return reply_text(say.thought or thought, action, say.note or summary, _seen(say))
 
         if a.kind == "type":
             return said("The input field has focus.", f'text("{a.text}")', "Typed the query.")
@@ -220,10 +231,12 @@ class AppAgentCodec(Codec):
                 say.thought or "More content lies beyond the screen.",
                 f'swipe({area}, "{sub}", {area2}, "{sub2}")',
                 say.note or f"Swiped {a.direction} to see more.",
+                _seen(say),
             )
         name = "tap" if a.kind == "tap" else "long_press"
         return reply_text(
             say.thought or f"Square {area} covers the spot to tap.",
             f'{name}({area}, "{sub}")',
             say.note or "Tapped a spot.",
+            _seen(say),
         )
