@@ -12,7 +12,10 @@ How a framework provides its codec:
 
 - subclass ``Codec`` in ``<framework>/_codec.py``: set ``framework`` (the adapter's registry
   name), ``kinds`` (the action kinds ``write`` can say), ``markers`` (strings only this
-  framework's syntax contains, for the grep test), implement ``read`` and ``write``;
+  framework's syntax contains, for the grep test), implement ``read`` and ``write``; where
+  the framework has them, ``mimic`` (its ``mimic-*`` probes' hooks), ``quote`` and
+  ``quote_head`` (the attack grammar's action move), ``views``/``kinds_in`` (variants of the
+  format with fewer moves), ``quantum`` and ``stable`` (what the round trip can promise);
 - the adapter class returns it from ``codec()``, configured by the adapter's own options
   (GUI-Owl's coordinate space, Qwen-VL's tool variant, ...): ``FrameworkAdapter.codec`` is the
   hook, ``make_adapter(name).codec()`` finds any registered framework's codec, and
@@ -23,8 +26,8 @@ Coordinates: ``Say.action`` and what ``read`` returns are in the pixels of the i
 was shown (``Frame``); the codec maps them to and from the framework's own space (absolute
 pixels, a 0-999 or 0-1000 grid, AppAgent's tags or grid areas, the direct baseline's item
 numbers). A framework's writer rounds as its model would, so ``read(write(x))`` is ``x`` up
-to that rounding: ``read`` and ``write`` meet on a fixed point (``read(write(y)) == y`` for
-``y = read(write(x))``), and integer points of frameworks that write pixels come back exact.
+to that rounding (``quantum``), and the step read back is written and read back as itself
+(exactly where the model writes pixels or names regions, unless ``stable`` says otherwise).
 """
 
 from __future__ import annotations
@@ -52,15 +55,13 @@ class Frame:
     ``marks`` are the numbered things the model can name instead of a point (AppAgent's tags,
     the direct baseline's items), mark n being ``marks[n - 1]``; ``view`` names a
     framework-specific variant of its format (``"grid"``: AppAgent's grid round; ``"app"``:
-    the direct baseline inside an app). ``keyboard``: an on-screen keyboard is up
-    (Mobile-Agent-E offers Type only then).
+    the direct baseline inside an app).
     """
 
     width: int
     height: int
     marks: tuple[Box, ...] = ()
     view: str = ""
-    keyboard: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ class Say:
     action: Action
     thought: str = ""
     note: str = ""
-    extra: dict[str, str] = field(default_factory=dict)  # format fields a codec documents
+    # further fields of the format, as a codec documents them (AppAgent: "observation")
+    extra: dict[str, str] = field(default_factory=dict)
 
 
 class Codec(ABC):
