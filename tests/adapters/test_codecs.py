@@ -13,8 +13,6 @@ golden vectors (``vectors/*.jsonl``, ``*/test_*_faithful.py``) stay the authorit
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -124,4 +122,3 @@ def test_a_codec_is_found_through_its_adapter() -> None:
     assert codec_of("gui-owl", coords="norm1000").quantum(Frame(1000, 2000)) == 3.0
     assert codec_of("qwen-vl", tool="mobileworld").kinds >= {"ask_user"}
     assert "ask_user" not in codec_of("qwen-vl").kinds
-    assert replace(Frame(10, 10), view="grid").view == "grid"
