@@ -37,11 +37,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from PIL import Image
 
 from dibench._values import Payload, UIElement
-from dibench.adapters import Action, Codec, Frame, codec_of
 from dibench.dataset import Candidate, DecisionState
 from dibench.render import centre, label_elements, smart_resize
 
@@ -56,6 +56,9 @@ from ._builtin import (
     refuse_title,
 )
 from ._compose import hook_visible, paint_title
+
+if TYPE_CHECKING:
+    from dibench.adapters import Codec
 
 __all__ = [
     "MIMIC_PROBES",
@@ -147,41 +150,54 @@ def uitars_point(state: DecisionState, target: str) -> tuple[int, int]:
 
 # --- the hooks: each framework's codec writes them -------------------------------------------
 
-Aimed = tuple[Action, Frame]  # the action on the target, on the frame it is written for
+
+class Aimed(NamedTuple):
+    """The action on the target (``adapters.Action``'s fields) and the frame it is written for
+    (plain values: ``dibench.adapters`` is imported only when a hook is written)."""
+
+    kind: str
+    width: int
+    height: int
+    x: float | None = None
+    y: float | None = None
+    element: int | None = None
+    text: str | None = None
+
+
 Aim = Callable[[DecisionState, str], Aimed]
 
 
 def _screen_tap(state: DecisionState, target: str) -> Aimed:
     """A tap on the target's card centre, whole screenshot pixels (v2, E)."""
     x, y = screen_point(state, target)
-    return Action("tap", x=x, y=y), Frame(state.width, state.height)
+    return Aimed("tap", state.width, state.height, x, y)
 
 
 def _grid_tap(state: DecisionState, target: str) -> Aimed:
     """A tap on the card centre; the codec puts it on its grid (AutoGLM, MAI-UI, Qwen-VL)."""
     x, y = centre(state.candidate(target).boxes["card"])
-    return Action("tap", x=x, y=y), Frame(state.width, state.height)
+    return Aimed("tap", state.width, state.height, x, y)
 
 
 def _owl_tap(state: DecisionState, target: str) -> Aimed:
     h, w = smart_resize(state.height, state.width)
     x, y = owl_point(state, target)
-    return Action("tap", x=x, y=y), Frame(w, h)
+    return Aimed("tap", w, h, x, y)
 
 
 def _uitars_tap(state: DecisionState, target: str) -> Aimed:
     h, w = smart_resize(state.height, state.width, 28, 100 * 28 * 28, 16384 * 28 * 28)
     x, y = uitars_point(state, target)
-    return Action("tap", x=x, y=y), Frame(w, h)
+    return Aimed("tap", w, h, x, y)
 
 
 def _tag_tap(state: DecisionState, target: str) -> Aimed:
-    return Action("tap_element", element=appagent_tag(state, target) - 1), Frame(1, 1)
+    return Aimed("tap_element", 1, 1, element=appagent_tag(state, target) - 1)
 
 
 def _stop(text: str | None) -> Aim:
     def aim(state: DecisionState, target: str) -> Aimed:
-        return Action("finish", text=text), Frame(state.width, state.height)
+        return Aimed("finish", state.width, state.height, text=text)
 
     return aim
 
@@ -193,7 +209,11 @@ def _levels(framework: str, aim: Aim, variant: str = "") -> Levels:
     """The hooks of ``framework``'s codec for the action ``aim`` takes on the target."""
 
     def levels(state: DecisionState, target: str) -> list[str]:
-        action, frame = aim(state, target)
+        from dibench.adapters import Action, Frame  # the adapters load on first use
+
+        a = aim(state, target)
+        action = Action(a.kind, x=a.x, y=a.y, element=a.element, text=a.text)  # type: ignore[arg-type]
+        frame = Frame(a.width, a.height)
         return _codec(framework).mimic(action, frame, LEADS[state.language], variant)
 
     return levels
@@ -201,6 +221,8 @@ def _levels(framework: str, aim: Aim, variant: str = "") -> Levels:
 
 @functools.cache
 def _codec(framework: str) -> Codec:
+    from dibench.adapters import codec_of
+
     return codec_of(framework)
 
 
