@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, DirectAdapter, make_adapter, smart_resize
+from dibench.adapters import (
+    ADAPTERS,
+    AgentInput,
+    Decision,
+    DirectAdapter,
+    Frame,
+    Say,
+    codec_of,
+    make_adapter,
+    smart_resize,
+)
 from dibench.adapters._base import Action
 from dibench.adapters._env import Screen, StaticScreen
 from dibench.adapters._moves import Move, read_move
@@ -35,15 +46,9 @@ from dibench.sim import EpisodeSpec, make_env, plan_episodes
 from .conftest import ScriptedProvider
 
 W, H = 540, 1170
-NAMES = [
-    "appagent", "mobile-agent-v2", "mobile-agent-e", "mobile-agent-v3", "gui-owl", "direct",
-    "mai-ui",
-    "ui-tars",
-    "autoglm",
-    "qwen-vl",
-]  # fmt: skip
+NAMES = ADAPTERS.names()  # every registered framework: a new one needs no edit here
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
-NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
+NEEDS_OCR = {n for n in NAMES if "ocr_engine" in inspect.signature(ADAPTERS.get(n)).parameters}
 
 
 def framework_params() -> list[object]:
@@ -157,122 +162,96 @@ def walk(spec: EpisodeSpec) -> Walk:
     return Walk(spec, tuple(screens), tuple(moves))
 
 
-# Each writer: (screen, move) -> the reply a model of that framework would give.
+# Each writer: (screen, move) -> the reply a model of that framework would give, written by the
+# framework's codec with this table's own words; points the model writes in a resized image are
+# rounded there first (as a model names a pixel), a swipe goes up from the lower middle.
 
 
-def _tag_at(screen: Screen, x: float, y: float) -> int:
-    hits = [
-        (e.bounds.width * e.bounds.height, n)
-        for n, e in enumerate(label_elements(screen.ui), start=1)
-        if e.bounds.contains(x, y)
-    ]
-    return min(hits)[1]
+def _say(name: str, move: tuple[object, ...], frame: Frame, thought: str, note: str = "",
+         **extra: str) -> str:  # fmt: skip
+    """``move`` (a tap at a frame point, or a swipe up from one) in ``name``'s syntax."""
+    if move[0] == "swipe":
+        action = Action("swipe", x=move[2], y=move[3], direction="up")  # type: ignore[arg-type]
+    else:
+        action = Action("tap", x=move[1], y=move[2])  # type: ignore[arg-type]
+    return codec_of(name).write(Say(action, thought, note, extra), frame)
+
+
+def _resized(move: tuple[object, ...], w: int, h: int) -> tuple[object, ...]:
+    """A screenshot move in a ``w`` x ``h`` resized image: a tap's point rounded, a swipe
+    from that image's lower middle."""
+    if move[0] == "swipe":
+        return ("swipe", "up", w // 2, int(h * 0.7))
+    return ("tap", round(float(move[1]) * w / W), round(float(move[2]) * h / H))  # type: ignore[arg-type]
 
 
 def appagent_reply(screen: Screen, move: tuple[object, ...]) -> str:
-    if move[0] == "swipe":
+    if move[0] == "swipe":  # from the first item's centre
         x, y = next(iter(screen.candidate_boxes.values())).center
-        act = f'swipe({_tag_at(screen, x, y)}, "up", "medium")'
-    else:
-        act = f"tap({_tag_at(screen, float(move[1]), float(move[2]))})"  # type: ignore[arg-type]
-    return f"Observation: a shop.\nThought: go on.\nAction: {act}\nSummary: Moved on."
+        move = ("swipe", "up", x, y)
+    frame = Frame(W, H, marks=tuple(e.bounds for e in label_elements(screen.ui)))
+    return _say("appagent", move, frame, "go on.", "Moved on.", observation="a shop.")
 
 
 def v2_reply(screen: Screen, move: tuple[object, ...]) -> str:
-    if move[0] == "swipe":
-        act = f"Swipe ({W // 2}, {int(H * 0.7)}), ({W // 2}, {int(H * 0.3)})"
-    else:
-        act = f"Tap ({int(move[1])}, {int(move[2])})"  # type: ignore[call-overload]
-    return f"### Thought ###\nNext.\n### Action ###\n{act}\n### Operation ###\nDo it."
+    return _say("mobile-agent-v2", move, Frame(W, H), "Next.", "Do it.")
 
 
 def e_reply(screen: Screen, move: tuple[object, ...]) -> str:
-    if move[0] == "swipe":
-        call = {"name": "Swipe", "arguments": {"x1": 270, "y1": 819, "x2": 270, "y2": 351}}
-    else:
-        call = {"name": "Tap", "arguments": {"x": int(move[1]), "y": int(move[2])}}  # type: ignore[call-overload]
-    return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(call)}\n### Description ###\nGo."
+    return _say("mobile-agent-e", move, Frame(W, H), "Next.", "Go.")
 
 
 def v3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     h, w = smart_resize(H, W)
-    if move[0] == "swipe":
-        args: dict[str, object] = {
-            "action": "swipe", "coordinate": [w // 2, int(h * 0.7)],
-            "coordinate2": [w // 2, int(h * 0.3)],
-        }  # fmt: skip
-    else:
-        x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
-        args = {"action": "click", "coordinate": [round(x), round(y)]}
-    call = json.dumps({"name": "mobile_use", "arguments": args})
-    return (
-        f"<thinking>\ngo\n</thinking>\n<tool_call>\n{call}\n</tool_call>\n"
-        "<conclusion>\nGo.\n</conclusion>"
-    )
+    return _say("gui-owl", _resized(move, w, h), Frame(w, h), "go", "Go.")
 
 
 def mai_reply(screen: Screen, move: tuple[object, ...]) -> str:
-    """MAI-UI: its tool call on the 0-999 grid over the unresized screenshot."""
+    """MAI-UI: its tool call on the 0-999 grid over the unresized screenshot; a swipe up
+    without a start point."""
     if move[0] == "swipe":
-        args: dict[str, object] = {"action": "swipe", "direction": "up"}
-    else:
-        x, y = float(move[1]) / W * 999, float(move[2]) / H * 999  # type: ignore[arg-type]
-        args = {"action": "click", "coordinate": [round(x), round(y)]}
-    call = json.dumps({"name": "mobile_use", "arguments": args})
-    return f"<thinking>\ngo\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
+        swipe = Say(Action("swipe", direction="up"), "go")
+        return codec_of("mai-ui").write(swipe, Frame(W, H))
+    return _say("mai-ui", move, Frame(W, H), "go")
 
 
 def uitars_reply(screen: Screen, move: tuple[object, ...]) -> str:
-    """UI-TARS: ``Thought:`` then ``Action:``, points in the resized image's pixels."""
+    """UI-TARS: ``Thought:`` then ``Action:``, points in the resized image's pixels; a scroll
+    from its centre."""
     h, w = smart_resize(H, W, 28, 100 * 28 * 28, 16384 * 28 * 28)
     if move[0] == "swipe":
-        return f"Thought: go\nAction: scroll(start_box='({w // 2},{h // 2})', direction='down')"
-    x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
-    return f"Thought: go\nAction: click(start_box='({round(x)},{round(y)})')"
+        move = ("swipe", "up", w // 2, h // 2)
+        return _say("ui-tars", move, Frame(w, h), "go")
+    return _say("ui-tars", _resized(move, w, h), Frame(w, h), "go")
 
 
 def ma3_reply(screen: Screen, move: tuple[object, ...]) -> str:
     """Mobile-Agent-v3's operator: GUI-Owl's JSON action in the resized image's pixels."""
     h, w = smart_resize(H, W)
-    if move[0] == "swipe":
-        args: dict[str, object] = {
-            "action": "swipe", "coordinate": [w // 2, int(h * 0.7)],
-            "coordinate2": [w // 2, int(h * 0.3)],
-        }  # fmt: skip
-    else:
-        x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
-        args = {"action": "click", "coordinate": [round(x), round(y)]}
-    return f"### Thought ###\nNext.\n### Action ###\n{json.dumps(args)}\n### Description ###\nGo."
+    return _say("mobile-agent-v3", _resized(move, w, h), Frame(w, h), "Next.", "Go.")
 
 
 def qwen_vl_reply(screen: Screen, move: tuple[object, ...]) -> str:
-    """Qwen3-VL: Thought, Action, one mobile_use call on the 0-999 grid."""
+    """Qwen3-VL: Thought, Action, one mobile_use call on the 0-999 grid (a swipe written on
+    the grid itself, from its point (500, 700))."""
     if move[0] == "swipe":
-        args: dict[str, object] = {
-            "action": "swipe", "coordinate": [500, 700], "coordinate2": [500, 300],
-        }  # fmt: skip
-    else:
-        x, y = float(move[1]) / W * 999, float(move[2]) / H * 999  # type: ignore[arg-type]
-        args = {"action": "click", "coordinate": [round(x), round(y)]}
-    call = json.dumps({"name": "mobile_use", "arguments": args})
-    return f"Thought: go on.\nAction: Go on.\n<tool_call>\n{call}\n</tool_call>"
+        return _say("qwen-vl", ("swipe", "up", 500, 700), Frame(999, 999), "go on.", "Go on.")
+    return _say("qwen-vl", move, Frame(W, H), "go on.", "Go on.")
 
 
 def direct_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    frame = Frame(W, H, view="app")
     if move[0] == "swipe":
-        return "More below.\nAnswer: scroll"
+        return codec_of("direct").write(Say(Action("swipe", direction="up"), "More below."), frame)
     items, boxes = DirectAdapter._app_items(screen)
     x, y = float(move[1]), float(move[2])  # type: ignore[arg-type]
-    n = next(i for i, k in enumerate(items.order, start=1) if boxes[k].contains(x, y))
-    return f"This one.\nAnswer: {n}"
+    n = next(i for i, k in enumerate(items.order) if boxes[k].contains(x, y))
+    return codec_of("direct").write(Say(Action("tap_element", element=n), "This one."), frame)
 
 
 def autoglm_reply(screen: Screen, move: tuple[object, ...]) -> str:
     """AutoGLM: a do() call on the 0-1000 grid of the full screenshot."""
-    if move[0] == "swipe":
-        return 'More below.\ndo(action="Swipe", start=[500,700], end=[500,300])'
-    x, y = float(move[1]) / W * 1000, float(move[2]) / H * 1000  # type: ignore[arg-type]
-    return f'Go.\ndo(action="Tap", element=[{round(x)},{round(y)}])'
+    return _say("autoglm", move, Frame(W, H), "More below." if move[0] == "swipe" else "Go.")
 
 
 PLAN = "### Completed contents ###\nSearched and moved on."
@@ -326,6 +305,25 @@ def replies_for(name: str, route: Walk) -> list[str]:
     return out
 
 
+def walking(route: Walk) -> ScriptedProvider:
+    """The route's moves, each written by the loop's own ``answer`` (its codec) on the image
+    the model is shown; the other roles answer through their own renderers."""
+    moves = iter(route.moves)
+
+    def by_role(request: Request) -> str:
+        assert request.answer is not None and request.observation is not None
+        if request.role not in ("decision", "operator"):
+            return request.answer(("none", ""))
+        move = next(moves)
+        shot = request.observation.screenshot
+        sx, sy = shot.width / W, shot.height / H
+        if move[0] == "swipe":
+            return request.answer(("swipe", move[1], float(move[2]) * sx, float(move[3]) * sy))  # type: ignore[arg-type]
+        return request.answer((move[0], float(move[1]) * sx, float(move[2]) * sy))  # type: ignore[arg-type]
+
+    return ScriptedProvider(by_role, repeat_last=True)
+
+
 def run(name: str, spec: EpisodeSpec, provider: Provider, **options: object) -> Decision:
     env = make_env(spec, width=W, height=H)
     return asyncio.run(
@@ -346,10 +344,15 @@ def test_a_replayed_multi_step_run_reaches_the_expected_decision(
 ) -> None:
     route = routes["shopping"]
     assert any(m[0] == "swipe" for m in route.moves)  # the item is below the fold
-    path = tmp_path / "replay.jsonl"
-    record = {"instance_id": route.spec.id, "repeat": 0, "responses": replies_for(name, route)}
-    path.write_text(json.dumps(record) + "\n")
-    d = run(name, route.spec, ReplayProvider(path))
+    if name in WRITERS:  # the pinned frameworks' hand-written replies, replayed
+        path = tmp_path / "replay.jsonl"
+        responses = replies_for(name, route)
+        record = {"instance_id": route.spec.id, "repeat": 0, "responses": responses}
+        path.write_text(json.dumps(record) + "\n")
+        d = run(name, route.spec, ReplayProvider(path))
+        assert len(d.steps) == len(responses)  # every recorded reply was asked for
+    else:  # any other framework: the route's moves written by its own codec
+        d = run(name, route.spec, walking(route))
     assert (d.candidate, d.outcome, d.cause) == (route.target, Outcome.COMMITTED, "")
     assert all(s.error is None for s in d.steps)
     acting = [s for s in d.steps if s.action is not None]
@@ -359,7 +362,6 @@ def test_a_replayed_multi_step_run_reaches_the_expected_decision(
     assert "swipe" in kinds
     swipes = [s.action for s in acting if s.action is not None and s.action.kind == "swipe"]
     assert all(a.direction == "up" for a in swipes)  # the finger's direction reaches the app
-    assert len(d.steps) == len(record["responses"])  # every recorded reply was asked for
 
 
 @pytest.mark.parametrize("name", framework_params())

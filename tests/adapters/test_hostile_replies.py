@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import inspect
 import time
 from functools import cache
 
@@ -35,7 +36,9 @@ DEEP = 20_000  # far past the interpreter's recursion limit (1,000)
 LONG = 50_000  # runs that bait backtracking: quadratic in this takes minutes
 BOUND_S = 5.0  # a safety net, not a benchmark: every run below takes well under a second
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
-NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
+NEEDS_OCR = {  # the frameworks that OCR the screen (an ocr_engine option)
+    n for n in ADAPTERS.names() if "ocr_engine" in inspect.signature(ADAPTERS.get(n)).parameters
+}
 ENDS = {Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR, Outcome.NO_COMMIT}
 
 

@@ -23,6 +23,7 @@ import asyncio
 import functools
 import hashlib
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -34,7 +35,7 @@ import pytest
 from PIL import ImageDraw
 
 from dibench._cache import LruCache
-from dibench.adapters import AgentInput, make_adapter
+from dibench.adapters import ADAPTERS, AgentInput, make_adapter
 from dibench.providers import Completion, Provider, Request
 from dibench.render import font
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
@@ -54,7 +55,9 @@ NAMES = (
     "qwen-vl",
 )  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
-NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
+NEEDS_OCR = {  # the frameworks that OCR the screen (an ocr_engine option)
+    n for n in ADAPTERS.names() if "ocr_engine" in inspect.signature(ADAPTERS.get(n)).parameters
+}
 ACTING = ("decision", "operator")
 ZH_TITLES = ("索尼 WH-1000XM5 头戴式耳机", "JBL Tune 510BT 蓝牙耳机", "Anker Soundcore Q20")
 LANGS = {

@@ -12,7 +12,16 @@ import pytest
 from click.testing import CliRunner
 
 from dibench import screens
-from dibench.adapters import AgentInput, Decision, make_adapter, smart_resize
+from dibench.adapters import (
+    Action,
+    AgentInput,
+    Decision,
+    Frame,
+    Say,
+    codec_of,
+    make_adapter,
+    smart_resize,
+)
 from dibench.adapters.appagent import label_elements
 from dibench.cli import main
 from dibench.dataset import Box, Dataset
@@ -178,34 +187,36 @@ def _pair(ds_root: str) -> tuple[str, str, str, str]:
 # ------------------------------------------------------------------ replays in frameworks' formats
 
 
+# Each reply is written by the framework's codec, with these words.
+
+
 def _direct_reply(inp: AgentInput, cid: str) -> str:
     order = sorted(inp.candidate_boxes, key=lambda c: (inp.candidate_boxes[c].y1,
                                                        inp.candidate_boxes[c].x1))  # fmt: skip
     n = order.index(cid) + 1
-    return f"Item {n} matches what the user asked for.\nAnswer: {n}"
+    item = Say(Action("tap_element", element=n - 1), f"Item {n} matches what the user asked for.")
+    return codec_of("direct").write(item, Frame(inp.screenshot.width, inp.screenshot.height))
 
 
 def _owl_reply(inp: AgentInput, cid: str) -> str:
     b: Box = inp.candidate_boxes[cid]
     h, w = smart_resize(inp.screenshot.height, inp.screenshot.width)
-    x = round((b.x1 + b.x2) / 2 * w / inp.screenshot.width)
+    x = round((b.x1 + b.x2) / 2 * w / inp.screenshot.width)  # the resized pixel a model names
     y = round((b.y1 + b.y2) / 2 * h / inp.screenshot.height)
-    call = json.dumps({"name": "mobile_use", "arguments": {"action": "click",
-                                                           "coordinate": [x, y]}})  # fmt: skip
-    return (
-        f"<thinking>\nThis item fits the instruction.\n</thinking>\n<tool_call>\n{call}\n"
-        "</tool_call>\n<conclusion>\nClicked the item.\n</conclusion>"
-    )
+    click = Say(Action("tap", x=x, y=y), "This item fits the instruction.", "Clicked the item.")
+    return codec_of("gui-owl").write(click, Frame(w, h))
 
 
 def _appagent_reply(inp: AgentInput, cid: str) -> str:
     tags = label_elements(inp.ui)
     n = next(i for i, e in enumerate(tags, start=1) if e.candidate == cid)
-    return (
-        "Observation: A list of items with prices and ratings.\n"
-        "Thought: This item meets every requirement of the task.\n"
-        f"Action: tap({n})\nSummary: I tapped the item that fits the task."
+    said = Say(
+        Action("tap_element", element=n - 1),
+        "This item meets every requirement of the task.",
+        "I tapped the item that fits the task.",
+        {"observation": "A list of items with prices and ratings."},
     )
+    return codec_of("appagent").write(said, Frame(inp.screenshot.width, inp.screenshot.height))
 
 
 FORMATS = {"appagent": _appagent_reply, "direct": _direct_reply, "gui-owl": _owl_reply}

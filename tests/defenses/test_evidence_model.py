@@ -19,7 +19,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from dibench.adapters import AgentInput, Decision, make_adapter
+from dibench.adapters import Action, AgentInput, Decision, Frame, Say, codec_of, make_adapter
 from dibench.cli import main
 from dibench.dataset import Box
 from dibench.defenses import DefendedAdapter, DefenseContext, Field, View, make_chain
@@ -200,55 +200,66 @@ def _resized(cid: str) -> tuple[int, int]:
     return round(x * w / W), round(y * h / H)
 
 
+# The acting replies are written by each framework's codec, with these words.
+WHY = "This pair is the cheapest under $60."
+
+
+def _say(framework: str, action: Action, frame: Frame, thought: str, note: str = "",
+         **extra: str) -> str:  # fmt: skip
+    return codec_of(framework).write(Say(action, thought, note, extra), frame)
+
+
+def _tap(x: float, y: float) -> Action:
+    return Action("tap", x=x, y=y)
+
+
 def _direct(inp: AgentInput, cid: str) -> list[str]:
     n = sorted(inp.candidate_boxes, key=lambda c: inp.candidate_boxes[c].y1).index(cid) + 1
-    return [f"Item {n} is the cheapest pair under $60.\nAnswer: {n}"]
+    item = Action("tap_element", element=n - 1)
+    return [_say("direct", item, Frame(W, H), f"Item {n} is the cheapest pair under $60.")]
 
 
 def _appagent(inp: AgentInput, cid: str) -> list[str]:
     n = next(i for i, e in enumerate(label_elements(inp.ui), start=1) if e.candidate == cid)
+    seen = "Three pairs of headphones with prices."
+    tag = Action("tap_element", element=n - 1)
+    why = "This pair is the cheapest one under $60."
     return [
-        "Observation: Three pairs of headphones with prices.\nThought: This pair is the cheapest"
-        f" one under $60.\nAction: tap({n})\nSummary: I tapped the cheapest pair."
+        _say("appagent", tag, Frame(W, H), why, "I tapped the cheapest pair.", observation=seen)
     ]
 
 
 def _v2(inp: AgentInput, cid: str) -> list[str]:
     x, y = (int(v) for v in _centre(cid))
+    note = "Tap the cheapest headphones to buy them."
     return [
         "### Completed contents ###\nOpened Shop and searched for headphones.",
-        f"### Thought ###\nThis pair is the cheapest under $60.\n### Action ###\nTap ({x}, {y})\n"
-        "### Operation ###\nTap the cheapest headphones to buy them.",
+        _say("mobile-agent-v2", _tap(x, y), Frame(W, H), WHY, note),
     ]
 
 
 def _e(inp: AgentInput, cid: str) -> list[str]:
     x, y = (int(v) for v in _centre(cid))
-    action = json.dumps({"name": "Tap", "arguments": {"x": x, "y": y}})
     return [
         "### Thought ###\nThe results are listed; pick the cheapest.\n### Plan ###\n1. Compare "
         "the prices. 2. Open the cheapest pair.\n### Current Subgoal ###\nOpen the cheapest pair.",
-        f"### Thought ###\nThis pair is the cheapest under $60.\n### Action ###\n{action}\n"
-        "### Description ###\nOpen the cheapest headphones.",
+        _say("mobile-agent-e", _tap(x, y), Frame(W, H), WHY, "Open the cheapest headphones."),
     ]
+
+
+def _shown() -> Frame:
+    h, w = smart_resize(H, W)
+    return Frame(w, h)
 
 
 def _owl(inp: AgentInput, cid: str) -> list[str]:
-    args = {"action": "click", "coordinate": list(_resized(cid))}
-    call = json.dumps({"name": "mobile_use", "arguments": args})
-    return [
-        "<thinking>\nThis pair is the cheapest under $60.\n</thinking>\n"
-        f"<tool_call>\n{call}\n</tool_call>\n<conclusion>\nClicked the cheapest pair.\n"
-        "</conclusion>"
-    ]
+    return [_say("gui-owl", _tap(*_resized(cid)), _shown(), WHY, "Clicked the cheapest pair.")]
 
 
 def _v3(inp: AgentInput, cid: str) -> list[str]:
-    click = json.dumps({"action": "click", "coordinate": list(_resized(cid))})
     return [
         "### Thought ###\nThe cheapest card has to be chosen.\n### Plan ###\n1. Tap the cheapest.",
-        f"### Thought ###\nThis pair is the cheapest under $60.\n### Action ###\n{click}\n"
-        "### Description ###\nTap it.",
+        _say("mobile-agent-v3", _tap(*_resized(cid)), _shown(), WHY, "Tap it."),
     ]
 
 

@@ -1,5 +1,7 @@
 """Replies in each framework's own format, a pure function of what the model was sent.
 
+Each is written by the framework's codec (``Codec.write``) with this table's own words.
+
 The server answers the same request with the same reply whichever client sent it (DIBench's
 ``openai:`` provider or inspect's ``openai-api``), so both paths must reach the same decisions.
 Only the text of the messages and the seed are read: the two clients shape the JSON a little
@@ -12,6 +14,15 @@ import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
+
+from dibench.adapters import Action, Frame, Say, codec_of
+
+# Points are written on the grid itself (a frame as large as the grid) or on the 1092-wide
+# image a phone screenshot is resized to for UI-TARS.
+GRID = Frame(999, 999)
+GRID1000 = Frame(1000, 1000)
+PHONE = Frame(1092, 2408)
+APP = Frame(1080, 2340, view="app")
 
 
 def request_text(body: dict[str, Any]) -> str:
@@ -31,17 +42,25 @@ def pick(body: dict[str, Any], n: int) -> int:
     return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") % n
 
 
+def _write(framework: str, action: Action, thought: str, frame: Frame = GRID, **more: str) -> str:
+    """``action`` in ``framework``'s syntax, written by its codec with these words."""
+    return codec_of(framework).write(Say(action, thought, **more), frame)
+
+
 def direct(body: dict[str, Any]) -> str:
     """Item 1..6, sometimes 'none', sometimes an item that is not there (a parse error)."""
     k = pick(body, 8)
-    return "Answer: none" if k == 7 else f"Thought: fine.\nAnswer: {k + 1}"
+    if k == 7:
+        return "Answer: none"  # a bare answer without a reason: not how the codec writes it
+    return _write("direct", Action("tap_element", element=k), "Thought: fine.")
 
 
 def appagent(body: dict[str, Any]) -> str:
     """tap(n) on one of the first 14 tags (some miss every candidate), or FINISH."""
     k = pick(body, 15)
-    action = "FINISH" if k == 14 else f"tap({k + 1})"
-    return f"Observation: a list.\nThought: pick one.\nAction: {action}\nSummary: done."
+    action = Action("finish") if k == 14 else Action("tap_element", element=k)
+    seen = {"observation": "a list."}
+    return _write("appagent", action, "pick one.", note="done.", extra=seen)
 
 
 _COMMIT = ("add to cart", "buy now", "order", "book", "reserve", "checkout")
@@ -55,55 +74,53 @@ def direct_app(body: dict[str, Any]) -> str:
     for wanted in (_COMMIT, ("search",)):
         for n, label in items:
             if any(w in label.lower() for w in wanted):
-                return f"Pressing it.\nAnswer: {n}"
+                return _write("direct", _item(n), "Pressing it.", APP)
     k = pick(body, 4)
     if k == 3 or not items:
-        return "More below.\nAnswer: scroll"
-    return f"This one.\nAnswer: {items[k % len(items)][0]}"
+        return _write("direct", Action("swipe", direction="up"), "More below.", APP)
+    return _write("direct", _item(items[k % len(items)][0]), "This one.", APP)
+
+
+def _item(n: str) -> Action:
+    return Action("tap_element", element=int(n) - 1)
 
 
 def mai_ui(body: dict[str, Any]) -> str:
     """MAI-UI: a click on the 0-999 grid, ask_user (⊥ asked_user), or terminate (gave up)."""
     k = pick(body, 4)
     if k == 0:
-        args = '{"action": "ask_user", "text": "Which one do you mean?"}'
+        action = Action("ask_user", text="Which one do you mean?")
     elif k == 1:
-        args = '{"action": "terminate", "status": "fail"}'
+        action = Action("none")
     else:
-        args = f'{{"action": "click", "coordinate": [500, {300 * k - 250}]}}'
-    call = '{"name": "mobile_use", "arguments": ' + args + "}"
-    return f"<thinking>\nPick one.\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
+        action = Action("tap", x=500, y=300 * k - 250)
+    return _write("mai-ui", action, "Pick one.")
 
 
 def ui_tars(body: dict[str, Any]) -> str:
     """A click somewhere on a 1092-wide resized phone image, or finished()."""
     k = pick(body, 9)
     if k == 8:
-        return "Thought: nothing fits.\nAction: finished(content='none')"
-    return f"Thought: pick one.\nAction: click(start_box='(546,{300 + 250 * k})')"
+        return _write("ui-tars", Action("finish", text="none"), "nothing fits.", PHONE)
+    return _write("ui-tars", Action("tap", x=546, y=300 + 250 * k), "pick one.", PHONE)
 
 
 def autoglm(body: dict[str, Any]) -> str:
     """A Tap on the 0-1000 grid (some miss every candidate), Interact, or finish."""
     k = pick(body, 12)
     if k == 10:
-        return 'Two fit.\ndo(action="Interact")'
+        return _write("autoglm", Action("ask_user", text="Two fit."), "", GRID1000)
     if k == 11:
-        return 'Nothing fits.\nfinish(message="none")'
-    return f'Pick one.\ndo(action="Tap", element=[500,{80 * k + 40}])'
+        return _write("autoglm", Action("finish", text="none"), "Nothing fits.", GRID1000)
+    return _write("autoglm", Action("tap", x=500, y=80 * k + 40), "Pick one.", GRID1000)
 
 
 def qwen_vl(body: dict[str, Any]) -> str:
     """A mobile_use click on one of 8 rows of the 0-999 grid (some miss every card), or
     terminate."""
     k = pick(body, 9)
-    args = (
-        '"action": "terminate", "status": "failure"'
-        if k == 8
-        else (f'"action": "click", "coordinate": [500, {60 + k * 120}]')
-    )
-    call = '{"name": "mobile_use", "arguments": {' + args + "}}"
-    return f"Thought: pick one.\nAction: Do it.\n<tool_call>\n{call}\n</tool_call>"
+    action = Action("finish", text="failure") if k == 8 else Action("tap", x=500, y=60 + k * 120)
+    return _write("qwen-vl", action, "pick one.", note="Do it.")
 
 
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {

@@ -38,24 +38,7 @@ from ..adapters.conftest import ScriptedProvider
 # states are an English app list with narrow title boxes (appstore), a Chinese one (cinema)
 # and an English one with wide boxes (flight).
 CONFIG = GenerateConfig(seed=5, benign=3, width=540, height=1170, probes=MIMIC_PROBES)
-FRAMEWORK = {
-    "mimic-appagent": "appagent",
-    "mimic-appagent-finish": "appagent",
-    "mimic-v2": "mobile-agent-v2",
-    "mimic-e": "mobile-agent-e",
-    "mimic-owl": "gui-owl",
-    "mimic-maiui": "mai-ui",
-    "mimic-maiui-finish": "mai-ui",
-    "mimic-maiui-tag": "mai-ui",
-    "mimic-uitars": "ui-tars",
-    "mimic-uitars-finish": "ui-tars",
-    "mimic-autoglm": "autoglm",
-    "mimic-autoglm-finish": "autoglm",
-    "mimic-autoglm-tag": "autoglm",
-    "mimic-qwenvl": "qwen-vl",
-    "mimic-qwenvl-finish": "qwen-vl",
-    "mimic-qwenvl-tag": "qwen-vl",
-}
+FRAMEWORK = {p: PROBES.get(p).framework for p in MIMIC_PROBES}  # type: ignore[attr-defined]
 # the fullest level of each probe that does not open with a localised lead
 FIRST = {"mimic-owl": "<tool_call>", "mimic-maiui": "<tool_call>", "mimic-maiui-tag": "<thinking>"}
 FIRST["mimic-maiui-finish"] = "<thinking>"

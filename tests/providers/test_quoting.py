@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import make_adapter
+from dibench.adapters import ADAPTERS, make_adapter
 from dibench.metrics import Outcome
 from dibench.providers import (
     Completion,
@@ -139,16 +139,26 @@ def test_spec_and_options() -> None:
         make_provider("quoting", base="quoting:after")
 
 
-@pytest.mark.parametrize(
-    "framework",
-    ["appagent", "gui-owl", "mobile-agent-v2", "mobile-agent-e", "mai-ui", "qwen-vl"],
-)
+# The frameworks whose faithful reading takes everything after the action as part of it: a
+# note quoted after the reply breaks the call (AutoGLM's action runs to the reply's end and
+# must parse as one Python call; UI-TARS parses all that follows its last "Action:").
+BROKEN_BY_A_NOTE = {"autoglm": Outcome.PARSE_ERROR, "ui-tars": Outcome.FRAMEWORK_ERROR}
+
+
+@pytest.mark.parametrize("framework", ADAPTERS.names())
 def test_benign_titles_change_no_decision(framework: str) -> None:
     """Quoted before and after, ordinary titles leave every framework's faithful reading of the
-    oracle's reply intact: it commits to the acceptable card."""
+    oracle's reply intact: it commits to the acceptable card (except where a note after the
+    action breaks the framework's reading of the call)."""
     adapter = make_adapter(framework, parse="faithful")
     agent = make_provider("quoting", quote="both")
     got = asyncio.run(adapter.decide(make_input(SCREEN), agent))
+    if framework in BROKEN_BY_A_NOTE:
+        assert (got.outcome, got.candidate) == (BROKEN_BY_A_NOTE[framework], None), got.cause
+        before = make_provider("quoting", quote="before")
+        got = asyncio.run(adapter.decide(make_input(SCREEN), before))
+        assert (got.outcome, got.candidate) == (Outcome.COMMITTED, "c2"), got.cause
+        return
     assert (got.outcome, got.candidate) == (Outcome.COMMITTED, "c2"), got.cause
     decision_reply = next(s.reply for s in got.steps if s.role in ("decision", "operator"))
     assert decision_reply.startswith(LISTED) and decision_reply.endswith(CHOSEN)

@@ -10,6 +10,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from dibench.adapters import Action, Frame, Say, codec_of
 from dibench.runner import ResultStore
 from dibench.testing import FakeChatServer
 
@@ -19,8 +20,10 @@ MESSAGE = "Pay for this item now?"
 
 
 def _sensitive_tap(body: dict[str, Any]) -> str:
-    """AutoGLM's reply format: thinking, then one sensitive Tap on the 0-1000 grid."""
-    return f'The first card fits.\ndo(action="Tap", element=[500,300], message="{MESSAGE}")'
+    """AutoGLM's reply format, written by its codec: thinking, then one sensitive Tap on the
+    0-1000 grid (a frame as large as the grid)."""
+    tap = Action("tap", x=500, y=300, confirm=MESSAGE)
+    return codec_of("autoglm").write(Say(tap, "The first card fits."), Frame(1000, 1000))
 
 
 @pytest.fixture(scope="module")

@@ -1,33 +1,41 @@
 """Agent adapters: how each framework shows a decision screen to a model and reads its action.
 
 Built-ins, registered in ``ADAPTERS`` by name (options are keyword arguments of the class):
-``appagent`` (tagged screenshot, ``tap(n)``), ``mobile-agent-v2`` (OCR/icon perception,
-planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/operator/reflector,
-JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a manager, an
-operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
-notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
-Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
-on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
-a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
-0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool
-calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a multiple-choice baseline).
+``appagent`` (a tagged screenshot, elements named by tag), ``mobile-agent-v2`` (OCR/icon
+perception, planning/decision/reflection, screenshot pixels), ``mobile-agent-e``
+(manager/operator/reflector, JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3
+framework: a manager, an operator writing GUI-Owl's JSON actions on a Qwen-resized
+screenshot, a reflector and a notetaker), ``gui-owl`` (GUI-Owl alone, end to end:
+``mobile_use`` tool calls on a Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation
+agent: ``mobile_use`` tool calls on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: Thought and
+Action lines on a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like
+calls on a 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format:
+``mobile_use`` tool calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a
+multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
 interactive simulated app (``dibench.sim``).
 
-Each framework is a sub-package (``appagent/``, ``mobile_agent_v2/``, ...): ``prompts/`` (its
-packaged wording, ``ROLE.txt`` / ``ROLE.system.txt`` as ``prompts=DIR`` expects), ``_parse.py``
-(its readers, faithful and robust) and ``_loop.py`` (its roles in order); importing it
-registers it. What they share lives here: ``_base`` (the values), ``_env`` (environments),
-``_adapter`` (the interface and registry), ``_episode`` (one episode's book-keeping),
-``_images`` (what a model is shown), ``_moves`` (offline agents' decisions), ``_parse`` and
-``_replies`` (reading replies), ``_prompts`` (the template loader), ``_perception`` (v2's and
-E's OCR list) and ``_pool`` (E's and v3's information pool).
+Each framework is one sub-package (``appagent/``, ``mobile_agent_v2/``, ...); importing it
+registers it. It is made of ``prompts/`` (its packaged wording, ``ROLE.txt`` /
+``ROLE.system.txt`` as ``prompts=DIR`` expects), ``_parse.py`` (its readers, faithful and
+robust), ``_codec.py`` (its reply format both ways: ``read`` with those readers, ``write`` a
+step in its exact syntax and coordinate space; the offline agents, the ``mimic-*`` probes, the
+attack grammar and the test server write through it, and no other module spells its syntax)
+and ``_loop.py`` (its roles in order; ``codec()`` gives its codec), plus its golden reply
+vectors under ``tests/adapters/``. What they share lives here: ``_base`` (the values), ``_env``
+(environments), ``_adapter`` (the interface, registry and ``codec_of``), ``_codec`` (the codec
+interface: ``Codec``, ``Frame``, ``Say``), ``_mobile_use`` (the ``mobile_use`` tool-call kit of
+the Qwen family), ``_episode`` (one episode's book-keeping), ``_images`` (what a model is
+shown), ``_moves`` (offline agents' decisions), ``_parse`` and ``_replies`` (reading replies),
+``_prompts`` (the template loader), ``_perception`` (v2's and E's OCR list) and ``_pool`` (E's
+and v3's information pool).
 """
 
-from ._adapter import ADAPTERS, Adapter
+from ._adapter import ADAPTERS, Adapter, codec_of
 from ._base import Action, AgentInput, Decision, Step, Verdict, candidate_at
+from ._codec import Codec, Frame, Say
 from ._env import OUTSIDE, Environment, Observed, Screen, StaticScreen, Transition
 from ._episode import (
     ASKED,
@@ -71,9 +79,11 @@ __all__ = [
     "AppAgentAdapter",
     "AppAgentGrid",
     "AutoGLMAdapter",
+    "Codec",
     "Decision",
     "DirectAdapter",
     "Environment",
+    "Frame",
     "FrameworkAdapter",
     "GuiOwlAdapter",
     "MaiUiAdapter",
@@ -82,6 +92,7 @@ __all__ = [
     "MobileAgentV3Adapter",
     "Observed",
     "QwenVLAdapter",
+    "Say",
     "Screen",
     "StaticScreen",
     "Step",
@@ -89,6 +100,7 @@ __all__ = [
     "UiTarsAdapter",
     "Verdict",
     "candidate_at",
+    "codec_of",
     "encode_png",
     "excerpt",
     "folder_digest",

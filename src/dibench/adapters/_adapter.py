@@ -15,9 +15,10 @@ from dibench._values import InstanceId
 from dibench.providers import Provider
 
 from ._base import AgentInput, Decision
+from ._codec import Codec
 from ._env import Environment, StaticScreen
 
-__all__ = ["ADAPTERS", "Adapter"]
+__all__ = ["ADAPTERS", "Adapter", "codec_of"]
 
 
 class Adapter(ABC):
@@ -65,5 +66,19 @@ class Adapter(ABC):
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "max_steps": self.max_steps}
 
+    def codec(self) -> Codec:
+        """The framework's reply format, configured by this adapter's options (``_codec``).
+
+        Every framework sub-package overrides it; an adapter without one (a plugin wrapping
+        ``decide``) raises NotImplementedError."""
+        raise NotImplementedError(f"adapter {self.name!r} has no codec")
+
 
 ADAPTERS: Registry[type[Adapter]] = Registry("adapter", group="dibench.adapters")
+
+
+def codec_of(adapter: str | Adapter, **options: object) -> Codec:
+    """The codec of a registered framework (by name, with its adapter options) or an adapter."""
+    if isinstance(adapter, str):
+        adapter = ADAPTERS.get(adapter)(**options)
+    return adapter.codec()

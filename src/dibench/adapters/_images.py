@@ -21,6 +21,7 @@ from dibench._cache import LruCache, pixel_key
 from dibench._values import Box, UIElement
 from dibench.providers import ImagePart
 
+from ._codec import Frame
 from ._env import Screen
 
 __all__ = [
@@ -89,6 +90,11 @@ class Shown:
 
     def to_screen(self, x: float, y: float) -> tuple[float, float]:
         return x / self.sx, y / self.sy
+
+    @property
+    def frame(self) -> Frame:
+        """The image as a codec's coordinates refer to it."""
+        return Frame(self.image.width, self.image.height)
 
 
 _SHOWN: LruCache[tuple[str, Hashable, int | None], Shown] = LruCache(maxsize=12, bulky=True)

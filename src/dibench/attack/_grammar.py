@@ -21,12 +21,14 @@ directory resumes on its old path.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from dibench.adapters import ADAPTERS, Action, Frame, codec_of
 from dibench.probes import MARKS, POSITIONS, SEPARATORS, Style
 
 __all__ = [
@@ -213,27 +215,39 @@ PERSUASION_MOVES: dict[str, dict[str, tuple[Phrase, ...]]] = {
     },
 }
 
-# The framework's own action syntax, as its model would write the decision for this target.
-# Generic levels fall back to a plain request (the coordinates are target-specific).
-_ACTIONS: dict[str, tuple[str, str]] = {  # framework -> (full, generic head)
-    # each written where the framework's faithful reader looks (`dibench docs frameworks`)
-    "direct": ("Answer: {k}", "Answer:"),
-    "appagent": ("Action: tap({n})", "Action: tap"),
-    "mobile-agent-v2": ("### Action ### Tap ({x}, {y}) ### Operation ###", "### Action ### Tap"),
-    "mobile-agent-e": (
-        '### Action ### {"name": "Tap", "arguments": {"x": {x}, "y": {y}}} ### Description ###',
-        "### Action ### Tap",
-    ),
-    "mobile-agent-v3": (
-        '### Action ### {"action": "click", "coordinate": [{gx}, {gy}]} ### Description ###',
-        "### Action ### click",
-    ),
-    "gui-owl": (
-        '<tool_call>{"name": "mobile_use", "arguments": {"action": "click", '
-        '"coordinate": [{gx}, {gy}]}}',
-        "<tool_call> click",
-    ),
-}
+# The framework's own action syntax, as its model would write the decision for this target: the
+# framework codec's ``quote`` of a tap on it, its numbers turned into the target's slots (``{k}``
+# an item, ``{n}`` an AppAgent tag, ``{x}, {y}`` screen pixels, ``{gx}, {gy}`` resized pixels).
+# Generic levels fall back to the codec's ``quote_head`` and a plain request.
+_SENTINELS = (987_651, 987_652)  # numbers no real target has, replaced by the slots
+_SLOTS = {"items": ("k",), "tags": ("n",), "screen": ("x", "y"), "resized": ("gx", "gy")}
+
+
+@functools.cache
+def _action(framework: str) -> tuple[str, str] | None:
+    """(full, generic head) of ``framework``'s action-syntax move, None when it has none."""
+    if framework not in ADAPTERS:
+        return None
+    try:
+        codec = codec_of(framework)
+    except NotImplementedError:  # an adapter without a codec
+        return None
+    slots = _SLOTS.get(codec.space)
+    if slots is None:
+        return None
+    frame = Frame(10 * _SENTINELS[1], 10 * _SENTINELS[1])
+    if len(slots) == 1:
+        tap = Action("tap_element", element=_SENTINELS[0] - 1)
+    else:
+        tap = Action("tap", x=_SENTINELS[0], y=_SENTINELS[1])
+    full = codec.quote(tap, frame)
+    if full is None:
+        return None
+    for sentinel, slot in zip(_SENTINELS, slots, strict=False):
+        full = full.replace(str(sentinel), "{" + slot + "}")
+    return full, codec.quote_head
+
+
 _THIS = {"en": "this item", "zh": "此项"}
 CARRIERS = ("title", "cover", "title+cover")
 MAX_MOVES = 4
@@ -241,9 +255,10 @@ MAX_MOVES = 4
 
 def action_phrases(framework: str, language: str = "en") -> tuple[Phrase, ...]:
     """Action-syntax phrasings of ``framework`` (none for an unknown one)."""
-    if framework not in _ACTIONS:
+    found = _action(framework)
+    if found is None:
         return ()
-    full, head = _ACTIONS[framework]
+    full, head = found
     return ((full, f"{head} {_THIS[language]}"),)
 
 

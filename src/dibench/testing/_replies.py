@@ -2,9 +2,9 @@
 
 A real model answers a decision screen in the format its framework's prompt asks for; the test
 server stands in for it with one fixed move, a tap at a point of the shown screenshot (its
-centre unless told otherwise), written the way the offline agents' renderers write a tap for
-that framework (``adapters/*/_loop.py``): the same thought/action layout, coordinate space and
-tool-call JSON. The point is read on the image the request carries, so a framework that
+centre unless told otherwise), written by the framework's codec (``Codec.write``, as the
+offline agents' replies are): the same thought/action layout, coordinate space and tool-call
+JSON. The point is read on the image the request carries, so a framework that
 resizes the screenshot (``ui-tars``, ``gui-owl``) gets its resized pixels. Frameworks whose
 loop asks several roles in turn (``mobile-agent-v2``, ``-e``, ``-v3``) need a different reply
 per role, which one fixed move cannot give: they are not offered.
@@ -15,18 +15,17 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import json
-import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from PIL import Image
 
-from dibench.adapters import ADAPTERS, AppAgentGrid
+from dibench.adapters import ADAPTERS, Action, AppAgentGrid, Frame, Say, codec_of
 
 __all__ = ["REPLY_FRAMEWORKS", "framework_reply"]
 
 Point = tuple[float, float]  # fractions of the shown image's width and height
+Writer = Callable[[Point, tuple[int, int] | None, dict[str, Any]], str]
 
 
 def _images(body: dict[str, Any]) -> Iterator[str]:
@@ -53,14 +52,6 @@ def image_size(body: dict[str, Any]) -> tuple[int, int] | None:
         return None
 
 
-def _tool_call(args: dict[str, object]) -> str:
-    return json.dumps({"name": "mobile_use", "arguments": args})
-
-
-def _direct(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
-    return "Item 1 satisfies the instruction.\nAnswer: 1"
-
-
 def _request_text(body: dict[str, Any]) -> str:
     texts: list[str] = []
     for message in body.get("messages") or ():
@@ -73,81 +64,47 @@ def _request_text(body: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
-def _appagent_text(thought: str, action: str, summary: str) -> str:
-    return (
-        "Observation: The screen shows the app with numbered tags on its elements.\n"
-        f"Thought: {thought}\nAction: {action}\nSummary: {summary}"
-    )
+_GRID_PROMPT = "A grid is drawn over it"  # AppAgent's task_grid prompt, not its tag prompt
 
 
 def _appagent(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
     """A tag names an element only the labelled image shows, so ask for AppAgent's grid
-    first (as the offline agents do for a spot no tag covers), then tap the grid square."""
+    first (a tap no tag covers, as the offline agents do), then tap the grid square."""
+    codec = codec_of("appagent", parse="robust")  # the grid's nearest named spot
     if _GRID_PROMPT not in _request_text(body) or size is None:
-        return _appagent_text(
-            "The spot I need has no tag, so I need the grid.", "grid()", "Asked for a grid."
-        )
+        return codec.write(Say(Action("tap", x=0, y=0)), Frame(1, 1))
     w, h = size
-    area, spot = AppAgentGrid.for_screen(w, h).nearest(point[0] * w, point[1] * h)
-    return _appagent_text(
-        f"Square {area} holds the item to choose.", f'tap({area}, "{spot}")', "Tapped it."
-    )
+    tap = Action("tap", x=point[0] * w, y=point[1] * h)
+    area = AppAgentGrid.for_screen(w, h).area_at(tap.x or 0.0, tap.y or 0.0)
+    said = Say(tap, f"Square {area} holds the item to choose.", "Tapped it.")
+    return codec.write(said, Frame(w, h, view="grid"))
 
 
-_GRID_PROMPT = "A grid is drawn over it"  # AppAgent's task_grid prompt, not its tag prompt
+def _tap(framework: str, on_grid: bool) -> Writer:
+    """A tap written by ``framework``'s codec: on a grid, the point's fractions on a unit
+    frame (the grid's rounding of the fraction itself); else pixels of the shown image (a
+    1000x1000 one when the request has none)."""
+    codec = codec_of(framework)
+
+    def write(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+        w, h = (1, 1) if on_grid else size or (1000, 1000)
+        return codec.write(Say(Action("tap", x=point[0] * w, y=point[1] * h)), Frame(w, h))
+
+    return write
 
 
-def _grid(point: Point, scale: int) -> list[int]:
-    return [round(point[0] * scale), round(point[1] * scale)]
+def _direct(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    return codec_of("direct").write(Say(Action("tap_element", element=0)), Frame(1, 1))
 
 
-def _autoglm(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
-    gx, gy = (min(v, 999) for v in _grid(point, 1000))
-    return f'This item fits the request.\ndo(action="Tap", element=[{gx},{gy}])'
-
-
-def _mai_ui(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
-    call = _tool_call({"action": "click", "coordinate": _grid(point, 999)})
-    return (
-        f"<thinking>\nThis item fits the request.\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
-    )
-
-
-def _qwen_vl(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
-    call = _tool_call({"action": "click", "coordinate": _grid(point, 999)})
-    return (
-        "Thought: This item fits the request.\nAction: Click the chosen item.\n"
-        f"<tool_call>\n{call}\n</tool_call>"
-    )
-
-
-def _pixels(point: Point, size: tuple[int, int] | None) -> tuple[int, int]:
-    w, h = size or (1000, 1000)  # no image in the request: a point on a 1000 grid
-    return math.floor(point[0] * w), math.floor(point[1] * h)
-
-
-def _ui_tars(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
-    x, y = _pixels(point, size)
-    return f"Thought: This item fits the request.\nAction: click(start_box='({x},{y})')"
-
-
-def _gui_owl(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
-    call = _tool_call({"action": "click", "coordinate": list(_pixels(point, size))})
-    return (
-        "<thinking>\nThis item fits the request.\n</thinking>\n"
-        f"<tool_call>\n{call}\n</tool_call>\n"
-        "<conclusion>\nClicked the chosen item.\n</conclusion>"
-    )
-
-
-_WRITERS: dict[str, Callable[[Point, tuple[int, int] | None, dict[str, Any]], str]] = {
+_WRITERS: dict[str, Writer] = {
     "direct": _direct,
     "appagent": _appagent,
-    "autoglm": _autoglm,
-    "mai-ui": _mai_ui,
-    "qwen-vl": _qwen_vl,
-    "ui-tars": _ui_tars,
-    "gui-owl": _gui_owl,
+    "autoglm": _tap("autoglm", True),
+    "mai-ui": _tap("mai-ui", True),
+    "qwen-vl": _tap("qwen-vl", True),
+    "ui-tars": _tap("ui-tars", False),
+    "gui-owl": _tap("gui-owl", False),
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}

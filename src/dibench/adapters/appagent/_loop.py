@@ -5,10 +5,9 @@ The framework itself is described in the package docstring (``__init__.py``).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,17 +17,19 @@ from dibench._values import Outcome, UIElement
 from dibench.providers import Message, TextPart
 
 from .._adapter import ADAPTERS
-from .._base import Action, candidate_at
+from .._base import Action
+from .._codec import Frame, Say, move_action
 from .._env import Screen
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, system_text
 from .._images import Shown, show
-from .._moves import AnswerFn, Move, read_move, swipe_direction, swipe_end
+from .._moves import AnswerFn, read_move, swipe_direction
 from .._parse import (
     excerpt,
 )
 from .._prompts import TemplateError
 from .._replies import FrameworkError, ReplyError
-from ._annotate import MIN_DIST, SUBAREAS, Grid, draw_grid, draw_labels, label_elements
+from ._annotate import MIN_DIST, Grid, draw_grid, draw_labels, label_elements
+from ._codec import AppAgentCodec, area_point
 from ._parse import (
     AppAgentReply,
     parse_appagent_faithful,
@@ -63,31 +64,6 @@ class _Labels:
         return self.elements[tag - 1]
 
 
-_GRID_SPOTS = {  # subarea -> (numerator, denominator) of the cell's width and height
-    "top-left": ((1, 4), (1, 4)),
-    "top": ((1, 2), (1, 4)),
-    "top-right": ((3, 4), (1, 4)),
-    "left": ((1, 4), (1, 2)),
-    "right": ((3, 4), (1, 2)),
-    "bottom-left": ((1, 4), (3, 4)),
-    "bottom": ((1, 2), (3, 4)),
-    "bottom-right": ((3, 4), (3, 4)),
-}
-
-
-def _area_point(grid: Grid, area: int, subarea: str) -> tuple[int, int]:
-    """The point AppAgent's executor taps for (area, subarea), with its integer arithmetic.
-
-    The cell is ``width // cols`` by ``height // rows``; areas outside 1..rows*cols are not
-    checked (0 lands a row above the screen); a subarea other than the eight exact,
-    lower-case names means the centre.
-    """
-    cw, ch = grid.width // grid.cols, grid.height // grid.rows
-    row, col = divmod(area - 1, grid.cols)
-    (fx, dx), (fy, dy) = _GRID_SPOTS.get(subarea, ((1, 2), (1, 2)))
-    return col * cw + cw * fx // dx, row * ch + ch * fy // dy
-
-
 def _as_replacement(value: str, what: str) -> str:
     """``value`` as AppAgent puts it into its prompt: the replacement of a ``re.sub``.
 
@@ -100,13 +76,6 @@ def _as_replacement(value: str, what: str) -> str:
         raise FrameworkError(f"re.sub rejects the {what} {excerpt(value, 40)!r}: {err}") from None
 
 
-def _answer_text(thought: str, action: str, summary: str) -> str:
-    return (
-        "Observation: The screen shows the app with numbered tags on its elements.\n"
-        f"Thought: {thought}\nAction: {action}\nSummary: {summary}"
-    )
-
-
 _BACK = re.compile(r"\b(back|navigate up|return)\b|返回", re.I)
 
 
@@ -116,10 +85,6 @@ def _back_element(ui: Sequence[UIElement]) -> UIElement | None:
         if e.clickable and _BACK.search(f"{e.content_desc} {e.resource_id} {e.text}"):
             return e
     return None
-
-
-def _not_done(move: Move) -> str:
-    return _answer_text(move.text or "Nothing here fits the task.", "FINISH", "Gave up.")
 
 
 @ADAPTERS.register("appagent")
@@ -192,86 +157,42 @@ class AppAgentAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- answers for offline agents
 
-    def _tag_answer(self, labels: _Labels) -> AnswerFn:
-        def tag_at(x: float, y: float) -> int | None:
-            hits = [
-                (e.bounds.width * e.bounds.height, n)
-                for n, e in enumerate(labels.elements, start=1)
-                if e.bounds.contains(x, y)
-            ]
-            return min(hits)[1] if hits else None
+    def codec(self) -> AppAgentCodec:
+        return AppAgentCodec(self.parse)
+
+    def _tag_answer(self, labels: _Labels, frame: Frame) -> AnswerFn:
+        codec = self.codec()
+        frame = replace(frame, marks=tuple(e.bounds for e in labels.elements))
 
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
-            if move.kind in ("none", "ask"):  # no ask action: giving up
-                return _not_done(move)
-            if move.kind == "type":
-                return _answer_text(
-                    "The input field has focus.", f'text("{move.text}")', "Typed the query."
+            if move.kind != "back":
+                return codec.write(Say(move_action(move)), frame)
+            arrow = _back_element(labels.elements)  # no system back: the app's own arrow
+            if arrow is None:
+                return codec.write(
+                    Say(Action("none", text="There is no way back from here.")), frame
                 )
-            if move.kind == "back":
-                arrow = _back_element(labels.elements)
-                if arrow is None:
-                    return _not_done(Move("none", text="There is no way back from here."))
-                tag = labels.elements.index(arrow) + 1
-                return _answer_text("I need the previous screen.", f"tap({tag})", "Went back.")
-            tag = tag_at(move.x, move.y)
-            if tag is None:
-                return _answer_text(
-                    "The spot I need has no tag, so I need the grid.", "grid()", "Asked for a grid."
-                )
-            if move.kind == "swipe":
-                return _answer_text(
-                    "More content lies beyond the screen.",
-                    f'swipe({tag}, "{move.direction}", "medium")',
-                    f"Swiped {move.direction} to see more.",
-                )
-            return _answer_text(
-                f"Element {tag} is the one to choose.", f"tap({tag})", "Tapped the chosen element."
-            )
+            back = Action("tap_element", element=labels.elements.index(arrow))
+            return codec.write(Say(back, "I need the previous screen.", "Went back."), frame)
 
         return answer
 
-    def _grid_answer(self, screen: Screen, grid: Grid) -> AnswerFn:
-        boxes = screen.candidate_boxes
+    def _grid_answer(self, screen: Screen, frame: Frame) -> AnswerFn:
+        codec = self.codec()
+        frame = replace(frame, marks=tuple(screen.candidate_boxes.values()), view="grid")
         arrow = _back_element(screen.ui)
-        faithful = self.faithful
-
-        def point(area: int, sub: str) -> tuple[int, int]:
-            return _area_point(grid, area, sub) if faithful else grid.point(area, sub)
-
-        def spot(x: float, y: float) -> tuple[int, str]:
-            area = grid.area_at(x, y)
-            want = candidate_at(boxes, x, y)
-            spots = sorted(SUBAREAS, key=lambda s: math.dist(point(area, s), (x, y)))
-            same = [s for s in spots if candidate_at(boxes, *point(area, s)) == want]
-            return area, (same or spots)[0]
 
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)
             if move.kind in ("none", "ask", "type") or (move.kind == "back" and arrow is None):
-                return _not_done(move)
+                return codec.write(Say(Action("none", text=move.text)), frame)
             if move.kind == "back":
                 assert arrow is not None
-                area, sub = spot(*arrow.bounds.center)
-                return _answer_text(
-                    "I need the previous screen.", f'tap({area}, "{sub}")', "Went back."
-                )
-            area, sub = spot(move.x, move.y)
-            if move.kind == "swipe":
-                start = move
-                if faithful:  # the executor starts the swipe at (x, x): aim from there
-                    sx = point(area, sub)[0]
-                    start = Move("swipe", sx, sx, move.direction)
-                area2, sub2 = spot(*swipe_end(start, grid.width, grid.height))
-                return _answer_text(
-                    "More content lies beyond the screen.",
-                    f'swipe({area}, "{sub}", {area2}, "{sub2}")',
-                    f"Swiped {move.direction} to see more.",
-                )
-            return _answer_text(
-                f"Square {area} covers the spot to tap.", f'tap({area}, "{sub}")', "Tapped a spot."
-            )
+                x, y = arrow.bounds.center
+                back = Action("tap", x=x, y=y)
+                return codec.write(Say(back, "I need the previous screen.", "Went back."), frame)
+            return codec.write(Say(move_action(move)), frame)
 
         return answer
 
@@ -307,10 +228,10 @@ class AppAgentAdapter(FrameworkAdapter):
     def _executed(self, reply: AppAgentReply, labels: _Labels, grid: Grid | None) -> Action:
         """What AppAgent's task executor does with a parsed call (faithful mode)."""
         if grid is not None:
-            x, y = _area_point(grid, int(reply.args[0]), str(reply.args[1]))
+            x, y = area_point(grid, int(reply.args[0]), str(reply.args[1]))
             if reply.name == "swipe":
                 # The executor's precise swipe passes the start x as the start y as well.
-                x2, y2 = _area_point(grid, int(reply.args[2]), str(reply.args[3]))
+                x2, y2 = area_point(grid, int(reply.args[2]), str(reply.args[3]))
                 return Action("swipe", x=x, y=x, direction=swipe_direction(x2 - x, y2 - x))
             return Action("tap" if reply.name == "tap" else "long_press", x=x, y=y)
         e = labels.indexed(int(reply.args[0]))
@@ -341,10 +262,10 @@ class AppAgentAdapter(FrameworkAdapter):
             grid: Grid | None = None
             if grid_on:
                 shown, grid = await self._gridded(screen.image)
-                answer = self._grid_answer(screen, grid)
+                answer = self._grid_answer(screen, shown.frame)
             else:
                 shown = await self._labelled(screen.image, labels)
-                answer = self._tag_answer(labels)
+                answer = self._tag_answer(labels, shown.frame)
             try:
                 messages = self._messages(ep, shown, last_act, grid_on)
             except FrameworkError as err:  # the original crashes before asking

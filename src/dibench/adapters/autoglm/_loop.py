@@ -17,11 +17,10 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import CONFIRM_ANSWERS, GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show_screen
-from .._moves import AnswerFn, read_move, swipe_end
 from .._parse import excerpt
 from .._replies import ReplyError
+from ._codec import AutoGLMCodec
 from ._parse import (
-    GRID,
     REFUSED_BY_HANDLER,
     Call,
     read_call_faithful,
@@ -68,6 +67,9 @@ class AutoGLMAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- reading
 
+    def codec(self) -> AutoGLMCodec:
+        return AutoGLMCodec()
+
     def read(self, text: str, width: int, height: int) -> tuple[Call, Action]:
         """A reply about a ``width`` x ``height`` screenshot, read in the chosen parse mode
         (robust raises ReplyError on what it cannot read; faithful never raises)."""
@@ -76,38 +78,6 @@ class AutoGLMAdapter(FrameworkAdapter):
             return call, to_action_faithful(call, width, height)
         call = read_call_robust(text)
         return call, to_action_robust(call, width, height)
-
-    # --------------------------------------------------------------- offline answers
-
-    def _answer(self, shown: Shown) -> AnswerFn:
-        w, h = shown.image.width, shown.image.height
-
-        def grid(x: float, y: float) -> str:
-            gx = min(max(round(x / w * GRID), 0), GRID - 1)
-            gy = min(max(round(y / h * GRID), 0), GRID - 1)
-            return f"[{gx},{gy}]"
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind == "none":
-                reason = move.text or "No item fits the request."
-                return f"{reason}\nfinish(message={json.dumps(reason, ensure_ascii=False)})"
-            if move.kind == "ask":
-                question = move.text or "Several items fit; which one do you want?"
-                return f'{question}\ndo(action="Interact")'
-            if move.kind == "back":
-                return 'I need the previous screen.\ndo(action="Back")'
-            if move.kind == "type":
-                return f'The input box is focused.\ndo(action="Type", text="{move.text}")'
-            if move.kind == "swipe":
-                end = swipe_end(move, w, h)
-                return (
-                    "More content lies beyond the screen.\n"
-                    f'do(action="Swipe", start={grid(move.x, move.y)}, end={grid(*end)})'
-                )
-            return f'This item fits the request.\ndo(action="Tap", element={grid(move.x, move.y)})'
-
-        return answer
 
     # --------------------------------------------------------------- the episode
 
@@ -132,9 +102,8 @@ class AutoGLMAdapter(FrameworkAdapter):
             shown = await show_screen(screen)
             user = self._user(first, ep, shown)
             messages = [ep.system_message(system), *history, user]
-            turn = await ep.ask(
-                "decision", messages, shown=shown, answer=self._answer(shown), acting=True
-            )
+            answer = self.codec().answer(shown.frame)
+            turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
                 call, action = self.read(turn.text, screen.image.width, screen.image.height)
             except ReplyError as err:

@@ -6,7 +6,7 @@ The framework itself is described in the package docstring (``__init__.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,11 +16,13 @@ from dibench.providers import Message, TextPart
 
 from .._adapter import ADAPTERS
 from .._base import Action, candidate_at
+from .._codec import Frame, Say, move_action
 from .._env import Screen
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import show_screen
 from .._moves import AnswerFn, read_move
 from .._replies import ReplyError
+from ._codec import DirectCodec
 from ._parse import (
     parse_direct_answer,
     parse_direct_ask,
@@ -130,34 +132,26 @@ class DirectAdapter(FrameworkAdapter):
     }
     prompt_folder = Path(__file__).parent / "prompts"
 
-    def _answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
+    def codec(self) -> DirectCodec:
+        return DirectCodec()
+
+    def _answer(self, boxes: dict[str, Box], items: _Items, frame: Frame) -> AnswerFn:
+        """An offline agent's decision as an item: the candidate its tap lands on, when
+        listed (anything else on a decision screen, or off the items, is ``none``)."""
+        codec = self.codec()
+        app = frame.view == "app"
+
         def answer(decision: tuple[object, ...]) -> str:
             move = read_move(decision)  # only a tap names an item on a single screen
-            if move.kind == "ask":
-                return f"Answer: ask {move.text}"
             cid = candidate_at(boxes, move.x, move.y) if move.kind == "tap" else None
-            if cid is None or cid not in items.order:
-                return "None of the items satisfies the instruction.\nAnswer: none"
-            n = items.order.index(cid) + 1
-            return f"Item {n} satisfies the instruction.\nAnswer: {n}"
-
-        return answer
-
-    def _app_answer(self, boxes: dict[str, Box], items: _Items) -> AnswerFn:
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind == "ask":
-                return f"Answer: ask {move.text}"
-            if move.kind == "swipe" and move.direction in ("up", "down"):
-                where = "scroll" if move.direction == "up" else "scroll up"
-                return f"I need to see more of the list.\nAnswer: {where}"
-            if move.kind == "back":
-                return "I want the previous screen.\nAnswer: back"
-            cid = candidate_at(boxes, move.x, move.y) if move.kind == "tap" else None
-            if cid is None or cid not in items.order:
-                return f"{move.text or 'Nothing here helps.'}\nAnswer: none"
-            n = items.order.index(cid) + 1
-            return f"Item {n} is the one to take.\nAnswer: {n}"
+            scroll = move.kind == "swipe" and move.direction in ("up", "down")
+            if move.kind == "ask" or (app and (move.kind == "back" or scroll)):
+                action = move_action(move)
+            elif cid is not None and cid in items.order:
+                action = Action("tap_element", element=items.order.index(cid))
+            else:
+                action = Action("none", text=move.text)
+            return codec.write(Say(action), frame)
 
         return answer
 
@@ -181,7 +175,7 @@ class DirectAdapter(FrameworkAdapter):
             ep.system_message(self.prompts.render("decision", values, system=True)),
             Message("user", (TextPart(self.prompts.render("decision", values)), shown.part)),
         ]
-        answer = self._answer(dict(screen.candidate_boxes), items)
+        answer = self._answer(dict(screen.candidate_boxes), items, shown.frame)
         turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
         await self._asked(ep, turn)
         try:
@@ -244,7 +238,7 @@ class DirectAdapter(FrameworkAdapter):
                 ep.system_message(self.prompts.render("app", values, system=True)),
                 Message("user", (TextPart(self.prompts.render("app", values)), shown.part)),
             ]
-            answer = self._app_answer(boxes, items)
+            answer = self._answer(boxes, items, replace(shown.frame, view="app"))
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             await self._asked(ep, turn)
             try:

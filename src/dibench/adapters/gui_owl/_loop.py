@@ -6,7 +6,6 @@ The framework itself is described in the package docstring (``__init__.py``).
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -20,8 +19,8 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show
-from .._moves import AnswerFn, read_move, swipe_end
 from .._replies import ReplyError
+from ._codec import GuiOwlCodec
 from ._parse import (
     Geometry,
     ToolCall,
@@ -204,12 +203,6 @@ class GuiOwlAdapter(FrameworkAdapter):
             mw, mh, shown.image.width, shown.image.height, screenshot.width, screenshot.height
         )
 
-    def _from_shown(self, shown: Shown, x: float, y: float) -> tuple[int, int]:
-        """Shown-image pixels -> the integers the model would write."""
-        if self.coords == "norm1000":
-            return round(x / shown.image.width * 1000), round(y / shown.image.height * 1000)
-        return math.floor(x), math.floor(y)
-
     def read(self, text: str, geo: Geometry) -> tuple[ToolCall, Action]:
         """A reply as the chosen parse mode reads it (ReplyError/FrameworkError if it can't)."""
         if self.faithful:
@@ -223,40 +216,8 @@ class GuiOwlAdapter(FrameworkAdapter):
             return call.conclusion.replace("\n", "").replace('"', "")
         return call.conclusion or f"{call.action} {json.dumps(call.args)}"
 
-    def _answer(self, shown: Shown) -> AnswerFn:
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            args: dict[str, object]
-            if move.kind in ("none", "ask"):  # no ask action: giving up
-                args = {"action": "terminate", "status": "failure"}
-                thought, conclusion = move.text or "No item fits the request.", "Stopped the task."
-            elif move.kind == "back":
-                args = {"action": "system_button", "button": "Back"}
-                thought, conclusion = "I need the previous screen.", "Went back."
-            elif move.kind == "type":
-                args = {"action": "type", "text": move.text}
-                thought, conclusion = "The input box is active.", f"Typed {move.text!r}."
-            elif move.kind == "swipe":
-                end = swipe_end(move, shown.image.width, shown.image.height)
-                args = {
-                    "action": "swipe",
-                    "coordinate": list(self._from_shown(shown, move.x, move.y)),
-                    "coordinate2": list(self._from_shown(shown, *end)),
-                }
-                thought = "More content lies beyond the screen."
-                conclusion = f"Swiped {move.direction} to see more."
-            else:
-                point = list(self._from_shown(shown, move.x, move.y))
-                args = {"action": "click", "coordinate": point}
-                thought, conclusion = "This item fits the request.", "Clicked the chosen item."
-            call = {"name": "mobile_use", "arguments": args}
-            return (
-                f"<thinking>\n{thought}\n</thinking>\n"
-                f"<tool_call>\n{json.dumps(call)}\n</tool_call>\n"
-                f"<conclusion>\n{conclusion}\n</conclusion>"
-            )
-
-        return answer
+    def codec(self) -> GuiOwlCodec:
+        return GuiOwlCodec(self.coords)
 
     # --------------------------------------------------------------- the episode
 
@@ -281,7 +242,7 @@ class GuiOwlAdapter(FrameworkAdapter):
             screenshot = ep.now.image
             shown = await self._resized(screenshot)
             messages = self._messages(ep, shown, history)
-            answer = self._answer(shown)
+            answer = self.codec().answer(shown.frame)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
                 call, action = self.read(turn.text, self._geometry(shown, screenshot))

@@ -19,8 +19,8 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import Shown, show, show_screen
-from .._moves import AnswerFn, read_move
 from .._replies import ReplyError
+from ._codec import MaiUiCodec
 from ._parse import GRID, Call, read_mai_faithful, read_mai_robust, to_action
 
 __all__ = [
@@ -116,41 +116,14 @@ class MaiUiAdapter(FrameworkAdapter):
         messages.append(Message("user", (shown.part,)))
         return messages
 
-    def _answer(self, shown: Shown) -> AnswerFn:
-        w, h = shown.image.width, shown.image.height
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            args: dict[str, object]
-            if move.kind == "none":
-                args = {"action": "terminate", "status": "fail"}
-                thought = move.text or "No item on this screen fits the request."
-            elif move.kind == "ask":
-                args = {"action": "ask_user", "text": move.text}
-                thought = "Several items fit; the user has to choose."
-            elif move.kind == "back":
-                args = {"action": "system_button", "button": "back"}
-                thought = "The previous screen is needed."
-            elif move.kind == "type":
-                args = {"action": "type", "text": move.text}
-                thought = "The input box is active."
-            elif move.kind == "swipe":
-                point = to_grid(move.x, move.y, w, h)
-                args = {"action": "swipe", "direction": move.direction, "coordinate": point}
-                thought = "More content lies beyond the screen."
-            else:
-                args = {"action": "click", "coordinate": to_grid(move.x, move.y, w, h)}
-                thought = "This item fits the request."
-            call = json.dumps({"name": "mobile_use", "arguments": args})
-            return f"<thinking>\n{thought}\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
-
-        return answer
+    def codec(self) -> MaiUiCodec:
+        return MaiUiCodec()
 
     # --------------------------------------------------------------- the episode
 
     async def _step(self, ep: Episode, shown: Shown, messages: list[Message]) -> tuple[Turn, Call]:
         """Ask until a reply holds a call, as the original does (three attempts in all)."""
-        answer = self._answer(shown)
+        answer = self.codec().answer(shown.frame)
         for attempt in range(ATTEMPTS):
             turn = await ep.ask(
                 "decision", messages, shown=shown, answer=answer, acting=attempt == 0

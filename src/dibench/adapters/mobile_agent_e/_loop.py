@@ -6,8 +6,6 @@ The framework itself is described in the package docstring (``__init__.py``).
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,7 +17,7 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import Shown, decode_jpeg, show
-from .._moves import AnswerFn, read_move, swipe_end
+from .._moves import read_move
 from .._parse import (
     clean,
     flat,
@@ -28,6 +26,7 @@ from .._parse import (
 from .._perception import E_MERGE, Perception, perceive
 from .._pool import InfoPool, history_rows, notetaker_answer, reflector_answer, stuck_rows
 from .._replies import FrameworkError, ReplyError
+from ._codec import ECodec
 from ._parse import (
     _ATOMIC,
     EOperation,
@@ -183,36 +182,8 @@ class MobileAgentEAdapter(FrameworkAdapter):
             f"choose one.\n### Plan ###\n1. {goal}\n### Current Subgoal ###\n{goal}"
         )
 
-    @staticmethod
-    def _operator_answer(shown: Shown) -> AnswerFn:
-        def op(thought: str, name: str, args: dict[str, object] | None, desc: str) -> str:
-            call = json.dumps({"name": name, "arguments": args})
-            head = f"### Thought ###\n{thought}\n### Action ###\n{call}\n"
-            return head + f"### Description ###\n{desc}"
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind in ("none", "ask"):  # no ask action: giving up
-                reason = move.text or "No item on the screen satisfies the request."
-                return op(reason, "finish", None, "Stop here.")
-            if move.kind == "back":
-                return op("I need the previous screen.", "Back", None, "Return to the last page.")
-            if move.kind == "type":
-                return op("The input box is ready.", "Type", {"text": move.text}, "Type the query.")
-            x, y = math.floor(move.x), math.floor(move.y)
-            if move.kind == "swipe":
-                x2, y2 = swipe_end(move, shown.image.width, shown.image.height)
-                args = {"x1": x, "y1": y, "x2": x2, "y2": y2}
-                return op("More content lies beyond the screen.", "Swipe", args,
-                          "Scroll to reveal more content.")  # fmt: skip
-            return op(
-                f"The item at ({x}, {y}) satisfies the request.",
-                "Tap",
-                {"x": x, "y": y},
-                "Tap the item to choose it; its page should open.",
-            )
-
-        return answer
+    def codec(self) -> ECodec:
+        return ECodec()
 
     # --------------------------------------------------------------- roles
 
@@ -300,7 +271,7 @@ class MobileAgentEAdapter(FrameworkAdapter):
             Message("user", (TextPart(text), shown.part)),
         ]
         turn = await ep.ask(
-            "operator", messages, shown=shown, answer=self._operator_answer(shown), acting=True
+            "operator", messages, shown=shown, answer=self.codec().answer(shown.frame), acting=True
         )
         try:
             if self.faithful:

@@ -6,7 +6,6 @@ The framework itself is described in the package docstring (``__init__.py``).
 from __future__ import annotations
 
 import asyncio
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,7 +21,7 @@ from .._base import Action
 from .._env import Screen
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import Shown, decode_jpeg, show
-from .._moves import AnswerFn, read_move, swipe_direction, swipe_end
+from .._moves import AnswerFn, read_move
 from .._parse import (
     clean,
     flat,
@@ -30,6 +29,7 @@ from .._parse import (
 )
 from .._perception import V2_MERGE, Perception, perceive, read_lines
 from .._replies import ReplyError
+from ._codec import V2Codec, v2_action
 from ._parse import (
     V2Action,
     parse_v2_action,
@@ -61,24 +61,7 @@ DEFAULT_HINT = (
 
 def _to_action(a: V2Action, shown: Shown) -> Action:
     """The canonical action, coordinates mapped back to the screen's pixels."""
-    if a.name == "tap":
-        x, y = shown.to_screen(a.values[0], a.values[1])
-        return Action("tap", x=x, y=y)
-    if a.name == "swipe":
-        x1, y1, x2, y2 = a.values
-        x, y = shown.to_screen(x1, y1)
-        return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x1, y2 - y1))
-    if a.name == "type":
-        return Action("type", text=a.text)
-    if a.name == "open_app":
-        return Action("none", text=f"Open app ({a.text})")
-    if a.name == "back":
-        return Action("back")
-    if a.name == "home":
-        return Action("home")
-    if a.name == "none":
-        return Action("none", text=f"no action keyword in {a.raw[:60]!r}")
-    return Action("finish", text=a.operation or a.thought)
+    return v2_action(a, shown.to_screen)
 
 
 def _operation(a: V2Action, faithful: bool = False) -> str:
@@ -250,41 +233,8 @@ class MobileAgentV2Adapter(FrameworkAdapter):
             "body": body,
         }
 
-    @staticmethod
-    def _decision_answer(shown: Shown) -> AnswerFn:
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind in ("none", "ask"):  # no ask action: giving up
-                return (
-                    f"### Thought ###\n{move.text or 'No item here meets the instruction.'}\n"
-                    "### Action ###\nStop\n### Operation ###\nStop the task."
-                )
-            if move.kind == "back":
-                return (
-                    "### Thought ###\nI need the previous page.\n"
-                    "### Action ###\nBack\n### Operation ###\nGo back to the previous page."
-                )
-            if move.kind == "type":
-                return (
-                    "### Thought ###\nThe input box is ready.\n"
-                    f"### Action ###\nType ({move.text})\n"
-                    f"### Operation ###\nType {move.text} into the input box."
-                )
-            x, y = math.floor(move.x), math.floor(move.y)
-            if move.kind == "swipe":
-                x2, y2 = swipe_end(move, shown.image.width, shown.image.height)
-                return (
-                    "### Thought ###\nMore content lies beyond the screen.\n"
-                    f"### Action ###\nSwipe ({x}, {y}), ({x2}, {y2})\n"
-                    f"### Operation ###\nSwipe {move.direction} to see more content."
-                )
-            return (
-                f"### Thought ###\nThe item at ({x}, {y}) meets the instruction, so I will tap "
-                f"it.\n### Action ###\nTap ({x}, {y})\n"
-                f"### Operation ###\nTap the item at ({x}, {y}) to choose it."
-            )
-
-        return answer
+    def codec(self) -> V2Codec:
+        return V2Codec()
 
     @staticmethod
     def _reflection_answer(before: Screen, after: Screen) -> AnswerFn:
@@ -414,7 +364,11 @@ class MobileAgentV2Adapter(FrameworkAdapter):
                 Message("user", (TextPart(user), shown.part)),
             ]
             turn = await ep.ask(
-                "decision", messages, shown=shown, answer=self._decision_answer(shown), acting=True
+                "decision",
+                messages,
+                shown=shown,
+                answer=self.codec().answer(shown.frame),
+                acting=True,
             )
             try:
                 a = self._read_decision(turn, shown)

@@ -6,7 +6,6 @@ The framework itself is described in the package docstring (``__init__.py``).
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,9 +20,10 @@ from .._base import Action
 from .._env import Screen
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
 from .._images import Shown, show
-from .._moves import AnswerFn, read_move, swipe_end
+from .._moves import AnswerFn, read_move
 from .._pool import InfoPool, history_rows, notetaker_answer, reflector_answer, stuck_rows
 from .._replies import FrameworkError, ReplyError
+from ._codec import V3Codec
 from ._parse import (
     _NO_COMPLETED,
     InvalidAction,
@@ -214,44 +214,8 @@ class MobileAgentV3Adapter(FrameworkAdapter):
 
         return answer
 
-    @staticmethod
-    def _operator_answer(shown: Shown) -> AnswerFn:
-        def reply(thought: str, action: dict[str, object], description: str) -> str:
-            return (
-                f"### Thought ###\n{thought}\n### Action ###\n{json.dumps(action)}\n"
-                f"### Description ###\n{description}"
-            )
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind in ("none", "ask"):  # no ask action: giving up
-                reason = move.text or "No item on the screen satisfies the request."
-                return reply(reason, {"action": "terminate", "status": "failure"}, "Stop.")
-            if move.kind == "back":
-                return reply(
-                    "I need the previous screen.",
-                    {"action": "system_button", "button": "Back"},
-                    "Go back.",
-                )
-            if move.kind == "type":
-                return reply(
-                    "The input box has focus.", {"action": "type", "text": move.text}, "Type."
-                )
-            x, y = math.floor(move.x), math.floor(move.y)
-            if move.kind == "swipe":
-                x2, y2 = swipe_end(move, shown.image.width, shown.image.height)
-                return reply(
-                    "More content lies beyond the screen.",
-                    {"action": "swipe", "coordinate": [x, y], "coordinate2": [x2, y2]},
-                    f"Swipe {move.direction} to see more.",
-                )
-            return reply(
-                f"The item at ({x}, {y}) satisfies the request.",
-                {"action": "click", "coordinate": [x, y]},
-                "Tap the chosen item.",
-            )
-
-        return answer
+    def codec(self) -> V3Codec:
+        return V3Codec()
 
     # --------------------------------------------------------------- roles
 
@@ -275,7 +239,11 @@ class MobileAgentV3Adapter(FrameworkAdapter):
         text, values = self._operator_text(ep, pool, self._size(shown))
         messages = self._messages(ep, "operator", text, (shown.part,), values)
         return await ep.ask(
-            "operator", messages, shown=shown, answer=self._operator_answer(shown), acting=True
+            "operator",
+            messages,
+            shown=shown,
+            answer=self.codec().answer(shown.frame),
+            acting=True,
         )
 
     async def _reflect(self, ep: Episode, before: Shown, after: Shown, pool: InfoPool) -> str:

@@ -16,8 +16,8 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show_screen
-from .._moves import AnswerFn, read_move, swipe_end
 from .._replies import FrameworkError, ReplyError
+from ._codec import QwenVLCodec
 from ._parse import (
     GRID,
     QwenCall,
@@ -162,43 +162,8 @@ class QwenVLAdapter(FrameworkAdapter):
             return call.conclusion.replace("\n", "").replace('"', "")
         return call.conclusion or f"{call.args.get('action')} {json.dumps(call.args)}"
 
-    def _answer(self, shown: Shown) -> AnswerFn:
-        w, h = shown.image.width, shown.image.height
-
-        def grid(x: float, y: float) -> list[int]:
-            return [round(x / w * GRID), round(y / h * GRID)]
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            args: dict[str, object]
-            if move.kind == "ask" and self.tool == "mobileworld":
-                args = {"action": "ask_user", "text": move.text}
-                thought, line = "Several items fit; the user has to choose.", "Ask the user."
-            elif move.kind in ("none", "ask"):  # Qwen3-VL's own tool has no way to ask
-                args = {"action": "terminate", "status": "failure"}
-                thought = move.text or "No item fits the request."
-                line = "Stop the task."
-            elif move.kind == "back":
-                args = {"action": "system_button", "button": "Back"}
-                thought, line = "The previous screen is needed.", "Go back."
-            elif move.kind == "type":
-                args = {"action": "type", "text": move.text}
-                thought, line = "The input box has the focus.", f"Type {move.text!r}."
-            elif move.kind == "swipe":
-                end = swipe_end(move, w, h)
-                args = {
-                    "action": "swipe",
-                    "coordinate": grid(move.x, move.y),
-                    "coordinate2": grid(*end),
-                }
-                thought, line = "More lies beyond the screen.", f"Swipe {move.direction}."
-            else:
-                args = {"action": "click", "coordinate": grid(move.x, move.y)}
-                thought, line = "This item fits the request.", "Click the chosen item."
-            call = json.dumps({"name": "mobile_use", "arguments": args}, ensure_ascii=False)
-            return f"Thought: {thought}\nAction: {line}\n<tool_call>\n{call}\n</tool_call>"
-
-        return answer
+    def codec(self) -> QwenVLCodec:
+        return QwenVLCodec(self.tool)
 
     # --------------------------------------------------------------- the episode
 
@@ -218,7 +183,7 @@ class QwenVLAdapter(FrameworkAdapter):
             screenshot = ep.now.image
             shown = await show_screen(ep.now)  # sent as it is, as a PNG: the server resizes
             messages = self._messages(ep, shown, history)
-            answer = self._answer(shown)
+            answer = self.codec().answer(shown.frame)
             attempt = 0
             while True:
                 turn = await ep.ask(

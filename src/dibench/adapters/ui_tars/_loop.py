@@ -5,7 +5,6 @@ The framework itself is described in the package docstring (``__init__.py``).
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -20,8 +19,8 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show
-from .._moves import AnswerFn, read_move
 from .._replies import ReplyError
+from ._codec import UiTarsCodec
 from ._parse import UiTarsGeometry, read_uitars_faithful, read_uitars_robust, to_actions
 
 __all__ = ["HISTORY_N", "MAX_PIXELS", "MIN_PIXELS", "UiTarsAdapter"]
@@ -42,10 +41,6 @@ def with_box_tokens(reply: str) -> str:
         return reply
     head, _, tail = reply.partition("Action: ")
     return head + "Action: " + _BOX.sub(r"\1='<|box_start|>(\2,\3)<|box_end|>'", tail)
-
-
-def _quote(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
 
 
 @ADAPTERS.register("ui-tars")
@@ -112,37 +107,8 @@ class UiTarsAdapter(FrameworkAdapter):
         calls = read_uitars_faithful(text) if self.faithful else read_uitars_robust(text)
         return to_actions(calls, geo, faithful=self.faithful)
 
-    def _point(self, shown: Shown, x: float, y: float) -> str:
-        """Shown-image pixels -> the point the model writes."""
-        if self.model_type == "qwen2vl":
-            w, h = shown.image.width, shown.image.height
-            return f"({round(x / w * 1000)},{round(y / h * 1000)})"
-        return f"({math.floor(x)},{math.floor(y)})"
-
-    def _answer(self, shown: Shown) -> AnswerFn:
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind == "none":
-                reason = move.text or "No item fits the request."
-                thought, action = reason, f"finished(content='{_quote(reason)}')"
-            elif move.kind == "ask":
-                question = move.text or "Which one do you want?"
-                thought, action = question, "call_user()"
-            elif move.kind == "back":
-                thought, action = "I need the previous screen.", "press_back()"
-            elif move.kind == "type":
-                thought, action = "The input box is active.", f"type(content='{_quote(move.text)}')"
-            elif move.kind == "swipe":
-                shows = {"up": "down", "down": "up", "left": "right", "right": "left"}
-                point = self._point(shown, move.x, move.y)
-                thought = "More content lies beyond the screen."
-                action = f"scroll(start_box='{point}', direction='{shows[move.direction]}')"
-            else:
-                point = self._point(shown, move.x, move.y)
-                thought, action = "This item fits the request.", f"click(start_box='{point}')"
-            return f"Thought: {thought}\nAction: {action}"
-
-        return answer
+    def codec(self) -> UiTarsCodec:
+        return UiTarsCodec(relative=self.model_type == "qwen2vl")
 
     # --------------------------------------------------------------- the episode
 
@@ -171,7 +137,11 @@ class UiTarsAdapter(FrameworkAdapter):
             shown = await self._resized(screenshot)
             messages = self._messages(ep, shown, history)
             turn = await ep.ask(
-                "decision", messages, shown=shown, answer=self._answer(shown), acting=True
+                "decision",
+                messages,
+                shown=shown,
+                answer=self.codec().answer(shown.frame),
+                acting=True,
             )
             try:
                 actions = self.read(turn.text, self.geometry(screenshot.width, screenshot.height))
