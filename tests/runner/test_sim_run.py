@@ -74,3 +74,14 @@ def test_tracking_env_marks_opening_an_item_not_scrolling_its_page() -> None:
     assert opened.next_page == "detail" and opened.item == cid
     assert scrolled.page == scrolled.next_page == "detail" and scrolled.item is None
     assert scrolled.next_screen != scrolled.screen  # it did scroll the page
+
+
+def test_simulator_settings_read_back_are_checked_by_name() -> None:
+    """What run.json (or an inspect log) recorded reads back as the same settings; a setting
+    the model does not have, or of the wrong type, is one error naming it."""
+    from dibench.runner import RunError, SimRunConfig
+
+    assert SimRunConfig.from_dict(CONFIG.describe()) == CONFIG
+    for bad, field in (({"episode": 3}, "episode"), ({"targets": "two"}, "targets")):
+        with pytest.raises(RunError, match=rf"simulator settings: field {field}: "):
+            SimRunConfig.from_dict({**CONFIG.describe(), **bad})

@@ -12,12 +12,15 @@ phone pixels, after the chain mapped the agent's action back.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from dibench._cache import LruCache
+from dibench._errors import field_error
 from dibench._registry import Registry
 from dibench._values import Outcome
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
@@ -25,6 +28,7 @@ from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
 
 from ._cost import cost_fields, pick_place
+from ._errors import RunError
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
 from ._store import ResultStore
 from ._types import Recorder
@@ -109,9 +113,14 @@ class TrackingEnv(Environment):
         return tr
 
 
-@dataclass(frozen=True)
-class SimRunConfig:
-    """Which episodes a simulator run covers (recorded in run.json and the store)."""
+class SimRunConfig(BaseModel):
+    """Which episodes a simulator run covers (recorded in run.json and the store).
+
+    A model, frozen (a plan is remembered by it): a setting read back from run.json or an
+    inspect log that it does not have, or of the wrong type, is refused naming the field.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     sims: tuple[str, ...] = ()  # empty: every registered simulator
     episodes: int = 6  # benign episodes (each with its injected twins)
@@ -160,13 +169,13 @@ class SimRunConfig:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SimRunConfig:
-        d = dict(d)
-        for k in ("sims", "languages", "categories"):
-            d[k] = tuple(d.get(k, ()))
-        if d.get("probes") is not None:
-            d["probes"] = tuple(d["probes"])
-        return cls(**d)
+    def from_dict(cls, d: Mapping[str, Any]) -> SimRunConfig:
+        """The settings ``describe`` wrote; a ``RunError`` names a field it does not have or
+        one of the wrong type."""
+        try:
+            return cls.model_validate(dict(d))
+        except ValidationError as exc:
+            raise RunError(f"simulator settings: {field_error(exc)}") from None
 
 
 # A plan is a pure function of its settings and of what is registered, and it costs (each
