@@ -1,0 +1,317 @@
+"""Shown screens kept as references to the dataset: rebuilt on read, checked by sha256.
+
+A dataset run shows each instance's screen (the benign PNG, or the injected one composed by its
+probe and spliced into the benign PNG's bands), perhaps after a defense's deterministic
+preprocessing (``jpeg``, ``downscale``, ``noise``: seeded by the row). Such a screen is a pure
+function of the dataset and the condition, so the store keeps what to rebuild it from rather
+than its bytes: the instance, the dataset files it is made of (path, sha256, size), the steps,
+and the shown bytes' sha256 and size. A full-size dataset at one repeat then costs its rows, not
+~40,000 screens of 300 KB to 1 MB.
+
+A reference is only written when it is proven at write time: the screen rebuilt the way a read
+will rebuild it must equal the shown bytes (for a screen shown as the dataset gives it, the
+bytes are compared; with preprocessing, the steps are run once more and the PNG compared). A
+screen that differs (a framework's own resize, labels or JPEG, a detector's mask) is stored as
+bytes, as before. Reading rebuilds and checks every file and the result's sha256; a missing or
+changed dataset file raises ``ScreenGoneError`` naming it, never another image.
+
+Costs: nothing for a screen shown as is (the run's own PNG is compared by identity); with
+preprocessing, one decode, the steps and one PNG encode per distinct screen on the store's
+writer thread, as the defense itself paid once on the run's side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from dibench._cache import LruCache
+from dibench._errors import DIBenchError
+from dibench._png import encode_png
+from dibench._seeding import np_rng
+from dibench.dataset import Dataset
+from dibench.metrics import ResultRow
+
+__all__ = ["ScreenGoneError", "ScreenRef", "ScreenRefs", "rebuild_screen"]
+
+# The defenses whose preprocessing a reference replays (their pixels alone; the run's own
+# function on the run's own inputs): jpeg:Q, downscale:F[,resample], noise:SIGMA.
+PIXEL_DEFENSES = ("jpeg", "downscale", "noise")
+# Screens a condition's references are tried on before they are given up when none matched
+# (a framework that resizes, labels or re-encodes every screen it shows).
+_TRIES = 8
+
+Step = list[Any]  # ["jpeg", 75], ["downscale", 0.75, "lanczos"], ["noise", 2.0, seed, pair, rep]
+
+
+class ScreenGoneError(DIBenchError, RuntimeError):
+    """A screen stored as a reference cannot be rebuilt exactly; names the file and why."""
+
+
+@dataclass(frozen=True)
+class ScreenRef:
+    """How to rebuild one shown screen: ``source`` (dataset root, instance, the files and
+    record it is made of) and ``steps`` (pixel preprocessing, in order; then a PNG encode)."""
+
+    source: dict[str, Any]
+    steps: tuple[tuple[Any, ...], ...]
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def pixel_steps(defense: str) -> list[Step] | None:
+    """The pixel steps of a condition's defense label (``jpeg:75+prompt-warning`` ->
+    ``[["jpeg", 75]]``), noise without its per-row seed; None when the label cannot be read
+    (then no references are tried)."""
+    from dibench.defenses import (
+        NO_DEFENSE,
+        DownscaleDefense,
+        JpegDefense,
+        NoiseDefense,
+        make_defense,
+        parse_spec,
+    )
+
+    steps: list[Step] = []
+    if not defense or defense == NO_DEFENSE:
+        return steps
+    try:
+        for part in defense.split("+"):
+            if parse_spec(part)[0] not in PIXEL_DEFENSES:
+                continue  # no pixels of its own (a mask it draws fails the check: bytes kept)
+            d = make_defense(part)
+            if isinstance(d, JpegDefense):
+                steps.append(["jpeg", d.quality])
+            elif isinstance(d, DownscaleDefense):
+                steps.append(["downscale", d.factor, d.resample])
+            elif isinstance(d, NoiseDefense):
+                steps.append(["noise", d.sigma])
+            else:  # a user's defense registered under a built-in's name
+                return None
+    except (DIBenchError, ValueError):
+        return None
+    return steps
+
+
+def _row_steps(steps: Sequence[Step], row: ResultRow) -> tuple[tuple[Any, ...], ...]:
+    """The steps of one row: noise gets the (seed, pair, repeat) its defense draws from."""
+    out = []
+    for s in steps:
+        out.append((*s, row.seed, row.pair_of, row.repeat) if s[0] == "noise" else tuple(s))
+    return tuple(out)
+
+
+def _apply(image: Image.Image, steps: Sequence[Sequence[Any]]) -> Image.Image:
+    from dibench.defenses import add_noise, downscale, jpeg_roundtrip
+
+    for s in steps:
+        if s[0] == "jpeg":
+            image = jpeg_roundtrip(image, int(s[1]))
+        elif s[0] == "downscale":
+            image = downscale(image, float(s[1]), str(s[2]))
+        elif s[0] == "noise":
+            sigma, seed, pair, repeat = s[1:]
+            image = add_noise(image, float(sigma), np_rng(seed, pair, repeat, "noise"))
+        else:
+            raise ValueError(f"unknown step {s[0]!r}")
+    return image
+
+
+def _render(png: bytes, steps: Sequence[Sequence[Any]]) -> bytes:
+    """The screen ``png`` after ``steps``, as an adapter encodes what it shows."""
+    if not steps:
+        return png
+    with Image.open(io.BytesIO(png)) as im:
+        image = im.convert("RGB")
+    return encode_png(_apply(image, steps), 1)
+
+
+def _png_size(png: bytes) -> tuple[int, int] | None:
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def _expected_size(size: tuple[int, int], steps: Sequence[Sequence[Any]]) -> tuple[int, int]:
+    w, h = size
+    for s in steps:
+        if s[0] == "downscale":
+            w, h = max(1, round(w * float(s[1]))), max(1, round(h * float(s[1])))
+    return w, h
+
+
+def _instance_png(ds: Dataset, iid: str) -> bytes | None:
+    """The PNG of instance ``iid`` exactly as a run builds it (``dibench.screens``)."""
+    from dibench import screens
+
+    data = ds.screenshot_png(iid)
+    if data is None:
+        data = screens.png(ds, iid, screens.screenshot(ds, iid))
+    return data
+
+
+def _record_sha(ds: Dataset, iid: str) -> str | None:
+    inst = ds.instance(iid)
+    return None if inst.record is None else _sha(inst.record.model_dump_json().encode())
+
+
+class ScreenRefs:
+    """The writer's side for one dataset condition: which shown screens become references.
+
+    ``note`` (the run's side, optional) hands over each instance's PNG as the run built it, so
+    a screen shown as is is recognised by identity and nothing is composed twice; without it
+    (Ray actors compose their own) the writer composes the instance once more.
+    """
+
+    def __init__(self, ds: Dataset, defense: str, store_dir: Path) -> None:
+        self.ds = ds
+        self.root = str(ds.root.resolve())
+        self.rel = os.path.relpath(self.root, store_dir.resolve())
+        self.steps = pixel_steps(defense)
+        self._noted: LruCache[str, bytes] = LruCache(1024)
+        self._files: dict[str, tuple[str, str, int]] = {}  # file -> (file, sha256, size)
+        self._hits = 0
+        self._misses = 0
+
+    def note(self, iid: str, png: bytes | None) -> None:
+        """The instance's PNG as the run built it (called as each run starts)."""
+        if png is not None:
+            self._noted.put(iid, png)
+
+    def _file(self, rel: str) -> tuple[str, str, int]:
+        got = self._files.get(rel)
+        if got is None:
+            data = (self.ds.root / rel).read_bytes()
+            got = self._files[rel] = (rel, _sha(data), len(data))
+        return got
+
+    def describe(self, row: ResultRow, png: bytes) -> ScreenRef | None:
+        """The reference that rebuilds ``png`` (a step image of ``row``), or None: store bytes."""
+        if self.steps is None or (self._hits == 0 and self._misses >= _TRIES):
+            return None
+        try:
+            ref = self._describe(row, png)
+        except (DIBenchError, OSError, ValueError):
+            ref = None  # whatever fails to rebuild now is kept as bytes
+        if ref is None:
+            self._misses += 1
+        else:
+            self._hits += 1
+        return ref
+
+    def _describe(self, row: ResultRow, png: bytes) -> ScreenRef | None:
+        assert self.steps is not None
+        iid = row.instance_id
+        steps = _row_steps(self.steps, row)
+        inst = self._noted.peek(iid)
+        if inst is not None and png is inst and not steps:
+            return self._ref(iid, steps)  # the run's own PNG, shown as it is
+        state = self.ds.instance(iid).state
+        if _png_size(png) != _expected_size((state.width, state.height), steps):
+            return None  # a framework's own size or encoding: not the dataset's screen
+        if inst is None:
+            inst = _instance_png(self.ds, iid)
+            if inst is None:
+                return None
+        return self._ref(iid, steps) if _render(inst, steps) == png else None
+
+    def _ref(self, iid: str, steps: tuple[tuple[Any, ...], ...]) -> ScreenRef:
+        inst = self.ds.instance(iid)
+        files = [self._file(inst.state.screenshot)]
+        if inst.record is not None:
+            patch = Path("injected") / f"{iid}.patch"
+            whole = Path("injected") / f"{iid}.png"
+            for f in (patch, whole):
+                if (self.ds.root / f).is_file():
+                    files.append(self._file(f.as_posix()))
+                    break
+        source = {
+            "root": self.root,
+            "rel": self.rel,
+            "instance": iid,
+            "files": [list(f) for f in files],
+            "record": _record_sha(self.ds, iid),
+        }
+        return ScreenRef(source, steps)
+
+
+def _dataset(source: dict[str, Any], store_dir: Path, opened: dict[str, Dataset]) -> Dataset:
+    """The dataset a reference names: where the run found it, else at the same place relative
+    to the run directory (the two moved together)."""
+    from dibench.dataset import DatasetError
+
+    places = [Path(source["root"]), store_dir / source["rel"]]
+    for place in places:
+        key = str(place)
+        if key in opened:
+            return opened[key]
+        if place.is_dir():
+            try:
+                ds = opened[key] = Dataset.open(place)
+            except DatasetError as exc:
+                raise ScreenGoneError(
+                    f"{exc}: the screens of this run are rebuilt from that dataset"
+                ) from None
+            return ds
+    raise ScreenGoneError(
+        f"{places[0]}: no dataset there (nor at {places[1]}): this run keeps its screens as "
+        "references to it; put it back to see them"
+    )
+
+
+def rebuild_screen(
+    sha256: str,
+    length: int,
+    source_json: str,
+    steps_json: str,
+    store_dir: Path,
+    opened: dict[str, Dataset],
+) -> bytes:
+    """The bytes of a screen stored as a reference, checked against its sha256; a missing or
+    changed file raises ``ScreenGoneError`` naming it (``opened`` caches datasets by place)."""
+    source = json.loads(source_json)
+    steps = [tuple(s) for s in json.loads(steps_json)]
+    ds = _dataset(source, store_dir, opened)
+    for rel, sha, size in source["files"]:
+        path = ds.root / rel
+        try:
+            data = path.read_bytes()
+        except OSError:
+            raise ScreenGoneError(
+                f"{path}: missing; screen {sha256[:12]} of this run is rebuilt from it"
+            ) from None
+        if len(data) != size or _sha(data) != sha:
+            raise ScreenGoneError(
+                f"{path}: changed since the run (sha256 {_sha(data)[:12]}, the run read "
+                f"{sha[:12]}); screen {sha256[:12]} the model saw cannot be rebuilt from it"
+            )
+    iid = source["instance"]
+    try:
+        if source.get("record") is not None and _record_sha(ds, iid) != source["record"]:
+            raise ScreenGoneError(
+                f"{ds.injected_path}: record {iid} changed since the run; screen "
+                f"{sha256[:12]} the model saw cannot be rebuilt from it"
+            )
+        inst = _instance_png(ds, iid)
+    except DIBenchError as exc:
+        if isinstance(exc, ScreenGoneError):
+            raise
+        raise ScreenGoneError(f"{exc} (rebuilding screen {sha256[:12]} of this run)") from None
+    out = _render(inst, steps) if inst is not None else b""
+    if len(out) != length or _sha(out) != sha256:
+        how = " + ".join(str(s[0]) for s in steps) or "composition"
+        raise ScreenGoneError(
+            f"{ds.root}: screen {sha256[:12]} of instance {iid} rebuilt by {how} differs from "
+            "the one the model saw (another Pillow, zlib or numpy than the run's?)"
+        )
+    return out
