@@ -61,6 +61,7 @@ from ._sim import (
     run_episodes,
     tracking_env,
 )
+from ._refs import ScreenGoneError
 from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError, condition_key
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
@@ -88,6 +89,7 @@ __all__ = [
     "RunProgress",
     "RunRequest",
     "RunSummary",
+    "ScreenGoneError",
     "SimRequest",
     "SimRunConfig",
     "StoreError",
