@@ -23,6 +23,7 @@ from ._lock import RunDirBusy, RunLock
 from ._merge import MergeError, merge_runs
 from ._parts import Backend, LocalBackend, Recorders, RunParts, record_endpoint_stats
 from ._ray import RayBackend
+from ._refs import ScreenGoneError
 from ._request import RunRequest
 from ._run import (
     OpenCondition,
@@ -61,7 +62,6 @@ from ._sim import (
     run_episodes,
     tracking_env,
 )
-from ._refs import ScreenGoneError
 from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError, condition_key
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
