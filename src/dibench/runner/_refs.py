@@ -275,7 +275,7 @@ def _dataset(source: dict[str, Any], store_dir: Path, opened: dict[str, Dataset]
     to the run directory (the two moved together)."""
     from dibench.dataset import DatasetError
 
-    places = [Path(source["root"]), store_dir / source["rel"]]
+    places = [Path(source["root"]), Path(os.path.normpath(store_dir / source["rel"]))]
     for place in places:
         key = str(place)
         if key in opened:
