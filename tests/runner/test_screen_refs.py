@@ -172,10 +172,13 @@ def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) 
     image = screens.screenshot(ds, iid)
     shown = screens.png(ds, iid, image)
     assert shown is not None
-    ref = refs.describe(row, bytes(shown))  # equal bytes, another object: composed and compared
+    ref = refs.describe(
+        row, bytes(shown), hashlib.sha256(shown).hexdigest()
+    )  # equal bytes, another object: composed and compared
     assert ref is not None and ref.source["instance"] == iid and ref.steps == ()
     image.putpixel((5, 5), (1, 2, 3))
-    assert refs.describe(row, encode_png(image)) is None
+    other = encode_png(image)
+    assert refs.describe(row, other, hashlib.sha256(other).hexdigest()) is None
 
 
 def test_a_store_from_before_references_still_reads(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from dibench._cache import LruCache
 from dibench._errors import DIBenchError
 from dibench._png import banded_level, encode_png
 from dibench._seeding import np_rng
+from dibench.adapters import shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import ResultRow
 
@@ -124,9 +125,10 @@ def _apply(image: Image.Image, steps: Sequence[Sequence[Any]]) -> Image.Image:
             image = jpeg_roundtrip(image, int(s[1]))
         elif s[0] == "downscale":
             image = downscale(image, float(s[1]), str(s[2]))
-        elif s[0] == "noise":
-            sigma, seed, pair, repeat = s[1:]
-            image = add_noise(image, float(sigma), np_rng(seed, pair, repeat, "noise"))
+        elif s[0] == "noise":  # the defense's stream: (seed, pair, repeat[, screen])
+            sigma, seed, pair, repeat, *where = s[1:]
+            rng = np_rng(seed, pair, repeat, "noise", *where)
+            image = add_noise(image, float(sigma), rng)
         else:
             raise ValueError(f"unknown step {s[0]!r}")
     return image
@@ -200,6 +202,8 @@ class ScreenRefs:
         self._hits = 0
         self._misses = 0
         self._byte_checks = 0
+        # how each screen was settled: identity, origin, compared (kept as references), bytes
+        self.settled: dict[str, int] = dict.fromkeys(("identity", "origin", "compared", "bytes"), 0)
 
     def note(self, iid: str, png: bytes | None) -> None:
         """The instance's PNG as the run built it (called as each run starts)."""
@@ -213,27 +217,40 @@ class ScreenRefs:
             got = self._files[rel] = (rel, _sha(data), len(data))
         return got
 
-    def describe(self, row: ResultRow, png: bytes) -> ScreenRef | None:
-        """The reference that rebuilds ``png`` (a step image of ``row``), or None: store bytes."""
+    def describe(self, row: ResultRow, png: bytes, sha256: str) -> ScreenRef | None:
+        """The reference that rebuilds ``png`` (a step image of ``row``; ``sha256`` its hash),
+        or None: store bytes."""
         if self.steps is None or (self._hits == 0 and self._misses >= _TRIES):
             return None
         try:
-            ref = self._describe(row, png)
+            ref = self._describe(row, png, sha256)
         except (DIBenchError, OSError, ValueError):
             ref = None  # whatever fails to rebuild now is kept as bytes
         if ref is None:
             self._misses += 1
+            self.settled["bytes"] += 1
         else:
             self._hits += 1
         return ref
 
-    def _describe(self, row: ResultRow, png: bytes) -> ScreenRef | None:
+    def _describe(self, row: ResultRow, png: bytes, sha256: str) -> ScreenRef | None:
         assert self.steps is not None
         iid = row.instance_id
         steps = _row_steps(self.steps, row)
         inst = self._noted.peek(iid)
         if inst is not None and png is inst and not steps:
+            self.settled["identity"] += 1
             return self._ref(iid, steps)  # the run's own PNG, shown as it is
+        if inst is not None and steps:
+            # the defenses' own record of what they applied to the run's PNG (this process)
+            origin = shown_origin(sha256)
+            if (
+                origin is not None
+                and all(s[0] in PIXEL_DEFENSES for s in origin[1])
+                and origin[0] == hashlib.blake2b(inst, digest_size=16).hexdigest()
+            ):
+                self.settled["origin"] += 1
+                return self._ref(iid, tuple(tuple(s) for s in origin[1]))
         state = self.ds.instance(iid).state
         if _png_size(png) != _expected_size((state.width, state.height), steps):
             return None  # a framework's own size or encoding: not the dataset's screen
@@ -248,7 +265,10 @@ class ScreenRefs:
             self._byte_checks += same
         else:
             same = _same_pixels(inst, png, steps)
-        return self._ref(iid, steps) if same else None
+        if not same:
+            return None
+        self.settled["compared"] += 1
+        return self._ref(iid, steps)
 
     def _ref(self, iid: str, steps: tuple[tuple[Any, ...], ...]) -> ScreenRef:
         inst = self.ds.instance(iid)

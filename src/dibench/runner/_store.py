@@ -13,6 +13,13 @@ shows it, after its bytes are written, so a committed row never points at missin
 left by a killed transaction are never referenced. Stores from before keep their ``images`` table
 and are read as they are.
 
+A dataset run's screens are mostly a pure function of the dataset and the condition (the
+instance's own PNG, perhaps after ``jpeg``/``downscale``/``noise``): those the writer proves so
+(``ScreenRefs``) are kept in ``image_refs`` as what rebuilds them, without bytes, and ``image``
+rebuilds them from the dataset and checks their sha256 (a full-size dataset at one repeat: its
+rows, ~5 KB an instance, instead of 0.3-1 MB of screens an instance). A store from before has
+no ``image_refs`` and reads as before.
+
 Columns added since schema 1 (``ADDED_COLUMNS``: an ASKED_USER run's question, a run's
 confirmation requests, the target's position, an episode's exposure, a chain's decisions,
 what a pick cost the user and where the pick sat) keep the schema version: a store written
@@ -337,7 +344,7 @@ class ResultStore:
             (sha, sha, sha),
         ).fetchone()
         if known is None:
-            ref = refs.describe(row, png) if refs is not None else None
+            ref = refs.describe(row, png, sha) if refs is not None else None
             if ref is not None:
                 self.db.execute(
                     "INSERT INTO image_refs VALUES (?, ?, ?, ?)",
