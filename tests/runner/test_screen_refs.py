@@ -201,3 +201,32 @@ def test_a_store_from_before_references_still_reads(tmp_path: Path) -> None:
     with ResultStore(path, readonly=True) as store:
         assert store.image(hashlib.sha256(png).hexdigest()) == png
         assert store.image(hashlib.sha256(b"never shown").hexdigest()) is None
+
+
+def test_a_preprocessed_screen_is_proven_without_its_origin(datasets: dict[str, Path]) -> None:
+    """Told nothing by the run (Ray actors compose and defend in their own processes), the
+    writer runs the steps again: the first screens are compared byte for byte, the rest pixel
+    for pixel; a screen the steps do not give keeps its bytes."""
+    from dibench import screens
+    from dibench.adapters import AgentInput
+    from dibench.adapters import encode_png as adapter_png
+    from dibench.defenses import DefenseContext, View, make_defense
+    from dibench.runner import dataset_row
+    from dibench.runner._refs import ScreenRefs
+
+    ds = Dataset.open(datasets["plain"])
+    refs = ScreenRefs(ds, "jpeg:75", datasets["plain"].parent)
+    jpeg = make_defense("jpeg:75")
+    ids = [*ds.benign, *map(str, ds.injected_ids()[:6])]
+    for iid in ids:
+        inp: AgentInput = screens.agent_input(ds, iid, 0)
+        view = asyncio.run(jpeg.before(View.of(inp), DefenseContext(inp)))
+        shown = adapter_png(view.image)  # as an adapter encodes it, outside ``show``
+        row = dataset_row(ds, iid, 0, "direct", "m", "jpeg:75", None, Outcome.NO_COMMIT)
+        ref = refs.describe(row, shown, hashlib.sha256(shown).hexdigest())
+        assert ref is not None and ref.steps == (("jpeg", 75),)
+    assert refs.settled["compared"] == len(ids)
+    row = dataset_row(ds, ids[-1], 0, "direct", "m", "jpeg:75", None, Outcome.NO_COMMIT)
+    raw = screens.png(ds, ids[-1], screens.screenshot(ds, ids[-1]))
+    assert raw is not None  # the screen without the defense is not what the steps give
+    assert refs.describe(row, raw, hashlib.sha256(raw).hexdigest()) is None
