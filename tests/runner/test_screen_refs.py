@@ -22,7 +22,9 @@ from dibench.adapters import make_adapter
 from dibench.dataset import Dataset
 from dibench.defenses import make_chain
 from dibench.generate import GenerateConfig, generate
+from dibench.metrics import asr_pairs
 from dibench.providers import make_provider
+from dibench.report._examples import make_example
 from dibench.runner import ResultStore, RunConfig, ScreenGoneError, run_condition
 from dibench.testing import FakeChatServer
 
@@ -156,6 +158,25 @@ def test_a_changed_or_missing_dataset_is_named_in_one_line(
         with pytest.raises(ScreenGoneError, match="no dataset there") as err:
             store.image(benign_sha)
         assert str(dataset) in str(err.value) and "\n" not in str(err.value)
+        # a report's example without its dataset says so in its note, with no picture
+        pair = next(iter(asr_pairs(list(store.rows()))))
+        example = make_example(pair, store, None, "", 200)
+        assert example.benign_image is None and example.injected_image is None
+        assert "no dataset there" in example.image_note
+
+
+def test_a_report_example_shows_the_rebuilt_screens(
+    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the dataset at hand for pictures (``ds`` None), the example shows the screens the
+    model was shown, rebuilt from the references (the dataset still where the run found it)."""
+    monkeypatch.setenv("REFS_KEY", "sk-test")
+    _run(datasets["plain"], tmp_path, "direct", "jpeg:75")
+    with ResultStore(tmp_path / "results.sqlite", readonly=True) as store:
+        pair = next(iter(asr_pairs(list(store.rows()))))
+        example = make_example(pair, store, None, "", 200)
+    assert example.benign_image and example.injected_image
+    assert example.image_note == "showing the images the model was shown (target not marked)"
 
 
 def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) -> None:
