@@ -251,3 +251,23 @@ def test_a_preprocessed_screen_is_proven_without_its_origin(datasets: dict[str, 
     raw = screens.png(ds, ids[-1], screens.screenshot(ds, ids[-1]))
     assert raw is not None  # the screen without the defense is not what the steps give
     assert refs.describe(row, raw, hashlib.sha256(raw).hexdigest()) is None
+
+
+def test_a_writer_behind_keeps_bytes_rather_than_proving(datasets: dict[str, Path]) -> None:
+    """While rows pile up (``hurry``), a screen that would have to be composed again is kept as
+    bytes at once; it does not count towards giving references up."""
+    from dibench import screens
+    from dibench.runner import dataset_row
+    from dibench.runner._refs import ScreenRefs
+
+    ds = Dataset.open(datasets["plain"])
+    iid = str(ds.injected_ids()[0])
+    row = dataset_row(ds, iid, 0, "direct", "m", "none", None, Outcome.NO_COMMIT)
+    shown = screens.png(ds, iid, screens.screenshot(ds, iid))
+    assert shown is not None
+    sha = hashlib.sha256(shown).hexdigest()
+    refs = ScreenRefs(ds, "none", datasets["plain"].parent)
+    refs.hurry = True
+    assert refs.describe(row, shown, sha) is None and refs.settled["bytes"] == 1
+    refs.note(iid, shown)  # the run's own PNG: recognised for free, even in a hurry
+    assert refs.describe(row, shown, sha) is not None and refs.settled["identity"] == 1

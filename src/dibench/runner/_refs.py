@@ -58,6 +58,10 @@ _BYTE_CHECKS = 4
 Step = list[Any]  # ["jpeg", 75], ["downscale", 0.75, "lanczos"], ["noise", 2.0, seed, pair, rep]
 
 
+class _Hurried(Exception):
+    """The proof would cost time the writer does not have (``ScreenRefs.hurry``)."""
+
+
 class ScreenGoneError(DIBenchError, RuntimeError):
     """A screen stored as a reference cannot be rebuilt exactly; names the file and why."""
 
@@ -202,6 +206,9 @@ class ScreenRefs:
         self._hits = 0
         self._misses = 0
         self._byte_checks = 0
+        # set by the writer while rows pile up: only proofs that cost nothing (identity,
+        # origin) are tried, so a run is never slower than one that stores every screen
+        self.hurry = False
         # how each screen was settled: identity, origin, compared (kept as references), bytes
         self.settled: dict[str, int] = dict.fromkeys(("identity", "origin", "compared", "bytes"), 0)
 
@@ -224,6 +231,9 @@ class ScreenRefs:
             return None
         try:
             ref = self._describe(row, png, sha256)
+        except _Hurried:
+            self.settled["bytes"] += 1
+            return None  # not a miss: the proof was not tried
         except (DIBenchError, OSError, ValueError):
             ref = None  # whatever fails to rebuild now is kept as bytes
         if ref is None:
@@ -251,6 +261,8 @@ class ScreenRefs:
             ):
                 self.settled["origin"] += 1
                 return self._ref(iid, tuple(tuple(s) for s in origin[1]))
+        if self.hurry and (inst is None or steps):
+            raise _Hurried  # composing or the steps again: not while rows pile up
         state = self.ds.instance(iid).state
         if _png_size(png) != _expected_size((state.width, state.height), steps):
             return None  # a framework's own size or encoding: not the dataset's screen

@@ -516,6 +516,9 @@ def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
 
 # Rows handed to the store thread and not yet committed; past this the event loop waits.
 _WRITES_AHEAD = 256
+# Rows waiting for the store thread past which it stops proving screens it would have to
+# compute again (``ScreenRefs.hurry``) and keeps their bytes instead.
+_HURRY = 64
 
 
 class _AfterCommit:
@@ -609,6 +612,8 @@ class _RowWriter:
                 batch, self._pending = self._pending, []
                 if not batch:
                     return  # closed, and everything handed over is committed
+                if self.refs is not None:  # behind: keep screens as bytes, proofs cost time
+                    self.refs.hurry = len(batch) > _HURRY
                 self._cv.notify_all()  # room again for a waiting event loop
             try:
                 for row, _decision, _cause in batch:  # replies first, then the rows
