@@ -84,22 +84,28 @@ def _shown(store: ResultStore) -> list[tuple[str, str]]:
     return out
 
 
-def _counts(path: Path) -> tuple[int, int]:
+def _counts(path: Path) -> tuple[int, int, int]:
+    """Screens stored as references, as bytes, and references with stored bands."""
     db = sqlite3.connect(path)
     refs = db.execute("SELECT count(*) FROM image_refs").fetchone()[0]
     spans = db.execute("SELECT count(*) FROM image_spans").fetchone()[0]
+    patches = db.execute(
+        "SELECT count(*) FROM image_refs WHERE patch_offset IS NOT NULL"
+    ).fetchone()[0]
     db.close()
-    return refs, spans
+    return refs, spans, patches
 
 
 @pytest.mark.parametrize(
-    ("data", "framework", "defense", "as_refs"),
+    ("data", "framework", "defense", "kept"),
     [
-        ("plain", "direct", "none", True),  # benign files, injected composed and spliced
-        ("mat", "direct", "none", True),  # injected rebuilt from the dataset's band patches
-        ("plain", "direct", "jpeg:75", True),
-        ("plain", "direct", "downscale:0.5,noise:3", True),
-        ("plain", "ui-tars", "none", False),  # the framework resizes: bytes, as before
+        ("plain", "direct", "none", "refs"),  # benign files, injected composed and spliced
+        ("mat", "direct", "none", "refs"),  # injected rebuilt from the dataset's band patches
+        ("plain", "direct", "jpeg:75", "refs"),
+        ("plain", "direct", "downscale:0.5,noise:3", "refs"),
+        # masked screens: references plus the bands the mask changed
+        ("plain", "direct", "keyword-detector:policy=mask", "patched"),
+        ("plain", "ui-tars", "none", "bytes"),  # the framework resizes: bytes, as before
     ],
 )
 def test_recovered_screens_are_the_bytes_the_model_received(
@@ -109,7 +115,7 @@ def test_recovered_screens_are_the_bytes_the_model_received(
     data: str,
     framework: str,
     defense: str,
-    as_refs: bool,
+    kept: str,
 ) -> None:
     monkeypatch.setenv("REFS_KEY", "sk-test")
     sent = _run(datasets[data], tmp_path, framework, defense)
@@ -120,11 +126,16 @@ def test_recovered_screens_are_the_bytes_the_model_received(
         for _iid, sha in shown:
             assert sha in sent  # the stored hash is the hash of what went over the wire
             assert store.image(sha) == sent[sha]
-    refs, spans = _counts(tmp_path / "results.sqlite")
+    refs, spans, patches = _counts(tmp_path / "results.sqlite")
     distinct = len({sha for _, sha in shown})
-    assert (refs, spans) == ((distinct, 0) if as_refs else (0, distinct))
     images = tmp_path / "results.sqlite.images"
-    assert not images.exists() if as_refs else images.stat().st_size > 0
+    if kept == "bytes":
+        assert (refs, spans) == (0, distinct) and images.stat().st_size > 0
+    else:
+        assert (refs, spans) == (distinct, 0)
+        assert (patches > 0) == (kept == "patched") == images.exists()
+        if images.exists():  # the bands a mask changed: a small part of each masked screen
+            assert images.stat().st_size * 4 < sum(len(sent[sha]) for sha in sent)
 
 
 def test_a_changed_or_missing_dataset_is_named_in_one_line(
@@ -181,7 +192,8 @@ def test_a_report_example_shows_the_rebuilt_screens(
 
 def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) -> None:
     """Where the writer is not handed the run's PNG (Ray actors compose their own), it composes
-    the instance again and compares; one pixel off and the screen keeps its bytes."""
+    the instance again and compares; a screen that differs in a few bands is kept as those
+    bands, one that differs everywhere as bytes."""
     from dibench import screens
     from dibench.runner import dataset_row
     from dibench.runner._refs import ScreenRefs
@@ -197,9 +209,12 @@ def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) 
         row, bytes(shown), hashlib.sha256(shown).hexdigest()
     )  # equal bytes, another object: composed and compared
     assert ref is not None and ref.source["instance"] == iid and ref.steps == ()
-    image.putpixel((5, 5), (1, 2, 3))
+    image.putpixel((5, 5), (1, 2, 3))  # one pixel off: the band that differs is kept with it
     other = encode_png(image)
-    assert refs.describe(row, other, hashlib.sha256(other).hexdigest()) is None
+    off = refs.describe(row, other, hashlib.sha256(other).hexdigest())
+    assert off is not None and off.patch is not None and len(off.patch) * 10 < len(other)
+    noise = encode_png(Image.effect_noise(image.size, 60).convert("RGB"))  # nothing alike
+    assert refs.describe(row, noise, hashlib.sha256(noise).hexdigest()) is None
 
 
 def test_a_store_from_before_references_still_reads(tmp_path: Path) -> None:

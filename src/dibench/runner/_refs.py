@@ -22,6 +22,7 @@ writer thread, as the defense itself paid once on the run's side.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -36,7 +37,7 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._errors import DIBenchError
-from dibench._png import banded_level, encode_png
+from dibench._png import PatchError, apply_patch, band_patch, banded_level, encode_png
 from dibench._seeding import np_rng
 from dibench.adapters import shown_origin
 from dibench.dataset import Dataset
@@ -54,6 +55,9 @@ _TRIES = 8
 # the rest are proven pixel for pixel: a PNG dibench's encoder wrote (``banded_level``) with the
 # same pixels is the same bytes, and the pixel check skips a PNG encode (~60-250 ms a screen).
 _BYTE_CHECKS = 4
+# A screen that differs from its instance's PNG in a few bands (a detector's mask) is kept as
+# those bands when they are at most this fraction of it (1/4), else as bytes.
+_PATCH_SHARE = 4
 
 Step = list[Any]  # ["jpeg", 75], ["downscale", 0.75, "lanczos"], ["noise", 2.0, seed, pair, rep]
 
@@ -69,10 +73,12 @@ class ScreenGoneError(DIBenchError, RuntimeError):
 @dataclass(frozen=True)
 class ScreenRef:
     """How to rebuild one shown screen: ``source`` (dataset root, instance, the files and
-    record it is made of) and ``steps`` (pixel preprocessing, in order; then a PNG encode)."""
+    record it is made of), ``steps`` (pixel preprocessing, in order; then a PNG encode) and
+    ``patch``, the PNG bands that differ from that (a detector's mask), if any."""
 
     source: dict[str, Any]
     steps: tuple[tuple[Any, ...], ...]
+    patch: bytes | None = None
 
 
 def _sha(data: bytes) -> str:
@@ -209,8 +215,11 @@ class ScreenRefs:
         # set by the writer while rows pile up: only proofs that cost nothing (identity,
         # origin) are tried, so a run is never slower than one that stores every screen
         self.hurry = False
-        # how each screen was settled: identity, origin, compared (kept as references), bytes
-        self.settled: dict[str, int] = dict.fromkeys(("identity", "origin", "compared", "bytes"), 0)
+        # how each screen was settled: as a reference (identity, origin, compared, patched),
+        # or as bytes
+        self.settled: dict[str, int] = dict.fromkeys(
+            ("identity", "origin", "compared", "patched", "bytes"), 0
+        )
 
     def note(self, iid: str, png: bytes | None) -> None:
         """The instance's PNG as the run built it (called as each run starts)."""
@@ -272,6 +281,8 @@ class ScreenRefs:
                 return None
         if not steps:
             same = inst == png
+            if not same:
+                return self._patched(iid, inst, png)
         elif self._byte_checks < _BYTE_CHECKS:
             same = _render(inst, steps) == png
             self._byte_checks += same
@@ -281,6 +292,17 @@ class ScreenRefs:
             return None
         self.settled["compared"] += 1
         return self._ref(iid, steps)
+
+    def _patched(self, iid: str, inst: bytes, png: bytes) -> ScreenRef | None:
+        """The screen as the bands that differ from the instance's (a mask over a few boxes),
+        when they are a small part of it; rebuilt here once to be sure."""
+        patch = band_patch(inst, png)
+        if patch is None or len(patch) * _PATCH_SHARE > len(png):
+            return None
+        if apply_patch(inst, patch) != png:
+            return None
+        self.settled["patched"] += 1
+        return dataclasses.replace(self._ref(iid, ()), patch=patch)
 
     def _ref(self, iid: str, steps: tuple[tuple[Any, ...], ...]) -> ScreenRef:
         inst = self.ds.instance(iid)
@@ -331,11 +353,13 @@ def rebuild_screen(
     length: int,
     source_json: str,
     steps_json: str,
+    patch: bytes | None,
     store_dir: Path,
     opened: dict[str, Dataset],
 ) -> bytes:
-    """The bytes of a screen stored as a reference, checked against its sha256; a missing or
-    changed file raises ``ScreenGoneError`` naming it (``opened`` caches datasets by place)."""
+    """The bytes of a screen stored as a reference (``patch``: its bands that differ, if
+    any), checked against its sha256; a missing or changed file raises ``ScreenGoneError``
+    naming it (``opened`` caches datasets by place)."""
     source = json.loads(source_json)
     steps = [tuple(s) for s in json.loads(steps_json)]
     ds = _dataset(source, store_dir, opened)
@@ -365,8 +389,14 @@ def rebuild_screen(
             raise
         raise ScreenGoneError(f"{exc} (rebuilding screen {sha256[:12]} of this run)") from None
     out = _render(inst, steps) if inst is not None else b""
+    if patch is not None:
+        try:
+            out = apply_patch(out, patch)
+        except PatchError:
+            out = b""
     if len(out) != length or _sha(out) != sha256:
         how = " + ".join(str(s[0]) for s in steps) or "composition"
+        how += " and its stored bands" if patch is not None else ""
         raise ScreenGoneError(
             f"{ds.root}: screen {sha256[:12]} of instance {iid} rebuilt by {how} differs from "
             "the one the model saw (another Pillow, zlib or numpy than the run's?)"

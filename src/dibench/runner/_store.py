@@ -48,7 +48,7 @@ from dibench.adapters import Action, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow, Trajectory, VerdictRow
 
-from ._refs import ScreenRefs, rebuild_screen
+from ._refs import ScreenGoneError, ScreenRefs, rebuild_screen
 
 __all__ = [
     "IMAGE_SOURCES",
@@ -83,7 +83,8 @@ CREATE TABLE IF NOT EXISTS image_spans (
     sha256 TEXT PRIMARY KEY, offset INTEGER NOT NULL, length INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS image_refs (
-    sha256 TEXT PRIMARY KEY, length INTEGER NOT NULL, source TEXT NOT NULL, steps TEXT NOT NULL
+    sha256 TEXT PRIMARY KEY, length INTEGER NOT NULL, source TEXT NOT NULL, steps TEXT NOT NULL,
+    patch_offset INTEGER, patch_length INTEGER
 );
 CREATE TABLE IF NOT EXISTS verdicts (
     condition TEXT NOT NULL, instance_id TEXT NOT NULL, repeat INTEGER NOT NULL,
@@ -346,25 +347,37 @@ class ResultStore:
         if known is None:
             ref = refs.describe(row, png, sha) if refs is not None else None
             if ref is not None:
+                at = self._append(ref.patch) if ref.patch is not None else (None, None)
                 self.db.execute(
-                    "INSERT INTO image_refs VALUES (?, ?, ?, ?)",
-                    (sha, len(png), json.dumps(ref.source), json.dumps(ref.steps)),
+                    "INSERT INTO image_refs VALUES (?, ?, ?, ?, ?, ?)",
+                    (sha, len(png), json.dumps(ref.source), json.dumps(ref.steps), *at),
                 )
             else:
-                self._append_image(sha, png)
+                offset, length = self._append(png)
+                self.db.execute("INSERT INTO image_spans VALUES (?, ?, ?)", (sha, offset, length))
         self._last_png, self._last_sha = png, sha
         return sha
 
-    def _append_image(self, sha: str, png: bytes) -> None:
+    def _append(self, data: bytes) -> tuple[int, int]:
+        """Append ``data`` to the images file: its (offset, length)."""
         if self._images_fd is None:
             self._images_fd = os.open(self.images_path, os.O_RDWR | os.O_CREAT, 0o644)
             self._images_end = os.fstat(self._images_fd).st_size
         offset = self._images_end
-        written = os.pwrite(self._images_fd, png, offset)
-        if written != len(png):
+        written = os.pwrite(self._images_fd, data, offset)
+        if written != len(data):
             raise OSError(errno.ENOSPC, f"short write to {self.images_path}")
         self._images_end = offset + written
-        self.db.execute("INSERT INTO image_spans VALUES (?, ?, ?)", (sha, offset, len(png)))
+        return offset, written
+
+    def _read_span(self, offset: int, length: int) -> bytes | None:
+        try:
+            with open(self.images_path, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read(length)
+        except OSError:
+            return None
+        return data if len(data) == length else None
 
     def put(
         self,
@@ -672,32 +685,36 @@ class ResultStore:
             "SELECT offset, length FROM image_spans WHERE sha256=?", (sha256,)
         ).fetchone()
         if span is None:
-            ref = self._image_ref(sha256)
-            if ref is not None:
-                return rebuild_screen(
-                    sha256, *ref, store_dir=self.path.parent, opened=self._datasets
-                )
-            return self._shared_image(sha256)
-        try:
-            with open(self.images_path, "rb") as fh:
-                fh.seek(span[0])
-                data = fh.read(span[1])
-        except OSError:
-            return None
-        if len(data) != span[1] or hashlib.sha256(data).hexdigest() != sha256:
+            return self._referenced(sha256)
+        data = self._read_span(span[0], span[1])
+        if data is None or hashlib.sha256(data).hexdigest() != sha256:
             return None
         return data
 
-    def _image_ref(self, sha256: str) -> tuple[int, str, str] | None:
-        """(length, source, steps) of a screen stored as a reference (a read-only store from
-        before references has no such table)."""
+    def _referenced(self, sha256: str) -> bytes | None:
+        """A screen stored as a reference, rebuilt (or one of the stores this one shares)."""
         try:
             got = self.db.execute(
-                "SELECT length, source, steps FROM image_refs WHERE sha256=?", (sha256,)
+                "SELECT length, source, steps, patch_offset, patch_length FROM image_refs "
+                "WHERE sha256=?",
+                (sha256,),
             ).fetchone()
-        except sqlite3.OperationalError:
-            return None
-        return None if got is None else (int(got[0]), str(got[1]), str(got[2]))
+        except sqlite3.OperationalError:  # a read-only store from before references
+            got = None
+        if got is None:
+            return self._shared_image(sha256)
+        length, source, steps, offset, size = got
+        patch = None
+        if offset is not None:
+            patch = self._read_span(int(offset), int(size))
+            if patch is None:
+                raise ScreenGoneError(
+                    f"{self.images_path}: the stored bands of screen {sha256[:12]} are missing"
+                )
+        return rebuild_screen(
+            sha256, int(length), str(source), str(steps), patch,
+            store_dir=self.path.parent, opened=self._datasets,
+        )  # fmt: skip
 
     def _shared_image(self, sha256: str) -> bytes | None:
         """The image from the stores this one names as sharing their screens (a merged run
