@@ -6,7 +6,7 @@ each with the bytes the whole plan gives it, and all their injected twins), runs
 (``direct`` x the offline ``oracle``, ``--repeats 1``) once per ``--defense`` with each source
 tree, and prints per run: instances, the run directory's bytes (results.sqlite and its WAL,
 results.sqlite.images, run.json), bytes per instance, the projection for the default dataset
-(1,000 benign states and 40,560 injected twins: README) and the run's wall seconds. The
+(1,000 benign states and 40,560 injected twins: README) and the run's wall and CPU seconds. The
 baseline tree (``--base``, e.g. a ``git worktree`` of main) gives the figures from before.
 
 Usage: python bench/bench_rundir.py [--spread 10] [--defense none --defense jpeg:75]
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -39,8 +40,10 @@ def _env(tree: Path) -> dict[str, str]:
     return env
 
 
-def _dibench(tree: Path, *args: str) -> float:
-    """Run ``python -m dibench ARGS`` with ``tree``'s sources; its wall seconds."""
+def _dibench(tree: Path, *args: str) -> tuple[float, float]:
+    """Run ``python -m dibench ARGS`` with ``tree``'s sources; its wall and CPU seconds (user +
+    system, of the process and its children: steadier than wall time on a shared machine)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "dibench", *args],
@@ -51,7 +54,10 @@ def _dibench(tree: Path, *args: str) -> float:
     )
     if done.returncode != 0:
         raise SystemExit(f"dibench {args[0]} failed with {tree}:\n{done.stderr[-2000:]}")
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def _size(folder: Path) -> int:
@@ -89,13 +95,14 @@ def main() -> None:
               f"{_size(data) / 2**20:.1f} MiB; framework {args.framework}, model oracle, "
               f"1 repeat; projection: x {DEFAULT_INSTANCES:,} instances")  # fmt: skip
         print(f"{'tree':<10} {'defense':<12} {'instances':>9} {'run dir MiB':>11} "
-              f"{'KiB/instance':>12} {'full dataset GiB':>16} {'run s':>7}")  # fmt: skip
+              f"{'KiB/instance':>12} {'full dataset GiB':>16} {'wall s':>7} "
+              f"{'CPU s':>7}")  # fmt: skip
         for defense in defenses:
             for name, tree in trees:
                 run = work / f"run-{name}-{defense.replace(':', '_')}"
                 shutil.rmtree(run, ignore_errors=True)
                 extra = [] if defense == "none" else ["--defense", defense]
-                wall = _dibench(
+                wall, cpu = _dibench(
                     tree, "run", "--dataset", str(data), "--framework", args.framework,
                     "--model", "oracle", "--out", str(run), "--repeats", "1", "--no-record",
                     *extra,
@@ -104,7 +111,7 @@ def main() -> None:
                 per = size / n
                 print(f"{name:<10} {defense:<12} {n:>9,} {size / 2**20:>11.2f} "
                       f"{per / 1024:>12.2f} {per * DEFAULT_INSTANCES / GIB:>16.3f} "
-                      f"{wall:>7.1f}")  # fmt: skip
+                      f"{wall:>7.1f} {cpu:>7.1f}")  # fmt: skip
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
