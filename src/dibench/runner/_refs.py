@@ -8,16 +8,17 @@ than its bytes: the instance, the dataset files it is made of (path, sha256, siz
 and the shown bytes' sha256 and size. A full-size dataset at one repeat then costs its rows, not
 ~40,000 screens of 300 KB to 1 MB.
 
-A reference is only written when it is proven at write time: the screen rebuilt the way a read
-will rebuild it must equal the shown bytes (for a screen shown as the dataset gives it, the
-bytes are compared; with preprocessing, the steps are run once more and the PNG compared). A
-screen that differs (a framework's own resize, labels or JPEG, a detector's mask) is stored as
-bytes, as before. Reading rebuilds and checks every file and the result's sha256; a missing or
-changed dataset file raises ``ScreenGoneError`` naming it, never another image.
-
-Costs: nothing for a screen shown as is (the run's own PNG is compared by identity); with
-preprocessing, one decode, the steps and one PNG encode per distinct screen on the store's
-writer thread, as the defense itself paid once on the run's side.
+A reference is only written when it is proven at write time, in the cheapest way at hand:
+the shown PNG is the run's own PNG of the instance (``note``: by identity); or the defenses
+marked the pixels they made with their source and steps and the adapter encoded them as they
+are (``dibench.adapters.shown_origin``: by the PNG's sha256); or, told neither (Ray actors
+compose and defend in their own processes), the writer composes the instance and runs the
+steps once more and compares (the first few screens of a condition byte for byte, the rest
+pixel for pixel), unless rows pile up (``hurry``: then bytes, so no run is slower than before).
+A screen that differs from its instance's PNG in a few bands (a detector's mask) is a reference
+plus those bands. Any other screen (a framework's own resize, labels or JPEG) keeps its bytes.
+Reading rebuilds, checks every file named and the result's sha256; a missing or changed
+dataset file raises ``ScreenGoneError`` naming it, never another image.
 """
 
 from __future__ import annotations
