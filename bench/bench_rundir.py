@@ -94,7 +94,8 @@ def main() -> None:
         print(f"dataset: {args.spread} of the default plan's 1,000 states, "
               f"{_size(data) / 2**20:.1f} MiB; framework {args.framework}, model oracle, "
               f"1 repeat; projection: x {DEFAULT_INSTANCES:,} instances")  # fmt: skip
-        print(f"{'tree':<10} {'defense':<12} {'instances':>9} {'run dir MiB':>11} "
+        w = max(12, *map(len, defenses))
+        print(f"{'tree':<10} {'defense':<{w}} {'instances':>9} {'run dir MiB':>11} "
               f"{'KiB/instance':>12} {'full dataset GiB':>16} {'wall s':>7} "
               f"{'CPU s':>7}")  # fmt: skip
         for defense in defenses:
@@ -109,7 +110,7 @@ def main() -> None:
                 )  # fmt: skip
                 n, size = _instances(run), _size(run)
                 per = size / n
-                print(f"{name:<10} {defense:<12} {n:>9,} {size / 2**20:>11.2f} "
+                print(f"{name:<10} {defense:<{w}} {n:>9,} {size / 2**20:>11.2f} "
                       f"{per / 1024:>12.2f} {per * DEFAULT_INSTANCES / GIB:>16.3f} "
                       f"{wall:>7.1f} {cpu:>7.1f}")  # fmt: skip
     finally:
