@@ -90,8 +90,10 @@ def pixel_steps(defense: str) -> list[Step] | None:
     """The pixel steps of a condition's defense label (``jpeg:75+prompt-warning`` ->
     ``[["jpeg", 75]]``), noise without its per-row seed; None when the label cannot be read
     (then no references are tried)."""
+    steps: list[Step] = []
+    if not defense or defense == "none":  # defenses.NO_DEFENSE, without importing them
+        return steps
     from dibench.defenses import (
-        NO_DEFENSE,
         DownscaleDefense,
         JpegDefense,
         NoiseDefense,
@@ -99,9 +101,6 @@ def pixel_steps(defense: str) -> list[Step] | None:
         parse_spec,
     )
 
-    steps: list[Step] = []
-    if not defense or defense == NO_DEFENSE:
-        return steps
     try:
         for part in defense.split("+"):
             if parse_spec(part)[0] not in PIXEL_DEFENSES:
@@ -206,7 +205,10 @@ class ScreenRefs:
     def __init__(self, ds: Dataset, defense: str, store_dir: Path) -> None:
         self.ds = ds
         self.root = str(ds.root.resolve())
-        self.rel = os.path.relpath(self.root, store_dir.resolve())
+        try:
+            self.rel = os.path.relpath(self.root, store_dir.resolve())
+        except ValueError:  # another drive (Windows): only the absolute place
+            self.rel = self.root
         self.steps = pixel_steps(defense)
         self._noted: LruCache[str, bytes] = LruCache(1024)
         self._files: dict[str, tuple[str, str, int]] = {}  # file -> (file, sha256, size)
