@@ -286,3 +286,21 @@ def test_a_writer_behind_keeps_bytes_rather_than_proving(datasets: dict[str, Pat
     assert refs.describe(row, shown, sha) is None and refs.settled["bytes"] == 1
     refs.note(iid, shown)  # the run's own PNG: recognised for free, even in a hurry
     assert refs.describe(row, shown, sha) is not None and refs.settled["identity"] == 1
+
+
+def test_a_screen_rebuilt_otherwise_is_refused(
+    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files unchanged but the rebuild gives other bytes (another DIBench or Pillow): one line
+    saying so, never the other picture."""
+    monkeypatch.setenv("REFS_KEY", "sk-test")
+    _run(datasets["plain"], tmp_path, "direct", "jpeg:75")
+    db = sqlite3.connect(tmp_path / "results.sqlite")
+    (sha,) = db.execute("SELECT sha256 FROM image_refs LIMIT 1").fetchone()
+    db.execute("UPDATE image_refs SET steps = ? WHERE sha256 = ?", ('[["jpeg", 74]]', sha))
+    db.commit()
+    db.close()
+    with ResultStore(tmp_path / "results.sqlite", readonly=True) as store:
+        with pytest.raises(ScreenGoneError, match="differs from the one the model saw") as err:
+            store.image(sha)
+    assert "\n" not in str(err.value) and sha[:12] in str(err.value)

@@ -402,6 +402,6 @@ def rebuild_screen(
         how += " and its stored bands" if patch is not None else ""
         raise ScreenGoneError(
             f"{ds.root}: screen {sha256[:12]} of instance {iid} rebuilt by {how} differs from "
-            "the one the model saw (another Pillow, zlib or numpy than the run's?)"
+            "the one the model saw (another DIBench, Pillow, zlib or numpy than the run's?)"
         )
     return out
