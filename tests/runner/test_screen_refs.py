@@ -300,7 +300,7 @@ def test_a_screen_rebuilt_otherwise_is_refused(
     db.execute("UPDATE image_refs SET steps = ? WHERE sha256 = ?", ('[["jpeg", 74]]', sha))
     db.commit()
     db.close()
-    with ResultStore(tmp_path / "results.sqlite", readonly=True) as store:
-        with pytest.raises(ScreenGoneError, match="differs from the one the model saw") as err:
-            store.image(sha)
+    store = ResultStore(tmp_path / "results.sqlite", readonly=True)
+    with store, pytest.raises(ScreenGoneError, match="differs from the one the model saw") as err:
+        store.image(sha)
     assert "\n" not in str(err.value) and sha[:12] in str(err.value)
