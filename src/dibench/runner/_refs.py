@@ -210,7 +210,9 @@ class ScreenRefs:
         except ValueError:  # another drive (Windows): only the absolute place
             self.rel = self.root
         self.steps = pixel_steps(defense)
-        self._noted: LruCache[str, bytes] = LruCache(1024)
+        # the run's PNG of each (instance, repeat) until its screen is settled (the same object
+        # for every repeat, and in the raw case the pending row's screen itself)
+        self._noted: LruCache[tuple[str, int], bytes] = LruCache(512)
         self._files: dict[str, tuple[str, str, int]] = {}  # file -> (file, sha256, size)
         self._hits = 0
         self._misses = 0
@@ -224,10 +226,16 @@ class ScreenRefs:
             ("identity", "origin", "compared", "patched", "bytes"), 0
         )
 
-    def note(self, iid: str, png: bytes | None) -> None:
+    @property
+    def given_up(self) -> bool:
+        """No reference is tried any more: the defense cannot be replayed, or the first
+        screens all differed (a framework that transforms every screen it shows)."""
+        return self.steps is None or (self._hits == 0 and self._misses >= _TRIES)
+
+    def note(self, iid: str, repeat: int, png: bytes | None) -> None:
         """The instance's PNG as the run built it (called as each run starts)."""
-        if png is not None:
-            self._noted.put(iid, png)
+        if png is not None and not self.given_up:
+            self._noted.put((iid, repeat), png)
 
     def _file(self, rel: str) -> tuple[str, str, int]:
         got = self._files.get(rel)
@@ -236,10 +244,14 @@ class ScreenRefs:
             got = self._files[rel] = (rel, _sha(data), len(data))
         return got
 
+    def release(self, row: ResultRow) -> None:
+        """The row is written: its instance's PNG is no longer needed here."""
+        self._noted.pop((row.instance_id, row.repeat))
+
     def describe(self, row: ResultRow, png: bytes, sha256: str) -> ScreenRef | None:
         """The reference that rebuilds ``png`` (a step image of ``row``; ``sha256`` its hash),
         or None: store bytes."""
-        if self.steps is None or (self._hits == 0 and self._misses >= _TRIES):
+        if self.given_up:
             return None
         try:
             ref = self._describe(row, png, sha256)
@@ -259,7 +271,7 @@ class ScreenRefs:
         assert self.steps is not None
         iid = row.instance_id
         steps = _row_steps(self.steps, row)
-        inst = self._noted.peek(iid)
+        inst = self._noted.peek((iid, row.repeat))
         if inst is not None and png is inst and not steps:
             self.settled["identity"] += 1
             return self._ref(iid, steps)  # the run's own PNG, shown as it is

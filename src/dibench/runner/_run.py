@@ -730,7 +730,7 @@ async def run_condition(
     async def attempt(iid: str, repeat: int) -> Decision:
         inp = await agent_input(iid, repeat)
         if refs is not None:
-            refs.note(iid, inp.screenshot_png)  # what the store compares shown screens with
+            refs.note(iid, repeat, inp.screenshot_png)  # what shown screens are compared with
         return await adapter.decide(inp, provider)
 
     try:

@@ -444,6 +444,8 @@ class ResultStore:
                 d["image"] = self._image(png, row, refs) if png else None
                 d["action"] = _action_json(s.action) if s.action else None
                 steps.append(d)
+        if refs is not None:
+            refs.release(row)
         self.db.execute(
             _INSERT_RESULT,
             (
