@@ -23,10 +23,10 @@ import pytest
 from ._cli import invoke
 
 PINS = Path(__file__).parent / "pins" / "behaviour.json"
-# Wall-clock facts of a run, and where in the images file a screen landed (the order in which
-# concurrent runs finish), are not its behaviour.
+# Wall-clock facts of a run, and where in the images file a screen (or a stored band of one)
+# landed (the order in which concurrent runs finish), are not its behaviour.
 # A move's "t" is its wall-clock second within the episode.
-VOLATILE = {"finished", "latency_s", "offset", "length", "t"}
+VOLATILE = {"finished", "latency_s", "offset", "length", "patch_offset", "patch_length", "t"}
 
 SWEEPS = {
     "frameworks": """\
@@ -102,7 +102,7 @@ def _store(db: Path, here: Path, dataset: Path) -> dict[str, str]:
             for row in cur:
                 rec = dict(zip(cols, row, strict=True))
                 cond = str(rec.get("condition", rec.get("sha256", "")))
-                if table in ("images", "image_spans"):
+                if table in ("images", "image_spans", "image_refs"):
                     cond = "all"
                 kept = [
                     _cell(v, here, dataset)

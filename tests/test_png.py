@@ -65,3 +65,16 @@ def test_splicing_changed_bands_gives_the_new_pixels(
     with Image.open(io.BytesIO(data)) as back:
         assert np.array_equal(np.asarray(back.convert("RGB")), changed)
     assert splice_png(b"not a png", new, rows) is None
+
+
+def test_banded_level_names_dibench_pngs_only() -> None:
+    """The (level, colour type) of a PNG this encoder wrote; None for anyone else's."""
+    from dibench._png import banded_level
+
+    image = Image.new("RGB", (40, 70), (10, 200, 30))
+    assert banded_level(encode_png(image, 1)) == (1, 2)
+    assert banded_level(encode_png(image.convert("RGBA"), 6)) == (6, 6)
+    buf = io.BytesIO()
+    image.save(buf, "PNG")
+    assert banded_level(buf.getvalue()) is None
+    assert banded_level(b"not a png") is None

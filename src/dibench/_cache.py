@@ -98,6 +98,12 @@ class LruCache(Generic[K, V]):
         with self._lock:
             self._store(key, value)
 
+    def pop(self, key: K) -> V | None:
+        """Remove ``key``; its value, or None when it was not cached (a value whose use is
+        over, so that it does not wait for eviction)."""
+        with self._lock:
+            return self._data.pop(key, None)
+
     def _store(self, key: K, value: V) -> None:
         self._data[key] = value
         self._data.move_to_end(key)

@@ -30,6 +30,7 @@ __all__ = [
     "PatchError",
     "apply_patch",
     "band_patch",
+    "banded_level",
     "encode_png",
     "patch_base_digest",
     "splice_png",
@@ -117,6 +118,16 @@ def encode_png(image: Image.Image, level: int = 1) -> bytes:
         raw = filtered[y : y + BAND].tobytes()
         bands.append((_deflate_band(raw, level, y + BAND >= height), zlib.adler32(raw), len(raw)))
     return _assemble(image, colour_type, level, bands)
+
+
+def banded_level(png: bytes) -> tuple[int, int] | None:
+    """(deflate level, PNG colour type) of a PNG as ``encode_png`` and ``splice_png`` write it
+    (the band table right after the header), or None for any other PNG. Such a PNG is
+    ``encode_png(its pixels, level)`` byte for byte under this process's zlib."""
+    if png[:8] != _SIGNATURE or png[12:16] != b"IHDR" or png[37:41] != b"dbNd":
+        return None
+    band, level = struct.unpack(">HB", png[41:44])
+    return (level, png[25]) if band == BAND else None
 
 
 def _chunks(data: bytes) -> dict[bytes, bytes]:

@@ -126,3 +126,32 @@ def test_downscaled_random_taps_resolve_on_phone_boxes(
         sx, sy = round(w * 0.75) / w, round(h * 0.75) / h
         small = {c: scale_box(b, sx, sy) for c, b in boxes.items()}
         assert candidate_at(small, d.action.x * sx, d.action.y * sy) == d.candidate
+
+
+def test_preprocessed_pixels_say_where_they_came_from(small_dataset: Dataset) -> None:
+    """jpeg then downscale mark their output with the screen's own PNG and both steps; the PNG
+    an adapter shows of it names them by its sha256 (the run's store keeps a reference); a copy
+    of the pixels carries no origin."""
+    import asyncio
+    import hashlib
+
+    from dibench.adapters import origin_of, show, shown_origin
+    from dibench.defenses import DefenseContext, View, make_defense
+
+    iid = str(small_dataset.injected_ids()[0])
+    inp = screens.agent_input(small_dataset, iid, 0)
+    assert inp.screenshot_png is not None
+    source = hashlib.blake2b(inp.screenshot_png, digest_size=16).hexdigest()
+
+    async def through() -> View:
+        view, ctx = View.of(inp), DefenseContext(inp)
+        for spec in ("jpeg:75", "downscale:0.5"):
+            view = await make_defense(spec).before(view, ctx)
+        return view
+
+    view = asyncio.run(through())
+    steps = (("jpeg", 75), ("downscale", 0.5, "lanczos"))
+    assert origin_of(view.image) == (source, steps)
+    assert origin_of(view.image.copy()) is None
+    png = asyncio.run(show(view.image, "raw", None)).png
+    assert shown_origin(hashlib.sha256(png).hexdigest()) == (source, steps)

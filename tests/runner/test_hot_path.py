@@ -35,11 +35,11 @@ class _FailingStore(ResultStore):
         self.ok = ok
         self.batches: list[int] = []
 
-    def put_many(self, condition, runs) -> None:  # type: ignore[no-untyped-def]
+    def put_many(self, condition, runs, refs=None) -> None:  # type: ignore[no-untyped-def]
         if self.ok <= 0:
             raise StoreError(f"{self.path}: database or disk is full")
         self.ok -= 1
-        super().put_many(condition, runs)
+        super().put_many(condition, runs, refs)
         self.batches.append(len(runs))
 
 

@@ -47,7 +47,7 @@ from ._episode import (
     FrameworkAdapter,
     render_messages,
 )
-from ._images import encode_png, scale_box, screen_key, show
+from ._images import encode_png, mark_origin, origin_of, scale_box, screen_key, show, shown_origin
 from ._parse import excerpt
 from ._prompts import folder_digest
 from ._replies import PARSE_MODES
@@ -105,10 +105,13 @@ __all__ = [
     "excerpt",
     "folder_digest",
     "make_adapter",
+    "mark_origin",
+    "origin_of",
     "render_messages",
     "scale_box",
     "screen_key",
     "show",
+    "shown_origin",
     "smart_resize",
 ]
 

@@ -30,11 +30,14 @@ __all__ = [
     "decode_jpeg",
     "encode_jpeg",
     "encode_png",
+    "mark_origin",
+    "origin_of",
     "scale_box",
     "scale_ui",
     "screen_key",
     "show",
     "show_screen",
+    "shown_origin",
 ]
 
 
@@ -109,6 +112,35 @@ _SHOWN_BY_PNG: LruCache[tuple[int, Hashable, int | None], tuple[bytes, Shown]] =
 Transform = Callable[[Image.Image], tuple[Image.Image, Any]]
 
 
+# Where a shown PNG's pixels came from, by the PNG's sha256: (blake2b-128 hex of the PNG they
+# were made from, the pixel steps applied), for images a defense marked (``mark_origin``) and
+# this module encoded as they are; the run's store reads it to keep the screen as a reference.
+Origin = tuple[str, tuple[tuple[Any, ...], ...]]
+_ORIGIN = "dibench.origin"
+_ORIGINS: LruCache[str, Origin] = LruCache(maxsize=4096)
+
+
+def mark_origin(image: Image.Image, source: str, steps: tuple[tuple[Any, ...], ...]) -> None:
+    """Note on ``image`` that its pixels are ``steps`` applied to the decoded PNG whose
+    blake2b-128 hex digest is ``source`` (a pure pixel defense's output). Valid for this very
+    object only: a copy (which inherits ``info``) carries no origin."""
+    image.info[_ORIGIN] = (id(image), source, steps)
+
+
+def origin_of(image: Image.Image) -> Origin | None:
+    """What ``mark_origin`` noted on this image object, or None."""
+    got = image.info.get(_ORIGIN)
+    if not isinstance(got, tuple) or got[0] != id(image):
+        return None
+    return got[1], got[2]
+
+
+def shown_origin(sha256: str) -> Origin | None:
+    """The origin of a PNG this process encoded from a marked image, by its sha256 (recent
+    ones only), or None."""
+    return _ORIGINS.peek(sha256)
+
+
 def _make_shown(
     screenshot: Image.Image,
     transform: Transform | None,
@@ -126,6 +158,9 @@ def _make_shown(
         )  # fmt: skip
     else:
         data = png if transform is None and png is not None else encode_png(image)
+        origin = origin_of(image) if transform is None and png is None else None
+        if origin is not None:
+            _ORIGINS.put(hashlib.sha256(data).hexdigest(), origin)
         part = ImagePart(png=data, width=image.width, height=image.height)
     sx = image.width / screenshot.width
     sy = image.height / screenshot.height

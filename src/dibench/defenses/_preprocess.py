@@ -17,7 +17,7 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._seeding import np_rng
-from dibench.adapters import screen_key
+from dibench.adapters import mark_origin, origin_of, screen_key
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 
@@ -47,6 +47,19 @@ async def _cached(view: View, variant: Hashable, make: Callable[[], Image.Image]
         return _OUT.get((_view_key(view), variant), make)
 
     return await asyncio.to_thread(work)
+
+
+def _marked(image: Image.Image, view: View, step: tuple[object, ...]) -> Image.Image:
+    """``image`` (this defense's output for ``view``) marked as ``step`` applied to the screen's
+    own PNG (through the marked steps before it): the run's store then keeps the screen as a
+    reference rather than its bytes (``dibench.adapters.mark_origin``)."""
+    if view.png is not None:
+        mark_origin(image, hashlib.blake2b(view.png, digest_size=16).hexdigest(), (step,))
+    else:
+        before = origin_of(view.image)
+        if before is not None:
+            mark_origin(image, before[0], (*before[1], step))
+    return image
 
 
 def _rgb(image: Image.Image) -> Image.Image:
@@ -85,7 +98,8 @@ class NoiseDefense(Defense):
         where = (ctx.screen,) if ctx.screen else ()  # a static screen keeps its old stream
         rng = np_rng(ctx.seed, ctx.pair_id, ctx.repeat, "noise", *where)
         image = await asyncio.to_thread(add_noise, view.image, self.sigma, rng)
-        return view.with_pixels(image)
+        step = ("noise", self.sigma, ctx.seed, ctx.pair_id, ctx.repeat, *where)
+        return view.with_pixels(_marked(image, view, step))
 
 
 # ------------------------------------------------------------------ jpeg
@@ -119,7 +133,7 @@ class JpegDefense(Defense):
         image = await _cached(
             view, ("jpeg", self.quality), lambda: jpeg_roundtrip(view.image, self.quality)
         )
-        return view.with_pixels(image)
+        return view.with_pixels(_marked(image, view, ("jpeg", self.quality)))
 
 
 # ------------------------------------------------------------------ downscale
@@ -163,4 +177,4 @@ class DownscaleDefense(Defense):
             ("downscale", self.factor, self.resample),
             lambda: downscale(view.image, self.factor, self.resample),
         )
-        return view.resized(image)
+        return view.resized(_marked(image, view, ("downscale", self.factor, self.resample)))

@@ -179,7 +179,9 @@ def _plain_jpeg(png: bytes, width: int) -> bytes:
 def _store_image(
     store: ResultStore, steps_details: dict[str, Any] | None, width: int, last: bool = False
 ) -> bytes | None:
-    """The first (``last``: the final) image the model was shown in this run, from the store."""
+    """The first (``last``: the final) image the model was shown in this run, from the store.
+    A screen the store keeps as a reference to a dataset that is gone or changed raises
+    ``ScreenGoneError`` (its one line becomes the example's note)."""
     steps = (steps_details or {}).get("steps", [])
     for s in reversed(steps) if last else steps:
         sha = s.get("image")
@@ -202,7 +204,7 @@ def make_example(
     ``last_image``: without a dataset, show the last screen the model saw rather than the first
     (a simulator episode starts on the home screen; its decision is made on the last one).
     """
-    from dibench.runner import condition_key
+    from dibench.runner import ScreenGoneError, condition_key
 
     inj, ben = pair.injected, pair.benign
     cond = condition_key(inj.framework, inj.model, inj.defense)
@@ -229,8 +231,11 @@ def make_example(
         except Exception as exc:  # one bad picture must not sink the whole report
             note = f"screenshots unavailable: {type(exc).__name__}: {exc}"
     if ben_img is None and inj_img is None:
-        ben_img = _store_image(store, ben_details, image_width, last_image)
-        inj_img = _store_image(store, inj_details, image_width, last_image)
+        try:
+            ben_img = _store_image(store, ben_details, image_width, last_image)
+            inj_img = _store_image(store, inj_details, image_width, last_image)
+        except ScreenGoneError as exc:
+            note = f"{note}; {exc}" if note else str(exc)
         if ben_img or inj_img:
             shown = "showing the images the model was shown (target not marked)"
             note = f"{note}; {shown}" if note else shown

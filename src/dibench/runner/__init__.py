@@ -28,6 +28,7 @@ from ._lock import RunDirBusy, RunLock
 from ._merge import MergeError, merge_runs
 from ._parts import Backend, LocalBackend, Recorders, RunParts, record_endpoint_stats
 from ._ray import RayBackend
+from ._refs import ScreenGoneError
 from ._request import RunRequest
 from ._run import (
     OpenCondition,
@@ -96,6 +97,7 @@ __all__ = [
     "RunProgress",
     "RunRequest",
     "RunSummary",
+    "ScreenGoneError",
     "SimRequest",
     "SimRunConfig",
     "StoreError",

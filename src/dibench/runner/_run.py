@@ -28,6 +28,7 @@ from dibench.screens import Screens
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
+from ._refs import ScreenRefs
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -515,6 +516,9 @@ def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
 
 # Rows handed to the store thread and not yet committed; past this the event loop waits.
 _WRITES_AHEAD = 256
+# Rows waiting for the store thread past which it stops proving screens it would have to
+# compute again (``ScreenRefs.hurry``) and keeps their bytes instead.
+_HURRY = 64
 
 
 class _AfterCommit:
@@ -565,8 +569,15 @@ class _RowWriter:
     _GROUP = 32  # rows that end a linger early
     _LINGER = 0.02  # seconds a busy writer waits for a group to gather
 
-    def __init__(self, store: ResultStore, condition: str, after_commit: _AfterCommit) -> None:
+    def __init__(
+        self,
+        store: ResultStore,
+        condition: str,
+        after_commit: _AfterCommit,
+        refs: ScreenRefs | None = None,
+    ) -> None:
         self.store, self.condition, self.after_commit = store, condition, after_commit
+        self.refs = refs  # a dataset condition's: its screens kept as references
         self._pending: list[tuple[ResultRow, Decision | None, str]] = []
         self._cv = threading.Condition()
         self._idle = False
@@ -601,12 +612,14 @@ class _RowWriter:
                 batch, self._pending = self._pending, []
                 if not batch:
                     return  # closed, and everything handed over is committed
+                if self.refs is not None:  # behind: keep screens as bytes, proofs cost time
+                    self.refs.hurry = len(batch) > _HURRY
                 self._cv.notify_all()  # room again for a waiting event loop
             try:
                 for row, _decision, _cause in batch:  # replies first, then the rows
                     self.after_commit.committed(row.instance_id, row.repeat)
                 self.store.put_many(
-                    self.condition, [(row, d, cause, ()) for row, d, cause in batch]
+                    self.condition, [(row, d, cause, ()) for row, d, cause in batch], self.refs
                 )
                 busy = len(batch) > 1
             except BaseException as exc:
@@ -636,8 +649,11 @@ def dataset_row_writer(
     defense: str,
 ) -> tuple[_RowWriter, Finish]:
     """The store's writer thread for a dataset condition and the ``finish`` that hands it each
-    run's row (replies recorded just before it): what every backend commits through."""
-    writer = _RowWriter(store, condition, _AfterCommit(recorder))
+    run's row (replies recorded just before it): what every backend commits through. Screens
+    shown as the dataset and the defense make them are stored as references (``ScreenRefs``;
+    ``writer.refs.note`` tells it each instance's PNG as the run built it)."""
+    refs = ScreenRefs(ds, defense, store.path.parent)
+    writer = _RowWriter(store, condition, _AfterCommit(recorder), refs)
 
     def finish(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
@@ -701,9 +717,6 @@ async def run_condition(
             return screens.input(iid, repeat)
         return await loop.run_in_executor(composer, screens.input, iid, repeat)
 
-    async def attempt(iid: str, repeat: int) -> Decision:
-        return await adapter.decide(await agent_input(iid, repeat), provider)
-
     # One thread commits the rows, in batches: a 300 KB screenshot into the WAL costs ~3 ms of
     # wall time per distinct screen, mostly waiting on I/O, which the calls in flight need not
     # wait for. A run's replies are appended to the replay file right before its batch is
@@ -712,6 +725,13 @@ async def run_condition(
     writer, finish = dataset_row_writer(
         ds, store, condition, recorder, framework=framework, model=model, defense=defense
     )
+    refs = writer.refs
+
+    async def attempt(iid: str, repeat: int) -> Decision:
+        inp = await agent_input(iid, repeat)
+        if refs is not None:
+            refs.note(iid, repeat, inp.screenshot_png)  # what shown screens are compared with
+        return await adapter.decide(inp, provider)
 
     try:
         aborted = await drive(

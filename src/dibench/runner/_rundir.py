@@ -1,7 +1,8 @@
 """A run directory: where its files lie, and its ``run.json`` read, written and updated.
 
-A run directory holds ``results.sqlite`` (every row), ``results.sqlite.images`` (each screen the
-model was shown, once; indexed by the database), ``run.json`` (the dataset or simulator
+A run directory holds ``results.sqlite`` (every row, and the screens the dataset rebuilds as
+references to it), ``results.sqlite.images`` (each other screen the model was shown, once;
+indexed by the database), ``run.json`` (the dataset or simulator
 episodes and every condition's settings; never a secret) and, with recording on,
 ``replies/*.jsonl`` in the replay format so any run can be re-scored without the model.
 ``RunDir`` is the one writer of run.json: every write replaces the whole file at once

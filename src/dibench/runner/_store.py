@@ -13,6 +13,13 @@ shows it, after its bytes are written, so a committed row never points at missin
 left by a killed transaction are never referenced. Stores from before keep their ``images`` table
 and are read as they are.
 
+A dataset run's screens are mostly a pure function of the dataset and the condition (the
+instance's own PNG, perhaps after ``jpeg``/``downscale``/``noise``): those the writer proves so
+(``ScreenRefs``) are kept in ``image_refs`` as what rebuilds them, without bytes, and ``image``
+rebuilds them from the dataset and checks their sha256 (a full-size dataset at one repeat: its
+rows, ~5 KB an instance, instead of 0.3-1 MB of screens an instance). A store from before has
+no ``image_refs`` and reads as before.
+
 Columns added since schema 1 (``ADDED_COLUMNS``: an ASKED_USER run's question, a run's
 confirmation requests, the target's position, an episode's exposure, a chain's decisions,
 what a pick cost the user and where the pick sat) keep the schema version: a store written
@@ -38,7 +45,10 @@ from dibench._errors import DIBenchError
 from dibench._fs import StrPath
 from dibench._values import ChainPick, Outcome
 from dibench.adapters import Action, Decision
+from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow, RunUsage, Trajectory, VerdictRow
+
+from ._refs import ScreenGoneError, ScreenRefs, rebuild_screen
 
 __all__ = [
     "IMAGE_SOURCES",
@@ -71,6 +81,10 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE TABLE IF NOT EXISTS images (sha256 TEXT PRIMARY KEY, png BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS image_spans (
     sha256 TEXT PRIMARY KEY, offset INTEGER NOT NULL, length INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS image_refs (
+    sha256 TEXT PRIMARY KEY, length INTEGER NOT NULL, source TEXT NOT NULL, steps TEXT NOT NULL,
+    patch_offset INTEGER, patch_length INTEGER
 );
 CREATE TABLE IF NOT EXISTS verdicts (
     condition TEXT NOT NULL, instance_id TEXT NOT NULL, repeat INTEGER NOT NULL,
@@ -201,6 +215,7 @@ class ResultStore:
         self._last_png: bytes | None = None
         self._last_sha = ""
         self._sources: list[ResultStore] | None = None
+        self._datasets: dict[str, Dataset] = {}  # datasets opened to rebuild referenced screens
         try:
             if readonly:
                 self.db = self._open_readonly()
@@ -313,32 +328,56 @@ class ResultStore:
         )
         return {(i, r) for i, r in rows}
 
-    def _image(self, png: bytes) -> str:
+    def _image(self, png: bytes, row: ResultRow, refs: ScreenRefs | None) -> str:
         """Store a shown image once; repeats pass the same bytes object, hashed once.
 
-        Called inside the row's transaction: the bytes are appended to the images file first,
-        and their span is inserted with the row.
+        Called inside the row's transaction. A screen ``refs`` proves to be a pure function of
+        the dataset and the condition is stored as a reference (what rebuilds it, no bytes);
+        any other is appended to the images file first, and its span is inserted with the row.
         """
         if self._last_png is png:
             return self._last_sha
         sha = hashlib.sha256(png).hexdigest()
         known = self.db.execute(
             "SELECT 1 FROM image_spans WHERE sha256=? UNION ALL "
+            "SELECT 1 FROM image_refs WHERE sha256=? UNION ALL "
             "SELECT 1 FROM images WHERE sha256=? LIMIT 1",
-            (sha, sha),
+            (sha, sha, sha),
         ).fetchone()
         if known is None:
-            if self._images_fd is None:
-                self._images_fd = os.open(self.images_path, os.O_RDWR | os.O_CREAT, 0o644)
-                self._images_end = os.fstat(self._images_fd).st_size
-            offset = self._images_end
-            written = os.pwrite(self._images_fd, png, offset)
-            if written != len(png):
-                raise OSError(errno.ENOSPC, f"short write to {self.images_path}")
-            self._images_end = offset + written
-            self.db.execute("INSERT INTO image_spans VALUES (?, ?, ?)", (sha, offset, len(png)))
+            ref = refs.describe(row, png, sha) if refs is not None else None
+            if ref is not None:
+                at = self._append(ref.patch) if ref.patch is not None else (None, None)
+                self.db.execute(
+                    "INSERT INTO image_refs VALUES (?, ?, ?, ?, ?, ?)",
+                    (sha, len(png), json.dumps(ref.source), json.dumps(ref.steps), *at),
+                )
+            else:
+                offset, length = self._append(png)
+                self.db.execute("INSERT INTO image_spans VALUES (?, ?, ?)", (sha, offset, length))
         self._last_png, self._last_sha = png, sha
         return sha
+
+    def _append(self, data: bytes) -> tuple[int, int]:
+        """Append ``data`` to the images file: its (offset, length)."""
+        if self._images_fd is None:
+            self._images_fd = os.open(self.images_path, os.O_RDWR | os.O_CREAT, 0o644)
+            self._images_end = os.fstat(self._images_fd).st_size
+        offset = self._images_end
+        written = os.pwrite(self._images_fd, data, offset)
+        if written != len(data):
+            raise OSError(errno.ENOSPC, f"short write to {self.images_path}")
+        self._images_end = offset + written
+        return offset, written
+
+    def _read_span(self, offset: int, length: int) -> bytes | None:
+        try:
+            with open(self.images_path, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read(length)
+        except OSError:
+            return None
+        return data if len(data) == length else None
 
     def put(
         self,
@@ -359,18 +398,20 @@ class ResultStore:
         self,
         condition: str,
         runs: Sequence[tuple[ResultRow, Decision | None, str, Sequence[Move]]],
+        refs: ScreenRefs | None = None,
     ) -> None:
         """Store several finished runs in one transaction: all of them or none.
 
         A run writer that falls behind commits what has piled up at once; one commit per
         batch rather than per row is what keeps the store off a fast run's critical path.
+        ``refs`` (a dataset condition's) keeps the screens it can rebuild as references.
         """
         if not runs:
             return
         self.db.execute("BEGIN")
         try:
             for row, decision, cause, moves in runs:
-                self._insert(condition, row, decision, cause, moves)
+                self._insert(condition, row, decision, cause, moves, refs)
             self.db.execute("COMMIT")
         except BaseException as exc:
             if self.db.in_transaction:  # SQLite has already rolled back after a full disk
@@ -393,15 +434,18 @@ class ResultStore:
         decision: Decision | None,
         cause: str,
         moves: Sequence[Move],
+        refs: ScreenRefs | None = None,
     ) -> None:
         steps = []
         if decision is not None:
             for s in decision.steps:
                 d = asdict(s)
                 png = d.pop("image_png")
-                d["image"] = self._image(png) if png else None
+                d["image"] = self._image(png, row, refs) if png else None
                 d["action"] = _action_json(s.action) if s.action else None
                 steps.append(d)
+        if refs is not None:
+            refs.release(row)
         self.db.execute(
             _INSERT_RESULT,
             (
@@ -651,7 +695,9 @@ class ResultStore:
 
     def image(self, sha256: str) -> bytes | None:
         """The stored image with this hash; None if it is unknown or its bytes are gone or
-        damaged (checked against the hash: a report must never show another screen)."""
+        damaged (checked against the hash: a report must never show another screen). A screen
+        stored as a reference is rebuilt from its dataset and checked the same way; a missing
+        or changed dataset file raises ``ScreenGoneError`` naming it."""
         row = self.db.execute("SELECT png FROM images WHERE sha256=?", (sha256,)).fetchone()
         if row is not None:
             return row[0]
@@ -659,16 +705,36 @@ class ResultStore:
             "SELECT offset, length FROM image_spans WHERE sha256=?", (sha256,)
         ).fetchone()
         if span is None:
-            return self._shared_image(sha256)
-        try:
-            with open(self.images_path, "rb") as fh:
-                fh.seek(span[0])
-                data = fh.read(span[1])
-        except OSError:
-            return None
-        if len(data) != span[1] or hashlib.sha256(data).hexdigest() != sha256:
+            return self._referenced(sha256)
+        data = self._read_span(span[0], span[1])
+        if data is None or hashlib.sha256(data).hexdigest() != sha256:
             return None
         return data
+
+    def _referenced(self, sha256: str) -> bytes | None:
+        """A screen stored as a reference, rebuilt (or one of the stores this one shares)."""
+        try:
+            got = self.db.execute(
+                "SELECT length, source, steps, patch_offset, patch_length FROM image_refs "
+                "WHERE sha256=?",
+                (sha256,),
+            ).fetchone()
+        except sqlite3.OperationalError:  # a read-only store from before references
+            got = None
+        if got is None:
+            return self._shared_image(sha256)
+        length, source, steps, offset, size = got
+        patch = None
+        if offset is not None:
+            patch = self._read_span(int(offset), int(size))
+            if patch is None:
+                raise ScreenGoneError(
+                    f"{self.images_path}: the stored bands of screen {sha256[:12]} are missing"
+                )
+        return rebuild_screen(
+            sha256, int(length), str(source), str(steps), patch,
+            store_dir=self.path.parent, opened=self._datasets,
+        )  # fmt: skip
 
     def _shared_image(self, sha256: str) -> bytes | None:
         """The image from the stores this one names as sharing their screens (a merged run
