@@ -95,15 +95,20 @@ def _store(db: Path, here: Path, dataset: Path) -> dict[str, str]:
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for table in sorted(tables):
+        # Which screens are stored is behaviour; whether as bytes or as a reference to the
+        # dataset is the writer's choice of the moment (it keeps bytes while rows pile up).
+        screens = set()
+        for table in ("images", "image_spans", "image_refs"):
+            if table in tables:
+                screens |= {r[0] for r in con.execute(f"SELECT sha256 FROM {table}")}
+        out["screens/all"] = _digest(sorted(screens))
+        for table in sorted(set(tables) - {"images", "image_spans", "image_refs"}):
             cur = con.execute(f"SELECT * FROM {table}")  # names from sqlite_master
             cols = [d[0] for d in cur.description]
             groups: dict[str, list[list[object]]] = {}
             for row in cur:
                 rec = dict(zip(cols, row, strict=True))
                 cond = str(rec.get("condition", rec.get("sha256", "")))
-                if table in ("images", "image_spans", "image_refs"):
-                    cond = "all"
                 kept = [
                     _cell(v, here, dataset)
                     for c, v in rec.items()

@@ -122,3 +122,14 @@ def test_a_codec_is_found_through_its_adapter() -> None:
     assert codec_of("gui-owl", coords="norm1000").quantum(Frame(1000, 2000)) == 3.0
     assert codec_of("qwen-vl", tool="mobileworld").kinds >= {"ask_user"}
     assert "ask_user" not in codec_of("qwen-vl").kinds
+
+
+def test_a_point_read_back_with_a_rounding_error_is_written_as_the_same_pixel() -> None:
+    """Hypothesis found it: GUI-Owl's robust reader gives 228.99999999999997 for the 229 it
+    was written; written again it must stay 229, not drift a pixel up each round."""
+    codec = codec_of("gui-owl", parse="robust")
+    frame = Frame(width=1000, height=1800)
+    x = Action("long_press", x=100.0, y=229.0)
+    y = codec.read(codec.write(Say(x), frame), frame, mode="robust")
+    z = codec.read(codec.write(Say(y), frame), frame, mode="robust")
+    assert round(y.y or 0) == round(z.y or 0) == 229

@@ -19,7 +19,7 @@ from dibench import DIBenchError
 from dibench.cli import _app
 
 # Control flow inside one module, never shown to a user: not expected failures.
-INTERNAL = {"Retryable", "End", "_Refused", "_Close"}
+INTERNAL = {"Retryable", "End", "_Refused", "_Close", "_Hurried"}
 
 
 def _caught(fn: object) -> set[str]:

@@ -157,7 +157,9 @@ def test_resume_after_editing_a_prompt_template_is_refused(tiny: Path, tmp_path:
 def test_a_full_disk_stops_cleanly_and_resumes(tiny: Path, tmp_path: Path) -> None:
     with _tmpfs(tmp_path / "small", "1m") as mnt:
         out = mnt / "run"
-        args = ["run", "--dataset", str(tiny), "--framework", "direct", "--model", "oracle",
+        # AppAgent draws its labels on each screen, so the screens are stored as bytes (a
+        # screen the dataset rebuilds is only a reference) and fill the disk mid-run
+        args = ["run", "--dataset", str(tiny), "--framework", "appagent", "--model", "oracle",
                 "--repeats", "2", "--out", str(out)]  # fmt: skip
         r = invoke(*args)
         _one_line_error(r, 1, "stopped:", "re-run the same command to resume")

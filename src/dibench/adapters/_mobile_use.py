@@ -43,8 +43,12 @@ def grid_point(grid: int) -> Point:
 
 
 def floor_point(x: float, y: float, frame: Frame) -> list[int]:
-    """Frame pixels as a model writes absolute pixels: the integer part."""
-    return [math.floor(x), math.floor(y)]
+    """Frame pixels as a model writes absolute pixels: the integer part (of the value a
+    rounding error left just below an integer, that integer: 228.99999999999997 is 229)."""
+    return [math.floor(x + _EPS), math.floor(y + _EPS)]
+
+
+_EPS = 1e-6  # far below a pixel, far above a float's error at screen sizes
 
 
 @dataclass(frozen=True)
