@@ -65,3 +65,41 @@ def test_splicing_changed_bands_gives_the_new_pixels(
     with Image.open(io.BytesIO(data)) as back:
         assert np.array_equal(np.asarray(back.convert("RGB")), changed)
     assert splice_png(b"not a png", new, rows) is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    h=st.integers(1, 140),
+    w=st.integers(1, 30),
+    spans=st.lists(st.tuples(st.integers(0, 139), st.integers(1, 40)), min_size=1, max_size=3),
+    blank=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_spliced_strip_is_the_encoded_screen_byte_for_byte(
+    h: int, w: int, spans: list[tuple[int, int]], blank: bool, seed: int
+) -> None:
+    """A strip of the carrier rows spliced with the base image at hand (unchanged bands keep
+    their bytes) gives the very bytes of encoding the whole new screen, as the whole screen
+    spliced does; a strip that misses a touched band gives None."""
+    from dibench._png import BAND, splice_png
+
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
+    changed = base.copy()
+    rows = []
+    for y, n in spans:
+        y1, y2 = min(y, h - 1), min(h, y + n)
+        if not blank:  # blank: the carrier rows are touched but keep their pixels
+            changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
+        rows.append((y1, y2))
+    base_img, new = Image.fromarray(base, "RGB"), Image.fromarray(changed, "RGB")
+    base_png, want = encode_png(base_img), encode_png(new)
+    top = min(a for a, _ in rows) // BAND * BAND
+    bottom = min(h, -(-max(b for _, b in rows) // BAND) * BAND)
+    strip = new.crop((0, top, w, bottom))
+    assert splice_png(base_png, new, rows) == want
+    assert splice_png(base_png, strip, rows, top=top, base=base_img) == want
+    assert splice_png(base_png, strip, rows, top=top) == want
+    if bottom - top > 1:
+        short = new.crop((0, top, w, bottom - 1))
+        assert splice_png(base_png, short, rows, top=top, base=base_img) is None

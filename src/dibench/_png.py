@@ -23,6 +23,7 @@ from collections.abc import Iterable
 import numpy as np
 from PIL import Image
 
+from dibench._cache import LruCache
 from dibench._errors import DIBenchError
 
 __all__ = [
@@ -52,11 +53,16 @@ def _filtered(image: Image.Image) -> tuple[np.ndarray, int, int]:
     colour_type, channels = _COLOUR_TYPES[image.mode]
     width, height = image.size
     rows = np.asarray(image, dtype=np.uint8).reshape(height, width * channels)
-    out = np.empty((height, width * channels + 1), dtype=np.uint8)
+    return _sub_filter(rows, channels), colour_type, channels
+
+
+def _sub_filter(rows: np.ndarray, channels: int) -> np.ndarray:
+    """Scanlines (h, width * channels) as PNG filtered rows: a filter byte, then the bytes."""
+    out = np.empty((rows.shape[0], rows.shape[1] + 1), dtype=np.uint8)
     out[:, 0] = 1  # filter type Sub: each byte minus the same channel of the pixel before
     out[:, 1 : 1 + channels] = rows[:, :channels]
     np.subtract(rows[:, channels:], rows[:, :-channels], out=out[:, 1 + channels :])
-    return out, colour_type, channels
+    return out
 
 
 def _header(image: Image.Image, colour_type: int) -> bytes:
@@ -131,44 +137,75 @@ def _chunks(data: bytes) -> dict[bytes, bytes]:
 
 
 def splice_png(
-    base_png: bytes, image: Image.Image, changed_rows: Iterable[tuple[int, int]]
+    base_png: bytes,
+    image: Image.Image,
+    changed_rows: Iterable[tuple[int, int]],
+    *,
+    top: int = 0,
+    base: Image.Image | None = None,
 ) -> bytes | None:
     """A PNG of ``image`` built from ``base_png`` (a banded PNG of an image that equals
     ``image`` outside ``changed_rows``, given as [y1, y2) spans) by re-deflating only the bands
     those rows touch. None when ``base_png`` is not a banded PNG of the same size and mode.
+
+    ``image`` may be a strip of the screen: its rows are then the screen's rows ``[top, top +
+    image.height)``, full width, and must cover every band the changed rows touch. Given
+    ``base`` (the decoded ``base_png``), a touched band whose pixels did not change keeps the
+    base's deflated bytes, which are what deflating it again would give.
     """
-    if not base_png.startswith(_SIGNATURE):
+    parsed = _parsed(base_png)
+    if parsed is None:
         return None
-    chunks = _chunks(base_png)
-    table, idat, ihdr = chunks.get(b"dbNd"), chunks.get(b"IDAT"), chunks.get(b"IHDR")
-    if table is None or idat is None or ihdr is None:
-        return None
+    ihdr, _colour, level, bands = parsed
     if image.mode not in _COLOUR_TYPES:
         image = image.convert("RGB")
-    colour_type, _channels = _COLOUR_TYPES[image.mode]
+    colour_type, channels = _COLOUR_TYPES[image.mode]
     width, height = struct.unpack(">II", ihdr[:8])
-    if (width, height) != image.size or ihdr[9] != colour_type:
+    if ihdr != struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0):
         return None
-    band, level = struct.unpack(">HB", table[:3])
-    n_bands = (height + band - 1) // band
-    if band != BAND or len(table) != 3 + 12 * n_bands:
+    bottom = top + image.height
+    if image.width != width or top < 0 or bottom > height:
         return None
-    dirty = set()
+    n_bands = len(bands)
+    if n_bands != (height + BAND - 1) // BAND:
+        return None
+    dirty: set[int] = set()
     for y1, y2 in changed_rows:
-        dirty.update(range(max(0, y1) // band, (min(height, y2) - 1) // band + 1))
-    bands = []
-    pos = 2  # after the zlib header
-    for i in range(n_bands):
-        length, adler, raw_len = struct.unpack(">III", table[3 + 12 * i : 15 + 12 * i])
-        if i in dirty:
-            # the Sub filter works row by row: filter only this band's rows, not the screen
-            rows = image.crop((0, i * band, width, min(height, (i + 1) * band)))
-            raw = _filtered(rows)[0].tobytes()
-            bands.append((_deflate_band(raw, level, i == n_bands - 1), zlib.adler32(raw), len(raw)))
-        else:
-            bands.append((idat[pos : pos + length], adler, raw_len))
-        pos += length
-    return _assemble(image, colour_type, level, bands)
+        dirty.update(range(max(0, y1) // BAND, (min(height, y2) - 1) // BAND + 1))
+    pixels = np.asarray(image, dtype=np.uint8).reshape(image.height, width * channels)
+    old = None
+    if base is not None and base.mode == image.mode and base.size == (width, height):
+        old = np.asarray(base.crop((0, top, width, bottom)) if top or bottom != height else base)
+        old = old.reshape(image.height, width * channels)
+    out = list(bands)
+    for i in sorted(dirty):
+        y1, y2 = i * BAND - top, min(height, (i + 1) * BAND) - top
+        if y1 < 0 or y2 > image.height:
+            return None  # a strip that does not hold the whole band
+        rows = pixels[y1:y2]
+        if old is not None and np.array_equal(rows, old[y1:y2]):
+            continue
+        raw = _sub_filter(rows, channels).tobytes()
+        out[i] = (_deflate_band(raw, level, i == n_bands - 1), zlib.adler32(raw), len(raw))
+    return _assemble(ihdr, colour_type, level, out)
+
+
+# Bands of the last few base PNGs, by identity: a run splices every injected screen of a state
+# from its one benign PNG (the dataset hands out the same bytes object), and reading the band
+# table is ~0.2 ms a screen.
+_PARSED: LruCache[int, tuple[bytes, tuple[bytes, int, int, list[tuple[bytes, int, int]]]]]
+_PARSED = LruCache(8)
+
+
+def _parsed(png: bytes) -> tuple[bytes, int, int, list[tuple[bytes, int, int]]] | None:
+    """``_bands(png)``, kept for the last few PNGs (checked by identity; treat as read-only)."""
+    hit = _PARSED.peek(id(png))
+    if hit is not None and hit[0] is png:
+        return hit[1]
+    parsed = _bands(png)
+    if parsed is not None:
+        _PARSED.put(id(png), (png, parsed))
+    return parsed
 
 
 # --- band patches: an injected screen stored as the bands that differ from its benign one ------
@@ -237,10 +274,11 @@ def apply_patch(base_png: bytes, patch: bytes, base_digest: bytes | None = None)
         raise PatchError("not a band patch")
     if digest != (base_digest or patch_base_digest(base_png)):
         raise PatchError("made from another benign screenshot (regenerated since?)")
-    base = _bands(base_png)
+    base = _parsed(base_png)
     if base is None:
         raise PatchError("the benign screenshot is not a banded PNG")
     ihdr, colour_type, level, bands = base
+    bands = list(bands)
     pos = _PATCH_HEAD.size + n * _PATCH_BAND.size
     if pos > len(patch):
         raise PatchError("truncated band table")

@@ -66,6 +66,24 @@ class Probe(ABC):
         Must not modify ``image`` and must not change a pixel outside the target's carrier boxes.
         """
 
+    def compose_rows(
+        self,
+        image: Image.Image,
+        state: DecisionState,
+        target: str,
+        payload: Payload,
+        seed: int,
+        rows: tuple[int, int],
+    ) -> Image.Image | None:
+        """Rows ``[y1, y2)`` of ``compose(image, ...)`` (full width), or None (the default) when
+        this probe composes whole screens only. ``rows`` holds every carrier box of the target.
+
+        A run needs only the carrier rows of an injected screen to splice its PNG from the
+        benign one's; a probe whose painters read and write nothing outside the carrier boxes
+        paints them on a crop of those rows and skips copying the whole screen (~1.5 ms).
+        """
+        return None
+
     @abstractmethod
     def ui(self, state: DecisionState, target: str, payload: Payload) -> tuple[UIElement, ...]:
         """The UI structure an agent sees for the injected screen."""
