@@ -1,5 +1,6 @@
 """The fast PNG writer: any decoder reads back exactly the pixels, in every supported mode."""
 
+import base64
 import io
 
 import numpy as np
@@ -103,3 +104,35 @@ def test_a_spliced_strip_is_the_encoded_screen_byte_for_byte(
     if bottom - top > 1:
         short = new.crop((0, top, w, bottom - 1))
         assert splice_png(base_png, short, rows, top=top, base=base_img) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    h=st.integers(1, 200),
+    w=st.integers(1, 40),
+    spans=st.lists(st.tuples(st.integers(0, 199), st.integers(1, 60)), max_size=4),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_base64_of_an_assembled_png_is_its_base64(
+    h: int, w: int, spans: list[tuple[int, int]], seed: int
+) -> None:
+    """The text ``base64_of`` hands out for a spliced or patched PNG (made from its base's
+    text at every byte alignment) is exactly ``b64encode`` of its bytes; any other bytes are
+    simply encoded."""
+    from dibench._png import apply_patch, band_patch, base64_of, splice_png
+
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
+    changed = base.copy()
+    rows = []
+    for y, n in spans:
+        y1, y2 = min(y, h - 1), min(h, y + n)
+        changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
+        rows.append((y1, y2))
+    base_png = encode_png(Image.fromarray(base, "RGB"))
+    spliced = splice_png(base_png, Image.fromarray(changed, "RGB"), rows)
+    assert spliced is not None
+    patch = band_patch(base_png, spliced)
+    assert patch is not None
+    for png in (spliced, apply_patch(base_png, patch), base_png, b"not a png"):
+        assert base64_of(png) == base64.b64encode(png).decode("ascii")

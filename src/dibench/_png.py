@@ -15,6 +15,7 @@ pixels at a fraction of the cost of encoding it again.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import struct
 import zlib
@@ -31,6 +32,7 @@ __all__ = [
     "PatchError",
     "apply_patch",
     "band_patch",
+    "base64_of",
     "encode_png",
     "patch_base_digest",
     "splice_png",
@@ -90,9 +92,12 @@ def _assemble(
     colour_type: int,
     level: int,
     bands: list[tuple[bytes, int, int]],
+    base_png: bytes | None = None,
 ) -> bytes:
     """PNG bytes from per-band (deflated bytes, adler32 of raw, raw length); ``image`` is the
-    image (for its size) or the IHDR chunk's data to copy.
+    image (for its size) or the IHDR chunk's data to copy. Given ``base_png``, whose parsed
+    bands some of ``bands`` are (the same objects), its base64 text is made as well
+    (``base64_of``).
 
     The pieces are joined once, straight into the file: the IDAT chunk's CRC runs over them
     in turn rather than over a joined copy (a screen's PNG is ~300 KB, assembled per call).
@@ -111,18 +116,20 @@ def _assemble(
         size += len(piece)
     entries = (v for d, a, n in bands for v in (len(d), a, n))
     table = struct.pack(f">HB{3 * len(bands)}I", BAND, level, *entries)
-    return b"".join(
-        (
-            _SIGNATURE,
-            _chunk(b"IHDR", image) if isinstance(image, bytes) else _header(image, colour_type),
-            _chunk(b"dbNd", table),
-            struct.pack(">I", size),
-            b"IDAT",
-            *stream,
-            struct.pack(">I", crc),
-            _chunk(b"IEND", b""),
-        )
+    head = (
+        _SIGNATURE,
+        _chunk(b"IHDR", image) if isinstance(image, bytes) else _header(image, colour_type),
+        _chunk(b"dbNd", table),
+        struct.pack(">I", size) + b"IDAT",
     )
+    pieces = [*head, *stream, struct.pack(">I", crc) + _chunk(b"IEND", b"")]
+    png = b"".join(pieces)
+    if base_png is not None:
+        parsed = _parsed(base_png)
+        text = _base64_pieces(pieces, base_png, parsed[3]) if parsed is not None else None
+        if text is not None:
+            _B64.put(id(png), (png, text))
+    return png
 
 
 def encode_png(image: Image.Image, level: int = 1) -> bytes:
@@ -198,17 +205,17 @@ def splice_png(
             continue
         raw = _sub_filter(rows, channels).tobytes()
         out[i] = (_deflate_band(raw, level, i == n_bands - 1), zlib.adler32(raw), len(raw))
-    return _assemble(ihdr, colour_type, level, out)
+    return _assemble(ihdr, colour_type, level, out, base_png)
 
 
 # Bands of the last few base PNGs, by identity: a run splices every injected screen of a state
 # from its one benign PNG (the dataset hands out the same bytes object), and reading the band
 # table is ~0.2 ms a screen.
-_PARSED: LruCache[int, tuple[bytes, tuple[bytes, int, int, list[tuple[bytes, int, int]]]]]
-_PARSED = LruCache(8)
+_Parsed = tuple[bytes, int, int, list[tuple[bytes, int, int]]]
+_PARSED: LruCache[int, tuple[bytes, _Parsed]] = LruCache(8)
 
 
-def _parsed(png: bytes) -> tuple[bytes, int, int, list[tuple[bytes, int, int]]] | None:
+def _parsed(png: bytes) -> _Parsed | None:
     """``_bands(png)``, kept for the last few PNGs (checked by identity; treat as read-only)."""
     hit = _PARSED.peek(id(png))
     if hit is not None and hit[0] is png:
@@ -217,6 +224,104 @@ def _parsed(png: bytes) -> tuple[bytes, int, int, list[tuple[bytes, int, int]]] 
     if parsed is not None:
         _PARSED.put(id(png), (png, parsed))
     return parsed
+
+
+# --- base64 of assembled PNGs ------------------------------------------------------------------
+#
+# A model receives each screen as base64 text (~0.3 ms to encode a 300 KB PNG per call). A
+# spliced or patched PNG is mostly its base's bands, byte for byte, so its text is mostly the
+# base's text: the base is encoded once at each of the three byte alignments, and a PNG
+# assembled from it takes its runs of base bands from there, encoding only its own bytes.
+
+_B64: LruCache[int, tuple[bytes, str]] = LruCache(32, bulky=True)  # assembled PNG -> its text
+_SHIFTED: LruCache[int, tuple[bytes, tuple[bytes, ...], list[int]]] = LruCache(4, bulky=True)
+
+
+def base64_of(png: bytes) -> str:
+    """``base64.b64encode(png)`` as text; for a PNG this module assembled from a base PNG (a
+    splice, a patch applied) lately, the text made with it from the base's own."""
+    hit = _B64.peek(id(png))
+    if hit is not None and hit[0] is png:
+        return hit[1]
+    return base64.b64encode(png).decode("ascii")
+
+
+def _shifted(base_png: bytes) -> tuple[tuple[bytes, ...], list[int]] | None:
+    """The base's text from each of its first three bytes on (whole groups of three), and the
+    offset of each band's deflated bytes in it; None unless it holds one IDAT chunk."""
+    hit = _SHIFTED.peek(id(base_png))
+    if hit is not None and hit[0] is base_png:
+        return hit[1], hit[2]
+    parsed = _parsed(base_png)
+    pos, start = len(_SIGNATURE), None
+    while parsed is not None and pos + 8 <= len(base_png):
+        (n,) = struct.unpack_from(">I", base_png, pos)
+        if base_png[pos + 4 : pos + 8] == b"IDAT":
+            if start is not None:
+                return None
+            start = pos + 8
+        pos += 12 + n
+    if parsed is None or start is None:
+        return None
+    offsets, at = [], start + 2  # after the zlib header
+    for data, _, _ in parsed[3]:
+        offsets.append(at)
+        at += len(data)
+    texts = tuple(
+        base64.b64encode(base_png[k : k + (len(base_png) - k) // 3 * 3]) for k in range(3)
+    )
+    _SHIFTED.put(id(base_png), (base_png, texts, offsets))
+    return texts, offsets
+
+
+def _base64_pieces(
+    pieces: list[bytes], base_png: bytes, base_bands: list[tuple[bytes, int, int]]
+) -> str | None:
+    """The base64 text of ``b"".join(pieces)``, where a piece that *is* (by identity) a band of
+    ``base_bands`` is read from the base's shifted texts; None when the base has none."""
+    shifted = _shifted(base_png)
+    if shifted is None:
+        return None
+    texts, offsets = shifted
+    # by id: the base's bands are alive (in base_bands) while the pieces are, so an equal id
+    # is the very object
+    where = {id(d): offsets[i] for i, (d, _, _) in enumerate(base_bands)}
+    # runs: (bytes, None) of our own, or (None, (start, end)) in the base png
+    runs: list[tuple[bytes | None, tuple[int, int] | None]] = []
+    for piece in pieces:
+        at = where.get(id(piece))
+        if at is None:
+            runs.append((piece, None))
+        elif runs and runs[-1][1] is not None and runs[-1][1][1] == at:
+            runs[-1] = (None, (runs[-1][1][0], at + len(piece)))
+        else:
+            runs.append((None, (at, at + len(piece))))
+    out: list[bytes] = []
+    carry = b""  # fewer than three bytes not yet encoded
+    for own, span in runs:
+        if own is not None:
+            data = carry + own
+            cut = len(data) // 3 * 3
+            out.append(base64.b64encode(data[:cut]))
+            carry = data[cut:]
+            continue
+        assert span is not None
+        a, b = span
+        if carry:
+            take = min(b - a, 3 - len(carry))
+            carry += base_png[a : a + take]
+            a += take
+            if len(carry) < 3:
+                continue
+            out.append(base64.b64encode(carry))
+            carry = b""
+        k = a % 3
+        whole = (b - a) // 3
+        q = (a - k) // 3
+        out.append(texts[k][4 * q : 4 * (q + whole)])
+        carry = base_png[a + 3 * whole : b]
+    out.append(base64.b64encode(carry))
+    return b"".join(out).decode("ascii")
 
 
 # --- band patches: an injected screen stored as the bands that differ from its benign one ------
@@ -301,4 +406,4 @@ def apply_patch(base_png: bytes, patch: bytes, base_digest: bytes | None = None)
         pos += length
     if pos != len(patch):
         raise PatchError("trailing bytes after the last band")
-    return _assemble(ihdr, colour_type, level, bands)
+    return _assemble(ihdr, colour_type, level, bands, base_png)
