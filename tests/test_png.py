@@ -40,6 +40,23 @@ def test_deterministic_and_compressed(level: int) -> None:
     assert len(a) < 300 * 200 * 3 // 20  # flat UI pixels compress well
 
 
+def _changed(
+    h: int, w: int, spans: list[tuple[int, int]], seed: int, blank: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """A flat random screen, a copy with random pixels in the given row spans (kept as they
+    were with ``blank``: rows a carrier touches without changing them), and those spans."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
+    changed = base.copy()
+    rows = []
+    for y, n in spans:
+        y1, y2 = min(y, h - 1), min(h, y + n)
+        if not blank:
+            changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
+        rows.append((y1, y2))
+    return base, changed, rows
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     h=st.integers(1, 140),
@@ -52,14 +69,7 @@ def test_splicing_changed_bands_gives_the_new_pixels(
 ) -> None:
     from dibench._png import splice_png
 
-    rng = np.random.default_rng(seed)
-    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
-    changed = base.copy()
-    rows = []
-    for y, n in spans:
-        y1, y2 = min(y, h - 1), min(h, y + n)
-        changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
-        rows.append((y1, y2))
+    base, changed, rows = _changed(h, w, spans, seed)
     new = Image.fromarray(changed, "RGB")
     data = splice_png(encode_png(Image.fromarray(base, "RGB")), new, rows)
     assert data is not None
@@ -84,15 +94,7 @@ def test_a_spliced_strip_is_the_encoded_screen_byte_for_byte(
     spliced does; a strip that misses a touched band gives None."""
     from dibench._png import BAND, splice_png
 
-    rng = np.random.default_rng(seed)
-    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
-    changed = base.copy()
-    rows = []
-    for y, n in spans:
-        y1, y2 = min(y, h - 1), min(h, y + n)
-        if not blank:  # blank: the carrier rows are touched but keep their pixels
-            changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
-        rows.append((y1, y2))
+    base, changed, rows = _changed(h, w, spans, seed, blank)
     base_img, new = Image.fromarray(base, "RGB"), Image.fromarray(changed, "RGB")
     base_png, want = encode_png(base_img), encode_png(new)
     top = min(a for a, _ in rows) // BAND * BAND
@@ -121,14 +123,7 @@ def test_the_base64_of_an_assembled_png_is_its_base64(
     simply encoded."""
     from dibench._png import apply_patch, band_patch, base64_of, splice_png
 
-    rng = np.random.default_rng(seed)
-    base = rng.integers(0, 4, size=(h, w, 3), dtype=np.uint8) * 60
-    changed = base.copy()
-    rows = []
-    for y, n in spans:
-        y1, y2 = min(y, h - 1), min(h, y + n)
-        changed[y1:y2] = rng.integers(0, 256, size=(y2 - y1, w, 3), dtype=np.uint8)
-        rows.append((y1, y2))
+    base, changed, rows = _changed(h, w, spans, seed)
     base_png = encode_png(Image.fromarray(base, "RGB"))
     spliced = splice_png(base_png, Image.fromarray(changed, "RGB"), rows)
     assert spliced is not None
