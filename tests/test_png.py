@@ -131,3 +131,29 @@ def test_the_base64_of_an_assembled_png_is_its_base64(
     assert patch is not None
     for png in (spliced, apply_patch(base_png, patch), base_png, b"not a png"):
         assert base64_of(png) == base64.b64encode(png).decode("ascii")
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=st.integers(1, 140), w=st.integers(1, 30), a=st.integers(0, 5), b=st.integers(0, 5))
+def test_decoding_some_bands_gives_those_rows(h: int, w: int, a: int, b: int) -> None:
+    """Rows from band ``a`` to band ``b`` (or the end) of a banded PNG, inflated alone, are
+    the image's rows; a span that does not start and end on bands, or any other PNG, gives
+    None."""
+    from dibench._png import BAND, decode_rows, png_size
+
+    image = Image.fromarray(_changed(h, w, [(0, h)], a * 7 + b)[1], "RGB")
+    png = encode_png(image)
+    assert png_size(png) == (w, h) and png_size(b"GIF89a") is None
+    top, bottom = min(a, b) * BAND, min(h, (max(a, b) + 1) * BAND)
+    rows = decode_rows(png, top, bottom)
+    if top >= h:
+        assert rows is None
+        return
+    assert rows is not None and rows.mode == "RGB"
+    assert np.array_equal(np.asarray(rows), np.asarray(image)[top:bottom])
+    if bottom - top > 1 and bottom % BAND:
+        assert decode_rows(png, top, bottom - 1) is None
+    if bottom - top > 1:
+        assert decode_rows(png, top + 1, bottom) is None
+    assert decode_rows(encode_png(image.convert("L")), top, bottom) is None
+    assert decode_rows(b"not a png", top, bottom) is None

@@ -33,8 +33,10 @@ __all__ = [
     "apply_patch",
     "band_patch",
     "base64_of",
+    "decode_rows",
     "encode_png",
     "patch_base_digest",
+    "png_size",
     "splice_png",
 ]
 
@@ -168,8 +170,9 @@ def splice_png(
 
     ``image`` may be a strip of the screen: its rows are then the screen's rows ``[top, top +
     image.height)``, full width, and must cover every band the changed rows touch. Given
-    ``base`` (the decoded ``base_png``), a touched band whose pixels did not change keeps the
-    base's deflated bytes, which are what deflating it again would give.
+    ``base`` (the decoded ``base_png``, or the same rows of it as ``image``), a touched band
+    whose pixels did not change keeps the base's deflated bytes, which are what deflating it
+    again would give.
     """
     parsed = _parsed(base_png)
     if parsed is None:
@@ -192,8 +195,10 @@ def splice_png(
         dirty.update(range(max(0, y1) // BAND, (min(height, y2) - 1) // BAND + 1))
     pixels = np.asarray(image, dtype=np.uint8).reshape(image.height, width * channels)
     old = None
-    if base is not None and base.mode == image.mode and base.size == (width, height):
-        old = np.asarray(base.crop((0, top, width, bottom)) if top or bottom != height else base)
+    if base is not None and base.mode == image.mode and base.size == image.size:
+        old = np.asarray(base).reshape(image.height, width * channels)
+    elif base is not None and base.mode == image.mode and base.size == (width, height):
+        old = np.asarray(base.crop((0, top, width, bottom)))
         old = old.reshape(image.height, width * channels)
     out = list(bands)
     for i in sorted(dirty):
@@ -206,6 +211,43 @@ def splice_png(
         raw = _sub_filter(rows, channels).tobytes()
         out[i] = (_deflate_band(raw, level, i == n_bands - 1), zlib.adler32(raw), len(raw))
     return _assemble(ihdr, colour_type, level, out, base_png)
+
+
+def png_size(png: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, or None when ``png`` does not start as a PNG."""
+    if not png.startswith(_SIGNATURE) or png[12:16] != b"IHDR" or len(png) < 24:
+        return None
+    width, height = struct.unpack_from(">II", png, 16)
+    return width, height
+
+
+def decode_rows(png: bytes, top: int, bottom: int) -> Image.Image | None:
+    """Rows ``[top, bottom)`` of an RGB banded PNG, inflating only the bands that hold them
+    (each band is a deflate stream of its own): the carrier rows of an injected screen without
+    decoding the whole benign screen (~20 ms at 1080x2340). ``top`` must start a band and
+    ``bottom`` end one (or the image); None for any other PNG or span."""
+    parsed = _parsed(png)
+    if parsed is None:
+        return None
+    ihdr, _colour, _level, bands = parsed
+    width, height = struct.unpack(">II", ihdr[:8])
+    if ihdr != struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0):
+        return None  # RGB only: what a dataset decodes its benign screens to
+    if not (0 <= top < bottom <= height) or top % BAND or (bottom % BAND and bottom != height):
+        return None
+    stride = width * 3 + 1
+    raw = b"".join(
+        zlib.decompressobj(-15).decompress(bands[i][0])
+        for i in range(top // BAND, -(-bottom // BAND))
+    )
+    if len(raw) != (bottom - top) * stride:
+        return None
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(bottom - top, stride)
+    if not (rows[:, 0] == 1).all():
+        return None  # not this module's Sub-filtered rows
+    # undo the Sub filter: each byte plus the same channel of the pixel before, modulo 256
+    pixels = np.cumsum(rows[:, 1:].reshape(bottom - top, width, 3), axis=1, dtype=np.uint8)
+    return Image.fromarray(pixels, "RGB")
 
 
 # Bands of the last few base PNGs, by identity: a run splices every injected screen of a state

@@ -66,13 +66,18 @@ def test_compose_rows_is_those_rows_of_the_composed_screen(screen: Screen, name:
         boxes = carrier_boxes(probe, state, target)
         y1, y2 = min(b.y1 for b in boxes), max(b.y2 for b in boxes)
         whole = probe.compose(screen.image, state, target, payload, 5)
-        for rows in ((y1, y2), (max(0, y1 - 7), min(state.height, y2 + 40))):
-            strip = probe.compose_rows(screen.image, state, target, payload, 5, rows)
-            assert strip is not None and strip.size == (state.width, rows[1] - rows[0])
-            want = whole.crop((0, rows[0], state.width, rows[1]))
+        for top, bottom in ((y1, y2), (max(0, y1 - 7), min(state.height, y2 + 40))):
+            rows = screen.image.crop((0, top, state.width, bottom))
+            strip = probe.compose_rows(rows, top, state, target, payload, 5)
+            assert strip is not None and strip.size == rows.size
+            want = whole.crop((0, top, state.width, bottom))
             assert np.array_equal(np.asarray(strip), np.asarray(want)), f"{name}/{target}"
+            assert np.array_equal(np.asarray(rows), before[top:bottom]), "rows modified"
+        short = screen.image.crop((0, y1 + 1, state.width, y2))
         with pytest.raises(ProbeError, match="do not hold"):
-            probe.compose_rows(screen.image, state, target, payload, 5, (y1 + 1, y2))
+            probe.compose_rows(short, y1 + 1, state, target, payload, 5)
+        with pytest.raises(ProbeError, match="no strip"):
+            probe.compose_rows(short, state.height - 1, state, target, payload, 5)
     assert np.array_equal(np.array(screen.image), before), "compose_rows modified its input"
 
     class Repainted(type(probe)):  # type: ignore[misc]
@@ -83,7 +88,7 @@ def test_compose_rows_is_those_rows_of_the_composed_screen(screen: Screen, name:
     other.__dict__.update(probe.__dict__)
     target = state.targets()[0]
     payload = probe.payload(state, target, 5)
-    assert other.compose_rows(screen.image, state, target, payload, 5, (0, state.height)) is None
+    assert other.compose_rows(screen.image, 0, state, target, payload, 5) is None
 
 
 @pytest.mark.parametrize("name", TITLE_ONLY)

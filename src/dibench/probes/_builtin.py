@@ -192,16 +192,23 @@ def _up(box: Box, top: int) -> Box:
 
 
 def _strip(
-    image: Image.Image, rows: tuple[int, int], cand: Candidate, carriers: tuple[str, ...]
+    rows: Image.Image, top: int, state: DecisionState, cand: Candidate, carriers: tuple[str, ...]
 ) -> Image.Image:
-    """Rows ``[y1, y2)`` of ``image``, full width, a copy to paint on; every carrier box of
-    ``cand`` must lie inside them."""
-    y1, y2 = rows
+    """A copy of ``rows`` (the screen's rows from ``top`` on, full width) to paint on; every
+    carrier box of ``cand`` must lie inside them."""
+    bottom = top + rows.height
+    if rows.width != state.width or top < 0 or bottom > state.height:
+        raise ProbeError(
+            f"{state.id}: rows {rows.width}x{rows.height} from row {top} are no strip of the "
+            f"{state.width}x{state.height} screen"
+        )
+    if rows.mode not in ("RGB", "RGBA", "L"):
+        raise ProbeError(f"{state.id}: unsupported image mode {rows.mode!r} (use RGB)")
     for c in carriers:
         box = cand.boxes.get(c)
-        if box is not None and not (0 <= y1 <= box.y1 and box.y2 <= y2 <= image.height):
-            raise ProbeError(f"rows {list(rows)} do not hold the {c} box {list(box)}")
-    return image.crop((0, y1, image.width, y2))
+        if box is not None and not (top <= box.y1 and box.y2 <= bottom):
+            raise ProbeError(f"rows [{top}, {bottom}) do not hold the {c} box {list(box)}")
+    return rows.copy()
 
 
 def _join(hook: str, original: str) -> str:
@@ -252,23 +259,22 @@ class _BoxPainter(Probe):
 
     def compose_rows(
         self,
-        image: Image.Image,
+        rows: Image.Image,
+        top: int,
         state: DecisionState,
         target: str,
         payload: Payload,
         seed: int,
-        rows: tuple[int, int],
     ) -> Image.Image | None:
         # a subclass that composes otherwise gets whole screens composed
         if type(self).compose is not _BoxPainter.compose:
             return None
-        _check_image(image, state)
         cand = state.candidate(target)
         _require(cand, self.carriers, self.name)
         if not self._rows_ok(state, cand):
             return None
-        out = _strip(image, rows, cand, self.carriers)
-        self._paint(out, rows[0], cand, state, target, payload, seed)
+        out = _strip(rows, top, state, cand, self.carriers)
+        self._paint(out, top, cand, state, target, payload, seed)
         return out
 
     def _rows_ok(self, state: DecisionState, cand: Candidate) -> bool:
