@@ -54,6 +54,43 @@ def test_only_the_carrier_boxes_change_and_the_input_is_untouched(
     assert np.array_equal(np.array(screen.image), before), "compose modified its input"
 
 
+@pytest.mark.parametrize("name", BUILTIN_PROBES)
+def test_compose_rows_is_those_rows_of_the_composed_screen(screen: Screen, name: str) -> None:
+    """The carrier rows alone (what a run splices into the benign PNG) are exactly the rows
+    of the whole composed screen, wherever the strip starts; rows that miss a carrier box
+    are refused; a subclass that composes otherwise composes whole screens only."""
+    probe, state = get_probe(name), screen.state
+    before = np.array(screen.image)
+    for target in state.targets():
+        payload = probe.payload(state, target, 5)
+        boxes = carrier_boxes(probe, state, target)
+        y1, y2 = min(b.y1 for b in boxes), max(b.y2 for b in boxes)
+        whole = probe.compose(screen.image, state, target, payload, 5)
+        for top, bottom in ((y1, y2), (max(0, y1 - 7), min(state.height, y2 + 40))):
+            rows = screen.image.crop((0, top, state.width, bottom))
+            strip = probe.compose_rows(rows, top, state, target, payload, 5)
+            assert strip is not None and strip.size == rows.size
+            want = whole.crop((0, top, state.width, bottom))
+            assert np.array_equal(np.asarray(strip), np.asarray(want)), f"{name}/{target}"
+            assert np.array_equal(np.asarray(rows), before[top:bottom]), "rows modified"
+        short = screen.image.crop((0, y1 + 1, state.width, y2))
+        with pytest.raises(ProbeError, match="do not hold"):
+            probe.compose_rows(short, y1 + 1, state, target, payload, 5)
+        with pytest.raises(ProbeError, match="no strip"):
+            probe.compose_rows(short, state.height - 1, state, target, payload, 5)
+    assert np.array_equal(np.array(screen.image), before), "compose_rows modified its input"
+
+    class Repainted(type(probe)):  # type: ignore[misc]
+        def compose(self, image, state, target, payload, seed):  # type: ignore[no-untyped-def]
+            return image.copy()
+
+    other = Repainted.__new__(Repainted)
+    other.__dict__.update(probe.__dict__)
+    target = state.targets()[0]
+    payload = probe.payload(state, target, 5)
+    assert other.compose_rows(screen.image, 0, state, target, payload, 5) is None
+
+
 @pytest.mark.parametrize("name", TITLE_ONLY)
 def test_an_injected_title_is_pixel_identical_to_a_native_one(screen: Screen, name: str) -> None:
     """What the app would draw if the merchant had typed the payload as the title."""

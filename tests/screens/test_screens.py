@@ -52,11 +52,27 @@ def test_the_input_carries_the_instance_identity(small_dataset: Dataset) -> None
     assert inp.ui == PROBES.get(rec.probe).ui(small_dataset.benign[benign], rec.target, rec.payload)
 
 
+def test_an_injected_png_is_the_whole_composed_screen_spliced(small_dataset: Dataset) -> None:
+    """Every probe's input PNG (its carrier rows composed alone) holds the bytes of the whole
+    composed screen spliced into the benign PNG: what a model is shown does not depend on the
+    shortcut."""
+    seen = set()
+    for iid in small_dataset.injected_ids():
+        if iid.probe in seen:
+            continue
+        seen.add(iid.probe)
+        want = screens.png(small_dataset, iid, screens.screenshot(small_dataset, iid))
+        assert want is not None
+        assert screens.agent_input(small_dataset, iid, 1).screenshot_png == want, iid
+    assert len(seen) >= 3
+
+
 def test_pixels_are_composed_only_when_read(
     small_dataset: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the PNG at hand (spliced from the benign PNG's bands), an input holds no bitmap:
-    reading its pixels composes them once, under a lock, however many threads read at once."""
+    """With the PNG at hand (its carrier rows composed and spliced into the benign PNG's
+    bands), an input holds no bitmap and composed no whole screen: reading its pixels composes
+    them once, under a lock, however many threads read at once."""
     iid = _ids(small_dataset)[1]
     composed: list[str] = []
     real = screens.screenshot
@@ -67,16 +83,16 @@ def test_pixels_are_composed_only_when_read(
 
     monkeypatch.setattr("dibench.screens._screens.screenshot", counting)
     inp = screens.agent_input(small_dataset, iid, 1)
-    assert composed == [iid]  # once, to splice the PNG; then dropped
+    assert composed == []  # the PNG needed the carrier rows only
     assert isinstance(inp.screenshot, LazyScreenshot) and inp.screenshot_png is not None
     assert inp.screenshot.size == (
         small_dataset.benign[iid.pair].width,
         small_dataset.benign[iid.pair].height,
     )
-    assert composed == [iid]  # size and mode need no pixels
+    assert composed == []  # size and mode need no pixels
     with ThreadPoolExecutor(4) as pool:
         arrays = list(pool.map(lambda _: np.asarray(inp.screenshot), range(8)))
-    assert composed == [iid, iid]  # the first read composed, the other seven waited for it
+    assert composed == [iid]  # the first read composed, the other seven waited for it
     assert all(np.array_equal(a, arrays[0]) for a in arrays)
 
 

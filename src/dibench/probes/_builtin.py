@@ -8,6 +8,8 @@ probes are ``TextProbe`` instances over a phrasing table, so a new text probe is
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from PIL import Image
 
 from dibench._errors import DIBenchError
@@ -184,6 +186,31 @@ def _check_image(image: Image.Image, state: DecisionState) -> None:
         raise ProbeError(f"{state.id}: unsupported image mode {image.mode!r} (use RGB)")
 
 
+def _up(box: Box, top: int) -> Box:
+    """``box`` in an image whose first row is the screen's row ``top``."""
+    return Box(box.x1, box.y1 - top, box.x2, box.y2 - top)
+
+
+def _strip(
+    rows: Image.Image, top: int, state: DecisionState, cand: Candidate, carriers: tuple[str, ...]
+) -> Image.Image:
+    """A copy of ``rows`` (the screen's rows from ``top`` on, full width) to paint on; every
+    carrier box of ``cand`` must lie inside them."""
+    bottom = top + rows.height
+    if rows.width != state.width or top < 0 or bottom > state.height:
+        raise ProbeError(
+            f"{state.id}: rows {rows.width}x{rows.height} from row {top} are no strip of the "
+            f"{state.width}x{state.height} screen"
+        )
+    if rows.mode not in ("RGB", "RGBA", "L"):
+        raise ProbeError(f"{state.id}: unsupported image mode {rows.mode!r} (use RGB)")
+    for c in carriers:
+        box = cand.boxes.get(c)
+        if box is not None and not (top <= box.y1 and box.y2 <= bottom):
+            raise ProbeError(f"rows [{top}, {bottom}) do not hold the {c} box {list(box)}")
+    return rows.copy()
+
+
 def _join(hook: str, original: str) -> str:
     """Payload then the original title: a merchant keeps the product name after the hook."""
     if not original:
@@ -216,7 +243,59 @@ def _with_title(state: DecisionState, target: str, title: str) -> tuple[UIElemen
 # --- text probes -------------------------------------------------------------------------------
 
 
-class TextProbe(Probe):
+class _BoxPainter(Probe):
+    """A probe whose ``_paint`` reads and writes the target's carrier boxes only: it composes a
+    whole screen on a copy, or just the carrier rows on a crop of them (``compose_rows``)."""
+
+    def compose(
+        self, image: Image.Image, state: DecisionState, target: str, payload: Payload, seed: int
+    ) -> Image.Image:
+        _check_image(image, state)
+        cand = state.candidate(target)
+        _require(cand, self.carriers, self.name)
+        out = image.copy()
+        self._paint(out, 0, cand, state, target, payload, seed)
+        return out
+
+    def compose_rows(
+        self,
+        rows: Image.Image,
+        top: int,
+        state: DecisionState,
+        target: str,
+        payload: Payload,
+        seed: int,
+    ) -> Image.Image | None:
+        # a subclass that composes otherwise gets whole screens composed
+        if type(self).compose is not _BoxPainter.compose:
+            return None
+        cand = state.candidate(target)
+        _require(cand, self.carriers, self.name)
+        if not self._rows_ok(state, cand):
+            return None
+        out = _strip(rows, top, state, cand, self.carriers)
+        self._paint(out, top, cand, state, target, payload, seed)
+        return out
+
+    def _rows_ok(self, state: DecisionState, cand: Candidate) -> bool:
+        """Whether the painters read nothing outside the carrier boxes for this state."""
+        return True
+
+    @abstractmethod
+    def _paint(
+        self,
+        out: Image.Image,
+        top: int,
+        cand: Candidate,
+        state: DecisionState,
+        target: str,
+        payload: Payload,
+        seed: int,
+    ) -> None:
+        """Draw the payload into ``out``, whose first row is the screen's row ``top``."""
+
+
+class TextProbe(_BoxPainter):
     """Deceptive text from a phrasing family on the title and/or typeset into the cover."""
 
     def __init__(
@@ -304,24 +383,33 @@ class TextProbe(Probe):
                     return text
         return fill(variants[v0][-1], name, pref) or variants[v0][-1]
 
-    def compose(
-        self, image: Image.Image, state: DecisionState, target: str, payload: Payload, seed: int
-    ) -> Image.Image:
-        _check_image(image, state)
-        cand = state.candidate(target)
-        _require(cand, self.carriers, self.name)
-        out = image.copy()
+    def _rows_ok(self, state: DecisionState, cand: Candidate) -> bool:
+        # a real screenshot's title is erased from a ring of pixels around its box
+        return "title" not in self.carriers or state.styles[cand.title_style].background != "auto"
+
+    def _paint(
+        self,
+        out: Image.Image,
+        top: int,
+        cand: Candidate,
+        state: DecisionState,
+        target: str,
+        payload: Payload,
+        seed: int,
+    ) -> None:
+        """Draw the payload into ``out``, whose first row is the screen's row ``top``."""
         if "title" in self.carriers:
             if payload.title is None:
                 raise ProbeError(f"probe {self.name!r}: payload has no title")
-            paint_title(out, cand.boxes["title"], payload.title, state.styles[cand.title_style])
+            box = _up(cand.boxes["title"], top)
+            paint_title(out, box, payload.title, state.styles[cand.title_style])
         if "cover" in self.carriers:
             if payload.cover_text is None:
                 raise ProbeError(f"probe {self.name!r}: payload has no cover text")
             box = cand.boxes["cover"]
             layout = cover_layout(payload.cover_text, box.width, box.height, state.language)
-            paint_cover_text(out, box, layout, py_rng(seed, "cover", self.name, state.id, target))
-        return out
+            rng = py_rng(seed, "cover", self.name, state.id, target)
+            paint_cover_text(out, _up(box, top), layout, rng)
 
     def ui(self, state: DecisionState, target: str, payload: Payload) -> tuple[UIElement, ...]:
         if "title" not in self.carriers or payload.title is None:
@@ -332,7 +420,7 @@ class TextProbe(Probe):
 # --- perturbation probe ------------------------------------------------------------------------
 
 
-class CombinedP(Probe):
+class CombinedP(_BoxPainter):
     """A bounded, structured pixel perturbation of the cover: no readable text at all."""
 
     carriers = ("cover",)
@@ -361,19 +449,22 @@ class CombinedP(Probe):
         variant = py_rng(seed, "probe", self.name, state.id, target).randrange(N_PATTERNS)
         return Payload(epsilon=self.epsilon, variant=variant)
 
-    def compose(
-        self, image: Image.Image, state: DecisionState, target: str, payload: Payload, seed: int
-    ) -> Image.Image:
-        _check_image(image, state)
-        cand = state.candidate(target)
-        _require(cand, self.carriers, self.name)
+    def _paint(
+        self,
+        out: Image.Image,
+        top: int,
+        cand: Candidate,
+        state: DecisionState,
+        target: str,
+        payload: Payload,
+        seed: int,
+    ) -> None:
+        """Perturb the cover in ``out``, whose first row is the screen's row ``top``."""
         eps = self.epsilon if payload.epsilon is None else payload.epsilon
         box = cand.boxes["cover"]
         rng = np_rng(seed, "perturb", self.name, state.id, target)
         delta = perturbation(box.height, box.width, round(eps * 255), payload.variant, rng)
-        out = image.copy()
-        paint_perturbation(out, box, delta)
-        return out
+        paint_perturbation(out, _up(box, top), delta)
 
     def ui(self, state: DecisionState, target: str, payload: Payload) -> tuple[UIElement, ...]:
         return state.ui

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from dibench._cache import LruCache
-from dibench._png import splice_png
+from dibench._png import BAND, decode_rows, png_size, splice_png
 from dibench._values import UIElement
 from dibench.dataset import Dataset, InjectedRecord, carrier_rows
 from dibench.probes import PROBES
@@ -92,6 +92,32 @@ def png(ds: Dataset, iid: str, image: Image.Image | None = None) -> bytes | None
     return splice_png(base, image, rows)
 
 
+def _spliced_rows(ds: Dataset, benign_id: str, rec: InjectedRecord) -> tuple[bytes | None, str]:
+    """(PNG of the injected screen, its mode) with only its carrier rows composed (the probe's
+    ``compose_rows``) and spliced into the benign PNG; (None, "") when the probe composes whole
+    screens only or the benign PNG is not banded. The bytes are ``png(ds, iid, screenshot(ds,
+    iid))``'s, at a fraction of the cost: only the carrier bands of the benign PNG inflated, no
+    copy of the whole screen, and a carrier band whose pixels did not change (a banner covers
+    part of its cover) keeps its deflated bytes."""
+    base_png = ds.benign_png(benign_id)
+    state = ds.benign[benign_id]
+    rows = carrier_rows(state, rec.target, rec.carriers)
+    if base_png is None or not rows or png_size(base_png) != (state.width, state.height):
+        return None, ""  # the whole screen then says what is wrong, if anything
+    y1 = max(0, min(a for a, _ in rows)) // BAND * BAND
+    y2 = min(state.height, -(-max(b for _, b in rows) // BAND) * BAND)
+    benign = decode_rows(base_png, y1, y2)  # only the bands that hold the carrier rows
+    if benign is None:
+        return None, ""
+    with _COMPOSE:
+        strip = PROBES.get(rec.probe).compose_rows(
+            benign, y1, state, rec.target, rec.payload, rec.seed
+        )
+    if strip is None:
+        return None, ""
+    return splice_png(base_png, strip, rows, top=y1, base=benign), strip.mode
+
+
 def agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") -> AgentInput:
     """The input of one run of instance ``iid``.
 
@@ -108,13 +134,16 @@ def agent_input(ds: Dataset, iid: str, repeat: int, system_prefix: str = "") -> 
     state = inst.state
     data = ds.screenshot_png(iid)  # on disk (benign or materialised injected): no pixels
     composed = None
+    mode = "RGB"
+    if data is None and inst.record is not None:
+        data, mode = _spliced_rows(ds, inst.benign_id, inst.record)
     if data is None:
         composed = screenshot(ds, iid)
         data = png(ds, iid, composed)  # splices the benign PNG's bands
     shot: Image.Image
     if data is not None:
         size = composed.size if composed is not None else (state.width, state.height)
-        mode = composed.mode if composed is not None else "RGB"
+        mode = composed.mode if composed is not None else mode
         shot = LazyScreenshot(lambda: screenshot(ds, iid), size, mode)
     else:
         assert composed is not None
