@@ -20,8 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from dibench.cli import main
-from dibench.metrics import asr, cor, deferral, tcr
-from dibench.metrics._rows import Outcome, ResultRow
+from dibench.metrics import Outcome, ResultRow, asr, cor, deferral, tcr
 from dibench.runner import (
     ResultStore,
     RunConfig,

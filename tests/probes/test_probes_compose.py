@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from dibench._seeding import np_rng
-from dibench.dataset._schema import Box
+from dibench.dataset import Box
 from dibench.probes import (
     BUILTIN_PROBES,
     PHRASINGS,

@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from dibench._registry import Registry
-from dibench.adapters._base import Action, Decision, Step
+from dibench.adapters import Action, Decision, Step
 from dibench.dataset import Dataset, Instance, record_sha256
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import Outcome, ResultRow

@@ -14,8 +14,7 @@ from PIL import Image
 from dibench import screens
 from dibench.adapters import make_adapter, show
 from dibench.dataset import Dataset
-from dibench.providers import make_provider
-from dibench.providers._replay import RecordingProvider
+from dibench.providers import RecordingProvider, make_provider
 from dibench.runner import ResultStore, RunConfig, run_condition
 from dibench.runner._store import StoreError
 from dibench.testing import FakeChatServer
