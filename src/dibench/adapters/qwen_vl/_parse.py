@@ -13,7 +13,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import TooComplex, button_action, check_point, first_json_object, loads, numbers
+from .._parse import TooComplex, call_arguments, loads, mobile_use_action
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -202,20 +202,7 @@ def read_qwen_robust(text: str) -> QwenCall:
     calls = own or list(_ANY_CALL.finditer(text))
     m = calls[0] if calls else None
     source = m.group(1) if m else text
-    try:
-        obj = first_json_object(source, require="arguments")
-        args = obj["arguments"]
-        name = str(obj.get("name", "mobile_use"))
-    except ReplyError:
-        args = first_json_object(source, require="action")
-        name = "mobile_use"
-    if isinstance(args, str):
-        try:
-            args = loads(args)
-        except json.JSONDecodeError:
-            raise ReplyError("arguments are not a JSON object") from None
-    if not isinstance(args, dict) or not isinstance(args.get("action"), str):
-        raise ReplyError("the call has no 'action'")
+    args, name = call_arguments(source)
     action = args["action"].strip().lower()
     args = {**args, "action": _ALIASES.get(action, action)}
     at = m.start() if m else len(text)
@@ -227,50 +214,6 @@ def read_qwen_robust(text: str) -> QwenCall:
     )
 
 
-def _point(value: Any, what: str) -> tuple[float, float]:
-    if isinstance(value, str):
-        value = numbers(value)
-    if isinstance(value, dict):
-        value = [value.get("x"), value.get("y")]
-    try:
-        if len(value) == 4:
-            return (float(value[0]) + float(value[2])) / 2, (float(value[1]) + float(value[3])) / 2
-        return float(value[0]), float(value[1])
-    except (TypeError, ValueError, IndexError, KeyError):
-        raise ReplyError(f"{what} must be [x, y], got {value!r}") from None
-
-
 def map_robust(call: QwenCall, width: int, height: int) -> Action:
     """The tolerant reading: off-grid points and unknown actions are parse errors."""
-    a = call.args
-
-    def screen(key: str) -> tuple[float, float]:
-        x, y = check_point(*_point(a.get(key), key), GRID, GRID)
-        return x / GRID * width, y / GRID * height
-
-    act = a["action"]
-    if act in ("click", "long_press"):
-        x, y = screen("coordinate")
-        return Action("tap" if act == "click" else "long_press", x=x, y=y)
-    if act == "swipe":
-        x, y = screen("coordinate")
-        x2, y2 = screen("coordinate2")
-        return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x, y2 - y))
-    if act == "type":
-        return Action("type", text=_text(a.get("text", "")))
-    if act == "system_button":
-        pressed = button_action(a.get("button", ""))
-        if pressed is None:
-            raise ReplyError(f"unknown system button {a.get('button')!r}")
-        return pressed
-    if act == "wait":
-        return Action("wait")
-    if act in ("ask_user", "call_user"):
-        return Action("ask_user", text=_text(a.get("text", "")))
-    if act == "terminate":
-        return Action("finish", text=_text(a.get("status", "")))
-    if act == "answer":
-        return Action("finish", text=_text(a.get("text", "")))
-    if act in ("open", "key"):
-        return Action("none", text=json.dumps(a, ensure_ascii=False))
-    raise ReplyError(f"unknown action {act!r}")
+    return mobile_use_action(call.args, width, height, GRID)
