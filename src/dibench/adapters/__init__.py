@@ -6,7 +6,9 @@ planning/decision/reflection, ``Tap (x, y)``), ``mobile-agent-e`` (manager/opera
 JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3 framework: a manager, an
 operator writing GUI-Owl's JSON actions on a Qwen-resized screenshot, a reflector and a
 notetaker), ``gui-owl`` (GUI-Owl alone, end to end: ``mobile_use`` tool calls on a
-Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
+Qwen-resized screenshot), ``gui-owl-1.5`` (GUI-Owl-1.5 as Mobile-Agent-v3.5's AndroidWorld
+agent: an ``Action:`` line and a ``mobile_use`` call on a 0-1000 screen, the last call read),
+``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
 on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
 a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool
@@ -48,6 +50,7 @@ from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
+from .gui_owl_15 import GuiOwl15Adapter
 from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
@@ -75,6 +78,7 @@ __all__ = [
     "DirectAdapter",
     "Environment",
     "FrameworkAdapter",
+    "GuiOwl15Adapter",
     "GuiOwlAdapter",
     "MaiUiAdapter",
     "MobileAgentEAdapter",
