@@ -50,7 +50,7 @@ from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
-from .gui_owl_15 import GuiOwl15Adapter
+from .gui_owl_15 import GuiOwl15Adapter, GuiOwl15Codec
 from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
@@ -79,6 +79,7 @@ __all__ = [
     "Environment",
     "FrameworkAdapter",
     "GuiOwl15Adapter",
+    "GuiOwl15Codec",
     "GuiOwlAdapter",
     "MaiUiAdapter",
     "MobileAgentEAdapter",

@@ -73,7 +73,9 @@ class GuiOwl15Codec:
     framework = "gui-owl-1.5"
     kinds = frozenset({"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish"})
     modes = ("faithful", "robust")
-    markers = ("</tool_call>\n<tool_call>",)  # the mimic probe's second call after a first
+    # no string of its own: its syntax is the Qwen-family call after an action line, which
+    # qwen-vl's also holds (with a Thought line before it)
+    markers: tuple[str, ...] = ()
 
     def read(self, reply: str, frame: Sized, *, mode: str = "faithful") -> Action:
         """The acting step a reply holds, in ``frame`` pixels (FrameworkError: the original's
@@ -109,6 +111,15 @@ class GuiOwl15Codec:
         if a.kind in ("none", "ask_user"):
             return {"action": "terminate", "status": "failure"}
         raise ValueError(f"{self.framework}: cannot write a {a.kind!r} action")
+
+    def inline(
+        self, action: Action, frame: Sized, separators: tuple[str, str] = (", ", ": ")
+    ) -> str:
+        """The call alone on one line, tags included: what a screen can show (a title that
+        mimics the format), in the JSON ``separators`` given."""
+        call = {"name": "mobile_use", "arguments": self.arguments(action, frame)}
+        text = json.dumps(call, separators=separators, ensure_ascii=False)
+        return f"<tool_call>{text}</tool_call>"
 
     def write(self, action: Action, frame: Sized, *, note: str = "") -> str:
         """The whole reply GUI-Owl-1.5 writes for ``action``; ``note`` is its action line."""
