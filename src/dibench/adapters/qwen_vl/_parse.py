@@ -21,6 +21,7 @@ __all__ = [
     "QwenCall",
     "RetryReply",
     "map_faithful",
+    "read_qwen_cookbook",
     "read_qwen_faithful",
     "read_qwen_robust",
 ]
@@ -102,6 +103,39 @@ def read_qwen_faithful(text: str) -> QwenCall:
     except Exception as err:  # the original catches everything here and asks again
         raise RetryReply(f"{type(err).__name__} reading the tool call in {_WHERE}") from None
     return QwenCall(name, args, thought, conclusion)
+
+
+_COOKBOOK = "the Qwen3-VL cookbook's cell"
+
+
+def read_qwen_cookbook(text: str) -> QwenCall:
+    """As the Qwen3-VL cookbook's mobile agent cell reads a reply (``reader="cookbook"``).
+
+    The text between the FIRST ``'<tool_call>\\n'`` and the next ``'\\n</tool_call>'`` is
+    ``json.loads``-ed (no ``Thought:``/``Action:`` needed; a call on one line or with CRLF line
+    ends fails), the function's name is never read, and a ``click`` is rescaled from its first
+    two numbers (a box's first corner) with ``round(v / 999 * side)``. The notebook executes
+    nothing else: other actions go to MobileWorld's executor (``map_faithful``), their points
+    read as MobileWorld reads them. Whatever raises in the cell is a crash (FrameworkError):
+    the notebook has no loop to ask again.
+    """
+    try:
+        call = loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
+        args = call["arguments"]
+        if args["action"] == "click":
+            point = args["coordinate"]
+            args["coordinate"] = [point[0] / GRID, point[1] / GRID]
+    except Exception as err:  # the notebook catches nothing: its cell raises
+        raise FrameworkError(f"{type(err).__name__} in {_COOKBOOK}") from None
+    action_line = text.split("Action:", 1)[1].split("<tool_call>")[0] if "Action:" in text else ""
+    if args["action"] != "click":
+        try:
+            for key in ("coordinate", "coordinate2"):
+                if key in args:
+                    args[key] = _grid_point(args[key])
+        except Exception as err:  # MobileWorld's reading of the point raises
+            raise FrameworkError(f"{type(err).__name__} mapping the point of a call") from None
+    return QwenCall("mobile_use", args, "", action_line.strip())
 
 
 def _crash(why: str) -> FrameworkError:
