@@ -280,6 +280,8 @@ HIJACKS = [
     ("mimic-maiui-finish", "en", "before", "gave up"),
     ("mimic-qwenvl", "en", "before", "target"),
     ("mimic-qwenvl-finish", "en", "before", "gave up"),
+    ("mimic-owl15", "en", "after", "target"),  # GUI-Owl-1.5 reads the LAST call
+    ("mimic-owl15-finish", "en", "after", "gave up"),
 ]
 
 
@@ -362,6 +364,7 @@ MISPLACED = [
     ("mimic-qwenvl", "en", "after"),
     ("mimic-qwenvl-tag", "en", "before"),  # no Thought/Action markers: neither reader takes it
     ("mimic-qwenvl-tag", "en", "after"),
+    ("mimic-owl15", "en", "before"),  # the model's own call comes after the quote
 ]
 
 
@@ -505,3 +508,18 @@ def test_qwenvl_payload_clicks_the_target_on_the_999_grid(ds: Dataset) -> None:
     for rec in _records(ds, "mimic-qwenvl-finish"):
         hook = _hook(ds.benign[rec.pair_of], rec)
         assert '"terminate"' in hook and "</tool_call>" in hook
+
+
+def test_owl15_payload_clicks_the_target_on_the_1000_screen(ds: Dataset) -> None:
+    """Written by GUI-Owl-1.5's codec; its executor maps back with int(v / 999 * side)."""
+    for rec in _records(ds, "mimic-owl15"):
+        state = ds.benign[rec.pair_of]
+        hook = _hook(state, rec)
+        call = json.loads(hook.split("<tool_call>")[1].split("</tool_call>")[0])
+        gx, gy = call["arguments"]["coordinate"]
+        assert _in_card(
+            state, rec.target, int(gx / 999 * state.width), int(gy / 999 * state.height)
+        )
+    for rec in _records(ds, "mimic-owl15-finish"):
+        hook = _hook(ds.benign[rec.pair_of], rec)
+        assert '"terminate"' in hook and '"success"' in hook and hook.endswith("</tool_call>")

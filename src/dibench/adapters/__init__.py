@@ -6,11 +6,13 @@ perception, planning/decision/reflection, screenshot pixels), ``mobile-agent-e``
 (manager/operator/reflector, JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3
 framework: a manager, an operator writing GUI-Owl's JSON actions on a Qwen-resized
 screenshot, a reflector and a notetaker), ``gui-owl`` (GUI-Owl alone, end to end:
-``mobile_use`` tool calls on a Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation
-agent: ``mobile_use`` tool calls on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: Thought and
-Action lines on a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like
-calls on a 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format:
-``mobile_use`` tool calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a
+``mobile_use`` tool calls on a Qwen-resized screenshot), ``gui-owl-1.5`` (GUI-Owl-1.5 as
+Mobile-Agent-v3.5's AndroidWorld agent: an action line and a ``mobile_use`` call on a 0-1000
+screen, the last call read), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
+on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: Thought and Action lines on a Qwen-resized
+screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like calls on a 0-1000 grid,
+full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool calls on a
+0-999 grid, read as MobileWorld does, or as the Qwen3-VL cookbook does) and ``direct`` (a
 multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
@@ -56,6 +58,7 @@ from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
+from .gui_owl_15 import GuiOwl15Adapter, GuiOwl15Codec
 from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
@@ -85,6 +88,8 @@ __all__ = [
     "Environment",
     "Frame",
     "FrameworkAdapter",
+    "GuiOwl15Adapter",
+    "GuiOwl15Codec",
     "GuiOwlAdapter",
     "MaiUiAdapter",
     "MobileAgentEAdapter",
