@@ -18,7 +18,15 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, GuiOwl15Adapter, make_adapter, smart_resize
+from dibench.adapters import (
+    AgentInput,
+    Decision,
+    Frame,
+    GuiOwl15Adapter,
+    Say,
+    make_adapter,
+    smart_resize,
+)
 from dibench.adapters._base import Action
 from dibench.adapters._env import Screen
 from dibench.adapters.gui_owl_15 import (
@@ -27,8 +35,6 @@ from dibench.adapters.gui_owl_15 import (
     mobile_use_tool,
     read_faithful,
     read_robust,
-    to_screen,
-    write_call,
 )
 from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Provider, ReplayProvider, make_provider
@@ -45,7 +51,10 @@ def run(inp: AgentInput, provider: Provider, **options: object) -> Decision:
 
 
 def owl(args: dict[str, object], line: str = "Do it.") -> str:
-    return write_call(args, line)
+    """A reply in the original's layout with any arguments (the codec writes only what its
+    tool can say; these test what the readers make of the rest)."""
+    call = json.dumps({"name": "mobile_use", "arguments": args}, ensure_ascii=False)
+    return f"Action: {line}\n<tool_call>\n{call}\n</tool_call>"
 
 
 WAIT = owl({"action": "wait", "time": 1}, "Wait for the list.")
@@ -168,8 +177,8 @@ def test_answer_round_trip(inp: AgentInput, cid: str, parse: str) -> None:
 @pytest.mark.parametrize("mode", ["faithful", "robust"])
 def test_read_of_write_gives_the_action_back(action: Action, mode: str) -> None:
     """Up to the 0-1000 screen's rounding; giving up and asking are both a terminate."""
-    codec, frame = GuiOwl15Codec(), Image.new("RGB", (540, 960))
-    reply = codec.write(action, frame)
+    codec, frame = GuiOwl15Codec(), Frame(540, 960)
+    reply = codec.write(Say(action), frame)
     assert reply.startswith("Action: ") and reply.endswith("\n</tool_call>")
     assert isinstance((read_faithful if mode == "faithful" else read_robust)(reply), OwlCall)
     got = codec.read(reply, frame, mode=mode)
@@ -177,12 +186,12 @@ def test_read_of_write_gives_the_action_back(action: Action, mode: str) -> None:
     assert got.kind == want
     if action.x is not None:
         assert abs(got.x - action.x) <= 1 and abs(got.y - action.y) <= 1  # type: ignore[operator]
-        assert codec.read(codec.write(got, frame), frame, mode=mode) == got  # a fixed point
+        assert codec.read(codec.write(Say(got), frame), frame, mode=mode) == got  # a fixed point
     assert got.direction == action.direction
     if action.kind in ("type", "finish"):
         assert got.text == action.text
     with pytest.raises(ValueError, match="cannot write"):
-        codec.write(Action("tap_element", element=1), frame)
+        codec.write(Say(Action("tap_element", element=1)), frame)
 
 
 def test_ask_is_a_give_up_and_interact_asks_only_when_read_robustly(inp: AgentInput) -> None:
@@ -274,8 +283,8 @@ def _route_reply(screen: Screen, move: tuple[object, ...]) -> str:  # type: igno
     if move[0] == "swipe":
         args = {"action": "swipe", "coordinate": [500, 700], "coordinate2": [500, 300]}
         return owl(args, "Swipe up for more.")
-    point = to_screen(float(move[1]), float(move[2]), SIM_W, SIM_H)  # type: ignore[arg-type]
-    return owl({"action": "click", "coordinate": point}, "Open it.")
+    tap = Action("tap", x=float(move[1]), y=float(move[2]))  # type: ignore[arg-type]
+    return GuiOwl15Codec().write(Say(tap, note="Open it."), Frame(SIM_W, SIM_H))
 
 
 def test_a_replayed_multi_step_run_reaches_the_expected_decision(

@@ -39,7 +39,7 @@ class GuiOwlCodec(Codec):
 
     framework = "gui-owl"
     kinds = frozenset({"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish"})
-    markers = ("<conclusion>",)
+    markers = ("<conclusion>", "<tool_call>")
 
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / 1000 + 1 if self.coords == "norm1000" else 1.0

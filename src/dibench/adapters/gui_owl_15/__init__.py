@@ -36,7 +36,7 @@ is; in a simulated app every action acts, up to ``max_steps``. Prompt templates:
 ``decision`` (``prompt_roles``); ``last_images`` sets how many screenshots a request holds.
 """
 
-from ._codec import GuiOwl15Codec, to_screen, write_call
+from ._codec import GuiOwl15Codec
 from ._loop import LAST_IMAGES, GuiOwl15Adapter, mobile_use_tool
 from ._parse import (
     DIVISOR,
@@ -62,6 +62,4 @@ __all__ = [
     "mobile_use_tool",
     "read_faithful",
     "read_robust",
-    "to_screen",
-    "write_call",
 ]

@@ -114,7 +114,7 @@ class GuiOwl15Adapter(FrameworkAdapter):
         return call.line or f"{call.args.get('action')} {json.dumps(call.args)}"
 
     def codec(self) -> GuiOwl15Codec:
-        """The framework's reply format, both ways (issue 41's codec shape)."""
+        """The framework's reply format, both ways."""
         return GuiOwl15Codec()
 
     # --------------------------------------------------------------- the episode
@@ -149,7 +149,7 @@ class GuiOwl15Adapter(FrameworkAdapter):
             screenshot = ep.now.image
             shown = await show_screen(ep.now)  # the full screenshot as PNG: the server resizes
             messages = self._messages(ep, shown, past)
-            answer = self.codec().answer(shown.image)
+            answer = self.codec().answer(shown.frame)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)
             try:
                 call, action = self.read(turn.text, screenshot.width, screenshot.height)

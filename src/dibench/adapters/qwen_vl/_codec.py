@@ -30,7 +30,7 @@ class QwenVLCodec(Codec):
     ``"mobileworld"`` has ``ask_user``, Qwen3-VL's own (``"qwen"``) says it as giving up."""
 
     framework = "qwen-vl"
-    markers = ("Thought: Action: <tool_call>",)
+    markers = ("Thought: Action: <tool_call>", "<tool_call>")
 
     space = "grid"
 
