@@ -175,7 +175,7 @@ class QwenVLAdapter(FrameworkAdapter):
         return call.conclusion or f"{call.args.get('action')} {json.dumps(call.args)}"
 
     def codec(self) -> QwenVLCodec:
-        return QwenVLCodec(self.tool)
+        return QwenVLCodec(self.tool, self.reader)
 
     # --------------------------------------------------------------- the episode
 
