@@ -10,7 +10,9 @@ Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` 
 on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
 a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool
-calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a multiple-choice baseline).
+calls on a 0-999 grid, read as MobileWorld does), ``ui-venus`` (UI-Venus-1.5: tagged
+thinking, one call and a conclusion, on a Qwen-resized screenshot) and ``direct`` (a
+multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -54,6 +56,7 @@ from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
 from .qwen_vl import QwenVLAdapter
 from .ui_tars import UiTarsAdapter
+from .ui_venus import UiVenusAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -87,6 +90,7 @@ __all__ = [
     "Step",
     "Transition",
     "UiTarsAdapter",
+    "UiVenusAdapter",
     "Verdict",
     "candidate_at",
     "encode_png",
