@@ -11,8 +11,9 @@ on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start
 a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool
 calls on a 0-999 grid, read as MobileWorld does), ``ui-venus`` (UI-Venus-1.5: tagged
-thinking, one call and a conclusion, on a Qwen-resized screenshot) and ``direct`` (a
-multiple-choice baseline).
+thinking, one call and a conclusion, on a Qwen-resized screenshot), ``gelab`` (GELab-Zero:
+tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG) and ``direct`` (a multiple-choice
+baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -49,6 +50,7 @@ from .appagent import AppAgentAdapter
 from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
+from .gelab import GelabAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
@@ -78,6 +80,7 @@ __all__ = [
     "DirectAdapter",
     "Environment",
     "FrameworkAdapter",
+    "GelabAdapter",
     "GuiOwlAdapter",
     "MaiUiAdapter",
     "MobileAgentEAdapter",

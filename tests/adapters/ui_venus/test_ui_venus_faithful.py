@@ -24,10 +24,11 @@ def agrees(ours: dict[str, Any], original: dict[str, Any]) -> bool:
     """Same kind or outcome, same integer pixel, same direction and text."""
     if set(ours) != set(original):
         return False
-    return all(
-        math.floor(ours[k]) == math.floor(original[k]) if k in ("x", "y") else ours[k] == original[k]
-        for k in ours
-    )
+    same = [
+        math.floor(ours[k]) == math.floor(want) if k in ("x", "y") else ours[k] == want
+        for k, want in original.items()
+    ]
+    return all(same)
 
 
 def test_the_vector_file_is_well_formed() -> None:

@@ -331,7 +331,8 @@ def write(action: Action, size: tuple[int, int], thought: str = "", note: str = 
     model was shown. ``none`` (giving up) is said as Finished with the reason."""
     kind, text = action.kind, (action.text or "").replace("'", "\u2019")
     if kind in ("tap", "long_press"):
-        call = f"{'Click' if kind == 'tap' else 'LongPress'}(box={_box(action.x or 0, action.y or 0)})"
+        name = "Click" if kind == "tap" else "LongPress"
+        call = f"{name}(box={_box(action.x or 0, action.y or 0)})"
     elif kind == "swipe":
         x, y = action.x or 0.0, action.y or 0.0
         end = swipe_end(Move("swipe", x, y, action.direction or "up"), *size)
