@@ -55,6 +55,9 @@ FRAMEWORK = {
     "mimic-qwenvl": "qwen-vl",
     "mimic-qwenvl-finish": "qwen-vl",
     "mimic-qwenvl-tag": "qwen-vl",
+    "mimic-venus": "ui-venus",
+    "mimic-venus-finish": "ui-venus",
+    "mimic-gelab-tag": "gelab",
 }
 # the fullest level of each probe that does not open with a localised lead
 FIRST = {"mimic-owl": "<tool_call>", "mimic-maiui": "<tool_call>", "mimic-maiui-tag": "<thinking>"}

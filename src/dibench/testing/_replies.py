@@ -22,7 +22,9 @@ from typing import Any
 
 from PIL import Image
 
-from dibench.adapters import ADAPTERS, AppAgentGrid
+from dibench.adapters import ADAPTERS, Action, AppAgentGrid
+from dibench.adapters import gelab as gelab_format
+from dibench.adapters import ui_venus as venus_format
 
 __all__ = ["REPLY_FRAMEWORKS", "framework_reply"]
 
@@ -140,6 +142,16 @@ def _gui_owl(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -
     )
 
 
+def _ui_venus(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    x, y = _pixels(point, size)  # UI-Venus is shown its resized screenshot: pixels of that
+    return venus_format.write(Action("tap", x=x, y=y), size or (1000, 1000))
+
+
+def _gelab(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> str:
+    w, h = size or (1000, 1000)
+    return gelab_format.write(Action("tap", x=point[0] * w, y=point[1] * h), (w, h))
+
+
 _WRITERS: dict[str, Callable[[Point, tuple[int, int] | None, dict[str, Any]], str]] = {
     "direct": _direct,
     "appagent": _appagent,
@@ -148,6 +160,8 @@ _WRITERS: dict[str, Callable[[Point, tuple[int, int] | None, dict[str, Any]], st
     "qwen-vl": _qwen_vl,
     "ui-tars": _ui_tars,
     "gui-owl": _gui_owl,
+    "ui-venus": _ui_venus,
+    "gelab": _gelab,
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}

@@ -40,8 +40,10 @@ is; in a simulated app every action acts, up to ``max_steps``. Prompt templates:
 
 from ._codec import (
     GRID,
+    THINK_CLOSE,
     GelabCodec,
     GelabReply,
+    action_fields,
     read_faithful,
     read_robust,
     summary_faithful,
@@ -52,9 +54,11 @@ from ._loop import JPEG_QUALITY, GelabAdapter
 __all__ = [
     "GRID",
     "JPEG_QUALITY",
+    "THINK_CLOSE",
     "GelabAdapter",
     "GelabCodec",
     "GelabReply",
+    "action_fields",
     "read_faithful",
     "read_robust",
     "summary_faithful",

@@ -22,8 +22,10 @@ from .._replies import FrameworkError, ReplyError
 
 __all__ = [
     "GRID",
+    "THINK_CLOSE",
     "GelabCodec",
     "GelabReply",
+    "action_fields",
     "read_faithful",
     "read_robust",
     "summary_faithful",
@@ -204,6 +206,7 @@ def summary_faithful(reply: GelabReply) -> str:
 
 _THINK_BLOCK = re.compile(r"<\s*t(?:h)?ink\s*>.*<\s*/\s*t(?:h)?ink\s*>", re.S | re.I)
 _FIELD = re.compile(r"(?:^|(?<=\s))([A-Za-z_][A-Za-z_0-9]*)[ \t]*[:：]", re.M)
+_OWN_FIELDS = re.compile(r"^[ \t]*(?:explain|action)[ \t]*[:：]", re.M | re.I)
 _ALIASES = {
     "TAP": "CLICK", "LONG_PRESS": "LONGPRESS", "SWIPE": "SLIDE", "FINISH": "COMPLETE",
     "DONE": "COMPLETE", "ASK": "INFO", "CALL_USER": "INFO", "OPEN": "AWAKE", "INPUT": "TYPE",
@@ -212,13 +215,15 @@ _KNOWN = {*_REQUIRED, "BACK", "HOME", "SCROLL", "HOT_KEY"}
 
 
 def read_robust(text: str) -> GelabReply:
-    """Tolerant: the thinking in any spelling of its tags (up to the LAST closing tag, so a
-    closing tag quoted inside it does not end it), fields separated by tabs, newlines
+    """Tolerant: the fields from the first line that opens with ``explain:`` or ``action:``
+    (else after the thinking, in any spelling of its tags, up to its LAST closing tag), so a
+    quoted title neither before nor after the reply is read; fields separated by tabs, newlines
     or spaces, keys in any case with an ASCII or full-width colon; the FIRST occurrence of a
     key counts. ReplyError without an action field."""
     m = _THINK_BLOCK.search(text)
     cot = re.sub(r"<[^>]*>", "", m.group()).strip() if m else ""
-    rest = text[m.end() :] if m else text
+    own = _OWN_FIELDS.search(text)  # the model's own fields open a line; a quote seldom does
+    rest = text[own.start() :] if own else (text[m.end() :] if m else text)
     marks = list(_FIELD.finditer(rest))
     fields: dict[str, object] = {}
     for i, mark in enumerate(marks):
@@ -289,39 +294,46 @@ def _point(x: float, y: float, width: int, height: int) -> str:
     return f"{gx},{gy}"
 
 
-def write(
-    action: Action, size: tuple[int, int], thought: str = "", explain: str = "", summary: str = ""
-) -> str:
-    """One reply as GELab-Zero writes it about a ``size`` (w, h) image (points on its grid).
-    ``none`` (giving up) is said as ABORT with the reason."""
+THINK_CLOSE = "</THINK>"  # where the original's parser starts reading fields
+
+
+def action_fields(action: Action, size: tuple[int, int]) -> list[str]:
+    """The ``key:value`` fields that say ``action`` about a ``size`` (w, h) image (points on
+    the grid); ``none`` (giving up) is said as ABORT with the reason."""
     w, h = size
     kind, text = action.kind, (action.text or "").replace("\t", " ").replace("\n", " ")
     if kind in ("tap", "long_press"):
         name = "CLICK" if kind == "tap" else "LONGPRESS"
-        fields = [f"action:{name}", f"point:{_point(action.x or 0, action.y or 0, w, h)}"]
-    elif kind == "swipe":
+        return [f"action:{name}", f"point:{_point(action.x or 0, action.y or 0, w, h)}"]
+    if kind == "swipe":
         x, y = action.x or 0.0, action.y or 0.0
         end = swipe_end(Move("swipe", x, y, action.direction or "up"), w, h)
-        fields = ["action:SLIDE", f"point1:{_point(x, y, w, h)}", f"point2:{_point(*end, w, h)}"]
-    elif kind == "type":
-        fields = ["action:TYPE", f"value:{text}", f"point:{GRID // 2},{GRID // 2}"]
-    elif kind == "ask_user":
-        fields = ["action:INFO", f"value:{text}"]
-    elif kind == "finish":
-        fields = ["action:COMPLETE", f"return:{text}"]
-    elif kind == "none":
-        fields = ["action:ABORT", f"value:{text}"]
-    elif kind == "wait":
-        fields = ["action:WAIT", "value:1"]
-    elif kind in ("back", "home"):  # the executor's own keys (no prompt action)
-        fields = [f"action:{kind.upper()}"]
-    else:
-        raise ValueError(f"gelab: cannot write a {kind!r} action")
-    thought = thought or _THOUGHTS.get(kind, "这一步能推进任务。")
-    explain = explain or _EXPLAIN.get(kind, "执行下一步")
+        return ["action:SLIDE", f"point1:{_point(x, y, w, h)}", f"point2:{_point(*end, w, h)}"]
+    if kind == "type":
+        return ["action:TYPE", f"value:{text}", f"point:{GRID // 2},{GRID // 2}"]
+    if kind == "ask_user":
+        return ["action:INFO", f"value:{text}"]
+    if kind == "finish":
+        return ["action:COMPLETE", f"return:{text}"]
+    if kind == "none":
+        return ["action:ABORT", f"value:{text}"]
+    if kind == "wait":
+        return ["action:WAIT", "value:1"]
+    if kind in ("back", "home"):  # the executor's own keys (no prompt action)
+        return [f"action:{kind.upper()}"]
+    raise ValueError(f"gelab: cannot write a {kind!r} action")
+
+
+def write(
+    action: Action, size: tuple[int, int], thought: str = "", explain: str = "", summary: str = ""
+) -> str:
+    """One whole reply as GELab-Zero writes it (see ``action_fields``)."""
+    fields = action_fields(action, size)
+    thought = thought or _THOUGHTS.get(action.kind, "这一步能推进任务。")
+    explain = explain or _EXPLAIN.get(action.kind, "执行下一步")
     summary = summary or f"{explain}。"
     body = "\t".join([f"explain:{explain}", *fields, f"summary:{summary}"])
-    return f"<THINK> {thought} </THINK>\n{body}\n"
+    return f"<THINK> {thought} {THINK_CLOSE}\n{body}\n"
 
 
 _THOUGHTS = {

@@ -36,7 +36,15 @@ is; in a simulated app every action acts, up to ``max_steps``. Prompt templates:
 ``decision`` (``prompt_roles``).
 """
 
-from ._codec import VenusCodec, VenusReply, read_faithful, read_robust, write
+from ._codec import (
+    VenusCodec,
+    VenusReply,
+    action_block,
+    action_call,
+    read_faithful,
+    read_robust,
+    write,
+)
 from ._loop import FACTOR, HISTORY, MAX_PIXELS, MIN_PIXELS, UiVenusAdapter, venus_size
 
 __all__ = [
@@ -47,6 +55,8 @@ __all__ = [
     "UiVenusAdapter",
     "VenusCodec",
     "VenusReply",
+    "action_block",
+    "action_call",
     "read_faithful",
     "read_robust",
     "venus_size",

@@ -21,6 +21,8 @@ from .._replies import FrameworkError, ReplyError
 __all__ = [
     "VenusCodec",
     "VenusReply",
+    "action_block",
+    "action_call",
     "read_faithful",
     "read_robust",
     "to_action_faithful",
@@ -231,12 +233,15 @@ def _robust_value(value: str) -> str:
 
 
 def read_robust(text: str) -> VenusReply:
-    """Tolerant: the first ``<action>`` outside the thinking (else the first call in the
-    reply after it), names in any case, either quotes, points as ``(x,y)`` or ``[x,y]`` or a
-    box (its centre). ReplyError when no known call is there."""
+    """Tolerant: the first ``<action>`` outside the thinking that opens a line or follows the
+    thinking (else any outside it, else the first call in the reply after it), so a block
+    quoted in a sentence is passed over; names in any case, either quotes, points as
+    ``(x,y)`` or ``[x,y]`` or a box (its centre). ReplyError when no known call is there."""
     closed = "</think>" in text.lower()
     thinking = [t.span() for t in (_THINK if closed else _UNCLOSED).finditer(text)]
     blocks = [m for m in _ACTION.finditer(text) if not any(a <= m.start() < b for a, b in thinking)]
+    own = [m for m in blocks if _opens_line(text, m.start())]  # not one quoted in a sentence
+    blocks = own or blocks
     source = blocks[0].group(1) if blocks else (_THINK if closed else _UNCLOSED).sub("", text)
     source = source.strip().strip("`").strip()
     calls = list(_CALL.finditer(source))
@@ -254,6 +259,12 @@ def read_robust(text: str) -> VenusReply:
         if eq:
             params[key.strip().lower()] = _robust_value(value)
     return VenusReply(_tag(text, "think"), source, _tag(text, "conclusion"), name, params)
+
+
+def _opens_line(text: str, at: int) -> bool:
+    """Only spaces, or a closing thinking tag, stand between the line's start and ``at``."""
+    before = text[text.rfind("\n", 0, at) + 1 : at]
+    return not before.strip() or before.rstrip().lower().endswith("</think>")
 
 
 def _closing(body: str) -> int:
@@ -326,28 +337,37 @@ def _box(x: float, y: float) -> str:
     return f"({int(x)},{int(y)})"
 
 
-def write(action: Action, size: tuple[int, int], thought: str = "", note: str = "") -> str:
-    """One reply as UI-Venus writes it, points in the pixels of the ``size`` (w, h) image the
-    model was shown. ``none`` (giving up) is said as Finished with the reason."""
+def action_call(action: Action, size: tuple[int, int]) -> str:
+    """The call that says ``action`` (points in pixels of the ``size`` (w, h) image the model
+    was shown); ``none`` (giving up) is said as Finished with the reason."""
     kind, text = action.kind, (action.text or "").replace("'", "\u2019")
     if kind in ("tap", "long_press"):
         name = "Click" if kind == "tap" else "LongPress"
-        call = f"{name}(box={_box(action.x or 0, action.y or 0)})"
-    elif kind == "swipe":
+        return f"{name}(box={_box(action.x or 0, action.y or 0)})"
+    if kind == "swipe":
         x, y = action.x or 0.0, action.y or 0.0
         end = swipe_end(Move("swipe", x, y, action.direction or "up"), *size)
-        call = f"Scroll(start={_box(x, y)}, end={_box(*end)})"
-    elif kind == "type":
-        call = f"Type(content='{text}')"
-    elif kind == "ask_user":
-        call = f"CallUser(content='{text}')"
-    elif kind in ("finish", "none"):
-        call = f"Finished(content='{text}')"
-    elif kind in ("back", "home", "wait"):
-        call = {"back": "PressBack()", "home": "PressHome()", "wait": "Wait()"}[kind]
-    else:
-        raise ValueError(f"ui-venus: cannot write a {kind!r} action")
-    thought = thought or _THOUGHTS.get(kind, "This is the step the task needs.")
+        return f"Scroll(start={_box(x, y)}, end={_box(*end)})"
+    if kind == "type":
+        return f"Type(content='{text}')"
+    if kind == "ask_user":
+        return f"CallUser(content='{text}')"
+    if kind in ("finish", "none"):
+        return f"Finished(content='{text}')"
+    if kind in ("back", "home", "wait"):
+        return {"back": "PressBack()", "home": "PressHome()", "wait": "Wait()"}[kind]
+    raise ValueError(f"ui-venus: cannot write a {kind!r} action")
+
+
+def action_block(action: Action, size: tuple[int, int]) -> str:
+    """``<action>call</action>``: the part of a reply the original reads first, wherever it is."""
+    return f"<action>{action_call(action, size)}</action>"
+
+
+def write(action: Action, size: tuple[int, int], thought: str = "", note: str = "") -> str:
+    """One whole reply as UI-Venus writes it (see ``action_call``)."""
+    call = action_call(action, size)
+    thought = thought or _THOUGHTS.get(action.kind, "This is the step the task needs.")
     note = note or f"I chose {call.split('(')[0]}."
     return f"<think>{thought}</think>\n<action>{call}</action>\n<conclusion>{note}</conclusion>"
 
