@@ -22,6 +22,9 @@ from dibench.adapters._base import Action
 from dibench.adapters._env import Screen, StaticScreen
 from dibench.adapters._moves import Move, read_move
 from dibench.adapters.appagent._annotate import label_elements
+from dibench.adapters.gelab import write as gelab_write
+from dibench.adapters.ui_venus import venus_size
+from dibench.adapters.ui_venus import write as venus_write
 from dibench.metrics._rows import Outcome
 from dibench.providers import (
     Provider,
@@ -41,6 +44,8 @@ NAMES = [
     "ui-tars",
     "autoglm",
     "qwen-vl",
+    "ui-venus",
+    "gelab",
 ]  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
@@ -275,6 +280,22 @@ def autoglm_reply(screen: Screen, move: tuple[object, ...]) -> str:
     return f'Go.\ndo(action="Tap", element=[{round(x)},{round(y)}])'
 
 
+def venus_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """UI-Venus: written by its codec, points in the pixels of the factor-28 resized image."""
+    w, h = venus_size(W, H)
+    if move[0] == "swipe":
+        return venus_write(Action("swipe", x=w / 2, y=h * 0.7, direction="up"), (w, h))
+    x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
+    return venus_write(Action("tap", x=x, y=y), (w, h))
+
+
+def gelab_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """GELab-Zero: written by its codec, points on the 0-1000 grid of the screenshot."""
+    if move[0] == "swipe":
+        return gelab_write(Action("swipe", x=W / 2, y=H * 0.7, direction="up"), (W, H))
+    return gelab_write(Action("tap", x=float(move[1]), y=float(move[2])), (W, H))  # type: ignore[arg-type]
+
+
 PLAN = "### Completed contents ###\nSearched and moved on."
 WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str, ...]]] = {
     # framework -> (acting reply writer, replies of the other roles after each acting call)
@@ -300,6 +321,8 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     "ui-tars": (uitars_reply, ()),
     "autoglm": (autoglm_reply, ()),
     "qwen-vl": (qwen_vl_reply, ()),
+    "ui-venus": (venus_reply, ()),
+    "gelab": (gelab_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call
