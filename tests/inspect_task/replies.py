@@ -13,6 +13,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from dibench.adapters import Action
+from dibench.adapters.gelab import write as gelab_write
+from dibench.adapters.ui_venus import write as venus_write
+
 
 def request_text(body: dict[str, Any]) -> str:
     """All message text, in order, whatever the content shape."""
@@ -106,6 +110,26 @@ def qwen_vl(body: dict[str, Any]) -> str:
     return f"Thought: pick one.\nAction: Do it.\n<tool_call>\n{call}\n</tool_call>"
 
 
+def _pick_action(body: dict[str, Any], x: float, y0: float, dy: float) -> Action:
+    """A tap on one of 8 rows (some miss every card), a question for the user, or a stop."""
+    k = pick(body, 10)
+    if k == 8:
+        return Action("ask_user", text="Which one do you mean?")
+    if k == 9:
+        return Action("finish", text="none")
+    return Action("tap", x=x, y=y0 + k * dy)
+
+
+def ui_venus(body: dict[str, Any]) -> str:
+    """UI-Venus (its codec): pixels of the 1092x2352 resized phone image."""
+    return venus_write(_pick_action(body, 546, 150, 280), (1092, 2352))
+
+
+def gelab(body: dict[str, Any]) -> str:
+    """GELab-Zero (its codec): a 1080x2340 screen, written on its 0-1000 grid."""
+    return gelab_write(_pick_action(body, 540, 140, 280), (1080, 2340))
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
@@ -113,4 +137,6 @@ REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "ui-tars": ui_tars,
     "autoglm": autoglm,
     "qwen-vl": qwen_vl,
+    "ui-venus": ui_venus,
+    "gelab": gelab,
 }
