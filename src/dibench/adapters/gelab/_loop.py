@@ -19,7 +19,7 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, system_text
 from .._images import Shown, encode_jpeg, show
-from .._moves import AnswerFn, Move, read_move
+from .._moves import AnswerFn, Move, move_action, read_move
 from .._replies import FrameworkError, ReplyError
 from ._codec import GelabCodec, GelabReply, summary_faithful
 
@@ -37,17 +37,15 @@ def _twice_jpeg(img: Image.Image) -> tuple[Image.Image, None]:
     return once.convert("RGB"), None
 
 
+ASK = "有几项都符合要求，您想要哪一项？"  # an offline agent's ask or give-up without words
+GIVE_UP = "没有符合要求的选项"
+
+
 def _action_of(move: Move) -> Action:
-    if move.kind in ("tap", "swipe"):
-        direction = move.direction if move.kind == "swipe" else None
-        return Action(move.kind, x=move.x, y=move.y, direction=direction)  # type: ignore[arg-type]
-    if move.kind == "ask":
-        return Action("ask_user", text=move.text or "有几项都符合要求，您想要哪一项？")
-    if move.kind == "type":
-        return Action("type", text=move.text)
-    if move.kind == "back":
-        return Action("back")
-    return Action("none", text=move.text or "没有符合要求的选项")
+    """The offline agent's move, an empty question or reason given the framework's words."""
+    if move.kind in ("ask", "none") and not move.text:
+        move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
+    return move_action(move)
 
 
 @ADAPTERS.register("gelab")

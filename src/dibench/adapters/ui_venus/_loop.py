@@ -19,7 +19,7 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show
-from .._moves import AnswerFn, Move, read_move
+from .._moves import AnswerFn, Move, move_action, read_move
 from .._replies import ReplyError
 from ._codec import VenusCodec, VenusReply
 
@@ -37,17 +37,15 @@ def venus_size(width: int, height: int) -> tuple[int, int]:
     return w, h
 
 
+ASK = "Several items fit; which one do you want?"  # an offline agent's ask or give-up without words
+GIVE_UP = "No item fits the request."
+
+
 def _action_of(move: Move) -> Action:
-    if move.kind in ("tap", "swipe"):
-        direction = move.direction if move.kind == "swipe" else None
-        return Action(move.kind, x=move.x, y=move.y, direction=direction)  # type: ignore[arg-type]
-    if move.kind == "ask":
-        return Action("ask_user", text=move.text or "Several items fit; which one do you want?")
-    if move.kind == "type":
-        return Action("type", text=move.text)
-    if move.kind == "back":
-        return Action("back")
-    return Action("none", text=move.text or "No item fits the request.")
+    """The offline agent's move, an empty question or reason given the framework's words."""
+    if move.kind in ("ask", "none") and not move.text:
+        move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
+    return move_action(move)
 
 
 @ADAPTERS.register("ui-venus")
