@@ -145,3 +145,15 @@ def test_the_oracle_commits_in_every_simulator(sim: str, specs: dict[str, Episod
     swipes = [s.action for s in d.steps if s.action is not None and s.action.kind == "swipe"]
     assert swipes and all(a.direction == "up" for a in swipes)
     assert "action:SLIDE\tpoint1:" in "".join(s.reply for s in d.steps)
+
+
+def test_a_system_file_of_the_users_is_sent_as_a_system_turn(inp: AgentInput, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "decision.system.txt").write_text("SYSTEM WORDS", encoding="utf-8")
+    provider = ScriptedProvider(tap("c2"))
+    prefixed = AgentInput(**{**inp.__dict__, "system_prefix": "PREFIX"})
+    d = run(prefixed, provider, prompts=str(tmp_path))
+    assert d.candidate == "c2"
+    messages = provider.requests[0].messages
+    assert [m.role for m in messages] == ["system", "user"]
+    assert messages[0].text == "PREFIX\n\nSYSTEM WORDS"
+    assert not messages[1].content[0].text.startswith("PREFIX")  # type: ignore[union-attr]

@@ -74,9 +74,10 @@ class GelabAdapter(FrameworkAdapter):
 
         return answer
 
-    def _user(self, ep: Episode, shown: Shown, history: str) -> Message:
-        """One user turn: the text before the screenshot (a defense's prefix in front, there
-        being no system turn), the screenshot, the text after it."""
+    def _messages(self, ep: Episode, shown: Shown, history: str) -> list[Message]:
+        """One user turn: the text before the screenshot, the screenshot, the text after it.
+        The original has no system turn: a defense's prefix goes in front of the first text,
+        unless a ``decision.system.txt`` of the user's asks for a system turn."""
         values = {
             "instruction": ep.instruction,
             "history": history or self.prompts.part("no_history"),
@@ -84,11 +85,14 @@ class GelabAdapter(FrameworkAdapter):
         }
         text = self.prompts.render("decision", values)
         before, _, after = text.partition(_IMAGE)
-        parts: list[TextPart | ImagePart] = [TextPart(system_text(ep.system_prefix, before))]
-        parts.append(shown.part)
+        system = self.prompts.render("decision", {}, system=True)
+        if not system:
+            before = system_text(ep.system_prefix, before)
+        parts: list[TextPart | ImagePart] = [TextPart(before), shown.part]
         if after:
             parts.append(TextPart(after))
-        return Message("user", tuple(parts))
+        user = Message("user", tuple(parts))
+        return [ep.system_message(system), user] if system else [user]
 
     async def run(self, ep: Episode) -> None:
         history = "; ".join(ep.context)  # steps before this screen, as one summary
@@ -104,7 +108,7 @@ class GelabAdapter(FrameworkAdapter):
                                jpeg=JPEG_QUALITY)  # fmt: skip
             turn = await ep.ask(
                 "decision",
-                [self._user(ep, shown, history)],
+                self._messages(ep, shown, history),
                 shown=shown,
                 answer=self._answer(shown),
                 acting=True,
