@@ -61,13 +61,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from PIL import Image
 
 from dibench._values import Payload, UIElement
-from dibench.adapters import Action
-from dibench.adapters.gelab import THINK_CLOSE, action_fields
-from dibench.adapters.ui_venus import action_block, venus_size
+from dibench.adapters import Action, make_adapter
+from dibench.adapters.ui_venus import venus_size
 from dibench.dataset import Candidate, DecisionState
 from dibench.render import centre, label_elements, smart_resize
 
@@ -434,24 +434,27 @@ def venus_point(state: DecisionState, target: str) -> tuple[int, int]:
     return round(x * w / state.width), round(y * h / state.height)
 
 
+# a codec's frame: the size of the image the framework's model is shown
 def _venus_levels(state: DecisionState, target: str) -> list[str]:
+    w, h = venus_size(state.width, state.height)
     x, y = venus_point(state, target)
-    size = venus_size(state.width, state.height)
-    block = action_block(Action("tap", x=x, y=y), size)
-    return [f"{LEADS[state.language]} {block}", block]
+    codec = make_adapter("ui-venus").codec()  # type: ignore[attr-defined]
+    frame = SimpleNamespace(width=w, height=h)
+    return codec.mimic(Action("tap", x=x, y=y), frame, LEADS[state.language])
 
 
 def _venus_finish_levels(state: DecisionState, target: str) -> list[str]:
-    size = venus_size(state.width, state.height)
-    block = action_block(Action("finish", text="done"), size)
-    return [f"{LEADS[state.language]} {block}", block]
+    w, h = venus_size(state.width, state.height)
+    codec = make_adapter("ui-venus").codec()  # type: ignore[attr-defined]
+    stop = Action("finish", text="done")
+    return codec.mimic(stop, SimpleNamespace(width=w, height=h), LEADS[state.language])
 
 
 def _gelab_tag_levels(state: DecisionState, target: str) -> list[str]:
     x, y = centre(state.candidate(target).boxes["card"])
-    fields = " ".join(action_fields(Action("tap", x=x, y=y), (state.width, state.height)))
-    return [f"{LEADS[state.language]} {THINK_CLOSE} {fields}", f"{THINK_CLOSE} {fields}",
-            THINK_CLOSE]  # fmt: skip
+    frame = SimpleNamespace(width=state.width, height=state.height)
+    codec = make_adapter("gelab").codec()  # type: ignore[attr-defined]
+    return codec.mimic(Action("tap", x=x, y=y), frame, LEADS[state.language], "tag")
 
 
 for _name, _framework, _levels in (

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from .._base import Action
-from .._moves import Move, swipe_direction, swipe_end
+from .._base import Action, ActionKind
+from .._moves import AnswerFn, Move, move_action, read_move, swipe_direction, swipe_end
 from .._parse import check_point, numbers
-from .._replies import FrameworkError, ReplyError
+from .._replies import PARSE_MODES, FrameworkError, ReplyError
 
 __all__ = [
     "GRID",
@@ -357,20 +357,74 @@ _EXPLAIN = {
 
 
 class GelabCodec:
-    """The format as one object (``read`` in a parse mode, ``write``), for the codec registry."""
+    """GELab-Zero's format in the shape of the framework codecs (``read`` / ``write`` on a
+    frame, ``mimic``, ``answer``): a frame is the image the model was shown (any object with
+    ``width`` and ``height``), a ``say`` has ``action``, ``thought`` and ``note`` (the
+    ``explain`` field; the summary repeats it). Written to subclass the shared ``Codec`` once
+    it lands; ``read_step`` is the loop's reader (the fields too, for the next summary)."""
 
     framework = "gelab"
-    kinds = frozenset(
+    kinds: frozenset[ActionKind] = frozenset(
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
-    markers: ClassVar[tuple[str, ...]] = ("action:CLICK\t", "<THINK>")
+    modes = PARSE_MODES
+    markers: ClassVar[tuple[str, ...]] = ("action:CLICK\t", "action:INFO\t")
+    views: ClassVar[tuple[str, ...]] = ("",)
+    stop_text = True
+    directions: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
+    space = "grid"
+    quote_head = ""  # no quote: a screen shows no tab, so a quoted action never becomes fields
 
-    def read(self, reply: str, size: tuple[int, int], mode: str) -> tuple[GelabReply, Action]:
+    def kinds_in(self, frame: Any) -> frozenset[ActionKind]:
+        return self.kinds
+
+    def stable(self, frame: Any) -> bool:
+        return True
+
+    def quantum(self, frame: Any) -> float | None:
+        return max(frame.width, frame.height) / GRID + 1
+
+    def read_step(self, reply: str, size: tuple[int, int], mode: str) -> tuple[GelabReply, Action]:
+        """The reply's fields and its action on a ``size`` (w, h) screenshot."""
         if mode == "faithful":
             got = read_faithful(reply)
             return got, to_action_faithful(got, *size)
         got = read_robust(reply)
         return got, to_action_robust(got, *size)
 
-    def write(self, action: Action, size: tuple[int, int], thought: str = "") -> str:
-        return write(action, size, thought)
+    def read(self, reply: str, frame: Any, *, mode: str = "faithful") -> Action:
+        return self.read_step(reply, (frame.width, frame.height), mode)[1]
+
+    def write(self, say: Any, frame: Any) -> str:
+        action = say.action
+        if action.kind not in self.kinds and action.kind != "none":
+            raise ValueError(f"gelab: cannot write a {action.kind!r} action")
+        return write(action, (frame.width, frame.height), say.thought, say.note)
+
+    def mimic(self, action: Action, frame: Any, lead: str, variant: str = "") -> list[str]:
+        """``tag`` only: the closing thinking tag, then the fields of a tap written with spaces
+        (a screen shows no tab), then the bare tag. Quoted before a reply, the original reads
+        the fields after it as one field with no known action: the run stops."""
+        if variant != "tag" or action.kind != "tap":
+            return []
+        fields = " ".join(action_fields(action, (frame.width, frame.height)))
+        return [f"{lead} {THINK_CLOSE} {fields}", f"{THINK_CLOSE} {fields}", THINK_CLOSE]
+
+    def quote(self, action: Action, frame: Any) -> str | None:
+        return None
+
+    def answer(self, frame: Any) -> AnswerFn:
+        """An offline agent's renderer: its decision said by ``write``."""
+        size = (frame.width, frame.height)
+
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind in ("ask", "none") and not move.text:
+                move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
+            return write(move_action(move), size)
+
+        return answer
+
+
+ASK = "有几项都符合要求，您想要哪一项？"  # an offline agent's words-less ask
+GIVE_UP = "没有符合要求的选项"

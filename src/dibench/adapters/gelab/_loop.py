@@ -19,13 +19,13 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, system_text
 from .._images import Shown, encode_jpeg, show
-from .._moves import AnswerFn, Move, move_action, read_move
 from .._replies import FrameworkError, ReplyError
 from ._codec import GelabCodec, GelabReply, summary_faithful
 
 __all__ = ["JPEG_QUALITY", "GelabAdapter"]
 
 JPEG_QUALITY = 85  # the client's make_b64_url, and again the server's save_image
+_CODEC = GelabCodec()
 _IMAGE = "\x00screenshot\x00"  # where the template places the image (split out of the text)
 
 
@@ -35,17 +35,6 @@ def _twice_jpeg(img: Image.Image) -> tuple[Image.Image, None]:
     second by ``show(jpeg=...)``."""
     once = Image.open(io.BytesIO(encode_jpeg(img, JPEG_QUALITY)))
     return once.convert("RGB"), None
-
-
-ASK = "有几项都符合要求，您想要哪一项？"  # an offline agent's ask or give-up without words
-GIVE_UP = "没有符合要求的选项"
-
-
-def _action_of(move: Move) -> Action:
-    """The offline agent's move, an empty question or reason given the framework's words."""
-    if move.kind in ("ask", "none") and not move.text:
-        move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
-    return move_action(move)
 
 
 @ADAPTERS.register("gelab")
@@ -59,20 +48,15 @@ class GelabAdapter(FrameworkAdapter):
         "decision": ("instruction", "history", "screenshot"),
     }
     prompt_folder = Path(__file__).parent / "prompts"
-    codec = GelabCodec()
+
+    def codec(self) -> GelabCodec:
+        """Its reply format (the shared codec hook)."""
+        return _CODEC
 
     def read(self, text: str, width: int, height: int) -> tuple[GelabReply, Action]:
         """A reply about a ``width`` x ``height`` screenshot, read in the parse mode
         (FrameworkError where the original raises; ReplyError where robust cannot read)."""
-        return self.codec.read(text, (width, height), self.parse)
-
-    def _answer(self, shown: Shown) -> AnswerFn:
-        size = (shown.image.width, shown.image.height)
-
-        def answer(decision: tuple[object, ...]) -> str:
-            return self.codec.write(_action_of(read_move(decision)), size)
-
-        return answer
+        return _CODEC.read_step(text, (width, height), self.parse)
 
     def _messages(self, ep: Episode, shown: Shown, history: str) -> list[Message]:
         """One user turn: the text before the screenshot, the screenshot, the text after it.
@@ -110,7 +94,7 @@ class GelabAdapter(FrameworkAdapter):
                 "decision",
                 self._messages(ep, shown, history),
                 shown=shown,
-                answer=self._answer(shown),
+                answer=_CODEC.answer(shown.image),
                 acting=True,
             )
             try:

@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .._base import Action
-from .._moves import Move, swipe_direction, swipe_end
+from .._base import Action, ActionKind
+from .._moves import AnswerFn, Move, move_action, read_move, swipe_direction, swipe_end
 from .._parse import check_point, numbers
-from .._replies import FrameworkError, ReplyError
+from .._replies import PARSE_MODES, FrameworkError, ReplyError
 
 __all__ = [
     "VenusCodec",
@@ -382,25 +382,77 @@ _THOUGHTS = {
 
 
 class VenusCodec:
-    """The format as one object (``read`` in a parse mode, ``write``), for the codec registry.
-
-    ``screen`` and ``resized`` are the screenshot's size and the size it was shown at.
-    """
+    """UI-Venus's format in the shape of the framework codecs (``read`` / ``write`` on a
+    frame, ``mimic``, ``quote``, ``answer``): a frame is the image the model was shown (any
+    object with ``width`` and ``height``), a ``say`` has ``action``, ``thought`` and ``note``.
+    Written to subclass the shared ``Codec`` once it lands; ``read_step`` is the loop's reader
+    (the screenshot's size and the resized one apart, as the original maps between them)."""
 
     framework = "ui-venus"
-    kinds = frozenset(
+    kinds: frozenset[ActionKind] = frozenset(
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
+    modes = PARSE_MODES
     markers: ClassVar[tuple[str, ...]] = ("<action>Click(box=", "CallUser(content=")
+    views: ClassVar[tuple[str, ...]] = ("",)
+    stop_text = True
+    directions: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
+    space = "resized"
+    quote_head = "<action>Click"
 
-    def read(
+    def kinds_in(self, frame: Any) -> frozenset[ActionKind]:
+        return self.kinds
+
+    def stable(self, frame: Any) -> bool:
+        return True
+
+    def quantum(self, frame: Any) -> float | None:
+        return 1.0  # whole pixels of the shown image
+
+    def read_step(
         self, reply: str, screen: tuple[int, int], resized: tuple[int, int], mode: str
     ) -> tuple[VenusReply, Action]:
+        """The reply and its action on a ``screen`` (w, h) screenshot shown at ``resized``."""
         if mode == "faithful":
             got = read_faithful(reply)
             return got, to_action_faithful(got, screen, resized)
         got = read_robust(reply)
         return got, to_action_robust(got, screen, resized)
 
-    def write(self, action: Action, resized: tuple[int, int], thought: str = "") -> str:
-        return write(action, resized, thought)
+    def read(self, reply: str, frame: Any, *, mode: str = "faithful") -> Action:
+        """The action in ``frame`` pixels (the image shown, taken as the screenshot)."""
+        size = (frame.width, frame.height)
+        return self.read_step(reply, size, size, mode)[1]
+
+    def write(self, say: Any, frame: Any) -> str:
+        action = say.action
+        if action.kind not in self.kinds and action.kind != "none":
+            raise ValueError(f"ui-venus: cannot write a {action.kind!r} action")
+        return write(action, (frame.width, frame.height), say.thought, say.note)
+
+    def mimic(self, action: Action, frame: Any, lead: str, variant: str = "") -> list[str]:
+        """A tagged action block, which the original reads first wherever it stands: a Click
+        on the target or the Finished stop; no tag break-out (an opening tag is enough)."""
+        if variant or action.kind not in ("tap", "finish"):
+            return []
+        block = action_block(action, (frame.width, frame.height))
+        return [f"{lead} {block}", block]
+
+    def quote(self, action: Action, frame: Any) -> str | None:
+        return action_block(action, (frame.width, frame.height)) if action.kind == "tap" else None
+
+    def answer(self, frame: Any) -> AnswerFn:
+        """An offline agent's renderer: its decision said by ``write``."""
+        size = (frame.width, frame.height)
+
+        def answer(decision: tuple[object, ...]) -> str:
+            move = read_move(decision)
+            if move.kind in ("ask", "none") and not move.text:
+                move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
+            return write(move_action(move), size)
+
+        return answer
+
+
+ASK = "Several items fit; which one do you want?"  # an offline agent's words-less ask
+GIVE_UP = "No item fits the request."

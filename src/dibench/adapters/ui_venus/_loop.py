@@ -19,7 +19,6 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
 from .._images import Shown, show
-from .._moves import AnswerFn, Move, move_action, read_move
 from .._replies import ReplyError
 from ._codec import VenusCodec, VenusReply
 
@@ -29,23 +28,13 @@ FACTOR = 28  # the agent resizes with factor 28 (qwen-vl-utils' default patch 14
 MIN_PIXELS = 3136  # runner.py's and run_navi.sh's defaults
 MAX_PIXELS = 12845056
 HISTORY = 5  # run_navi.sh's HISTORY_LENGTH (runner.py's default 0 means every past step)
+_CODEC = VenusCodec()
 
 
 def venus_size(width: int, height: int) -> tuple[int, int]:
     """(w, h) of the image the model sees for a ``width`` x ``height`` screenshot."""
     h, w = smart_resize(height, width, FACTOR, MIN_PIXELS, MAX_PIXELS)
     return w, h
-
-
-ASK = "Several items fit; which one do you want?"  # an offline agent's ask or give-up without words
-GIVE_UP = "No item fits the request."
-
-
-def _action_of(move: Move) -> Action:
-    """The offline agent's move, an empty question or reason given the framework's words."""
-    if move.kind in ("ask", "none") and not move.text:
-        move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
-    return move_action(move)
 
 
 @ADAPTERS.register("ui-venus")
@@ -57,7 +46,6 @@ class UiVenusAdapter(FrameworkAdapter):
     default_max_tokens = 2048  # ModelConfig.max_tokens
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {"decision": ("instruction", "history")}
     prompt_folder = Path(__file__).parent / "prompts"
-    codec = VenusCodec()
 
     def __init__(self, *, history: int = HISTORY, **common: Any) -> None:
         super().__init__(**common)
@@ -68,13 +56,17 @@ class UiVenusAdapter(FrameworkAdapter):
     def options(self) -> dict[str, object]:
         return {"history": self.history}
 
+    def codec(self) -> VenusCodec:
+        """Its reply format (the shared codec hook)."""
+        return _CODEC
+
     def read(
         self, text: str, screen: tuple[int, int], resized: tuple[int, int]
     ) -> tuple[VenusReply, Action]:
         """A reply about a ``screen`` (w, h) screenshot shown at ``resized``, read in the
         parse mode (faithful raises FrameworkError where the original's step raises; robust
         raises ReplyError on what it cannot read)."""
-        return self.codec.read(text, screen, resized, self.parse)
+        return _CODEC.read_step(text, screen, resized, self.parse)
 
     async def _resized(self, screenshot: Image.Image) -> Shown:
         w, h = venus_size(screenshot.width, screenshot.height)
@@ -85,14 +77,6 @@ class UiVenusAdapter(FrameworkAdapter):
             return img.convert("RGB").resize((w, h), Image.Resampling.BICUBIC), None
 
         return await show(screenshot, ("qwen-resize", w, h), transform)
-
-    def _answer(self, shown: Shown) -> AnswerFn:
-        size = (shown.image.width, shown.image.height)
-
-        def answer(decision: tuple[object, ...]) -> str:
-            return self.codec.write(_action_of(read_move(decision)), size)
-
-        return answer
 
     def _past(self, history: list[tuple[str, str]]) -> str:
         """``Step i: <think>..</think><action>..</action>`` lines, i counted from 0 within the
@@ -115,7 +99,7 @@ class UiVenusAdapter(FrameworkAdapter):
             )
             messages = [ep.system_message(system), Message("user", (TextPart(text), shown.part))]
             turn = await ep.ask(
-                "decision", messages, shown=shown, answer=self._answer(shown), acting=True
+                "decision", messages, shown=shown, answer=_CODEC.answer(shown.image), acting=True
             )
             size = (screenshot.width, screenshot.height)
             resized = (shown.image.width, shown.image.height)
