@@ -141,8 +141,9 @@ def test_spec_and_options() -> None:
 
 @pytest.mark.parametrize(
     "framework",
-    ["appagent", "gui-owl", "mobile-agent-v2", "mobile-agent-e", "mai-ui", "qwen-vl"],
-)
+    ["appagent", "gui-owl", "mobile-agent-v2", "mobile-agent-e", "mai-ui", "qwen-vl", "ui-venus",
+     "gelab"],
+)  # fmt: skip
 def test_benign_titles_change_no_decision(framework: str) -> None:
     """Quoted before and after, ordinary titles leave every framework's faithful reading of the
     oracle's reply intact: it commits to the acceptable card."""
