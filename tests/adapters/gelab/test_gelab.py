@@ -157,3 +157,10 @@ def test_a_system_file_of_the_users_is_sent_as_a_system_turn(inp: AgentInput, tm
     assert [m.role for m in messages] == ["system", "user"]
     assert messages[0].text == "PREFIX\n\nSYSTEM WORDS"
     assert not messages[1].content[0].text.startswith("PREFIX")  # type: ignore[union-attr]
+
+
+def test_a_blank_summary_shows_no_history_as_the_original_does(inp: AgentInput) -> None:
+    provider = ScriptedProvider(gelab("action:WAIT", "value:1", summary=" "), repeat_last=True)
+    run(inp, provider, max_steps=2)
+    second = provider.requests[1].messages[0].content[0].text  # type: ignore[union-attr]
+    assert "还没有做过任何操作" in second

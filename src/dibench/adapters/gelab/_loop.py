@@ -64,7 +64,7 @@ class GelabAdapter(FrameworkAdapter):
         unless a ``decision.system.txt`` of the user's asks for a system turn."""
         values = {
             "instruction": ep.instruction,
-            "history": history or self.prompts.part("no_history"),
+            "history": history if history.strip() else self.prompts.part("no_history"),
             "screenshot": _IMAGE,
         }
         text = self.prompts.render("decision", values)
