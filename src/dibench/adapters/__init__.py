@@ -12,8 +12,10 @@ screen, the last call read), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use
 on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: Thought and Action lines on a Qwen-resized
 screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like calls on a 0-1000 grid,
 full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool calls on a
-0-999 grid, read as MobileWorld does, or as the Qwen3-VL cookbook does) and ``direct`` (a
-multiple-choice baseline). Each format is described in its sub-package.
+0-999 grid, read as MobileWorld does, or as the Qwen3-VL cookbook does), ``ui-venus``
+(UI-Venus-1.5: tagged thinking, one call and a conclusion, on a Qwen-resized screenshot),
+``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG) and
+``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -57,6 +59,7 @@ from .appagent import AppAgentAdapter
 from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
+from .gelab import GelabAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .gui_owl_15 import GuiOwl15Adapter, GuiOwl15Codec
 from .mai_ui import MaiUiAdapter
@@ -65,6 +68,7 @@ from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
 from .qwen_vl import QwenVLAdapter
 from .ui_tars import UiTarsAdapter
+from .ui_venus import UiVenusAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -88,6 +92,7 @@ __all__ = [
     "Environment",
     "Frame",
     "FrameworkAdapter",
+    "GelabAdapter",
     "GuiOwl15Adapter",
     "GuiOwl15Codec",
     "GuiOwlAdapter",
@@ -103,6 +108,7 @@ __all__ = [
     "Step",
     "Transition",
     "UiTarsAdapter",
+    "UiVenusAdapter",
     "Verdict",
     "candidate_at",
     "codec_of",

@@ -105,6 +105,8 @@ _WRITERS: dict[str, Writer] = {
     "qwen-vl": _tap("qwen-vl", True),
     "ui-tars": _tap("ui-tars", False),
     "gui-owl": _tap("gui-owl", False),
+    "ui-venus": _tap("ui-venus", False),  # pixels of its resized screenshot
+    "gelab": _tap("gelab", False),  # its 0-1000 grid over the image sent
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}
