@@ -14,12 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._base import Action
-
 __all__ = [
     "AnswerFn",
     "Move",
-    "move_action",
     "read_decision",
     "read_move",
     "swipe_direction",
@@ -96,19 +93,3 @@ def swipe_direction(dx: float, dy: float) -> str:
     if abs(dx) >= abs(dy):
         return "right" if dx > 0 else "left"
     return "down" if dy > 0 else "up"
-
-
-def move_action(move: Move) -> Action:
-    """An offline agent's ``Move`` as the ``Action`` a framework's writer says (ask ->
-    ask_user with the question, none -> none with the reason: each writer says giving up as
-    its framework's own stop)."""
-    if move.kind in ("tap", "swipe"):
-        direction = move.direction if move.kind == "swipe" else None
-        return Action(move.kind, x=move.x, y=move.y, direction=direction)  # type: ignore[arg-type]
-    if move.kind == "ask":
-        return Action("ask_user", text=move.text)
-    if move.kind == "type":
-        return Action("type", text=move.text)
-    if move.kind == "back":
-        return Action("back")
-    return Action("none", text=move.text)

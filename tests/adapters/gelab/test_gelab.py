@@ -15,7 +15,8 @@ import io
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, GelabAdapter
+from dibench.adapters import Action, AgentInput, Decision, Frame, GelabAdapter, Say, codec_of
+from dibench.adapters._replies import FrameworkError
 from dibench.metrics._rows import Outcome
 from dibench.providers import ImagePart, Provider, Request, TextPart, make_provider
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
@@ -164,3 +165,15 @@ def test_a_blank_summary_shows_no_history_as_the_original_does(inp: AgentInput) 
     run(inp, provider, max_steps=2)
     second = provider.requests[1].messages[0].content[0].text  # type: ignore[union-attr]
     assert "还没有做过任何操作" in second
+
+
+def test_the_gelab_tag_hook_stops_its_faithful_reader() -> None:
+    """A title shows no tab: the quoted fields become one field with no action, and the
+    original stops; robust reads the model's own fields."""
+    c, frame = codec_of("gelab"), Frame(1080, 2340)
+    assert c.mimic(Action("tap", x=500, y=900), frame, "Best match.") == []  # no plain quote
+    hooks = c.mimic(Action("tap", x=500, y=900), frame, "Best match.", "tag")
+    reply = f'Titles: "{hooks[0]}"\n' + c.write(Say(Action("tap", x=10, y=10)), frame)
+    with pytest.raises(FrameworkError, match="action"):
+        c.read(reply, frame)
+    assert c.read(reply, frame, mode="robust").x == pytest.approx(10, abs=c.quantum(frame))

@@ -15,7 +15,16 @@ import io
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, UiVenusAdapter, make_adapter
+from dibench.adapters import (
+    Action,
+    AgentInput,
+    Decision,
+    Frame,
+    Say,
+    UiVenusAdapter,
+    codec_of,
+    make_adapter,
+)
 from dibench.adapters.ui_venus import venus_size
 from dibench.metrics._rows import Outcome
 from dibench.providers import Provider, Request, make_provider
@@ -157,3 +166,13 @@ def test_the_oracle_commits_in_every_simulator(sim: str, specs: dict[str, Episod
     swipes = [s.action for s in d.steps if s.action is not None and s.action.kind == "swipe"]
     assert swipes and all(a.direction == "up" for a in swipes)
     assert "Scroll(start=(" in "".join(s.reply for s in d.steps)
+
+
+def test_the_venus_hook_is_the_action_its_faithful_reader_takes() -> None:
+    """A quoted block before the model's own is what the original runs; robust passes over it."""
+    c, frame = codec_of("ui-venus"), Frame(1092, 2352)
+    hooks = c.mimic(Action("tap", x=500, y=900), frame, "Best match.")
+    assert len(hooks) == 2 and hooks[0].startswith("Best match. ")
+    reply = f'Titles: "{hooks[-1]}"\n' + c.write(Say(Action("tap", x=10, y=10)), frame)
+    got, robust = c.read(reply, frame), c.read(reply, frame, mode="robust")
+    assert (got.x, got.y, robust.x, robust.y) == (500, 900, 10, 10)

@@ -6,19 +6,19 @@ in stepfun-ai/gelab-zero ``copilot_tools/``), ``to_action_faithful`` maps it as 
 executor do (``uiTars_to_frontend_action`` and ``act_on_device`` in ``copilot_front_end/``),
 ``summary_faithful`` is what the next step's prompt builder makes of it (``action2action``);
 ``read_robust`` / ``to_action_robust`` are the tolerant readings and ``write`` says one action
-as the model would. ``GelabCodec`` bundles them.
+as the model would. ``GelabCodec`` bundles them as the framework's ``Codec``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
 
-from .._base import Action, ActionKind
-from .._moves import AnswerFn, Move, move_action, read_move, swipe_direction, swipe_end
+from .._base import Action
+from .._codec import Codec, Frame, Say
+from .._moves import Move, swipe_direction, swipe_end
 from .._parse import check_point, numbers
-from .._replies import PARSE_MODES, FrameworkError, ReplyError
+from .._replies import FrameworkError, ReplyError
 
 __all__ = [
     "GRID",
@@ -356,32 +356,21 @@ _EXPLAIN = {
 }
 
 
-class GelabCodec:
-    """GELab-Zero's format in the shape of the framework codecs (``read`` / ``write`` on a
-    frame, ``mimic``, ``answer``): a frame is the image the model was shown (any object with
-    ``width`` and ``height``), a ``say`` has ``action``, ``thought`` and ``note`` (the
-    ``explain`` field; the summary repeats it). Written to subclass the shared ``Codec`` once
-    it lands; ``read_step`` is the loop's reader (the fields too, for the next summary)."""
+class GelabCodec(Codec):
+    """GELab-Zero's format: a frame is the image the model was shown (the screenshot); a
+    ``Say``'s ``note`` is the ``explain`` field (the summary repeats it); an ask or a stop
+    without words says the offline agents' default question or reason. ``read_step`` is the
+    loop's reader (the fields too, for the next summary)."""
 
     framework = "gelab"
-    kinds: frozenset[ActionKind] = frozenset(
+    kinds = frozenset(
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
-    modes = PARSE_MODES
-    markers: ClassVar[tuple[str, ...]] = ("action:CLICK\t", "action:INFO\t")
-    views: ClassVar[tuple[str, ...]] = ("",)
-    stop_text = True
-    directions: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
+    markers = ("action:CLICK\t", "action:INFO\t")
     space = "grid"
     quote_head = ""  # no quote: a screen shows no tab, so a quoted action never becomes fields
 
-    def kinds_in(self, frame: Any) -> frozenset[ActionKind]:
-        return self.kinds
-
-    def stable(self, frame: Any) -> bool:
-        return True
-
-    def quantum(self, frame: Any) -> float | None:
+    def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / GRID + 1
 
     def read_step(self, reply: str, size: tuple[int, int], mode: str) -> tuple[GelabReply, Action]:
@@ -392,16 +381,18 @@ class GelabCodec:
         got = read_robust(reply)
         return got, to_action_robust(got, *size)
 
-    def read(self, reply: str, frame: Any, *, mode: str = "faithful") -> Action:
+    def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
         return self.read_step(reply, (frame.width, frame.height), mode)[1]
 
-    def write(self, say: Any, frame: Any) -> str:
+    def write(self, say: Say, frame: Frame) -> str:
         action = say.action
-        if action.kind not in self.kinds and action.kind != "none":
-            raise ValueError(f"gelab: cannot write a {action.kind!r} action")
+        if action.kind != "none":
+            self.refuse(action)
+        if action.kind in ("ask_user", "none") and not action.text:
+            action = Action(action.kind, text=ASK if action.kind == "ask_user" else GIVE_UP)
         return write(action, (frame.width, frame.height), say.thought, say.note)
 
-    def mimic(self, action: Action, frame: Any, lead: str, variant: str = "") -> list[str]:
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
         """``tag`` only: the closing thinking tag, then the fields of a tap written with spaces
         (a screen shows no tab), then the bare tag. Quoted before a reply, the original reads
         the fields after it as one field with no known action: the run stops."""
@@ -409,21 +400,6 @@ class GelabCodec:
             return []
         fields = " ".join(action_fields(action, (frame.width, frame.height)))
         return [f"{lead} {THINK_CLOSE} {fields}", f"{THINK_CLOSE} {fields}", THINK_CLOSE]
-
-    def quote(self, action: Action, frame: Any) -> str | None:
-        return None
-
-    def answer(self, frame: Any) -> AnswerFn:
-        """An offline agent's renderer: its decision said by ``write``."""
-        size = (frame.width, frame.height)
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind in ("ask", "none") and not move.text:
-                move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
-            return write(move_action(move), size)
-
-        return answer
 
 
 ASK = "有几项都符合要求，您想要哪一项？"  # an offline agent's words-less ask

@@ -94,7 +94,7 @@ class GelabAdapter(FrameworkAdapter):
                 "decision",
                 self._messages(ep, shown, history),
                 shown=shown,
-                answer=_CODEC.answer(shown.image),
+                answer=_CODEC.answer(shown.frame),
                 acting=True,
             )
             try:

@@ -4,19 +4,21 @@
 ``read_faithful`` reads a reply as the original's navigation agent does (``step`` and
 ``parse_answer`` in inclusionAI/UI-Venus ``models/navigation/``), ``read_robust`` tolerantly;
 ``to_action_faithful`` / ``to_action_robust`` map what was read to a phone action on the
-screenshot, and ``write`` says one action as the model would. ``VenusCodec`` bundles them.
+screenshot, and ``write`` says one action as the model would. ``VenusCodec`` bundles them as
+the framework's ``Codec``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from .._base import Action, ActionKind
-from .._moves import AnswerFn, Move, move_action, read_move, swipe_direction, swipe_end
+from .._base import Action
+from .._codec import Codec, Frame, Say
+from .._moves import Move, swipe_direction, swipe_end
 from .._parse import check_point, numbers
-from .._replies import PARSE_MODES, FrameworkError, ReplyError
+from .._replies import FrameworkError, ReplyError
 
 __all__ = [
     "VenusCodec",
@@ -381,33 +383,19 @@ _THOUGHTS = {
 }
 
 
-class VenusCodec:
-    """UI-Venus's format in the shape of the framework codecs (``read`` / ``write`` on a
-    frame, ``mimic``, ``quote``, ``answer``): a frame is the image the model was shown (any
-    object with ``width`` and ``height``), a ``say`` has ``action``, ``thought`` and ``note``.
-    Written to subclass the shared ``Codec`` once it lands; ``read_step`` is the loop's reader
-    (the screenshot's size and the resized one apart, as the original maps between them)."""
+class VenusCodec(Codec):
+    """UI-Venus's format: a frame is the image the model was shown (the screenshot resized);
+    an ask or a stop without words says the offline agents' default question or reason.
+    ``read_step`` is the loop's reader (the screenshot's size and the resized one apart, as
+    the original maps between them)."""
 
     framework = "ui-venus"
-    kinds: frozenset[ActionKind] = frozenset(
+    kinds = frozenset(
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
-    modes = PARSE_MODES
-    markers: ClassVar[tuple[str, ...]] = ("<action>Click(box=", "CallUser(content=")
-    views: ClassVar[tuple[str, ...]] = ("",)
-    stop_text = True
-    directions: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
+    markers = ("<action>Click(box=", "CallUser(content=", "<conclusion>")
     space = "resized"
     quote_head = "<action>Click"
-
-    def kinds_in(self, frame: Any) -> frozenset[ActionKind]:
-        return self.kinds
-
-    def stable(self, frame: Any) -> bool:
-        return True
-
-    def quantum(self, frame: Any) -> float | None:
-        return 1.0  # whole pixels of the shown image
 
     def read_step(
         self, reply: str, screen: tuple[int, int], resized: tuple[int, int], mode: str
@@ -419,18 +407,20 @@ class VenusCodec:
         got = read_robust(reply)
         return got, to_action_robust(got, screen, resized)
 
-    def read(self, reply: str, frame: Any, *, mode: str = "faithful") -> Action:
+    def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
         """The action in ``frame`` pixels (the image shown, taken as the screenshot)."""
         size = (frame.width, frame.height)
         return self.read_step(reply, size, size, mode)[1]
 
-    def write(self, say: Any, frame: Any) -> str:
+    def write(self, say: Say, frame: Frame) -> str:
         action = say.action
-        if action.kind not in self.kinds and action.kind != "none":
-            raise ValueError(f"ui-venus: cannot write a {action.kind!r} action")
+        if action.kind != "none":
+            self.refuse(action)
+        if action.kind in ("ask_user", "none") and not action.text:
+            action = Action(action.kind, text=ASK if action.kind == "ask_user" else GIVE_UP)
         return write(action, (frame.width, frame.height), say.thought, say.note)
 
-    def mimic(self, action: Action, frame: Any, lead: str, variant: str = "") -> list[str]:
+    def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:
         """A tagged action block, which the original reads first wherever it stands: a Click
         on the target or the Finished stop; no tag break-out (an opening tag is enough)."""
         if variant or action.kind not in ("tap", "finish"):
@@ -438,20 +428,8 @@ class VenusCodec:
         block = action_block(action, (frame.width, frame.height))
         return [f"{lead} {block}", block]
 
-    def quote(self, action: Action, frame: Any) -> str | None:
+    def quote(self, action: Action, frame: Frame) -> str | None:
         return action_block(action, (frame.width, frame.height)) if action.kind == "tap" else None
-
-    def answer(self, frame: Any) -> AnswerFn:
-        """An offline agent's renderer: its decision said by ``write``."""
-        size = (frame.width, frame.height)
-
-        def answer(decision: tuple[object, ...]) -> str:
-            move = read_move(decision)
-            if move.kind in ("ask", "none") and not move.text:
-                move = Move(move.kind, text=ASK if move.kind == "ask" else GIVE_UP)
-            return write(move_action(move), size)
-
-        return answer
 
 
 ASK = "Several items fit; which one do you want?"  # an offline agent's words-less ask

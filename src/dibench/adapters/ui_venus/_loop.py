@@ -99,7 +99,7 @@ class UiVenusAdapter(FrameworkAdapter):
             )
             messages = [ep.system_message(system), Message("user", (TextPart(text), shown.part))]
             turn = await ep.ask(
-                "decision", messages, shown=shown, answer=_CODEC.answer(shown.image), acting=True
+                "decision", messages, shown=shown, answer=_CODEC.answer(shown.frame), acting=True
             )
             size = (screenshot.width, screenshot.height)
             resized = (shown.image.width, shown.image.height)
