@@ -44,6 +44,12 @@ class GuiOwlCodec(Codec):
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / 1000 + 1 if self.coords == "norm1000" else 1.0
 
+    def stable(self, frame: Frame) -> bool:
+        """No: the original maps a point with ``int(x / resized * side)``, and the float
+        noise of that division truncates some whole pixels to the one before (398 on a
+        3104-pixel side reads back as 397, then 396), so a step read back moves a pixel."""
+        return False
+
     def __init__(self, coords: str = "resized") -> None:
         self.coords = coords
         point = grid_point(1000) if coords == "norm1000" else floor_point
