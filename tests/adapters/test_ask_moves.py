@@ -37,8 +37,9 @@ def test_a_direct_ask_reply_ends_asked_user_with_the_question(inp: AgentInput) -
 
 
 # Frameworks whose own vocabulary hands the choice back (direct's ask answer; UI-TARS's
-# call_user(); AutoGLM's Interact; MAI-UI's ask_user); qwen-vl's default tool has none.
-ASKING = ("direct", "ui-tars", "autoglm", "mai-ui")
+# call_user(); AutoGLM's Interact; MAI-UI's ask_user; UI-Venus's CallUser; GELab-Zero's INFO);
+# qwen-vl's default tool has none.
+ASKING = ("direct", "ui-tars", "autoglm", "mai-ui", "ui-venus", "gelab")
 
 
 @pytest.mark.parametrize("name", adapter_names())

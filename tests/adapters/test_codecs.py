@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from dibench._values import Box
 from dibench.adapters import ADAPTERS, Action, Codec, Frame, Say, codec_of
+from dibench.adapters._replies import FrameworkError
 
 CASES = [
     (name, mode, view)
@@ -122,6 +123,19 @@ def test_a_codec_is_found_through_its_adapter() -> None:
     assert codec_of("gui-owl", coords="norm1000").quantum(Frame(1000, 2000)) == 3.0
     assert codec_of("qwen-vl", tool="mobileworld").kinds >= {"ask_user"}
     assert "ask_user" not in codec_of("qwen-vl").kinds
+    frame = Frame(1000, 2000)
+    one_line = '<tool_call>{"name": "mobile_use", "arguments": {"action": "wait"}}</tool_call>'
+    assert codec_of("qwen-vl").read(f"Thought: t\nAction: w\n{one_line}", frame).kind == "wait"
+    with pytest.raises(FrameworkError):  # the cookbook's cell needs the call on its own lines
+        codec_of("qwen-vl", reader="cookbook").read(f"Thought: t\nAction: w\n{one_line}", frame)
+
+
+def test_the_cookbook_reader_reads_what_the_codec_writes() -> None:
+    """``reader=cookbook`` is one more faithful ``read`` of the same format."""
+    codec, frame = codec_of("qwen-vl", reader="cookbook"), Frame(1080, 2340)
+    for a in (Action("tap", x=540, y=1170), Action("type", text="a b"), Action("back")):
+        got = codec.read(codec.write(Say(a), frame), frame)
+        assert got.kind == a.kind and got.text == a.text
 
 
 def test_a_point_read_back_with_a_rounding_error_is_written_as_the_same_pixel() -> None:

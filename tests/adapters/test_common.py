@@ -78,7 +78,8 @@ def test_requests_carry_seed_role_observation_answer_and_the_prefix(
         assert obs.acceptable == inp.acceptable and obs.language == "en"
         assert set(obs.candidate_boxes) == {"c1", "c2", "c3"}
         first = request.messages[0]
-        role = "user" if name == "appagent" else "system"  # AppAgent: one user message
+        # AppAgent and GELab-Zero: one user message
+        role = "user" if name in ("appagent", "gelab") else "system"
         assert first.role == role and first.text.startswith(prefix + "\n\n")
         assert step.prompt == render_messages(request.messages)
         assert step.reply == tap("c2")(request)  # the adapter's own answer, deterministic
@@ -133,6 +134,8 @@ GARBAGE = {
     "ui-tars": Outcome.FRAMEWORK_ERROR,  # no Action: the parser asserts
     "autoglm": Outcome.PARSE_ERROR,  # no call: the original finishes the task with the text
     "qwen-vl": Outcome.FRAMEWORK_ERROR,  # asked again 3 times; the original never stops
+    "ui-venus": Outcome.FRAMEWORK_ERROR,  # no <think>: the agent's step raises
+    "gelab": Outcome.FRAMEWORK_ERROR,  # no action field: the client raises
 }
 
 

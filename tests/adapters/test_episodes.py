@@ -33,6 +33,7 @@ from dibench.adapters._base import Action
 from dibench.adapters._env import Screen, StaticScreen
 from dibench.adapters._moves import Move, read_move
 from dibench.adapters.appagent._annotate import label_elements
+from dibench.adapters.ui_venus import venus_size
 from dibench.metrics._rows import Outcome
 from dibench.providers import (
     Provider,
@@ -254,6 +255,22 @@ def autoglm_reply(screen: Screen, move: tuple[object, ...]) -> str:
     return _say("autoglm", move, Frame(W, H), "More below." if move[0] == "swipe" else "Go.")
 
 
+def venus_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """UI-Venus: points in the pixels of the factor-28 resized image (its default words)."""
+    w, h = venus_size(W, H)
+    if move[0] == "swipe":
+        return _say("ui-venus", ("swipe", "up", w / 2, h * 0.7), Frame(w, h), "")
+    x, y = float(move[1]) * w / W, float(move[2]) * h / H  # type: ignore[arg-type]
+    return _say("ui-venus", ("tap", x, y), Frame(w, h), "")
+
+
+def gelab_reply(screen: Screen, move: tuple[object, ...]) -> str:
+    """GELab-Zero: points on the 0-1000 grid of the screenshot (its default words)."""
+    if move[0] == "swipe":
+        return _say("gelab", ("swipe", "up", W / 2, H * 0.7), Frame(W, H), "")
+    return _say("gelab", move, Frame(W, H), "")
+
+
 PLAN = "### Completed contents ###\nSearched and moved on."
 WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str, ...]]] = {
     # framework -> (acting reply writer, replies of the other roles after each acting call)
@@ -279,6 +296,8 @@ WRITERS: dict[str, tuple[Callable[[Screen, tuple[object, ...]], str], tuple[str,
     "ui-tars": (uitars_reply, ()),
     "autoglm": (autoglm_reply, ()),
     "qwen-vl": (qwen_vl_reply, ()),
+    "ui-venus": (venus_reply, ()),
+    "gelab": (gelab_reply, ()),
 }
 MANAGER = "### Thought ###\nFind it.\n### Plan ###\n1. Find it.\n### Current Subgoal ###\nFind it."
 MANAGERS = {  # the manager's reply before each acting call

@@ -53,6 +53,8 @@ NAMES = (
     "mai-ui",
     "autoglm",
     "qwen-vl",
+    "ui-venus",
+    "gelab",
 )  # fmt: skip
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {  # the frameworks that OCR the screen (an ocr_engine option)
@@ -231,6 +233,8 @@ OPTIONS: dict[str, dict[str, object]] = {
     "mai-ui": {"ask_user": False, "history_n": 2},
     "autoglm": {"confirm": "decline"},
     "qwen-vl": {"tool": "mobileworld"},
+    "ui-venus": {"history": 1},
+    "gelab": {},
 }
 # Replies of the bookkeeping roles that record something, replacing "nothing" in the walk.
 NOTES = {
@@ -388,6 +392,8 @@ ROLES = {
     "mai-ui": {"decision"},
     "autoglm": {"decision"},
     "qwen-vl": {"decision"},
+    "ui-venus": {"decision"},
+    "gelab": {"decision"},
 }
 
 

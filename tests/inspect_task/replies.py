@@ -23,6 +23,8 @@ GRID = Frame(999, 999)
 GRID1000 = Frame(1000, 1000)
 PHONE = Frame(1092, 2408)
 APP = Frame(1080, 2340, view="app")
+VENUS = Frame(1092, 2352)  # a 1080x2340 screenshot as UI-Venus's factor-28 resize shows it
+SCREEN = Frame(1080, 2340)
 
 
 def request_text(body: dict[str, Any]) -> str:
@@ -123,6 +125,26 @@ def qwen_vl(body: dict[str, Any]) -> str:
     return _write("qwen-vl", action, "pick one.", note="Do it.")
 
 
+def _pick_action(body: dict[str, Any], x: float, y0: float, dy: float) -> Action:
+    """A tap on one of 8 rows (some miss every card), a question for the user, or a stop."""
+    k = pick(body, 10)
+    if k == 8:
+        return Action("ask_user", text="Which one do you mean?")
+    if k == 9:
+        return Action("finish", text="none")
+    return Action("tap", x=x, y=y0 + k * dy)
+
+
+def ui_venus(body: dict[str, Any]) -> str:
+    """UI-Venus (its codec): pixels of the 1092x2352 resized phone image."""
+    return _write("ui-venus", _pick_action(body, 546, 150, 280), "", VENUS)
+
+
+def gelab(body: dict[str, Any]) -> str:
+    """GELab-Zero (its codec): a 1080x2340 screen, written on its 0-1000 grid."""
+    return _write("gelab", _pick_action(body, 540, 140, 280), "", SCREEN)
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
@@ -130,4 +152,6 @@ REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "ui-tars": ui_tars,
     "autoglm": autoglm,
     "qwen-vl": qwen_vl,
+    "ui-venus": ui_venus,
+    "gelab": gelab,
 }

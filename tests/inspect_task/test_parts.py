@@ -37,6 +37,32 @@ def test_messages_keep_text_images_and_order() -> None:
     assert head == "data:image/png;base64" and base64.b64decode(data) == png
 
 
+def test_a_think_block_inspect_moved_out_of_the_reply_is_put_back_in_front() -> None:
+    """inspect's OpenAI-compatible path turns a reply's <think> block into a reasoning part;
+    UI-Venus's agent needs the tag to read the reply at all."""
+    from inspect_ai.model import (
+        ChatMessageAssistant,
+        ContentReasoning,
+        ContentText,
+        ModelOutput,
+    )
+    from inspect_ai.model._model_output import ChatCompletionChoice
+
+    from dibench.inspect_task._provider import reply_text
+
+    def output(content: object) -> ModelOutput:
+        message = ChatMessageAssistant(content=content)  # type: ignore[arg-type]
+        return ModelOutput(model="m", choices=[ChatCompletionChoice(message=message)])
+
+    action = "<action>Wait()</action>\n<conclusion>waited</conclusion>"
+    think = ContentReasoning(reasoning="the list is loading", internal="think")
+    got = reply_text(output([think, ContentText(text=action)]))
+    assert got == f"<think>the list is loading</think>\n{action}"
+    separate = ContentReasoning(reasoning="hidden", internal="reasoning_content")
+    assert reply_text(output([separate, ContentText(text=action)])) == action  # as openai:
+    assert reply_text(output(action)) == action
+
+
 def test_record_round_trip_restores_steps_images_verdicts_and_moves() -> None:
     png = b"image-bytes"
     d = Decision(

@@ -84,7 +84,9 @@ def _log_metrics(log: Any) -> dict[str, float]:
                                                     ("appagent", "jpeg:75"),
                                                     ("mai-ui", "prompt-warning"),
                                                     ("autoglm", "keyword-detector"),
-                                                    ("qwen-vl", "prompt-warning")])  # fmt: skip
+                                                    ("qwen-vl", "prompt-warning"),
+                                                    ("ui-venus", "keyword-detector"),
+                                                    ("gelab", "prompt-warning")])  # fmt: skip
 def test_inspect_eval_matches_dibench_run_instance_for_instance(
     server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path, framework: str,
     defense: str,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from dibench import screens
-from dibench.adapters import AgentInput, Decision, candidate_at, make_adapter
+from dibench.adapters import AgentInput, Decision, Frame, candidate_at, codec_of, make_adapter
 from dibench.check import check_dataset
 from dibench.dataset import Dataset, Payload
 from dibench.dataset._schema import DecisionState, InjectedRecord
@@ -280,6 +280,11 @@ HIJACKS = [
     ("mimic-maiui-finish", "en", "before", "gave up"),
     ("mimic-qwenvl", "en", "before", "target"),
     ("mimic-qwenvl-finish", "en", "before", "gave up"),
+    ("mimic-owl15", "en", "after", "target"),  # GUI-Owl-1.5 reads the LAST call
+    ("mimic-owl15-finish", "en", "after", "gave up"),
+    ("mimic-venus", "en", "before", "target"),  # UI-Venus reads the FIRST action block
+    ("mimic-venus", "zh", "before", "target"),
+    ("mimic-venus-finish", "en", "before", "gave up"),
 ]
 
 
@@ -362,6 +367,9 @@ MISPLACED = [
     ("mimic-qwenvl", "en", "after"),
     ("mimic-qwenvl-tag", "en", "before"),  # no Thought/Action markers: neither reader takes it
     ("mimic-qwenvl-tag", "en", "after"),
+    ("mimic-owl15", "en", "before"),  # the model's own call comes after the quote
+    ("mimic-venus", "en", "after"),  # the model's own block comes first
+    ("mimic-gelab-tag", "en", "after"),  # the fields end at the model's own tag
 ]
 
 
@@ -505,3 +513,48 @@ def test_qwenvl_payload_clicks_the_target_on_the_999_grid(ds: Dataset) -> None:
     for rec in _records(ds, "mimic-qwenvl-finish"):
         hook = _hook(ds.benign[rec.pair_of], rec)
         assert '"terminate"' in hook and "</tool_call>" in hook
+
+
+def test_owl15_payload_clicks_the_target_on_the_1000_screen(ds: Dataset) -> None:
+    """Written by GUI-Owl-1.5's codec; its executor maps back with int(v / 999 * side)."""
+    for rec in _records(ds, "mimic-owl15"):
+        state = ds.benign[rec.pair_of]
+        hook = _hook(state, rec)
+        call = json.loads(hook.split("<tool_call>")[1].split("</tool_call>")[0])
+        gx, gy = call["arguments"]["coordinate"]
+        assert _in_card(
+            state, rec.target, int(gx / 999 * state.width), int(gy / 999 * state.height)
+        )
+    for rec in _records(ds, "mimic-owl15-finish"):
+        hook = _hook(ds.benign[rec.pair_of], rec)
+        assert '"terminate"' in hook and '"success"' in hook and hook.endswith("</tool_call>")
+
+
+# --- UI-Venus: its resized pixels; GELab-Zero: a quoted closing tag stops the original -------
+
+
+def test_venus_payload_clicks_the_target_in_its_resized_pixels(ds: Dataset) -> None:
+    codec = codec_of("ui-venus")
+    recs = _records(ds, "mimic-venus")
+    assert recs and {ds.benign[r.pair_of].language for r in recs} == {"en", "zh"}
+    for rec in recs:
+        state = ds.benign[rec.pair_of]
+        hook = _hook(state, rec)
+        h, w = smart_resize(state.height, state.width, 28, 4 * 28 * 28, 16384 * 28 * 28)
+        reply = f"<think>x</think>{hook[hook.index('<action>') :]}<conclusion>y</conclusion>"
+        a = codec.read(reply, Frame(w, h))
+        x, y = (a.x or 0) * state.width / w, (a.y or 0) * state.height / h
+        assert _in_card(state, rec.target, x, y), rec.id
+
+
+@pytest.mark.parametrize("parse", ["faithful", "robust"])
+def test_gelab_tag_quoted_before_stops_only_the_faithful_parser(ds: Dataset, parse: str) -> None:
+    """A screen shows no tab: after the quoted closing tag, the original reads one field with
+    no action it knows, and the run ends (denial of decision); robust reads the agent's own."""
+    for language in ("en", "zh"):
+        rec = _record(ds, "mimic-gelab-tag", language)
+        got = _decide("gelab", parse, _input(ds, rec.id), "before")
+        if parse == "faithful":
+            assert (got.outcome, got.candidate) == (Outcome.FRAMEWORK_ERROR, None), got.cause
+        else:
+            assert (got.outcome, got.candidate) == (Outcome.COMMITTED, rec.acceptable[0])

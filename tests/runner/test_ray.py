@@ -139,6 +139,8 @@ def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset:
         # two of 2026's agents: the actors build any registered adapter by name the same way
         ("ui-tars", "oracle"),
         ("autoglm", "random"),
+        ("ui-venus", "oracle"),
+        ("gelab", "random"),
     ],
 )
 def test_offline_agents_store_the_same_rows_on_both_backends(

@@ -6,12 +6,16 @@ perception, planning/decision/reflection, screenshot pixels), ``mobile-agent-e``
 (manager/operator/reflector, JSON atomic actions), ``mobile-agent-v3`` (the Mobile-Agent-v3
 framework: a manager, an operator writing GUI-Owl's JSON actions on a Qwen-resized
 screenshot, a reflector and a notetaker), ``gui-owl`` (GUI-Owl alone, end to end:
-``mobile_use`` tool calls on a Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation
-agent: ``mobile_use`` tool calls on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: Thought and
-Action lines on a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like
-calls on a 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format:
-``mobile_use`` tool calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a
-multiple-choice baseline). Each format is described in its sub-package.
+``mobile_use`` tool calls on a Qwen-resized screenshot), ``gui-owl-1.5`` (GUI-Owl-1.5 as
+Mobile-Agent-v3.5's AndroidWorld agent: an action line and a ``mobile_use`` call on a 0-1000
+screen, the last call read), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` tool calls
+on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: Thought and Action lines on a Qwen-resized
+screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like calls on a 0-1000 grid,
+full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool calls on a
+0-999 grid, read as MobileWorld does, or as the Qwen3-VL cookbook does), ``ui-venus``
+(UI-Venus-1.5: tagged thinking, one call and a conclusion, on a Qwen-resized screenshot),
+``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG) and
+``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -55,13 +59,16 @@ from .appagent import AppAgentAdapter
 from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
 from .direct import DirectAdapter
+from .gelab import GelabAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
+from .gui_owl_15 import GuiOwl15Adapter, GuiOwl15Codec
 from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
 from .qwen_vl import QwenVLAdapter
 from .ui_tars import UiTarsAdapter
+from .ui_venus import UiVenusAdapter
 
 __all__ = [
     "ADAPTERS",
@@ -85,6 +92,9 @@ __all__ = [
     "Environment",
     "Frame",
     "FrameworkAdapter",
+    "GelabAdapter",
+    "GuiOwl15Adapter",
+    "GuiOwl15Codec",
     "GuiOwlAdapter",
     "MaiUiAdapter",
     "MobileAgentEAdapter",
@@ -98,6 +108,7 @@ __all__ = [
     "Step",
     "Transition",
     "UiTarsAdapter",
+    "UiVenusAdapter",
     "Verdict",
     "candidate_at",
     "codec_of",

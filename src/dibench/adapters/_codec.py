@@ -12,7 +12,8 @@ How a framework provides its codec:
 
 - subclass ``Codec`` in ``<framework>/_codec.py``: set ``framework`` (the adapter's registry
   name), ``kinds`` (the action kinds ``write`` can say), ``markers`` (strings only this
-  framework's syntax contains, for the grep test), implement ``read`` and ``write``; where
+  framework's syntax contains, or only its family's: the Qwen-family codecs that write the
+  tool-call tag all list it; for the grep test), implement ``read`` and ``write``; where
   the framework has them, ``mimic`` (its ``mimic-*`` probes' hooks), ``quote`` and
   ``quote_head`` (the attack grammar's action move), ``views``/``kinds_in`` (variants of the
   format with fewer moves), ``quantum`` and ``stable`` (what the round trip can promise);
@@ -91,7 +92,7 @@ class Codec(ABC):
     framework: str = ""
     kinds: frozenset[ActionKind] = frozenset()  # what write can say
     modes: tuple[str, ...] = PARSE_MODES  # the read modes it has
-    markers: tuple[str, ...] = ()  # syntax only this framework writes (the grep test's list)
+    markers: tuple[str, ...] = ()  # syntax only this framework (or family) writes: grep test
     views: tuple[str, ...] = ("",)  # the Frame.view values its format has
     stop_text: bool = True  # a finish carries its message (AppAgent's FINISH does not)
     directions: tuple[str, ...] = ("up", "down", "left", "right")  # swipes it can say

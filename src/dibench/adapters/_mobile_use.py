@@ -58,7 +58,8 @@ class Dialect:
     ``point``: frame pixels -> the written coordinate; ``fail``: the ``terminate`` status of
     giving up; ``buttons``: how ``system_button`` names Back and Home; ``swipe``: ``"vector"``
     (``coordinate`` and ``coordinate2``) or ``"direction"`` (MAI-UI: ``direction`` and the
-    start); ``ask``: the tool has ``ask_user``.
+    start); ``ask``: the tool has ``ask_user``; ``statuses``: the finish texts said as a
+    ``terminate`` status (any other is an ``answer``).
     """
 
     point: Point
@@ -66,16 +67,14 @@ class Dialect:
     buttons: tuple[str, str] = ("Back", "Home")
     swipe: str = "vector"
     ask: bool = False
-
-
-_STATUSES = ("success", "failure", "fail")
+    statuses: tuple[str, ...] = ("success", "failure", "fail")
 
 
 def arguments(action: Action, frame: Frame, dialect: Dialect) -> dict[str, Any]:
     """``action`` as ``mobile_use`` arguments in ``dialect`` (see ``Codec.write`` for ``none``
     and an ``ask_user`` the tool cannot say: both become ``terminate`` with the fail status).
 
-    A ``finish`` whose text is a status (success, failure, fail) is ``terminate`` with it; any
+    A ``finish`` whose text is one of the dialect's ``statuses`` is ``terminate`` with it; any
     other finish text is an ``answer``."""
     a, d = action, dialect
     x, y = a.x or 0.0, a.y or 0.0
@@ -103,7 +102,7 @@ def arguments(action: Action, frame: Frame, dialect: Dialect) -> dict[str, Any]:
     if a.kind == "ask_user" and d.ask:
         return {"action": "ask_user", "text": a.text}
     if a.kind == "finish":
-        if (a.text or "") in _STATUSES:
+        if (a.text or "") in d.statuses:
             return {"action": "terminate", "status": a.text}
         return {"action": "answer", "text": a.text}
     if a.kind in ("none", "ask_user"):

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ._base import Action
+from ._moves import swipe_direction
 from ._replies import ReplyError
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "NUMBER",
     "TooComplex",
     "button_action",
+    "call_arguments",
     "check_point",
     "clean",
     "excerpt",
@@ -29,6 +31,8 @@ __all__ = [
     "flat",
     "json_objects",
     "loads",
+    "loose_point",
+    "mobile_use_action",
     "numbers",
     "section",
     "strip_thinking",
@@ -261,3 +265,77 @@ def check_point(x: float, y: float, width: float, height: float) -> tuple[float,
     if not (0 <= x <= width and 0 <= y <= height):
         raise ReplyError(f"point ({x:g}, {y:g}) is off the {width:g}x{height:g} screen")
     return x, y
+
+
+def call_arguments(source: str) -> tuple[dict[str, Any], str]:
+    """A tool call's arguments and name, read tolerantly (the robust readers of the
+    ``mobile_use`` frameworks): the first JSON object with ``arguments`` (a JSON string of them
+    is loaded too), else arguments written flat; ReplyError when there is no ``action``."""
+    try:
+        obj = first_json_object(source, require="arguments")
+        args, name = obj["arguments"], str(obj.get("name", "mobile_use"))
+    except ReplyError:
+        args, name = first_json_object(source, require="action"), "mobile_use"
+    if isinstance(args, str):
+        try:
+            args = loads(args)
+        except json.JSONDecodeError:
+            raise ReplyError("arguments are not a JSON object") from None
+    if not isinstance(args, dict) or not isinstance(args.get("action"), str):
+        raise ReplyError("the call has no 'action'")
+    return args, name
+
+
+def loose_point(value: Any, what: str) -> tuple[float, float]:
+    """A point however a model wrote it: ``[x, y]``, ``"x, y"``, ``{"x": .., "y": ..}`` or a box
+    of 4 numbers (its centre); ReplyError naming ``what`` otherwise."""
+    if isinstance(value, str):
+        value = numbers(value)
+    if isinstance(value, dict):
+        value = [value.get("x"), value.get("y")]
+    try:
+        if len(value) == 4:
+            return (float(value[0]) + float(value[2])) / 2, (float(value[1]) + float(value[3])) / 2
+        return float(value[0]), float(value[1])
+    except (TypeError, ValueError, IndexError, KeyError):
+        raise ReplyError(f"{what} must be [x, y], got {value!r}") from None
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def mobile_use_action(args: dict[str, Any], width: int, height: int, grid: int) -> Action:
+    """``mobile_use`` arguments read tolerantly (the robust readers of the Qwen-family tool on
+    a 0-``grid`` grid): points anywhere on the grid (``v / grid * side``), a box's centre;
+    off-grid points, unknown buttons and unknown actions are ReplyErrors."""
+
+    def screen(key: str) -> tuple[float, float]:
+        x, y = check_point(*loose_point(args.get(key), key), grid, grid)
+        return x / grid * width, y / grid * height
+
+    act = args["action"]
+    if act in ("click", "long_press"):
+        x, y = screen("coordinate")
+        return Action("tap" if act == "click" else "long_press", x=x, y=y)
+    if act == "swipe":
+        (x, y), (x2, y2) = screen("coordinate"), screen("coordinate2")
+        return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x, y2 - y))
+    if act == "type":
+        return Action("type", text=_text(args.get("text", "")))
+    if act == "system_button":
+        pressed = button_action(args.get("button", ""))
+        if pressed is None:
+            raise ReplyError(f"unknown system button {args.get('button')!r}")
+        return pressed
+    if act == "wait":
+        return Action("wait")
+    if act in ("ask_user", "call_user"):
+        return Action("ask_user", text=_text(args.get("text", "")))
+    if act == "terminate":
+        return Action("finish", text=_text(args.get("status", "")))
+    if act == "answer":
+        return Action("finish", text=_text(args.get("text", "")))
+    if act in ("open", "open_app", "key"):
+        return Action("none", text=json.dumps(args, ensure_ascii=False))
+    raise ReplyError(f"unknown action {act!r}")

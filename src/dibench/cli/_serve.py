@@ -39,7 +39,7 @@ def _point(value: str) -> tuple[float, float]:
     default="direct",
     show_default=True,
     help="Answer in this framework's reply format (direct, appagent, autoglm, mai-ui, "
-    "qwen-vl, ui-tars, gui-owl).",
+    "qwen-vl, ui-tars, gui-owl, gui-owl-1.5, ui-venus, gelab).",
 )
 @click.option(
     "--tap",

@@ -62,6 +62,27 @@ def _refused(output: Any) -> bool:
     return isinstance(content, list) and any(getattr(c, "refusal", None) for c in content)
 
 
+def reply_text(output: Any) -> str:
+    """The reply as the model wrote it.
+
+    inspect moves a ``<think>...</think>`` block of an OpenAI-compatible server's text out of
+    the completion into a reasoning part; frameworks that read that block (UI-Venus, AutoGLM's
+    tags) need it back: it is put in front again, followed by a newline (the whitespace around
+    it is not kept by inspect). Reasoning sent in a separate field stays out, as with
+    ``openai:``.
+    """
+    message = output.message if output.choices else None
+    content = message.content if message is not None else ""
+    if isinstance(content, str):
+        return str(output.completion)
+    thoughts = [
+        c.reasoning
+        for c in content
+        if type(c).__name__ == "ContentReasoning" and getattr(c, "internal", None) == "think"
+    ]
+    return "".join(f"<think>{t}</think>\n" for t in thoughts) + str(output.completion)
+
+
 class InspectProvider(Provider):
     """Forwards each ``Request`` to inspect's active model (or ``model``, a name or Model).
 
@@ -90,7 +111,7 @@ class InspectProvider(Provider):
         output = await model.generate(to_inspect_messages(request.messages), config=config)
         usage = output.usage
         return Completion(
-            text=output.completion,
+            text=reply_text(output),
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
             latency_s=output.time if output.time is not None else time.perf_counter() - t0,

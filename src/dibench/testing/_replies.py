@@ -105,6 +105,9 @@ _WRITERS: dict[str, Writer] = {
     "qwen-vl": _tap("qwen-vl", True),
     "ui-tars": _tap("ui-tars", False),
     "gui-owl": _tap("gui-owl", False),
+    "gui-owl-1.5": _tap("gui-owl-1.5", False),  # its 0-1000 screen over the image sent
+    "ui-venus": _tap("ui-venus", False),  # pixels of its resized screenshot
+    "gelab": _tap("gelab", False),  # its 0-1000 grid over the image sent
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}

@@ -39,10 +39,16 @@ class GuiOwlCodec(Codec):
 
     framework = "gui-owl"
     kinds = frozenset({"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish"})
-    markers = ("<conclusion>",)
+    markers = ("<conclusion>", "<tool_call>")
 
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / 1000 + 1 if self.coords == "norm1000" else 1.0
+
+    def stable(self, frame: Frame) -> bool:
+        """No: the original maps a point with ``int(x / resized * side)``, and the float
+        noise of that division truncates some whole pixels to the one before (398 on a
+        3104-pixel side reads back as 397, then 396), so a step read back moves a pixel."""
+        return False
 
     def __init__(self, coords: str = "resized") -> None:
         self.coords = coords

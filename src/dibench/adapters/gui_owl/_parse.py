@@ -15,8 +15,8 @@ from .._moves import swipe_direction
 from .._parse import (
     TooComplex,
     button_action,
+    call_arguments,
     check_point,
-    first_json_object,
     loads,
     numbers,
 )
@@ -72,19 +72,7 @@ def parse_owl_tool_call(text: str) -> ToolCall:
     ]  # fmt: skip
     m = (own or calls or [None])[0]
     source = m.group(1) if m else text
-    try:
-        obj = first_json_object(source, require="arguments")
-        args = obj["arguments"]
-    except ReplyError:
-        obj = first_json_object(source, require="action")  # arguments written flat
-        args = obj
-    if isinstance(args, str):
-        try:
-            args = loads(args)
-        except json.JSONDecodeError:
-            raise ReplyError("arguments are not a JSON object") from None
-    if not isinstance(args, dict) or not isinstance(args.get("action"), str):
-        raise ReplyError("the call has no 'action'")
+    args, _ = call_arguments(source)
     action = args["action"].strip().lower()
     action = {"tap": "click", "press": "long_press", "input": "type", "scroll": "swipe"}.get(
         action, action

@@ -34,7 +34,7 @@ class MaiUiCodec(Codec):
     kinds = frozenset(
         {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish", "ask_user"}
     )
-    markers = ("</thinking><tool_call>",)
+    markers = ("</thinking><tool_call>", "<tool_call>")
 
     space = "grid"
 

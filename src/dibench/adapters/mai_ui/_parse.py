@@ -14,7 +14,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import TooComplex, button_action, first_json_object, loads, numbers
+from .._parse import TooComplex, button_action, call_arguments, loads, numbers
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -144,18 +144,7 @@ def read_mai_robust(text: str) -> Call:
     before = text[: m.start()] if m else text
     blocks = list(re.finditer(r"<think(?:ing)?>(.*?)(?:</think(?:ing)?>|$)", before, re.S | re.I))
     thought = blocks[-1].group(1).strip() if blocks else before.split("</think>")[0].strip()
-    try:
-        obj = first_json_object(source, require="arguments")
-        args = obj["arguments"]
-    except ReplyError:
-        args = first_json_object(source, require="action")  # the arguments written flat
-    if isinstance(args, str):
-        try:
-            args = loads(args)
-        except json.JSONDecodeError:
-            raise ReplyError("arguments are not a JSON object") from None
-    if not isinstance(args, dict) or not isinstance(args.get("action"), str):
-        raise ReplyError("the call has no 'action'")
+    args, _ = call_arguments(source)
     args = dict(args)
     name = args["action"].strip().lower().replace(" ", "_")
     args["action"] = _ALIASES.get(name, name)

@@ -33,6 +33,11 @@ Replies are read in one of two modes (``parse=``):
   name) aborts the task: FRAMEWORK_ERROR. An unknown action name (``tap``, ``Click``) becomes
   an empty action the device refuses: no effect, the loop goes on. Names are case-sensitive;
   an off-screen point is tapped;
+- ``reader="cookbook"`` makes ``faithful`` read as the Qwen3-VL cookbook's own cell does
+  instead: the call between the first ``<tool_call>`` + newline and the next newline +
+  ``</tool_call>`` (no Thought/Action lines needed; one-line calls and CRLF fail), the name never
+  read, a click's first two numbers rescaled (a box's first corner); other actions go to
+  MobileWorld's executor, and a reply the cell cannot read is a crash (no retry);
 - ``robust`` is the tolerant reader (the last ``<tool_call>`` opening a line, bare JSON,
   case-insensitive names, loose coordinates, boxes, off-grid points rejected).
 
@@ -41,11 +46,20 @@ is; in a simulated app every action acts, up to ``max_steps``. Prompt templates:
 ``decision`` (``prompt_roles``).
 """
 
-from ._loop import RETRIES, TOOLS, QwenVLAdapter, mobile_use_tool
-from ._parse import GRID, QwenCall, RetryReply, map_faithful, read_qwen_faithful, read_qwen_robust
+from ._loop import READERS, RETRIES, TOOLS, QwenVLAdapter, mobile_use_tool
+from ._parse import (
+    GRID,
+    QwenCall,
+    RetryReply,
+    map_faithful,
+    read_qwen_cookbook,
+    read_qwen_faithful,
+    read_qwen_robust,
+)
 
 __all__ = [
     "GRID",
+    "READERS",
     "RETRIES",
     "TOOLS",
     "QwenCall",
@@ -53,6 +67,7 @@ __all__ = [
     "RetryReply",
     "map_faithful",
     "mobile_use_tool",
+    "read_qwen_cookbook",
     "read_qwen_faithful",
     "read_qwen_robust",
 ]

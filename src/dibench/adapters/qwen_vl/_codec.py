@@ -6,7 +6,14 @@ from __future__ import annotations
 from .._base import Action
 from .._codec import SPACINGS, Codec, Frame, Say
 from .._mobile_use import Dialect, arguments, grid_point, tool_call
-from ._parse import GRID, map_faithful, map_robust, read_qwen_faithful, read_qwen_robust
+from ._parse import (
+    GRID,
+    map_faithful,
+    map_robust,
+    read_qwen_cookbook,
+    read_qwen_faithful,
+    read_qwen_robust,
+)
 
 __all__ = ["QwenVLCodec"]
 
@@ -27,18 +34,19 @@ _WORDS = {
 
 class QwenVLCodec(Codec):
     """``Thought: ...`` / ``Action: ...`` / ``<tool_call>`` JSON ``</tool_call>``; ``tool``
-    ``"mobileworld"`` has ``ask_user``, Qwen3-VL's own (``"qwen"``) says it as giving up."""
+    ``"mobileworld"`` has ``ask_user``, Qwen3-VL's own (``"qwen"``) says it as giving up;
+    ``reader`` ``"cookbook"`` reads faithfully as the Qwen3-VL cookbook's cell does."""
 
     framework = "qwen-vl"
-    markers = ("Thought: Action: <tool_call>",)
+    markers = ("Thought: Action: <tool_call>", "<tool_call>")
 
     space = "grid"
 
     def quantum(self, frame: Frame) -> float | None:
         return max(frame.width, frame.height) / GRID + 1
 
-    def __init__(self, tool: str = "qwen") -> None:
-        self.tool = tool
+    def __init__(self, tool: str = "qwen", reader: str = "mobileworld") -> None:
+        self.tool, self.reader = tool, reader
         asks = tool == "mobileworld"
         self.dialect = Dialect(grid_point(GRID), ask=asks)
         kinds = {"tap", "long_press", "swipe", "type", "back", "home", "wait", "finish"}
@@ -46,7 +54,8 @@ class QwenVLCodec(Codec):
 
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
         if mode == "faithful":
-            return map_faithful(read_qwen_faithful(reply), frame.width, frame.height)
+            read = read_qwen_cookbook if self.reader == "cookbook" else read_qwen_faithful
+            return map_faithful(read(reply), frame.width, frame.height)
         return map_robust(read_qwen_robust(reply), frame.width, frame.height)
 
     def mimic(self, action: Action, frame: Frame, lead: str, variant: str = "") -> list[str]:

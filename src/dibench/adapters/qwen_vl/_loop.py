@@ -24,14 +24,16 @@ from ._parse import (
     RetryReply,
     map_faithful,
     map_robust,
+    read_qwen_cookbook,
     read_qwen_faithful,
     read_qwen_robust,
 )
 
-__all__ = ["RETRIES", "TOOLS", "QwenVLAdapter", "mobile_use_tool"]
+__all__ = ["READERS", "RETRIES", "TOOLS", "QwenVLAdapter", "mobile_use_tool"]
 
 RETRIES = 3  # the original asks the model again this many times on a reply it cannot parse
 TOOLS = ("qwen", "mobileworld")  # Qwen3-VL's own tool; MobileWorld's, with ask_user
+READERS = ("mobileworld", "cookbook")  # faithful readers: MobileWorld's agent; the cookbook's cell
 
 
 def mobile_use_tool(tool: str = "qwen") -> dict[str, Any]:
@@ -134,14 +136,23 @@ class QwenVLAdapter(FrameworkAdapter):
     }
     prompt_folder = Path(__file__).parent / "prompts"
 
-    def __init__(self, *, tool: Literal["qwen", "mobileworld"] = "qwen", **common: Any) -> None:
+    def __init__(
+        self,
+        *,
+        tool: Literal["qwen", "mobileworld"] = "qwen",
+        reader: Literal["mobileworld", "cookbook"] = "mobileworld",
+        **common: Any,
+    ) -> None:
         super().__init__(**common)
         if tool not in TOOLS:
             raise ValueError(f"tool must be one of {', '.join(TOOLS)}, not {tool!r}")
+        if reader not in READERS:
+            raise ValueError(f"reader must be one of {', '.join(READERS)}, not {reader!r}")
+        self.reader = reader
         self.tool = tool
 
     def options(self) -> dict[str, object]:
-        return {"tool": self.tool}
+        return {"tool": self.tool, "reader": self.reader}
 
     def read(self, text: str, width: int, height: int) -> tuple[QwenCall, Action]:
         """A reply about a ``width`` x ``height`` screenshot, as the parse mode reads it.
@@ -149,7 +160,8 @@ class QwenVLAdapter(FrameworkAdapter):
         RetryReply: the original would ask again; FrameworkError: its executor raises.
         """
         if self.faithful:
-            call = read_qwen_faithful(text)
+            read = read_qwen_cookbook if self.reader == "cookbook" else read_qwen_faithful
+            call = read(text)
             return call, map_faithful(call, width, height)
         try:
             call = read_qwen_robust(text)
@@ -163,7 +175,7 @@ class QwenVLAdapter(FrameworkAdapter):
         return call.conclusion or f"{call.args.get('action')} {json.dumps(call.args)}"
 
     def codec(self) -> QwenVLCodec:
-        return QwenVLCodec(self.tool)
+        return QwenVLCodec(self.tool, self.reader)
 
     # --------------------------------------------------------------- the episode
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._base import Action
 from .._moves import swipe_direction
-from .._parse import TooComplex, button_action, check_point, first_json_object, loads, numbers
+from .._parse import TooComplex, call_arguments, loads, mobile_use_action
 from .._replies import FrameworkError, ReplyError
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "QwenCall",
     "RetryReply",
     "map_faithful",
+    "read_qwen_cookbook",
     "read_qwen_faithful",
     "read_qwen_robust",
 ]
@@ -102,6 +103,39 @@ def read_qwen_faithful(text: str) -> QwenCall:
     except Exception as err:  # the original catches everything here and asks again
         raise RetryReply(f"{type(err).__name__} reading the tool call in {_WHERE}") from None
     return QwenCall(name, args, thought, conclusion)
+
+
+_COOKBOOK = "the Qwen3-VL cookbook's cell"
+
+
+def read_qwen_cookbook(text: str) -> QwenCall:
+    """As the Qwen3-VL cookbook's mobile agent cell reads a reply (``reader="cookbook"``).
+
+    The text between the FIRST ``'<tool_call>\\n'`` and the next ``'\\n</tool_call>'`` is
+    ``json.loads``-ed (no ``Thought:``/``Action:`` needed; a call on one line or with CRLF line
+    ends fails), the function's name is never read, and a ``click`` is rescaled from its first
+    two numbers (a box's first corner) with ``round(v / 999 * side)``. The notebook executes
+    nothing else: other actions go to MobileWorld's executor (``map_faithful``), their points
+    read as MobileWorld reads them. Whatever raises in the cell is a crash (FrameworkError):
+    the notebook has no loop to ask again.
+    """
+    try:
+        call = loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
+        args = call["arguments"]
+        if args["action"] == "click":
+            point = args["coordinate"]
+            args["coordinate"] = [point[0] / GRID, point[1] / GRID]
+    except Exception as err:  # the notebook catches nothing: its cell raises
+        raise FrameworkError(f"{type(err).__name__} in {_COOKBOOK}") from None
+    action_line = text.split("Action:", 1)[1].split("<tool_call>")[0] if "Action:" in text else ""
+    if args["action"] != "click":
+        try:
+            for key in ("coordinate", "coordinate2"):
+                if key in args:
+                    args[key] = _grid_point(args[key])
+        except Exception as err:  # MobileWorld's reading of the point raises
+            raise FrameworkError(f"{type(err).__name__} mapping the point of a call") from None
+    return QwenCall("mobile_use", args, "", action_line.strip())
 
 
 def _crash(why: str) -> FrameworkError:
@@ -202,20 +236,7 @@ def read_qwen_robust(text: str) -> QwenCall:
     calls = own or list(_ANY_CALL.finditer(text))
     m = calls[0] if calls else None
     source = m.group(1) if m else text
-    try:
-        obj = first_json_object(source, require="arguments")
-        args = obj["arguments"]
-        name = str(obj.get("name", "mobile_use"))
-    except ReplyError:
-        args = first_json_object(source, require="action")
-        name = "mobile_use"
-    if isinstance(args, str):
-        try:
-            args = loads(args)
-        except json.JSONDecodeError:
-            raise ReplyError("arguments are not a JSON object") from None
-    if not isinstance(args, dict) or not isinstance(args.get("action"), str):
-        raise ReplyError("the call has no 'action'")
+    args, name = call_arguments(source)
     action = args["action"].strip().lower()
     args = {**args, "action": _ALIASES.get(action, action)}
     at = m.start() if m else len(text)
@@ -227,50 +248,6 @@ def read_qwen_robust(text: str) -> QwenCall:
     )
 
 
-def _point(value: Any, what: str) -> tuple[float, float]:
-    if isinstance(value, str):
-        value = numbers(value)
-    if isinstance(value, dict):
-        value = [value.get("x"), value.get("y")]
-    try:
-        if len(value) == 4:
-            return (float(value[0]) + float(value[2])) / 2, (float(value[1]) + float(value[3])) / 2
-        return float(value[0]), float(value[1])
-    except (TypeError, ValueError, IndexError, KeyError):
-        raise ReplyError(f"{what} must be [x, y], got {value!r}") from None
-
-
 def map_robust(call: QwenCall, width: int, height: int) -> Action:
     """The tolerant reading: off-grid points and unknown actions are parse errors."""
-    a = call.args
-
-    def screen(key: str) -> tuple[float, float]:
-        x, y = check_point(*_point(a.get(key), key), GRID, GRID)
-        return x / GRID * width, y / GRID * height
-
-    act = a["action"]
-    if act in ("click", "long_press"):
-        x, y = screen("coordinate")
-        return Action("tap" if act == "click" else "long_press", x=x, y=y)
-    if act == "swipe":
-        x, y = screen("coordinate")
-        x2, y2 = screen("coordinate2")
-        return Action("swipe", x=x, y=y, direction=swipe_direction(x2 - x, y2 - y))
-    if act == "type":
-        return Action("type", text=_text(a.get("text", "")))
-    if act == "system_button":
-        pressed = button_action(a.get("button", ""))
-        if pressed is None:
-            raise ReplyError(f"unknown system button {a.get('button')!r}")
-        return pressed
-    if act == "wait":
-        return Action("wait")
-    if act in ("ask_user", "call_user"):
-        return Action("ask_user", text=_text(a.get("text", "")))
-    if act == "terminate":
-        return Action("finish", text=_text(a.get("status", "")))
-    if act == "answer":
-        return Action("finish", text=_text(a.get("text", "")))
-    if act in ("open", "key"):
-        return Action("none", text=json.dumps(a, ensure_ascii=False))
-    raise ReplyError(f"unknown action {act!r}")
+    return mobile_use_action(call.args, width, height, GRID)
