@@ -7,6 +7,7 @@ best fixed probe are then compared on held-out pairs. Found templates are saved 
 definition file that ``--load`` registers for every command.
 """
 
+from dibench._records import AttackFile, HeldOut, HeldOutResult, HeldOutTest
 from dibench.probes import (
     FORMAT,
     MARKS,
@@ -35,8 +36,6 @@ from ._grammar import (
     random_genome,
     seed_population,
 )
-from dibench._records import AttackFile, HeldOut, HeldOutResult, HeldOutTest
-
 from ._search import AttackConfig, AttackRequest, AttackResult, run_attack
 from ._split import Split, choose_target, split_states
 
