@@ -147,3 +147,13 @@ def test_a_point_read_back_with_a_rounding_error_is_written_as_the_same_pixel() 
     y = codec.read(codec.write(Say(x), frame), frame, mode="robust")
     z = codec.read(codec.write(Say(y), frame), frame, mode="robust")
     assert round(y.y or 0) == round(z.y or 0) == 229
+
+
+def test_a_grid_swipe_near_the_edge_keeps_its_direction() -> None:
+    """Hypothesis found it: on AppAgent's grid a right swipe from near the right edge had its
+    start and end in one spot and read back as left; it now starts where its stroke fits."""
+    codec, frame = codec_of("appagent", parse="robust"), Frame(1018, 1800, view="grid")
+    for x0, y0 in ((916, 180), (1017, 1799), (0, 0)):
+        for d in ("right", "left", "up", "down"):
+            said = codec.write(Say(Action("swipe", x=x0, y=y0, direction=d)), frame)
+            assert codec.read(said, frame, mode="robust").direction == d, (x0, y0, d)

@@ -220,9 +220,12 @@ class AppAgentCodec(Codec):
     def _write_grid(self, say: Say, frame: Frame) -> str:
         a = say.action
         grid = Grid.for_screen(frame.width, frame.height)
-        area, sub = self._spot(grid, frame, a.x or 0.0, a.y or 0.0)
+        x, y = a.x or 0.0, a.y or 0.0
+        if a.kind == "swipe":  # a swipe that would leave the screen starts where it fits, as a
+            x, y = _fitting_start(x, y, a.direction or "up", grid.width, grid.height)  # user's
+        area, sub = self._spot(grid, frame, x, y)
         if a.kind == "swipe":
-            start = Move("swipe", a.x or 0.0, a.y or 0.0, a.direction or "up")
+            start = Move("swipe", x, y, a.direction or "up")
             if self.mode == "faithful":  # the executor starts the swipe at (x, x): aim from there
                 sx = self._point(grid, area, sub)[0]
                 start = Move("swipe", sx, sx, start.direction)
@@ -240,3 +243,20 @@ class AppAgentCodec(Codec):
             say.note or "Tapped a spot.",
             _seen(say),
         )
+
+
+def _fitting_start(
+    x: float, y: float, direction: str, width: int, height: int
+) -> tuple[float, float]:
+    """Where a swipe in ``direction`` starts so that its 40 % stroke (``swipe_end``) stays on
+    the screen: near the right edge, a right swipe's start and end would fall in one grid spot
+    and read back as no direction (or the other one)."""
+    if direction == "right":
+        x = min(x, 0.55 * width)
+    elif direction == "left":
+        x = max(x, 0.45 * width)
+    elif direction == "down":
+        y = min(y, 0.55 * height)
+    elif direction == "up":
+        y = max(y, 0.45 * height)
+    return x, y
