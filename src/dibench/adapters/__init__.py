@@ -10,7 +10,9 @@ Qwen-resized screenshot), ``mai-ui`` (MAI-UI's navigation agent: ``mobile_use`` 
 on a 0-999 grid), ``ui-tars`` (UI-TARS-1.5: ``Thought:`` / ``Action: click(start_box=...)`` on
 a Qwen-resized screenshot), ``autoglm`` (Open-AutoGLM's phone agent: ``do(action=...)`` on a
 0-1000 grid, full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool
-calls on a 0-999 grid, read as MobileWorld does) and ``direct`` (a multiple-choice baseline).
+calls on a 0-999 grid, read as MobileWorld does), ``claude-cu`` (Claude's computer-use tool through
+the Messages API: ``tool_use`` blocks, the documented screenshot scaling) and ``direct`` (a
+multiple-choice baseline).
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -46,6 +48,7 @@ from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
 from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
+from .claude_cu import ClaudeCUAdapter
 from .direct import DirectAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .mai_ui import MaiUiAdapter
@@ -71,6 +74,7 @@ __all__ = [
     "AppAgentAdapter",
     "AppAgentGrid",
     "AutoGLMAdapter",
+    "ClaudeCUAdapter",
     "Decision",
     "DirectAdapter",
     "Environment",
