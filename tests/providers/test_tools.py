@@ -1,0 +1,164 @@
+"""Tool calls through the provider layer: the real SDKs against the test server on loopback.
+
+A request declares tools and carries a past tool call and its result (with a screenshot); the
+server sees each vendor's wire form (``tool_use`` / ``tool_result`` blocks and the beta header,
+``functionCall`` / ``functionResponse`` parts) and answers with tool calls that come back as
+``Completion.calls``. The server also rejects what the Messages API rejects.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from dibench.adapters import encode_png
+from dibench.providers import (
+    Completion,
+    ImagePart,
+    InfraError,
+    Message,
+    Request,
+    SafetyCheck,
+    TextPart,
+    ToolCall,
+    ToolReply,
+    ToolResult,
+    ToolSpec,
+    make_provider,
+)
+from dibench.testing import FakeChatServer
+
+from .calls import complete_once
+
+FAST = {"timeout_s": 5.0, "max_retries": 0}
+
+
+def screenshot(w: int = 90, h: int = 195) -> ImagePart:
+    image = Image.new("RGB", (w, h), (240, 240, 240))
+    image.paste((200, 40, 40), (10, 20, 80, 60))
+    return ImagePart(encode_png(image), w, h)
+
+
+SHOT = screenshot()
+
+
+def request(tool: ToolSpec, past: ToolCall, result: ToolResult) -> Request:
+    return Request(
+        messages=(
+            Message("system", (TextPart("The computer is a phone."),)),
+            Message("user", (TextPart("Pick the red item."), SHOT)),
+            Message("assistant", (TextPart("Looking."), past)),
+            Message("user", (result,)),
+        ),
+        seed=3,
+        tools=(tool,),
+    )
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    with FakeChatServer("unused") as srv:
+        yield srv
+
+
+def complete(spec: str, srv: FakeChatServer, req: Request) -> Completion:
+    return complete_once(make_provider(spec, base_url=srv.url, **FAST), req)
+
+
+@pytest.mark.parametrize(
+    ("tool", "beta"),
+    [
+        (ToolSpec("computer_toolset_20260801"), None),
+        (
+            ToolSpec(
+                "computer_20251124",
+                name="computer",
+                fields={"display_width_px": 90, "display_height_px": 195},
+                beta="computer-use-2025-11-24",
+            ),
+            "computer-use-2025-11-24",
+        ),
+    ],
+)
+def test_anthropic_round_trips_tool_use_and_tool_result(
+    server: FakeChatServer, tool: ToolSpec, beta: str | None
+) -> None:
+    pytest.importorskip("anthropic")
+    toolset = "computer" if beta is None else ""
+    name, args = ("left_click", {"coordinate": [45, 40]}) if toolset else (
+        "computer", {"action": "left_click", "coordinate": [45, 40]}
+    )  # fmt: skip
+    past = ToolCall("toolu_a", name, args, toolset=toolset)
+    result = ToolResult("toolu_a", name, (SHOT,), toolset=toolset)
+    nxt = ToolCall("toolu_b", name, {**args, "coordinate": [12, 30]}, toolset=toolset)
+    server.reply = ToolReply("Tapping the red item.", (nxt,))
+    done = complete("anthropic:claude-test", server, request(tool, past, result))
+    assert (done.text, done.calls) == ("Tapping the red item.", (nxt,))
+    got = server.last
+    assert got.headers.get("anthropic-beta") == beta
+    assistant, answer = got.body["messages"][1:]
+    assert assistant["content"][1] == {
+        "type": "tool_use", "id": "toolu_a", "name": name, "input": args,
+        **({"toolset_name": "computer"} if toolset else {}),
+    }  # fmt: skip
+    block = answer["content"][0]
+    assert block["tool_use_id"] == "toolu_a" and block.get("toolset_name", "") == toolset
+    sent = Image.open(io.BytesIO(base64.b64decode(block["content"][0]["source"]["data"])))
+    assert sent.size == (90, 195)
+
+
+def test_the_server_rejects_what_the_messages_api_rejects(server: FakeChatServer) -> None:
+    pytest.importorskip("anthropic")
+    past = ToolCall("toolu_a", "left_click", {"coordinate": [1, 1]}, toolset="computer")
+    ok = ToolResult("toolu_a", "left_click", (SHOT,), toolset="computer")
+    toolset = ToolSpec("computer_toolset_20260801")
+    server.reply = ToolReply("done")
+    cases = [
+        (ToolSpec("computer_toolset_20260801", fields={"display_width_px": 90}), ok,
+         "does not accept display_width_px"),
+        (ToolSpec("computer_20250124", name="computer",
+                  fields={"display_width_px": 90, "display_height_px": 195}), ok,
+         "needs the beta header computer-use-2025-01-24"),
+        (toolset, ToolResult("toolu_other", "left_click", (SHOT,), toolset="computer"),
+         "without tool_result"),
+        (toolset, ToolResult("toolu_a", "left_click", (SHOT,)), "must echo toolset_name"),
+        (toolset, ToolResult("toolu_a", "left_click", (screenshot(1200, 2600),),
+                             toolset="computer"), "exceeds the limits"),
+    ]  # fmt: skip
+    for tool, result, why in cases:
+        with pytest.raises(InfraError, match="HTTP 400") as err:
+            complete("anthropic:claude-test", server, request(tool, past, result))
+        assert why in str(err.value)
+
+
+def test_google_round_trips_function_call_and_response(server: FakeChatServer) -> None:
+    pytest.importorskip("google.genai")
+    check = SafetyCheck(code="require_confirmation", message="This buys an item.")
+    past = ToolCall("", "click_at", {"x": 500, "y": 200})
+    result = ToolResult("", "click_at", (TextPart("clicked"), SHOT), acknowledged=(check,))
+    nxt = ToolCall("", "click_at", {"x": 120, "y": 640}, safety=(check,))
+    server.reply = ToolReply("Opening it.", (nxt,))
+    req = request(ToolSpec("computer_use", fields={"environment": "ENVIRONMENT_MOBILE"}), past,
+                  result)  # fmt: skip
+    done = complete("google:gemini-test", server, req)
+    assert done.text == "Opening it."
+    (call,) = done.calls
+    assert (call.name, call.input["x"], call.input["y"]) == ("click_at", 120, 640)
+    body: Any = server.last.body
+    assert body["tools"] == [{"computerUse": {"environment": "ENVIRONMENT_MOBILE"}}]
+    assert call.safety == (check,)
+    model_turn, answer = body["contents"][1:]
+    assert model_turn["parts"][1]["functionCall"] == {
+        "name": "click_at",
+        "args": {"x": 500, "y": 200},
+    }
+    response = answer["parts"][0]["functionResponse"]
+    assert response["response"] == {"output": "clicked", "safety_acknowledgement": "true"}
+    (blob,) = response["parts"]  # the SDK writes this nested blob snake_case, base64url
+    data = (blob.get("inlineData") or blob["inline_data"])["data"]
+    assert base64.urlsafe_b64decode(data) == SHOT.png
