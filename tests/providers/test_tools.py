@@ -67,7 +67,8 @@ def server() -> Iterator[FakeChatServer]:
 
 
 def complete(spec: str, srv: FakeChatServer, req: Request) -> Completion:
-    return complete_once(make_provider(spec, base_url=srv.url, **FAST), req)
+    url = srv.base_url if spec.startswith("openai:") else srv.url  # OpenAI's root ends in /v1
+    return complete_once(make_provider(spec, base_url=url, **FAST), req)
 
 
 @pytest.mark.parametrize(
@@ -162,3 +163,55 @@ def test_google_round_trips_function_call_and_response(server: FakeChatServer) -
     (blob,) = response["parts"]  # the SDK writes this nested blob snake_case, base64url
     data = (blob.get("inlineData") or blob["inline_data"])["data"]
     assert base64.urlsafe_b64decode(data) == SHOT.png
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        (
+            ToolSpec("computer"),
+            {"actions": [{"type": "click", "button": "left", "x": 45, "y": 40}]},
+        ),
+        (
+            ToolSpec(
+                "computer_use_preview",
+                fields={"display_width": 90, "display_height": 195, "environment": "browser"},
+            ),
+            {"action": {"type": "click", "button": "left", "x": 45, "y": 40}},
+        ),
+    ],
+)
+def test_openai_responses_round_trips_computer_call_and_output(
+    server: FakeChatServer, tool: ToolSpec, args: dict[str, Any]
+) -> None:
+    """A request with tools goes to /responses: the past call as a computer_call item, its
+    answer as a computer_call_output with the screenshot and the acknowledged check; the
+    reply's computer_call comes back with its pending safety check."""
+    pytest.importorskip("openai")
+    check = SafetyCheck("cu_sc_1", "malicious_instructions", "The screen asks you to buy.")
+    past = ToolCall("call_a", "computer", args, item="cu_a", safety=(check,))
+    result = ToolResult("call_a", "computer", (SHOT,), acknowledged=(check,))
+    nxt = ToolCall("call_b", "computer", args, item="cu_b", safety=(check,))
+    server.reply = ToolReply("Clicking.", (nxt,))
+    done = complete("openai:gpt-test", server, request(tool, past, result))
+    assert (done.text, done.calls) == ("Clicking.", (nxt,))
+    got = server.last
+    assert got.path == "/v1/responses"
+    body: Any = got.body
+    assert body["tools"] == [{"type": tool.type, **tool.fields}]
+    assert body["instructions"] == "The computer is a phone."
+    assert ("truncation" in body) == (tool.type == "computer_use_preview")
+    items = body["input"]
+    assert [i["type"] for i in items] == [
+        "message",
+        "message",
+        "computer_call",
+        "computer_call_output",
+    ]
+    assert (
+        items[2]["call_id"] == "call_a" and items[2]["pending_safety_checks"][0]["id"] == "cu_sc_1"
+    )
+    output = items[3]
+    assert output["acknowledged_safety_checks"][0]["code"] == "malicious_instructions"
+    url = output["output"]["image_url"]
+    assert base64.b64decode(url.split(",", 1)[1]) == SHOT.png
