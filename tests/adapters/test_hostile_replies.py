@@ -36,7 +36,10 @@ LONG = 50_000  # runs that bait backtracking: quadratic in this takes minutes
 BOUND_S = 5.0  # a safety net, not a benchmark: every run below takes well under a second
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {"mobile-agent-v2", "mobile-agent-e"}
-ENDS = {Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR, Outcome.NO_COMMIT}
+ENDS = {Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR, Outcome.NO_COMMIT, Outcome.ASKED_USER}
+# tool-protocol frameworks: any turn without a tool call is the model writing to the user,
+# a hand-back (asked_user), however odd its text
+TEXT_HANDS_BACK = {"claude-cu"}
 
 
 def _nested() -> dict[str, str]:
@@ -219,6 +222,9 @@ def test_a_run_of_hostile_replies_ends_as_a_failed_read(
     text = hostile()["section"]
     d, seconds = _run(name, parse, inp, HostileModel(text, role=None))
     _check(d, seconds, text, f"{name} {parse}")
+    if name in TEXT_HANDS_BACK:
+        assert d.outcome == Outcome.ASKED_USER and len(d.cause) < 400, d.cause
+        return
     assert d.outcome in (Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR), d.cause
     assert "Traceback" not in d.cause and d.steps[-1].error
 

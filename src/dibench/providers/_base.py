@@ -235,6 +235,9 @@ class Request:
 
 @dataclass(frozen=True)
 class Completion:
+    """A model's reply. ``text`` may be given a ``ToolReply`` (what a tool-protocol adapter's
+    ``answer`` renders), whose text and calls it then holds."""
+
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
@@ -260,6 +263,9 @@ class Completion:
         )
 
     def __post_init__(self) -> None:
+        if isinstance(self.text, ToolReply):  # an adapter's ``answer`` given as the reply
+            object.__setattr__(self, "calls", self.text.calls)
+            object.__setattr__(self, "text", self.text.text)
         # a reply is stored and recorded as UTF-8: a lone surrogate (which a Python str can hold
         # and UTF-8 cannot) would stop the store mid-run, so it is kept as U+FFFD instead
         if not self.text.isascii():

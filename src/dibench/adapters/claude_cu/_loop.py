@@ -18,6 +18,7 @@ from .._env import Screen
 from .._episode import End, Episode, FrameworkAdapter
 from .._images import Shown, encode_png, show
 from .._moves import AnswerFn
+from .._parse import excerpt
 from .._replies import ReplyError
 from ._protocol import (
     NOT_EXECUTED,
@@ -30,7 +31,9 @@ from ._protocol import (
     tool_reply,
 )
 
-__all__ = ["ClaudeCUAdapter"]
+__all__ = ["HAND_BACK_CHARS", "ClaudeCUAdapter"]
+
+HAND_BACK_CHARS = 300  # of a hand-back's text kept as its question (the step keeps it all)
 
 
 def _resize(tier: str) -> Any:
@@ -163,7 +166,7 @@ class ClaudeCUAdapter(FrameworkAdapter):
                 text = turn.text.strip()
                 if not text:
                     ep.unparseable(turn, ReplyError("a turn with neither text nor a tool call"))
-                action = Action("ask_user", text=text)
+                action = Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
                 ep.record(turn, action)
                 await ep.act(action)
             said = (TextPart(turn.text),) if turn.text else ()
