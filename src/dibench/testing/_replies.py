@@ -4,7 +4,8 @@ A real model answers a decision screen in the format its framework's prompt asks
 server stands in for it with one fixed move, a tap at a point of the shown screenshot (its
 centre unless told otherwise), written the way the offline agents' renderers write a tap for
 that framework (``adapters/*/_loop.py``): the same thought/action layout, coordinate space and
-tool-call JSON. The point is read on the image the request carries, so a framework that
+tool-call JSON (``claude-cu``: a ``left_click`` tool_use block for the declared tool). The
+point is read on the image the request carries, so a framework that
 resizes the screenshot (``ui-tars``, ``gui-owl``) gets its resized pixels. Frameworks whose
 loop asks several roles in turn (``mobile-agent-v2``, ``-e``, ``-v3``) need a different reply
 per role, which one fixed move cannot give: they are not offered.
@@ -23,6 +24,7 @@ from typing import Any
 from PIL import Image
 
 from dibench.adapters import ADAPTERS, AppAgentGrid
+from dibench.providers import ToolCall, ToolReply
 
 __all__ = ["REPLY_FRAMEWORKS", "framework_reply"]
 
@@ -30,14 +32,22 @@ Point = tuple[float, float]  # fractions of the shown image's width and height
 
 
 def _images(body: dict[str, Any]) -> Iterator[str]:
-    """The data URLs of the request's images, in order (OpenAI chat format)."""
+    """The data URLs of the request's images, in order (OpenAI chat format; Anthropic image
+    blocks, tool results' too, as data URLs)."""
     for message in body.get("messages") or ():
         content = message.get("content") if isinstance(message, dict) else None
         for part in content if isinstance(content, list) else ():
-            if isinstance(part, dict) and part.get("type") == "image_url":
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "image_url":
                 url = (part.get("image_url") or {}).get("url", "")
                 if isinstance(url, str) and url.startswith("data:"):
                     yield url
+            inner = part.get("content") if part.get("type") == "tool_result" else [part]
+            for block in inner if isinstance(inner, list) else ():
+                if isinstance(block, dict) and block.get("type") == "image":
+                    source = block.get("source") or {}
+                    yield f"data:{source.get('media_type')};base64,{source.get('data', '')}"
 
 
 def image_size(body: dict[str, Any]) -> tuple[int, int] | None:
@@ -140,7 +150,22 @@ def _gui_owl(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -
     )
 
 
-_WRITERS: dict[str, Callable[[Point, tuple[int, int] | None, dict[str, Any]], str]] = {
+def _claude_cu(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> ToolReply:
+    """A ``left_click`` in the sent screenshot's pixels, written for the declared tool."""
+    x, y = _pixels(point, size)
+    tools = body.get("tools") or [{}]
+    kind = tools[0].get("type") if isinstance(tools[0], dict) else None
+    if kind == "computer_toolset_20260801":
+        call = ToolCall("toolu_serve_test", "left_click", {"coordinate": [x, y]}, "computer")
+    else:
+        call = ToolCall(
+            "toolu_serve_test", "computer", {"action": "left_click", "coordinate": [x, y]}
+        )
+    return ToolReply("This item fits the request.", (call,))
+
+
+Writer = Callable[[Point, tuple[int, int] | None, dict[str, Any]], "str | ToolReply"]
+_WRITERS: dict[str, Writer] = {
     "direct": _direct,
     "appagent": _appagent,
     "autoglm": _autoglm,
@@ -148,6 +173,7 @@ _WRITERS: dict[str, Callable[[Point, tuple[int, int] | None, dict[str, Any]], st
     "qwen-vl": _qwen_vl,
     "ui-tars": _ui_tars,
     "gui-owl": _gui_owl,
+    "claude-cu": _claude_cu,
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}
@@ -157,7 +183,7 @@ REPLY_FRAMEWORKS: tuple[str, ...] = tuple(_WRITERS)
 
 def framework_reply(
     framework: str, point: Point = (0.5, 0.5)
-) -> tuple[Callable[[dict[str, Any]], str], str]:
+) -> tuple[Callable[[dict[str, Any]], str | ToolReply], str]:
     """The server's reply function for ``framework`` and a one-line account of what it taps.
 
     ``point`` is where a coordinate framework taps, as fractions of the shown image (the
@@ -173,7 +199,7 @@ def framework_reply(
             f"{', '.join(REPLY_FRAMEWORKS)}, or give the reply text itself"
         )
 
-    def reply(body: dict[str, Any]) -> str:
+    def reply(body: dict[str, Any]) -> str | ToolReply:
         return writer(point, image_size(body), body)
 
     where = _TAPS.get(framework, f"the point ({point[0]:g}, {point[1]:g}) of the screenshot")
