@@ -2,8 +2,8 @@
 
 A request declares tools and carries a past tool call and its result (with a screenshot); the
 server sees each vendor's wire form (``tool_use`` / ``tool_result`` blocks and the beta header,
-``functionCall`` / ``functionResponse`` parts) and answers with tool calls that come back as
-``Completion.calls``. The server also rejects what the Messages API rejects.
+``functionCall`` / ``functionResponse`` parts, Responses API items) and answers with tool
+calls that come back as ``Completion.calls``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dibench.adapters import encode_png
 from dibench.providers import (
     Completion,
     ImagePart,
-    InfraError,
     Message,
     Request,
     SafetyCheck,
@@ -111,30 +110,6 @@ def test_anthropic_round_trips_tool_use_and_tool_result(
     assert block["tool_use_id"] == "toolu_a" and block.get("toolset_name", "") == toolset
     sent = Image.open(io.BytesIO(base64.b64decode(block["content"][0]["source"]["data"])))
     assert sent.size == (90, 195)
-
-
-def test_the_server_rejects_what_the_messages_api_rejects(server: FakeChatServer) -> None:
-    pytest.importorskip("anthropic")
-    past = ToolCall("toolu_a", "left_click", {"coordinate": [1, 1]}, toolset="computer")
-    ok = ToolResult("toolu_a", "left_click", (SHOT,), toolset="computer")
-    toolset = ToolSpec("computer_toolset_20260801")
-    server.reply = ToolReply("done")
-    cases = [
-        (ToolSpec("computer_toolset_20260801", fields={"display_width_px": 90}), ok,
-         "does not accept display_width_px"),
-        (ToolSpec("computer_20250124", name="computer",
-                  fields={"display_width_px": 90, "display_height_px": 195}), ok,
-         "needs the beta header computer-use-2025-01-24"),
-        (toolset, ToolResult("toolu_other", "left_click", (SHOT,), toolset="computer"),
-         "without tool_result"),
-        (toolset, ToolResult("toolu_a", "left_click", (SHOT,)), "must echo toolset_name"),
-        (toolset, ToolResult("toolu_a", "left_click", (screenshot(1200, 2600),),
-                             toolset="computer"), "exceeds the limits"),
-    ]  # fmt: skip
-    for tool, result, why in cases:
-        with pytest.raises(InfraError, match="HTTP 400") as err:
-            complete("anthropic:claude-test", server, request(tool, past, result))
-        assert why in str(err.value)
 
 
 def test_google_round_trips_function_call_and_response(server: FakeChatServer) -> None:

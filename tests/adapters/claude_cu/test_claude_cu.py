@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -277,6 +278,25 @@ def test_offline_agents_speak_the_tool_protocol() -> None:
         assert decision.steps[0].reply.startswith('{"text": "I\'ll tap')
     decision = run(inp, make_provider("oracle", ask_when_tied=True), tool=TOOLSET)
     assert decision.outcome == Outcome.COMMITTED  # one acceptable item: nothing to ask
+    both = make_input(draw_screen(), acceptable=("c2", "c3"))
+    asked = run(both, make_provider("oracle", ask_when_tied=True), tool=TOOLSET)
+    assert asked.outcome == Outcome.ASKED_USER and "which one" in asked.question
+    picked = run(inp, make_provider("random"), tool=LEGACY_11)
+    assert picked.outcome == Outcome.COMMITTED and picked.candidate in boxes_of(inp)
+
+
+def boxes_of(inp: AgentInput) -> dict[str, Box]:
+    return dict(inp.candidate_boxes)
+
+
+def test_the_quoting_agent_writes_titles_beside_the_tool_call() -> None:
+    """The text block carries the quoted titles, the tool_use block the tap: both stored."""
+    inp = make_input(draw_screen())
+    decision = run(inp, make_provider("quoting", quote="both"), tool=TOOLSET)
+    assert (decision.outcome, decision.candidate) == (Outcome.COMMITTED, "c2")
+    reply = json.loads(decision.steps[0].reply)
+    assert reply["text"].startswith("The screen lists:") and "JBL Tune 510BT" in reply["text"]
+    assert reply["calls"][0]["name"] == "left_click"
 
 
 def test_record_then_replay_is_identical(server: FakeChatServer, tmp_path: Path) -> None:
