@@ -35,6 +35,7 @@ from dibench.testing import FakeChatServer
 from .calls import complete_once
 
 FAST = {"timeout_s": 5.0, "max_retries": 0}
+TOOLSET = "computer_toolset_20260801"
 
 
 def screenshot(w: int = 90, h: int = 195) -> ImagePart:
@@ -190,3 +191,19 @@ def test_openai_responses_round_trips_computer_call_and_output(
     assert output["acknowledged_safety_checks"][0]["code"] == "malicious_instructions"
     url = output["output"]["image_url"]
     assert base64.b64decode(url.split(",", 1)[1]) == SHOT.png
+
+
+def test_a_key_echoed_in_a_tool_call_is_scrubbed(
+    server: FakeChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("anthropic")
+    key = "sk-ant-test-0123456789abcdef"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    server.reply = ToolReply(
+        f"typing {key}", (ToolCall("toolu_k", "type", {"text": f"my key is {key}"}, "computer"),)
+    )
+    past = ToolCall("toolu_a", "screenshot", {}, toolset="computer")
+    result = ToolResult("toolu_a", "screenshot", (SHOT,), toolset="computer")
+    done = complete("anthropic:claude-test", server, request(ToolSpec(TOOLSET), past, result))
+    assert key not in done.text and key not in done.transcript
+    assert done.calls[0].input["text"] == "my key is ***"

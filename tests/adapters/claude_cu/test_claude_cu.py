@@ -121,12 +121,12 @@ def anthropic(srv: FakeChatServer) -> Provider:
 
 SIZES = [
     # tool, tier, screen, documented size of the screenshot sent
-    (TOOLSET, "", (1080, 2340), (1080, 2340)),  # within 2576 px and 39 x 84 = 3276 tokens
-    (TOOLSET, "", (1440, 3200), (1159, 2576)),  # 2576 / 3200: 42 x 92 = 3864 tokens
-    (LEGACY_25, "", (1080, 2340), (723, 1567)),  # the docs' example: scale 0.670085
-    (LEGACY_25, "", (1440, 3200), (705, 1568)),  # 1568 / 3200 = 0.49 (below sqrt(1.15MP/wh))
-    (LEGACY_11, "2576", (1080, 2340), (1080, 2340)),
-    (LEGACY_11, "1568", (1440, 3200), (705, 1568)),
+    (TOOLSET, 0, (1080, 2340), (1080, 2340)),  # within 2576 px and 39 x 84 = 3276 tokens
+    (TOOLSET, 0, (1440, 3200), (1159, 2576)),  # 2576 / 3200: 42 x 92 = 3864 tokens
+    (LEGACY_25, 0, (1080, 2340), (723, 1567)),  # the docs' example: scale 0.670085
+    (LEGACY_25, 0, (1440, 3200), (705, 1568)),  # 1568 / 3200 = 0.49 (below sqrt(1.15MP/wh))
+    (LEGACY_11, 2576, (1080, 2340), (1080, 2340)),
+    (LEGACY_11, 1568, (1440, 3200), (705, 1568)),
 ]
 
 
@@ -134,7 +134,7 @@ SIZES = [
 def test_sent_screenshot_follows_the_documented_rule_and_a_centre_tap_commits(
     server: FakeChatServer,
     tool: str,
-    tier: str,
+    tier: int,
     screen: tuple[int, int],
     sent: tuple[int, int],
 ) -> None:
@@ -146,7 +146,7 @@ def test_sent_screenshot_follows_the_documented_rule_and_a_centre_tap_commits(
     image = last_image(got.body)
     assert image.size == sent
     w, h = sent
-    if tool == TOOLSET or tier == "2576":
+    if tool == TOOLSET or tier == 2576:
         assert max(w, h) <= 2576 and math.ceil(w / 28) * math.ceil(h / 28) <= 4784
     else:
         long_edge, area = max(screen), screen[0] * screen[1]
@@ -167,7 +167,7 @@ def test_sent_screenshot_follows_the_documented_rule_and_a_centre_tap_commits(
 
 
 def test_shown_size_matches_the_docs_worked_example() -> None:
-    w, h, scale = shown_size(1080, 2340, "1568")
+    w, h, scale = shown_size(1080, 2340, 1568)
     assert (w, h) == (723, 1567) and scale == pytest.approx(0.670085, abs=1e-6)
     assert (361 / scale, 784 / scale) == pytest.approx((538.74, 1170.0), abs=0.01)
 

@@ -36,7 +36,7 @@ __all__ = ["HAND_BACK_CHARS", "ClaudeCUAdapter"]
 HAND_BACK_CHARS = 300  # of a hand-back's text kept as its question (the step keeps it all)
 
 
-def _resize(tier: str) -> Any:
+def _resize(tier: int) -> Any:
     def transform(image: Image.Image) -> tuple[Image.Image, float]:
         w, h, scale = shown_size(image.width, image.height, tier)
         return image.convert("RGB").resize((w, h), Image.Resampling.LANCZOS), scale
@@ -91,15 +91,15 @@ class ClaudeCUAdapter(FrameworkAdapter):
     prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
-        self, *, tool: str = TOOLSET, tier: str = "", images: int = 3, **common: Any
+        self, *, tool: str = TOOLSET, tier: int = 0, images: int = 3, **common: Any
     ) -> None:
         super().__init__(**common)
         if tool not in TOOLS:
             raise ValueError(f"tool must be one of {', '.join(TOOLS)}, not {tool!r}")
-        tier = str(tier) or ("2576" if tool == TOOLSET else "1568")
+        tier = tier or (2576 if tool == TOOLSET else 1568)
         if tier not in TIERS:
-            raise ValueError(f"tier must be one of {', '.join(TIERS)} (pixels), not {tier!r}")
-        if tool == TOOLSET and tier != "2576":
+            raise ValueError(f"tier must be 2576 or 1568 (the model's long-edge limit), not {tier}")
+        if tool == TOOLSET and tier != 2576:
             raise ValueError(f"tier={tier}: every model of {TOOLSET} has the 2576-px limit")
         if images < 1:
             raise ValueError(f"images must be at least 1, got {images}")

@@ -40,11 +40,11 @@ LEGACY = {
     "computer_20251124": "computer-use-2025-11-24",
 }
 TOOLS = (TOOLSET, *LEGACY)
-TIERS = ("2576", "1568")  # the model's image limit: long edge in pixels
+TIERS = (2576, 1568)  # the model's image limit: long edge in pixels
 TOOLSET_NAME = "computer"
 NOT_EXECUTED = "Not executed: an earlier computer action in this turn failed."
 PATCH = 28  # a visual token covers PATCH x PATCH pixels
-LIMITS = {"2576": (2576, 4784), "1568": (1568, None)}  # long edge, visual tokens
+LIMITS = {2576: (2576, 4784), 1568: (1568, None)}  # long edge, visual tokens
 MEGAPIXELS_1568 = 1_150_000
 
 # the members of the toolset (and the legacy tools' actions), by what they do on a phone
@@ -58,7 +58,7 @@ KEYS_ENTER = ("return", "enter", "kp_enter")
 SCROLLS = {"up": "down", "down": "up", "left": "right", "right": "left"}  # wheel -> finger
 
 
-def shown_size(width: int, height: int, tier: str) -> tuple[int, int, float]:
+def shown_size(width: int, height: int, tier: int) -> tuple[int, int, float]:
     """(width, height, scale) of the screenshot sent to a model of ``tier``.
 
     1568: the docs' rule, ``scale = min(1, 1568 / long edge, sqrt(1.15 MP / (w * h)))``, the
