@@ -20,6 +20,7 @@ from dibench.adapters import encode_png
 from dibench.providers import (
     Completion,
     ImagePart,
+    InfraError,
     Message,
     Request,
     SafetyCheck,
@@ -30,7 +31,7 @@ from dibench.providers import (
     ToolSpec,
     make_provider,
 )
-from dibench.testing import FakeChatServer
+from dibench.testing import FakeChatServer, Fault
 
 from .calls import complete_once
 
@@ -207,3 +208,17 @@ def test_a_key_echoed_in_a_tool_call_is_scrubbed(
     done = complete("anthropic:claude-test", server, request(ToolSpec(TOOLSET), past, result))
     assert key not in done.text and key not in done.transcript
     assert done.calls[0].input["text"] == "my key is ***"
+
+
+def test_openai_responses_refusal_and_empty_output(server: FakeChatServer) -> None:
+    """A refusal part is the vendor's refusal; an empty output is retried, then an error."""
+    pytest.importorskip("openai")
+    past = ToolCall("call_a", "computer", {"action": {"type": "screenshot"}}, item="cu_a")
+    req = request(ToolSpec("computer"), past, ToolResult("call_a", "computer", (SHOT,)))
+    server.reply = ToolReply("unused")
+    server.push_faults(Fault.refusal("I won't buy that."))
+    done = complete("openai:gpt-test", server, req)
+    assert (done.refusal, done.text, done.calls) == (True, "I won't buy that.", ())
+    server.push_faults(Fault.empty())
+    with pytest.raises(InfraError, match="empty output"):
+        complete("openai:gpt-test", server, req)

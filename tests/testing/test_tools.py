@@ -99,3 +99,13 @@ def test_a_valid_tool_turn_gets_tool_use_blocks(server: FakeChatServer) -> None:
     legacy = send(server, [LEGACY], turns({**GOOD, "content": [png(90, 195)]}),
                   "computer-use-2025-01-24")  # fmt: skip
     assert legacy.stop_reason == "tool_use"
+
+
+def test_faults_apply_to_tool_replies_too(server: FakeChatServer) -> None:
+    """A delayed tool reply still carries its calls; a refusal carries none."""
+    from dibench.testing import Fault
+
+    server.push_faults(Fault.delay(0.01), Fault.content_filter())
+    assert send(server, [TOOLSET], turns(GOOD)).stop_reason == "tool_use"
+    refused = send(server, [TOOLSET], turns(GOOD))
+    assert (refused.stop_reason, refused.content) == ("refusal", [])

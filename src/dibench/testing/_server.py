@@ -507,10 +507,19 @@ class FakeChatServer:
         tools = answer if isinstance(answer, ToolReply) else None
         text = answer.text if isinstance(answer, ToolReply) else answer
         if api == "responses":
-            payload = responses_body(index, model, tools or ToolReply(text), self.usage)
+            shown = tools or ToolReply(text)
+            if kind == "empty":
+                shown = ToolReply()
+            payload = responses_body(index, model, shown, self.usage)
+            if kind in ("content_filter", "refusal"):
+                refusal = fault.message if fault and fault.message else "refused"
+                payload["output"] = [
+                    {"type": "message", "id": f"msg_fake_{index}", "role": "assistant",
+                     "status": "completed", "content": [{"type": "refusal", "refusal": refusal}]}
+                ]  # fmt: skip
         else:
             payload = _SHAPES[api](self, index, model, text, kind, fault)
-        if tools is not None and kind == "ok":
+        if tools is not None and kind in ("ok", "delay", "drop"):
             self._with_calls(api, payload, tools)
         await self._send(writer, 200, payload, keep_alive=keep_alive, truncate=kind == "drop")
 
