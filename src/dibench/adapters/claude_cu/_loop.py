@@ -10,13 +10,13 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
-from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolResult
+from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply, ToolResult
 
 from .._adapter import ADAPTERS
 from .._base import Action
 from .._env import Screen
-from .._episode import End, Episode, FrameworkAdapter
-from .._images import Shown, encode_png, show
+from .._episode import End, Episode, FrameworkAdapter, Turn
+from .._images import Shown, Transform, encode_png, show
 from .._moves import AnswerFn
 from .._parse import excerpt
 from .._replies import ReplyError
@@ -36,7 +36,7 @@ __all__ = ["HAND_BACK_CHARS", "ClaudeCUAdapter"]
 HAND_BACK_CHARS = 300  # of a hand-back's text kept as its question (the step keeps it all)
 
 
-def _resize(tier: int) -> Any:
+def _resize(tier: int) -> Transform:
     def transform(image: Image.Image) -> tuple[Image.Image, float]:
         w, h, scale = shown_size(image.width, image.height, tier)
         return image.convert("RGB").resize((w, h), Image.Resampling.LANCZOS), scale
@@ -118,7 +118,7 @@ class ClaudeCUAdapter(FrameworkAdapter):
     def _answer(self, shown: Shown, index: int) -> AnswerFn:
         w, h = shown.image.width, shown.image.height
 
-        def answer(decision: tuple[object, ...]) -> Any:
+        def answer(decision: tuple[object, ...]) -> ToolReply:
             return tool_reply(decision, self.tool, w, h, str(index))
 
         return answer
@@ -177,7 +177,7 @@ class ClaudeCUAdapter(FrameworkAdapter):
     async def _batch(
         self,
         ep: Episode,
-        turn: Any,
+        turn: Turn,
         calls: tuple[ToolCall, ...],
         shown: Shown,
         cursor: tuple[int, int],
