@@ -276,6 +276,10 @@ def test_offline_agents_speak_the_tool_protocol() -> None:
         decision = run(inp, make_provider("oracle"), tool=tool)
         assert (decision.outcome, decision.candidate) == (Outcome.COMMITTED, "c2")
         assert decision.steps[0].reply.startswith('{"text": "I\'ll tap')
+    big, _ = phone(1440, 3200)  # scaled for both tiers: the oracle's tap maps back on c2
+    for tool in (TOOLSET, LEGACY_25):
+        decision = run(big, make_provider("oracle"), tool=tool)
+        assert (decision.outcome, decision.candidate) == (Outcome.COMMITTED, "c2")
     decision = run(inp, make_provider("oracle", ask_when_tied=True), tool=TOOLSET)
     assert decision.outcome == Outcome.COMMITTED  # one acceptable item: nothing to ask
     both = make_input(draw_screen(), acceptable=("c2", "c3"))
