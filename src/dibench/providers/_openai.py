@@ -147,11 +147,7 @@ class OpenAIProvider(HTTPProvider):
         is byte for byte ``orjson.dumps(self.body(request))``.
         """
         if request.tools:
-            body = responses_body(
-                self.model, request.messages, request.tools, request.max_tokens, self.image_detail
-            )
-            body.update(self.extra_body)
-            return _ForResponses(orjson.dumps(body))
+            return _ForResponses(orjson.dumps(self.body(request)))
         images: list[ImagePart] = []
 
         def placeholder(part: ImagePart) -> str:
@@ -169,7 +165,14 @@ class OpenAIProvider(HTTPProvider):
         return b"".join(pieces)
 
     def body(self, request: Request) -> dict[str, Any]:
-        """The chat-completions request body for ``request`` (what the server will receive)."""
+        """The request body for ``request`` (what the server will receive): chat completions,
+        or the Responses API's for a request with tools."""
+        if request.tools:
+            body = responses_body(
+                self.model, request.messages, request.tools, request.max_tokens, self.image_detail
+            )
+            body.update(self.extra_body)
+            return body
         return self._body(request, data_url)
 
     def _body(self, request: Request, url: Callable[[ImagePart], str]) -> dict[str, Any]:
