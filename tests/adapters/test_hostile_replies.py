@@ -39,7 +39,10 @@ HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {  # the frameworks that OCR the screen (an ocr_engine option)
     n for n in ADAPTERS.names() if "ocr_engine" in inspect.signature(ADAPTERS.get(n)).parameters
 }
-ENDS = {Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR, Outcome.NO_COMMIT}
+ENDS = {Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR, Outcome.NO_COMMIT, Outcome.ASKED_USER}
+# tool-protocol frameworks: any turn without a tool call is the model writing to the user,
+# a hand-back (asked_user), however odd its text
+TEXT_HANDS_BACK = {"claude-cu"}
 
 
 def _nested() -> dict[str, str]:
@@ -222,6 +225,9 @@ def test_a_run_of_hostile_replies_ends_as_a_failed_read(
     text = hostile()["section"]
     d, seconds = _run(name, parse, inp, HostileModel(text, role=None))
     _check(d, seconds, text, f"{name} {parse}")
+    if name in TEXT_HANDS_BACK:
+        assert d.outcome == Outcome.ASKED_USER and len(d.cause) < 400, d.cause
+        return
     assert d.outcome in (Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR), d.cause
     assert "Traceback" not in d.cause and d.steps[-1].error
 

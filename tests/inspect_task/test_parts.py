@@ -119,3 +119,21 @@ def test_inspect_finds_the_task_through_the_entry_point() -> None:
     (ep,) = [e for e in entry_points(group="inspect_ai") if e.name == "dibench"]
     assert ep.value == "dibench.inspect_task._task"
     assert ep.load().TASK_NAME == "dibench/decision_integrity"
+
+
+def test_a_tool_protocol_request_is_refused_in_one_line() -> None:
+    """claude-cu's computer tool cannot pass through inspect's model API: a clear, permanent
+    error instead of every turn read as a hand-back."""
+    import asyncio
+
+    from dibench.inspect_task._provider import InspectProvider
+    from dibench.providers import InfraError, Request, ToolSpec
+
+    request = Request(
+        messages=(Message("user", (TextPart("Pick one."),)),),
+        seed=1,
+        tools=(ToolSpec("computer_toolset_20260801"),),
+    )
+    with pytest.raises(InfraError, match="computer_toolset_20260801 tool cannot go") as err:
+        asyncio.run(InspectProvider("mockllm/model").complete(request))
+    assert err.value.permanent

@@ -152,7 +152,7 @@ def test_later_records_win_and_torn_tail_is_skipped(
     )
     with caplog.at_level(logging.WARNING):
         episodes = load_replay(path)
-    assert episodes == {("a", 0): (("new",), (False,))}
+    assert episodes == {("a", 0): (("new",), (False,), ((),))}
     assert "torn last line" in caplog.text
     with pytest.raises(FileNotFoundError, match="replay file"):
         load_replay(tmp_path / "absent.jsonl")
@@ -182,10 +182,10 @@ def test_recorder_discards_repairs_and_appends(
     assert "do not follow 0..n-1" in caplog.text
     recorder.flush("never-called", 4)
     assert load_replay(path) == {
-        ("old", 0): ((), ()),
-        ("kept", 0): (("re: kept/0/0", "re: kept/0/1"), (False, False)),
-        ("gap", 1): (("re: gap/1/0",), (False,)),
-        ("never-called", 4): ((), ()),
+        ("old", 0): ((), (), ()),
+        ("kept", 0): (("re: kept/0/0", "re: kept/0/1"), (False, False), ((), ())),
+        ("gap", 1): (("re: gap/1/0",), (False,), ((),)),
+        ("never-called", 4): ((), (), ()),
     }
 
 
@@ -206,4 +206,4 @@ def test_concurrent_flushes_from_threads_never_interleave(tmp_path: Path) -> Non
         thread.join(30)
     episodes = load_replay(path)
     assert len(episodes) == 60
-    assert all(resp == ("re: " + big,) for resp, _ in episodes.values())
+    assert all(resp == ("re: " + big,) for resp, _, _ in episodes.values())

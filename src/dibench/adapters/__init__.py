@@ -14,8 +14,9 @@ screenshot), ``autoglm`` (Open-AutoGLM's phone agent: Python-like calls on a 0-1
 full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool calls on a
 0-999 grid, read as MobileWorld does, or as the Qwen3-VL cookbook does), ``ui-venus``
 (UI-Venus-1.5: tagged thinking, one call and a conclusion, on a Qwen-resized screenshot),
-``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG) and
-``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
+``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG),
+``claude-cu`` (Claude's computer-use tool through the Messages API: ``tool_use`` blocks,
+the documented screenshot scaling) and ``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -58,6 +59,7 @@ from ._replies import PARSE_MODES
 from .appagent import AppAgentAdapter
 from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
+from .claude_cu import ClaudeCUAdapter
 from .direct import DirectAdapter
 from .gelab import GelabAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
@@ -86,6 +88,7 @@ __all__ = [
     "AppAgentAdapter",
     "AppAgentGrid",
     "AutoGLMAdapter",
+    "ClaudeCUAdapter",
     "Codec",
     "Decision",
     "DirectAdapter",

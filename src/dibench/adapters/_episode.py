@@ -12,6 +12,7 @@ the step), and raising ``End`` finishes the episode with a ``Decision``.
 from __future__ import annotations
 
 import dataclasses
+import json
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,18 @@ from typing import ClassVar, NoReturn
 
 from dibench._errors import DIBenchError
 from dibench._values import Box, Outcome
-from dibench.providers import Completion, Message, Observation, Provider, Request, TextPart
+from dibench.providers import (
+    Completion,
+    ImagePart,
+    Message,
+    Observation,
+    Part,
+    Provider,
+    Request,
+    TextPart,
+    ToolCall,
+    ToolSpec,
+)
 
 from ._adapter import Adapter
 from ._base import Action, AgentInput, Decision, Step, Verdict, candidate_at
@@ -66,14 +78,22 @@ def render_messages(messages: Sequence[Message]) -> str:
     """The full text of a conversation, images replaced by ``<image WxH>`` markers."""
     out = []
     for m in messages:
-        parts = []
-        for p in m.content:
-            if isinstance(p, TextPart):
-                parts.append(p.text)
-            else:
-                parts.append(f"<image {p.width}x{p.height}>")
+        parts = [_rendered(p) for p in m.content]
         out.append(f"[{m.role}]\n" + "\n".join(parts))
     return "\n\n".join(out)
+
+
+def _rendered(part: Part) -> str:
+    if isinstance(part, TextPart):
+        return part.text
+    if isinstance(part, ImagePart):
+        return f"<image {part.width}x{part.height}>"
+    if isinstance(part, ToolCall):
+        args = json.dumps(dict(part.input), ensure_ascii=False)
+        return f"<tool_use {part.id} {part.name} {args}>"
+    inner = "\n".join(_rendered(p) for p in part.content)
+    error = " error" if part.is_error else ""
+    return f"<tool_result {part.call_id}{error}>" + (f"\n{inner}" if inner else "")
 
 
 class End(Exception):
@@ -227,8 +247,10 @@ class Episode:
         shown: Shown | None,
         answer: AnswerFn,
         acting: bool = False,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> Turn:
-        """Send one request; a refusal ends the episode (after recording the step)."""
+        """Send one request (with ``tools`` for a tool-protocol framework); a refusal ends the
+        episode (after recording the step)."""
         request = Request(
             messages=tuple(messages),
             seed=self.seed + self.calls,
@@ -240,6 +262,7 @@ class Episode:
             max_tokens=self.adapter.max_tokens,
             observation=self.observation(shown),
             answer=answer,
+            tools=tools,
         )
         self.calls += 1
         if acting:
@@ -263,7 +286,7 @@ class Episode:
                 role=turn.role,
                 prompt=render_messages(turn.messages),
                 image_png=turn.image_png,
-                reply=c.text,
+                reply=c.transcript,
                 action=action,
                 input_tokens=c.input_tokens,
                 output_tokens=c.output_tokens,

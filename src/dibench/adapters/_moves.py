@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dibench.providers import ToolReply
+
 __all__ = [
     "AnswerFn",
     "Move",
@@ -24,7 +26,7 @@ __all__ = [
 ]
 
 
-AnswerFn = Callable[[tuple[Any, ...]], str]
+AnswerFn = Callable[[tuple[Any, ...]], str | ToolReply]  # ToolReply: a tool-protocol reply
 
 
 def read_decision(decision: tuple[Any, ...]) -> tuple[float, float] | str:

@@ -284,8 +284,9 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             click.option(
                 "--base-url",
                 multiple=True,
-                help="Endpoint of an OpenAI-compatible server; repeat to spread calls over "
-                "several servers of the same model.",
+                help="Endpoint of the model's API (an OpenAI-compatible server, or the root "
+                "of an Anthropic or Gemini gateway for anthropic:/google:); repeat to spread "
+                "calls over several servers of the same model.",
             ),
             click.option("--api-key-env", help="Environment variable holding the API key."),
             click.option("--provider-opt", "provider_opt", multiple=True, metavar="KEY=VALUE"),

@@ -79,9 +79,13 @@ def serve_test(
     # SIGTERM (kill, a service manager) ends it as Ctrl-C does: the command group's own
     # handler (_sigterm_interrupts) raises the interrupt, background jobs included
     url = server.base_url
+    # a tool-protocol framework speaks its vendor's API (the server answers that one too)
+    model, base = ("openai:test", url)
+    if framework == "claude-cu":
+        model, base = "anthropic:test", server.url
     run = (
-        f"dibench run --dataset DIR --framework {shlex.quote(framework)} --model openai:test "
-        f"--base-url {url} --out runs/test"
+        f"dibench run --dataset DIR --framework {shlex.quote(framework)} --model {model} "
+        f"--base-url {base} --out runs/test"
     )
     try:
         click.echo(f"test server on {url}, answering in {what}")

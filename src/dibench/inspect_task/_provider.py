@@ -11,7 +11,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from dibench.providers import Completion, ImagePart, Message, Provider, Request, TextPart, data_url
+from dibench.providers import (
+    Completion,
+    ImagePart,
+    InfraError,
+    Message,
+    Provider,
+    Request,
+    TextPart,
+    data_url,
+)
 
 from ._lazy import require_inspect
 
@@ -103,6 +112,14 @@ class InspectProvider(Provider):
     async def complete(self, request: Request) -> Completion:
         from inspect_ai.model import GenerateConfig
 
+        if request.tools:
+            # inspect's model API has its own tool layer, which does not carry a vendor's
+            # computer tool: every turn would come back as text, a hand-back, and read as one
+            raise InfraError(
+                f"inspect: the {request.tools[0].type} tool cannot go through inspect's model "
+                "API; run this framework with dibench run (or simulate) instead",
+                permanent=True,
+            )
         model = self._active()
         config = GenerateConfig(
             temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed

@@ -13,18 +13,31 @@ from ._base import (
     InfraError,
     Message,
     Observation,
+    Part,
     Provider,
     ProviderFactory,
     Request,
+    SafetyCheck,
     TextPart,
+    ToolCall,
+    ToolReply,
+    ToolResult,
+    ToolSpec,
     make_provider,
 )
-from ._convert import data_url, to_anthropic_messages, to_google_contents, to_openai_messages
+from ._convert import (
+    anthropic_tools,
+    data_url,
+    to_anthropic_messages,
+    to_google_contents,
+    to_openai_messages,
+)
 from ._google import GoogleProvider
 from ._http import HTTPProvider, MissingKeyError, MissingSDKError
 from ._openai import OpenAIProvider
 from ._quoting import QuotingAgent
 from ._replay import (
+    Recorded,
     RecordingProvider,
     ReplayFormatError,
     ReplayMissing,
@@ -50,11 +63,13 @@ __all__ = [
     "Observation",
     "OcrCache",
     "OpenAIProvider",
+    "Part",
     "Provider",
     "ProviderFactory",
     "ProviderStats",
     "QuotingAgent",
     "RateLimiter",
+    "Recorded",
     "RecordingProvider",
     "ReplayFormatError",
     "ReplayMissing",
@@ -63,7 +78,13 @@ __all__ = [
     "Request",
     "RetryPolicy",
     "Retryable",
+    "SafetyCheck",
     "TextPart",
+    "ToolCall",
+    "ToolReply",
+    "ToolResult",
+    "ToolSpec",
+    "anthropic_tools",
     "data_url",
     "load_replay",
     "make_provider",

@@ -4,15 +4,21 @@ Same contract as the OpenAI-compatible provider: SDK retries off, raw body parse
 shared retry/limit/accounting gate. The Messages API has no seed parameter (``Request.seed``
 only seeds our backoff jitter), and SDK 2.x no longer takes ``temperature``: it is sent through
 ``extra_body`` only with ``send_temperature=True``, for models that still accept it.
+
+Tools: a request's ``tools`` are declared as the API reads them, with the ``anthropic-beta``
+header their versions need (the legacy computer tools); ``tool_use`` blocks come back as the
+completion's ``calls`` (with ``toolset_name``), and history carries ``tool_use`` /
+``tool_result`` blocks (``to_anthropic_messages``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ._base import PROVIDERS, Request
-from ._convert import to_anthropic_messages
+from ._base import PROVIDERS, Request, ToolCall
+from ._convert import anthropic_tools, to_anthropic_messages
 from ._http import HTTPProvider, import_sdk, json_object, json_reply, tls_context
 from ._retry import Reply, Retryable
 
@@ -27,11 +33,28 @@ def parse_anthropic_message(body: bytes, model: str = "") -> Reply:
     text = "".join(
         str(b.get("text", "")) for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"
     )
+    calls = tuple(
+        _tool_call(b) for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"
+    )
     stop = data.get("stop_reason")
     refusal = stop == "refusal"
     if not blocks and not refusal and stop != "max_tokens":
         raise Retryable("empty content")
-    return json_reply(data, text, refusal, model, ("input_tokens", "output_tokens"))
+    reply = json_reply(data, text, refusal, model, ("input_tokens", "output_tokens"))
+    return dataclasses.replace(reply, calls=calls) if calls else reply
+
+
+def _tool_call(block: Mapping[str, Any]) -> ToolCall:
+    """A ``tool_use`` block; a malformed one is kept as it came (the adapter judges it), with
+    an ``input`` that is not an object kept under the key ``"_raw"``."""
+    args = block.get("input")
+    toolset = block.get("toolset_name")
+    return ToolCall(
+        id=str(block.get("id", "")),
+        name=str(block.get("name", "")),
+        input=dict(args) if isinstance(args, Mapping) else {"_raw": args},
+        toolset=toolset if isinstance(toolset, str) else "",
+    )
 
 
 class AnthropicProvider(HTTPProvider):
@@ -76,6 +99,11 @@ class AnthropicProvider(HTTPProvider):
         }
         if system is not None:
             payload["system"] = system
+        if request.tools:
+            tools, betas = anthropic_tools(request.tools)
+            payload["tools"] = tools
+            if betas:
+                payload["extra_headers"] = {"anthropic-beta": ",".join(betas)}
         extra = dict(self.extra_body)
         if self.send_temperature:
             extra["temperature"] = request.temperature

@@ -6,8 +6,9 @@ offline agent. Adapters build the messages; the runner owns retries' bookkeeping
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,11 +29,17 @@ __all__ = [
     "InfraError",
     "Message",
     "Observation",
+    "Part",
     "Provider",
     "ProviderFactory",
     "ProviderStats",
     "Request",
+    "SafetyCheck",
     "TextPart",
+    "ToolCall",
+    "ToolReply",
+    "ToolResult",
+    "ToolSpec",
     "make_provider",
 ]
 
@@ -53,9 +60,121 @@ class ImagePart:
 
 
 @dataclass(frozen=True)
+class SafetyCheck:
+    """A vendor's request that the user confirm a tool call before it runs.
+
+    OpenAI's ``pending_safety_checks`` item (``id``, ``code``, ``message``) or Gemini's
+    ``safety_decision`` (``code`` is its ``decision``, e.g. ``require_confirmation``,
+    ``message`` its ``explanation``). A harness that goes on echoes it back as acknowledged.
+    """
+
+    id: str = ""
+    code: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool declared to the model, in the vendor's own terms.
+
+    ``type`` is the vendor's tool type (``computer_toolset_20260801``, ``computer_20251124``,
+    OpenAI's ``computer``, Gemini's ``computer_use``, ``function``); ``name`` its name where
+    the API wants one; ``fields`` the rest of the declaration as JSON values
+    (``display_width_px``, ``environment``, a function's ``parameters``, ...); ``beta`` the
+    header value the tool version needs (Anthropic's legacy computer tools), else "".
+    """
+
+    type: str
+    name: str = ""
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    beta: str = ""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call in a model's reply: what to do, in the vendor's vocabulary.
+
+    ``id`` answers it (Anthropic ``tool_use.id``, OpenAI ``call_id``, Gemini the call's
+    ``id`` or "" when the API gives none); ``name`` is the tool or action (``computer``, a
+    toolset member such as ``left_click``, Gemini's ``click_at``); ``input`` its arguments
+    (OpenAI: the ``action``, or ``{"actions": [...]}`` for a GA batch); ``toolset`` the
+    Anthropic ``toolset_name``; ``item`` the id of OpenAI's ``computer_call`` item; ``safety``
+    the confirmations the vendor asks for before it runs.
+    """
+
+    id: str
+    name: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+    toolset: str = ""
+    item: str = ""
+    safety: tuple[SafetyCheck, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        """The call as a JSON object (recorded replies, stored steps); empty fields left out."""
+        out: dict[str, Any] = {"id": self.id, "name": self.name, "input": dict(self.input)}
+        if self.toolset:
+            out["toolset"] = self.toolset
+        if self.item:
+            out["item"] = self.item
+        if self.safety:
+            out["safety"] = [
+                {"id": s.id, "code": s.code, "message": s.message} for s in self.safety
+            ]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ToolCall:
+        """The inverse of ``as_json``; a malformed object is a ValueError naming the field."""
+        cid, name, args = data.get("id"), data.get("name"), data.get("input", {})
+        if not isinstance(cid, str) or not isinstance(name, str):
+            raise ValueError("id and name: expected strings")
+        if not isinstance(args, Mapping):
+            raise ValueError("input: expected an object")
+        checks = data.get("safety", [])
+        if not isinstance(checks, list) or not all(isinstance(c, Mapping) for c in checks):
+            raise ValueError("safety: expected a list of objects")
+        return cls(
+            cid, name, dict(args), str(data.get("toolset", "")), str(data.get("item", "")),
+            tuple(
+                SafetyCheck(str(c.get("id", "")), str(c.get("code", "")), str(c.get("message", "")))
+                for c in checks
+            ),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The answer to one ``ToolCall``, sent in the next user turn.
+
+    ``content`` is what the action returned (a screenshot, a line of text); ``is_error`` marks
+    a failed action; ``toolset`` echoes the call's (Anthropic's toolset results must);
+    ``acknowledged`` the call's safety checks the user accepted (OpenAI, Gemini).
+    """
+
+    call_id: str
+    name: str = ""
+    content: tuple[TextPart | ImagePart, ...] = ()
+    is_error: bool = False
+    toolset: str = ""
+    acknowledged: tuple[SafetyCheck, ...] = ()
+
+
+Part = TextPart | ImagePart | ToolCall | ToolResult
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    """What an offline agent answers a tool-protocol request with: text and tool calls (an
+    adapter's ``answer`` returns one where the framework replies with tool calls)."""
+
+    text: str = ""
+    calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
 class Message:
     role: Literal["system", "user", "assistant"]
-    content: tuple[TextPart | ImagePart, ...]
+    content: tuple[Part, ...]
 
     @property
     def text(self) -> str:
@@ -105,7 +224,9 @@ class Request:
     # Render a decision in the adapter's reply format: ("tap", x, y) in the coordinates of the
     # image shown, ("swipe", "up"|"down"|"left"|"right", x, y) (the finger's direction),
     # ("back",), ("type", text) or ("none", reason). Offline agents call it; models ignore it.
-    answer: Callable[[tuple[Any, ...]], str] | None = None
+    answer: Callable[[tuple[Any, ...]], str | ToolReply] | None = None
+    # the tools the model may call (tool-protocol adapters); () for a plain chat request
+    tools: tuple[ToolSpec, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.instance_id, InstanceId):
@@ -114,6 +235,9 @@ class Request:
 
 @dataclass(frozen=True)
 class Completion:
+    """A model's reply. ``text`` may be given a ``ToolReply`` (what a tool-protocol adapter's
+    ``answer`` renders), whose text and calls it then holds."""
+
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
@@ -125,8 +249,23 @@ class Completion:
     # The messages the model was really sent, when a wrapper between the adapter and the
     # provider rewrote them (a prompt-level defense); None: the request's own messages.
     sent: tuple[Message, ...] | None = None
+    # the tool calls of the reply, in order (tool-protocol requests); text is its text blocks
+    calls: tuple[ToolCall, ...] = ()
+
+    @property
+    def transcript(self) -> str:
+        """The reply as stored with a step: its text, or with tool calls a JSON object of the
+        text and the calls (so a stored step shows what the model asked the phone to do)."""
+        if not self.calls:
+            return self.text
+        return json.dumps(
+            {"text": self.text, "calls": [c.as_json() for c in self.calls]}, ensure_ascii=False
+        )
 
     def __post_init__(self) -> None:
+        if isinstance(self.text, ToolReply):  # an adapter's ``answer`` given as the reply
+            object.__setattr__(self, "calls", self.text.calls)
+            object.__setattr__(self, "text", self.text.text)
         # a reply is stored and recorded as UTF-8: a lone surrogate (which a Python str can hold
         # and UTF-8 cannot) would stop the store mid-run, so it is kept as U+FFFD instead
         if not self.text.isascii():

@@ -12,9 +12,10 @@ from typing import Any
 from dibench._cache import LruCache
 from dibench._png import base64_of
 
-from ._base import ImagePart, Message, TextPart
+from ._base import ImagePart, Message, TextPart, ToolCall, ToolResult, ToolSpec
 
 __all__ = [
+    "anthropic_tools",
     "data_url",
     "to_anthropic_messages",
     "to_google_contents",
@@ -49,6 +50,13 @@ def _text_only(message: Message) -> bool:
     return all(isinstance(p, TextPart) for p in message.content)
 
 
+def _no_tools(message: Message, api: str) -> None:
+    """Refuse tool parts where the wire format has no place for them (a clear error, not a
+    request the server would misread)."""
+    if any(isinstance(p, ToolCall | ToolResult) for p in message.content):
+        raise ValueError(f"{api}: tool calls and results need a tool-protocol provider")
+
+
 def to_openai_messages(
     messages: tuple[Message, ...] | list[Message],
     image_detail: str | None = None,
@@ -63,6 +71,7 @@ def to_openai_messages(
     """
     out: list[dict[str, Any]] = []
     for message in messages:
+        _no_tools(message, "chat completions")
         if _text_only(message):
             out.append({"role": message.role, "content": message.text})
             continue
@@ -95,20 +104,55 @@ def to_anthropic_messages(
             continue
         blocks: list[dict[str, Any]] = []
         for part in message.content:
-            if isinstance(part, TextPart):
-                blocks.append({"type": "text", "text": part.text})
-            else:
-                source = {
-                    "type": "base64",
-                    "media_type": part.mime,
-                    "data": _base64(part.png),
+            if isinstance(part, ToolCall):
+                block: dict[str, Any] = {
+                    "type": "tool_use", "id": part.id, "name": part.name, "input": dict(part.input)
+                }  # fmt: skip
+                if part.toolset:
+                    block["toolset_name"] = part.toolset
+                blocks.append(block)
+            elif isinstance(part, ToolResult):
+                block = {
+                    "type": "tool_result",
+                    "tool_use_id": part.call_id,
+                    "content": [_anthropic_block(p) for p in part.content],
                 }
-                blocks.append({"type": "image", "source": source})
+                if part.is_error:
+                    block["is_error"] = True
+                if part.toolset:
+                    block["toolset_name"] = part.toolset
+                blocks.append(block)
+            else:
+                blocks.append(_anthropic_block(part))
         if out and out[-1]["role"] == message.role:
             out[-1]["content"].extend(blocks)
         else:
             out.append({"role": message.role, "content": blocks})
     return ("\n\n".join(system) if system else None), out
+
+
+def _anthropic_block(part: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    source = {"type": "base64", "media_type": part.mime, "data": _base64(part.png)}
+    return {"type": "image", "source": source}
+
+
+def anthropic_tools(tools: tuple[ToolSpec, ...]) -> tuple[list[dict[str, Any]], list[str]]:
+    """(tools, betas) for the Messages API: each declaration as the API reads it (``type``,
+    ``name`` when given, then the tool's fields) and the beta header values its versions need,
+    in first-seen order."""
+    out: list[dict[str, Any]] = []
+    betas: list[str] = []
+    for tool in tools:
+        entry: dict[str, Any] = {"type": tool.type}
+        if tool.name:
+            entry["name"] = tool.name
+        entry.update(tool.fields)
+        out.append(entry)
+        if tool.beta and tool.beta not in betas:
+            betas.append(tool.beta)
+    return out, betas
 
 
 def to_google_contents(
@@ -130,10 +174,33 @@ def to_google_contents(
         for part in message.content:
             if isinstance(part, TextPart):
                 parts.append({"text": part.text})
-            else:
+            elif isinstance(part, ImagePart):
                 parts.append({"inline_data": {"mime_type": part.mime, "data": part.png}})
+            elif isinstance(part, ToolCall):
+                call: dict[str, Any] = {"name": part.name, "args": dict(part.input)}
+                if part.id:
+                    call["id"] = part.id
+                parts.append({"function_call": call})
+            else:
+                parts.append({"function_response": _google_response(part)})
         if out and out[-1]["role"] == role:
             out[-1]["parts"].extend(parts)
         else:
             out.append({"role": role, "parts": parts})
     return ("\n\n".join(system) if system else None), out
+
+
+def _google_response(result: ToolResult) -> dict[str, Any]:
+    """A ``FunctionResponse``: the text as ``output`` (or ``error``), an acknowledged safety
+    decision as ``safety_acknowledgement: "true"``, images as inline ``parts``."""
+    text = "\n".join(p.text for p in result.content if isinstance(p, TextPart))
+    response: dict[str, Any] = {"error" if result.is_error else "output": text}
+    if result.acknowledged:
+        response["safety_acknowledgement"] = "true"
+    out: dict[str, Any] = {"name": result.name, "response": response}
+    if result.call_id:
+        out["id"] = result.call_id
+    images = [p for p in result.content if isinstance(p, ImagePart)]
+    if images:
+        out["parts"] = [{"inline_data": {"mime_type": p.mime, "data": p.png}} for p in images]
+    return out

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._base import PROVIDERS, Request
+from ._base import PROVIDERS, Request, SafetyCheck, ToolCall, ToolSpec
 from ._convert import to_google_contents
 from ._http import HTTPProvider, as_int, import_sdk, tls_context
 from ._retry import Reply, Retryable
 
-__all__ = ["GoogleProvider"]
+__all__ = ["GoogleProvider", "google_tools"]
 
 # Finish and block reasons that mean "the vendor's safety layer refused", not "try again".
 _REFUSALS = frozenset(
@@ -57,8 +57,41 @@ def reply_from_google(response: Any, model: str = "") -> Reply:
     text = "".join(
         p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", None)
     )
+    calls = tuple(_tool_call(p.function_call) for p in parts if getattr(p, "function_call", None))
     refusal = _reason(getattr(candidate, "finish_reason", None)) in _REFUSALS
-    return Reply(text, input_tokens, output_tokens, refusal=refusal, model=version)
+    return Reply(text, input_tokens, output_tokens, refusal=refusal, model=version, calls=calls)
+
+
+def _tool_call(call: Any) -> ToolCall:
+    """A ``FunctionCall``; a ``safety_decision`` in its args is the call's safety check."""
+    args = dict(getattr(call, "args", None) or {})
+    decision = args.get("safety_decision")
+    safety: tuple[SafetyCheck, ...] = ()
+    if isinstance(decision, dict):
+        safety = (
+            SafetyCheck(
+                code=str(decision.get("decision", "")),
+                message=str(decision.get("explanation", "")),
+            ),
+        )
+    return ToolCall(str(getattr(call, "id", None) or ""), str(call.name or ""), args, safety=safety)
+
+
+def google_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+    """``Tool`` entries: ``computer_use`` with its fields (``environment``,
+    ``excluded_predefined_functions``, ...), and every ``function`` tool as one
+    ``function_declarations`` entry (``name``, then its fields: ``description``,
+    ``parameters``)."""
+    out: list[dict[str, Any]] = []
+    functions: list[dict[str, Any]] = []
+    for tool in tools:
+        if tool.type == "function":
+            functions.append({"name": tool.name, **tool.fields})
+        else:
+            out.append({tool.type: dict(tool.fields)})
+    if functions:
+        out.append({"function_declarations": functions})
+    return out
 
 
 class GoogleProvider(HTTPProvider):
@@ -104,6 +137,7 @@ class GoogleProvider(HTTPProvider):
             temperature=request.temperature,
             max_output_tokens=request.max_tokens,
             seed=request.seed % 2**31,  # the API takes an int32
+            tools=google_tools(request.tools) or None,
         )
         return {"model": self.model, "contents": contents, "config": config}
 

@@ -40,7 +40,7 @@ from dibench._secrets import basic_credentials, redact_url, split_userinfo, url_
 from dibench._secrets import scrub as scrub_secrets
 from dibench._seeding import derive_seed
 
-from ._base import Completion, EndpointError, InfraError, Provider, Request
+from ._base import Completion, EndpointError, InfraError, Provider, Request, ToolCall
 from ._endpoints import EndpointPool
 from ._retry import CallGate, ProviderStats, Reply, Retryable, RetryPolicy, parse_retry_after
 
@@ -353,7 +353,18 @@ class HTTPProvider(Provider):
         text, model = self.scrub(done.text), self.scrub(done.model)
         if text != done.text or model != done.model:
             done = dataclasses.replace(done, text=text, model=model)
+        if done.calls and self._secrets:  # a call's input may echo the key as well
+            calls = tuple(self._scrub_call(c) for c in done.calls)
+            if calls != done.calls:
+                done = dataclasses.replace(done, calls=calls)
         return done
+
+    def _scrub_call(self, call: ToolCall) -> ToolCall:
+        """The call with every known secret removed from its strings (the JSON text scrubbed
+        and read back, so nested arguments are covered)."""
+        raw = orjson.dumps(call.as_json()).decode()
+        clean = self.scrub(raw)
+        return call if clean == raw else ToolCall.from_json(orjson.loads(clean))
 
     async def _pooled_attempt(self, pool: EndpointPool, payload: Any) -> Reply:
         """One attempt at the endpoint ``pool`` picks, booked to that endpoint's health.

@@ -40,7 +40,7 @@ from dibench._seeding import derive_seed
 from dibench._values import Position
 from dibench.ocr import OcrEngine, OcrLine, get_engine, require_engine
 
-from ._base import PROVIDERS, Completion, Observation, Provider, Request
+from ._base import PROVIDERS, Completion, Observation, Provider, Request, ToolReply
 
 if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on first use
     from ._ocr.explore import Explorer
@@ -48,13 +48,29 @@ if TYPE_CHECKING:  # the agent's regexes take ~0.25 s to compile: load it on fir
     from ._ocr.policy import Choice
     from ._ocr.regions import Region
 
-__all__ = ["FirstAgent", "OcrAgent", "OcrCache", "OracleAgent", "RandomAgent", "reply"]
+__all__ = [
+    "FirstAgent",
+    "OcrAgent",
+    "OcrCache",
+    "OracleAgent",
+    "RandomAgent",
+    "answered",
+    "reply",
+]
 
 
 STATIC_PAGES = ("", "decision")  # Observation.page of a single decision screen
 
 
-def reply(request: Request, action: tuple[Any, ...]) -> str:
+def answered(rendered: str | ToolReply, **fields: Any) -> Completion:
+    """The completion of an adapter's rendering: a text, or a tool-protocol reply's text and
+    tool calls."""
+    if isinstance(rendered, ToolReply):
+        return Completion(text=rendered.text, calls=rendered.calls, **fields)
+    return Completion(text=rendered, **fields)
+
+
+def reply(request: Request, action: tuple[Any, ...]) -> str | ToolReply:
     """The adapter's rendering of a decision (see the module docstring), or plain text."""
     if request.answer is not None:
         return request.answer(action)
@@ -101,20 +117,20 @@ class OracleAgent(Provider):
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
         if obs is None:
-            return Completion(text=reply(request, ("none", "no observation")), model=self.name)
+            return answered(reply(request, ("none", "no observation")), model=self.name)
         shown = [cid for cid in obs.acceptable if cid in obs.candidate_boxes]
         if self.ask_when_tied and len(shown) > 1:
             question = f"{len(shown)} items fit the request: which one do you want?"
-            return Completion(text=reply(request, ("ask", question)), model=self.name)
+            return answered(reply(request, ("ask", question)), model=self.name)
         for cid in obs.acceptable:
             box = obs.candidate_boxes.get(cid)
             if box is not None:
                 x, y = box.center
-                return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+                return answered(reply(request, ("tap", x, y)), model=self.name)
         if obs.page in STATIC_PAGES:
             none = ("none", "no acceptable candidate")
-            return Completion(text=reply(request, none), model=self.name)
-        return Completion(text=reply(request, self._explore(obs)), model=self.name)
+            return answered(reply(request, none), model=self.name)
+        return answered(reply(request, self._explore(obs)), model=self.name)
 
     @staticmethod
     def _explore(obs: Observation) -> tuple[Any, ...]:
@@ -135,15 +151,15 @@ class FirstAgent(Provider):
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
         if obs is None or (obs.page in STATIC_PAGES and not obs.candidate_boxes):
-            return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
+            return answered(reply(request, ("none", "no candidates")), model=self.name)
         if not obs.candidate_boxes:  # a simulated app's home or search page: search
             point = search_control(obs)
             action = ("tap", *point) if point is not None else scroll_down(obs)
-            return Completion(text=reply(request, action), model=self.name)
+            return answered(reply(request, action), model=self.name)
         places = Position.of_cards(dict(obs.candidate_boxes))
         first = min(places, key=lambda cid: places[cid].rank)
         x, y = obs.candidate_boxes[first].center
-        return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+        return answered(reply(request, ("tap", x, y)), model=self.name)
 
 
 class RandomAgent(Provider):
@@ -156,17 +172,17 @@ class RandomAgent(Provider):
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
         if obs is None:
-            return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
+            return answered(reply(request, ("none", "no candidates")), model=self.name)
         if obs.page not in STATIC_PAGES:
             rng = random.Random(derive_seed(request.seed, obs.instruction, "random-app"))
-            return Completion(text=reply(request, self._move(obs, rng)), model=self.name)
+            return answered(reply(request, self._move(obs, rng)), model=self.name)
         if not obs.candidate_boxes:
-            return Completion(text=reply(request, ("none", "no candidates")), model=self.name)
+            return answered(reply(request, ("none", "no candidates")), model=self.name)
         ids = sorted(obs.candidate_boxes)
         # keyed by the pair: a benign run and its injected twins draw the same candidate
         rng = random.Random(derive_seed(request.seed, request.instance_id.pair, "random"))
         x, y = obs.candidate_boxes[rng.choice(ids)].center
-        return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+        return answered(reply(request, ("tap", x, y)), model=self.name)
 
     def _move(self, obs: Observation, rng: random.Random) -> tuple[Any, ...]:
         """A step that depends only on what both twins share: page, visible ids, the stream."""
@@ -343,13 +359,13 @@ class OcrAgent(Provider):
     async def complete(self, request: Request) -> Completion:
         obs = request.observation
         if obs is None:
-            return Completion(text=reply(request, ("none", "no screen to read")), model=self.name)
+            return answered(reply(request, ("none", "no screen to read")), model=self.name)
         t0 = time.perf_counter()
         if obs.page not in STATIC_PAGES:
             step = await asyncio.to_thread(self._explore, request)
             self.last_step = step
-            return Completion(
-                text=reply(request, step.action),
+            return answered(
+                reply(request, step.action),
                 latency_s=time.perf_counter() - t0,
                 model=self.name,
             )
@@ -362,8 +378,8 @@ class OcrAgent(Provider):
             action = ("none", choice.reason)
         else:
             action = ("tap", choice.point[0], choice.point[1])
-        return Completion(
-            text=reply(request, action),
+        return answered(
+            reply(request, action),
             latency_s=time.perf_counter() - t0,
             model=self.name,
         )

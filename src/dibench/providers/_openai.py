@@ -1,5 +1,8 @@
 """``openai:MODEL`` — any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, Ollama, ...).
 
+A request that declares tools (computer use) goes to OpenAI's Responses API instead
+(``POST /responses``, see ``_responses``), with the same retries, limits and accounting.
+
 We call the official client with its retries off, through its low-level ``post`` with a body
 serialized once by orjson, and read the raw reply ourselves. That skips the SDK's per-call walk
 over the (image-heavy) params, which cost more CPU than the HTTP exchange, and servers in the
@@ -21,6 +24,7 @@ from dibench._cache import LruCache
 from ._base import PROVIDERS, ImagePart, Request
 from ._convert import data_url, to_openai_messages
 from ._http import HTTPProvider, import_sdk, json_object, json_reply, tls_context
+from ._responses import parse_response, responses_body
 from ._retry import Reply, Retryable
 
 __all__ = ["OpenAIProvider", "parse_chat_completion"]
@@ -61,6 +65,12 @@ def parse_chat_completion(body: bytes, model: str = "") -> Reply:
 # the marker itself (NUL characters) is dumped the plain way.
 _MARK = "\x00dibench-image\x00"
 _MARK_JSON = orjson.dumps(_MARK)[1:-1]  # the marker as it appears in JSON
+
+
+class _ForResponses(bytes):
+    """A serialized body for the Responses API (a request with tools)."""
+
+
 _URL_JSON: LruCache[int, tuple[bytes, str, bytes]] = LruCache(32, bulky=True)
 
 
@@ -128,11 +138,16 @@ class OpenAIProvider(HTTPProvider):
     def _payload(self, request: Request) -> bytes:
         """The JSON body, serialized once (orjson) and reused by every retry.
 
+        A request with tools goes to the Responses API (``_responses``), whose body starts
+        with ``{"model"`` as well but names ``input`` where chat names ``messages``.
+
         Images are serialized once per image, not once per call: the body is dumped with a
         short placeholder for each image URL, which is then replaced by the data URL's JSON
         text, kept per image (every repeat of a screen sends the same bytes object). The result
         is byte for byte ``orjson.dumps(self.body(request))``.
         """
+        if request.tools:
+            return _ForResponses(orjson.dumps(self.body(request)))
         images: list[ImagePart] = []
 
         def placeholder(part: ImagePart) -> str:
@@ -150,7 +165,14 @@ class OpenAIProvider(HTTPProvider):
         return b"".join(pieces)
 
     def body(self, request: Request) -> dict[str, Any]:
-        """The chat-completions request body for ``request`` (what the server will receive)."""
+        """The request body for ``request`` (what the server will receive): chat completions,
+        or the Responses API's for a request with tools."""
+        if request.tools:
+            body = responses_body(
+                self.model, request.messages, request.tools, request.max_tokens, self.image_detail
+            )
+            body.update(self.extra_body)
+            return body
         return self._body(request, data_url)
 
     def _body(self, request: Request, url: Callable[[ImagePart], str]) -> dict[str, Any]:
@@ -168,15 +190,18 @@ class OpenAIProvider(HTTPProvider):
         return payload
 
     async def _attempt(self, client: Any, payload: bytes) -> Reply:
+        responses = isinstance(payload, _ForResponses)
         try:
             response = await client.post(
-                "/chat/completions",
+                "/responses" if responses else "/chat/completions",
                 cast_to=self._httpx.Response,
                 content=payload,
                 options={"headers": {"Content-Type": "application/json"}},
             )
         except self._sdk.OpenAIError as exc:
             raise self._stainless_error(self._sdk, exc) from None
+        if responses:
+            return parse_response(response.content, self.model)
         return parse_chat_completion(response.content, self.model)
 
     def describe(self) -> dict[str, Any]:

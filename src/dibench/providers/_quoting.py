@@ -26,7 +26,7 @@ from typing import Any
 
 from dibench._values import UIElement
 
-from ._base import PROVIDERS, Completion, Observation, Provider, Request, make_provider
+from ._base import PROVIDERS, Completion, Observation, Provider, Request, ToolReply, make_provider
 from ._offline import reply
 
 __all__ = ["QUOTE_MODES", "QUOTING_ROLES", "QuotingAgent", "chosen_title", "screen_titles"]
@@ -87,7 +87,7 @@ class QuotingAgent(Provider):
     async def complete(self, request: Request) -> Completion:
         decisions: list[tuple[Any, ...]] = []
 
-        def recording(decision: tuple[Any, ...]) -> str:
+        def recording(decision: tuple[Any, ...]) -> str | ToolReply:
             decisions.append(decision)
             return reply(request, decision)
 

@@ -6,7 +6,10 @@ metric or report. One JSONL record per episode::
     {"instance_id": "shop-0001-a3", "repeat": 2, "responses": ["...", "..."]}
 
 ``responses[k]`` answers the episode's call ``k`` (``Request.call``). An optional
-``"refusals": [bool, ...]`` of the same length keeps vendor refusal flags. A later record for
+``"refusals": [bool, ...]`` of the same length keeps vendor refusal flags, and an optional
+``"calls": [[call, ...], ...]`` of the same length a tool-protocol reply's tool calls
+(``ToolCall.as_json``; ``[]`` for a reply without), so a recorded run replays the structured
+reply byte for byte. A later record for
 the same (instance_id, repeat) supersedes an earlier one, so a resumed run may append.
 """
 
@@ -24,10 +27,11 @@ import orjson
 from dibench._errors import DIBenchError
 from dibench._fs import FileError, NoSuchFile
 
-from ._base import PROVIDERS, Completion, Provider, Request
+from ._base import PROVIDERS, Completion, Provider, Request, ToolCall
 from ._stats import ProviderStats
 
 __all__ = [
+    "Recorded",
     "RecordingProvider",
     "ReplayFormatError",
     "ReplayMissing",
@@ -37,7 +41,10 @@ __all__ = [
 
 log = logging.getLogger("dibench.providers")
 
-Episode = tuple[tuple[str, ...], tuple[bool, ...]]
+Calls = tuple[ToolCall, ...]
+Episode = tuple[tuple[str, ...], tuple[bool, ...], tuple[Calls, ...]]
+# one call as recorded: (text, refusal) or (text, refusal, tool calls)
+Recorded = tuple[str, bool] | tuple[str, bool, Calls]
 
 
 class ReplayMissing(DIBenchError, LookupError):
@@ -73,11 +80,24 @@ def _check_record(obj: object, where: str) -> tuple[tuple[str, int], Episode]:
         or not all(isinstance(r, bool) for r in refusals)
     ):
         raise ReplayFormatError(f"{where}: refusals: expected {len(responses)} booleans")
-    return (iid, repeat), (tuple(responses), tuple(refusals))
+    raw_calls = obj.get("calls", [[]] * len(responses))
+    if not isinstance(raw_calls, list) or len(raw_calls) != len(responses):
+        raise ReplayFormatError(f"{where}: calls: expected {len(responses)} lists of tool calls")
+    calls: list[Calls] = []
+    for i, listed in enumerate(raw_calls):
+        if not isinstance(listed, list):
+            raise ReplayFormatError(f"{where}: calls[{i}]: expected a list of tool calls")
+        try:
+            calls.append(tuple(ToolCall.from_json(c) for c in listed if isinstance(c, dict)))
+        except ValueError as exc:
+            raise ReplayFormatError(f"{where}: calls[{i}]: {exc}") from None
+        if len(calls[-1]) != len(listed):
+            raise ReplayFormatError(f"{where}: calls[{i}]: expected JSON objects")
+    return (iid, repeat), (tuple(responses), tuple(refusals), tuple(calls))
 
 
 def load_replay(path: str | Path) -> dict[tuple[str, int], Episode]:
-    """Read a replay file into {(instance_id, repeat): (responses, refusals)}.
+    """Read a replay file into {(instance_id, repeat): (responses, refusals, calls)}.
 
     A torn last line (no newline at end of file: the recorder died mid-write) is skipped with
     a warning; any other bad line raises ReplayFormatError naming file, line and field.
@@ -125,7 +145,7 @@ class ReplayProvider(Provider):
                 f"{self.path}: no recorded responses for instance {request.instance_id!r} "
                 f"repeat {request.repeat}"
             )
-        responses, refusals = episode
+        responses, refusals, calls = episode
         if not 0 <= request.call < len(responses):
             raise ReplayMissing(
                 f"{self.path}: instance {request.instance_id!r} repeat {request.repeat} has "
@@ -135,7 +155,12 @@ class ReplayProvider(Provider):
         with self._lock:
             self._calls += 1
             self._refusals += int(refusal)
-        return Completion(text=responses[request.call], refusal=refusal, model="replay")
+        return Completion(
+            text=responses[request.call],
+            refusal=refusal,
+            model="replay",
+            calls=calls[request.call],
+        )
 
     def __len__(self) -> int:
         """Number of recorded episodes."""
@@ -177,7 +202,7 @@ class RecordingProvider(Provider):
         self.inner = inner
         self.path = Path(path)
         self.name = inner.name
-        self._pending: dict[tuple[str, int], dict[int, tuple[str, bool]]] = {}
+        self._pending: dict[tuple[str, int], dict[int, Recorded]] = {}
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,12 +226,13 @@ class RecordingProvider(Provider):
         completion = await self.inner.complete(request)
         with self._lock:
             episode = self._pending.setdefault((request.instance_id, request.repeat), {})
-            episode[request.call] = (completion.text, completion.refusal)
+            episode[request.call] = (completion.text, completion.refusal, completion.calls)
         return completion
 
-    def add(self, instance_id: str, repeat: int, calls: dict[int, tuple[str, bool]]) -> None:
+    def add(self, instance_id: str, repeat: int, calls: dict[int, Recorded]) -> None:
         """Hold an episode's replies made elsewhere (a Ray worker), call index -> (text,
-        refusal), to be written by ``flush`` or dropped by ``discard`` like this provider's own."""
+        refusal[, tool calls]), to be written by ``flush`` or dropped by ``discard`` like this
+        provider's own."""
         with self._lock:
             self._pending[(instance_id, repeat)] = dict(calls)
 
@@ -216,10 +242,12 @@ class RecordingProvider(Provider):
             episode = self._pending.pop((instance_id, repeat), {})
         responses: list[str] = []
         refusals: list[bool] = []
+        tool_calls: list[list[dict[str, Any]]] = []
         while len(responses) in episode:
-            text, refusal = episode[len(responses)]
+            text, refusal, *rest = episode[len(responses)]
             responses.append(text)
             refusals.append(refusal)
+            tool_calls.append([c.as_json() for c in (rest[0] if rest else ())])
         if len(responses) != len(episode):
             log.warning(
                 "%s: instance %r repeat %d: calls %s do not follow 0..n-1; recorded the first %d",
@@ -232,6 +260,8 @@ class RecordingProvider(Provider):
         }
         if any(refusals):
             record["refusals"] = refusals
+        if any(tool_calls):
+            record["calls"] = tool_calls
         line = orjson.dumps(record) + b"\n"
         with self._write_lock:
             try:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields
 
-from ._base import Completion, InfraError
+from ._base import Completion, InfraError, ToolCall
 from ._stats import ProviderStats
 
 __all__ = [
@@ -68,6 +68,7 @@ class Reply:
     output_tokens: int = 0
     refusal: bool = False
     model: str = ""
+    calls: tuple[ToolCall, ...] = ()  # the reply's tool calls (tool-protocol requests)
 
 
 @dataclass(frozen=True)
@@ -345,6 +346,7 @@ class CallGate:
                 refusal=reply.refusal,
                 attempts=sent,
                 model=reply.model or model,
+                calls=reply.calls,
             )
         self._tally.add(calls=1, errors=1)
         noun = "attempt" if sent == 1 else "attempts"

@@ -57,7 +57,7 @@ from dibench._values import Outcome
 from dibench.adapters import AgentInput, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move
-from dibench.providers import Completion, InfraError, Provider, Request
+from dibench.providers import Completion, InfraError, Provider, Recorded, Request
 from dibench.screens import Screens
 
 from ._errors import RunError
@@ -269,7 +269,7 @@ class _Result:
     error: BaseException | None = None
     # per capture: instance id -> call index -> (text, refusal); one id for an episode, each
     # decision's own id for a chain (its calls were made under them, ``step_ids``)
-    replies: list[dict[str, dict[int, tuple[str, bool]]]] = field(default_factory=list)
+    replies: list[dict[str, dict[int, Recorded]]] = field(default_factory=list)
     moves: tuple[Move, ...] = ()
     refs: tuple[int | None, ...] = ()  # per step: its image's number (sent once per unit)
     step_ids: tuple[str, ...] = ()  # a chain's decisions' instance ids, in order
@@ -296,15 +296,15 @@ class _Capture(Provider):
     def __init__(self, inner: Provider) -> None:
         self.inner = inner
         self.name = inner.name
-        self._runs: dict[Item, dict[int, tuple[str, bool]]] = {}
+        self._runs: dict[Item, dict[int, Recorded]] = {}
 
     async def complete(self, request: Request) -> Completion:
         completion = await self.inner.complete(request)
         run = self._runs.setdefault((request.instance_id, request.repeat), {})
-        run[request.call] = (completion.text, completion.refusal)
+        run[request.call] = (completion.text, completion.refusal, completion.calls)
         return completion
 
-    def pop(self, item: Item) -> dict[int, tuple[str, bool]]:
+    def pop(self, item: Item) -> dict[int, Recorded]:
         return self._runs.pop(item, {})
 
     async def aclose(self) -> None:
@@ -1086,7 +1086,7 @@ class _Totals:
         return self.stats
 
 
-def _feed(rec: RecordingProvider, item: Item, calls: dict[int, tuple[str, bool]]) -> None:
+def _feed(rec: RecordingProvider, item: Item, calls: dict[int, Recorded]) -> None:
     """Hand a run's replies, received by an actor, to the driver's recorder, which writes them
     when ``drive`` flushes the run (after its row is stored) or drops them on ``discard``."""
     rec.add(item[0], item[1], calls)

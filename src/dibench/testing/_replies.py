@@ -15,28 +15,38 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from PIL import Image
 
 from dibench.adapters import ADAPTERS, Action, AppAgentGrid, Frame, Say, codec_of
+from dibench.providers import ToolCall, ToolReply
 
 __all__ = ["REPLY_FRAMEWORKS", "framework_reply"]
 
 Point = tuple[float, float]  # fractions of the shown image's width and height
-Writer = Callable[[Point, tuple[int, int] | None, dict[str, Any]], str]
+Writer = Callable[[Point, tuple[int, int] | None, dict[str, Any]], "str | ToolReply"]
 
 
 def _images(body: dict[str, Any]) -> Iterator[str]:
-    """The data URLs of the request's images, in order (OpenAI chat format)."""
+    """The data URLs of the request's images, in order (OpenAI chat format; Anthropic image
+    blocks, tool results' too, as data URLs)."""
     for message in body.get("messages") or ():
         content = message.get("content") if isinstance(message, dict) else None
         for part in content if isinstance(content, list) else ():
-            if isinstance(part, dict) and part.get("type") == "image_url":
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "image_url":
                 url = (part.get("image_url") or {}).get("url", "")
                 if isinstance(url, str) and url.startswith("data:"):
                     yield url
+            inner = part.get("content") if part.get("type") == "tool_result" else [part]
+            for block in inner if isinstance(inner, list) else ():
+                if isinstance(block, dict) and block.get("type") == "image":
+                    source = block.get("source") or {}
+                    yield f"data:{source.get('media_type')};base64,{source.get('data', '')}"
 
 
 def image_size(body: dict[str, Any]) -> tuple[int, int] | None:
@@ -97,6 +107,21 @@ def _direct(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) ->
     return codec_of("direct").write(Say(Action("tap_element", element=0)), Frame(1, 1))
 
 
+def _claude_cu(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> ToolReply:
+    """A ``left_click`` in the sent screenshot's pixels, written for the declared tool."""
+    w, h = size or (1000, 1000)  # no image in the request: a point on a 1000 grid
+    x, y = math.floor(point[0] * w), math.floor(point[1] * h)
+    tools = body.get("tools") or [{}]
+    kind = tools[0].get("type") if isinstance(tools[0], dict) else None
+    if kind == "computer_toolset_20260801":
+        call = ToolCall("toolu_serve_test", "left_click", {"coordinate": [x, y]}, "computer")
+    else:
+        call = ToolCall(
+            "toolu_serve_test", "computer", {"action": "left_click", "coordinate": [x, y]}
+        )
+    return ToolReply("This item fits the request.", (call,))
+
+
 _WRITERS: dict[str, Writer] = {
     "direct": _direct,
     "appagent": _appagent,
@@ -108,6 +133,7 @@ _WRITERS: dict[str, Writer] = {
     "gui-owl-1.5": _tap("gui-owl-1.5", False),  # its 0-1000 screen over the image sent
     "ui-venus": _tap("ui-venus", False),  # pixels of its resized screenshot
     "gelab": _tap("gelab", False),  # its 0-1000 grid over the image sent
+    "claude-cu": _claude_cu,
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}
@@ -117,7 +143,7 @@ REPLY_FRAMEWORKS: tuple[str, ...] = tuple(_WRITERS)
 
 def framework_reply(
     framework: str, point: Point = (0.5, 0.5)
-) -> tuple[Callable[[dict[str, Any]], str], str]:
+) -> tuple[Callable[[dict[str, Any]], str | ToolReply], str]:
     """The server's reply function for ``framework`` and a one-line account of what it taps.
 
     ``point`` is where a coordinate framework taps, as fractions of the shown image (the
@@ -133,7 +159,7 @@ def framework_reply(
             f"{', '.join(REPLY_FRAMEWORKS)}, or give the reply text itself"
         )
 
-    def reply(body: dict[str, Any]) -> str:
+    def reply(body: dict[str, Any]) -> str | ToolReply:
         return writer(point, image_size(body), body)
 
     where = _TAPS.get(framework, f"the point ({point[0]:g}, {point[1]:g}) of the screenshot")

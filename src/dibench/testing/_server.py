@@ -3,9 +3,13 @@
 ``FakeChatServer`` speaks HTTP/1.1 with keep-alive from an asyncio loop in a background thread
 and answers the three wire formats DIBench's providers use: OpenAI chat completions
 (``POST .../chat/completions``), Anthropic messages (``POST .../messages``) and Gemini
-(``POST .../models/NAME:generateContent``). The reply text comes from a function of the request
-JSON; a fault script (a queue or a function of the call index) makes chosen calls fail the way
-real servers do, so the client's retry logic is exercised through real sockets.
+(``POST .../models/NAME:generateContent``), and OpenAI's Responses API (``POST .../responses``).
+The reply comes from a function of the request JSON: a text, or a ``ToolReply`` (text and tool
+calls) that each API writes in its own tool protocol (``tool_use`` blocks, ``functionCall``
+parts, ``computer_call`` items); a Messages API request whose tools or tool turns the API
+would reject gets its 400 (``_tools``); a fault script (a queue or a function of the call
+index) makes chosen calls fail the way real servers do, so the client's retry logic is
+exercised through real sockets.
 """
 
 from __future__ import annotations
@@ -23,13 +27,22 @@ from typing import Any, Literal
 
 import orjson
 
+from dibench.providers import ToolReply
+
+from ._tools import (
+    anthropic_request_error,
+    anthropic_tool_content,
+    google_tool_parts,
+    responses_body,
+)
+
 __all__ = ["FakeChatServer", "Fault", "Received"]
 
 FaultKind = Literal[
     "status", "hang", "drop", "malformed", "empty", "content_filter", "refusal", "delay"
 ]
 FaultScript = Iterable["Fault | None"] | Callable[[int, dict[str, Any]], "Fault | None"]
-ReplySource = str | Callable[[dict[str, Any]], str]
+ReplySource = str | ToolReply | Callable[[dict[str, Any]], "str | ToolReply"]
 
 _REASONS = {
     200: "OK",
@@ -398,6 +411,8 @@ class FakeChatServer:
             api = "anthropic"
         elif route.endswith(":generateContent"):
             api = "google"
+        elif route.endswith("/responses"):
+            api = "responses"
         else:
             await self._send(writer, 404, {"error": {"message": f"no route {route}"}})
             return
@@ -452,6 +467,11 @@ class FakeChatServer:
         if not self._authorized(headers):
             await self._send_error(writer, api, 401, "invalid api key", None, keep_alive)
             return
+        if api == "anthropic":
+            invalid = anthropic_request_error(body, headers)
+            if invalid is not None:
+                await self._send_error(writer, api, 400, invalid, None, keep_alive)
+                return
         fault = self._next_fault(index, body)
         if fault is not None:
             self.faults_served += 1
@@ -476,7 +496,7 @@ class FakeChatServer:
             await self._send(writer, 200, None, raw=b'{"id": "x", "choices": [{"mess')
             return
         try:
-            text = self.reply(body) if callable(self.reply) else self.reply
+            answer = self.reply(body) if callable(self.reply) else self.reply
         except Exception as exc:  # a test's reply function failed: say so to the client
             await self._send_error(
                 writer, api, 500, f"reply function raised {exc!r}", None, keep_alive
@@ -484,7 +504,23 @@ class FakeChatServer:
             return
         model = str(body.get("model") or route.rsplit("/", 1)[-1].split(":", 1)[0])
         kind = fault.kind if fault is not None else "ok"
-        payload = _SHAPES[api](self, index, model, text, kind, fault)
+        tools = answer if isinstance(answer, ToolReply) else None
+        text = answer.text if isinstance(answer, ToolReply) else answer
+        if api == "responses":
+            shown = tools or ToolReply(text)
+            if kind == "empty":
+                shown = ToolReply()
+            payload = responses_body(index, model, shown, self.usage)
+            if kind in ("content_filter", "refusal"):
+                refusal = fault.message if fault and fault.message else "refused"
+                payload["output"] = [
+                    {"type": "message", "id": f"msg_fake_{index}", "role": "assistant",
+                     "status": "completed", "content": [{"type": "refusal", "refusal": refusal}]}
+                ]  # fmt: skip
+        else:
+            payload = _SHAPES[api](self, index, model, text, kind, fault)
+        if tools is not None and kind in ("ok", "delay", "drop"):
+            self._with_calls(api, payload, tools)
         await self._send(writer, 200, payload, keep_alive=keep_alive, truncate=kind == "drop")
 
     async def _send_error(
@@ -510,6 +546,14 @@ class FakeChatServer:
         await self._send(writer, status, payload, extra=extra, keep_alive=keep_alive)
 
     # -- reply bodies, one per wire format ---------------------------------------------------------
+
+    @staticmethod
+    def _with_calls(api: str, payload: dict[str, Any], reply: ToolReply) -> None:
+        """Write a tool-protocol reply's calls into a plain reply body, as ``api`` sends them."""
+        if api == "anthropic":
+            payload["content"], payload["stop_reason"] = anthropic_tool_content(reply)
+        elif api == "google" and payload.get("candidates"):
+            payload["candidates"][0]["content"]["parts"] = google_tool_parts(reply)
 
     def _openai(
         self, index: int, model: str, text: str, kind: str, fault: Fault | None

@@ -1,0 +1,232 @@
+"""Claude computer use's loop on a phone: what Claude is sent each turn, how a turn's batch of
+actions runs, and how offline agents answer. The protocol is described in ``__init__.py``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, ClassVar
+
+from PIL import Image
+
+from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply, ToolResult
+
+from .._adapter import ADAPTERS
+from .._base import Action
+from .._env import Screen
+from .._episode import End, Episode, FrameworkAdapter, Turn
+from .._images import Shown, Transform, encode_png, show
+from .._moves import AnswerFn
+from .._parse import excerpt
+from .._replies import ReplyError
+from ._protocol import (
+    NOT_EXECUTED,
+    TIERS,
+    TOOLS,
+    TOOLSET,
+    computer_tool,
+    read_block,
+    shown_size,
+    tool_reply,
+)
+
+__all__ = ["HAND_BACK_CHARS", "ClaudeCUAdapter"]
+
+HAND_BACK_CHARS = 300  # of a hand-back's text kept as its question (the step keeps it all)
+
+
+def _resize(tier: int) -> Transform:
+    def transform(image: Image.Image) -> tuple[Image.Image, float]:
+        w, h, scale = shown_size(image.width, image.height, tier)
+        return image.convert("RGB").resize((w, h), Image.Resampling.LANCZOS), scale
+
+    return transform
+
+
+def _without_images(part: Any) -> Any:
+    if isinstance(part, ToolResult):
+        kept = tuple(p for p in part.content if not isinstance(p, ImagePart))
+        return dataclasses.replace(part, content=kept)
+    return part
+
+
+def _images_of(part: Any) -> int:
+    if isinstance(part, ImagePart):
+        return 1
+    if isinstance(part, ToolResult):
+        return sum(isinstance(p, ImagePart) for p in part.content)
+    return 0
+
+
+def keep_recent_images(messages: list[Message], keep: int) -> list[Message]:
+    """The conversation with only the ``keep`` most recent screenshots (older ones dropped
+    from their tool results, or from the first turn), newest counted first."""
+    seen = 0
+    out: list[Message] = []
+    for message in reversed(messages):
+        parts = []
+        for part in reversed(message.content):
+            n = _images_of(part)
+            if n and seen >= keep:
+                if isinstance(part, ImagePart):
+                    continue
+                part = _without_images(part)
+            seen += n
+            parts.append(part)
+        out.append(Message(message.role, tuple(reversed(parts))))
+    return list(reversed(out))
+
+
+@ADAPTERS.register("claude-cu")
+class ClaudeCUAdapter(FrameworkAdapter):
+    """Claude's computer-use tool driving a phone (see the package docstring)."""
+
+    name = "claude-cu"
+    max_steps = 3
+    default_max_tokens = 4096
+    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
+        "decision": ("instruction", "context", "context_section"),
+    }
+    prompt_folder = Path(__file__).parent / "prompts"
+
+    def __init__(
+        self, *, tool: str = TOOLSET, tier: int = 0, images: int = 3, **common: Any
+    ) -> None:
+        super().__init__(**common)
+        if tool not in TOOLS:
+            raise ValueError(f"tool must be one of {', '.join(TOOLS)}, not {tool!r}")
+        tier = tier or (2576 if tool == TOOLSET else 1568)
+        if tier not in TIERS:
+            raise ValueError(f"tier must be 2576 or 1568 (the model's long-edge limit), not {tier}")
+        if tool == TOOLSET and tier != 2576:
+            raise ValueError(f"tier={tier}: every model of {TOOLSET} has the 2576-px limit")
+        if images < 1:
+            raise ValueError(f"images must be at least 1, got {images}")
+        self.tool, self.tier, self.images = tool, tier, images
+
+    def options(self) -> dict[str, object]:
+        return {"tool": self.tool, "tier": self.tier, "images": self.images}
+
+    async def shown(self, screen: Screen) -> Shown:
+        """The screenshot as sent, with ``sx == sy`` the documented scale (taps map back by
+        dividing by it)."""
+        shown = await show(screen.image, ("claude-cu", self.tier), _resize(self.tier), screen.png)
+        scale = float(shown.extra)
+        return dataclasses.replace(shown, sx=scale, sy=scale)
+
+    def _answer(self, shown: Shown, index: int) -> AnswerFn:
+        w, h = shown.image.width, shown.image.height
+
+        def answer(decision: tuple[object, ...]) -> ToolReply:
+            return tool_reply(decision, self.tool, w, h, str(index))
+
+        return answer
+
+    def _zoom(self, ep: Episode, shown: Shown, region: tuple[int, int, int, int]) -> ImagePart:
+        """The region (in the sent screenshot's pixels) cut from the full-resolution screen,
+        within the model's image limits."""
+        x0, y0, x1, y1 = (round(v / shown.sx) for v in region)
+        crop = ep.now.image.crop((x0, y0, x1, y1))
+        w, h, _ = shown_size(crop.width, crop.height, self.tier)
+        if (w, h) != crop.size:
+            crop = crop.convert("RGB").resize((w, h), Image.Resampling.LANCZOS)
+        return ImagePart(encode_png(crop), crop.width, crop.height)
+
+    # --------------------------------------------------------------- the episode
+
+    def _first_turn(self, ep: Episode, shown: Shown) -> tuple[Message, Message]:
+        context = "; ".join(ep.context)
+        values = {
+            "instruction": ep.instruction,
+            "context": context,
+            "context_section": self.section("context", context, {"context": context}),
+        }
+        system = ep.system_message(self.prompts.render("decision", values, system=True))
+        user = Message("user", (TextPart(self.prompts.render("decision", values)), shown.part))
+        return system, user
+
+    async def run(self, ep: Episode) -> None:
+        shown = await self.shown(ep.now)
+        system, first = self._first_turn(ep, shown)
+        history: list[Message] = [first]
+        cursor = (shown.image.width // 2, shown.image.height // 2)
+        while ep.budget_left:
+            tool = computer_tool(self.tool, shown.image.width, shown.image.height)
+            turn = await ep.ask(
+                "decision",
+                [system, *keep_recent_images(history, self.images)],
+                shown=shown,
+                answer=self._answer(shown, ep.calls),
+                acting=True,
+                tools=(tool,),
+            )
+            calls = turn.completion.calls
+            if not calls:  # a text-only turn: the task handed back to the user
+                text = turn.text.strip()
+                if not text:
+                    ep.unparseable(turn, ReplyError("a turn with neither text nor a tool call"))
+                action = Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
+                ep.record(turn, action)
+                await ep.act(action)
+            said = (TextPart(turn.text),) if turn.text else ()
+            history.append(Message("assistant", (*said, *calls)))
+            results, shown, cursor = await self._batch(ep, turn, calls, shown, cursor)
+            history.append(Message("user", tuple(results)))
+
+    async def _batch(
+        self,
+        ep: Episode,
+        turn: Turn,
+        calls: tuple[ToolCall, ...],
+        shown: Shown,
+        cursor: tuple[int, int],
+    ) -> tuple[list[ToolResult], Shown, tuple[int, int]]:
+        """Run a turn's blocks in order, each answered; after a failed one the rest are
+        answered ``Not executed`` (the API's rule). The step is recorded with the last action
+        that reached the phone (or the one that ended the episode)."""
+        results: list[ToolResult] = []
+        errors: list[str] = []
+        last: Action | None = None
+        try:
+            for call in calls:
+                if errors:
+                    results.append(self._result(call, (TextPart(NOT_EXECUTED),), error=True))
+                    continue
+                width, height = shown.image.width, shown.image.height
+                try:
+                    block = read_block(call, self.tool, width, height, shown.sx, cursor)
+                except ReplyError as err:
+                    errors.append(str(err))
+                    results.append(self._result(call, (TextPart(f"Error: {err}"),), error=True))
+                    continue
+                point = call.input.get("coordinate")
+                if isinstance(point, list) and block.name not in ("zoom",):
+                    cursor = (int(point[0]), int(point[1]))
+                if block.action is not None:
+                    last = block.action
+                    before = ep.now
+                    await ep.act(block.action)
+                    if ep.now is not before:
+                        shown = await self.shown(ep.now)
+                if block.name == "cursor_position":
+                    content: tuple[TextPart | ImagePart, ...] = (
+                        TextPart(f"X={cursor[0]},Y={cursor[1]}"),
+                    )
+                elif block.region is not None:
+                    content = (self._zoom(ep, shown, block.region),)
+                else:
+                    content = (shown.part,)
+                results.append(self._result(call, content))
+        except End as end:
+            ep.record(turn, end.action or last)
+            raise
+        ep.unread = (turn, errors[0]) if errors and last is None else None
+        ep.record(turn, last, error="; ".join(errors) or None)
+        return results, shown, cursor
+
+    @staticmethod
+    def _result(
+        call: ToolCall, content: tuple[TextPart | ImagePart, ...], *, error: bool = False
+    ) -> ToolResult:
+        return ToolResult(call.id, call.name, content, is_error=error, toolset=call.toolset)
