@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from dibench._cache import LruCache
-from dibench.adapters import ADAPTERS, AgentInput, FrameworkAdapter, make_adapter
+from dibench.adapters import ADAPTERS, AgentInput, FrameworkAdapter, make_adapter, text_frameworks
 from dibench.adapters._episode import render_messages
 from dibench.adapters._images import scale_box, screen_key, show
 from dibench.adapters._moves import read_decision
@@ -33,7 +33,7 @@ from dibench.providers import (
 
 from .conftest import Screen, ScriptedProvider, tap
 
-NAMES = ADAPTERS.names()  # every registered framework: a new one needs no edit here
+NAMES = text_frameworks()  # every text-syntax framework: a new one needs no edit here
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {n for n in NAMES if "ocr_engine" in inspect.signature(ADAPTERS.get(n)).parameters}
 

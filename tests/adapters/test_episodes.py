@@ -28,6 +28,7 @@ from dibench.adapters import (
     codec_of,
     make_adapter,
     smart_resize,
+    text_frameworks,
 )
 from dibench.adapters._base import Action
 from dibench.adapters._env import Screen, StaticScreen
@@ -52,10 +53,12 @@ HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 NEEDS_OCR = {n for n in NAMES if "ocr_engine" in inspect.signature(ADAPTERS.get(n)).parameters}
 
 
-def framework_params() -> list[object]:
-    """Frameworks; the two that OCR every screen are slow on full simulator flows."""
+def framework_params(text_only: bool = False) -> list[object]:
+    """Frameworks; the two that OCR every screen are slow on full simulator flows.
+    ``text_only``: those whose replies a codec writes as text (a tool-protocol framework's
+    calls are structured: its own tests script them)."""
     out = []
-    for n in NAMES:
+    for n in text_frameworks() if text_only else NAMES:
         marks = [pytest.mark.slow] if n in NEEDS_OCR else []
         if n in NEEDS_OCR and not HAS_OCR:
             marks.append(pytest.mark.skip(reason="no OCR engine"))
@@ -357,7 +360,7 @@ def routes(specs: dict[str, EpisodeSpec]) -> dict[str, Walk]:
     return {sim: walk(spec) for sim, spec in specs.items()}
 
 
-@pytest.mark.parametrize("name", framework_params())
+@pytest.mark.parametrize("name", framework_params(text_only=True))
 def test_a_replayed_multi_step_run_reaches_the_expected_decision(
     name: str, routes: dict[str, Walk], tmp_path: Path
 ) -> None:
@@ -463,7 +466,7 @@ def answering(*decisions: tuple[object, ...]) -> list[Callable[[Request], str]]:
 
 @pytest.mark.parametrize(
     "name",
-    [n for n in framework_params() if n.values[0] != "direct"],  # type: ignore[attr-defined]
+    [n for n in framework_params(text_only=True) if n.values[0] != "direct"],  # type: ignore[attr-defined]
 )
 def test_every_framework_renders_swipes_and_typing_in_its_own_syntax(
     name: str, inp: AgentInput

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import ADAPTERS
+from dibench.adapters import text_frameworks
 from dibench.dataset import Dataset
 from dibench.defenses import DEFAULT_WARNINGS
 from dibench.providers import make_provider
@@ -42,7 +42,7 @@ def _openai(srv: FakeChatServer) -> Any:
     )
 
 
-@pytest.mark.parametrize("framework", sorted(ADAPTERS.names()))
+@pytest.mark.parametrize("framework", sorted(text_frameworks()))  # chat bodies
 def test_warning_is_in_every_system_prompt_the_server_received(
     small_dataset: Dataset, srv: FakeChatServer, framework: str
 ) -> None:

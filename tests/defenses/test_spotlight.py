@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dibench import screens
-from dibench.adapters import ADAPTERS
+from dibench.adapters import text_frameworks
 from dibench.dataset import Dataset
 from dibench.defenses import SANDWICH_TEXT, SPOTLIGHT_NOTES, make_defense
 from dibench.providers import make_provider
@@ -61,7 +61,7 @@ def _item_texts(ds: Dataset, iid: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("framework", sorted(ADAPTERS.names()))
+@pytest.mark.parametrize("framework", sorted(text_frameworks()))  # chat bodies
 def test_spotlight_marks_the_screen_text_a_framework_sends_or_sends_the_same_request(
     small_dataset: Dataset, srv: FakeChatServer, framework: str
 ) -> None:
@@ -130,7 +130,7 @@ def test_ocr_lines_holding_one_wrapped_line_of_a_title_are_marked(small_dataset:
     assert sum(len(p) for p in inside) >= len(title) // 2
 
 
-@pytest.mark.parametrize("framework", sorted(ADAPTERS.names()))
+@pytest.mark.parametrize("framework", sorted(text_frameworks()))  # chat bodies
 def test_sandwich_repeats_the_instruction_at_the_end_of_every_request(
     small_dataset: Dataset, srv: FakeChatServer, framework: str
 ) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import ADAPTERS, make_adapter
+from dibench.adapters import make_adapter, text_frameworks
 from dibench.metrics import Outcome
 from dibench.providers import (
     Completion,
@@ -145,7 +145,7 @@ def test_spec_and_options() -> None:
 BROKEN_BY_A_NOTE = {"autoglm": Outcome.PARSE_ERROR, "ui-tars": Outcome.FRAMEWORK_ERROR}
 
 
-@pytest.mark.parametrize("framework", ADAPTERS.names())
+@pytest.mark.parametrize("framework", text_frameworks())
 def test_benign_titles_change_no_decision(framework: str) -> None:
     """Quoted before and after, ordinary titles leave every framework's faithful reading of the
     oracle's reply intact: it commits to the acceptable card (except where a note after the

@@ -16,7 +16,8 @@ full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool c
 (UI-Venus-1.5: tagged thinking, one call and a conclusion, on a Qwen-resized screenshot),
 ``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG),
 ``claude-cu`` (Claude's computer-use tool through the Messages API: ``tool_use`` blocks,
-the documented screenshot scaling) and ``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
+the documented screenshot scaling; ``protocol == "tools"``: no text syntax, no codec) and
+``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
 one dataset decision screen (a ``StaticScreen``), ``run_episode(env, provider, ...)`` over an
@@ -38,7 +39,7 @@ shown), ``_moves`` (offline agents' decisions), ``_parse`` and ``_replies`` (rea
 and v3's information pool).
 """
 
-from ._adapter import ADAPTERS, Adapter, codec_of
+from ._adapter import ADAPTERS, Adapter, codec_of, text_frameworks
 from ._base import Action, AgentInput, Decision, Step, Verdict, candidate_at
 from ._codec import Codec, Frame, Say
 from ._env import OUTSIDE, Environment, Observed, Screen, StaticScreen, Transition
@@ -127,6 +128,7 @@ __all__ = [
     "show",
     "shown_origin",
     "smart_resize",
+    "text_frameworks",
 ]
 
 

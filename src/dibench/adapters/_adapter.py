@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import replace
+from typing import ClassVar
 
 from dibench._registry import Registry
 from dibench._values import InstanceId
@@ -26,6 +27,9 @@ class Adapter(ABC):
 
     name: str = ""
     max_steps: int = 3  # calls to the acting role before giving up (⊥, 'ran out of steps')
+    # "text": the model replies in a syntax the framework's codec reads and writes; "tools":
+    # the vendor's tool-call protocol (structured calls, no text syntax: no codec)
+    protocol: ClassVar[str] = "text"
 
     @abstractmethod
     async def decide(self, inp: AgentInput, provider: Provider) -> Decision:
@@ -82,3 +86,9 @@ def codec_of(adapter: str | Adapter, **options: object) -> Codec:
     if isinstance(adapter, str):
         adapter = ADAPTERS.get(adapter)(**options)
     return adapter.codec()
+
+
+def text_frameworks() -> list[str]:
+    """The registered frameworks whose models reply in a text syntax (``protocol == "text"``):
+    the ones a codec reads and writes, and whose replies the shared tests script as text."""
+    return [n for n in ADAPTERS.names() if ADAPTERS.get(n).protocol == "text"]

@@ -276,11 +276,21 @@ class Episode:
             raise End(Outcome.REFUSAL, REFUSED)
         return turn
 
-    def record(self, turn: Turn, action: Action | None, error: str | None = None) -> None:
+    def record(
+        self,
+        turn: Turn,
+        action: Action | None,
+        error: str | None = None,
+        *,
+        seen: Screen | None = None,
+    ) -> None:
+        """Store a turn as a step: on ``seen``, the screen the model wrote it for (default:
+        the current one; a loop that runs a turn's actions before recording it passes the
+        screen the turn began on)."""
         c = turn.completion
         if turn is self.pending:
             self.pending = None
-        screen = self.now
+        screen = seen if seen is not None else self.now
         self.steps.append(
             Step(
                 role=turn.role,

@@ -83,6 +83,7 @@ class ClaudeCUAdapter(FrameworkAdapter):
     """Claude's computer-use tool driving a phone (see the package docstring)."""
 
     name = "claude-cu"
+    protocol: ClassVar[str] = "tools"
     max_steps = 3
     default_max_tokens = 4096
     prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -188,6 +189,7 @@ class ClaudeCUAdapter(FrameworkAdapter):
         results: list[ToolResult] = []
         errors: list[str] = []
         last: Action | None = None
+        seen = ep.now  # the screen the turn was written for: its step's screen and page
         try:
             for call in calls:
                 if errors:
@@ -219,10 +221,10 @@ class ClaudeCUAdapter(FrameworkAdapter):
                     content = (shown.part,)
                 results.append(self._result(call, content))
         except End as end:
-            ep.record(turn, end.action or last)
+            ep.record(turn, end.action or last, seen=seen)
             raise
         ep.unread = (turn, errors[0]) if errors and last is None else None
-        ep.record(turn, last, error="; ".join(errors) or None)
+        ep.record(turn, last, error="; ".join(errors) or None, seen=seen)
         return results, shown, cursor
 
     @staticmethod
