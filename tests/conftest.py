@@ -185,13 +185,16 @@ _spent: dict[str, float] = {}
 
 # ---- the quick lane: ``-m "not slow"``
 #
-# A test is slow when it carries ``@pytest.mark.slow`` or when its last recorded run (setup, call
-# and teardown) took at least SLOW_TEST_SECONDS: slow_tests.json, rewritten with durations.json.
-# Measured, not hand-kept, so the lane stays quick as tests change; a test not listed yet counts
-# as quick until the next recording. The README's command and CI run every test.
+# A test is slow when it carries ``@pytest.mark.slow``, when its last recorded run (setup, call
+# and teardown) took at least SLOW_TEST_SECONDS (slow_tests.json, rewritten with
+# durations.json), or when its whole file took at least SLOW_FILE_SECONDS (durations.json: a file
+# of many quick tests of one heavy subject, the Ray cluster's, inspect's). Measured, not
+# hand-kept, so the lane stays quick as tests change; a test or file not recorded yet counts as
+# quick until the next recording. The README's command and CI run every test.
 
 _SLOW = Path(__file__).with_name("slow_tests.json")
 SLOW_TEST_SECONDS = 1.0
+SLOW_FILE_SECONDS = 3.0
 _per_test: dict[str, float] = {}
 
 
@@ -205,12 +208,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         slow = set(json.loads(_SLOW.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         slow = set()
-    for item in items:
-        if item.nodeid in slow:
-            item.add_marker(pytest.mark.slow)
     try:
         seconds: dict[str, float] = json.loads(_DURATIONS.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        seconds = {}
+    for item in items:
+        heavy = seconds.get(item.nodeid.split("::", 1)[0], 0.0) >= SLOW_FILE_SECONDS
+        if item.nodeid in slow or heavy:
+            item.add_marker(pytest.mark.slow)
+    if not seconds:
         return
     first: dict[str, int] = {}
     for i, item in enumerate(items):
