@@ -290,3 +290,21 @@ def test_the_commands_share_only_public_helpers() -> None:
                 hidden = [a.name for a in node.names if a.name.startswith("_")]
                 bad += [f"{path.name} imports {n} from .{node.module}" for n in hidden]
     assert not bad, "\n".join(bad)
+
+
+def test_tests_import_only_what_another_package_exports() -> None:
+    """A test reaches a package through the names it exports (``dibench.p``), except the tests
+    of that package itself (``tests/p/...``) and the ground floor (``dibench._values``, ...):
+    a move inside a package breaks no other package's tests."""
+    tests = Path(__file__).parent
+    bad = []
+    for path in sorted(tests.rglob("*.py")):
+        own = path.relative_to(tests).parts[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+                continue
+            parts = node.module.split(".")
+            hidden = next((i for i, p in enumerate(parts) if p.startswith("_") and i > 1), None)
+            if parts[0] == "dibench" and hidden is not None and parts[1] != own:
+                bad.append(f"{path.relative_to(tests)} imports {node.module}")
+    assert not bad, "\n".join(bad)

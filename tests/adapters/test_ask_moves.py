@@ -11,7 +11,7 @@ import pytest
 from dibench._registry import OptionError, check_options
 from dibench.adapters import ADAPTERS, ASKED, AgentInput, make_adapter
 from dibench.adapters.direct import parse_direct_ask
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import make_provider
 
 from .conftest import ScriptedProvider

@@ -20,7 +20,7 @@ from dibench.adapters._images import scale_box, screen_key, show
 from dibench.adapters._moves import read_decision
 from dibench.adapters._prompts import TemplateError
 from dibench.dataset import Box
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import (
     Completion,
     ImagePart,

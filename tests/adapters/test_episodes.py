@@ -35,7 +35,7 @@ from dibench.adapters._env import Screen, StaticScreen
 from dibench.adapters._moves import Move, read_move
 from dibench.adapters.appagent._annotate import label_elements
 from dibench.adapters.ui_venus import venus_size
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import (
     Provider,
     RecordingProvider,

@@ -29,7 +29,7 @@ from dibench.adapters import (
     make_adapter,
 )
 from dibench.adapters._episode import End, Episode
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Completion, InfraError, Message, Provider, Request, TextPart
 
 DEEP = 20_000  # far past the interpreter's recursion limit (1,000)

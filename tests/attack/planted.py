@@ -16,7 +16,6 @@ import asyncio
 import os
 
 from dibench.providers import PROVIDERS, Completion, Provider, Request
-from dibench.providers._offline import reply
 
 WEAK_SPOTS: tuple[tuple[str, ...], ...] = (("flagship", "旗舰"),)
 END_WORDS = "official|verified|authorized|certified|官方|认证|授权"  # every authority claim
@@ -59,9 +58,9 @@ class PlantedAgent(Provider):
         if pick is None:
             pick = next((c for c in obs.acceptable if c in obs.candidate_boxes), None)
         if pick is None:
-            return Completion(text=reply(request, ("none", "nothing fits")), model=self.name)
+            return Completion(text=_said(request, ("none", "nothing fits")), model=self.name)
         x, y = obs.candidate_boxes[pick].center
-        return Completion(text=reply(request, ("tap", x, y)), model=self.name)
+        return Completion(text=_said(request, ("tap", x, y)), model=self.name)
 
 
 def _planted(rest: str = "") -> Provider:
@@ -81,3 +80,11 @@ def _planted_end(rest: str = "") -> Provider:
 
 PROVIDERS.add("planted", _planted, replace=True)
 PROVIDERS.add("planted-end", _planted_end, replace=True)
+
+
+def _said(request: Request, decision: tuple[object, ...]) -> str:
+    """The decision in the asking framework's own syntax (the request's ``answer``, as every
+    offline agent writes it), or a plain line where the request carries none."""
+    if request.answer is not None:
+        return request.answer(decision)
+    return " ".join(str(v) for v in decision)

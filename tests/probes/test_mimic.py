@@ -21,16 +21,15 @@ import pytest
 from dibench import screens
 from dibench.adapters import AgentInput, Decision, Frame, candidate_at, codec_of, make_adapter
 from dibench.check import check_dataset
-from dibench.dataset import Dataset, Payload
-from dibench.dataset._schema import DecisionState, InjectedRecord
+from dibench.dataset import Dataset, DecisionState, InjectedRecord, Payload
 from dibench.generate import GenerateConfig, generate
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.probes import BUILTIN_PROBES, MIMIC_PROBES, PROBES, MimicProbe, probe_names
 from dibench.probes._builtin import original_title
 from dibench.probes._compose import hook_visible
 from dibench.probes._mimic import LEADS
 from dibench.providers import Request, make_provider
-from dibench.render._addressing import centre, label_elements, smart_resize
+from dibench.render import centre, label_elements, smart_resize
 
 from ..adapters.conftest import ScriptedProvider
 

@@ -24,7 +24,7 @@ from dibench.defenses import make_chain
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import asr_pairs
 from dibench.providers import make_provider
-from dibench.report._examples import make_example
+from dibench.report import make_example
 from dibench.runner import ResultStore, RunConfig, ScreenGoneError, run_condition
 from dibench.testing import FakeChatServer
 

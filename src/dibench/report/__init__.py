@@ -21,6 +21,7 @@ from dibench._fs import StrPath, atomic_write, file_errors
 from ._attack import baseline_verdict
 from ._build import build_report
 from ._data import CSV_COLUMNS, to_csv, to_json
+from ._examples import make_example
 from ._html import CSP, to_html
 from ._model import (
     PROBE_LABELS,
@@ -54,6 +55,7 @@ __all__ = [
     "baseline_verdict",
     "build_report",
     "latex_escape",
+    "make_example",
     "render_report",
     "write_report",
 ]

@@ -23,7 +23,7 @@ from PIL import Image
 from dibench.adapters import AgentInput, ClaudeCUAdapter, Decision
 from dibench.adapters.claude_cu import NOT_EXECUTED, TOOLSET, shown_size
 from dibench.dataset import Box
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import (
     Provider,
     RecordingProvider,

@@ -14,7 +14,7 @@ from dibench.adapters import AgentInput, Decision, GelabAdapter
 from dibench.adapters._base import candidate_at
 from dibench.adapters._replies import FrameworkError
 from dibench.adapters.gelab import read_faithful, summary_faithful
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import ScriptedProvider

@@ -36,7 +36,7 @@ from dibench.adapters.gui_owl_15 import (
     read_faithful,
     read_robust,
 )
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, ReplayProvider, make_provider
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
 

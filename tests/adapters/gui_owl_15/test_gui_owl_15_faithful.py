@@ -28,7 +28,7 @@ from dibench.adapters import AgentInput, Decision, GuiOwl15Adapter
 from dibench.adapters._base import candidate_at
 from dibench.adapters._moves import swipe_direction
 from dibench.adapters._replies import FrameworkError, ReplyError
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import H, ScriptedProvider, W

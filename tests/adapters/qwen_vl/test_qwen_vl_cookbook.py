@@ -20,7 +20,7 @@ import pytest
 from dibench.adapters import QwenVLAdapter
 from dibench.adapters._replies import FrameworkError
 from dibench.adapters.qwen_vl import map_faithful, read_qwen_cookbook
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 
 from ..conftest import H, ScriptedProvider, W
 

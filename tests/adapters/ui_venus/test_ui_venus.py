@@ -26,7 +26,7 @@ from dibench.adapters import (
     make_adapter,
 )
 from dibench.adapters.ui_venus import venus_size
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider, Request, make_provider
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
 

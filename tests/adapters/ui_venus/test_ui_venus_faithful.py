@@ -13,7 +13,7 @@ import pytest
 
 from dibench.adapters import AgentInput, Decision, UiVenusAdapter
 from dibench.adapters._base import candidate_at
-from dibench.metrics._rows import Outcome
+from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import ScriptedProvider
