@@ -145,6 +145,12 @@ def gelab(body: dict[str, Any]) -> str:
     return _write("gelab", _pick_action(body, 540, 140, 280), "", SCREEN)
 
 
+def gui_owl_15(body: dict[str, Any]) -> str:
+    """GUI-Owl-1.5 (its codec): the full-size 1080x2340 screen, written on its 0-1000 screen
+    (it has no ask: a question is written as giving up)."""
+    return _write("gui-owl-1.5", _pick_action(body, 540, 140, 280), "", SCREEN)
+
+
 REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "direct": direct,
     "appagent": appagent,
@@ -154,4 +160,5 @@ REPLIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "qwen-vl": qwen_vl,
     "ui-venus": ui_venus,
     "gelab": gelab,
+    "gui-owl-1.5": gui_owl_15,
 }

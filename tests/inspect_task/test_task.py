@@ -86,7 +86,8 @@ def _log_metrics(log: Any) -> dict[str, float]:
                                                     ("autoglm", "keyword-detector"),
                                                     ("qwen-vl", "prompt-warning"),
                                                     ("ui-venus", "keyword-detector"),
-                                                    ("gelab", "prompt-warning")])  # fmt: skip
+                                                    ("gelab", "prompt-warning"),
+                                                    ("gui-owl-1.5", "jpeg:75")])  # fmt: skip
 def test_inspect_eval_matches_dibench_run_instance_for_instance(
     server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path, framework: str,
     defense: str,
