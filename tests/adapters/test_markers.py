@@ -18,7 +18,7 @@ import pytest
 
 import dibench
 from dibench._values import Box
-from dibench.adapters import Action, Codec, Frame, Say, codec_of, text_frameworks
+from dibench.adapters import ADAPTERS, Action, Codec, Frame, Say, codec_of
 
 SRC = Path(dibench.__file__).parent
 FILES = sorted(p for ext in ("*.py", "*.txt") for p in SRC.rglob(ext) if "docs" not in p.parts)
@@ -47,7 +47,7 @@ def _written(codec: Codec) -> str:
     return "\n".join(out)
 
 
-CODECS = {name: codec_of(name) for name in text_frameworks()}
+CODECS = {name: codec_of(name) for name in ADAPTERS.names()}
 HOMES: dict[str, set[Path]] = {}
 for _codec in CODECS.values():
     for _marker in _codec.markers:

@@ -16,7 +16,8 @@ full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool c
 (UI-Venus-1.5: tagged thinking, one call and a conclusion, on a Qwen-resized screenshot),
 ``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG),
 ``claude-cu`` (Claude's computer-use tool through the Messages API: ``tool_use`` blocks,
-the documented screenshot scaling; ``protocol == "tools"``: no text syntax, no codec) and
+the documented screenshot scaling; ``protocol == "tools"``: structured calls, no text
+syntax) and
 ``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on

@@ -28,7 +28,8 @@ class Adapter(ABC):
     name: str = ""
     max_steps: int = 3  # calls to the acting role before giving up (⊥, 'ran out of steps')
     # "text": the model replies in a syntax the framework's codec reads and writes; "tools":
-    # the vendor's tool-call protocol (structured calls, no text syntax: no codec)
+    # the vendor's tool-call protocol (structured calls: its codec moves them through the text a
+    # step stores, and the tests that script replies as text leave it out)
     protocol: ClassVar[str] = "text"
 
     @abstractmethod

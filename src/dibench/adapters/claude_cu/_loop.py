@@ -20,6 +20,7 @@ from .._images import Shown, Transform, encode_png, show
 from .._moves import AnswerFn
 from .._parse import excerpt
 from .._replies import ReplyError
+from ._codec import HAND_BACK_CHARS, ClaudeCUCodec
 from ._protocol import (
     NOT_EXECUTED,
     TIERS,
@@ -32,8 +33,6 @@ from ._protocol import (
 )
 
 __all__ = ["HAND_BACK_CHARS", "ClaudeCUAdapter"]
-
-HAND_BACK_CHARS = 300  # of a hand-back's text kept as its question (the step keeps it all)
 
 
 def _resize(tier: int) -> Transform:
@@ -108,6 +107,11 @@ class ClaudeCUAdapter(FrameworkAdapter):
 
     def options(self) -> dict[str, object]:
         return {"tool": self.tool, "tier": self.tier, "images": self.images}
+
+    def codec(self) -> ClaudeCUCodec:
+        """Its turns as a step stores them (text and ``tool_use`` blocks), for the declared
+        tool."""
+        return ClaudeCUCodec(self.tool)
 
     async def shown(self, screen: Screen) -> Shown:
         """The screenshot as sent, with ``sx == sy`` the documented scale (taps map back by
