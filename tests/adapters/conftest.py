@@ -6,6 +6,7 @@ canned replies in order, or calls a function of the Request (e.g. ``request.answ
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from dibench.adapters import AgentInput
 from dibench.dataset import Box, UIElement
 from dibench.providers import Completion, Provider, Request
 from dibench.render import font
+from dibench.sim import EpisodeSpec, plan_episodes
 
 W, H = 540, 960
 TITLES = ("Sony WH-1000XM5", "JBL Tune 510BT", "Anker Soundcore Q20")
@@ -166,3 +168,21 @@ def tap(cid: str) -> Callable[[Request], str]:
 def give_up(request: Request) -> str:
     assert request.answer is not None
     return request.answer(("none", "nothing fits"))
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, EpisodeSpec]:
+    """One exact-match episode per simulator: its only acceptable item is below the fold."""
+    planned = plan_episodes(0, 6, probes=())
+    return {s.sim: s for s in planned if s.category == "exact_match"}
+
+
+def agrees(ours: dict[str, Any], original: dict[str, Any]) -> bool:
+    """A faithful reading against the original's: same kind or outcome, same integer pixel
+    (both floored), same direction and text."""
+    if set(ours) != set(original):
+        return False
+    return all(
+        math.floor(ours[k]) == math.floor(want) if k in ("x", "y") else ours[k] == want
+        for k, want in original.items()
+    )

@@ -43,7 +43,7 @@ from dibench.providers import (
     Request,
     make_provider,
 )
-from dibench.sim import EpisodeSpec, make_env, plan_episodes
+from dibench.sim import EpisodeSpec, make_env
 
 from .conftest import ScriptedProvider
 
@@ -116,13 +116,6 @@ def test_step_limits_default_per_kind_of_episode() -> None:
 
 
 # ------------------------------------------------------------------ simulated episodes
-
-
-@pytest.fixture(scope="module")
-def specs() -> dict[str, EpisodeSpec]:
-    """One exact-match episode per simulator: its only acceptable item is below the fold."""
-    planned = plan_episodes(0, 6, probes=())
-    return {s.sim: s for s in planned if s.category == "exact_match"}
 
 
 @dataclass(frozen=True)

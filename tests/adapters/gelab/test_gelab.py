@@ -19,7 +19,7 @@ from dibench.adapters import Action, AgentInput, Decision, Frame, GelabAdapter, 
 from dibench.adapters._replies import FrameworkError
 from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, Request, TextPart, make_provider
-from dibench.sim import EpisodeSpec, make_env, plan_episodes
+from dibench.sim import EpisodeSpec, make_env
 
 from ..conftest import ScriptedProvider, draw_screen, give_up, make_input, tap
 
@@ -124,12 +124,6 @@ def test_fields_on_lines_end_the_run_faithfully_and_are_read_robustly(inp: Agent
 
 
 # --------------------------------------------------------------------- simulators
-
-
-@pytest.fixture(scope="module")
-def specs() -> dict[str, EpisodeSpec]:
-    planned = plan_episodes(0, 6, probes=())
-    return {s.sim: s for s in planned if s.category == "exact_match"}
 
 
 @pytest.mark.parametrize("sim", ["shopping", "food", "hotel"])

@@ -5,7 +5,6 @@ against facts. The vectors and their vocabulary are described in ``_vectors.py``
 from __future__ import annotations
 
 import asyncio
-import math
 from typing import Any
 
 import pytest
@@ -17,19 +16,8 @@ from dibench.adapters.gelab import read_faithful, summary_faithful
 from dibench.metrics import Outcome
 from dibench.providers import Provider
 
-from ..conftest import ScriptedProvider
+from ..conftest import ScriptedProvider, agrees
 from ._vectors import BY_ID, VECTORS, result, translate
-
-
-def agrees(ours: dict[str, Any], original: dict[str, Any]) -> bool:
-    """Same kind or outcome, same integer pixel, same direction and text."""
-    if set(ours) != set(original):
-        return False
-    same = [
-        math.floor(ours[k]) == math.floor(want) if k in ("x", "y") else ours[k] == want
-        for k, want in original.items()
-    ]
-    return all(same)
 
 
 def test_the_vector_file_is_well_formed() -> None:

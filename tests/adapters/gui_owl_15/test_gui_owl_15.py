@@ -38,7 +38,7 @@ from dibench.adapters.gui_owl_15 import (
 )
 from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, ReplayProvider, make_provider
-from dibench.sim import EpisodeSpec, make_env, plan_episodes
+from dibench.sim import EpisodeSpec, make_env
 
 from ..conftest import ScriptedProvider, draw_screen, give_up, make_input, tap
 from ..test_episodes import H as SIM_H
@@ -252,12 +252,6 @@ def test_last_images_option() -> None:
 
 
 # --------------------------------------------------------------------- simulated apps
-
-
-@pytest.fixture(scope="module")
-def specs() -> dict[str, EpisodeSpec]:
-    planned = plan_episodes(0, 6, probes=())
-    return {s.sim: s for s in planned if s.category == "exact_match"}
 
 
 def episode(spec: EpisodeSpec, provider: Provider, **options: object) -> Decision:

@@ -28,7 +28,7 @@ from dibench.adapters import (
 from dibench.adapters.ui_venus import venus_size
 from dibench.metrics import Outcome
 from dibench.providers import Provider, Request, make_provider
-from dibench.sim import EpisodeSpec, make_env, plan_episodes
+from dibench.sim import EpisodeSpec, make_env
 
 from ..conftest import ScriptedProvider, draw_screen, give_up, make_input, tap
 
@@ -144,12 +144,6 @@ def test_options_are_checked() -> None:
 
 
 # --------------------------------------------------------------------- simulators
-
-
-@pytest.fixture(scope="module")
-def specs() -> dict[str, EpisodeSpec]:
-    planned = plan_episodes(0, 6, probes=())
-    return {s.sim: s for s in planned if s.category == "exact_match"}
 
 
 @pytest.mark.parametrize("sim", ["shopping", "food", "hotel"])
