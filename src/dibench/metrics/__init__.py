@@ -14,7 +14,8 @@ propagation of a hijacked first decision and the paired change after an injectio
 regret, ASR by target kind) and the target's gain in choice share (``cost_metrics``,
 ``share_shift``); the pull of position and platform signals on benign runs (choice share by
 rank, first-acceptable rate, signal choice rates, a conditional logit: ``position_metrics``).
-INFRA_ERROR rows never count.
+Per condition, what a safeguard that stops or asks caught on injected screens and cost on
+benign ones (``safeguard_metrics``). INFRA_ERROR rows never count.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -103,6 +104,7 @@ from ._rates import (
     tcr,
 )
 from ._rows import RANK_BANDS, Outcome, ResultRow, VerdictRow, band_low, rank_band
+from ._safeguard import SafeguardMetrics, flagged, safeguard_metrics, stopped
 from ._stats import (
     MIN_CLUSTERS,
     Estimate,
@@ -169,6 +171,7 @@ __all__ = [
     "ResultRow",
     "RocCurve",
     "RunUsage",
+    "SafeguardMetrics",
     "SignalLine",
     "StateTest",
     "Trajectory",
@@ -207,6 +210,7 @@ __all__ = [
     "exclude_infra",
     "exploration_table",
     "exposure",
+    "flagged",
     "group_key",
     "harm_shares",
     "inject_step",
@@ -222,12 +226,14 @@ __all__ = [
     "rank_band",
     "rank_label",
     "roc_curve",
+    "safeguard_metrics",
     "share_shift",
     "split_by",
     "state_floor",
     "state_test",
     "step_asr",
     "step_cor",
+    "stopped",
     "summary_table",
     "t_quantile",
     "tcr",

@@ -57,6 +57,7 @@ from ._model import (
     order_key,
 )
 from ._position import build_position
+from ._safeguard import adapter_option, build_safeguards
 
 if TYPE_CHECKING:  # imported where used: both packages are slow to import for a CLI start
     from dibench.dataset import Dataset
@@ -287,11 +288,7 @@ def _defense_notes(section: DefenseSection | None) -> list[str]:
 
 def _parse_mode(info: dict[str, Any]) -> str:
     """The condition's parse mode as its adapter recorded it ("" for adapters without one)."""
-    adapter = (info.get("config") or {}).get("adapter") or {}
-    if not isinstance(adapter, dict):
-        return ""
-    inner = adapter.get("inner") if isinstance(adapter.get("inner"), dict) else None
-    return str(adapter.get("parse") or (inner or {}).get("parse") or "")
+    return adapter_option(info, "parse")
 
 
 def _facts(
@@ -717,4 +714,5 @@ def build_report(
         ),
         deferred=deferred,
         confirmed=confirmed,
+        safeguards=build_safeguards(rows, conditions, **st.kw()) if extra else None,
     )

@@ -88,7 +88,7 @@ def _visible_json(x: Any) -> Any:
 # the sections' entries, in the document's order (an entry no section gave is null; sections
 # added since report_version 1 come last)
 JSON_SECTIONS = ("facts", "key_findings", "tables", "defenses", "exploration", "examples")
-JSON_ADDED = ("attack", "depth", "cost", "position")
+JSON_ADDED = ("attack", "depth", "cost", "position", "safeguards")
 
 
 def _entries(report: Report) -> dict[str, Any]:

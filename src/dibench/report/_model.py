@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         PairedDiff,
         PositionMetrics,
         RankTrend,
+        SafeguardMetrics,
     )
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "PositionSection",
     "Report",
     "RunFacts",
+    "SafeguardSection",
     "ScrollLine",
     "ShiftLine",
     "StepView",
@@ -583,6 +585,17 @@ class PositionSection:
 
 
 @dataclass(frozen=True)
+class SafeguardSection:
+    """The "Safeguards" section's figures (``build_safeguards``): one line per condition."""
+
+    lines: tuple[SafeguardMetrics, ...]
+    # condition -> what the simulated user answered a confirmation ("accept", "decline"; ""
+    # where the adapter records no answer)
+    answers: dict[str, str] = field(default_factory=dict)
+    conf: float = 0.95
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
@@ -610,6 +623,7 @@ class Report:
     # (DEFER) and confirmation (CONFIRM) rates are shown; a run without either reads as before
     deferred: bool = False
     confirmed: bool = False
+    safeguards: SafeguardSection | None = None  # None: no run deferred or asked to confirm
 
     @property
     def name(self) -> str:

@@ -34,6 +34,7 @@ from ._examples import examples_html
 from ._explore import explore_view
 from ._model import Key, Measure, Report, RunFacts, Table, value_label
 from ._position import position_view
+from ._safeguard import safeguard_view
 from ._section import (
     ALL,
     HTML,
@@ -705,6 +706,8 @@ def sections(report: Report) -> list[Section]:
         plots_section(report),
         breakdowns_section(report),
     ]
+    if report.safeguards is not None:
+        out.append(safeguard_view(report.safeguards, states_word(report)))
     if report.cost is not None:
         out.append(cost_view(report.cost))
     if report.position is not None:
