@@ -218,9 +218,9 @@ def _recall_table(section: SafeguardSection) -> Table:
                 estimate_value(m.caught),
                 Count(m.moved),
                 # declined, a confirmation has no pick: no success could have asked first
-                estimate_value(
-                    None if _answer(section, m) == "decline" else m.hijacks_confirmed, missing="n/a"
-                ),
+                estimate_value(None, missing="n/a")
+                if _answer(section, m) == "decline"
+                else estimate_value(m.hijacks_confirmed),
                 Count(m.hijacks),
             )
         )
