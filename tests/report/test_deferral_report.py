@@ -44,6 +44,11 @@ def test_a_deferring_run_reports_its_rate_in_every_format(runs: dict[bool, Path]
     md = render_report(report, "md")
     assert "It asked the user in" in md and "defer %" in md and "| parse |" in md
     assert "DEFER_diff" in render_report(report, "csv")
+    # the Safeguards section: the oracle asks wherever two acceptable items tie, on both sides
+    (line,) = doc["safeguards"]["conditions"]
+    assert line["benign_asked"]["k"] > 0 and line["confirm"] is None
+    assert line["benign_stopped"]["k"] == line["benign_asked"]["k"]
+    assert "stopped or asked on" in md and "## Safeguards" in md
 
 
 def test_a_run_without_deferrals_reads_as_before(runs: dict[bool, Path]) -> None:
@@ -51,6 +56,6 @@ def test_a_run_without_deferrals_reads_as_before(runs: dict[bool, Path]) -> None
     assert not report.deferred and report.extra_metrics == ()
     for fmt in FORMATS:
         text = render_report(report, fmt)
-        assert "DEFER" not in text and "defer %" not in text, fmt
+        assert "DEFER" not in text and "defer %" not in text and "Safeguards" not in text, fmt
     doc = json.loads(render_report(report, "json"))
     assert "deferral_rate" not in doc["facts"] and "benign_defer" not in doc["key_findings"][0]
