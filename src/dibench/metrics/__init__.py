@@ -14,7 +14,8 @@ propagation of a hijacked first decision and the paired change after an injectio
 regret, ASR by target kind) and the target's gain in choice share (``cost_metrics``,
 ``share_shift``); the pull of position and platform signals on benign runs (choice share by
 rank, first-acceptable rate, signal choice rates, a conditional logit: ``position_metrics``).
-INFRA_ERROR rows never count.
+INFRA_ERROR rows never count. How every interval is formed (method, level, resamples, seed)
+travels as one ``Intervals`` value.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -63,6 +64,7 @@ from ._explore import (
     episode_stats,
     exploration_table,
 )
+from ._intervals import CI, Intervals, IntervalsError
 from ._paired import (
     KeyFinding,
     PairedDiff,
@@ -89,7 +91,6 @@ from ._position import (
     rank_label,
 )
 from ._rates import (
-    CI,
     DEFER_METRICS,
     METRICS,
     AsrPair,
@@ -153,6 +154,8 @@ __all__ = [
     "Estimate",
     "ExploreComparison",
     "Exposure",
+    "Intervals",
+    "IntervalsError",
     "KeyFinding",
     "LogitFit",
     "LogitTerm",
