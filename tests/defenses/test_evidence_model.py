@@ -30,7 +30,7 @@ from dibench.defenses._evidence_model import (
     locate_model_claims,
     parse_claims,
 )
-from dibench.metrics import Outcome, compare_defenses, defense_costs
+from dibench.metrics import Intervals, Outcome, compare_defenses, defense_costs
 from dibench.providers import Completion, Provider, Request
 from dibench.render import label_elements, smart_resize
 from dibench.runner import ResultStore
@@ -519,14 +519,14 @@ def test_follow_ups_are_recorded_replayed_and_counted(
     assert model_cost.defense_calls == 1.0 and model_cost.extra_calls == 1.0
     assert costs["evidence-check:block"].extra_calls == 0.0
     assert costs["none"].extra_calls == 0.0
-    comparisons = compare_defenses(rows, usage=usage, n_boot=20)
+    comparisons = compare_defenses(rows, usage=usage, intervals=Intervals(n_boot=20))
     comps = {c.defense: c for c in comparisons}
     assert comps["evidence-check:block,claims=model,verifier=claims-reader"].cost == model_cost
 
     # the report's defense table and the frontier legend show what each defense costs
     from dibench.report import build_report, render_report
 
-    report = build_report(out, examples=0, n_boot=20)
+    report = build_report(out, examples=0, intervals=Intervals(n_boot=20))
     md = render_report(report, "md")
     lines = [ln for ln in md.splitlines() if ln.startswith("| ") and "extra calls" not in ln]
     model_row = next(ln for ln in lines if "verifier=claims-reader | " in ln and "+1.00 |" in ln)

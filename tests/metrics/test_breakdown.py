@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dibench.metrics import breakdown, group_key, summary_table
+from dibench.metrics import Intervals, breakdown, group_key, summary_table
 
 from . import benign, injected
 
@@ -70,7 +70,7 @@ def test_breakdown_keys_and_options() -> None:
     }
     assert kn(breakdown(ROWS, "TCR", ("injected",))) == {(False,): (4, 5), (True,): (7, 8)}
     assert group_key(ROWS[0], ("probe", "carriers", "language")) == ("none", "none", "en")
-    boot = breakdown(ROWS, "ASR", ("probe",), ci="bootstrap", n_boot=200)
+    boot = breakdown(ROWS, "ASR", ("probe",), intervals=Intervals(ci="bootstrap", n_boot=200))
     assert {e.method for e in boot.values()} == {"bootstrap"}
     with pytest.raises(ValueError, match="cannot group"):
         breakdown(ROWS, "TCR", ("instance_id",))

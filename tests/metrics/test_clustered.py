@@ -16,6 +16,7 @@ import pytest
 
 from dibench.metrics import (
     MIN_CLUSTERS,
+    Intervals,
     cluster_estimate,
     cluster_paired_diff,
     design_effect,
@@ -50,7 +51,7 @@ def test_intervals_cover_the_truth_on_clustered_data(states: int, method: str) -
     methods = set()
     for rep in range(REPLICATIONS):
         values, clusters = _clustered(rng, states)
-        est = cluster_estimate(values, clusters, n_boot=500, seed=rep)
+        est = cluster_estimate(values, clusters, intervals=Intervals(n_boot=500, seed=rep))
         methods.add(est.method)
         covered += est.lo <= truth <= est.hi
         w = wilson(int(sum(values)), len(values))
@@ -79,11 +80,12 @@ def test_a_paired_difference_of_rates_stays_within_100_pp() -> None:
     interval, nor a rate's [0, 1]."""
     xa, xb = [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]
     clusters = ["s1", "s1", "s2", "s2"]
-    d = cluster_paired_diff(xa, xb, clusters, 200, 0, 0.95)
+    d = cluster_paired_diff(xa, xb, clusters, intervals=Intervals(n_boot=200))
     assert (d.method, d.n_clusters, d.diff) == ("cluster-t", 2, 0.75)
     assert (d.lo, d.hi) == (-1.0, 1.0)
     assert d.pp() == "+75.0 [-100.0, +100.0]"
-    wide = cluster_paired_diff(xa, xb, clusters, 200, 0, 0.95, bounds=None)  # a count's change
+    # a count's change
+    wide = cluster_paired_diff(xa, xb, clusters, intervals=Intervals(n_boot=200), bounds=None)
     assert wide.lo < -2 and wide.hi > 3
     share = cluster_estimate([1.0, 1.0, 1.0, 0.0], clusters, proportion=False, bounds=(0, 1))
     assert (share.method, share.lo, share.hi) == ("cluster-t", 0.0, 1.0)
@@ -117,7 +119,7 @@ def test_key_finding_of_few_states_has_no_p_value() -> None:
     for s in ("s1", "s2", "s3"):
         for r in (1, 2, 3):
             rows += [benign(s, r, None), injected(s, r, "x")]
-    (f,) = key_finding(rows, n_boot=100).values()
+    (f,) = key_finding(rows, intervals=Intervals(n_boot=100)).values()
     assert f.tcr_diff.diff == 1.0 and f.tcr_diff.p_value is None
     assert f.tcr_test.reason == "only 3 states: too few for a test (minimum 10)"
     # ASR is 100% in every state: the three states are the units, as if one run each
@@ -142,7 +144,7 @@ def test_one_episode_gives_no_interval_and_no_p_value() -> None:
     episode is the same episode, so there is no interval to show and no test to run."""
     trajs = [_traj("ep0", False, r, 6) for r in (1, 2, 3)]
     trajs += [_traj(f"ep0.c{t}.naive", True, r, 2 + t) for t in (1, 2) for r in (1, 2, 3)]
-    rows = exploration_table(trajs, metrics=("scrolls",), n_boot=200)
+    rows = exploration_table(trajs, metrics=("scrolls",), intervals=Intervals(n_boot=200))
     assert rows and all(c.diff.n_clusters == 1 for c in rows)
     for c in rows:
         assert c.diff.p_value is None and c.diff.method == "single-state"

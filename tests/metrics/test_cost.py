@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from dibench.metrics import ResultRow, breakdown, cost_metrics, harm_shares, share_shift
+from dibench.metrics import Intervals, ResultRow, breakdown, cost_metrics, harm_shares, share_shift
 
 from . import benign, injected
 
@@ -43,7 +43,7 @@ def table() -> list[ResultRow]:
 
 
 def test_harm_shares_and_paired_changes_match_a_hand_count() -> None:
-    (m,) = cost_metrics(table(), n_boot=200).values()
+    (m,) = cost_metrics(table(), intervals=Intervals(n_boot=200)).values()
     assert m.benign["ok"].k == 7 and m.benign["violates"].k == 1 and m.benign["ok"].n == 8
     assert (m.injected["violates"].k, m.injected["suboptimal"].k, m.injected["none"].k) == (6, 1, 1)
     assert m.injected["ok"].k == 4 and m.injected["ok"].n == 12
@@ -64,26 +64,26 @@ def test_harm_shares_and_paired_changes_match_a_hand_count() -> None:
 
 
 def test_share_shift_subtracts_the_benign_twin_on_the_target() -> None:
-    shift = share_shift(table(), n_boot=200)
+    shift = share_shift(table(), intervals=Intervals(n_boot=200))
     # naive: injected on x 6/8, benign twins on x 1/8
     assert shift["naive"].diff == pytest.approx(6 / 8 - 1 / 8)
     assert shift["naive"].value_a == pytest.approx(6 / 8)
     assert shift["escape"].diff == pytest.approx(1 / 4)
-    fam = share_shift(table(), lambda r: "command", n_boot=200)
+    fam = share_shift(table(), lambda r: "command", intervals=Intervals(n_boot=200))
     assert fam["command"].n == 12 and fam["command"].diff == pytest.approx((6 - 1 + 1) / 12)
 
 
 def test_rows_without_a_recorded_cost_are_left_out_and_counted() -> None:
     rows = [replace(r, harm=None) if r.injected and r.probe == "escape" else r for r in table()]
-    (m,) = cost_metrics(rows, n_boot=200).values()
+    (m,) = cost_metrics(rows, intervals=Intervals(n_boot=200)).values()
     assert m.unrecorded == 4 and m.injected["ok"].n == 8
     assert harm_shares([])["ok"].n == 0
 
 
 def test_asr_breaks_down_by_target_kind_as_the_cost_metrics_split_it() -> None:
     rows = table()
-    (m,) = cost_metrics(rows, n_boot=200).values()
-    cells = breakdown(rows, "ASR", by=["target_harm"], n_boot=200)
+    (m,) = cost_metrics(rows, intervals=Intervals(n_boot=200)).values()
+    cells = breakdown(rows, "ASR", by=["target_harm"], intervals=Intervals(n_boot=200))
     for kind in ("violates", "suboptimal"):
         est = cells[(kind,)]
         assert est is not None and (est.k, est.n) == (

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from dibench.metrics import (
+    Intervals,
     cluster_estimate,
     cluster_paired_diff,
     count_floor,
@@ -87,14 +88,15 @@ def test_the_floor_counts_states_not_runs_and_only_without_spread() -> None:
 
 def test_a_count_difference_the_same_everywhere_has_the_count_floor() -> None:
     clusters = [f"s{i}" for i in range(10)]
-    same = cluster_paired_diff([3.0] * 10, [3.0] * 10, clusters, 200, 0, 0.95, bounds=None,
+    iv = Intervals(n_boot=200)
+    same = cluster_paired_diff([3.0] * 10, [3.0] * 10, clusters, intervals=iv, bounds=None,
                                counts=True)  # fmt: skip
     h = count_floor(10)
     assert (same.diff, same.lo, same.hi, same.method) == (0.0, -h, h, "poisson-states")
-    plus_one = cluster_paired_diff([4.0] * 10, [3.0] * 10, clusters, 200, 0, 0.95, bounds=None,
+    plus_one = cluster_paired_diff([4.0] * 10, [3.0] * 10, clusters, intervals=iv, bounds=None,
                                    counts=True)  # fmt: skip
     assert (plus_one.lo, plus_one.hi) == (1.0 - h, 1.0 + h)
-    regret = cluster_paired_diff([4.0] * 10, [3.0] * 10, clusters, 200, 0, 0.95, bounds=None)
+    regret = cluster_paired_diff([4.0] * 10, [3.0] * 10, clusters, intervals=iv, bounds=None)
     assert regret.lo == regret.hi == 1.0 and regret.method != "poisson-states"  # no count
 
 
@@ -106,6 +108,6 @@ def test_paired_depth_reads_a_constant_count_difference_with_the_floor() -> None
         s = f"s{i}"
         rows.append(replace(benign(s, 1, "a1"), scroll_depth=4 + i))
         rows.append(replace(injected(s, 1, "x"), scroll_depth=2 + i))
-    d = paired_depth(rows, n_boot=200)
+    d = paired_depth(rows, intervals=Intervals(n_boot=200))
     h = count_floor(6)
     assert (d.diff, d.lo, d.hi, d.method) == (-2.0, -2.0 - h, -2.0 + h, "poisson-states")

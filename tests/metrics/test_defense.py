@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dibench.metrics import (
+    Intervals,
     VerdictRow,
     auroc,
     auroc_interval,
@@ -60,7 +61,7 @@ JPEG_ROWS = _runs(
 
 
 def test_comparison_pairs_units_and_tests_the_difference() -> None:
-    (comp,) = compare_defenses(NONE_ROWS + JPEG_ROWS, n_boot=500)
+    (comp,) = compare_defenses(NONE_ROWS + JPEG_ROWS, intervals=Intervals(n_boot=500))
     assert (comp.framework, comp.model, comp.defense) == ("AppAgent", "qwen", JPEG)
     assert comp.baseline is not None and comp.baseline.defense == "none"
     assert (comp.baseline.asr.k, comp.baseline.asr.n) == (3, 4)
@@ -92,7 +93,10 @@ def test_comparison_pairs_units_and_tests_the_difference() -> None:
 
 def test_missing_units_drop_from_the_difference_only() -> None:
     partial = _runs(KD, {"s1": "a1", "s2": "a1"}, {"s1": "a1", "s2": "x", "s3": "x"})
-    comps = {c.defense: c for c in compare_defenses(NONE_ROWS + JPEG_ROWS + partial, n_boot=200)}
+    comps = {
+        c.defense: c
+        for c in compare_defenses(NONE_ROWS + JPEG_ROWS + partial, intervals=Intervals(n_boot=200))
+    }
     assert list(comps) == [JPEG, KD]  # the baseline itself is not compared with itself
     kd = comps[KD]
     assert kd.rates.missing_pairs == 1  # s3 injected has no benign partner under this defense
@@ -110,7 +114,7 @@ def test_a_defense_without_baseline_has_values_but_no_difference() -> None:
         benign("s1", 1, "a1", framework="M2", defense="prompt-warning"),
         injected("s1", 1, "x", framework="M2", defense="prompt-warning"),
     ]
-    comps = compare_defenses(NONE_ROWS + other, n_boot=100)
+    comps = compare_defenses(NONE_ROWS + other, intervals=Intervals(n_boot=100))
     (comp,) = [c for c in comps if c.framework == "M2"]
     assert comp.baseline is None and comp.changes == () and comp.change("ASR") is None
     assert comp.rates.asr.value == 1.0 and comp.rates.benign_cor.value == 1.0
@@ -118,11 +122,11 @@ def test_a_defense_without_baseline_has_values_but_no_difference() -> None:
 
 
 def test_defense_rates_are_the_frontier_points_in_order() -> None:
-    points = defense_rates(JPEG_ROWS + NONE_ROWS, n_boot=100)
+    points = defense_rates(JPEG_ROWS + NONE_ROWS, intervals=Intervals(n_boot=100))
     assert [p.defense for p in points] == ["none", JPEG]
     assert [p.asr.value for p in points] == [0.75, 0.5]
     assert [p.benign_cor.value for p in points] == [0.5, 0.75]
-    boot = defense_rates(NONE_ROWS, ci="bootstrap", n_boot=100)
+    boot = defense_rates(NONE_ROWS, intervals=Intervals(ci="bootstrap", n_boot=100))
     assert boot[0].asr.method == "bootstrap" and boot[0].asr.value == 0.75
 
 
@@ -183,7 +187,10 @@ def _brute_auc(pos: list[float], neg: list[float]) -> float:
 
 
 def test_detector_counts_rates_and_slices() -> None:
-    rates = {(d.slice, d.value): d for d in detector_metrics(_verdicts(), n_boot=200)}
+    rates = {
+        (d.slice, d.value): d
+        for d in detector_metrics(_verdicts(), intervals=Intervals(n_boot=200))
+    }
     assert list(rates) == [
         ("all", "all"),
         ("probe", "combined_c"),
@@ -206,12 +213,12 @@ def test_detector_counts_rates_and_slices() -> None:
 
 def test_wilson_counts_screens_not_repeats() -> None:
     """Two identical repeats of 3 benign screens are 3 observations, not 6."""
-    every = detector_metrics(_verdicts(), ci="wilson", n_boot=100)[0]
+    every = detector_metrics(_verdicts(), intervals=Intervals(ci="wilson", n_boot=100))[0]
     ref = wilson(1, 3)
     assert (every.fpr.k, every.fpr.n) == (2, 6)
     assert every.fpr.lo == pytest.approx(ref.lo) and every.fpr.hi == pytest.approx(ref.hi)
     assert every.fpr.hi - every.fpr.lo > wilson(2, 6).hi - wilson(2, 6).lo
-    boot = detector_metrics(_verdicts(), ci="bootstrap", n_boot=200)[0]
+    boot = detector_metrics(_verdicts(), intervals=Intervals(ci="bootstrap", n_boot=200))[0]
     assert boot.recall.method == "bootstrap" and boot.recall.value == 5 / 8
 
 
@@ -220,12 +227,14 @@ def test_auroc_matches_the_pairwise_count_with_ties() -> None:
     pos = [v.score for v in vs if v.injected]
     neg = [v.score for v in vs if not v.injected]
     assert auroc(pos, neg) == pytest.approx(38 / 48) == pytest.approx(_brute_auc(pos, neg))
-    every = detector_metrics(vs, n_boot=300)[0]
+    every = detector_metrics(vs, intervals=Intervals(n_boot=300))[0]
     assert every.auroc is not None and every.auroc.value == pytest.approx(38 / 48)
     assert (every.auroc.n_pos, every.auroc.n_neg) == (8, 6)
     assert 0.0 <= every.auroc.lo <= every.auroc.hi <= 1.0
     naive_pos = [v.score for v in vs if v.probe == "naive"]
-    naive = next(d for d in detector_metrics(vs, n_boot=100) if d.value == "naive")
+    naive = next(
+        d for d in detector_metrics(vs, intervals=Intervals(n_boot=100)) if d.value == "naive"
+    )
     assert naive.auroc is not None
     assert naive.auroc.value == pytest.approx(_brute_auc(naive_pos, neg))  # vs all benign
 
@@ -249,7 +258,7 @@ def test_multi_step_verdicts_merge_into_one_unit() -> None:
     assert len(units) == 2
     assert units[0].fired is True and units[0].score == 0.8
     assert units[1].score is None
-    (every, _, _) = detector_metrics(vs, n_boot=50)
+    (every, _, _) = detector_metrics(vs, intervals=Intervals(n_boot=50))
     assert every.fp == 1 and every.tn == 0
     assert every.auroc is None  # no injected score: nothing to rank
     assert detector_rocs(vs) == ()
@@ -260,7 +269,7 @@ def test_detectors_without_scores_have_no_roc() -> None:
         _v(v.instance_id, v.repeat, v.fired, None, pair_of=v.pair_of, probe=v.probe)
         for v in _verdicts()
     ]
-    assert all(d.auroc is None for d in detector_metrics(vs, n_boot=50))
+    assert all(d.auroc is None for d in detector_metrics(vs, intervals=Intervals(n_boot=50)))
     assert detector_rocs(vs) == ()
     rocs = detector_rocs(_verdicts())
     assert [r.value for r in rocs] == ["all", "combined_c", "naive"]
@@ -269,10 +278,11 @@ def test_detectors_without_scores_have_no_roc() -> None:
 
 def test_auroc_interval_is_deterministic_and_clusters() -> None:
     pos, neg = [0.9, 0.8, 0.4, 0.3], [0.5, 0.2, 0.1, 0.6]
-    a = auroc_interval(pos, neg, ["s1", "s2", "s3", "s4"], ["s1", "s2", "s3", "s4"], n_boot=400)
-    b = auroc_interval(pos, neg, ["s1", "s2", "s3", "s4"], ["s1", "s2", "s3", "s4"], n_boot=400)
+    states, iv = ["s1", "s2", "s3", "s4"], Intervals(n_boot=400)
+    a = auroc_interval(pos, neg, states, states, intervals=iv)
+    b = auroc_interval(pos, neg, states, states, intervals=iv)
     assert a == b and a.method == "state-bootstrap"
-    one = auroc_interval(pos, neg, ["s"] * 4, ["s"] * 4, n_boot=50)
+    one = auroc_interval(pos, neg, ["s"] * 4, ["s"] * 4, intervals=Intervals(n_boot=50))
     assert one.lo == one.hi == one.value  # a single state: nothing to resample
     empty = auroc_interval([], neg, [], ["s"] * 4)
     assert math.isnan(empty.value) and empty.n_pos == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dibench.metrics import breakdown, confirmation_rate, deferral, key_finding, tcr
+from dibench.metrics import Intervals, breakdown, confirmation_rate, deferral, key_finding, tcr
 from dibench.metrics._paired import paired_bootstrap_diff
 from dibench.metrics._rows import Outcome, ResultRow
 
@@ -48,16 +48,20 @@ def test_breakdown_and_paired_diff_take_defer_and_confirm() -> None:
         breakdown(ROWS, "DEFFER", ("injected",))
     inj = [r for r in ROWS if r.injected]
     ben = [r for r in ROWS if not r.injected]
-    d = paired_bootstrap_diff(inj, ben, "DEFER", key=("pair_of", "repeat"), n_boot=500)
+    d = paired_bootstrap_diff(
+        inj, ben, "DEFER", key=("pair_of", "repeat"), intervals=Intervals(n_boot=500)
+    )
     assert d.diff == pytest.approx(-0.5) and d.hi < 0
 
 
 def test_key_finding_pairs_the_deferral_rate_with_mcnemar() -> None:
-    (f,) = key_finding(ROWS, n_boot=500).values()
+    (f,) = key_finding(ROWS, intervals=Intervals(n_boot=500)).values()
     assert (f.benign_defer.k, f.injected_defer.k) == (12, 2) and f.deferred
     assert f.defer_diff.diff == pytest.approx(-0.5) and f.defer_diff.hi < 0
     # 20 states, 10 of them ask -> commit: the sign-flip test over states (exact, 2**20)
     assert (f.defer_test.b, f.defer_test.c) == (0, 10) and f.defer_test.p_value < 0.01
     assert f.confirmed and (f.benign_confirm.k, f.injected_confirm.k) == (0, 4)
-    (g,) = key_finding([r for r in ROWS if r.outcome != ASK], n_boot=100).values()
+    (g,) = key_finding(
+        [r for r in ROWS if r.outcome != ASK], intervals=Intervals(n_boot=100)
+    ).values()
     assert not g.deferred and g.injected_defer.k == 0

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from dibench.metrics import (
+    Intervals,
     Move,
     asr_pairs,
     asr_trend,
@@ -109,7 +110,7 @@ def test_paired_depth_compares_injected_with_benign_episodes() -> None:
         s = f"s{i}"
         rows.append(replace(benign(s, 1, "a1"), scroll_depth=b))
         rows.append(replace(injected(s, 1, "x"), scroll_depth=j))
-    d = paired_depth(rows, n_boot=200)
+    d = paired_depth(rows, intervals=Intervals(n_boot=200))
     assert (d.n, d.value_a, d.value_b) == (3, pytest.approx(16 / 3), pytest.approx(8.0))
     assert d.diff == pytest.approx(16 / 3 - 8.0)
     with pytest.raises(ValueError):

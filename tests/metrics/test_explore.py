@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dibench.metrics import Intervals
 from dibench.metrics._explore import (
     Move,
     Trajectory,
@@ -78,7 +79,9 @@ def test_exploration_table_pairs_injected_with_benign_twin() -> None:
         traj("s2.c2.naive", EXPLORER, injected=True),
         traj("s3.c1.naive", HASTY, injected=True),  # no benign twin: dropped
     ]
-    table = {(c.probe, c.metric): c for c in exploration_table(trajs, n_boot=200)}
+    table = {
+        (c.probe, c.metric): c for c in exploration_table(trajs, intervals=Intervals(n_boot=200))
+    }
     d = table[("naive", "detail_views")]
     assert d.benign.value == 2.0 and d.injected.value == 1.0
     assert d.diff.diff == -1.0 and d.diff.n == 2 and d.diff.n_clusters == 2
@@ -95,7 +98,9 @@ def test_steps_to_commit_uses_only_pairs_where_both_committed() -> None:
         traj("s2", EXPLORER, injected=False),
         traj("s2.c2.naive", HASTY, injected=True),
     ]
-    table = {(c.probe, c.metric): c for c in exploration_table(trajs, n_boot=200)}
+    table = {
+        (c.probe, c.metric): c for c in exploration_table(trajs, intervals=Intervals(n_boot=200))
+    }
     c = table[("naive", "steps_to_commit")]
     assert c.diff.n == 1 and c.benign.value == 7.0 and c.injected.value == 2.0
 
@@ -107,10 +112,14 @@ def test_a_count_means_interval_never_goes_below_zero() -> None:
     for k in range(4):
         trajs.append(traj(f"s{k}", EXPLORER, injected=False))
         trajs.append(traj(f"s{k}.c2.naive", EXPLORER if k == 0 else HASTY, injected=True))
-    table = {(c.probe, c.metric): c for c in exploration_table(trajs, n_boot=200)}
+    table = {
+        (c.probe, c.metric): c for c in exploration_table(trajs, intervals=Intervals(n_boot=200))
+    }
     views = table[("naive", "detail_views")].injected
     assert views.value == 0.5 and views.lo == 0.0 and views.hi > views.value
-    raw = mean_estimate([2.0, 0.0, 0.0, 0.0], ["s0", "s1", "s2", "s3"], n_boot=200)
+    raw = mean_estimate(
+        [2.0, 0.0, 0.0, 0.0], ["s0", "s1", "s2", "s3"], intervals=Intervals(n_boot=200)
+    )
     assert raw.value == 0.5 and raw.lo < 0  # what it read before the clip
     diff = table[("naive", "detail_views")].diff  # a change of counts can be negative
     assert diff.diff == -1.5 and diff.lo < -1.5
@@ -133,7 +142,7 @@ def test_action_distribution_shares_sum_to_one() -> None:
 
 @given(st.lists(st.floats(0, 50), min_size=1, max_size=30))
 def test_mean_estimate_interval_contains_mean_of_single_cluster_rows(xs: list[float]) -> None:
-    est = mean_estimate(xs, list(range(len(xs))), n_boot=200)
+    est = mean_estimate(xs, list(range(len(xs))), intervals=Intervals(n_boot=200))
     if len(xs) == 1:  # one episode: a value, no interval
         assert math.isnan(est.lo) and est.method == "single-state"
     else:

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from dibench.metrics import (
+    Intervals,
     ResultRow,
     binary_outcomes,
     by_condition,
@@ -43,17 +44,18 @@ def test_condition_helpers() -> None:
 def test_paired_diff_of_a_defense_that_costs_cor() -> None:
     rows = defense_rows()
     jpeg, none = by_condition(rows, "defense", "jpeg75"), by_condition(rows, "defense", "none")
-    d = paired_bootstrap_diff(jpeg, none, "COR", n_boot=1000, seed=1)
+    d = paired_bootstrap_diff(jpeg, none, "COR", intervals=Intervals(n_boot=1000, seed=1))
     assert (d.n, d.n_clusters) == (24, 12)
     assert (d.value_a, d.value_b, d.diff) == (0.5, 1.0, -0.5)
     assert d.lo <= d.diff <= d.hi <= 0.0
     # the 6 odd states changed, all the same way: only all-minus or all-plus is as extreme
     assert d.p_value == pytest.approx(2 / 2**6) and d.test == "sign-flip (exact)"
-    assert d == paired_bootstrap_diff(jpeg, none, "COR", n_boot=1000, seed=1)  # deterministic
+    # deterministic
+    assert d == paired_bootstrap_diff(jpeg, none, "COR", intervals=Intervals(n_boot=1000, seed=1))
     assert d.pp() == f"-50.0 [{100 * d.lo:+.1f}, {100 * d.hi:+.1f}]"
     # TCR did not change: every run still commits; 12 states do not show it never would, so
     # the interval is the share of states that could differ (0 of 12) either way, not [0, 0]
-    same = paired_bootstrap_diff(jpeg, none, "TCR", n_boot=200)
+    same = paired_bootstrap_diff(jpeg, none, "TCR", intervals=Intervals(n_boot=200))
     h = state_floor(12)
     assert (same.diff, same.lo, same.hi, same.p_value) == (0.0, -h, h, 1.0)
     assert same.method == "wilson-states" and 0.2 < h < 0.3
@@ -66,7 +68,7 @@ def test_paired_diff_of_a_defense_that_costs_cor() -> None:
 def test_paired_diff_uses_matched_units_only() -> None:
     a = [benign("s", 1, "a1"), benign("s", 2, "a1"), benign("t", 1, None)]
     b = [benign("s", 1, None), benign("t", 1, None, "infra_error")]
-    d = paired_bootstrap_diff(a, b, "TCR", n_boot=100)
+    d = paired_bootstrap_diff(a, b, "TCR", intervals=Intervals(n_boot=100))
     assert (d.n, d.diff, d.value_a, d.value_b) == (1, 1.0, 1.0, 0.0)
     empty = paired_bootstrap_diff(a, [], "COR")
     assert empty.n == 0 and math.isnan(empty.diff) and empty.p_value is None
@@ -82,7 +84,7 @@ def test_paired_asr_with_and_without_a_defense() -> None:
             injected(f"s{i}", 1, "x" if i < 2 else "a1", defense="prompt"),  # hardened: 2 of 6
         ]
     prompt, none = by_condition(rows, "defense", "prompt"), by_condition(rows, "defense", "none")
-    d = paired_bootstrap_diff(prompt, none, "ASR", n_boot=500)
+    d = paired_bootstrap_diff(prompt, none, "ASR", intervals=Intervals(n_boot=500))
     assert (d.n, d.value_a, d.value_b) == (6, pytest.approx(1 / 3), 1.0)
     assert d.diff == pytest.approx(-2 / 3)
     test = mcnemar(binary_outcomes(prompt, "ASR"), binary_outcomes(none, "ASR"))
@@ -114,7 +116,7 @@ def headline_rows() -> list[ResultRow]:
 
 
 def test_key_finding_reproduces_the_headline_shape() -> None:
-    found = key_finding(headline_rows(), n_boot=500)
+    found = key_finding(headline_rows(), intervals=Intervals(n_boot=500))
     assert list(found) == [("AppAgent", "qwen"), (V2, "qwen")]
     app = found[("AppAgent", "qwen")]
     assert (app.benign_tcr.k, app.benign_tcr.n, app.injected_tcr.k) == (8, 20, 20)
@@ -137,8 +139,10 @@ def test_key_finding_reproduces_the_headline_shape() -> None:
 
 def test_key_finding_defense_filter() -> None:
     rows = headline_rows()
-    undefended = key_finding(rows, n_boot=100)[("AppAgent", "qwen")]
-    everything = key_finding(rows, defense=None, n_boot=100)[("AppAgent", "qwen")]
+    undefended = key_finding(rows, intervals=Intervals(n_boot=100))[("AppAgent", "qwen")]
+    everything = key_finding(rows, defense=None, intervals=Intervals(n_boot=100))[
+        ("AppAgent", "qwen")
+    ]
     assert undefended.injected_tcr.n == 20
     assert everything.injected_tcr.n == 40  # the jpeg75 rows are injected rows too ...
     assert everything.missing_pairs == 20  # ... but without jpeg75 benign runs they never pair

@@ -13,6 +13,7 @@ import pytest
 from dibench.metrics import (
     ChoiceItem,
     ChoiceSet,
+    Intervals,
     Outcome,
     ResultRow,
     choice_logit,
@@ -65,7 +66,7 @@ def test_shares_by_rank_order_and_first_acceptable_are_counted() -> None:
     picks = {"s0": 2, "s1": 4, "s2": 1, "s3": 5}  # first acceptable, second, first, wrong
     rows = [_row(s, p, acc[s]) for s, p in picks.items()]
     rows += [_row("s0", 1, acc["s0"], injected=True, target=1)]  # benign s0 picked c2: success
-    (m,) = position_metrics(rows, sets, n_boot=100).values()
+    (m,) = position_metrics(rows, sets, intervals=Intervals(n_boot=100)).values()
     line = {x.label: x for x in m.ranks}
     assert [line[k].benign.k for k in "12345"] == [1, 1, 0, 1, 1]
     assert line["1"].benign.value == 0.25 and line["5"].wrong.value == 1.0
@@ -84,7 +85,7 @@ def test_shares_by_rank_order_and_first_acceptable_are_counted() -> None:
 def test_signal_choice_rates_with_and_without() -> None:
     sets = {f"s{i}": _set(f"s{i}", 4, {1}, {3: ("sponsored",)}) for i in range(6)}
     rows = [_row(f"s{i}", 3 if i < 3 else 1, {1}) for i in range(6)]
-    (m,) = position_metrics(rows, sets, n_boot=100, fit=False).values()
+    (m,) = position_metrics(rows, sets, intervals=Intervals(n_boot=100), fit=False).values()
     (sig,) = m.signals
     assert sig.signal == "sponsored" and sig.shown_with == 6 and sig.shown == 24
     assert sig.with_signal.value == 0.5  # 3 of the 6 sponsored cards shown were picked

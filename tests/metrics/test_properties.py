@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dibench.metrics import (
+    Intervals,
     Outcome,
     ResultRow,
     asr,
@@ -105,7 +106,8 @@ def test_row_order_never_matters(rows: list[ResultRow], data: st.DataObject) -> 
     shuffled = data.draw(st.permutations(rows))
     for fn in (tcr, cor, asr):
         assert repr(fn(rows)) == repr(fn(shuffled))
-        assert repr(fn(rows, "bootstrap", n_boot=50)) == repr(fn(shuffled, "bootstrap", n_boot=50))
+        boot = Intervals(ci="bootstrap", n_boot=50)
+        assert repr(fn(rows, intervals=boot)) == repr(fn(shuffled, intervals=boot))
     for metric in ("TCR", "COR", "ASR"):
         by = ("framework", "probe")
         assert repr(breakdown(rows, metric, by)) == repr(breakdown(shuffled, metric, by))

@@ -9,6 +9,7 @@ import pytest
 
 from dibench.metrics import (
     AsrPair,
+    Intervals,
     ResultRow,
     asr,
     asr_pairs,
@@ -40,7 +41,7 @@ def test_tcr_and_cor_count_only_agent_decisions() -> None:
     assert (c.k, c.n) == (2, 7)
     # one benign state: the value alone (nothing says how another state would do)
     assert (t.method, t.n_clusters) == ("single-state", 1) and math.isnan(t.lo)
-    assert tcr(RATE_ROWS, "wilson") == replace(wilson(3, 7), n_clusters=1)
+    assert tcr(RATE_ROWS, intervals=Intervals(ci="wilson")) == replace(wilson(3, 7), n_clusters=1)
     assert c.value == pytest.approx(2 / 7)
 
 
@@ -51,12 +52,12 @@ def test_rates_of_nothing_are_nan() -> None:
 
 def test_bootstrap_option_clusters_by_state() -> None:
     rows = [benign(f"s{i}", r, "a1" if i % 2 else None) for i in range(6) for r in (1, 2, 3)]
-    est = tcr(rows, "bootstrap", n_boot=400, seed=5)
+    est = tcr(rows, intervals=Intervals(ci="bootstrap", n_boot=400, seed=5))
     assert (est.k, est.n, est.method) == (9, 18, "bootstrap")
-    assert est == tcr(list(reversed(rows)), "bootstrap", n_boot=400, seed=5)
+    assert est == tcr(list(reversed(rows)), intervals=Intervals(ci="bootstrap", n_boot=400, seed=5))
     assert est.lo < 0.5 < est.hi
-    with pytest.raises(ValueError, match="unknown ci"):
-        tcr(rows, "normal")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="field ci: unknown interval 'normal'"):
+        tcr(rows, intervals=Intervals(ci="normal"))  # type: ignore[arg-type]
 
 
 # ASR: state "s", target "x".
@@ -93,7 +94,9 @@ def test_asr_pairs_join_and_bookkeeping() -> None:
 def test_asr_value() -> None:
     est = asr(ASR_ROWS)
     assert (est.k, est.n) == (2, 6)
-    assert asr(ASR_ROWS, "wilson") == replace(wilson(2, 6), n_clusters=est.n_clusters)
+    assert asr(ASR_ROWS, intervals=Intervals(ci="wilson")) == replace(
+        wilson(2, 6), n_clusters=est.n_clusters
+    )
 
 
 def test_asr_never_depends_on_the_benign_run_being_correct() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dibench.metrics import (
+    Intervals,
     Outcome,
     ResultRow,
     flagged,
@@ -53,7 +54,7 @@ def test_flagged_is_asked_or_confirm_and_stopped_is_flagged_without_a_pick() -> 
 
 def test_one_condition_counted_by_hand() -> None:
     infra = _row(0, False, Outcome.INFRA_ERROR, defense="jpeg")  # never counts
-    got = safeguard_metrics([*_states(), infra], n_boot=300)
+    got = safeguard_metrics([*_states(), infra], intervals=Intervals(n_boot=300))
     assert list(got) == [("openai-cu", "m", "none")]
     m = got[("openai-cu", "m", "none")]
     assert (m.benign_flagged.k, m.benign_stopped.k, m.benign_runs) == (2, 2, 12)
@@ -71,8 +72,8 @@ def test_one_condition_counted_by_hand() -> None:
 def test_the_rates_agree_with_the_key_finding() -> None:
     """The same DEFER / CONFIRM figures and paired test as the key finding's."""
     rows = _states()
-    m = safeguard_metrics(rows, n_boot=300)[("openai-cu", "m", "none")]
-    (f,) = key_finding(rows, n_boot=300).values()
+    m = safeguard_metrics(rows, intervals=Intervals(n_boot=300))[("openai-cu", "m", "none")]
+    (f,) = key_finding(rows, intervals=Intervals(n_boot=300)).values()
     assert m.benign_asked == f.benign_defer and m.injected_confirm == f.injected_confirm
     assert m.asked_diff == f.defer_diff and m.confirm_diff == f.confirm_diff
     assert m.asked_diff.p_value == f.defer_test.p_value

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from dibench.metrics import (
     Estimate,
+    Intervals,
     binom_two_sided,
     cluster_bootstrap,
     mcnemar,
@@ -83,10 +84,13 @@ def test_wilson_interval_contains_estimate_within_unit(kn: tuple[int, int]) -> N
 def test_bootstrap_is_deterministic_and_seed_dependent() -> None:
     values = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1]
     clusters = ["s1", "s1", "s2", "s2", "s3", "s3", "s4", "s4", "s5", "s5", "s6", "s6"]
-    a = cluster_bootstrap(values, clusters, n_boot=500, seed=3)
-    assert a == cluster_bootstrap(values, clusters, n_boot=500, seed=3)
+    a = cluster_bootstrap(values, clusters, intervals=Intervals(n_boot=500, seed=3))
+    assert a == cluster_bootstrap(values, clusters, intervals=Intervals(n_boot=500, seed=3))
     assert (a.k, a.n, a.value, a.method) == (7, 12, 7 / 12, "bootstrap")
-    others = {cluster_bootstrap(values, clusters, n_boot=500, seed=s).lo for s in range(5)}
+    others = {
+        cluster_bootstrap(values, clusters, intervals=Intervals(n_boot=500, seed=s)).lo
+        for s in range(5)
+    }
     assert len(others) > 1  # the seed really drives the draws
 
 
@@ -108,7 +112,7 @@ def test_bootstrap_degenerate_and_empty() -> None:
     with pytest.raises(ValueError):
         cluster_bootstrap([1, 0], ["a"])
     with pytest.raises(ValueError):
-        cluster_bootstrap([1, 0], ["a", "b"], n_boot=0)
+        cluster_bootstrap([1, 0], ["a", "b"], intervals=Intervals(n_boot=0))
 
 
 def test_bootstrap_respects_clustering() -> None:
@@ -116,8 +120,8 @@ def test_bootstrap_respects_clustering() -> None:
     values = [1] * 40 + [0] * 40
     states = [f"s{i // 10}" for i in range(80)]  # 8 states of 10 identical runs
     rows_alone = [f"r{i}" for i in range(80)]
-    clustered = cluster_bootstrap(values, states, seed=1)
-    independent = cluster_bootstrap(values, rows_alone, seed=1)
+    clustered = cluster_bootstrap(values, states, intervals=Intervals(seed=1))
+    independent = cluster_bootstrap(values, rows_alone, intervals=Intervals(seed=1))
     assert clustered.hi - clustered.lo > 2 * (independent.hi - independent.lo)
     # and the row-level bootstrap agrees with Wilson when rows really are independent
     w = wilson(40, 80)
@@ -135,7 +139,7 @@ def test_bootstrap_interval_contains_point_estimate(
 ) -> None:
     clusters = [f"s{c}" for c, _ in data]
     values = [float(v) for _, v in data]
-    est = cluster_bootstrap(values, clusters, n_boot=300, seed=seed)
+    est = cluster_bootstrap(values, clusters, intervals=Intervals(n_boot=300, seed=seed))
     assert 0.0 <= est.lo <= est.value <= est.hi <= 1.0
     assert est.k == sum(v for _, v in data)
 

@@ -24,7 +24,7 @@ from dibench._registry import Registry
 from dibench.adapters import Action, Decision, Step
 from dibench.dataset import Dataset, Instance, record_sha256
 from dibench.generate import GenerateConfig, generate
-from dibench.metrics import Outcome, ResultRow
+from dibench.metrics import Intervals, Outcome, ResultRow
 from dibench.report import Report, build_report
 from dibench.runner import (
     ResultStore,
@@ -211,7 +211,7 @@ def run(tmp_path_factory: pytest.TempPathFactory, report_dataset: Path) -> Run:
 
 @pytest.fixture(scope="session")
 def report(run: Run) -> Report:
-    return build_report(run.rundir, examples=4, n_boot=300)
+    return build_report(run.rundir, examples=4, intervals=Intervals(n_boot=300))
 
 
 # --- offline runs made by the real runner, simulator and attack search -------------------------
@@ -262,7 +262,7 @@ def sim_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def sim_report(sim_run: Path) -> Report:
-    return build_report(sim_run, n_boot=SIM_N_BOOT, filmstrips=3)
+    return build_report(sim_run, intervals=Intervals(n_boot=SIM_N_BOOT), filmstrips=3)
 
 
 @pytest.fixture(scope="session")
@@ -314,7 +314,7 @@ def attack_run(tmp_path_factory: pytest.TempPathFactory, small_run_data: Path) -
 @pytest.fixture(scope="session")
 def attack_report(attack_run: Path) -> Report:
     with registries_kept():  # building registers the directory's templates
-        return build_report(attack_run, examples=2, n_boot=200)
+        return build_report(attack_run, examples=2, intervals=Intervals(n_boot=200))
 
 
 @contextmanager

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from dibench.metrics import (
+    Intervals,
     Outcome,
     ResultRow,
     breakdown,
@@ -92,7 +93,7 @@ def test_carrier_breakdown_keeps_benign_as_no_attack(report: Report) -> None:
 
 
 def test_key_findings_equal_metrics(run: Run, report: Report) -> None:
-    direct = key_finding(exclude_infra(run.rows), defense="none", n_boot=300)
+    direct = key_finding(exclude_infra(run.rows), defense="none", intervals=Intervals(n_boot=300))
     assert report.findings == tuple(direct.values())
     assert {(f.framework, f.model) for f in report.findings} == {
         ("AppAgent", ODD_MODEL),

@@ -20,7 +20,7 @@ import pytest
 
 from dibench.adapters import Decision, Verdict
 from dibench.dataset import Dataset
-from dibench.metrics import Estimate, Outcome, ResultRow, cluster_estimate, wilson
+from dibench.metrics import Estimate, Intervals, Outcome, ResultRow, cluster_estimate, wilson
 from dibench.report import Report, build_report, render_report
 from dibench.report._defense import shared_by_agents
 from dibench.report._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
@@ -111,7 +111,7 @@ def drun(tmp_path_factory: pytest.TempPathFactory, report_dataset: Path) -> Defe
 
 @pytest.fixture(scope="module")
 def drep(drun: DefenseRun) -> Report:
-    return build_report(drun.rundir, examples=0, n_boot=300)
+    return build_report(drun.rundir, examples=0, intervals=Intervals(n_boot=300))
 
 
 # --- brute-force expectations --------------------------------------------------------------------
@@ -277,7 +277,7 @@ def test_html_has_the_section_with_frontier_and_roc(drep: Report) -> None:
 
 def test_no_section_without_defenses_or_verdicts(tmp_path: Path, report_dataset: Path) -> None:
     run = make_defense_run(tmp_path / "plain", report_dataset, defenses=("none",))
-    rep = build_report(run.rundir, examples=0, n_boot=50)
+    rep = build_report(run.rundir, examples=0, intervals=Intervals(n_boot=50))
     assert rep.defenses is None
     html = render_report(rep, "html")
     assert 'id="defenses"' not in html and "## Defenses" not in render_report(rep, "md")
@@ -287,7 +287,7 @@ def test_no_section_without_defenses_or_verdicts(tmp_path: Path, report_dataset:
 def test_a_detector_alone_still_gets_the_section(tmp_path: Path, report_dataset: Path) -> None:
     """Verdicts without a 'none' condition: detector numbers, differences n/a."""
     run = make_defense_run(tmp_path / "kd", report_dataset, defenses=(KD,))
-    rep = build_report(run.rundir, examples=0, n_boot=50)
+    rep = build_report(run.rundir, examples=0, intervals=Intervals(n_boot=50))
     assert rep.defenses is not None
     (comp,) = rep.defenses.comparisons
     assert comp.baseline is None and comp.changes == ()
@@ -357,7 +357,7 @@ def test_a_detector_shared_by_agents_is_shown_once(sweep_run: Path, tmp_path: Pa
 
 
 def test_agents_with_different_verdicts_keep_their_blocks(sweep_run: Path) -> None:
-    rep = build_report(sweep_run, examples=0, n_boot=50, filmstrips=0)
+    rep = build_report(sweep_run, examples=0, intervals=Intervals(n_boot=50), filmstrips=0)
     sec = rep.defenses
     assert sec is not None and len(shared_by_agents(sec.detectors)) == 1
     # the random agent's detector missed one more injected screen: its block is its own

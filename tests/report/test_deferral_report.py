@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dibench.metrics import Intervals
 from dibench.report import FORMATS, build_report, render_report
 from dibench.runner import RunConfig, RunRequest, execute
 
@@ -29,7 +30,7 @@ def runs(small_dataset_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> d
 
 
 def test_a_deferring_run_reports_its_rate_in_every_format(runs: dict[bool, Path]) -> None:
-    report = build_report(runs[True], examples=0, n_boot=200)
+    report = build_report(runs[True], examples=0, intervals=Intervals(n_boot=200))
     assert report.deferred and report.extra_metrics == ("DEFER",)
     doc = json.loads(render_report(report, "json"))
     (finding,) = doc["key_findings"]
@@ -52,7 +53,7 @@ def test_a_deferring_run_reports_its_rate_in_every_format(runs: dict[bool, Path]
 
 
 def test_a_run_without_deferrals_reads_as_before(runs: dict[bool, Path]) -> None:
-    report = build_report(runs[False], examples=0, n_boot=200)
+    report = build_report(runs[False], examples=0, intervals=Intervals(n_boot=200))
     assert not report.deferred and report.extra_metrics == ()
     for fmt in FORMATS:
         text = render_report(report, fmt)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.metrics import Estimate
+from dibench.metrics import Estimate, Intervals
 from dibench.report import Report, build_report, render_report
 from dibench.report._common import fmt_p
 from dibench.report._depth import depth_view
@@ -29,7 +29,7 @@ from dibench.runner import ResultStore, iter_export_rows
 
 @pytest.fixture(scope="module")
 def sweep_depth(sweep_run: Path) -> Report:
-    return build_report(sweep_run, examples=0, n_boot=200)
+    return build_report(sweep_run, examples=0, intervals=Intervals(n_boot=200))
 
 
 def _band(rank: int) -> str:
@@ -229,9 +229,13 @@ def test_the_captions_state_the_level_the_intervals_were_computed_at(
     sweep_run: Path, sweep_depth: Report, conf: float
 ) -> None:
     """The rank chart, the ASR-by-attack chart and the main table say the report's level, the
-    one every interval was computed at (``build_report(conf=...)``), never a fixed 95%."""
-    report = sweep_depth if conf == 0.95 else build_report(sweep_run, examples=0, n_boot=200,
-                                                           conf=conf)  # fmt: skip
+    one every interval was computed at (``build_report``'s ``Intervals.conf``), never a fixed
+    95%."""
+    report = (
+        sweep_depth
+        if conf == 0.95
+        else build_report(sweep_run, examples=0, intervals=Intervals(conf=conf, n_boot=200))
+    )
     level, other = f"{round(100 * conf)}%", "95%" if conf != 0.95 else "90%"
     html = html_lib.unescape(render_report(report, "html"))
     captions = {  # title -> note, as the HTML writes a figure's caption

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from dibench.cli import main
-from dibench.metrics import EXPLORE_METRICS, action_distribution, exploration_table
+from dibench.metrics import EXPLORE_METRICS, Intervals, action_distribution, exploration_table
 from dibench.report import Report, build_report, render_report, write_report
 from dibench.report._explore import _choose, _pairs, sim_plan
 from dibench.runner import ResultStore, RunDir
@@ -35,7 +35,7 @@ def test_section_numbers_equal_the_metrics_recomputed_from_the_store(
 ) -> None:
     section = sim_report.exploration
     assert section is not None
-    expected = exploration_table(_trajectories(sim_run), n_boot=N_BOOT, seed=0)
+    expected = exploration_table(_trajectories(sim_run), intervals=Intervals(n_boot=N_BOOT, seed=0))
     # one comparison per agent x (2 probes + all) x metric
     assert len(expected) == len(AGENTS) * 3 * len(EXPLORE_METRICS)
     got = {(c.framework, c.model, c.probe, c.metric): c for c in section.comparisons}
@@ -159,7 +159,7 @@ def test_a_diverging_replay_is_flagged_not_drawn(sim_run: Path, tmp_path: Path) 
         db.execute(
             "UPDATE moves SET move = json_set(move, '$.screen', 'list@7?q=gone') WHERE seq = 1"
         )
-    rep = build_report(copy, n_boot=50, filmstrips=2)
+    rep = build_report(copy, intervals=Intervals(n_boot=50), filmstrips=2)
     assert rep.exploration is not None
     for f in rep.exploration.filmstrips:
         for ep in (f.benign, f.injected):

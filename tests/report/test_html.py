@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from dibench.metrics import Intervals
 from dibench.report import CSP, Report, build_report, render_report, write_report
 
 from .conftest import SCRIPT_REPLY, SCRIPT_TITLE, make_run
@@ -75,7 +76,7 @@ def test_missing_dataset_is_reported_not_fatal(tmp_path: Path, report_dataset: P
     shutil.copytree(report_dataset, copy)
     run = make_run(tmp_path / "run", copy)
     shutil.rmtree(copy)
-    rep = build_report(run.rundir, examples=2, n_boot=100)
+    rep = build_report(run.rundir, examples=2, intervals=Intervals(n_boot=100))
     assert rep.dataset is not None and "dataset unavailable" in rep.dataset_note
     assert len(rep.examples) == 2
     ex = rep.examples[0]

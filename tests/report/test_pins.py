@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 import dibench
+from dibench.metrics import Intervals
 from dibench.report import FORMATS, Report, render_report
 
 PINS = Path(__file__).parent / "pins"
@@ -67,7 +68,7 @@ RESTYLED_HTML: frozenset[str] = frozenset({"attack"})
 def sweep_report(sweep_run: Path) -> Report:
     from dibench.report import build_report
 
-    return build_report(sweep_run, examples=2, n_boot=200)
+    return build_report(sweep_run, examples=2, intervals=Intervals(n_boot=200))
 
 
 @pytest.fixture(scope="module")

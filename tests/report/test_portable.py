@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dibench.metrics import Intervals
 from dibench.report import EXTENSIONS, FORMATS, Report, build_report, render_report
 
 from .._cli import invoke
@@ -99,7 +100,7 @@ def test_an_unopenable_dataset_is_named_not_located(report_dataset: Path, tmp_pa
     shutil.copytree(report_dataset, data)
     made = make_run(tmp_path / "run-b", data)
     (data / "benign.jsonl").unlink()
-    rep = build_report(made.rundir, examples=1, n_boot=50, filmstrips=0)
+    rep = build_report(made.rundir, examples=1, intervals=Intervals(n_boot=50), filmstrips=0)
     assert rep.dataset == "hostile"
     assert rep.dataset_note.startswith("dataset unavailable (hostile: "), rep.dataset_note
     for fmt in FORMATS:
@@ -114,7 +115,9 @@ def test_captions_state_the_asked_level(
     own held-out intervals are shown: those were computed at 95% and say so."""
     rundir = {"hand": run.rundir, "sweep": sweep_run, "sim": sim_run, "attack": attack_run}[which]
     with registries_kept():
-        rep = build_report(rundir, conf=0.9, examples=0, n_boot=100, filmstrips=0)
+        rep = build_report(
+            rundir, intervals=Intervals(conf=0.9, n_boot=100), examples=0, filmstrips=0
+        )
     rest = dataclasses.replace(rep, attack=None)
     for fmt in FORMATS:
         text = render_report(rest, fmt).replace("\\%", "%")  # LaTeX's escaped percent

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from dibench.metrics import Intervals
 from dibench.report import build_report, render_report
 from tests._cli import invoke
 
@@ -63,7 +64,7 @@ def _agent(report: Any) -> Any:
 def test_first_agent_all_picks_at_rank_one_and_its_first_acceptable_rate(
     runs: dict[str, Path], d8_dataset_dir: Path
 ) -> None:
-    report = build_report(runs["first"], examples=0, n_boot=200)
+    report = build_report(runs["first"], examples=0, intervals=Intervals(n_boot=200))
     a = _agent(report)
     states = _states(d8_dataset_dir)
     first_ok = [_reading_order(s)[0] in s["acceptable"] for s in states.values()]
@@ -86,7 +87,7 @@ def test_first_agent_all_picks_at_rank_one_and_its_first_acceptable_rate(
 
 
 def test_oracle_takes_the_first_acceptable_card(runs: dict[str, Path]) -> None:
-    a = _agent(build_report(runs["oracle"], examples=0, n_boot=200))
+    a = _agent(build_report(runs["oracle"], examples=0, intervals=Intervals(n_boot=200)))
     assert a.first_acceptable.value == 1.0
     assert all(x.wrong.n == 0 for x in a.ranks)  # no wrong pick lands anywhere
     assert sum(x.benign.value for x in a.ranks) == pytest.approx(1.0)
@@ -122,17 +123,17 @@ def test_an_older_store_gets_the_pick_positions_from_the_dataset(
     con.execute("UPDATE results SET pick_rank=NULL, pick_row=NULL, pick_col=NULL, pick_fold=NULL")
     con.commit()
     con.close()
-    report = build_report(old, examples=0, n_boot=200)
+    report = build_report(old, examples=0, intervals=Intervals(n_boot=200))
     assert report.position is not None
     assert "stored before their position was recorded" in report.position.note
-    new = _agent(build_report(runs["first"], examples=0, n_boot=200))
+    new = _agent(build_report(runs["first"], examples=0, intervals=Intervals(n_boot=200)))
     a = _agent(report)
     assert a.rank_one == new.rank_one and a.first_acceptable == new.first_acceptable
     assert "read from the dataset's card boxes" in render_report(report, "md")
 
 
 def test_every_format_has_the_section_and_html_the_plot(runs: dict[str, Path]) -> None:
-    report = build_report(runs["first"], examples=0, n_boot=200)
+    report = build_report(runs["first"], examples=0, intervals=Intervals(n_boot=200))
     html = render_report(report, "html")
     assert 'id="position"' in html and "Choice share by rank, benign vs injected" in html
     assert html.count('class="point"') >= 2  # benign and injected series have points
@@ -149,7 +150,7 @@ def test_a_simulator_run_stores_where_its_picks_sat(tmp_path: Path) -> None:
                "--sims", "shopping", "--episodes", "2", "--probes", "naive", "--repeats", "1",
                "--languages", "en")  # fmt: skip
     assert r.returncode == 0, r.stderr
-    report = build_report(out, examples=0, n_boot=200, filmstrips=0)
+    report = build_report(out, examples=0, intervals=Intervals(n_boot=200), filmstrips=0)
     a = _agent(report)
     assert a.rank_one.value == 1.0  # the first item of the results list, every time
     assert a.first_card_ok.n == 2  # both episodes' lists known from the simulator's plan
@@ -166,7 +167,8 @@ def test_a_store_from_before_the_columns_reads_and_gets_them_on_resume(
         con.execute(f"ALTER TABLE results DROP COLUMN {c}")
     con.commit()
     con.close()
-    a = _agent(build_report(old, examples=0, n_boot=200))  # read-only: read as empty, filled
+    # read-only: read as empty, filled
+    a = _agent(build_report(old, examples=0, intervals=Intervals(n_boot=200)))
     assert a.rank_one.value == 1.0
     _run(d8_dataset_dir, old, "first")  # the resume opens it for writing: columns added
     con = sqlite3.connect(old / "results.sqlite")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dibench.metrics import Outcome, ResultRow, t_quantile, wilson_bounds
+from dibench.metrics import Intervals, Outcome, ResultRow, t_quantile, wilson_bounds
 from dibench.report import FORMATS, Report, build_report, render_report
 from dibench.runner import ResultStore
 
@@ -90,7 +90,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
         ACCEPT: [r for s in range(STATES) for r in _accepting(s)],
     }
     root = _store(tmp_path_factory.mktemp("safeguard") / "cu", rows)
-    return build_report(root, examples=0, n_boot=200)
+    return build_report(root, examples=0, intervals=Intervals(n_boot=200))
 
 
 def _line(doc: dict, framework: str) -> dict:
@@ -162,7 +162,7 @@ def test_html_and_latex_show_the_same_section(report: Report) -> None:
 
 def test_a_store_where_no_run_stopped_or_asked_has_no_section(tmp_path: Path) -> None:
     root = _store(tmp_path / "plain", {PLAIN: [r for s in range(STATES) for r in _plain(s)]})
-    report = build_report(root, examples=0, n_boot=200)
+    report = build_report(root, examples=0, intervals=Intervals(n_boot=200))
     assert report.safeguards is None
     for fmt in FORMATS:
         text = render_report(report, fmt)

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from dibench.metrics import MIN_CLUSTERS, Outcome, ResultRow, asr
+from dibench.metrics import MIN_CLUSTERS, Intervals, Outcome, ResultRow, asr
 from dibench.report import Report, build_report, render_report
 
 # each state's share of variants that follow the injection: states differ, as real ones do
@@ -73,14 +73,14 @@ def four_states(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, list[
         cond = store.add_condition("direct", "m", "none", {})
         store.put_many(cond, [(r, None, "", ()) for r in rows])
     (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
-    return build_report(root, examples=0, n_boot=500), rows
+    return build_report(root, examples=0, intervals=Intervals(n_boot=500)), rows
 
 
 def test_asr_interval_is_wider_than_wilson_and_names_method_and_states(
     four_states: tuple[Report, list[ResultRow]],
 ) -> None:
     report, rows = four_states
-    naive = asr(rows, "wilson")
+    naive = asr(rows, intervals=Intervals(ci="wilson"))
     assert naive.n == len(VULNERABILITY) * VARIANTS
     doc = json.loads(render_report(report, "json"))
     (main,) = [t for t in doc["tables"] if t["id"] == "main"]
@@ -132,7 +132,7 @@ def test_a_one_episode_simulation_says_why_it_has_no_p_value() -> None:
 
     trajs = [_traj("ep0", False, r, 6) for r in (1, 2)]
     trajs += [_traj("ep0.c1.naive", True, r, 2) for r in (1, 2)]
-    comps = tuple(exploration_table(trajs, metrics=("scrolls",), n_boot=100))
+    comps = tuple(exploration_table(trajs, metrics=("scrolls",), intervals=Intervals(n_boot=100)))
     section = ExploreSection(comps, (), (), episodes=len(trajs), film_note="")
     md = "\n".join(section_md(explore_view(section)))
     assert "No p-value where a figure rests on only 1 benign episode: too few for a test" in md
@@ -175,7 +175,7 @@ def robust_agent(tmp_path_factory: pytest.TempPathFactory) -> Report:
         cond = store.add_condition("direct", "m", "none", {})
         store.put_many(cond, [(r, None, "", ()) for r in rows])
     (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
-    return build_report(root, examples=0, n_boot=200)
+    return build_report(root, examples=0, intervals=Intervals(n_boot=200))
 
 
 def test_rates_at_0_and_100_take_the_states_as_units_in_every_format(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from dibench.metrics import Intervals
 from dibench.runner import ResultStore, SimRequest, SimRunConfig, execute_sim
 from dibench.sim import (
     ChainEnv,
@@ -243,7 +244,7 @@ def test_report_depth_section_gains_the_chain_table(oracle_chains, tmp_path: Pat
     if steps == 2:  # the oracle is never hijacked: the HTML says so where the filmstrip goes
         from dibench.report import build_report, render_report
 
-        rep = build_report(out, n_boot=50, filmstrips=1)
+        rep = build_report(out, intervals=Intervals(n_boot=50), filmstrips=1)
         assert rep.depth is not None and rep.depth.film is None
         note = "no injected chain picked its target at its injected decision (no filmstrip)"
         assert rep.depth.film_note == note and note in render_report(rep, "html")
@@ -296,7 +297,7 @@ def test_report_shows_a_hijacked_chain_beside_its_benign_twin(tmp_path: Path) ->
     assert hijacked
     inj = rows[hijacked[0]]
     ben = rows[inj.pair_of, inj.repeat]
-    rep = build_report(tmp_path, n_boot=50, filmstrips=1)
+    rep = build_report(tmp_path, intervals=Intervals(n_boot=50), filmstrips=1)
     assert rep.depth is not None and rep.depth.film is not None
     film = rep.depth.film
     assert (film.pair_of, film.repeat, film.target, film.inject_at) == (

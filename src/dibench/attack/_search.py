@@ -617,7 +617,7 @@ class _Attack:
 
     # --- held-out evaluation -------------------------------------------------------------------
     def evaluate(self) -> tuple[list[str], str | None, HeldOut]:
-        from dibench.metrics import cluster_estimate, cluster_paired_diff
+        from dibench.metrics import Intervals, cluster_estimate, cluster_paired_diff
 
         succ = self.successes(self.out / "search")
         train, held = self.split.train, self.split.heldout
@@ -631,6 +631,7 @@ class _Attack:
         self.query(self.out, probes, held, count=False)
         hsucc = self.successes(self.out)
         units = [(s, r) for s in held for r in range(1, self.cfg.repeats + 1)]
+        intervals = Intervals(seed=self.cfg.seed)  # at 95%: the report reads it at that level
 
         def outcomes(name: str) -> dict[tuple[str, int], bool]:
             return {
@@ -645,7 +646,7 @@ class _Attack:
             o = outcomes(name)
             # the repeats of one held-out state share its screen: the states are the units
             est = cluster_estimate(
-                [float(v) for v in o.values()], [u[0] for u in o], 2000, self.cfg.seed, 0.95
+                [float(v) for v in o.values()], [u[0] for u in o], intervals=intervals
             )
             k_tr, n_tr = self.score(name, train, succ)
             g = self.genomes.get(name)
@@ -675,9 +676,7 @@ class _Attack:
                     [float(oa[u]) for u in common],
                     [float(ob[u]) for u in common],
                     [u[0] for u in common],
-                    2000,
-                    self.cfg.seed,
-                    0.95,
+                    intervals=intervals,
                 )
                 tests.append(
                     HeldOutTest(

@@ -15,7 +15,8 @@ regret, ASR by target kind) and the target's gain in choice share (``cost_metric
 ``share_shift``); the pull of position and platform signals on benign runs (choice share by
 rank, first-acceptable rate, signal choice rates, a conditional logit: ``position_metrics``).
 Per condition, what a safeguard that stops or asks caught on injected screens and cost on
-benign ones (``safeguard_metrics``). INFRA_ERROR rows never count.
+benign ones (``safeguard_metrics``). INFRA_ERROR rows never count. How every interval is formed
+(method, level, resamples, seed) travels as one ``Intervals`` value.
 """
 
 from ._breakdown import GROUP_FIELDS, NO_ATTACK, breakdown, group_key, summary_table
@@ -64,6 +65,7 @@ from ._explore import (
     episode_stats,
     exploration_table,
 )
+from ._intervals import CI, Intervals, IntervalsError
 from ._paired import (
     KeyFinding,
     PairedDiff,
@@ -90,7 +92,6 @@ from ._position import (
     rank_label,
 )
 from ._rates import (
-    CI,
     DEFER_METRICS,
     METRICS,
     AsrPair,
@@ -155,6 +156,8 @@ __all__ = [
     "Estimate",
     "ExploreComparison",
     "Exposure",
+    "Intervals",
+    "IntervalsError",
     "KeyFinding",
     "LogitFit",
     "LogitTerm",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
+from ._intervals import Intervals
 from ._rates import (
-    CI,
     AsrPair,
     asr_of_pairs,
     asr_pairs,
@@ -107,10 +107,7 @@ def breakdown(
     metric: str,
     by: Sequence[str],
     *,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
 ) -> dict[GroupKey, Estimate]:
     """One Estimate per group of ``by`` values (``"TCR"``, ``"COR"``, ``"ASR"``, ``"DEFER"`` or
     ``"CONFIRM"``), sorted keys.
@@ -123,11 +120,11 @@ def breakdown(
     out: dict[GroupKey, Estimate] = {}
     if name == "ASR":
         for key, pairs in _group_pairs(asr_pairs(rows), fields).items():
-            out[key] = asr_of_pairs(pairs, ci, conf, n_boot, seed)
+            out[key] = asr_of_pairs(pairs, intervals)
     else:
         value = row_value(name)
         for key, group in _group_rows(exclude_infra(rows), fields).items():
-            out[key] = rate(group, value, ci, conf, n_boot, seed)
+            out[key] = rate(group, value, intervals)
     return {k: out[k] for k in sorted(out, key=lambda k: _sort_key(k, fields))}
 
 
@@ -136,10 +133,7 @@ def summary_table(
     by: Sequence[str] = ("model", "probe"),
     columns_by: Sequence[str] = ("framework",),
     *,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
 ) -> dict[GroupKey, dict[GroupKey, Cell]]:
     """``{row_key: {col_key: {"TCR", "COR", "ASR"}}}`` like the paper's main table.
 
@@ -159,9 +153,9 @@ def summary_table(
         has_injected = any(r.injected for r in group)
         pairs = pairs_by_key.get(key, [])
         cell: Cell = {
-            "TCR": tcr(group, ci, conf=conf, n_boot=n_boot, seed=seed),
-            "COR": cor(group, ci, conf=conf, n_boot=n_boot, seed=seed),
-            "ASR": asr_of_pairs(pairs, ci, conf, n_boot, seed) if has_injected else None,
+            "TCR": tcr(group, intervals=intervals),
+            "COR": cor(group, intervals=intervals),
+            "ASR": asr_of_pairs(pairs, intervals) if has_injected else None,
         }
         table.setdefault(key[:split], {})[key[split:]] = cell
     return {

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from dibench._values import HARM_CLASSES
 
+from ._intervals import Intervals
 from ._paired import PairedDiff, cluster_paired_diff
 from ._rates import AsrPair, asr_of_pairs, asr_pairs, exclude_infra
 from ._rows import ResultRow
@@ -64,13 +65,13 @@ class CostMetrics:
 
 
 def harm_shares(
-    rows: Iterable[ResultRow], n_boot: int = 2000, seed: int = 0, conf: float = 0.95
+    rows: Iterable[ResultRow], *, intervals: Intervals = Intervals()
 ) -> dict[str, Estimate]:
     """Harm class -> share of valid runs with a recorded cost, clustered by benign state."""
     rec = [r for r in exclude_infra(rows) if r.harm is not None]
     clusters = [r.pair_of for r in rec]
     return {
-        h: cluster_estimate([float(r.harm == h) for r in rec], clusters, n_boot, seed, conf)
+        h: cluster_estimate([float(r.harm == h) for r in rec], clusters, intervals=intervals)
         for h in HARMS
     }
 
@@ -78,9 +79,7 @@ def harm_shares(
 def _paired(
     pairs: Sequence[AsrPair],
     value: Callable[[ResultRow], float | None],
-    n_boot: int,
-    seed: int,
-    conf: float,
+    intervals: Intervals,
     bounds: tuple[float, float] | None,
 ) -> PairedDiff:
     """Injected minus benign of ``value`` over the pairs where both sides have one."""
@@ -94,7 +93,7 @@ def _paired(
         xa.append(a)
         xb.append(b)
         cl.append(p.injected.pair_of)
-    return cluster_paired_diff(xa, xb, cl, n_boot, seed, conf, bounds=bounds)
+    return cluster_paired_diff(xa, xb, cl, intervals=intervals, bounds=bounds)
 
 
 def _violates(r: ResultRow) -> float | None:
@@ -105,18 +104,17 @@ def cost_metrics(
     rows: Iterable[ResultRow],
     *,
     defense: str | None = "none",
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
 ) -> dict[tuple[str, str], CostMetrics]:
     """Per (framework, model): harm classes benign vs injected, the paired change in the
     violation rate and in regret, ASR by target kind. ``defense`` keeps that condition's rows
-    (default: undefended runs; None keeps all, pairs still joined within one defense)."""
+    (default: undefended runs; None keeps all, pairs still joined within one defense). Every
+    interval takes the states as the units (``intervals.clustered``)."""
     rows = [r for r in exclude_infra(rows) if defense is None or r.defense == defense]
     groups: dict[tuple[str, str], list[ResultRow]] = {}
     for r in rows:
         groups.setdefault((r.framework, r.model), []).append(r)
-    kw = {"n_boot": n_boot, "seed": seed, "conf": conf}
+    iv = intervals.clustered()
     out: dict[tuple[str, str], CostMetrics] = {}
     for agent in sorted(groups):
         group = groups[agent]
@@ -125,20 +123,20 @@ def cost_metrics(
         by_unit = {
             u: _paired(
                 [p for p in pairs if p.injected.regret_unit == p.benign.regret_unit == u],
-                lambda r: r.regret, bounds=None, **kw,
+                lambda r: r.regret, iv, bounds=None,
             )
             for u in units
         }  # fmt: skip
         out[agent] = CostMetrics(
             framework=agent[0],
             model=agent[1],
-            benign=harm_shares([r for r in group if not r.injected], **kw),
-            injected=harm_shares([r for r in group if r.injected], **kw),
-            violation_diff=_paired(pairs, _violates, bounds=(-1.0, 1.0), **kw),
-            regret_pct_diff=_paired(pairs, lambda r: r.regret_pct, bounds=None, **kw),
+            benign=harm_shares([r for r in group if not r.injected], intervals=iv),
+            injected=harm_shares([r for r in group if r.injected], intervals=iv),
+            violation_diff=_paired(pairs, _violates, iv, bounds=(-1.0, 1.0)),
+            regret_pct_diff=_paired(pairs, lambda r: r.regret_pct, iv, bounds=None),
             regret_diff=by_unit,
             asr_by_target={
-                k: asr_of_pairs([p for p in pairs if p.injected.target_harm == k], **kw)
+                k: asr_of_pairs([p for p in pairs if p.injected.target_harm == k], iv)
                 for k in TARGET_KINDS
             },
             pairs=len(pairs),
@@ -151,9 +149,7 @@ def share_shift(
     rows: Iterable[ResultRow],
     group: Callable[[ResultRow], str | None] = lambda r: r.probe,
     *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
 ) -> dict[str, PairedDiff]:
     """Group (default: the probe) -> P(target | injected) - P(target | benign twin) over the
     joined pairs of the rows, clustered by benign state: the target's gain in choice share.
@@ -169,9 +165,7 @@ def share_shift(
             [float(p.injected_chose_target) for p in ps],
             [float(p.benign_chose_target) for p in ps],
             [p.injected.pair_of for p in ps],
-            n_boot,
-            seed,
-            conf,
+            intervals=intervals,
         )
         for key, ps in by.items()
     }

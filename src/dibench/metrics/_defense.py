@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._intervals import Intervals
 from ._paired import PairedDiff, cluster_paired_diff, paired_units
-from ._rates import CI, asr_of_pairs, asr_pairs, cor, exclude_infra, rate, tcr
+from ._rates import asr_of_pairs, asr_pairs, cor, exclude_infra, rate, tcr
 from ._rows import Outcome, ResultRow, VerdictRow
 from ._stats import (
     Estimate,
@@ -232,29 +233,25 @@ def _rates_of(
     agent: Agent,
     defense: str,
     rows: list[ResultRow],
-    ci: CI,
-    conf: float,
-    n_boot: int,
-    seed: int,
+    intervals: Intervals,
     cost: DefenseCost | None = None,
 ) -> DefenseRates:
     benign = [r for r in rows if not r.injected]
     injected = [r for r in rows if r.injected]
     join = asr_pairs(rows)
-    kw = {"conf": conf, "n_boot": n_boot, "seed": seed}
 
     def blocked(side: list[ResultRow]) -> Estimate:
-        return rate(side, lambda r: r.outcome == Outcome.BLOCKED, ci, conf, n_boot, seed)
+        return rate(side, lambda r: r.outcome == Outcome.BLOCKED, intervals)
 
     return DefenseRates(
         framework=agent[0],
         model=agent[1],
         defense=defense,
-        benign_tcr=tcr(benign, ci, **kw),
-        injected_tcr=tcr(injected, ci, **kw),
-        benign_cor=cor(benign, ci, **kw),
-        injected_cor=cor(injected, ci, **kw),
-        asr=asr_of_pairs(join.pairs, ci, conf, n_boot, seed),
+        benign_tcr=tcr(benign, intervals=intervals),
+        injected_tcr=tcr(injected, intervals=intervals),
+        benign_cor=cor(benign, intervals=intervals),
+        injected_cor=cor(injected, intervals=intervals),
+        asr=asr_of_pairs(join.pairs, intervals),
         benign_blocked=blocked(benign),
         injected_blocked=blocked(injected),
         n_pairs=len(join),
@@ -277,10 +274,7 @@ def _by_condition(rows: Iterable[ResultRow]) -> dict[Agent, dict[str, list[Resul
 def defense_rates(
     rows: Iterable[ResultRow],
     *,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
     usage: Iterable[RunUsage] | None = None,
 ) -> tuple[DefenseRates, ...]:
     """One ``DefenseRates`` per (framework, model, defense): the points of the frontier plot.
@@ -293,7 +287,7 @@ def defense_rates(
     for agent, conds in sorted(_by_condition(rows).items()):
         for d in sorted(conds, key=_defense_order):
             cost = costs.get((*agent, d))
-            out.append(_rates_of(agent, d, conds[d], ci, conf, n_boot, seed, cost))
+            out.append(_rates_of(agent, d, conds[d], intervals, cost))
     return tuple(out)
 
 
@@ -308,9 +302,7 @@ _CHANGES: tuple[tuple[str, str, Callable[[ResultRow], bool]], ...] = (
 def _changes(
     with_rows: list[ResultRow],
     without_rows: list[ResultRow],
-    n_boot: int,
-    seed: int,
-    conf: float,
+    intervals: Intervals,
 ) -> tuple[PairedChange, ...]:
     out = []
     for name, metric, side in _CHANGES:
@@ -318,8 +310,8 @@ def _changes(
         a = with_rows if metric == "ASR" else [r for r in with_rows if side(r)]
         b = without_rows if metric == "ASR" else [r for r in without_rows if side(r)]
         xa, xb, cl = paired_units(a, b, metric)
-        diff = cluster_paired_diff(xa, xb, cl, n_boot, seed, conf)
-        test = state_test(xa, xb, cl, seed)
+        diff = cluster_paired_diff(xa, xb, cl, intervals=intervals)
+        test = state_test(xa, xb, cl, intervals.seed)
         out.append(PairedChange(metric=name, diff=diff, test=test))
     return tuple(out)
 
@@ -328,10 +320,7 @@ def compare_defenses(
     rows: Iterable[ResultRow],
     *,
     baseline: str = NO_DEFENSE,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
     usage: Iterable[RunUsage] | None = None,
 ) -> tuple[DefenseComparison, ...]:
     """Every defended condition against its agent's ``baseline`` condition, paired.
@@ -345,26 +334,20 @@ def compare_defenses(
     for agent, conds in sorted(_by_condition(rows).items()):
         base_rows = conds.get(baseline)
         base = (
-            _rates_of(
-                agent, baseline, base_rows, ci, conf, n_boot, seed, costs.get((*agent, baseline))
-            )
+            _rates_of(agent, baseline, base_rows, intervals, costs.get((*agent, baseline)))
             if base_rows is not None
             else None
         )
         for d in sorted(conds, key=_defense_order):
             if d == baseline:
                 continue
-            changes = (
-                _changes(conds[d], base_rows, n_boot, seed, conf) if base_rows is not None else ()
-            )
+            changes = _changes(conds[d], base_rows, intervals) if base_rows is not None else ()
             out.append(
                 DefenseComparison(
                     framework=agent[0],
                     model=agent[1],
                     defense=d,
-                    rates=_rates_of(
-                        agent, d, conds[d], ci, conf, n_boot, seed, costs.get((*agent, d))
-                    ),
+                    rates=_rates_of(agent, d, conds[d], intervals, costs.get((*agent, d))),
                     baseline=base,
                     changes=changes,
                 )
@@ -436,9 +419,7 @@ def auroc_interval(
     pos_clusters: Sequence[Hashable],
     neg_clusters: Sequence[Hashable],
     *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
 ) -> Auroc:
     """AUROC with a cluster-bootstrap percentile interval.
 
@@ -448,7 +429,6 @@ def auroc_interval(
     """
     if len(pos) != len(pos_clusters) or len(neg) != len(neg_clusters):
         raise ValueError("one cluster label per score is needed")
-    _z(conf)
     value = auroc(pos, neg)
     if math.isnan(value):
         nan = float("nan")
@@ -459,11 +439,13 @@ def auroc_interval(
     cp = np.fromiter((index[c] for c in pos_clusters), dtype=np.int64, count=len(pos))
     cn = np.fromiter((index[c] for c in neg_clusters), dtype=np.int64, count=len(neg))
     g = len(labels)
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot).astype(np.float64)
+    rng = np.random.default_rng(intervals.seed)
+    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=intervals.n_boot).astype(np.float64)
     boot = np.array([_weighted_auc(lp, w[cp], ln, w[cn], n_levels) for w in counts])
     boot = boot[np.isfinite(boot)]
-    lo, hi = percentile_interval(boot, conf) if len(boot) else (float("nan"), float("nan"))
+    lo, hi = (
+        percentile_interval(boot, intervals.conf) if len(boot) else (float("nan"), float("nan"))
+    )
     return Auroc(value, lo, hi, len(pos), len(neg))
 
 
@@ -557,32 +539,25 @@ def detector_units(verdicts: Iterable[VerdictRow]) -> list[VerdictRow]:
 def _rate(
     units: Sequence[VerdictRow],
     value: Callable[[VerdictRow], bool],
-    ci: CI,
-    conf: float,
-    n_boot: int,
-    seed: int,
+    intervals: Intervals,
 ) -> Estimate:
     """k/n over units; clustered by benign state, Wilson at the number of distinct screens, or a
     state bootstrap."""
     values = [value(u) for u in units]
-    if ci == "cluster":
+    if intervals.ci == "cluster":
         return cluster_estimate(
-            [float(v) for v in values], [u.pair_of for u in units], n_boot, seed, conf
+            [float(v) for v in values], [u.pair_of for u in units], intervals=intervals
         )
-    if ci == "bootstrap":
-        est = cluster_bootstrap(
-            [float(v) for v in values], [u.pair_of for u in units], n_boot, seed, conf
+    if intervals.ci == "bootstrap":
+        return cluster_bootstrap(
+            [float(v) for v in values], [u.pair_of for u in units], intervals=intervals
         )
-        return est
-    if ci != "wilson":
-        raise ValueError(f"unknown ci {ci!r}; use 'cluster', 'wilson' or 'bootstrap'")
     k, n = sum(values), len(values)
     if n == 0:
-        _z(conf)
         nan = float("nan")
         return Estimate(k=0, n=0, value=nan, lo=nan, hi=nan, method="wilson-screens")
     screens = len({u.instance_id for u in units})
-    lo, hi = wilson_bounds(k / n, screens, _z(conf))
+    lo, hi = wilson_bounds(k / n, screens, _z(intervals.conf))
     return Estimate(k=k, n=n, value=k / n, lo=lo, hi=hi, method="wilson-screens")
 
 
@@ -618,10 +593,7 @@ def _scored(units: Sequence[VerdictRow]) -> list[VerdictRow]:
 def detector_metrics(
     verdicts: Iterable[VerdictRow],
     *,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
 ) -> tuple[DetectorRates, ...]:
     """Recall, FPR, precision and (for score-based detectors) AUROC per detector and slice.
 
@@ -634,7 +606,7 @@ def detector_metrics(
         benign = [u for u in units if not u.injected]
         neg_scored = _scored(benign)
         fp = sum(1 for u in benign if u.fired)
-        fpr = _rate(benign, lambda u: u.fired, ci, conf, n_boot, seed)
+        fpr = _rate(benign, lambda u: u.fired, intervals)
         for kind, value, pos in _slices(units):
             tp = sum(1 for u in pos if u.fired)
             fired = [u for u in (*pos, *benign) if u.fired]
@@ -646,9 +618,7 @@ def detector_metrics(
                     [float(u.score) for u in neg_scored],  # type: ignore[arg-type]
                     [u.pair_of for u in pos_scored],
                     [u.pair_of for u in neg_scored],
-                    n_boot=n_boot,
-                    seed=seed,
-                    conf=conf,
+                    intervals=intervals,
                 )
             out.append(
                 DetectorRates(
@@ -662,9 +632,9 @@ def detector_metrics(
                     fn=len(pos) - tp,
                     fp=fp,
                     tn=len(benign) - fp,
-                    recall=_rate(pos, lambda u: u.fired, ci, conf, n_boot, seed),
+                    recall=_rate(pos, lambda u: u.fired, intervals),
                     fpr=fpr,
-                    precision=_rate(fired, lambda u: u.injected, ci, conf, n_boot, seed),
+                    precision=_rate(fired, lambda u: u.injected, intervals),
                     auroc=auc,
                     stage=units[0].stage,
                 )

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._explore import Move
+from ._intervals import Intervals
 from ._paired import PairedDiff, cluster_paired_diff
 from ._rates import AsrPair, asr_pairs
 from ._rows import ResultRow
@@ -123,9 +124,7 @@ def paired_depth(
     rows: Iterable[ResultRow],
     field: str = "scroll_depth",
     *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
 ) -> PairedDiff:
     """Injected minus benign ``field`` (a ``DEPTH_FIELDS`` count) over joined pairs where both
     episodes recorded it; the interval resamples whole benign episodes."""
@@ -141,4 +140,4 @@ def paired_depth(
         xa.append(float(a))
         xb.append(float(b))
         clusters.append(p.benign.pair_of)
-    return cluster_paired_diff(xa, xb, clusters, n_boot, seed, conf, bounds=None, counts=True)
+    return cluster_paired_diff(xa, xb, clusters, intervals=intervals, bounds=None, counts=True)

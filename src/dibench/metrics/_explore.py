@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ._intervals import Intervals
 from ._paired import RATE_DIFF, PairedDiff, cluster_paired_diff
 from ._rows import Outcome
 from ._stats import Estimate, cluster_estimate
@@ -154,10 +155,8 @@ def episode_stats(traj: Trajectory) -> EpisodeStats:
 def mean_estimate(
     values: Sequence[float],
     clusters: Sequence[object],
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
     *,
+    intervals: Intervals = Intervals(),
     bounds: tuple[float, float] | None = None,
     counts: bool = False,
 ) -> Estimate:
@@ -168,9 +167,7 @@ def mean_estimate(
     return cluster_estimate(
         list(values),
         list(clusters),  # type: ignore[arg-type]
-        n_boot,
-        seed,
-        conf,
+        intervals=intervals,
         proportion=False,
         bounds=bounds,
         counts="mean" if counts else None,
@@ -206,9 +203,8 @@ def _fmt_key(t: Trajectory) -> tuple[str, str, str]:
 def exploration_table(
     trajectories: Iterable[Trajectory],
     metrics: Sequence[str] = tuple(EXPLORE_METRICS),
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    *,
+    intervals: Intervals = Intervals(),
 ) -> list[ExploreComparison]:
     """Benign vs injected per (framework, model, defense) x probe (and "all") x metric.
 
@@ -257,18 +253,16 @@ def exploration_table(
                         probe=probe,
                         metric=metric,
                         benign=mean_estimate(
-                            xb, cl, n_boot, seed, conf, bounds=rng, counts=not share
+                            xb, cl, intervals=intervals, bounds=rng, counts=not share
                         ),
                         injected=mean_estimate(
-                            xi, cl, n_boot, seed, conf, bounds=rng, counts=not share
+                            xi, cl, intervals=intervals, bounds=rng, counts=not share
                         ),
                         diff=cluster_paired_diff(
                             xi,
                             xb,
                             cl,
-                            n_boot,
-                            seed,
-                            conf,
+                            intervals=intervals,
                             bounds=RATE_DIFF if share else None,
                             counts=not share,
                         ),

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._intervals import Intervals
 from ._rates import (
     AsrPair,
     asr_of_pairs,
@@ -138,10 +139,8 @@ def cluster_paired_diff(
     xa: Sequence[float],
     xb: Sequence[float],
     clusters: Sequence[Hashable],
-    n_boot: int,
-    seed: int,
-    conf: float,
     *,
+    intervals: Intervals = Intervals(),
     bounds: tuple[float, float] | None = RATE_DIFF,
     counts: bool = False,
 ) -> PairedDiff:
@@ -160,14 +159,12 @@ def cluster_paired_diff(
     est = cluster_estimate(
         list(a - b),
         clusters,
-        n_boot,
-        seed,
-        conf,
+        intervals=intervals,
         proportion=False,
         bounds=bounds,
         counts="difference" if counts else None,
     )
-    test = state_test(xa, xb, clusters, seed)
+    test = state_test(xa, xb, clusters, intervals.seed)
     if n == 0:
         nan = float("nan")
         return PairedDiff(nan, nan, nan, None, 0, 0, nan, nan, "none", test.method, test.reason)
@@ -211,9 +208,8 @@ def paired_bootstrap_diff(
     metric: str,
     key: Sequence[str] = DEFAULT_KEY,
     clusters: str = "pair_of",
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    *,
+    intervals: Intervals = Intervals(),
 ) -> PairedDiff:
     """metric(a) - metric(b) on units present in both conditions (matched on ``key``).
 
@@ -221,7 +217,7 @@ def paired_bootstrap_diff(
     units only and may differ from ``tcr(rows_a)`` etc. Clusters come from condition a's row.
     """
     xa, xb, cl = paired_units(rows_a, rows_b, metric, key, clusters)
-    return cluster_paired_diff(xa, xb, cl, n_boot, seed, conf)
+    return cluster_paired_diff(xa, xb, cl, intervals=intervals)
 
 
 @dataclass(frozen=True)
@@ -301,18 +297,14 @@ def _confirm(r: ResultRow) -> bool:
 def _join_diff(
     pairs: Sequence[AsrPair],
     outcome: Callable[[ResultRow], bool],
-    n_boot: int,
-    seed: int,
-    conf: float,
+    intervals: Intervals,
 ) -> PairedDiff:
     """Injected minus benign over joined pairs, clustered by benign state."""
     return cluster_paired_diff(
         [float(outcome(p.injected)) for p in pairs],
         [float(outcome(p.benign)) for p in pairs],
         [p.injected.pair_of for p in pairs],
-        n_boot,
-        seed,
-        conf,
+        intervals=intervals,
     )
 
 
@@ -330,15 +322,15 @@ def key_finding(
     rows: Iterable[ResultRow],
     *,
     defense: str | None = "none",
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
 ) -> dict[tuple[str, str], KeyFinding]:
     """Per (framework, model): benign vs injected TCR/COR/DEFER, paired differences and tests.
 
     ``defense`` keeps only rows of that defense (default: undefended runs, the paper's setting);
-    None keeps all (pairs are still joined within one defense).
+    None keeps all (pairs are still joined within one defense). Every interval takes the states
+    as the units, whatever ``intervals.ci`` says (its level, resamples and seed are used).
     """
+    iv = intervals.clustered()
     rows = [r for r in rows if defense is None or r.defense == defense]
     groups: dict[tuple[str, str], list[ResultRow]] = {}
     for r in rows:
@@ -351,29 +343,28 @@ def key_finding(
         injected = [r for r in group if r.injected]
         join = asr_pairs(group)
         pairs = join.pairs
-        kw: dict[str, Any] = {"conf": conf, "n_boot": n_boot, "seed": seed}
 
         out[agent] = KeyFinding(
             framework=agent[0],
             model=agent[1],
-            benign_tcr=tcr(benign, **kw),
-            injected_tcr=tcr(injected, **kw),
-            benign_cor=cor(benign, **kw),
-            injected_cor=cor(injected, **kw),
-            asr=asr_of_pairs(pairs, conf=conf, n_boot=n_boot, seed=seed),
-            tcr_diff=_join_diff(pairs, _committed, n_boot, seed, conf),
-            cor_diff=_join_diff(pairs, _correct, n_boot, seed, conf),
-            wrong_diff=_join_diff(pairs, _wrong, n_boot, seed, conf),
-            tcr_test=_pair_test(pairs, "committed", seed),
-            cor_test=_pair_test(pairs, "correct", seed),
+            benign_tcr=tcr(benign, intervals=iv),
+            injected_tcr=tcr(injected, intervals=iv),
+            benign_cor=cor(benign, intervals=iv),
+            injected_cor=cor(injected, intervals=iv),
+            asr=asr_of_pairs(pairs, iv),
+            tcr_diff=_join_diff(pairs, _committed, iv),
+            cor_diff=_join_diff(pairs, _correct, iv),
+            wrong_diff=_join_diff(pairs, _wrong, iv),
+            tcr_test=_pair_test(pairs, "committed", iv.seed),
+            cor_test=_pair_test(pairs, "correct", iv.seed),
             n_pairs=len(pairs),
             missing_pairs=join.missing_pairs,
-            benign_defer=deferral(benign, **kw),
-            injected_defer=deferral(injected, **kw),
-            defer_diff=_join_diff(pairs, _asked, n_boot, seed, conf),
-            defer_test=_pair_test(pairs, "asked", seed),
-            benign_confirm=confirmation_rate(benign, **kw),
-            injected_confirm=confirmation_rate(injected, **kw),
-            confirm_diff=_join_diff(pairs, _confirm, n_boot, seed, conf),
+            benign_defer=deferral(benign, intervals=iv),
+            injected_defer=deferral(injected, intervals=iv),
+            defer_diff=_join_diff(pairs, _asked, iv),
+            defer_test=_pair_test(pairs, "asked", iv.seed),
+            benign_confirm=confirmation_rate(benign, intervals=iv),
+            injected_confirm=confirmation_rate(injected, intervals=iv),
+            confirm_diff=_join_diff(pairs, _confirm, iv),
         )
     return out

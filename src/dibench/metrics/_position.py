@@ -23,6 +23,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._intervals import Intervals
 from ._rates import asr_of_pairs, asr_pairs, exclude_infra
 from ._rows import ResultRow
 from ._stats import Estimate, cluster_estimate
@@ -214,17 +215,15 @@ class PositionMetrics:
     rank_one: Estimate | None = field(default=None)  # share of benign picks at rank 1
 
 
-def _est(
-    values: Sequence[float], clusters: Sequence[Hashable], kw: Mapping[str, float]
-) -> Estimate:
-    return cluster_estimate(list(values), list(clusters), **kw)  # type: ignore[arg-type]
+def _est(values: Sequence[float], clusters: Sequence[Hashable], iv: Intervals) -> Estimate:
+    return cluster_estimate(list(values), list(clusters), intervals=iv)
 
 
-def _share(rows: Sequence[ResultRow], label: str, kw: Mapping[str, float]) -> Estimate:
+def _share(rows: Sequence[ResultRow], label: str, iv: Intervals) -> Estimate:
     return _est(
         [float(rank_label(r.pick_rank) == label) for r in rows if r.pick_rank is not None],
         [r.pair_of for r in rows if r.pick_rank is not None],
-        kw,
+        iv,
     )
 
 
@@ -233,15 +232,14 @@ def position_metrics(
     sets: Mapping[str, ChoiceSet],
     *,
     defense: str | None = "none",
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
     fit: bool = True,
 ) -> dict[tuple[str, str], PositionMetrics]:
     """Per (framework, model) of the ``defense`` condition (None: every row): the figures of
     ``PositionMetrics``. ``sets``: the choice set of each benign state by its id (a state
-    without one contributes its rows' stored pick ranks only). ``fit``: run the logit."""
-    kw: dict[str, float] = {"n_boot": n_boot, "seed": seed, "conf": conf}
+    without one contributes its rows' stored pick ranks only). ``fit``: run the logit. Every
+    interval takes the states as the units (``intervals.clustered``)."""
+    iv = intervals.clustered()
     rows = [r for r in exclude_infra(rows) if defense is None or r.defense == defense]
     rows = [r for r in rows if not r.chain]  # a chain's decisions sit on several lists
     groups: dict[tuple[str, str], list[ResultRow]] = {}
@@ -249,7 +247,7 @@ def position_metrics(
         groups.setdefault((r.framework, r.model), []).append(r)
     out: dict[tuple[str, str], PositionMetrics] = {}
     for agent in sorted(groups):
-        out[agent] = _agent(agent, groups[agent], sets, kw, fit)
+        out[agent] = _agent(agent, groups[agent], sets, iv, fit)
     return out
 
 
@@ -257,7 +255,7 @@ def _agent(
     agent: tuple[str, str],
     group: list[ResultRow],
     sets: Mapping[str, ChoiceSet],
-    kw: Mapping[str, float],
+    iv: Intervals,
     fit: bool,
 ) -> PositionMetrics:
     benign = [r for r in group if not r.injected]
@@ -287,11 +285,11 @@ def _agent(
         ranks.append(
             RankLine(
                 label,
-                benign=_share(b_placed, label, kw),
-                injected=_share(i_placed, label, kw),
-                wrong=_share(wrong, label, kw),
-                asr=asr_of_pairs(mine, **kw),  # type: ignore[arg-type]
-                benign_wrong_here=_est(v, c, kw),
+                benign=_share(b_placed, label, iv),
+                injected=_share(i_placed, label, iv),
+                wrong=_share(wrong, label, iv),
+                asr=asr_of_pairs(mine, iv),
+                benign_wrong_here=_est(v, c, iv),
             )
         )
     deepest = max(
@@ -316,7 +314,7 @@ def _agent(
         def at(order: int, lo: int = lo, label: str = label) -> bool:
             return order >= lo if label.endswith("+") else order == lo
 
-        share = _est([float(at(o)) for o, _, _ in order_rows], [s for _, _, s in order_rows], kw)
+        share = _est([float(at(o)) for o, _, _ in order_rows], [s for _, _, s in order_rows], iv)
         uniform = [sum(at(j) for j in range(1, k + 1)) / k for _, k, _ in order_rows]
         orders.append(OrderLine(label, share, sum(uniform) / len(uniform) if uniform else math.nan))
     while len(orders) > 1 and orders[-1].uniform == 0.0:
@@ -326,11 +324,11 @@ def _agent(
     first_acc = _est(
         [float(r.committed and r.decision == s.acceptable[0].id) for r, s in firsts],
         [r.pair_of for r, _ in firsts],
-        kw,
+        iv,
     )
     states = sorted({r.pair_of for r, _ in firsts})
-    first_ok = _est([float(sets[s].ordered[0].acceptable) for s in states], states, kw)
-    signals, missing = _signal_lines(with_set, sets, kw)
+    first_ok = _est([float(sets[s].ordered[0].acceptable) for s in states], states, iv)
+    signals, missing = _signal_lines(with_set, sets, iv)
     logit = choice_logit(with_set, sets) if fit else LogitFit("not fitted")
     return PositionMetrics(
         framework=agent[0],
@@ -346,12 +344,12 @@ def _agent(
         unplaced=sum(r.committed and r.pick_rank is None for r in group),
         no_set=len(benign) - len(with_set),
         signals_missing=missing,
-        rank_one=_share(b_placed, "1", kw),
+        rank_one=_share(b_placed, "1", iv),
     )
 
 
 def _signal_lines(
-    runs: Sequence[ResultRow], sets: Mapping[str, ChoiceSet], kw: Mapping[str, float]
+    runs: Sequence[ResultRow], sets: Mapping[str, ChoiceSet], iv: Intervals
 ) -> tuple[tuple[SignalLine, ...], int]:
     """Each signal's choice rate with and without it, over benign runs with a pick among
     candidates whose signals are recorded; and how many runs had none recorded."""
@@ -379,7 +377,7 @@ def _signal_lines(
                     ov.append(chosen)
                     oc.append(r.pair_of)
         lines.append(
-            SignalLine(sig, _est(wv, wc, kw), _est(ov, oc, kw), len(wv), len(wv) + len(ov))
+            SignalLine(sig, _est(wv, wc, iv), _est(ov, oc, iv), len(wv), len(wv) + len(ov))
         )
     return tuple(lines), len(picked) - len(usable)
 

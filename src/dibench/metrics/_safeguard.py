@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from ._intervals import Intervals
 from ._paired import PairedDiff, _asked, _committed, _confirm, _join_diff
-from ._rates import CI, AsrPair, asr_of_pairs, asr_pairs, estimate, exclude_infra, rate
+from ._rates import AsrPair, asr_of_pairs, asr_pairs, estimate, exclude_infra, rate
 from ._rows import ResultRow
 from ._stats import Estimate
 
@@ -84,7 +84,7 @@ class SafeguardMetrics:
     hijacks: int
 
 
-def _caught(pairs: Iterable[AsrPair], **kw: Any) -> tuple[Estimate, int]:
+def _caught(pairs: Iterable[AsrPair], intervals: Intervals) -> tuple[Estimate, int]:
     """Among the pairs the injection moved (an injection-only flag, or a silent hijack), the
     share flagged; and how many pairs moved."""
     moved = [
@@ -93,24 +93,20 @@ def _caught(pairs: Iterable[AsrPair], **kw: Any) -> tuple[Estimate, int]:
         if (flagged(p.injected) and not flagged(p.benign))
         or (p.success and not flagged(p.injected))
     ]
-    est = estimate([f for f, _ in moved], [c for _, c in moved], **kw)
+    est = estimate([f for f, _ in moved], [c for _, c in moved], intervals)
     return est, len(moved)
 
 
 def safeguard_metrics(
-    rows: Iterable[ResultRow],
-    ci: CI = "cluster",
-    *,
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    rows: Iterable[ResultRow], *, intervals: Intervals = Intervals()
 ) -> dict[tuple[str, str, str], SafeguardMetrics]:
     """Per (framework, model, defense): the safeguard's rates, paired changes and what the
-    pairs say of its recall and cost. INFRA_ERROR rows never count."""
+    pairs say of its recall and cost. INFRA_ERROR rows never count; every interval takes the
+    benign states as the units, as the key finding's do, whatever ``intervals.ci`` says."""
+    intervals = intervals.clustered()
     groups: dict[tuple[str, str, str], list[ResultRow]] = {}
     for r in exclude_infra(rows):
         groups.setdefault((r.framework, r.model, r.defense), []).append(r)
-    kw: dict[str, Any] = {"ci": ci, "conf": conf, "n_boot": n_boot, "seed": seed}
     out: dict[tuple[str, str, str], SafeguardMetrics] = {}
     for key in sorted(groups):
         group = groups[key]
@@ -118,7 +114,7 @@ def safeguard_metrics(
         injected = [r for r in group if r.injected]
         pairs = asr_pairs(group).pairs
         hits = [p for p in pairs if p.success]
-        caught, moved = _caught(pairs, **kw)
+        caught, moved = _caught(pairs, intervals)
         out[key] = SafeguardMetrics(
             framework=key[0],
             model=key[1],
@@ -126,25 +122,25 @@ def safeguard_metrics(
             benign_runs=len(benign),
             injected_runs=len(injected),
             n_pairs=len(pairs),
-            benign_confirm=rate(benign, _confirm, **kw),
-            injected_confirm=rate(injected, _confirm, **kw),
-            confirm_diff=_join_diff(pairs, _confirm, n_boot, seed, conf),
-            benign_asked=rate(benign, _asked, **kw),
-            injected_asked=rate(injected, _asked, **kw),
-            asked_diff=_join_diff(pairs, _asked, n_boot, seed, conf),
-            benign_flagged=rate(benign, flagged, **kw),
-            injected_flagged=rate(injected, flagged, **kw),
-            flagged_diff=_join_diff(pairs, flagged, n_boot, seed, conf),
-            benign_stopped=rate(benign, stopped, **kw),
-            injected_stopped=rate(injected, stopped, **kw),
-            benign_tcr=rate(benign, _committed, **kw),
-            asr=asr_of_pairs(pairs, **kw),
+            benign_confirm=rate(benign, _confirm, intervals),
+            injected_confirm=rate(injected, _confirm, intervals),
+            confirm_diff=_join_diff(pairs, _confirm, intervals),
+            benign_asked=rate(benign, _asked, intervals),
+            injected_asked=rate(injected, _asked, intervals),
+            asked_diff=_join_diff(pairs, _asked, intervals),
+            benign_flagged=rate(benign, flagged, intervals),
+            injected_flagged=rate(injected, flagged, intervals),
+            flagged_diff=_join_diff(pairs, flagged, intervals),
+            benign_stopped=rate(benign, stopped, intervals),
+            injected_stopped=rate(injected, stopped, intervals),
+            benign_tcr=rate(benign, _committed, intervals),
+            asr=asr_of_pairs(pairs, intervals),
             caught=caught,
             moved=moved,
             hijacks_confirmed=estimate(
                 [p.injected.confirm_requested for p in hits],
                 [p.injected.pair_of for p in hits],
-                **kw,
+                intervals,
             ),
             hijacks=len(hits),
         )

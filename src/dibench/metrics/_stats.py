@@ -29,6 +29,8 @@ import numpy as np
 
 from dibench._seeding import np_rng
 
+from ._intervals import MIN_CLUSTERS, Intervals
+
 __all__ = [
     "MIN_CLUSTERS",
     "Estimate",
@@ -48,11 +50,6 @@ __all__ = [
     "wilson",
     "wilson_bounds",
 ]
-
-# Below this many independent states (or episodes) no p-value is given, the bootstrap is not
-# used, and the report says so: a sign-flip test over G states cannot go below 2 / 2**G (0.25 at
-# 3 states), and a bootstrap over a handful of clusters knows only that handful.
-MIN_CLUSTERS = 10
 
 
 @dataclass(frozen=True)
@@ -270,11 +267,7 @@ def percentile_interval(boot: np.ndarray, conf: float) -> tuple[float, float]:
 
 
 def cluster_bootstrap(
-    values: Sequence[float],
-    clusters: Sequence[Hashable],
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    values: Sequence[float], clusters: Sequence[Hashable], *, intervals: Intervals = Intervals()
 ) -> Estimate:
     """Mean of 0/1 ``values`` with a percentile interval from resampling whole clusters.
 
@@ -284,11 +277,10 @@ def cluster_bootstrap(
     if len(values) != len(clusters):
         raise ValueError(f"{len(values)} values but {len(clusters)} cluster labels")
     if len(values) == 0:
-        _z(conf)
         return _empty("bootstrap")
     sums, sizes = cluster_totals(values, clusters)
-    boot = resample_means(sums, sizes, n_boot, seed)
-    lo, hi = percentile_interval(boot, conf)
+    boot = resample_means(sums, sizes, intervals.n_boot, intervals.seed)
+    lo, hi = percentile_interval(boot, intervals.conf)
     total = float(sums.sum())
     return Estimate(
         k=round(total),
@@ -344,10 +336,8 @@ def _cluster_t(sums: np.ndarray, sizes: np.ndarray, conf: float) -> tuple[float,
 def cluster_estimate(
     values: Sequence[float],
     clusters: Sequence[Hashable],
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
     *,
+    intervals: Intervals = Intervals(),
     proportion: bool = True,
     bounds: tuple[float, float] | None = None,
     counts: Literal["mean", "difference"] | None = None,
@@ -388,9 +378,9 @@ def cluster_estimate(
     """
     if len(values) != len(clusters):
         raise ValueError(f"{len(values)} values but {len(clusters)} cluster labels")
-    _z(conf)
     if len(values) == 0:
         return _empty("cluster-bootstrap")
+    conf = intervals.conf
     sums, sizes = cluster_totals(values, clusters)
     g = len(sums)
     total = float(sums.sum())
@@ -404,7 +394,8 @@ def cluster_estimate(
     boot_var = 0.0
     if resample:
         # the bootstrap variance of the mean over g resampled states misses (g - 1) / g of it
-        boot_var = float(resample_means(sums, sizes, n_boot, seed).var()) * g / (g - 1)
+        boots = resample_means(sums, sizes, intervals.n_boot, intervals.seed)
+        boot_var = float(boots.var()) * g / (g - 1)
     t = t_quantile(conf, g - 1)
     method = "cluster-bootstrap" if resample else ("wilson-deff" if proportion else "cluster-t")
     if proportion:

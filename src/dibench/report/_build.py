@@ -19,10 +19,10 @@ import dibench
 from dibench._fs import NoSuchFile, StrPath
 from dibench._records import RecordError, RunFile
 from dibench.metrics import (
-    CI,
     NO_DEFENSE,
     ChoiceSet,
     Estimate,
+    Intervals,
     PairJoin,
     ResultRow,
     RunUsage,
@@ -38,7 +38,6 @@ from dibench.metrics import (
     summary_table,
 )
 
-from ._common import level
 from ._cost import build_cost
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
@@ -75,16 +74,6 @@ SPLIT = (
 )
 
 
-class _Stats:
-    """The interval settings every estimate of one report shares."""
-
-    def __init__(self, ci: CI, conf: float, n_boot: int, seed: int) -> None:
-        self.ci, self.conf, self.n_boot, self.seed = ci, conf, n_boot, seed
-
-    def kw(self) -> dict[str, Any]:
-        return {"ci": self.ci, "conf": self.conf, "n_boot": self.n_boot, "seed": self.seed}
-
-
 def _sorted_keys(keys: Sequence[Key], fields: Sequence[str]) -> tuple[Key, ...]:
     return tuple(
         sorted(set(keys), key=lambda k: [order_key(f, v) for f, v in zip(fields, k, strict=True)])
@@ -99,12 +88,12 @@ def _main_table(
     rows: list[ResultRow],
     defense: str,
     baseline: bool,
-    st: _Stats,
+    intervals: Intervals,
     extra: tuple[str, ...] = (),
 ) -> Table:
     """The paper's table: model x attack rows, a TCR/COR/ASR block per framework (and the
     ``extra`` rates, DEFER and CONFIRM, when some run deferred or asked to confirm)."""
-    raw = summary_table(rows, by=("model", "probe"), columns_by=("framework",), **st.kw())
+    raw = summary_table(rows, by=("model", "probe"), columns_by=("framework",), intervals=intervals)
     cells: dict[tuple[Key, Key, Measure], Estimate | None] = {}
     row_keys: list[Key] = []
     col_keys: list[Key] = []
@@ -117,7 +106,7 @@ def _main_table(
     measures = PAPER + tuple(Measure(x) for x in extra)
     for m in measures[len(PAPER) :]:
         for key, est in breakdown(
-            rows, m.metric, ("model", "probe", "framework"), **st.kw()
+            rows, m.metric, ("model", "probe", "framework"), intervals=intervals
         ).items():
             cells[(_str_key(key[:2]), _str_key(key[2:]), m)] = est
     cols = _sorted_keys(col_keys, ("framework",))
@@ -128,7 +117,7 @@ def _main_table(
         caption=(
             "Rows: model x attack ('no attack' = benign runs). Per framework: task completion "
             "rate, correct-operation rate and paired attack success rate, in percent with "
-            f"{level(st.conf)} intervals." + _extra_caption(extra)
+            f"{intervals.level} intervals." + _extra_caption(extra)
         ),
         row_fields=("model", "probe"),
         col_fields=("framework",),
@@ -165,7 +154,7 @@ def _breakdown_table(
     fields: tuple[str, ...],
     measures: tuple[Measure, ...],
     filters: dict[str, str],
-    st: _Stats,
+    intervals: Intervals,
 ) -> Table:
     """Rows = groups of ``fields``; benign/injected measures use that side's rows only."""
     cells: dict[tuple[Key, Key, Measure], Estimate | None] = {}
@@ -174,7 +163,7 @@ def _breakdown_table(
         subset = rows
         if m.subset != "all":
             subset = [r for r in rows if r.injected == (m.subset == "injected")]
-        for key, est in breakdown(subset, m.metric, fields, **st.kw()).items():
+        for key, est in breakdown(subset, m.metric, fields, intervals=intervals).items():
             k = _str_key(key)
             keys.append(k)
             cells[(k, (), m)] = est
@@ -196,7 +185,7 @@ def _breakdowns(
     rows: list[ResultRow],
     defenses: tuple[str, ...],
     baseline: str,
-    st: _Stats,
+    intervals: Intervals,
     extra: tuple[str, ...] = (),
 ) -> list[Table]:
     base = [r for r in rows if r.defense == baseline]
@@ -218,7 +207,7 @@ def _breakdowns(
             (*agent, "carriers"),
             paper,
             filt,
-            st,
+            intervals,
         )
     ]
     for name in ("app", "category", "language"):
@@ -231,7 +220,7 @@ def _breakdowns(
                 (*agent, name),
                 split,
                 filt,
-                st,
+                intervals,
             )
         )
     if len(defenses) > 1:
@@ -245,7 +234,7 @@ def _breakdowns(
                 (*agent, "defense"),
                 split,
                 {},
-                st,
+                intervals,
             )
         )
     return out
@@ -255,21 +244,20 @@ def _defense_section(
     rows: list[ResultRow],
     verdicts: list[VerdictRow],
     defenses: tuple[str, ...],
-    st: _Stats,
+    intervals: Intervals,
     usage: list[RunUsage] | None = None,
 ) -> DefenseSection | None:
     """The Defenses section, when the run defended anything or recorded a detector verdict;
     ``usage`` (every run's calls and tokens) gives each defense's extra cost."""
     if not verdicts and all(d == NO_DEFENSE for d in defenses):
         return None
-    kw = st.kw()
     return DefenseSection(
         baseline=NO_DEFENSE,
-        rates=defense_rates(rows, usage=usage, **kw),
-        comparisons=compare_defenses(rows, baseline=NO_DEFENSE, usage=usage, **kw),
-        detectors=detector_metrics(verdicts, **kw),
+        rates=defense_rates(rows, usage=usage, intervals=intervals),
+        comparisons=compare_defenses(rows, baseline=NO_DEFENSE, usage=usage, intervals=intervals),
+        detectors=detector_metrics(verdicts, intervals=intervals),
         rocs=detector_rocs(verdicts),
-        conf=st.conf,
+        conf=intervals.conf,
     )
 
 
@@ -585,18 +573,15 @@ def build_report(
     examples: int = 12,
     image_width: int = 400,
     dataset: StrPath | None = None,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
     filmstrips: int = 3,
     thumb_width: int = 170,
 ) -> Report:
     """Compute every table, finding and example of a run directory.
 
     ``examples``: how many attack successes to illustrate (0 skips screenshots, which is the
-    only slow part). ``dataset`` overrides the path recorded in run.json. ``ci``/``conf``/
-    ``n_boot``/``seed`` are passed to every metric, so the report is reproducible bit for bit.
+    only slow part). ``dataset`` overrides the path recorded in run.json. ``intervals`` is
+    passed to every metric, so the report is reproducible bit for bit.
     ``filmstrips``: how many benign/injected episode pairs of a simulator run to replay into
     thumbnails ``thumb_width`` pixels wide (0 skips the replay).
     """
@@ -610,7 +595,6 @@ def build_report(
     if not db.is_file():
         raise NoSuchFile(f"{rundir}: no results.sqlite here (not a run directory?)")
     config, notes = _read_config(rundir)
-    st = _Stats(ci, conf, n_boot, seed)
     with ResultStore(db, readonly=True) as store:
         conditions = store.conditions()
         all_rows = list(store.rows(with_infra=True))
@@ -628,10 +612,10 @@ def build_report(
         confirmed = any(r.confirm_requested for r in rows)
         extra = (("DEFER",) if deferred else ()) + (("CONFIRM",) if confirmed else ())
         main = [
-            _main_table([r for r in rows if r.defense == d], d, d == baseline, st, extra)
+            _main_table([r for r in rows if r.defense == d], d, d == baseline, intervals, extra)
             for d in sorted(defenses, key=lambda d: (d != baseline, order_key("defense", d)))
         ]
-        findings = key_finding(rows, defense=baseline, n_boot=n_boot, seed=seed, conf=conf)
+        findings = key_finding(rows, defense=baseline, intervals=intervals)
         ds_name, ds, ds_note = None, None, ""
         chosen = pick_successes(join, examples)
         if chosen and config.is_sim and dataset is None:
@@ -646,16 +630,16 @@ def build_report(
             replace(e, image_note=_unrooted_text(e.image_note, rundir, roots))
             for e in (make_example(p, store, ds, ds_note, image_width, sim) for p in chosen)
         )
-        section = _defense_section(rows, list(store.verdict_rows()), defenses, st, store.usage())
+        section = _defense_section(
+            rows, list(store.verdict_rows()), defenses, intervals, store.usage()
+        )
         exploration = build_explore(
             store,
             config,
             conditions,
             filmstrips=filmstrips,
             thumb_width=thumb_width,
-            n_boot=n_boot,
-            seed=seed,
-            conf=conf,
+            intervals=intervals,
         )
         film: tuple[Any, str] = (None, "")
         if filmstrips > 0 and any(r.chain for r in rows):
@@ -685,8 +669,8 @@ def build_report(
     notes += _changed_dataset_note(config, ds_read if ds_read is not None else ds)
     attack = attack_section(rundir, examples=min(examples, 3))
     if attack is not None:
-        attack = replace(attack, report_conf=conf)
-    depth = build_depth(rows, baseline, **st.kw())
+        attack = replace(attack, report_conf=intervals.conf)
+    depth = build_depth(rows, baseline, intervals=intervals)
     if depth is not None and depth.chains:
         depth = replace(depth, film=film[0], film_note=film[1])
     return Report(
@@ -695,24 +679,23 @@ def build_report(
         conditions=unrooted(conditions, rundir),
         facts=facts,
         main_tables=tuple(main),
-        breakdowns=tuple(_breakdowns(rows, defenses, baseline, st, extra)),
+        breakdowns=tuple(_breakdowns(rows, defenses, baseline, intervals, extra)),
         findings=tuple(findings.values()),
         examples=exs,
         dataset=ds_name,
         dataset_note=ds_note,
-        ci=ci,
-        conf=conf,
+        intervals=intervals,
         version=dibench.__version__,
         notes=tuple(notes),
         defenses=section,
         exploration=exploration,
         attack=attack,
         depth=depth,
-        cost=build_cost(rows, baseline, note=cost_note, **st.kw()),
+        cost=build_cost(rows, baseline, note=cost_note, intervals=intervals),
         position=build_position(
-            rows, baseline, sets, note=place_note, missing=sets_missing, **st.kw()
+            rows, baseline, sets, note=place_note, missing=sets_missing, intervals=intervals
         ),
         deferred=deferred,
         confirmed=confirmed,
-        safeguards=build_safeguards(rows, conditions, **st.kw()) if extra else None,
+        safeguards=build_safeguards(rows, conditions, intervals) if extra else None,
     )

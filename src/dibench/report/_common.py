@@ -163,21 +163,10 @@ def level(conf: float) -> str:
 
 def settings_line(report: Report) -> str:
     word = "benign episodes" if report.exploration is not None else "benign states"
-    conf = level(report.conf)
-    if report.ci == "wilson":
-        intervals = f"{conf} Wilson intervals over runs (as if every run were independent)"
-    elif report.ci == "bootstrap":
-        intervals = f"{conf} intervals from resampling whole {word}"
-    else:
-        intervals = (
-            f"{conf} intervals that take the {word} as the independent units (cluster "
-            f"bootstrap from {MIN_CLUSTERS} {word}, design-effect Wilson below, none from one; "
-            f"at 0% and 100% Wilson at n = {word})"
-        )
     return (
-        f"Values are percentages with {intervals}; differences are paired (injected minus "
-        f"benign, same state and seed) with sign-flip p-values over {word}, not given below "
-        f"{MIN_CLUSTERS} {word} (too few for a test)."
+        f"Values are percentages with {report.intervals.describe(word)}; differences are "
+        f"paired (injected minus benign, same state and seed) with sign-flip p-values over "
+        f"{word}, not given below {MIN_CLUSTERS} {word} (too few for a test)."
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from dibench.metrics import (
     HARMS,
     TARGET_KINDS,
+    Intervals,
     ResultRow,
     cost_metrics,
     share_shift,
@@ -61,27 +62,23 @@ def build_cost(
     rows: Sequence[ResultRow],
     defense: str,
     *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
     note: str = "",
-    **_: Any,
 ) -> CostSection | None:
     """The section over the ``defense`` condition's rows; None when no row records a cost.
     ``note``: how rows of an older store got their cost (or why some have none)."""
     rows = [r for r in rows if r.defense == defense]
     if not any(r.harm is not None for r in rows):
         return None
-    kw: dict[str, Any] = {"n_boot": n_boot, "seed": seed, "conf": conf}
-    agents = tuple(cost_metrics(rows, defense=defense, **kw).values())
+    agents = tuple(cost_metrics(rows, defense=defense, intervals=intervals).values())
     shifts: list[ShiftLine] = []
     for a in agents:
         mine = [r for r in rows if (r.framework, r.model) == (a.framework, a.model)]
         for by, key in (("family", lambda r: _family(r.probe)), ("probe", lambda r: r.probe)):
-            found = share_shift(mine, key, **kw)
+            found = share_shift(mine, key, intervals=intervals)
             for value in sorted(found, key=lambda v: order_key(by, v)):
                 shifts.append(ShiftLine(a.framework, a.model, by, value, found[value]))
-    return CostSection(agents, tuple(shifts), defense, conf, note)
+    return CostSection(agents, tuple(shifts), defense, intervals.conf, note)
 
 
 INTRO = (

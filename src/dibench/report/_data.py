@@ -112,7 +112,11 @@ def to_json(report: Report) -> str:
         "rundir": report.name,
         "config": plain(report.config),
         "conditions": plain(report.conditions),
-        "settings": {"ci": report.ci, "conf": report.conf, "min_states": MIN_CLUSTERS},
+        "settings": {
+            "ci": report.intervals.ci,
+            "conf": report.intervals.conf,
+            "min_states": MIN_CLUSTERS,
+        },
         **{key: entries.get(key) for key in JSON_SECTIONS},
         "dataset": report.dataset,
         "dataset_note": report.dataset_note,

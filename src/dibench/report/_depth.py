@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from dibench.metrics import (
-    CI,
     Estimate,
+    Intervals,
     PairedDiff,
     ResultRow,
     asr_pairs,
@@ -99,17 +99,17 @@ def _order(by: str, value: str) -> tuple[int, int, str]:
 
 
 def _lines(
-    rows: list[ResultRow], by: str, kw: dict[str, Any], *, overall: bool = False
+    rows: list[ResultRow], by: str, intervals: Intervals, *, overall: bool = False
 ) -> list[DepthLine]:
     field = BY_FIELD[by]
     injected = [r for r in rows if r.injected]
     agent = ("framework", "model")
     cells: dict[tuple[str, str, str], dict[str, Estimate]] = {}
     for metric, subset in (("TCR", injected), ("COR", injected), ("ASR", rows)):
-        for key, est in breakdown(subset, metric, (*agent, field), **kw).items():
+        for key, est in breakdown(subset, metric, (*agent, field), intervals=intervals).items():
             cells.setdefault((str(key[0]), str(key[1]), _label(by, key[2])), {})[metric] = est
         if overall:
-            for key, est in breakdown(subset, metric, agent, **kw).items():
+            for key, est in breakdown(subset, metric, agent, intervals=intervals).items():
                 cells.setdefault((str(key[0]), str(key[1]), "all"), {})[metric] = est
     return [
         DepthLine(fw, model, by, value, c.get("TCR"), c.get("COR"), c.get("ASR"))
@@ -128,21 +128,20 @@ def build_depth(
     rows: Sequence[ResultRow],
     defense: str,
     *,
-    ci: CI = "cluster",
-    conf: float = 0.95,
-    n_boot: int = 2000,
-    seed: int = 0,
+    intervals: Intervals = Intervals(),
 ) -> DepthSection | None:
     """The section over ``defense``'s rows; None when no injected row has a target rank and
     no row is a chain episode."""
     base = [r for r in rows if r.defense == defense]
-    chains = _chains(base, seed)
+    # the chain table's intervals are at the default level and resamples (only the seed is the
+    # report's), as they were before the settings travelled as one value
+    chains = _chains(base, Intervals(seed=intervals.seed))
+    conf = intervals.conf
     if not any(r.injected and r.target_rank is not None for r in base):
         return DepthSection((), (), (), defense, chains, conf=conf) if chains else None
-    kw: dict[str, Any] = {"ci": ci, "conf": conf, "n_boot": n_boot, "seed": seed}
-    lines = _lines(base, "band", kw) + _lines(base, "fold", kw)
+    lines = _lines(base, "band", intervals) + _lines(base, "fold", intervals)
     if any(r.injected and r.target_seen is not None for r in base):
-        lines += _lines(base, "seen", kw, overall=True)
+        lines += _lines(base, "seen", intervals, overall=True)
     agents = sorted({(r.framework, r.model) for r in base})
     trends = []
     pairs = list(asr_pairs(base))
@@ -156,20 +155,21 @@ def build_depth(
             continue
         measured = [r for r in mine if r.scroll_depth is not None]
         for field in SCROLL_FIELDS:
-            diff = paired_depth(mine, field, n_boot=n_boot, seed=seed, conf=conf)
+            diff = paired_depth(mine, field, intervals=intervals)
             ben = _distribution([r for r in measured if not r.injected])
             inj = _distribution([r for r in measured if r.injected])
             scroll.append(ScrollLine(fw, model, field, diff, ben, inj))
     return DepthSection(tuple(lines), tuple(trends), tuple(scroll), defense, chains, conf=conf)
 
 
-def _chains(rows: Sequence[ResultRow], seed: int) -> tuple[ChainLine, ...]:
+def _chains(rows: Sequence[ResultRow], intervals: Intervals) -> tuple[ChainLine, ...]:
     """``chain_metrics`` per agent and simulator over the chain rows."""
     rs = chain_rows(rows)
     keys = sorted({(r.framework, r.model, r.app) for r in rs})
     return tuple(
         ChainLine(fw, model, app, chain_metrics(
-            [r for r in rs if (r.framework, r.model, r.app) == (fw, model, app)], seed=seed
+            [r for r in rs if (r.framework, r.model, r.app) == (fw, model, app)],
+            intervals=intervals,
         ))
         for fw, model, app in keys
     )  # fmt: skip

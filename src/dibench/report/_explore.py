@@ -26,6 +26,7 @@ from dibench.metrics import (
     EXPLORE_METRICS,
     Estimate,
     ExploreComparison,
+    Intervals,
     Move,
     PairedDiff,
     ResultRow,
@@ -376,15 +377,13 @@ def build_explore(
     *,
     filmstrips: int = 3,
     thumb_width: int = 170,
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
 ) -> ExploreSection | None:
     """The section, or None when the store holds no trajectories (a dataset run)."""
     trajs = list(store.trajectories())
     if not trajs:
         return None
-    comparisons = exploration_table(trajs, n_boot=n_boot, seed=seed, conf=conf)
+    comparisons = exploration_table(trajs, intervals=intervals)
     films: list[Filmstrip] = []
     note = ""
     if filmstrips > 0:
@@ -435,7 +434,7 @@ def build_explore(
         filmstrips=tuple(films),
         episodes=len(trajs),
         film_note=note,
-        conf=conf,
+        conf=intervals.conf,
     )
 
 

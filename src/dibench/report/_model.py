@@ -19,6 +19,7 @@ from dibench.metrics import (
     DetectorRates,
     DetectorRoc,
     Estimate,
+    Intervals,
     KeyFinding,
 )
 from dibench.probes import CLAIM_PROBES
@@ -609,8 +610,7 @@ class Report:
     examples: tuple[Example, ...]
     dataset: str | None  # the dataset used for screenshots: relative to the run, or its name
     dataset_note: str  # '' when the dataset opened, else why examples lack screenshots
-    ci: str
-    conf: float
+    intervals: Intervals  # how every interval was formed (method, level, resamples, seed)
     version: str
     notes: tuple[str, ...] = ()
     defenses: DefenseSection | None = None  # None: no defended condition and no verdicts

@@ -17,7 +17,14 @@ from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from dibench.metrics import ChoiceSet, LogitFit, PositionMetrics, ResultRow, position_metrics
+from dibench.metrics import (
+    ChoiceSet,
+    Intervals,
+    LogitFit,
+    PositionMetrics,
+    ResultRow,
+    position_metrics,
+)
 
 from ._common import agent_label, csv_estimate, csv_num, fmt_p, level, plain
 from ._model import PositionSection
@@ -47,12 +54,9 @@ def build_position(
     defense: str,
     sets: Mapping[str, ChoiceSet],
     *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    conf: float = 0.95,
+    intervals: Intervals = Intervals(),
     note: str = "",
     missing: str = "",
-    **_: Any,
 ) -> PositionSection | None:
     """The section over the ``defense`` condition's rows; None when no pick has a position.
     ``note``: how an older store's picks got their position; ``missing``: what cannot be shown
@@ -60,9 +64,8 @@ def build_position(
     rows = [r for r in rows if r.defense == defense and not r.chain]
     if not any(r.pick_rank is not None for r in rows):
         return None
-    kw: dict[str, Any] = {"n_boot": n_boot, "seed": seed, "conf": conf}
-    agents = tuple(position_metrics(rows, sets, defense=defense, **kw).values())
-    return PositionSection(agents, defense, conf, note, missing)
+    agents = tuple(position_metrics(rows, sets, defense=defense, intervals=intervals).values())
+    return PositionSection(agents, defense, intervals.conf, note, missing)
 
 
 INTRO = (

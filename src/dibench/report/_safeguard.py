@@ -13,6 +13,7 @@ from typing import Any
 
 from dibench.metrics import (
     Estimate,
+    Intervals,
     PairedDiff,
     ResultRow,
     SafeguardMetrics,
@@ -64,18 +65,18 @@ def _key(framework: str, model: str, defense: str) -> str:
 def build_safeguards(
     rows: Iterable[ResultRow],
     conditions: Mapping[str, Mapping[str, Any]],
-    **kw: Any,
+    intervals: Intervals,
 ) -> SafeguardSection:
-    """Every condition's safeguard figures (``kw``: the report's ci, conf, n_boot and seed) and
+    """Every condition's safeguard figures (at the report's ``intervals``) and
     the answer its simulated user gave a confirmation (``confirm=``), read from its record."""
-    lines = tuple(safeguard_metrics(rows, **kw).values())
+    lines = tuple(safeguard_metrics(rows, intervals=intervals).values())
     answers = {
         _key(str(i.get("framework", "")), str(i.get("model", "")), str(i.get("defense", ""))): (
             adapter_option(i, "confirm")
         )
         for i in conditions.values()
     }
-    return SafeguardSection(lines, answers, kw.get("conf", 0.95))
+    return SafeguardSection(lines, answers, intervals.conf)
 
 
 INTRO = (

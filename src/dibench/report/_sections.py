@@ -21,7 +21,6 @@ from ._common import (
     finding_sentence,
     fmt_p,
     header_labels,
-    level,
     method_note,
     no_test_note,
     plain,
@@ -252,7 +251,7 @@ def finding_section(report: Report) -> Section:
     extra = report.extra_metrics
     word = states_word(report)
     sentences = tuple(
-        finding_sentence(k, deferral="DEFER" in extra, word=word, conf=report.conf)
+        finding_sentence(k, deferral="DEFER" in extra, word=word, conf=report.intervals.conf)
         for k in findings
     )
     note = _finding_note(findings, word)
@@ -470,7 +469,8 @@ def plots_section(report: Report) -> Section:
                 Figure(
                     svg,
                     "ASR by attack",
-                    f"bars: paired ASR; whiskers: {level(report.conf)} interval; hover for counts",
+                    f"bars: paired ASR; whiskers: {report.intervals.level} interval; "
+                    "hover for counts",
                 )
             )
     carrier = report.table("carrier")
