@@ -12,47 +12,29 @@ round-trip property holds for this tool protocol too.
 
 from __future__ import annotations
 
-import json
-
-from dibench.providers import ToolCall
+from dibench.providers import Completion, ToolCall
 
 from .._base import Action
-from .._codec import Codec, Frame, Say
-from .._parse import excerpt
+from .._codec import Frame, Say
 from .._replies import ReplyError
-from ._protocol import GA, actions_of, read_action, say
+from .._tool_use import ToolUseCodec
+from ._protocol import actions_of, read_action, say
 
-__all__ = ["HAND_BACK_CHARS", "OpenAICUCodec"]
+__all__ = ["EMPTY", "OpenAICUCodec"]
 
-HAND_BACK_CHARS = 300  # the question a hand-back keeps (the step keeps the whole text)
+EMPTY = "a reply with neither a message nor a computer call"
 
 
-class OpenAICUCodec(Codec):
+class OpenAICUCodec(ToolUseCodec):
     """``tool`` is the declared tool (``computer`` or ``computer_use_preview``)."""
 
     framework = "openai-cu"
-    kinds = frozenset({"tap", "swipe", "type", "back", "home", "wait", "ask_user"})
     markers = ("call_dibench_",)  # the ids of the calls it writes (the grep test's marker)
+    empty = EMPTY
 
-    def __init__(self, tool: str = GA) -> None:
-        self.tool = tool
-
-    def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
-        try:
-            data = json.loads(reply)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not data.get("calls"):
-            text = reply.strip() if not isinstance(data, dict) else str(data.get("text", ""))
-            if not text:
-                raise ReplyError("a reply with neither a message nor a computer call")
-            return Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
+    def acted(self, calls: list[ToolCall], frame: Frame) -> Action:
         last: Action | None = None
-        for raw in data["calls"]:
-            try:
-                call = ToolCall.from_json(raw)
-            except (ValueError, AttributeError) as exc:
-                raise ReplyError(f"a stored call that is not one: {exc}") from None
+        for call in calls:
             for action in actions_of(call):
                 done = read_action(action, frame.width, frame.height, 1.0, 1.0)
                 last = done.action if done.action is not None else last
@@ -66,9 +48,4 @@ class OpenAICUCodec(Codec):
         if not stops:
             self.refuse(a)
         thought = say_.thought or ("" if stops else "I'll act on the screen.")
-        reply = say(a, thought, self.tool, frame.width, frame.height, "0")
-        if not reply.calls:
-            return reply.text
-        return json.dumps(
-            {"text": reply.text, "calls": [c.as_json() for c in reply.calls]}, ensure_ascii=False
-        )
+        return Completion(say(a, thought, self.tool, frame.width, frame.height, "0")).transcript

@@ -6,7 +6,7 @@ The protocol is described in ``__init__.py``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from PIL import Image
 
@@ -15,17 +15,15 @@ from dibench.providers import Message, SafetyCheck, TextPart, ToolCall, ToolRepl
 from .._adapter import ADAPTERS
 from .._base import Action
 from .._env import Screen
-from .._episode import CONFIRM_ANSWERS, End, Episode, FrameworkAdapter, Turn
+from .._episode import CONFIRM_ANSWERS, End, Episode, Turn
 from .._images import Shown, Transform, show
 from .._moves import AnswerFn
-from .._parse import excerpt
 from .._replies import ReplyError
-from ._codec import HAND_BACK_CHARS, OpenAICUCodec
+from .._tool_use import ToolUseAdapter
+from ._codec import EMPTY, OpenAICUCodec
 from ._protocol import GA, TOOLS, actions_of, computer_tool, read_action, shown_size, tool_reply
 
 __all__ = ["OpenAICUAdapter"]
-
-EMPTY = "a reply with neither a message nor a computer call"
 
 
 def _resize(tool: str) -> Transform:
@@ -42,16 +40,10 @@ def _asked(checks: tuple[SafetyCheck, ...]) -> str:
 
 
 @ADAPTERS.register("openai-cu")
-class OpenAICUAdapter(FrameworkAdapter):
+class OpenAICUAdapter(ToolUseAdapter):
     """OpenAI's computer tool driving a phone (see the package docstring)."""
 
     name = "openai-cu"
-    protocol: ClassVar[str] = "tools"
-    max_steps = 3
-    default_max_tokens = 4096
-    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
-        "decision": ("instruction", "context", "context_section"),
-    }
     prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(self, *, tool: str = GA, confirm: str = "decline", **common: Any) -> None:
@@ -89,19 +81,6 @@ class OpenAICUAdapter(FrameworkAdapter):
 
         return answer
 
-    # --------------------------------------------------------------- the episode
-
-    def _first_turn(self, ep: Episode, shown: Shown) -> tuple[Message, Message]:
-        context = "; ".join(ep.context)
-        values = {
-            "instruction": ep.instruction,
-            "context": context,
-            "context_section": self.section("context", context, {"context": context}),
-        }
-        system = ep.system_message(self.prompts.render("decision", values, system=True))
-        user = Message("user", (TextPart(self.prompts.render("decision", values)), shown.part))
-        return system, user
-
     async def run(self, ep: Episode) -> None:
         shown = await self.shown(ep.now)
         system, first = self._first_turn(ep, shown)
@@ -117,16 +96,12 @@ class OpenAICUAdapter(FrameworkAdapter):
                 tools=(tool,),
             )
             calls = turn.completion.calls
-            if not calls:
-                text = turn.text.strip()
-                if not text:  # reasoning alone: the reference loop asks again
-                    ep.record(turn, None, error=EMPTY)
-                    ep.unread = (turn, EMPTY)
-                    continue
-                # a message with no call: the task handed back to the owner
-                action = Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
-                ep.record(turn, action)
-                await ep.act(action)
+            if not calls and not turn.text.strip():  # reasoning alone: the reference asks again
+                ep.record(turn, None, error=EMPTY)
+                ep.unread = (turn, EMPTY)
+                continue
+            if not calls:  # a message with no call: the task handed back to the owner
+                await self.hand_back(ep, turn, EMPTY)
             said = (TextPart(turn.text),) if turn.text else ()
             history.append(Message("assistant", (*said, *calls)))
             results, shown = await self._batch(ep, turn, calls, shown)
