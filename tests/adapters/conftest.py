@@ -6,19 +6,21 @@ canned replies in order, or calls a function of the Request (e.g. ``request.answ
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
 
-from dibench.adapters import AgentInput
+from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Box, UIElement
 from dibench.providers import Completion, Provider, Request
 from dibench.render import font
 from dibench.sim import EpisodeSpec, plan_episodes
+from dibench.testing import FakeChatServer
 
 W, H = 540, 960
 TITLES = ("Sony WH-1000XM5", "JBL Tune 510BT", "Anker Soundcore Q20")
@@ -113,6 +115,37 @@ def make_input(screen: Screen, **kw: object) -> AgentInput:
 @pytest.fixture
 def inp(screen: Screen) -> AgentInput:
     return make_input(screen)
+
+
+def phone(w: int, h: int) -> tuple[AgentInput, dict[str, Box]]:
+    """The synthetic result list drawn at a phone's size, its boxes scaled with it."""
+    base = draw_screen()
+    sx, sy = w / W, h / H
+    boxes = {
+        c: Box(round(b.x1 * sx), round(b.y1 * sy), round(b.x2 * sx), round(b.y2 * sy))
+        for c, b in base.boxes.items()
+    }
+    inp = make_input(base, screenshot=base.image.resize((w, h)), candidate_boxes=boxes, ui=())
+    return inp, boxes
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    """The test server, its reply set by the test."""
+    with FakeChatServer("unused") as srv:
+        yield srv
+
+
+def decide(adapter: Adapter, inp: AgentInput, provider: Provider) -> Decision:
+    """One decision screen through ``adapter``, the provider closed after it."""
+
+    async def go() -> Decision:
+        try:
+            return await adapter.decide(inp, provider)
+        finally:
+            await provider.aclose()
+
+    return asyncio.run(go())
 
 
 Reply = str | Completion | Callable[[Request], "str | Completion"]

@@ -68,7 +68,8 @@ def test_each_framework_reads_its_reply_as_a_tap_on_a_card(
 ) -> None:
     reply, _ = framework_reply(framework)
     out = tmp_path / framework
-    # a tool-protocol framework is run on its vendor's API (claude-cu: the Messages API)
+    # a tool-protocol framework is run on its vendor's API (claude-cu: the Messages API,
+    # openai-cu: the Responses API at the OpenAI-style base URL)
     model = "anthropic:t" if framework == "claude-cu" else "openai:t"
     with FakeChatServer(reply) as srv:
         url = srv.url if framework == "claude-cu" else srv.base_url

@@ -17,7 +17,8 @@ full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool c
 ``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG),
 ``claude-cu`` (Claude's computer-use tool through the Messages API: ``tool_use`` blocks,
 the documented screenshot scaling; ``protocol == "tools"``: structured calls, no text
-syntax) and
+syntax), ``openai-cu`` (OpenAI's computer tool through the Responses API: ``computer_call``
+items, GA or preview, safety checks as confirmations) and
 ``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
@@ -70,6 +71,7 @@ from .mai_ui import MaiUiAdapter
 from .mobile_agent_e import MobileAgentEAdapter
 from .mobile_agent_v2 import MobileAgentV2Adapter
 from .mobile_agent_v3 import MobileAgentV3Adapter
+from .openai_cu import OpenAICUAdapter
 from .qwen_vl import QwenVLAdapter
 from .ui_tars import UiTarsAdapter
 from .ui_venus import UiVenusAdapter
@@ -106,6 +108,7 @@ __all__ = [
     "MobileAgentV2Adapter",
     "MobileAgentV3Adapter",
     "Observed",
+    "OpenAICUAdapter",
     "QwenVLAdapter",
     "Say",
     "Screen",

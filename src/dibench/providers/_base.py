@@ -33,6 +33,7 @@ __all__ = [
     "Provider",
     "ProviderFactory",
     "ProviderStats",
+    "Reasoning",
     "Request",
     "SafetyCheck",
     "TextPart",
@@ -74,6 +75,16 @@ class SafetyCheck:
 
 
 @dataclass(frozen=True)
+class Reasoning:
+    """A reasoning item of OpenAI's Responses API (``id``, its summary's text), kept with the
+    call it came before: a stateless client sends it back ahead of that call, as the API
+    requires of a reasoning model's ``computer_call``."""
+
+    id: str
+    summary: str = ""
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """A tool declared to the model, in the vendor's own terms.
 
@@ -99,7 +110,8 @@ class ToolCall:
     toolset member such as ``left_click``, Gemini's ``click_at``); ``input`` its arguments
     (OpenAI: the ``action``, or ``{"actions": [...]}`` for a GA batch); ``toolset`` the
     Anthropic ``toolset_name``; ``item`` the id of OpenAI's ``computer_call`` item; ``safety``
-    the confirmations the vendor asks for before it runs.
+    the confirmations the vendor asks for before it runs; ``reasoning`` the Responses API's
+    reasoning items that came just before it.
     """
 
     id: str
@@ -108,6 +120,7 @@ class ToolCall:
     toolset: str = ""
     item: str = ""
     safety: tuple[SafetyCheck, ...] = ()
+    reasoning: tuple[Reasoning, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The call as a JSON object (recorded replies, stored steps); empty fields left out."""
@@ -120,6 +133,8 @@ class ToolCall:
             out["safety"] = [
                 {"id": s.id, "code": s.code, "message": s.message} for s in self.safety
             ]
+        if self.reasoning:
+            out["reasoning"] = [{"id": r.id, "summary": r.summary} for r in self.reasoning]
         return out
 
     @classmethod
@@ -133,12 +148,16 @@ class ToolCall:
         checks = data.get("safety", [])
         if not isinstance(checks, list) or not all(isinstance(c, Mapping) for c in checks):
             raise ValueError("safety: expected a list of objects")
+        thoughts = data.get("reasoning", [])
+        if not isinstance(thoughts, list) or not all(isinstance(r, Mapping) for r in thoughts):
+            raise ValueError("reasoning: expected a list of objects")
         return cls(
             cid, name, dict(args), str(data.get("toolset", "")), str(data.get("item", "")),
             tuple(
                 SafetyCheck(str(c.get("id", "")), str(c.get("code", "")), str(c.get("message", "")))
                 for c in checks
             ),
+            tuple(Reasoning(str(r.get("id", "")), str(r.get("summary", ""))) for r in thoughts),
         )  # fmt: skip
 
 

@@ -7,7 +7,11 @@ and images ``message`` items (``input_text`` / ``input_image``, ``output_text``)
 or a GA batch ``actions``), another a ``function_call``; a ``ToolResult`` with an image a
 ``computer_call_output`` whose ``output`` is a ``computer_screenshot``, with the accepted
 ``acknowledged_safety_checks``, else a ``function_call_output``. The reply's ``computer_call``
-items come back as calls with their ``pending_safety_checks``.
+items come back as calls with their ``pending_safety_checks`` and the ``reasoning`` items that
+came before them, which go back ahead of the call (a stateless client must send a reasoning
+model's reasoning item with the call it produced). With the GA ``computer`` tool images go at
+``detail: "original"``, as OpenAI's computer-use guide asks, unless ``image_detail`` says
+otherwise.
 """
 
 from __future__ import annotations
@@ -17,7 +21,16 @@ from typing import Any
 
 import orjson
 
-from ._base import ImagePart, Message, SafetyCheck, TextPart, ToolCall, ToolResult, ToolSpec
+from ._base import (
+    ImagePart,
+    Message,
+    Reasoning,
+    SafetyCheck,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
 from ._convert import data_url
 from ._http import json_object, json_reply
 from ._retry import Reply, Retryable
@@ -37,6 +50,11 @@ def _tool(tool: ToolSpec) -> dict[str, Any]:
     return entry
 
 
+def _reasoning_item(r: Reasoning) -> dict[str, Any]:
+    summary = [{"type": "summary_text", "text": r.summary}] if r.summary else []
+    return {"type": "reasoning", "id": r.id, "summary": summary}
+
+
 def _call_item(call: ToolCall) -> dict[str, Any]:
     if call.name == "computer":
         item: dict[str, Any] = {"type": "computer_call", "call_id": call.id}
@@ -50,13 +68,16 @@ def _call_item(call: ToolCall) -> dict[str, Any]:
     return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": arguments}
 
 
-def _result_item(result: ToolResult) -> dict[str, Any]:
+def _result_item(result: ToolResult, detail: str | None) -> dict[str, Any]:
     images = [p for p in result.content if isinstance(p, ImagePart)]
     if images:
+        screenshot = {"type": "computer_screenshot", "image_url": data_url(images[-1])}
+        if detail:
+            screenshot["detail"] = detail
         item: dict[str, Any] = {
             "type": "computer_call_output",
             "call_id": result.call_id,
-            "output": {"type": "computer_screenshot", "image_url": data_url(images[-1])},
+            "output": screenshot,
         }
         if result.acknowledged:
             item["acknowledged_safety_checks"] = [_check(s) for s in result.acknowledged]
@@ -73,9 +94,12 @@ def _message(items: list[dict[str, Any]], role: str, content: list[dict[str, Any
 
 
 def responses_input(
-    messages: tuple[Message, ...] | list[Message], image_detail: str | None = None
+    messages: tuple[Message, ...] | list[Message],
+    image_detail: str | None = None,
+    screenshot_detail: str | None = None,
 ) -> tuple[str | None, list[dict[str, Any]]]:
-    """(instructions, input items) of a conversation."""
+    """(instructions, input items) of a conversation; ``screenshot_detail`` is the ``detail``
+    of the screenshots in ``computer_call_output`` items (none when None)."""
     system: list[str] = []
     items: list[dict[str, Any]] = []
     for message in messages:
@@ -93,7 +117,11 @@ def responses_input(
                 content.append(image)
             else:
                 _message(items, message.role, content)
-                items.append(_call_item(part) if isinstance(part, ToolCall) else _result_item(part))
+                if isinstance(part, ToolCall):
+                    items.extend(_reasoning_item(r) for r in part.reasoning)
+                    items.append(_call_item(part))
+                else:
+                    items.append(_result_item(part, screenshot_detail))
         _message(items, message.role, content)
     return ("\n\n".join(system) if system else None), items
 
@@ -106,8 +134,10 @@ def responses_body(
     image_detail: str | None = None,
 ) -> dict[str, Any]:
     """The ``POST /responses`` body; ``computer_use_preview`` adds ``truncation: auto``, which
-    that tool requires."""
-    instructions, items = responses_input(messages, image_detail)
+    that tool requires; the GA ``computer`` tool sends images at ``detail: "original"``."""
+    ga = any(t.type == "computer" for t in tools)
+    detail = image_detail or ("original" if ga else None)
+    instructions, items = responses_input(messages, detail, detail if ga else None)
     body: dict[str, Any] = {"model": model, "input": items, "tools": [_tool(t) for t in tools]}
     if instructions is not None:
         body["instructions"] = instructions
@@ -117,7 +147,15 @@ def responses_body(
     return body
 
 
-def _reply_call(item: Mapping[str, Any]) -> ToolCall:
+def _reasoning(item: Mapping[str, Any]) -> Reasoning:
+    parts = item.get("summary")
+    texts = [
+        str(p.get("text", "")) for p in parts if isinstance(p, Mapping)
+    ] if isinstance(parts, list) else []  # fmt: skip
+    return Reasoning(str(item.get("id", "")), "\n".join(texts))
+
+
+def _reply_call(item: Mapping[str, Any], reasoning: tuple[Reasoning, ...]) -> ToolCall:
     checks = item.get("pending_safety_checks")
     safety = tuple(
         SafetyCheck(str(c.get("id", "")), str(c.get("code") or ""), str(c.get("message") or ""))
@@ -127,7 +165,7 @@ def _reply_call(item: Mapping[str, Any]) -> ToolCall:
         args = {k: item[k] for k in ("action", "actions") if k in item}
         return ToolCall(
             str(item.get("call_id", "")), "computer", args, item=str(item.get("id", "")),
-            safety=safety,
+            safety=safety, reasoning=reasoning,
         )  # fmt: skip
     raw = item.get("arguments")
     try:
@@ -139,6 +177,7 @@ def _reply_call(item: Mapping[str, Any]) -> ToolCall:
         str(item.get("name", "")),
         dict(args) if isinstance(args, Mapping) else {"_raw": raw},
         item=str(item.get("id", "")),
+        reasoning=reasoning,
     )
 
 
@@ -152,11 +191,14 @@ def parse_response(body: bytes, model: str = "") -> Reply:
     texts: list[str] = []
     refusal = False
     calls: list[ToolCall] = []
+    thoughts: list[Reasoning] = []  # the reasoning items since the last call
     for item in output:
         if not isinstance(item, Mapping):
             continue
         kind = item.get("type")
-        if kind == "message":
+        if kind == "reasoning":
+            thoughts.append(_reasoning(item))
+        elif kind == "message":
             for part in item.get("content") or ():
                 if not isinstance(part, Mapping):
                     continue
@@ -166,7 +208,8 @@ def parse_response(body: bytes, model: str = "") -> Reply:
                     refusal = True
                     texts.append(str(part.get("refusal", "")))
         elif kind in ("computer_call", "function_call"):
-            calls.append(_reply_call(item))
+            calls.append(_reply_call(item, tuple(thoughts)))
+            thoughts.clear()
     reply = json_reply(data, "".join(texts), refusal, model, ("input_tokens", "output_tokens"))
     return Reply(
         reply.text, reply.input_tokens, reply.output_tokens, reply.refusal, reply.model,

@@ -32,7 +32,14 @@ Writer = Callable[[Point, tuple[int, int] | None, dict[str, Any]], "str | ToolRe
 
 def _images(body: dict[str, Any]) -> Iterator[str]:
     """The data URLs of the request's images, in order (OpenAI chat format; Anthropic image
-    blocks, tool results' too, as data URLs)."""
+    blocks, tool results' too, as data URLs; the Responses API's input items)."""
+    for item in body.get("input") or ():
+        output = item.get("output") if isinstance(item, dict) else None
+        parts = [output] if isinstance(output, dict) else item.get("content") or ()
+        for part in parts if isinstance(parts, list | tuple) else ():
+            url = part.get("image_url") if isinstance(part, dict) else None
+            if isinstance(url, str) and url.startswith("data:"):
+                yield url
     for message in body.get("messages") or ():
         content = message.get("content") if isinstance(message, dict) else None
         for part in content if isinstance(content, list) else ():
@@ -122,6 +129,19 @@ def _claude_cu(point: Point, size: tuple[int, int] | None, body: dict[str, Any])
     return ToolReply("This item fits the request.", (call,))
 
 
+def _openai_cu(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> ToolReply:
+    """A left ``click`` in the sent screenshot's pixels, in the declared tool's shape (a GA
+    batch or the preview's single action)."""
+    w, h = size or (1000, 1000)
+    click = {"type": "click", "button": "left", "x": math.floor(point[0] * w),
+             "y": math.floor(point[1] * h)}  # fmt: skip
+    tools = body.get("tools") or [{}]
+    kind = tools[0].get("type") if isinstance(tools[0], dict) else None
+    args = {"actions": [click]} if kind == "computer" else {"action": click}
+    call = ToolCall("call_serve_test", "computer", args, item="cu_serve_test")
+    return ToolReply("This item fits the request.", (call,))
+
+
 _WRITERS: dict[str, Writer] = {
     "direct": _direct,
     "appagent": _appagent,
@@ -134,6 +154,7 @@ _WRITERS: dict[str, Writer] = {
     "ui-venus": _tap("ui-venus", False),  # pixels of its resized screenshot
     "gelab": _tap("gelab", False),  # its 0-1000 grid over the image sent
     "claude-cu": _claude_cu,
+    "openai-cu": _openai_cu,
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}

@@ -6,10 +6,10 @@ and answers the three wire formats DIBench's providers use: OpenAI chat completi
 (``POST .../models/NAME:generateContent``), and OpenAI's Responses API (``POST .../responses``).
 The reply comes from a function of the request JSON: a text, or a ``ToolReply`` (text and tool
 calls) that each API writes in its own tool protocol (``tool_use`` blocks, ``functionCall``
-parts, ``computer_call`` items); a Messages API request whose tools or tool turns the API
-would reject gets its 400 (``_tools``); a fault script (a queue or a function of the call
-index) makes chosen calls fail the way real servers do, so the client's retry logic is
-exercised through real sockets.
+parts, ``computer_call`` items); a Messages or Responses API request whose tools or tool
+turns the API would reject gets its 400 (``_tools``); a fault script (a queue or a function of
+the call index) makes chosen calls fail the way real servers do, so the client's retry logic
+is exercised through real sockets.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from ._tools import (
     anthropic_tool_content,
     google_tool_parts,
     responses_body,
+    responses_request_error,
 )
 
 __all__ = ["FakeChatServer", "Fault", "Received"]
@@ -196,6 +197,7 @@ class FakeChatServer:
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._issued: dict[str, str] = {}  # computer_call item sent -> its reasoning item
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -467,11 +469,14 @@ class FakeChatServer:
         if not self._authorized(headers):
             await self._send_error(writer, api, 401, "invalid api key", None, keep_alive)
             return
+        invalid = None
         if api == "anthropic":
             invalid = anthropic_request_error(body, headers)
-            if invalid is not None:
-                await self._send_error(writer, api, 400, invalid, None, keep_alive)
-                return
+        elif api == "responses":
+            invalid = responses_request_error(body, self._issued)
+        if invalid is not None:
+            await self._send_error(writer, api, 400, invalid, None, keep_alive)
+            return
         fault = self._next_fault(index, body)
         if fault is not None:
             self.faults_served += 1
@@ -510,7 +515,7 @@ class FakeChatServer:
             shown = tools or ToolReply(text)
             if kind == "empty":
                 shown = ToolReply()
-            payload = responses_body(index, model, shown, self.usage)
+            payload = responses_body(index, model, shown, self.usage, self._issued)
             if kind in ("content_filter", "refusal"):
                 refusal = fault.message if fault and fault.message else "refused"
                 payload["output"] = [

@@ -15,6 +15,16 @@ What the vendors document and the server therefore enforces on a Messages API re
 
 Sources: Anthropic's computer-use tool page ("Tool parameters", "Batch actions", "Size
 screenshots to fit image limits"), facts only.
+
+And on a Responses API request (``responses_request_error``, the 400 OpenAI answers): the GA
+``computer`` tool is declared by its type alone, ``computer_use_preview`` with
+``display_width`` / ``display_height`` and one of its five ``environment`` values, and with
+``truncation: "auto"``; every ``computer_call`` item is answered by a ``computer_call_output``
+with its ``call_id`` and every output answers one; ``acknowledged_safety_checks`` name only
+checks that call had pending; a ``computer_call`` the server sent after a reasoning item comes
+back after that item; a screenshot at ``detail: "original"`` holds at most 10.24 M pixels
+(OpenAI's computer-use guide, the openai SDK's ``computer_use_preview_tool`` and
+``response_computer_tool_call`` types).
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ __all__ = [
     "google_tool_parts",
     "image_sizes",
     "responses_body",
+    "responses_request_error",
 ]
 
 TOOLSET = "computer_toolset_20260801"
@@ -170,12 +181,24 @@ def google_tool_parts(reply: ToolReply) -> list[dict[str, Any]]:
 
 
 def responses_body(
-    index: int, model: str, reply: ToolReply, usage: tuple[int, int] | None
+    index: int,
+    model: str,
+    reply: ToolReply,
+    usage: tuple[int, int] | None,
+    issued: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """An OpenAI Responses API body: a ``message`` item with the text, then one
-    ``computer_call`` item per call (``name == "computer"``; its ``input`` is the ``action`` or
-    a GA ``{"actions": [...]}`` batch) or a ``function_call`` item, with pending safety checks."""
+    """An OpenAI Responses API body: the first call's ``reasoning`` items, a ``message`` item
+    with the text, then one ``computer_call`` item per call (``name == "computer"``; its
+    ``input`` is the ``action`` or a GA ``{"actions": [...]}`` batch) or a ``function_call``
+    item, with pending safety checks. ``issued`` learns which call item came after which
+    reasoning item (``responses_request_error`` checks they come back together)."""
     output: list[dict[str, Any]] = []
+    for call in reply.calls[:1]:  # the model reasons before it acts
+        output += [
+            {"type": "reasoning", "id": r.id,
+             "summary": [{"type": "summary_text", "text": r.summary}] if r.summary else []}
+            for r in call.reasoning
+        ]  # fmt: skip
     if reply.text:
         output.append(
             {
@@ -195,6 +218,8 @@ def responses_body(
                 ],
             }  # fmt: skip
             item.update(dict(call.input))
+            if call.reasoning and issued is not None:
+                issued[item_id] = call.reasoning[-1].id
         else:
             item = {
                 "type": "function_call", "id": item_id, "call_id": call.id, "name": call.name,
@@ -213,3 +238,107 @@ def responses_body(
         p, c = usage
         body["usage"] = {"input_tokens": p, "output_tokens": c, "total_tokens": p + c}
     return body
+
+
+# --------------------------------------------------------------------- the Responses API
+
+ENVIRONMENTS = ("windows", "mac", "linux", "ubuntu", "browser")  # computer_use_preview's
+ORIGINAL_PIXELS = 10_240_000  # the most a screenshot at detail "original" keeps
+
+
+def _data_size(url: object) -> tuple[int, int] | None:
+    if not isinstance(url, str) or not url.startswith("data:"):
+        return None
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as im:
+            return im.size
+    except (IndexError, binascii.Error, OSError, ValueError):
+        return None
+
+
+def _tools_error(body: Mapping[str, Any]) -> str | None:
+    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    kinds = [t.get("type") for t in tools]
+    if "computer" in kinds and "computer_use_preview" in kinds:
+        return "tools: computer and computer_use_preview cannot be declared together"
+    for i, tool in enumerate(tools):
+        if tool.get("type") == "computer" and set(tool) - {"type"}:
+            extra = ", ".join(sorted(set(tool) - {"type"}))
+            return f"tools[{i}]: unknown parameter for tool type computer: {extra}"
+        if tool.get("type") == "computer_use_preview":
+            for field in ("display_width", "display_height"):
+                value = tool.get(field)
+                if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                    return f"tools[{i}].{field}: expected a positive integer, got {value!r}"
+            if tool.get("environment") not in ENVIRONMENTS:
+                return (
+                    f"tools[{i}].environment: expected one of {', '.join(ENVIRONMENTS)}, "
+                    f"got {tool.get('environment')!r}"
+                )
+            if body.get("truncation") != "auto":
+                return "truncation: computer_use_preview requires truncation 'auto'"
+    return None
+
+
+def responses_request_error(
+    body: Mapping[str, Any], issued: Mapping[str, str] | None = None
+) -> str | None:
+    """Why the Responses API would reject this request's computer tool or items, else None.
+
+    ``issued`` maps the ``computer_call`` items this server sent to the reasoning item that
+    came before each (a call sent back must follow its reasoning item)."""
+    invalid = _tools_error(body)
+    if invalid is not None:
+        return invalid
+    items = [i for i in body.get("input") or () if isinstance(i, Mapping)]
+    pending: dict[str, set[str]] = {}  # call_id -> its pending safety checks' ids
+    answered: set[str] = set()
+    for n, item in enumerate(items):
+        kind = item.get("type")
+        if kind == "computer_call":
+            call_id = str(item.get("call_id"))
+            checks = item.get("pending_safety_checks") or []
+            pending[call_id] = {str(c.get("id")) for c in checks if isinstance(c, Mapping)}
+            want = (issued or {}).get(str(item.get("id")))
+            before = items[n - 1] if n else {}
+            if want is not None and (before.get("type"), before.get("id")) != ("reasoning", want):
+                return (
+                    f"input[{n}]: item {item.get('id')!r} of type 'computer_call' was provided "
+                    f"without its required 'reasoning' item: {want!r}"
+                )
+        elif kind == "message":
+            for part in item.get("content") or ():
+                if not isinstance(part, Mapping) or part.get("detail") != "original":
+                    continue
+                size = _data_size(part.get("image_url"))
+                if size is not None and size[0] * size[1] > ORIGINAL_PIXELS:
+                    return (
+                        f"input[{n}]: a {size[0]}x{size[1]} image exceeds the "
+                        f"{ORIGINAL_PIXELS:,} pixels of detail 'original'"
+                    )
+        elif kind == "computer_call_output":
+            call_id = str(item.get("call_id"))
+            if call_id not in pending:
+                return f"input[{n}]: no computer_call found for call_id {call_id!r}"
+            acked = item.get("acknowledged_safety_checks") or []
+            for check in acked:
+                cid = str(check.get("id")) if isinstance(check, Mapping) else repr(check)
+                if cid not in pending[call_id]:
+                    return (
+                        f"input[{n}].acknowledged_safety_checks: {cid!r} is not a pending "
+                        f"safety check of {call_id!r}"
+                    )
+            answered.add(call_id)
+            output = item.get("output") if isinstance(item.get("output"), Mapping) else {}
+            size = _data_size(output.get("image_url"))
+            if output.get("type") != "computer_screenshot" or size is None:
+                return f"input[{n}].output: expected a computer_screenshot with an image"
+            if output.get("detail") == "original" and size[0] * size[1] > ORIGINAL_PIXELS:
+                return (
+                    f"input[{n}].output: a {size[0]}x{size[1]} screenshot exceeds the "
+                    f"{ORIGINAL_PIXELS:,} pixels of detail 'original'"
+                )
+    missing = [c for c in pending if c not in answered]
+    if missing:
+        return f"No tool output found for computer call {missing[0]}."
+    return None

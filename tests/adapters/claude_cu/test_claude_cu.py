@@ -8,12 +8,11 @@ limits), so every run here is also a check that the adapter's requests would be 
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import io
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +33,12 @@ from dibench.providers import (
 )
 from dibench.testing import FakeChatServer
 
-from ..conftest import H, Screen, W, draw_screen, make_input
+from ..conftest import decide, draw_screen, make_input, phone
 
 pytest.importorskip("anthropic")
 
 FAST = {"timeout_s": 5.0, "max_retries": 0}
 LEGACY_25, LEGACY_11 = "computer_20250124", "computer_20251124"
-
-
-def phone(w: int, h: int) -> tuple[AgentInput, dict[str, Box]]:
-    """The synthetic result list drawn at a phone's size, its boxes scaled with it."""
-    base: Screen = draw_screen()
-    sx, sy = w / W, h / H
-    boxes = {
-        c: Box(round(b.x1 * sx), round(b.y1 * sy), round(b.x2 * sx), round(b.y2 * sy))
-        for c, b in base.boxes.items()
-    }
-    inp = make_input(base, screenshot=base.image.resize((w, h)), candidate_boxes=boxes, ui=())
-    return inp, boxes
 
 
 def last_image(body: dict[str, Any]) -> Image.Image:
@@ -99,20 +86,8 @@ def tap_centre(tool: str, boxes: dict[str, Box], cid: str, screen_w: int) -> Any
     return turn
 
 
-@pytest.fixture
-def server() -> Iterator[FakeChatServer]:
-    with FakeChatServer("unused") as srv:
-        yield srv
-
-
 def run(inp: AgentInput, provider: Provider, **options: Any) -> Decision:
-    async def go() -> Decision:
-        try:
-            return await ClaudeCUAdapter(**options).decide(inp, provider)
-        finally:
-            await provider.aclose()
-
-    return asyncio.run(go())
+    return decide(ClaudeCUAdapter(**options), inp, provider)
 
 
 def anthropic(srv: FakeChatServer) -> Provider:

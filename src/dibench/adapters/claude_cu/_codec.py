@@ -16,43 +16,30 @@ import json
 from dibench.providers import ToolCall
 
 from .._base import Action
-from .._codec import Codec, Frame, Say
-from .._parse import excerpt
+from .._codec import Frame, Say
 from .._replies import ReplyError
+from .._tool_use import ToolUseCodec
 from ._protocol import SCROLLS, TOOLSET, _call, read_block
 
-__all__ = ["ClaudeCUCodec"]
+__all__ = ["EMPTY", "ClaudeCUCodec"]
 
-HAND_BACK_CHARS = 300  # the question a hand-back keeps (the step keeps the whole text)
+EMPTY = "a turn with neither text nor a tool call"
 
 
-class ClaudeCUCodec(Codec):
+class ClaudeCUCodec(ToolUseCodec):
     """``tool`` is the declared tool version (its calls are spelled by it)."""
 
     framework = "claude-cu"
-    kinds = frozenset({"tap", "swipe", "type", "back", "home", "wait", "ask_user"})
     markers = ("toolu_dibench_",)  # the ids of the blocks it writes (the grep test's marker)
+    empty = EMPTY
 
     def __init__(self, tool: str = TOOLSET) -> None:
-        self.tool = tool
+        super().__init__(tool)
 
-    def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
-        try:
-            data = json.loads(reply)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not data.get("calls"):
-            text = reply.strip() if not isinstance(data, dict) else str(data.get("text", ""))
-            if not text:
-                raise ReplyError("a turn with neither text nor a tool call")
-            return Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
+    def acted(self, calls: list[ToolCall], frame: Frame) -> Action:
         last: Action | None = None
         cursor = (frame.width // 2, frame.height // 2)
-        for raw in data["calls"]:
-            try:
-                call = ToolCall.from_json(raw)
-            except (ValueError, AttributeError) as exc:
-                raise ReplyError(f"a stored call that is not one: {exc}") from None
+        for call in calls:
             block = read_block(call, self.tool, frame.width, frame.height, 1.0, cursor)
             point = call.input.get("coordinate")
             if isinstance(point, list) and len(point) == 2:
