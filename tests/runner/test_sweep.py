@@ -102,6 +102,40 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
         assert f"| {fw}[robust] | oracle | none | robust |" in md
 
 
+def test_sweep_over_confirm_answers_runs_each_answer_where_a_framework_asks(
+    d8_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """``confirm = [...]`` runs each framework that takes a simulated user's answer to a
+    confirmation request once per answer (labelled ``name[confirm=ANSWER]``), and a framework
+    that never asks once, so one report sets the answers side by side."""
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(
+        f'dataset = "{d8_dataset_dir}"\nout = "runs/confirm"\n'
+        'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
+        'frameworks = ["direct", "openai-cu", "autoglm"]\nconfirm = ["accept", "decline"]\n'
+        '[[models]]\nspec = "oracle"\n',
+        encoding="utf-8",
+    )
+    reqs = load_sweep(cfg)
+    assert sorted((r.framework, r.adapter_options.get("confirm")) for r in reqs) == [
+        ("autoglm", "accept"), ("autoglm", "decline"), ("direct", None),
+        ("openai-cu", "accept"), ("openai-cu", "decline"),
+    ]  # fmt: skip
+    r = invoke("sweep", str(cfg))
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "runs" / "confirm"
+    with ResultStore(out / "results.sqlite") as store:
+        labels = {c["framework"] for c in store.conditions().values()}
+    assert labels == {
+        "direct", "openai-cu[confirm=accept]", "openai-cu[confirm=decline]",
+        "autoglm[confirm=accept]", "autoglm[confirm=decline]",
+    }  # fmt: skip
+    bad = tmp_path / "bad.toml"
+    bad.write_text(cfg.read_text(encoding="utf-8").replace('"decline"]', '"maybe"]'))
+    with pytest.raises(SweepError, match=r"field confirm\.1: Input should be 'accept' or"):
+        load_sweep(bad)
+
+
 def test_sweep_parse_field_is_checked(tmp_path: Path) -> None:
     cfg = tmp_path / "s.toml"
     cfg.write_text(

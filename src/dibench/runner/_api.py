@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import shutil
 import tomllib
 from collections.abc import Awaitable, Callable
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from dibench._errors import DIBenchError, field_error
 from dibench._fs import file_errors
+from dibench._registry import options_of
 from dibench.dataset import Dataset
 
 from ._errors import RunError
@@ -254,10 +256,22 @@ class SweepFile(BaseModel):
     concurrency: _Count = 8
     probes: list[_Name] = Field(default_factory=list)
     parse: Annotated[list[Literal["faithful", "robust"]], Field(min_length=1)] | None = None
+    # each answer to a confirmation request, for every framework that asks for confirmation
+    confirm: Annotated[list[Literal["accept", "decline"]], Field(min_length=1)] | None = None
     # each a spec string or a list of them (checked with the specs, which name the entry)
     defenses: Annotated[list[Any], Field(min_length=1)] = Field(default_factory=lambda: ["none"])
     adapter_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     record: bool = True
+
+
+def _asks_confirmation(framework: str) -> bool:
+    """The framework's adapter takes a simulated user's answer to a confirmation request (an
+    unknown name is left for the run's own check, which names it)."""
+    from dibench.adapters import ADAPTERS
+
+    if framework not in ADAPTERS:
+        return False
+    return "confirm" in options_of(ADAPTERS.get(framework)).items
 
 
 def load_sweep(path: Path) -> list[RunRequest]:
@@ -271,6 +285,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
     probes = ["combined", "naive"]
     frameworks = ["direct", "appagent"]
     parse = ["faithful", "robust"]  # optional: each framework in each parse mode
+    confirm = ["accept", "decline"]  # optional: each answer, where a framework asks to confirm
     defenses = ["none", "jpeg:75", ["jpeg:75", "prompt-warning"]]  # one condition each
     [[models]]
     spec = "openai:qwen2.5-vl-7b-instruct"
@@ -325,10 +340,15 @@ def load_sweep(path: Path) -> list[RunRequest]:
         except RunError as exc:
             raise SweepError(f"{path}: field models.{i}: {exc}") from None
         for fw in sweep.frameworks:
-            for mode in modes:
+            answers: tuple[str | None, ...] = (None,)
+            if sweep.confirm is not None and _asks_confirmation(fw):
+                answers = tuple(sweep.confirm)
+            for mode, answer in itertools.product(modes, answers):
                 a_opts = dict(sweep.adapter_options.get(fw, {}))
                 if mode is not None:
                     a_opts["parse"] = mode
+                if answer is not None:
+                    a_opts["confirm"] = answer
                 for specs in chains:
                     requests.append(
                         RunRequest(

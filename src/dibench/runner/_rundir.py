@@ -73,10 +73,17 @@ def _redacted(value: Any) -> Any:
 
 def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
     """The condition's framework name: the adapter's, with ``[robust]`` when it reads replies
-    tolerantly (``--adapter-opt parse=robust``), so both parse modes of one framework are two
-    conditions of one run directory and sit side by side in its report."""
+    tolerantly (``--adapter-opt parse=robust``) and ``[confirm=ANSWER]`` when the simulated
+    user's answer to a confirmation request is set (``--adapter-opt confirm=accept``), so both
+    parse modes and both answers of one framework are conditions of one run directory and sit
+    side by side in its report."""
+    label = framework
     parse = adapter_options.get("parse")
-    return f"{framework}[{parse}]" if parse not in (None, "faithful") else framework
+    if parse not in (None, "faithful"):
+        label += f"[{parse}]"
+    if adapter_options.get("confirm") is not None:
+        label += f"[confirm={adapter_options['confirm']}]"
+    return label
 
 
 def label_of(req: ConditionSpec) -> str:
