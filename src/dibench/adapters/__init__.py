@@ -17,7 +17,8 @@ full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool c
 ``gelab`` (GELab-Zero: tab-separated fields on a 0-1000 grid, Chinese prompt, JPEG),
 ``claude-cu`` (Claude's computer-use tool through the Messages API: ``tool_use`` blocks,
 the documented screenshot scaling; ``protocol == "tools"``: structured calls, no text
-syntax) and
+syntax), ``gemini-cu`` (Gemini's computer-use tool as MobileWorld runs it: ``functionCall``
+parts on a 0-999 grid) and
 ``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
@@ -64,6 +65,7 @@ from .autoglm import AutoGLMAdapter
 from .claude_cu import ClaudeCUAdapter
 from .direct import DirectAdapter
 from .gelab import GelabAdapter
+from .gemini_cu import GeminiCUAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .gui_owl_15 import GuiOwl15Adapter, GuiOwl15Codec
 from .mai_ui import MaiUiAdapter
@@ -98,6 +100,7 @@ __all__ = [
     "Frame",
     "FrameworkAdapter",
     "GelabAdapter",
+    "GeminiCUAdapter",
     "GuiOwl15Adapter",
     "GuiOwl15Codec",
     "GuiOwlAdapter",

@@ -132,12 +132,18 @@ class GoogleProvider(HTTPProvider):
 
     def _payload(self, request: Request) -> dict[str, Any]:
         system, contents = to_google_contents(request.messages)
-        config = self._genai.types.GenerateContentConfig(
+        types = self._genai.types
+        config = types.GenerateContentConfig(
             system_instruction=system,
             temperature=request.temperature,
             max_output_tokens=request.max_tokens,
             seed=request.seed % 2**31,  # the API takes an int32
             tools=google_tools(request.tools) or None,
+            # the adapter runs the calls: the SDK's automatic calling (and its warning that
+            # declared functions without Python callables cannot use it) stays off
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)
+            if request.tools
+            else None,
         )
         return {"model": self.model, "contents": contents, "config": config}
 

@@ -6,9 +6,9 @@ and answers the three wire formats DIBench's providers use: OpenAI chat completi
 (``POST .../models/NAME:generateContent``), and OpenAI's Responses API (``POST .../responses``).
 The reply comes from a function of the request JSON: a text, or a ``ToolReply`` (text and tool
 calls) that each API writes in its own tool protocol (``tool_use`` blocks, ``functionCall``
-parts, ``computer_call`` items); a Messages API request whose tools or tool turns the API
-would reject gets its 400 (``_tools``); a fault script (a queue or a function of the call
-index) makes chosen calls fail the way real servers do, so the client's retry logic is
+parts, ``computer_call`` items); a Messages API or Gemini request whose tools or tool turns
+the API would reject gets its 400 (``_tools``); a fault script (a queue or a function of the
+call index) makes chosen calls fail the way real servers do, so the client's retry logic is
 exercised through real sockets.
 """
 
@@ -32,6 +32,7 @@ from dibench.providers import ToolReply
 from ._tools import (
     anthropic_request_error,
     anthropic_tool_content,
+    google_request_error,
     google_tool_parts,
     responses_body,
 )
@@ -467,8 +468,12 @@ class FakeChatServer:
         if not self._authorized(headers):
             await self._send_error(writer, api, 401, "invalid api key", None, keep_alive)
             return
-        if api == "anthropic":
-            invalid = anthropic_request_error(body, headers)
+        if api in ("anthropic", "google"):
+            invalid = (
+                anthropic_request_error(body, headers)
+                if api == "anthropic"
+                else google_request_error(body)
+            )
             if invalid is not None:
                 await self._send_error(writer, api, 400, invalid, None, keep_alive)
                 return

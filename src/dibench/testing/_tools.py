@@ -15,6 +15,14 @@ What the vendors document and the server therefore enforces on a Messages API re
 
 Sources: Anthropic's computer-use tool page ("Tool parameters", "Batch actions", "Size
 screenshots to fit image limits"), facts only.
+
+On a Gemini ``generateContent`` request (a 400 ``INVALID_ARGUMENT`` otherwise): at most one
+``computer_use`` tool, its ``environment`` one of the ``Environment`` values and
+``excluded_predefined_functions`` a list of names; every model turn's ``functionCall`` parts
+answered, in the next user turn, by as many ``functionResponse`` parts of the same names in
+order; ``safety_acknowledgement: "true"`` in exactly the responses whose call carried a
+``safety_decision`` of ``require_confirmation``; with the computer-use tool, the turn answering
+the last calls carries a screenshot (Google's computer-use docs; the SDK's ``ComputerUse``).
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ __all__ = [
     "TOOLSET",
     "anthropic_request_error",
     "anthropic_tool_content",
+    "google_request_error",
     "google_tool_parts",
     "image_sizes",
     "responses_body",
@@ -213,3 +222,122 @@ def responses_body(
         p, c = usage
         body["usage"] = {"input_tokens": p, "output_tokens": c, "total_tokens": p + c}
     return body
+
+
+GEMINI_ENVIRONMENTS = (
+    "ENVIRONMENT_UNSPECIFIED", "ENVIRONMENT_BROWSER", "ENVIRONMENT_MOBILE", "ENVIRONMENT_DESKTOP",
+)  # fmt: skip
+
+
+def _get(obj: Mapping[str, Any], camel: str, snake: str) -> Any:
+    """A field as the SDK may spell it (proto JSON takes both)."""
+    return obj.get(camel, obj.get(snake))
+
+
+def _parts(content: object, kind: tuple[str, str]) -> list[Mapping[str, Any]]:
+    parts = content.get("parts") if isinstance(content, Mapping) else None
+    found = (_get(p, *kind) for p in parts or () if isinstance(p, Mapping))
+    return [f for f in found if isinstance(f, Mapping)]
+
+
+def _has_image(content: object) -> bool:
+    """A part or a function response's part holds a decodable image."""
+    blobs = list(_parts(content, ("inlineData", "inline_data")))
+    for response in _parts(content, ("functionResponse", "function_response")):
+        blobs += _parts(response, ("inlineData", "inline_data"))
+    for blob in blobs:
+        data = blob.get("data", "")
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError, TypeError):
+            try:
+                raw = base64.urlsafe_b64decode(data)
+            except (binascii.Error, ValueError, TypeError):
+                continue
+        try:
+            with Image.open(io.BytesIO(raw)) as im:
+                im.verify()
+            return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+def _computer_use_error(tools: list[Mapping[str, Any]]) -> str | None:
+    found = [_get(t, "computerUse", "computer_use") for t in tools]
+    declared = [(i, c) for i, c in enumerate(found) if c is not None]
+    if len(declared) > 1:
+        return "tools: at most one computer_use tool may be declared"
+    for i, tool in declared:
+        if not isinstance(tool, Mapping):
+            return f"tools[{i}].computer_use: expected an object"
+        env = tool.get("environment", "ENVIRONMENT_UNSPECIFIED")
+        if env not in GEMINI_ENVIRONMENTS:
+            return f"Invalid value at 'tools[{i}].computer_use.environment' ({env!r})"
+        excluded = _get(tool, "excludedPredefinedFunctions", "excluded_predefined_functions")
+        if excluded is not None and not (
+            isinstance(excluded, list) and all(isinstance(e, str) for e in excluded)
+        ):
+            return f"tools[{i}].computer_use.excluded_predefined_functions: expected names"
+    return None
+
+
+def _answer_error(i: int, calls: list[Mapping[str, Any]], answer: object) -> str | None:
+    """Why the user turn ``answer`` does not answer the model turn ``i``'s ``calls``."""
+    responses = _parts(answer, ("functionResponse", "function_response"))
+    role = answer.get("role") if isinstance(answer, Mapping) else None
+    if role != "user" or len(responses) != len(calls):
+        return (
+            f"contents[{i + 1}]: Please ensure that the number of function response parts is "
+            "equal to the number of function call parts of the function call turn."
+        )
+    for k, (call, response) in enumerate(zip(calls, responses, strict=True)):
+        if response.get("name") != call.get("name"):
+            return (
+                f"contents[{i + 1}].parts[{k}]: the function response's name "
+                f"{response.get('name')!r} does not match the call's {call.get('name')!r}"
+            )
+        args = call.get("args") if isinstance(call.get("args"), Mapping) else {}
+        decision = args.get("safety_decision") if isinstance(args, Mapping) else None
+        asked = isinstance(decision, Mapping) and decision.get("decision") == (
+            "require_confirmation"
+        )
+        body = response.get("response") if isinstance(response.get("response"), Mapping) else {}
+        acknowledged = body.get("safety_acknowledgement")
+        if asked and acknowledged != "true":
+            return (
+                f"contents[{i + 1}].parts[{k}]: the call {call.get('name')!r} required "
+                'confirmation: its response must carry safety_acknowledgement "true"'
+            )
+        if not asked and acknowledged is not None:
+            return (
+                f"contents[{i + 1}].parts[{k}]: safety_acknowledgement for a call that asked "
+                "for no confirmation"
+            )
+    return None
+
+
+def google_request_error(body: Mapping[str, Any]) -> str | None:
+    """Why ``generateContent`` would reject this request's tools or function turns, else
+    None."""
+    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    invalid = _computer_use_error(tools)
+    if invalid is not None:
+        return invalid
+    computer = any(_get(t, "computerUse", "computer_use") is not None for t in tools)
+    contents = [c for c in body.get("contents") or () if isinstance(c, Mapping)]
+    last_answer: Mapping[str, Any] | None = None
+    for i, content in enumerate(contents):
+        calls = _parts(content, ("functionCall", "function_call"))
+        if content.get("role") != "model" or not calls:
+            continue
+        if i + 1 == len(contents):
+            continue  # a trailing model turn is the model's to continue
+        answer = contents[i + 1]
+        invalid = _answer_error(i, calls, answer)
+        if invalid is not None:
+            return invalid
+        last_answer = answer
+    if computer and last_answer is not None and not _has_image(last_answer):
+        return "computer use: the function responses must carry the screenshot after the action"
+    return None
