@@ -6,6 +6,7 @@ canned replies in order, or calls a function of the Request (e.g. ``request.answ
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-from dibench.adapters import AgentInput
+from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Box, UIElement
 from dibench.providers import Completion, Provider, Request
 from dibench.render import font
@@ -113,6 +114,18 @@ def make_input(screen: Screen, **kw: object) -> AgentInput:
 @pytest.fixture
 def inp(screen: Screen) -> AgentInput:
     return make_input(screen)
+
+
+def decide_once(adapter: Adapter, inp: AgentInput, provider: Provider) -> Decision:
+    """``adapter.decide`` on a fresh event loop, the provider's clients closed after it."""
+
+    async def go() -> Decision:
+        try:
+            return await adapter.decide(inp, provider)
+        finally:
+            await provider.aclose()
+
+    return asyncio.run(go())
 
 
 Reply = str | Completion | Callable[[Request], "str | Completion"]

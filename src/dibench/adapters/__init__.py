@@ -36,7 +36,8 @@ vectors under ``tests/adapters/``. What they share lives here: ``_base`` (the va
 (environments), ``_adapter`` (the interface, registry and ``codec_of``), ``_codec`` (the codec
 interface: ``Codec``, ``Frame``, ``Say``), ``_mobile_use`` (the ``mobile_use`` tool-call kit of
 the Qwen family), ``_episode`` (one episode's book-keeping), ``_images`` (what a model is
-shown), ``_moves`` (offline agents' decisions), ``_parse`` and ``_replies`` (reading replies),
+shown), ``_moves`` (offline agents' decisions), ``_computer_use`` (what the vendors' computer-use
+adapters share), ``_parse`` and ``_replies`` (reading replies),
 ``_prompts`` (the template loader), ``_perception`` (v2's and E's OCR list) and ``_pool`` (E's
 and v3's information pool).
 """

@@ -9,7 +9,6 @@ would be accepted.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import io
 import json
@@ -36,7 +35,7 @@ from dibench.providers import (
 from dibench.testing import FakeChatServer
 
 from ..claude_cu.test_claude_cu import phone
-from ..conftest import draw_screen, make_input
+from ..conftest import decide_once, draw_screen, make_input
 
 pytest.importorskip("google.genai")
 
@@ -100,13 +99,7 @@ def server() -> Iterator[FakeChatServer]:
 
 
 def run(inp: AgentInput, provider: Provider, **options: Any) -> Decision:
-    async def go() -> Decision:
-        try:
-            return await GeminiCUAdapter(**options).decide(inp, provider)
-        finally:
-            await provider.aclose()
-
-    return asyncio.run(go())
+    return decide_once(GeminiCUAdapter(**options), inp, provider)
 
 
 def google(srv: FakeChatServer) -> Provider:

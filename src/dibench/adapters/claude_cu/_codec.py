@@ -11,22 +11,17 @@ round-trip property holds for a tool-protocol framework too.
 
 from __future__ import annotations
 
-import json
-
 from dibench.providers import ToolCall
 
 from .._base import Action
-from .._codec import Codec, Frame, Say
-from .._parse import excerpt
-from .._replies import ReplyError
+from .._codec import Frame
+from .._computer_use import ComputerUseCodec, read_stored
 from ._protocol import SCROLLS, TOOLSET, _call, read_block
 
 __all__ = ["ClaudeCUCodec"]
 
-HAND_BACK_CHARS = 300  # the question a hand-back keeps (the step keeps the whole text)
 
-
-class ClaudeCUCodec(Codec):
+class ClaudeCUCodec(ComputerUseCodec):
     """``tool`` is the declared tool version (its calls are spelled by it)."""
 
     framework = "claude-cu"
@@ -37,36 +32,20 @@ class ClaudeCUCodec(Codec):
         self.tool = tool
 
     def read(self, reply: str, frame: Frame, *, mode: str = "faithful") -> Action:
-        try:
-            data = json.loads(reply)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not data.get("calls"):
-            text = reply.strip() if not isinstance(data, dict) else str(data.get("text", ""))
-            if not text:
-                raise ReplyError("a turn with neither text nor a tool call")
-            return Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
-        last: Action | None = None
         cursor = (frame.width // 2, frame.height // 2)
-        for raw in data["calls"]:
-            try:
-                call = ToolCall.from_json(raw)
-            except (ValueError, AttributeError) as exc:
-                raise ReplyError(f"a stored call that is not one: {exc}") from None
+
+        def step_of(call: ToolCall) -> Action | None:
+            nonlocal cursor
             block = read_block(call, self.tool, frame.width, frame.height, 1.0, cursor)
             point = call.input.get("coordinate")
             if isinstance(point, list) and len(point) == 2:
                 cursor = (int(point[0]), int(point[1]))
-            last = block.action if block.action is not None else last
-        if last is None:
-            raise ReplyError("no block of the turn reaches the phone")
-        return last
+            return block.action
 
-    def write(self, say: Say, frame: Frame) -> str:
-        a = say.action
-        if a.kind in ("none", "finish", "ask_user"):  # giving up or asking: text, no call
-            return a.text or say.thought or "I could not find an item that fits the request."
-        self.refuse(a)
+        return read_stored(reply, step_of)
+
+    def call(self, action: Action, frame: Frame) -> ToolCall:
+        a = action
 
         def point(x: float | None, y: float | None) -> list[int]:
             return [
@@ -75,16 +54,13 @@ class ClaudeCUCodec(Codec):
             ]
 
         if a.kind == "tap":
-            call = _call(self.tool, "0", "left_click", {"coordinate": point(a.x, a.y)})
-        elif a.kind == "swipe":
+            return _call(self.tool, "0", "left_click", {"coordinate": point(a.x, a.y)})
+        if a.kind == "swipe":
             wheel = next(w for w, finger in SCROLLS.items() if finger == a.direction)
             args = {"coordinate": point(a.x, a.y), "scroll_direction": wheel, "scroll_amount": 5}
-            call = _call(self.tool, "0", "scroll", args)
-        elif a.kind == "type":
-            call = _call(self.tool, "0", "type", {"text": a.text or ""})
-        elif a.kind in ("back", "home"):
-            call = _call(self.tool, "0", "key", {"text": "Back" if a.kind == "back" else "Home"})
-        else:  # wait
-            call = _call(self.tool, "0", "wait", {"duration": 1})
-        text = say.thought or "I'll act on the screen."
-        return json.dumps({"text": text, "calls": [call.as_json()]}, ensure_ascii=False)
+            return _call(self.tool, "0", "scroll", args)
+        if a.kind == "type":
+            return _call(self.tool, "0", "type", {"text": a.text or ""})
+        if a.kind in ("back", "home"):
+            return _call(self.tool, "0", "key", {"text": "Back" if a.kind == "back" else "Home"})
+        return _call(self.tool, "0", "wait", {"duration": 1})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from PIL import Image
 
@@ -14,13 +14,13 @@ from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply,
 
 from .._adapter import ADAPTERS
 from .._base import Action
+from .._computer_use import HAND_BACK_CHARS, ComputerUseAdapter, hand_back
 from .._env import Screen
-from .._episode import End, Episode, FrameworkAdapter, Turn
+from .._episode import End, Episode, Turn
 from .._images import Shown, Transform, encode_png, show
 from .._moves import AnswerFn
-from .._parse import excerpt
 from .._replies import ReplyError
-from ._codec import HAND_BACK_CHARS, ClaudeCUCodec
+from ._codec import ClaudeCUCodec
 from ._protocol import (
     NOT_EXECUTED,
     TIERS,
@@ -78,16 +78,10 @@ def keep_recent_images(messages: list[Message], keep: int) -> list[Message]:
 
 
 @ADAPTERS.register("claude-cu")
-class ClaudeCUAdapter(FrameworkAdapter):
+class ClaudeCUAdapter(ComputerUseAdapter):
     """Claude's computer-use tool driving a phone (see the package docstring)."""
 
     name = "claude-cu"
-    protocol: ClassVar[str] = "tools"
-    max_steps = 3
-    default_max_tokens = 4096
-    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
-        "decision": ("instruction", "context", "context_section"),
-    }
     prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
@@ -140,17 +134,6 @@ class ClaudeCUAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- the episode
 
-    def _first_turn(self, ep: Episode, shown: Shown) -> tuple[Message, Message]:
-        context = "; ".join(ep.context)
-        values = {
-            "instruction": ep.instruction,
-            "context": context,
-            "context_section": self.section("context", context, {"context": context}),
-        }
-        system = ep.system_message(self.prompts.render("decision", values, system=True))
-        user = Message("user", (TextPart(self.prompts.render("decision", values)), shown.part))
-        return system, user
-
     async def run(self, ep: Episode) -> None:
         shown = await self.shown(ep.now)
         system, first = self._first_turn(ep, shown)
@@ -168,10 +151,10 @@ class ClaudeCUAdapter(FrameworkAdapter):
             )
             calls = turn.completion.calls
             if not calls:  # a text-only turn: the task handed back to the user
-                text = turn.text.strip()
-                if not text:
-                    ep.unparseable(turn, ReplyError("a turn with neither text nor a tool call"))
-                action = Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
+                try:
+                    action = hand_back(turn.text)
+                except ReplyError as err:
+                    ep.unparseable(turn, err)
                 ep.record(turn, action)
                 await ep.act(action)
             said = (TextPart(turn.text),) if turn.text else ()

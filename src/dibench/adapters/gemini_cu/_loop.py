@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from PIL import Image
 
@@ -15,18 +15,16 @@ from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply,
 
 from .._adapter import ADAPTERS
 from .._base import Action
+from .._computer_use import ComputerUseAdapter, hand_back
 from .._env import Screen
-from .._episode import CONFIRM_ANSWERS, GAVE_UP, End, Episode, FrameworkAdapter, Turn
+from .._episode import CONFIRM_ANSWERS, GAVE_UP, End, Episode, Turn
 from .._images import Shown, Transform, show
 from .._moves import AnswerFn
-from .._parse import excerpt
 from .._replies import ReplyError
-from ._codec import HAND_BACK_CHARS, GeminiCUCodec
+from ._codec import GeminiCUCodec
 from ._protocol import ENVIRONMENTS, NOT_EXECUTED, declarations, read_call, shown_size, tool_reply
 
 __all__ = ["GeminiCUAdapter", "keep_recent_screenshots"]
-
-EMPTY = "a reply with neither text nor a function call"
 
 
 def _resize(area: float) -> Transform:
@@ -64,16 +62,10 @@ def keep_recent_screenshots(messages: list[Message], keep: int) -> list[Message]
 
 
 @ADAPTERS.register("gemini-cu")
-class GeminiCUAdapter(FrameworkAdapter):
+class GeminiCUAdapter(ComputerUseAdapter):
     """Gemini's computer-use tool driving a phone (see the package docstring)."""
 
     name = "gemini-cu"
-    protocol: ClassVar[str] = "tools"
-    max_steps = 3
-    default_max_tokens = 4096
-    prompt_roles: ClassVar[dict[str, tuple[str, ...]]] = {
-        "decision": ("instruction", "context", "context_section"),
-    }
     prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
@@ -130,17 +122,6 @@ class GeminiCUAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- the episode
 
-    def _first_turn(self, ep: Episode, shown: Shown) -> tuple[Message, Message]:
-        context = "; ".join(ep.context)
-        values = {
-            "instruction": ep.instruction,
-            "context": context,
-            "context_section": self.section("context", context, {"context": context}),
-        }
-        system = ep.system_message(self.prompts.render("decision", values, system=True))
-        user = Message("user", (TextPart(self.prompts.render("decision", values)), shown.part))
-        return system, user
-
     async def run(self, ep: Episode) -> None:
         shown = await self.shown(ep.now)
         system, first = self._first_turn(ep, shown)
@@ -156,14 +137,13 @@ class GeminiCUAdapter(FrameworkAdapter):
                 tools=tools,
             )
             calls = turn.completion.calls
-            if not calls:
-                text = turn.text.strip()
-                if not text:  # thoughts only or a malformed call: the reference asks again
-                    ep.record(turn, None, error=EMPTY)
-                    ep.unread = (turn, EMPTY)
+            if not calls:  # a reply without a function call: a hand-back to the user
+                try:
+                    action = hand_back(turn.text)
+                except ReplyError as err:  # thoughts only or a malformed call: asked again
+                    ep.record(turn, None, error=str(err))
+                    ep.unread = (turn, str(err))
                     continue
-                # a reply without a function call ends the loop: a hand-back to the user
-                action = Action("ask_user", text=excerpt(text, HAND_BACK_CHARS))
                 ep.record(turn, action)
                 await ep.act(action)
             said = (TextPart(turn.text),) if turn.text else ()
