@@ -53,10 +53,15 @@ def server() -> Iterator[FakeChatServer]:
         yield srv
 
 
-def send(srv: FakeChatServer, tools: list[dict[str, Any]], body: list[dict[str, Any]]) -> Any:
+def send(
+    srv: FakeChatServer,
+    tools: list[dict[str, Any]],
+    body: list[dict[str, Any]],
+    model: str = "gemini-test",
+) -> Any:
     client = genai.Client(api_key="k", http_options={"base_url": srv.url})
     config = {"tools": tools, "automatic_function_calling": {"disable": True}}
-    return client.models.generate_content(model="gemini-test", contents=body, config=config)
+    return client.models.generate_content(model=model, contents=body, config=config)
 
 
 REJECTED = [
@@ -112,3 +117,15 @@ def test_a_valid_function_turn_gets_function_calls(server: FakeChatServer) -> No
     plain = contents({"name": "click_at", "response": {"output": "ok"}})
     function = {"function_declarations": [{"name": "click_at", "description": "Click."}]}
     assert send(server, [function], plain).function_calls
+
+
+def test_gemini_3_needs_each_calls_thought_signature_back(server: FakeChatServer) -> None:
+    """Gemini 3 and later reject a model turn whose first function call lost its signature;
+    earlier models take it."""
+    body = contents(good())
+    with pytest.raises(errors.ClientError, match="missing a thought_signature") as err:
+        send(server, [MOBILE], body, model="gemini-3.5-flash")
+    assert err.value.code == 400
+    assert send(server, [MOBILE], body, model="gemini-2.5-computer-use-preview-10-2025")
+    body[1]["parts"][0]["thought_signature"] = b"opaque-1"
+    assert send(server, [MOBILE], body, model="gemini-3.5-flash").function_calls

@@ -99,7 +99,8 @@ class ToolCall:
     toolset member such as ``left_click``, Gemini's ``click_at``); ``input`` its arguments
     (OpenAI: the ``action``, or ``{"actions": [...]}`` for a GA batch); ``toolset`` the
     Anthropic ``toolset_name``; ``item`` the id of OpenAI's ``computer_call`` item; ``safety``
-    the confirmations the vendor asks for before it runs.
+    the confirmations the vendor asks for before it runs; ``signature`` Gemini's
+    ``thoughtSignature`` on the call's part (base64), which Gemini 3 requires back as received.
     """
 
     id: str
@@ -108,6 +109,7 @@ class ToolCall:
     toolset: str = ""
     item: str = ""
     safety: tuple[SafetyCheck, ...] = ()
+    signature: str = ""
 
     def as_json(self) -> dict[str, Any]:
         """The call as a JSON object (recorded replies, stored steps); empty fields left out."""
@@ -120,6 +122,8 @@ class ToolCall:
             out["safety"] = [
                 {"id": s.id, "code": s.code, "message": s.message} for s in self.safety
             ]
+        if self.signature:
+            out["signature"] = self.signature
         return out
 
     @classmethod
@@ -139,6 +143,7 @@ class ToolCall:
                 SafetyCheck(str(c.get("id", "")), str(c.get("code", "")), str(c.get("message", "")))
                 for c in checks
             ),
+            str(data.get("signature", "")),
         )  # fmt: skip
 
 

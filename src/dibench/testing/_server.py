@@ -472,7 +472,7 @@ class FakeChatServer:
             invalid = (
                 anthropic_request_error(body, headers)
                 if api == "anthropic"
-                else google_request_error(body)
+                else google_request_error(body, route.rsplit("/", 1)[-1].split(":", 1)[0])
             )
             if invalid is not None:
                 await self._send_error(writer, api, 400, invalid, None, keep_alive)

@@ -22,7 +22,9 @@ On a Gemini ``generateContent`` request (a 400 ``INVALID_ARGUMENT`` otherwise): 
 answered, in the next user turn, by as many ``functionResponse`` parts of the same names in
 order; ``safety_acknowledgement: "true"`` in exactly the responses whose call carried a
 ``safety_decision`` of ``require_confirmation``; with the computer-use tool, the turn answering
-the last calls carries a screenshot (Google's computer-use docs; the SDK's ``ComputerUse``).
+the last calls carries a screenshot; for Gemini 3 and later models, each model turn since the
+last user text carries its ``thoughtSignature`` on its first ``functionCall`` part (Google's
+computer-use and thought-signature docs; the SDK's ``ComputerUse``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import binascii
 import io
 import json
 import math
+import re
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -174,7 +177,8 @@ def google_tool_parts(reply: ToolReply) -> list[dict[str, Any]]:
         function: dict[str, Any] = {"name": call.name, "args": args}
         if call.id:
             function["id"] = call.id
-        parts.append({"functionCall": function})
+        signed = {"thoughtSignature": call.signature} if call.signature else {}
+        parts.append({"functionCall": function, **signed})
     return parts
 
 
@@ -317,9 +321,32 @@ def _answer_error(i: int, calls: list[Mapping[str, Any]], answer: object) -> str
     return None
 
 
-def google_request_error(body: Mapping[str, Any]) -> str | None:
+def _gemini_major(model: str) -> int:
+    """The generation of a ``gemini-N...`` model name (0 for any other name)."""
+    match = re.match(r"gemini-(\d+)", model.rsplit("/", 1)[-1])
+    return int(match.group(1)) if match else 0
+
+
+def _unsigned(contents: list[Mapping[str, Any]]) -> int | None:
+    """The first model turn of the current turn (since the last user text) whose first
+    ``functionCall`` part carries no ``thoughtSignature``, else None."""
+    start = 0
+    for i, content in enumerate(contents):
+        texts = [p for p in content.get("parts") or () if isinstance(p, Mapping) and "text" in p]
+        if content.get("role") == "user" and texts:
+            start = i
+    for i in range(start, len(contents)):
+        parts = [p for p in contents[i].get("parts") or () if isinstance(p, Mapping)]
+        calls = [p for p in parts if _get(p, "functionCall", "function_call") is not None]
+        if calls and not _get(calls[0], "thoughtSignature", "thought_signature"):
+            return i
+    return None
+
+
+def google_request_error(body: Mapping[str, Any], model: str = "") -> str | None:
     """Why ``generateContent`` would reject this request's tools or function turns, else
-    None."""
+    None (``model`` from the route: Gemini 3 and later also require each model turn's
+    ``thoughtSignature`` back on its first function call)."""
     tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
     invalid = _computer_use_error(tools)
     if invalid is not None:
@@ -338,6 +365,12 @@ def google_request_error(body: Mapping[str, Any]) -> str | None:
         if invalid is not None:
             return invalid
         last_answer = answer
+    unsigned = _unsigned(contents) if _gemini_major(model) >= 3 else None
+    if unsigned is not None:
+        return (
+            f"Function call is missing a thought_signature in functionCall parts "
+            f"(contents[{unsigned}])"
+        )
     if computer and last_answer is not None and not _has_image(last_answer):
         return "computer use: the function responses must carry the screenshot after the action"
     return None

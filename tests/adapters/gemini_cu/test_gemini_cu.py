@@ -10,6 +10,7 @@ would be accepted.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 from collections.abc import Callable, Iterator
@@ -170,12 +171,17 @@ def test_several_calls_run_in_order_and_the_click_after_a_scroll_commits(
 
 def test_scroll_then_tap_answers_each_call_with_a_screenshot(server: FakeChatServer) -> None:
     """Reply 1 scrolls (the finger swipes up); the server takes request 2 only with a
-    functionResponse named scroll_at carrying the screenshot."""
+    functionResponse named scroll_at carrying the screenshot, and (a Gemini 3 model) the
+    call's thought signature back as it came."""
     inp, boxes = phone(1080, 2340)
-    scroll = ToolReply("", (fc("scroll_at", x=500, y=600, direction="down", magnitude=400),))
+    signed = dataclasses.replace(
+        fc("scroll_at", x=500, y=600, direction="down", magnitude=400), signature="b3BhcXVl"
+    )
     tap = ToolReply("", (fc("click_at", **centre(boxes["c1"], (1080, 2340))),))
-    server.reply = gemini([scroll, tap])
-    decision = run(inp, google(server))
+    server.reply = gemini([ToolReply("", (signed,)), tap])
+    provider = make_provider("google:gemini-3.5-flash", base_url=server.url, **FAST)
+    decision = run(inp, provider)
+    assert server.last.body["contents"][1]["parts"][0]["thoughtSignature"] == "b3BhcXVl"
     assert (decision.outcome, decision.candidate) == (Outcome.COMMITTED, "c1")
     first = decision.steps[0].action
     assert first is not None and (first.kind, first.direction) == ("swipe", "up")
@@ -295,11 +301,12 @@ def test_offline_agents_speak_the_protocol() -> None:
 
 def test_record_then_replay_is_identical(server: FakeChatServer, tmp_path: Path) -> None:
     inp, boxes = phone(1080, 2340)
-    scroll = ToolReply("Scrolling.", (fc("scroll_document", ASK, direction="up"),))
+    asks = dataclasses.replace(fc("scroll_document", ASK, direction="up"), signature="c2ln")
     tap = ToolReply("", (fc("click_at", **centre(boxes["c3"], (1080, 2340))),))
-    server.reply = gemini([scroll, tap])
+    server.reply = gemini([ToolReply("Scrolling.", (asks,)), tap])
     first = tmp_path / "first.jsonl"
-    recorder = RecordingProvider(google(server), first)
+    gemini3 = make_provider("google:gemini-3.5-flash", base_url=server.url, **FAST)
+    recorder = RecordingProvider(gemini3, first)
     recorded = run(inp, recorder, confirm="accept")
     recorder.flush(inp.instance_id, inp.repeat)
     second = tmp_path / "second.jsonl"
@@ -311,4 +318,4 @@ def test_record_then_replay_is_identical(server: FakeChatServer, tmp_path: Path)
     assert [s.reply for s in replayed.steps] == [s.reply for s in recorded.steps]
     assert [s.action for s in replayed.steps] == [s.action for s in recorded.steps]
     assert second.read_bytes() == first.read_bytes()
-    assert b"safety" in first.read_bytes()
+    assert b'"safety"' in first.read_bytes() and b'"signature":"c2ln"' in first.read_bytes()
