@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from dibench.adapters import DECLINED, AgentInput, Decision, GeminiCUAdapter
-from dibench.adapters.gemini_cu import EXCLUDED, NOT_EXECUTED, denorm, shown_size
+from dibench.adapters import DECLINED, Action, AgentInput, Decision, GeminiCUAdapter
+from dibench.adapters.gemini_cu import EXCLUDED, NOT_EXECUTED, denorm, read_call, shown_size
 from dibench.dataset import Box
 from dibench.metrics import Outcome
 from dibench.providers import (
@@ -319,3 +319,52 @@ def test_record_then_replay_is_identical(server: FakeChatServer, tmp_path: Path)
     assert [s.action for s in replayed.steps] == [s.action for s in recorded.steps]
     assert second.read_bytes() == first.read_bytes()
     assert b'"safety"' in first.read_bytes() and b'"signature":"c2ln"' in first.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "actions"),
+    [
+        ("click_at", {"x": 500, "y": 250}, [Action("tap", 540, 585)]),
+        ("long_press_at", {"x": 0, "y": 999}, [Action("long_press", 0, 2337)]),
+        ("scroll_document", {"direction": "down"}, [Action("swipe", 540, 1170, direction="up")]),
+        ("scroll_at", {"x": 100, "y": 100, "direction": "left", "magnitude": 800},
+         [Action("swipe", 108, 234, direction="right")]),
+        ("drag_and_drop", {"x": 500, "y": 800, "destination_x": 500, "destination_y": 200},
+         [Action("swipe", 540, 1872, direction="up")]),
+        ("type_text_at", {"x": 1, "y": 1, "text": "usb c"},
+         [Action("type", text="usb c"), Action("none", text="keyboard_enter")]),
+        ("type", {"text": "usb c"}, [Action("type", text="usb c")]),
+        ("key_combination", {"keys": "Alt+Home"}, [Action("home")]),
+        ("press_key", {"key": "back"}, [Action("back")]),
+        ("go_back", {}, [Action("back")]),
+        ("navigate", {"url": "https://shop.example"}, [Action("wait")]),
+        ("wait_5_seconds", {}, [Action("wait")]),
+        ("open_app", {"app_name": "Shop"}, [Action("none", text="open_app Shop")]),
+        ("list_apps", {}, []),
+        ("answer", {"text": "The red one."}, [Action("ask_user", text="The red one.")]),
+        ("done", {"summary": "Bought it."}, [Action("finish", text="Bought it.")]),
+    ],
+)  # fmt: skip
+def test_each_function_is_its_phone_gesture(
+    name: str, args: dict[str, Any], actions: list[Action]
+) -> None:
+    """On a 1080x2340 screen: grid points truncated onto the screen, scrolls swipe the finger
+    the other way, type_text_at presses enter unless told not to."""
+    assert list(read_call(fc(name, **args), 1080, 2340).actions) == actions
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "why"),
+    [
+        ("click_at", {"x": -1, "y": 5}, "x: expected a number on the 0-999 grid"),
+        ("click_at", {"x": 5}, "y: expected a number on the 0-999 grid, got None"),
+        ("scroll_document", {"direction": "sideways"}, "direction: expected up, down"),
+        ("type_text_at", {"x": 5, "y": 5}, "text: expected a string"),
+        ("open_web_page", {}, "unknown function 'open_web_page'"),
+    ],
+)
+def test_a_call_it_cannot_run_fails_with_the_reason(
+    name: str, args: dict[str, Any], why: str
+) -> None:
+    with pytest.raises(ValueError, match=why):  # a ReplyError: the call fails
+        read_call(fc(name, **args), 1080, 2340)
