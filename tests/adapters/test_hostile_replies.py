@@ -42,7 +42,7 @@ NEEDS_OCR = {  # the frameworks that OCR the screen (an ocr_engine option)
 ENDS = {Outcome.PARSE_ERROR, Outcome.FRAMEWORK_ERROR, Outcome.NO_COMMIT, Outcome.ASKED_USER}
 # tool-protocol frameworks: any turn without a tool call is the model writing to the user,
 # a hand-back (asked_user), however odd its text
-TEXT_HANDS_BACK = {"claude-cu", "openai-cu"}
+TEXT_HANDS_BACK = {"claude-cu", "openai-cu", "gemini-cu"}
 
 
 def _nested() -> dict[str, str]:

@@ -69,10 +69,10 @@ def test_each_framework_reads_its_reply_as_a_tap_on_a_card(
     reply, _ = framework_reply(framework)
     out = tmp_path / framework
     # a tool-protocol framework is run on its vendor's API (claude-cu: the Messages API,
-    # openai-cu: the Responses API at the OpenAI-style base URL)
-    model = "anthropic:t" if framework == "claude-cu" else "openai:t"
+    # openai-cu: the Responses API at the OpenAI-style base URL; gemini-cu: generateContent)
+    model = {"claude-cu": "anthropic:t", "gemini-cu": "google:t"}.get(framework, "openai:t")
     with FakeChatServer(reply) as srv:
-        url = srv.url if framework == "claude-cu" else srv.base_url
+        url = srv.url if framework in ("claude-cu", "gemini-cu") else srv.base_url
         done = invoke(
             "run", "--dataset", str(tiny), "--framework", framework, "--model", model,
             "--base-url", url, "--out", str(out), "--repeats", "1", "--limit", "1",

@@ -117,7 +117,8 @@ def test_anthropic_round_trips_tool_use_and_tool_result(
 def test_google_round_trips_function_call_and_response(server: FakeChatServer) -> None:
     pytest.importorskip("google.genai")
     check = SafetyCheck(code="require_confirmation", message="This buys an item.")
-    past = ToolCall("", "click_at", {"x": 500, "y": 200})
+    asked = {"decision": "require_confirmation", "explanation": "This buys an item."}
+    past = ToolCall("", "click_at", {"x": 500, "y": 200, "safety_decision": asked})
     result = ToolResult("", "click_at", (TextPart("clicked"), SHOT), acknowledged=(check,))
     nxt = ToolCall("", "click_at", {"x": 120, "y": 640}, safety=(check,))
     server.reply = ToolReply("Opening it.", (nxt,))
@@ -133,7 +134,7 @@ def test_google_round_trips_function_call_and_response(server: FakeChatServer) -
     model_turn, answer = body["contents"][1:]
     assert model_turn["parts"][1]["functionCall"] == {
         "name": "click_at",
-        "args": {"x": 500, "y": 200},
+        "args": {"x": 500, "y": 200, "safety_decision": asked},
     }
     response = answer["parts"][0]["functionResponse"]
     assert response["response"] == {"output": "clicked", "safety_acknowledgement": "true"}

@@ -143,6 +143,7 @@ def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset:
         ("gelab", "random"),
         ("gui-owl-1.5", "oracle"),
         ("openai-cu", "oracle"),  # a tool protocol: structured calls cross to the actors too
+        ("gemini-cu", "oracle"),  # a vendor's tool protocol: calls, not text
     ],
 )
 def test_offline_agents_store_the_same_rows_on_both_backends(

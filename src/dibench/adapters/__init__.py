@@ -18,7 +18,8 @@ full-size PNG), ``qwen-vl`` (Qwen3-VL's own mobile format: ``mobile_use`` tool c
 ``claude-cu`` (Claude's computer-use tool through the Messages API: ``tool_use`` blocks,
 the documented screenshot scaling; ``protocol == "tools"``: structured calls, no text
 syntax), ``openai-cu`` (OpenAI's computer tool through the Responses API: ``computer_call``
-items, GA or preview, safety checks as confirmations) and
+items, GA or preview, safety checks as confirmations), ``gemini-cu`` (Gemini's computer-use
+tool as MobileWorld runs it: ``functionCall`` parts on a 0-999 grid) and
 ``direct`` (a multiple-choice baseline). Each format is described in its sub-package.
 
 Every adapter runs its framework's loop over an ``Environment``: ``decide(inp, provider)`` on
@@ -36,7 +37,8 @@ vectors under ``tests/adapters/``. What they share lives here: ``_base`` (the va
 (environments), ``_adapter`` (the interface, registry and ``codec_of``), ``_codec`` (the codec
 interface: ``Codec``, ``Frame``, ``Say``), ``_mobile_use`` (the ``mobile_use`` tool-call kit of
 the Qwen family), ``_episode`` (one episode's book-keeping), ``_images`` (what a model is
-shown), ``_moves`` (offline agents' decisions), ``_parse`` and ``_replies`` (reading replies),
+shown), ``_moves`` (offline agents' decisions), ``_computer_use`` (what the vendors' computer-use
+adapters share), ``_parse`` and ``_replies`` (reading replies),
 ``_prompts`` (the template loader), ``_perception`` (v2's and E's OCR list) and ``_pool`` (E's
 and v3's information pool).
 """
@@ -65,6 +67,7 @@ from .autoglm import AutoGLMAdapter
 from .claude_cu import ClaudeCUAdapter
 from .direct import DirectAdapter
 from .gelab import GelabAdapter
+from .gemini_cu import GeminiCUAdapter
 from .gui_owl import GuiOwlAdapter, smart_resize
 from .gui_owl_15 import GuiOwl15Adapter, GuiOwl15Codec
 from .mai_ui import MaiUiAdapter
@@ -100,6 +103,7 @@ __all__ = [
     "Frame",
     "FrameworkAdapter",
     "GelabAdapter",
+    "GeminiCUAdapter",
     "GuiOwl15Adapter",
     "GuiOwl15Codec",
     "GuiOwlAdapter",

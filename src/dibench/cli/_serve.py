@@ -83,6 +83,8 @@ def serve_test(
     model, base = ("openai:test", url)
     if framework == "claude-cu":
         model, base = "anthropic:test", server.url
+    elif framework == "gemini-cu":
+        model, base = "google:test", server.url
     run = (
         f"dibench run --dataset DIR --framework {shlex.quote(framework)} --model {model} "
         f"--base-url {base} --out runs/test"

@@ -111,7 +111,8 @@ class ToolCall:
     (OpenAI: the ``action``, or ``{"actions": [...]}`` for a GA batch); ``toolset`` the
     Anthropic ``toolset_name``; ``item`` the id of OpenAI's ``computer_call`` item; ``safety``
     the confirmations the vendor asks for before it runs; ``reasoning`` the Responses API's
-    reasoning items that came just before it.
+    reasoning items that came just before it; ``signature`` Gemini's ``thoughtSignature`` on
+    the call's part (base64), which Gemini 3 requires back as received.
     """
 
     id: str
@@ -121,6 +122,7 @@ class ToolCall:
     item: str = ""
     safety: tuple[SafetyCheck, ...] = ()
     reasoning: tuple[Reasoning, ...] = ()
+    signature: str = ""
 
     def as_json(self) -> dict[str, Any]:
         """The call as a JSON object (recorded replies, stored steps); empty fields left out."""
@@ -135,6 +137,8 @@ class ToolCall:
             ]
         if self.reasoning:
             out["reasoning"] = [{"id": r.id, "summary": r.summary} for r in self.reasoning]
+        if self.signature:
+            out["signature"] = self.signature
         return out
 
     @classmethod
@@ -158,6 +162,7 @@ class ToolCall:
                 for c in checks
             ),
             tuple(Reasoning(str(r.get("id", "")), str(r.get("summary", ""))) for r in thoughts),
+            str(data.get("signature", "")),
         )  # fmt: skip
 
 

@@ -6,6 +6,7 @@ sees must be exactly the bytes the benchmark rendered.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -180,7 +181,8 @@ def to_google_contents(
                 call: dict[str, Any] = {"name": part.name, "args": dict(part.input)}
                 if part.id:
                     call["id"] = part.id
-                parts.append({"function_call": call})
+                signed = {"thought_signature": base64.b64decode(part.signature)}
+                parts.append({"function_call": call, **(signed if part.signature else {})})
             else:
                 parts.append({"function_response": _google_response(part)})
         if out and out[-1]["role"] == role:

@@ -6,6 +6,7 @@ it cannot parse, httpx2 transport errors) into the shared Retryable / InfraError
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -57,13 +58,15 @@ def reply_from_google(response: Any, model: str = "") -> Reply:
     text = "".join(
         p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", None)
     )
-    calls = tuple(_tool_call(p.function_call) for p in parts if getattr(p, "function_call", None))
+    calls = tuple(_tool_call(p) for p in parts if getattr(p, "function_call", None))
     refusal = _reason(getattr(candidate, "finish_reason", None)) in _REFUSALS
     return Reply(text, input_tokens, output_tokens, refusal=refusal, model=version, calls=calls)
 
 
-def _tool_call(call: Any) -> ToolCall:
-    """A ``FunctionCall``; a ``safety_decision`` in its args is the call's safety check."""
+def _tool_call(part: Any) -> ToolCall:
+    """A part's ``FunctionCall``; a ``safety_decision`` in its args is the call's safety check,
+    the part's ``thought_signature`` (bytes) is kept as base64 to be sent back."""
+    call = part.function_call
     args = dict(getattr(call, "args", None) or {})
     decision = args.get("safety_decision")
     safety: tuple[SafetyCheck, ...] = ()
@@ -74,7 +77,14 @@ def _tool_call(call: Any) -> ToolCall:
                 message=str(decision.get("explanation", "")),
             ),
         )
-    return ToolCall(str(getattr(call, "id", None) or ""), str(call.name or ""), args, safety=safety)
+    signature = getattr(part, "thought_signature", None)
+    return ToolCall(
+        str(getattr(call, "id", None) or ""),
+        str(call.name or ""),
+        args,
+        safety=safety,
+        signature=base64.b64encode(signature).decode() if signature else "",
+    )
 
 
 def google_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
@@ -132,12 +142,18 @@ class GoogleProvider(HTTPProvider):
 
     def _payload(self, request: Request) -> dict[str, Any]:
         system, contents = to_google_contents(request.messages)
-        config = self._genai.types.GenerateContentConfig(
+        types = self._genai.types
+        config = types.GenerateContentConfig(
             system_instruction=system,
             temperature=request.temperature,
             max_output_tokens=request.max_tokens,
             seed=request.seed % 2**31,  # the API takes an int32
             tools=google_tools(request.tools) or None,
+            # the adapter runs the calls: the SDK's automatic calling (and its warning that
+            # declared functions without Python callables cannot use it) stays off
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)
+            if request.tools
+            else None,
         )
         return {"model": self.model, "contents": contents, "config": config}
 

@@ -142,6 +142,12 @@ def _openai_cu(point: Point, size: tuple[int, int] | None, body: dict[str, Any])
     return ToolReply("This item fits the request.", (call,))
 
 
+def _gemini_cu(point: Point, size: tuple[int, int] | None, body: dict[str, Any]) -> ToolReply:
+    """A ``click_at`` on Gemini's 0-999 grid (the image's size does not enter it)."""
+    x, y = (min(math.floor(v * 1000), 999) for v in point)
+    return ToolReply("This item fits the request.", (ToolCall("", "click_at", {"x": x, "y": y}),))
+
+
 _WRITERS: dict[str, Writer] = {
     "direct": _direct,
     "appagent": _appagent,
@@ -155,6 +161,7 @@ _WRITERS: dict[str, Writer] = {
     "gelab": _tap("gelab", False),  # its 0-1000 grid over the image sent
     "claude-cu": _claude_cu,
     "openai-cu": _openai_cu,
+    "gemini-cu": _gemini_cu,
 }
 # what each reply commits to, for the server's banner
 _TAPS = {"direct": "item 1"}

@@ -6,7 +6,7 @@ and answers the three wire formats DIBench's providers use: OpenAI chat completi
 (``POST .../models/NAME:generateContent``), and OpenAI's Responses API (``POST .../responses``).
 The reply comes from a function of the request JSON: a text, or a ``ToolReply`` (text and tool
 calls) that each API writes in its own tool protocol (``tool_use`` blocks, ``functionCall``
-parts, ``computer_call`` items); a Messages or Responses API request whose tools or tool
+parts, ``computer_call`` items); a Messages, Responses or Gemini API request whose tools or tool
 turns the API would reject gets its 400 (``_tools``); a fault script (a queue or a function of
 the call index) makes chosen calls fail the way real servers do, so the client's retry logic
 is exercised through real sockets.
@@ -32,6 +32,7 @@ from dibench.providers import ToolReply
 from ._tools import (
     anthropic_request_error,
     anthropic_tool_content,
+    google_request_error,
     google_tool_parts,
     responses_body,
     responses_request_error,
@@ -474,6 +475,8 @@ class FakeChatServer:
             invalid = anthropic_request_error(body, headers)
         elif api == "responses":
             invalid = responses_request_error(body, self._issued)
+        elif api == "google":
+            invalid = google_request_error(body, route.rsplit("/", 1)[-1].split(":", 1)[0])
         if invalid is not None:
             await self._send_error(writer, api, 400, invalid, None, keep_alive)
             return

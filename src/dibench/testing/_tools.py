@@ -25,6 +25,16 @@ checks that call had pending; a ``computer_call`` the server sent after a reason
 back after that item; a screenshot at ``detail: "original"`` holds at most 10.24 M pixels
 (OpenAI's computer-use guide, the openai SDK's ``computer_use_preview_tool`` and
 ``response_computer_tool_call`` types).
+
+On a Gemini ``generateContent`` request (a 400 ``INVALID_ARGUMENT`` otherwise): at most one
+``computer_use`` tool, its ``environment`` one of the ``Environment`` values and
+``excluded_predefined_functions`` a list of names; every model turn's ``functionCall`` parts
+answered, in the next user turn, by as many ``functionResponse`` parts of the same names in
+order; ``safety_acknowledgement: "true"`` in exactly the responses whose call carried a
+``safety_decision`` of ``require_confirmation``; with the computer-use tool, the turn answering
+the last calls carries a screenshot; for Gemini 3 and later models, each model turn since the
+last user text carries its ``thoughtSignature`` on its first ``functionCall`` part (Google's
+computer-use and thought-signature docs; the SDK's ``ComputerUse``).
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import binascii
 import io
 import json
 import math
+import re
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -46,6 +57,7 @@ __all__ = [
     "TOOLSET",
     "anthropic_request_error",
     "anthropic_tool_content",
+    "google_request_error",
     "google_tool_parts",
     "image_sizes",
     "responses_body",
@@ -176,7 +188,8 @@ def google_tool_parts(reply: ToolReply) -> list[dict[str, Any]]:
         function: dict[str, Any] = {"name": call.name, "args": args}
         if call.id:
             function["id"] = call.id
-        parts.append({"functionCall": function})
+        signed = {"thoughtSignature": call.signature} if call.signature else {}
+        parts.append({"functionCall": function, **signed})
     return parts
 
 
@@ -341,4 +354,151 @@ def responses_request_error(
     missing = [c for c in pending if c not in answered]
     if missing:
         return f"No tool output found for computer call {missing[0]}."
+
+
+GEMINI_ENVIRONMENTS = (
+    "ENVIRONMENT_UNSPECIFIED", "ENVIRONMENT_BROWSER", "ENVIRONMENT_MOBILE", "ENVIRONMENT_DESKTOP",
+)  # fmt: skip
+
+
+def _get(obj: Mapping[str, Any], camel: str, snake: str) -> Any:
+    """A field as the SDK may spell it (proto JSON takes both)."""
+    return obj.get(camel, obj.get(snake))
+
+
+def _parts(content: object, kind: tuple[str, str]) -> list[Mapping[str, Any]]:
+    parts = content.get("parts") if isinstance(content, Mapping) else None
+    found = (_get(p, *kind) for p in parts or () if isinstance(p, Mapping))
+    return [f for f in found if isinstance(f, Mapping)]
+
+
+def _has_image(content: object) -> bool:
+    """A part or a function response's part holds a decodable image."""
+    blobs = list(_parts(content, ("inlineData", "inline_data")))
+    for response in _parts(content, ("functionResponse", "function_response")):
+        blobs += _parts(response, ("inlineData", "inline_data"))
+    for blob in blobs:
+        data = blob.get("data", "")
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError, TypeError):
+            try:
+                raw = base64.urlsafe_b64decode(data)
+            except (binascii.Error, ValueError, TypeError):
+                continue
+        try:
+            with Image.open(io.BytesIO(raw)) as im:
+                im.verify()
+            return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+def _computer_use_error(tools: list[Mapping[str, Any]]) -> str | None:
+    found = [_get(t, "computerUse", "computer_use") for t in tools]
+    declared = [(i, c) for i, c in enumerate(found) if c is not None]
+    if len(declared) > 1:
+        return "tools: at most one computer_use tool may be declared"
+    for i, tool in declared:
+        if not isinstance(tool, Mapping):
+            return f"tools[{i}].computer_use: expected an object"
+        env = tool.get("environment", "ENVIRONMENT_UNSPECIFIED")
+        if env not in GEMINI_ENVIRONMENTS:
+            return f"Invalid value at 'tools[{i}].computer_use.environment' ({env!r})"
+        excluded = _get(tool, "excludedPredefinedFunctions", "excluded_predefined_functions")
+        if excluded is not None and not (
+            isinstance(excluded, list) and all(isinstance(e, str) for e in excluded)
+        ):
+            return f"tools[{i}].computer_use.excluded_predefined_functions: expected names"
+    return None
+
+
+def _answer_error(i: int, calls: list[Mapping[str, Any]], answer: object) -> str | None:
+    """Why the user turn ``answer`` does not answer the model turn ``i``'s ``calls``."""
+    responses = _parts(answer, ("functionResponse", "function_response"))
+    role = answer.get("role") if isinstance(answer, Mapping) else None
+    if role != "user" or len(responses) != len(calls):
+        return (
+            f"contents[{i + 1}]: Please ensure that the number of function response parts is "
+            "equal to the number of function call parts of the function call turn."
+        )
+    for k, (call, response) in enumerate(zip(calls, responses, strict=True)):
+        if response.get("name") != call.get("name"):
+            return (
+                f"contents[{i + 1}].parts[{k}]: the function response's name "
+                f"{response.get('name')!r} does not match the call's {call.get('name')!r}"
+            )
+        args = call.get("args") if isinstance(call.get("args"), Mapping) else {}
+        decision = args.get("safety_decision") if isinstance(args, Mapping) else None
+        asked = isinstance(decision, Mapping) and decision.get("decision") == (
+            "require_confirmation"
+        )
+        body = response.get("response") if isinstance(response.get("response"), Mapping) else {}
+        acknowledged = body.get("safety_acknowledgement")
+        if asked and acknowledged != "true":
+            return (
+                f"contents[{i + 1}].parts[{k}]: the call {call.get('name')!r} required "
+                'confirmation: its response must carry safety_acknowledgement "true"'
+            )
+        if not asked and acknowledged is not None:
+            return (
+                f"contents[{i + 1}].parts[{k}]: safety_acknowledgement for a call that asked "
+                "for no confirmation"
+            )
+    return None
+
+
+def _gemini_major(model: str) -> int:
+    """The generation of a ``gemini-N...`` model name (0 for any other name)."""
+    match = re.match(r"gemini-(\d+)", model.rsplit("/", 1)[-1])
+    return int(match.group(1)) if match else 0
+
+
+def _unsigned(contents: list[Mapping[str, Any]]) -> int | None:
+    """The first model turn of the current turn (since the last user text) whose first
+    ``functionCall`` part carries no ``thoughtSignature``, else None."""
+    start = 0
+    for i, content in enumerate(contents):
+        texts = [p for p in content.get("parts") or () if isinstance(p, Mapping) and "text" in p]
+        if content.get("role") == "user" and texts:
+            start = i
+    for i in range(start, len(contents)):
+        parts = [p for p in contents[i].get("parts") or () if isinstance(p, Mapping)]
+        calls = [p for p in parts if _get(p, "functionCall", "function_call") is not None]
+        if calls and not _get(calls[0], "thoughtSignature", "thought_signature"):
+            return i
+    return None
+
+
+def google_request_error(body: Mapping[str, Any], model: str = "") -> str | None:
+    """Why ``generateContent`` would reject this request's tools or function turns, else
+    None (``model`` from the route: Gemini 3 and later also require each model turn's
+    ``thoughtSignature`` back on its first function call)."""
+    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    invalid = _computer_use_error(tools)
+    if invalid is not None:
+        return invalid
+    computer = any(_get(t, "computerUse", "computer_use") is not None for t in tools)
+    contents = [c for c in body.get("contents") or () if isinstance(c, Mapping)]
+    last_answer: Mapping[str, Any] | None = None
+    for i, content in enumerate(contents):
+        calls = _parts(content, ("functionCall", "function_call"))
+        if content.get("role") != "model" or not calls:
+            continue
+        if i + 1 == len(contents):
+            continue  # a trailing model turn is the model's to continue
+        answer = contents[i + 1]
+        invalid = _answer_error(i, calls, answer)
+        if invalid is not None:
+            return invalid
+        last_answer = answer
+    unsigned = _unsigned(contents) if _gemini_major(model) >= 3 else None
+    if unsigned is not None:
+        return (
+            f"Function call is missing a thought_signature in functionCall parts "
+            f"(contents[{unsigned}])"
+        )
+    if computer and last_answer is not None and not _has_image(last_answer):
+        return "computer use: the function responses must carry the screenshot after the action"
     return None

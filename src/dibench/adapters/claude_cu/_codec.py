@@ -11,49 +11,40 @@ round-trip property holds for a tool-protocol framework too.
 
 from __future__ import annotations
 
-import json
-
 from dibench.providers import ToolCall
 
 from .._base import Action
-from .._codec import Frame, Say
-from .._replies import ReplyError
-from .._tool_use import ToolUseCodec
+from .._codec import Frame
+from .._computer_use import EMPTY, ComputerUseCodec, last_on_phone
 from ._protocol import SCROLLS, TOOLSET, _call, read_block
 
 __all__ = ["EMPTY", "ClaudeCUCodec"]
 
-EMPTY = "a turn with neither text nor a tool call"
 
-
-class ClaudeCUCodec(ToolUseCodec):
+class ClaudeCUCodec(ComputerUseCodec):
     """``tool`` is the declared tool version (its calls are spelled by it)."""
 
     framework = "claude-cu"
     markers = ("toolu_dibench_",)  # the ids of the blocks it writes (the grep test's marker)
-    empty = EMPTY
 
     def __init__(self, tool: str = TOOLSET) -> None:
         super().__init__(tool)
 
-    def acted(self, calls: list[ToolCall], frame: Frame) -> Action:
-        last: Action | None = None
+    def acted(self, calls: tuple[ToolCall, ...], frame: Frame) -> Action:
         cursor = (frame.width // 2, frame.height // 2)
-        for call in calls:
+
+        def step_of(call: ToolCall) -> Action | None:
+            nonlocal cursor
             block = read_block(call, self.tool, frame.width, frame.height, 1.0, cursor)
             point = call.input.get("coordinate")
             if isinstance(point, list) and len(point) == 2:
                 cursor = (int(point[0]), int(point[1]))
-            last = block.action if block.action is not None else last
-        if last is None:
-            raise ReplyError("no block of the turn reaches the phone")
-        return last
+            return block.action
 
-    def write(self, say: Say, frame: Frame) -> str:
-        a = say.action
-        if a.kind in ("none", "finish", "ask_user"):  # giving up or asking: text, no call
-            return a.text or say.thought or "I could not find an item that fits the request."
-        self.refuse(a)
+        return last_on_phone((step_of(c) for c in calls), "block")
+
+    def call(self, action: Action, frame: Frame) -> ToolCall:
+        a = action
 
         def point(x: float | None, y: float | None) -> list[int]:
             return [
@@ -62,16 +53,13 @@ class ClaudeCUCodec(ToolUseCodec):
             ]
 
         if a.kind == "tap":
-            call = _call(self.tool, "0", "left_click", {"coordinate": point(a.x, a.y)})
-        elif a.kind == "swipe":
+            return _call(self.tool, "0", "left_click", {"coordinate": point(a.x, a.y)})
+        if a.kind == "swipe":
             wheel = next(w for w, finger in SCROLLS.items() if finger == a.direction)
             args = {"coordinate": point(a.x, a.y), "scroll_direction": wheel, "scroll_amount": 5}
-            call = _call(self.tool, "0", "scroll", args)
-        elif a.kind == "type":
-            call = _call(self.tool, "0", "type", {"text": a.text or ""})
-        elif a.kind in ("back", "home"):
-            call = _call(self.tool, "0", "key", {"text": "Back" if a.kind == "back" else "Home"})
-        else:  # wait
-            call = _call(self.tool, "0", "wait", {"duration": 1})
-        text = say.thought or "I'll act on the screen."
-        return json.dumps({"text": text, "calls": [call.as_json()]}, ensure_ascii=False)
+            return _call(self.tool, "0", "scroll", args)
+        if a.kind == "type":
+            return _call(self.tool, "0", "type", {"text": a.text or ""})
+        if a.kind in ("back", "home"):
+            return _call(self.tool, "0", "key", {"text": "Back" if a.kind == "back" else "Home"})
+        return _call(self.tool, "0", "wait", {"duration": 1})

@@ -14,13 +14,13 @@ from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply,
 
 from .._adapter import ADAPTERS
 from .._base import Action
+from .._computer_use import EMPTY, ComputerUseAdapter
 from .._env import Screen
 from .._episode import End, Episode, Turn
 from .._images import Shown, Transform, encode_png, show
 from .._moves import AnswerFn
 from .._replies import ReplyError
-from .._tool_use import ToolUseAdapter
-from ._codec import EMPTY, ClaudeCUCodec
+from ._codec import ClaudeCUCodec
 from ._protocol import (
     NOT_EXECUTED,
     TIERS,
@@ -78,7 +78,7 @@ def keep_recent_images(messages: list[Message], keep: int) -> list[Message]:
 
 
 @ADAPTERS.register("claude-cu")
-class ClaudeCUAdapter(ToolUseAdapter):
+class ClaudeCUAdapter(ComputerUseAdapter):
     """Claude's computer-use tool driving a phone (see the package docstring)."""
 
     name = "claude-cu"

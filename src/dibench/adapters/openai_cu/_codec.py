@@ -16,8 +16,7 @@ from dibench.providers import Completion, ToolCall
 
 from .._base import Action
 from .._codec import Frame, Say
-from .._replies import ReplyError
-from .._tool_use import ToolUseCodec
+from .._computer_use import ComputerUseCodec, last_on_phone
 from ._protocol import actions_of, read_action, say
 
 __all__ = ["EMPTY", "OpenAICUCodec"]
@@ -25,22 +24,20 @@ __all__ = ["EMPTY", "OpenAICUCodec"]
 EMPTY = "a reply with neither a message nor a computer call"
 
 
-class OpenAICUCodec(ToolUseCodec):
+class OpenAICUCodec(ComputerUseCodec):
     """``tool`` is the declared tool (``computer`` or ``computer_use_preview``)."""
 
     framework = "openai-cu"
     markers = ("call_dibench_",)  # the ids of the calls it writes (the grep test's marker)
     empty = EMPTY
 
-    def acted(self, calls: list[ToolCall], frame: Frame) -> Action:
-        last: Action | None = None
-        for call in calls:
-            for action in actions_of(call):
-                done = read_action(action, frame.width, frame.height, 1.0, 1.0)
-                last = done.action if done.action is not None else last
-        if last is None:
-            raise ReplyError("no action of the reply reaches the phone")
-        return last
+    def acted(self, calls: tuple[ToolCall, ...], frame: Frame) -> Action:
+        steps = (
+            read_action(action, frame.width, frame.height, 1.0, 1.0).action
+            for call in calls
+            for action in actions_of(call)
+        )
+        return last_on_phone(steps, "action")
 
     def write(self, say_: Say, frame: Frame) -> str:
         a = say_.action

@@ -14,12 +14,12 @@ from dibench.providers import Message, SafetyCheck, TextPart, ToolCall, ToolRepl
 
 from .._adapter import ADAPTERS
 from .._base import Action
+from .._computer_use import ComputerUseAdapter
 from .._env import Screen
 from .._episode import CONFIRM_ANSWERS, End, Episode, Turn
 from .._images import Shown, Transform, show
 from .._moves import AnswerFn
 from .._replies import ReplyError
-from .._tool_use import ToolUseAdapter
 from ._codec import EMPTY, OpenAICUCodec
 from ._protocol import GA, TOOLS, actions_of, computer_tool, read_action, shown_size, tool_reply
 
@@ -40,7 +40,7 @@ def _asked(checks: tuple[SafetyCheck, ...]) -> str:
 
 
 @ADAPTERS.register("openai-cu")
-class OpenAICUAdapter(ToolUseAdapter):
+class OpenAICUAdapter(ComputerUseAdapter):
     """OpenAI's computer tool driving a phone (see the package docstring)."""
 
     name = "openai-cu"
