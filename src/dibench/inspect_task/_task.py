@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from dibench import __version__
 from dibench._registry import read_value
+from dibench._values import Condition
 from dibench.adapters import AgentInput, Decision
 from dibench.metrics import Estimate, ResultRow, asr, cor, deferral, tcr
 from dibench.screens import Screens
@@ -196,6 +197,7 @@ def dibench_agent(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         iid, repeat = str(state.sample_id), state.epoch
         model = str(state.model)
+        cond = Condition(framework, model, label)
         provider = InspectProvider()
         moves: list[Move] = []
         decision: Decision
@@ -205,7 +207,7 @@ def dibench_agent(
             played = await play_chain(adapter, provider, chain, sim_config, repeat=repeat)
             decision, moves = played.decision, played.moves
             row = chain_row(
-                chain, repeat, framework, model, label, decision, decision.outcome,
+                chain, repeat, cond, decision, decision.outcome,
                 picks=chain_moves_picks(moves), moves=moves,
             )  # fmt: skip
         elif episodes is not None:
@@ -215,13 +217,13 @@ def dibench_agent(
             decision = await play_episode(adapter, env, provider, spec, sim_config, repeat=repeat)
             moves = env.moves
             row = episode_row(
-                spec, repeat, framework, model, label, decision, decision.outcome,
+                spec, repeat, cond, decision, decision.outcome,
                 moves=moves, size=(sim_config.width, sim_config.height),
             )  # fmt: skip
         else:
             decision = await adapter.decide(agent_input(iid, repeat), provider)
             row = dataset_row(
-                ds, iid, repeat, framework, model, label, decision.candidate,
+                ds, iid, repeat, cond, decision.candidate,
                 decision.outcome, question=decision.question,
                 confirmations=decision.confirmations,
             )  # fmt: skip

@@ -6,6 +6,7 @@ run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite sto
 """
 
 from dibench._records import ConditionRecord, RecordError, RunFile
+from dibench._values import Condition
 
 from ._api import (
     SweepError,
@@ -50,7 +51,6 @@ from ._rundir import (
     framework_label,
     judge_replies_path,
     label_of,
-    replies_path,
     stored_options,
 )
 from ._sim import (
@@ -67,7 +67,7 @@ from ._sim import (
     run_episodes,
     tracking_env,
 )
-from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError, condition_key
+from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "AgentRequest",
     "Backend",
+    "Condition",
     "ConditionRecord",
     "ConditionSpec",
     "Described",
@@ -113,7 +114,6 @@ __all__ = [
     "check_probes",
     "check_states",
     "choice_sets",
-    "condition_key",
     "dataset_row",
     "defended",
     "drive",
@@ -137,7 +137,6 @@ __all__ = [
     "preflight",
     "probe_carriers",
     "record_endpoint_stats",
-    "replies_path",
     "run_condition",
     "run_episodes",
     "state_choice_set",

@@ -39,9 +39,9 @@ from ._parts import (
 )
 from ._request import RunRequest
 from ._run import ProgressFn, RunConfig, RunSummary, check_states
-from ._rundir import RunDir, label_of, stored_options
+from ._rundir import RunDir, stored_options
 from ._sim import SimRequest, plan_sim_work
-from ._store import ResultStore, condition_key
+from ._store import ResultStore
 from ._types import AgentRequest
 
 __all__ = [
@@ -166,8 +166,7 @@ def _launch(
                 finally:
                     # Facts, not results: a store that fails here must not hide the run's error.
                     with contextlib.suppress(Exception):
-                        key = condition_key(label_of(req), req.model, req.defense)
-                        record_endpoint_stats(store, key, endpoints)
+                        record_endpoint_stats(store, req.condition.key, endpoints)
                     await provider.aclose()
                     await chain.aclose()
 

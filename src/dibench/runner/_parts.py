@@ -21,7 +21,7 @@ from dibench.providers import Provider
 from ._errors import RunError
 from ._request import RunRequest
 from ._run import ProgressFn, RunSummary, run_condition
-from ._rundir import judge_replies_path, label_of, replies_path, stored_options
+from ._rundir import judge_replies_path, stored_options
 from ._sim import SimRequest, run_episodes
 from ._store import ResultStore
 from ._types import AgentRequest
@@ -144,7 +144,7 @@ def recording(
 
     if not req.record:
         return provider, None
-    path = replies_path(req.out, label_of(req), req.model, req.defense)
+    path = req.condition.replies(req.out)
     path.parent.mkdir(exist_ok=True)
     recorders: list[RecordingProvider] = []
     if not req.model.startswith("replay:"):
@@ -211,15 +211,13 @@ class LocalBackend:
     ) -> RunSummary:
         return await run_condition(
             ds, store, parts.adapter, parts.provider, req.config,
-            framework=label_of(req), model=req.model, defense=req.defense,
-            on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder,
-            defenses=parts.chain,
+            condition=req.condition, on_progress=parts.on_progress, fatal=parts.fatal,
+            recorder=parts.recorder, defenses=parts.chain,
         )  # fmt: skip
 
     async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
         return await run_episodes(
             store, parts.adapter, parts.provider, req.config,
-            framework=label_of(req), model=req.model, defense=req.defense,
-            on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder,
-            defenses=parts.chain,
+            condition=req.condition, on_progress=parts.on_progress, fatal=parts.fatal,
+            recorder=parts.recorder, defenses=parts.chain,
         )  # fmt: skip

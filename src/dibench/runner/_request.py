@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dibench._values import Condition
+
 from ._run import RunConfig
+from ._rundir import framework_label
 
 __all__ = ["RunRequest"]
 
@@ -46,3 +49,9 @@ class RunRequest:
         chain = make_chain(specs)
         object.__setattr__(self, "defenses", tuple(d.spec for d in chain))
         object.__setattr__(self, "defense", chain.spec)
+
+    @property
+    def condition(self) -> Condition:
+        """The condition this request runs (``framework_label`` names its framework)."""
+        framework = framework_label(self.framework, self.adapter_options)
+        return Condition(framework, self.model, self.defense)
