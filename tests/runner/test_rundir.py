@@ -188,3 +188,22 @@ def test_a_condition_is_one_key_in_the_store_run_json_and_the_replay_file(
     assert [c.key for c in RunDir(tmp_path).read().conditions] == [req.condition.key]
     assert req.condition.replies(tmp_path).is_file()
     assert execute(req).progress.skipped == summary.progress.done  # resumed: nothing run again
+
+
+def test_a_request_keeps_the_defense_specs_it_is_given_parsed(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """The CLI reads ``--defense`` once and hands the value down; strings given by hand (an
+    API caller, a bare label) are read by the request."""
+    from dataclasses import replace
+
+    from dibench.defenses import DefenseSpecs
+
+    specs = DefenseSpecs.parse(["jpeg", "prompt-warning"])
+    req = _req(small_dataset_dir, tmp_path, defenses=specs)
+    assert req.defenses is specs and req.defense == "jpeg:75+prompt-warning"
+    assert replace(req, record=False).defenses is specs
+    by_hand = _req(small_dataset_dir, tmp_path, defense="jpeg+prompt-warning")
+    assert by_hand.defenses == specs and isinstance(by_hand.defenses, DefenseSpecs)
+    sim = SimRequest(out=tmp_path, framework="direct", model="oracle", defenses=specs)
+    assert sim.defenses is specs and sim.condition == ("direct", "oracle", specs.spec)

@@ -202,7 +202,7 @@ def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) 
     ds = Dataset.open(datasets["plain"])
     iid = str(ds.injected_ids()[0])
     row = dataset_row(ds, iid, 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
-    refs = ScreenRefs(ds, "none", datasets["plain"].parent)
+    refs = ScreenRefs(ds, None, datasets["plain"].parent)
     image = screens.screenshot(ds, iid)
     shown = screens.png(ds, iid, image)
     assert shown is not None
@@ -252,7 +252,7 @@ def test_a_preprocessed_screen_is_proven_without_its_origin(datasets: dict[str, 
     from dibench.runner._refs import ScreenRefs
 
     ds = Dataset.open(datasets["plain"])
-    refs = ScreenRefs(ds, "jpeg:75", datasets["plain"].parent)
+    refs = ScreenRefs(ds, make_chain(["jpeg:75"]), datasets["plain"].parent)
     jpeg = make_defense("jpeg:75")
     ids = [*ds.benign, *map(str, ds.injected_ids()[:6])]
     for iid in ids:
@@ -277,7 +277,7 @@ def test_a_writer_behind_keeps_bytes_rather_than_proving(datasets: dict[str, Pat
     from dibench.runner._refs import ScreenRefs
 
     ds = Dataset.open(datasets["plain"])
-    refs = ScreenRefs(ds, "none", datasets["plain"].parent)
+    refs = ScreenRefs(ds, None, datasets["plain"].parent)
     refs.hurry = True
     for n, iid in enumerate(map(str, ds.injected_ids()[:2])):
         row = dataset_row(ds, iid, 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)

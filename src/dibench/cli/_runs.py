@@ -12,6 +12,7 @@ import click
 
 if TYPE_CHECKING:
     from dibench._values import Condition
+    from dibench.defenses import DefenseSpecs
     from dibench.runner import Backend, RunConfig, RunProgress, RunRequest, RunSummary, SimRequest
 
 
@@ -33,12 +34,13 @@ from ._app import (
 )
 
 
-def defense_specs(specs: tuple[str, ...]) -> tuple[str, ...]:
-    """Canonical defense specs of ``--defense`` options (one-line error and exit 2 if bad)."""
-    from dibench.defenses import DefenseError, make_chain
+def defense_specs(specs: tuple[str, ...]) -> DefenseSpecs:
+    """The ``--defense`` options read, the one time a run reads them (one-line error and exit
+    2 if bad); the request, the runner and its workers take the parsed value."""
+    from dibench.defenses import DefenseError, DefenseSpecs
 
     try:
-        return tuple(d.spec for d in make_chain(specs))
+        return DefenseSpecs.parse(specs)
     except DefenseError as exc:
         fail(f"--defense: {exc}")
 

@@ -29,6 +29,7 @@ from ._record import STORE_KEY, decision_to_json, row_from_json, row_to_json
 if TYPE_CHECKING:
     from dibench.adapters import Adapter
     from dibench.dataset import Dataset
+    from dibench.defenses import DefenseChain
     from dibench.metrics import Move
 
 require_inspect()
@@ -183,7 +184,7 @@ def dibench_agent(
     )
     from dibench.sim import ChainSpec
 
-    adapter, label = _agent(framework, defense, adapter_opts)
+    adapter, _, label = _agent(framework, defense, adapter_opts)
     ds = _open_dataset(dataset) if dataset else None
     sim_config = SimRunConfig.from_dict(sim) if sim is not None else None
     episodes = plan_sim_work(sim_config)[0] if sim_config is not None else None
@@ -347,16 +348,15 @@ def _open_dataset(path: str) -> Dataset:
 
 def _agent(
     framework: str, defense: list[str] | tuple[str, ...] | None, options: dict[str, Any] | None
-) -> tuple[Adapter, str]:
-    """The adapter behind its defense chain and the condition's defense label (as ``run``)."""
+) -> tuple[Adapter, DefenseChain | None, str]:
+    """The adapter behind its defense chain, the chain and the condition's defense label (as
+    ``run``); ``defense`` read here unless it is ``DefenseSpecs`` already."""
     from dibench.adapters import make_adapter
-    from dibench.defenses import make_chain
+    from dibench.defenses import DefenseSpecs
     from dibench.runner import defended
 
-    adapter, _chain, label = defended(
-        make_adapter(framework, **(options or {})), make_chain(tuple(defense or ())), "none"
-    )
-    return adapter, label
+    chain = DefenseSpecs.of(defense or ()).chain()
+    return defended(make_adapter(framework, **(options or {})), chain, "none")
 
 
 @task
@@ -407,15 +407,15 @@ def decision_integrity(
         ``dibench run --allow-modified-data``; else refused).
     """
     from dibench._registry import load_module
-    from dibench.defenses import make_chain
+    from dibench.defenses import DefenseSpecs
     from dibench.runner import framework_label
 
     for module in _names(load):
         load_module(module)
-    defenses = make_chain(_names(defense))
-    specs = [d.spec for d in defenses]
+    parsed = DefenseSpecs.parse(_names(defense))  # the task's one reading of its specs
+    specs = list(parsed)  # as the log records them, and the solver reads them again
     options = _options(adapter_opts)
-    adapter, label = _agent(framework, specs, options)  # fails here on a bad name or option
+    adapter, chain, label = _agent(framework, parsed, options)  # fails on a bad name or option
     info: dict[str, Any] = {
         "dibench": __version__,
         "framework": framework_label(framework, options),  # name[robust] for robust parsing
@@ -423,7 +423,7 @@ def decision_integrity(
         "defenses": specs,
         "adapter": adapter.describe(),
         "adapter_options": options,
-        "defense_config": defenses.describe(),
+        "defense_config": chain.describe() if chain is not None else [],
     }
     agent_args = {"framework": framework, "defense": specs, "adapter_opts": options}
     if sims:

@@ -297,9 +297,9 @@ def load_sweep(path: Path) -> list[RunRequest]:
     dataset = base / sweep.dataset
     out = base / sweep.out
     modes: tuple[str | None, ...] = tuple(sweep.parse) if sweep.parse is not None else (None,)
-    from dibench.defenses import DefenseError, make_chain
+    from dibench.defenses import DefenseError, DefenseSpecs
 
-    chains: list[tuple[str, ...]] = []
+    chains: list[DefenseSpecs] = []  # read once here; every request of an entry shares it
     for i, d in enumerate(sweep.defenses):
         specs = [d] if isinstance(d, str) else d
         if not isinstance(specs, list) or not all(isinstance(x, str) for x in specs):
@@ -307,7 +307,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
                 f"{path}: field defenses.{i}: expected a spec string or a list of them"
             )
         try:
-            chains.append(tuple(x.spec for x in make_chain(specs)))
+            chains.append(DefenseSpecs.parse(specs))
         except DefenseError as exc:
             raise SweepError(f"{path}: field defenses.{i}: {exc}") from None
     config = RunConfig(

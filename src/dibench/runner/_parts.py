@@ -98,7 +98,7 @@ def components(req: AgentRequest) -> tuple[Adapter, Provider, DefenseChain]:
     """The adapter, provider and defense chain of ``req``; a bad option names its flag."""
     from dibench._registry import check_options
     from dibench.adapters import ADAPTERS
-    from dibench.defenses import make_chain
+    from dibench.defenses import DefenseSpecs
     from dibench.providers import PROVIDERS
 
     stored_options(req.provider_options)
@@ -115,7 +115,7 @@ def components(req: AgentRequest) -> tuple[Adapter, Provider, DefenseChain]:
         provider = provider_factory(rest, **req.provider_options)
     except (TypeError, ValueError) as exc:
         raise RunError(f"--provider-opt: {req.model}: {_plain(exc)}") from None
-    return adapter, provider, make_chain(req.defenses)
+    return adapter, provider, DefenseSpecs.of(req.defenses).chain()
 
 
 def load_defenses(chain: DefenseChain) -> None:

@@ -466,6 +466,7 @@ class OpenCondition:
     condition: Condition
     work: list[Item]
     done: set[Item]
+    chain: DefenseChain | None = None  # the defenses the adapter runs behind
 
     @property
     def key(self) -> str:
@@ -502,7 +503,7 @@ def open_condition(
         "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
     }
     done = store.done(store.add_condition(condition, config))
-    return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done)
+    return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
 
 
 def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
@@ -643,12 +644,13 @@ def dataset_row_writer(
     store: ResultStore,
     condition: Condition,
     recorder: Recorder | None,
+    chain: DefenseChain | None = None,
 ) -> tuple[_RowWriter, Finish]:
     """The store's writer thread for a dataset condition and the ``finish`` that hands it each
     run's row (replies recorded just before it): what every backend commits through. Screens
-    shown as the dataset and the defense make them are stored as references (``ScreenRefs``;
-    ``writer.refs.note`` tells it each instance's PNG as the run built it)."""
-    refs = ScreenRefs(ds, condition.defense, store.path.parent)
+    shown as the dataset and the defenses of ``chain`` make them are stored as references
+    (``ScreenRefs``; ``writer.refs.note`` tells it each instance's PNG as the run built it)."""
+    refs = ScreenRefs(ds, chain, store.path.parent)
     writer = _RowWriter(store, condition.key, _AfterCommit(recorder), refs)
 
     def finish(
@@ -716,7 +718,7 @@ async def run_condition(
     # wait for. A run's replies are appended to the replay file right before its batch is
     # committed (the same thread, in order), so a kill never leaves a stored row without its
     # replies.
-    writer, finish = dataset_row_writer(ds, store, opened.condition, recorder)
+    writer, finish = dataset_row_writer(ds, store, opened.condition, recorder, opened.chain)
     refs = writer.refs
 
     async def attempt(iid: str, repeat: int) -> Decision:

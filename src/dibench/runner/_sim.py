@@ -623,23 +623,24 @@ class SimRequest:
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
     record: bool = True
-    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+    # defense specs in order, e.g. ("jpeg:75", "prompt-warning"): a ``DefenseSpecs`` once made
+    defenses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        """Canonicalise the defenses (DefenseError on an unknown one or a bad parameter), so
-        ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows."""
-        from dibench.defenses import make_chain
+        """Canonicalise the defenses as ``RunRequest`` does (``DefenseSpecs`` kept, strings
+        read here), so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same
+        rows."""
+        from dibench.defenses import DefenseSpecs
 
         object.__setattr__(self, "out", Path(self.out))  # a str is taken as a path
-        specs = tuple(d.spec for d in make_chain(self.defenses))
-        object.__setattr__(self, "defenses", specs)
+        object.__setattr__(self, "defenses", DefenseSpecs.of(self.defenses))
 
     @property
     def defense(self) -> str:
         """The condition's label: the canonical specs joined by '+', or 'none'."""
-        from dibench.defenses import NO_DEFENSE
+        from dibench.defenses import DefenseSpecs
 
-        return "+".join(self.defenses) or NO_DEFENSE
+        return DefenseSpecs.of(self.defenses).spec
 
     @property
     def condition(self) -> Condition:
