@@ -50,7 +50,6 @@ from ._rundir import (
     RunDir,
     framework_label,
     judge_replies_path,
-    label_of,
     stored_options,
 )
 from ._sim import (
@@ -126,7 +125,6 @@ __all__ = [
     "framework_label",
     "iter_export_rows",
     "judge_replies_path",
-    "label_of",
     "load_sweep",
     "merge_runs",
     "open_condition",

@@ -34,7 +34,6 @@ __all__ = [
     "RunDir",
     "framework_label",
     "judge_replies_path",
-    "label_of",
     "stored_options",
 ]
 
@@ -76,11 +75,6 @@ def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
     conditions of one run directory and sit side by side in its report."""
     parse = adapter_options.get("parse")
     return f"{framework}[{parse}]" if parse not in (None, "faithful") else framework
-
-
-def label_of(req: ConditionSpec) -> str:
-    """``framework_label`` of a request."""
-    return framework_label(req.framework, req.adapter_options)
 
 
 def judge_replies_path(agent_path: StrPath, k: int) -> Path:
