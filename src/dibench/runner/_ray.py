@@ -1118,7 +1118,7 @@ async def _run_dataset(
         units[:1] = [units[0][:1], units[0][1:]]
 
     recorder = parts.recorder
-    writer, finish = dataset_row_writer(ds, store, opened.condition, recorder, opened.chain)
+    writer, finish = dataset_row_writer(ds, store, opened, recorder)
 
     try:
         aborted = await _drive_on_pool(

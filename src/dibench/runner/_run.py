@@ -642,15 +642,16 @@ class _RowWriter:
 def dataset_row_writer(
     ds: Dataset,
     store: ResultStore,
-    condition: Condition,
+    opened: OpenCondition,
     recorder: Recorder | None,
-    chain: DefenseChain | None = None,
 ) -> tuple[_RowWriter, Finish]:
-    """The store's writer thread for a dataset condition and the ``finish`` that hands it each
-    run's row (replies recorded just before it): what every backend commits through. Screens
-    shown as the dataset and the defenses of ``chain`` make them are stored as references
-    (``ScreenRefs``; ``writer.refs.note`` tells it each instance's PNG as the run built it)."""
-    refs = ScreenRefs(ds, chain, store.path.parent)
+    """The store's writer thread for a dataset condition ``opened`` in ``store`` and the
+    ``finish`` that hands it each run's row (replies recorded just before it): what every
+    backend commits through. Screens shown as the dataset and the condition's defenses make
+    them are stored as references (``ScreenRefs``; ``writer.refs.note`` tells it each
+    instance's PNG as the run built it)."""
+    condition = opened.condition
+    refs = ScreenRefs(ds, opened.chain, store.path.parent)
     writer = _RowWriter(store, condition.key, _AfterCommit(recorder), refs)
 
     def finish(
@@ -718,7 +719,7 @@ async def run_condition(
     # wait for. A run's replies are appended to the replay file right before its batch is
     # committed (the same thread, in order), so a kill never leaves a stored row without its
     # replies.
-    writer, finish = dataset_row_writer(ds, store, opened.condition, recorder, opened.chain)
+    writer, finish = dataset_row_writer(ds, store, opened, recorder)
     refs = writer.refs
 
     async def attempt(iid: str, repeat: int) -> Decision:
