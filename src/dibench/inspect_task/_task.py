@@ -415,7 +415,7 @@ def decision_integrity(
     parsed = DefenseSpecs.parse(_names(defense))  # the task's one reading of its specs
     specs = list(parsed)  # as the log records them, and the solver reads them again
     options = _options(adapter_opts)
-    adapter, chain, label = _agent(framework, parsed, options)  # fails on a bad name or option
+    adapter, defenses, label = _agent(framework, parsed, options)  # fails on a bad name/option
     info: dict[str, Any] = {
         "dibench": __version__,
         "framework": framework_label(framework, options),  # name[robust] for robust parsing
@@ -423,7 +423,7 @@ def decision_integrity(
         "defenses": specs,
         "adapter": adapter.describe(),
         "adapter_options": options,
-        "defense_config": chain.describe() if chain is not None else [],
+        "defense_config": defenses.describe() if defenses is not None else [],
     }
     agent_args = {"framework": framework, "defense": specs, "adapter_opts": options}
     if sims:
