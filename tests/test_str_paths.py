@@ -14,6 +14,7 @@ from dibench.generate import GenerateConfig, generate
 from dibench.probes import TemplateSpec, read_probe_file, write_probe_file
 from dibench.report import build_report, write_report
 from dibench.runner import (
+    Condition,
     ResultStore,
     RunConfig,
     RunRequest,
@@ -21,7 +22,6 @@ from dibench.runner import (
     export_replies,
     export_rows,
     judge_replies_path,
-    replies_path,
 )
 
 from .byos.screens import LIGHT, Item, draw_screen, write_dump
@@ -39,8 +39,8 @@ def test_the_public_entry_points_take_str_paths(d8_dataset_dir: Path, tmp_path: 
     run = f"{tmp}/run"
     req = RunRequest(ds, run, "direct", "oracle", RunConfig(repeats=1, limit=1), record=True)
     assert execute(req).progress.done > 0
-    assert replies_path(run, "direct", "oracle").is_file()
-    assert judge_replies_path(str(replies_path(run, "direct", "oracle")), 0).parent.is_dir()
+    assert Condition("direct", "oracle").replies(run).is_file()
+    assert judge_replies_path(str(Condition("direct", "oracle").replies(run)), 0).parent.is_dir()
     with ResultStore(f"{run}/results.sqlite", readonly=True) as store:
         assert export_rows(store, f"{tmp}/rows.jsonl", "jsonl") > 0
         assert export_replies(store, f"{tmp}/replies")

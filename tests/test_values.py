@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 
 import orjson
 import pytest
@@ -82,3 +83,33 @@ def test_positions_read_a_grid_from_its_card_boxes_in_reading_order() -> None:
         "e": (5, 3, 1, "below"),  # its top is past the first screen
     }
     assert all(not p.below_fold for p in Position.of_cards(cards).values())  # one screen
+
+
+def test_a_condition_has_one_key_one_label_and_one_replay_file() -> None:
+    from dibench._values import Condition
+
+    plain = Condition("direct", "openai:qwen-vl")
+    assert plain == ("direct", "openai:qwen-vl", "none")  # groups as the metrics' tuples do
+    assert {("direct", "openai:qwen-vl", "none"): 1}[plain] == 1
+    assert plain.key == "direct|openai:qwen-vl|none"  # as results.sqlite and run.json hold it
+    assert plain.label == "direct · openai:qwen-vl"
+    defended = Condition("direct[robust]", "oracle", "jpeg:75+prompt-warning")
+    assert defended.label == "direct[robust] · oracle · defense jpeg:75+prompt-warning"
+    assert defended.replies("runs/a") == Path(
+        "runs/a/replies/direct_robust___oracle__jpeg_75_prompt-warning.jsonl"
+    )
+
+
+def test_a_long_defense_spec_gives_a_short_replay_name_of_its_own() -> None:
+    from dibench._values import Condition
+
+    judge = (
+        "llm-judge:provider=openai:gpt-4o,base_url=http://127.0.0.1:8000/v1,policy=block,"
+        "prompt=/home/someone/experiments/2026/judges/prompts/strict-injection-judge.txt"
+    )
+    one = Condition("direct", "openai:m", f"{judge},threshold=0.5").replies("r")
+    other = Condition("direct", "openai:m", f"{judge},threshold=0.6").replies("r")
+    assert len(one.name) <= 120 and len(other.name) <= 120  # within any file system's NAME_MAX
+    assert one.name.startswith("direct__openai_m__llm-judge_provider_openai_gpt-4o")
+    assert one != other  # the digest keeps two specs that share their first 100 characters apart
+    assert one == Condition("direct", "openai:m", f"{judge},threshold=0.5").replies("r")

@@ -1,5 +1,5 @@
-"""Value types that every layer shares: instance ids, pixel boxes, UI nodes, text styles, probe
-payloads and run outcomes.
+"""Value types that every layer shares: instance ids, conditions, pixel boxes, UI nodes, text
+styles, probe payloads and run outcomes.
 
 They sit on the ground floor, below ``dataset`` and ``metrics`` (which re-export them), so that
 rendering, OCR, providers, adapters and defenses name a box or an outcome without reaching into
@@ -8,8 +8,12 @@ the dataset's records or the metrics' rows. Frozen: a value is never changed in 
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping
 from enum import StrEnum
+from os import PathLike
+from pathlib import Path
 from typing import Annotated, Literal, NamedTuple
 
 from pydantic import (
@@ -29,6 +33,7 @@ __all__ = [
     "ChainPick",
     "Claim",
     "ClaimFact",
+    "Condition",
     "Frozen",
     "InstanceId",
     "InstanceIdError",
@@ -111,6 +116,42 @@ class InstanceId(str):
 
     def __reduce__(self) -> tuple[type[InstanceId], tuple[str, str | None, str | None]]:
         return (InstanceId, (self.pair, self.target, self.probe))
+
+
+class Condition(NamedTuple):
+    """One experimental condition: an agent (framework and model) under a defense.
+
+    ``framework`` as the run stores it (the adapter's name, ``name[robust]`` when it reads
+    replies tolerantly), ``defense`` the canonical spec of the defense chain ('+'-joined, or
+    "none"). A tuple, so it unpacks, compares and hashes as the ``(framework, model, defense)``
+    the metrics group by; ``key`` is its one spelling on disk (results.sqlite, run.json).
+    """
+
+    framework: str
+    model: str
+    defense: str = "none"
+
+    @property
+    def key(self) -> str:
+        """The id of the condition in a run directory: ``framework|model|defense``."""
+        return f"{self.framework}|{self.model}|{self.defense}"
+
+    @property
+    def label(self) -> str:
+        """The condition as reports name it: ``framework · model``, and its defense if any."""
+        agent = f"{self.framework} · {self.model}"
+        return agent if self.defense == "none" else f"{agent} · defense {self.defense}"
+
+    def replies(self, root: str | PathLike[str]) -> Path:
+        """The replay file the condition's agent replies are recorded to in run directory
+        ``root`` (``replies/framework__model__defense.jsonl``, filesystem-safe; a name past
+        120 characters, a long defense spec, is cut and suffixed with a digest)."""
+        name = f"{self.framework}__{self.model}__{self.defense}"
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+        if len(safe) > 120:  # a long defense spec (URLs, file paths) would exceed NAME_MAX
+            digest = hashlib.blake2b(name.encode(), digest_size=6).hexdigest()
+            safe = f"{safe[:100]}-{digest}"
+        return Path(root) / "replies" / f"{safe}.jsonl"
 
 
 class Box(NamedTuple):

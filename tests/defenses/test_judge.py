@@ -16,7 +16,7 @@ from dibench.dataset import Dataset
 from dibench.defenses import make_chain, parse_judgement
 from dibench.metrics import Outcome
 from dibench.providers import InfraError, make_provider
-from dibench.runner import ResultStore, RunConfig, run_condition
+from dibench.runner import Condition, ResultStore, RunConfig, run_condition
 from dibench.testing import FakeChatServer, Fault
 
 from .conftest import decide, injected_of
@@ -161,7 +161,7 @@ def test_judge_infra_errors_propagate_and_are_stored(
                     await run_condition(
                         small_dataset, store, make_adapter("direct"), make_provider("oracle"),
                         RunConfig(repeats=1, states=(iid,), include_injected=False),
-                        framework="direct", model="oracle", defenses=chain,
+                        condition=Condition("direct", "oracle"), defenses=chain,
                     )  # fmt: skip
                 finally:
                     await chain.aclose()

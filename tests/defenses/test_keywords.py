@@ -14,7 +14,7 @@ from dibench.dataset import Dataset
 from dibench.defenses import make_chain, score_text
 from dibench.metrics import Outcome
 from dibench.providers import make_provider
-from dibench.runner import ResultStore, RunConfig, run_condition
+from dibench.runner import Condition, ResultStore, RunConfig, run_condition
 
 from .conftest import decide, injected_of, shown
 
@@ -57,7 +57,7 @@ def test_verdicts_are_stored_for_benign_and_injected_runs(
             await run_condition(
                 small_dataset, store, make_adapter("direct"), make_provider("random"),
                 RunConfig(repeats=1, states=states, concurrency=2),
-                framework="direct", model="random", defenses=chain,
+                condition=Condition("direct", "random"), defenses=chain,
             )  # fmt: skip
 
         asyncio.run(go())

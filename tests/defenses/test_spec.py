@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from dibench.defenses import (
     DEFENSES,
     Defense,
     DefenseError,
+    DefenseSpecs,
     canonical_spec,
     chain_label,
     make_chain,
@@ -76,10 +79,11 @@ def test_values_may_hold_colons_and_commas() -> None:
     ],
 )
 def test_bad_specs_name_the_problem(spec: str, needle: str) -> None:
-    with pytest.raises(DefenseError) as err:
-        make_defense(spec)
-    assert needle in str(err.value)
-    assert "\n" not in str(err.value)
+    for read in (make_defense, DefenseSpecs.parse):
+        with pytest.raises(DefenseError) as err:
+            read(spec)
+        assert needle in str(err.value)
+        assert "\n" not in str(err.value)
 
 
 def test_chain_order_label_and_description() -> None:
@@ -106,3 +110,28 @@ def test_a_defense_registered_at_runtime_gets_a_spec(tmp_path: object) -> None:
     d = make_defense("test-crop:12,keep-ui=no")
     assert isinstance(d, Crop) and d.pixels == 12 and d.keep_ui is False
     assert d.spec == "test-crop:12,keep_ui=false"
+
+
+def test_specs_are_read_once_into_a_value_that_builds_fresh_chains() -> None:
+    """What a run passes down from its flag: the canonical specs (as run.json stores them),
+    the condition's label, and chains built from the typed parameters, one per run."""
+    specs = DefenseSpecs.parse(["jpeg", "none", ["prompt-warning", "noise:5"]])
+    assert specs == ("jpeg:75", "prompt-warning", "noise:5")  # the strings, as before
+    assert specs.spec == make_chain(["jpeg", "prompt-warning", "noise:5"]).spec
+    assert DefenseSpecs.parse([]).spec == DefenseSpecs.parse("none").spec == "none"
+    assert DefenseSpecs.of(specs) is specs  # passed down, not read again
+    first, second = specs.chain(), specs.chain()
+    assert first.describe() == second.describe() == make_chain(specs).describe()
+    assert all(a is not b for a, b in zip(first, second, strict=True))  # a chain holds state
+    assert not DefenseSpecs.parse([]).chain()
+
+
+def test_parsed_specs_travel_to_another_process_whole() -> None:
+    """A Ray worker gets the request pickled: the specs arrive parsed, parameters and all."""
+    specs = DefenseSpecs.parse(["downscale:factor=0.75,resample=bicubic", "keyword-detector"])
+    again = pickle.loads(pickle.dumps(specs))
+    assert isinstance(again, DefenseSpecs) and again == specs
+    assert again.chain().describe() == specs.chain().describe()
+    assert pickle.loads(pickle.dumps(DefenseSpecs())) == ()
+    copied = DefenseSpecs(iter(specs))  # a copy made element by element reads the strings
+    assert copied == specs and copied.chain().describe() == specs.chain().describe()

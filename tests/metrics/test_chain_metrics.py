@@ -5,7 +5,7 @@ from __future__ import annotations
 from dibench.adapters import Decision
 from dibench.metrics import chain_cor, chain_metrics, later_change, propagation, step_asr
 from dibench.metrics._rows import Outcome, ResultRow
-from dibench.runner import chain_row
+from dibench.runner import Condition, chain_row
 from dibench.sim import ChainSpec, plan_chains, step_acceptable
 
 
@@ -21,7 +21,7 @@ def _play(chain: ChainSpec, follow: bool) -> ResultRow:
         else:
             picks.append(acc[0] if acc else items[0])
     d = Decision(picks[-1], Outcome.COMMITTED)
-    return chain_row(chain, 1, "direct", "policy", "none", d, Outcome.COMMITTED, picks=picks)
+    return chain_row(chain, 1, Condition("direct", "policy"), d, Outcome.COMMITTED, picks=picks)
 
 
 def test_chain_metrics_follow_the_picks_and_recompute_from_the_sim() -> None:

@@ -65,12 +65,12 @@ def clustered_rows() -> list[ResultRow]:
 
 @pytest.fixture(scope="module")
 def four_states(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, list[ResultRow]]:
-    from dibench.runner import ResultStore
+    from dibench.runner import Condition, ResultStore
 
     root = tmp_path_factory.mktemp("four-states")
     rows = clustered_rows()
     with ResultStore(root / "results.sqlite") as store:
-        cond = store.add_condition("direct", "m", "none", {})
+        cond = store.add_condition(Condition("direct", "m", "none"), {})
         store.put_many(cond, [(r, None, "", ()) for r in rows])
     (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
     return build_report(root, examples=0, intervals=Intervals(n_boot=500)), rows
@@ -163,7 +163,7 @@ def test_no_format_shows_a_change_beyond_100_pp(report: Report) -> None:
 def robust_agent(tmp_path_factory: pytest.TempPathFactory) -> Report:
     """Twelve states, 38 variants each, an agent the injection never moves: ASR 0%, TCR 100%
     and no deferral everywhere, COR 100% benign and injected."""
-    from dibench.runner import ResultStore
+    from dibench.runner import Condition, ResultStore
 
     root = tmp_path_factory.mktemp("robust")
     rows = []
@@ -172,7 +172,7 @@ def robust_agent(tmp_path_factory: pytest.TempPathFactory) -> Report:
         rows.append(_row(state, None, "a1"))
         rows += [_row(state, i, "a1") for i in range(VARIANTS)]
     with ResultStore(root / "results.sqlite") as store:
-        cond = store.add_condition("direct", "m", "none", {})
+        cond = store.add_condition(Condition("direct", "m", "none"), {})
         store.put_many(cond, [(r, None, "", ()) for r in rows])
     (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
     return build_report(root, examples=0, intervals=Intervals(n_boot=200))

@@ -15,7 +15,7 @@ from dibench import screens
 from dibench.adapters import make_adapter, show
 from dibench.dataset import Dataset
 from dibench.providers import RecordingProvider, make_provider
-from dibench.runner import ResultStore, RunConfig, run_condition
+from dibench.runner import Condition, ResultStore, RunConfig, run_condition
 from dibench.runner._store import StoreError
 from dibench.testing import FakeChatServer
 
@@ -52,7 +52,7 @@ def _run(ds: Dataset, store: ResultStore, url: str, replies: Path) -> None:
             await run_condition(
                 ds, store, make_adapter("direct"), provider,
                 RunConfig(repeats=2, limit=2, concurrency=8),
-                framework="direct", model="openai:fake-vl", recorder=provider,
+                condition=Condition("direct", "openai:fake-vl"), recorder=provider,
             )  # fmt: skip
         finally:
             await provider.aclose()

@@ -9,13 +9,13 @@ from typing import Any
 
 from dibench.dataset import Dataset
 from dibench.runner import (
+    Condition,
     ResultStore,
     RunConfig,
     RunRequest,
     execute,
     export_replies,
     judge_replies_path,
-    replies_path,
 )
 from dibench.testing import FakeChatServer
 
@@ -50,7 +50,7 @@ def test_judge_replies_are_recorded_and_replay_to_the_same_verdicts(
 
     with ResultStore(live / "results.sqlite") as store:
         (cond,) = store.conditions().values()
-    agent_file = replies_path(live, "direct", "oracle", cond["defense"])
+    agent_file = Condition("direct", "oracle", cond["defense"]).replies(live)
     judge_file = judge_replies_path(agent_file, 0)
     records = [json.loads(line) for line in judge_file.read_text().splitlines()]
     assert len(records) == len(first)  # one record per (instance, repeat), one reply each

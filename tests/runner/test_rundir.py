@@ -11,6 +11,7 @@ import pytest
 from dibench.dataset import Dataset, DatasetError
 from dibench.runner import (
     Backend,
+    Condition,
     LocalBackend,
     RecordError,
     ResultStore,
@@ -37,7 +38,7 @@ def test_paths_and_an_absent_run_json(tmp_path: Path) -> None:
     assert rd.run_json == tmp_path / "r" / "run.json"
     assert rd.store_path == tmp_path / "r" / "results.sqlite"
     assert (
-        rd.replies("direct", "openai:m", "jpeg:75")
+        rd.replies(Condition("direct", "openai:m", "jpeg:75"))
         == tmp_path / "r/replies/direct__openai_m__jpeg_75.jsonl"
     )
     assert rd.read() == RunFile() and not (tmp_path / "r").exists()  # reading creates nothing
@@ -168,3 +169,41 @@ def test_a_request_takes_its_paths_as_strings(small_dataset_dir: Path, tmp_path:
     assert SimRequest(out=str(tmp_path / "m"), framework="direct", model="oracle").out == (  # type: ignore[arg-type]
         tmp_path / "m"
     )
+
+
+def test_a_condition_is_one_key_in_the_store_run_json_and_the_replay_file(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """A tolerant reader under a defense: the store, run.json and the recorded replies name
+    the condition as ``req.condition`` does (``direct[robust]``, the defense's canonical spec),
+    and the run's summary and a resume find it there."""
+    req = _req(small_dataset_dir, tmp_path, config=RunConfig(repeats=1, limit=1),
+               adapter_options={"parse": "robust"}, defenses=("jpeg",))  # fmt: skip
+    assert req.condition == ("direct[robust]", "oracle", "jpeg:75")
+    summary = execute(req)
+    assert summary.condition == req.condition.key == "direct[robust]|oracle|jpeg:75"
+    with RunDir(tmp_path).store(readonly=True) as store:
+        assert list(store.conditions()) == [req.condition.key]
+        assert len(store.done(req.condition.key)) == summary.progress.done > 0
+    assert [c.key for c in RunDir(tmp_path).read().conditions] == [req.condition.key]
+    assert req.condition.replies(tmp_path).is_file()
+    assert execute(req).progress.skipped == summary.progress.done  # resumed: nothing run again
+
+
+def test_a_request_keeps_the_defense_specs_it_is_given_parsed(
+    small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """The CLI reads ``--defense`` once and hands the value down; strings given by hand (an
+    API caller, a bare label) are read by the request."""
+    from dataclasses import replace
+
+    from dibench.defenses import DefenseSpecs
+
+    specs = DefenseSpecs.parse(["jpeg", "prompt-warning"])
+    req = _req(small_dataset_dir, tmp_path, defenses=specs)
+    assert req.defenses is specs and req.defense == "jpeg:75+prompt-warning"
+    assert replace(req, record=False).defenses is specs
+    by_hand = _req(small_dataset_dir, tmp_path, defense="jpeg+prompt-warning")
+    assert by_hand.defenses == specs and isinstance(by_hand.defenses, DefenseSpecs)
+    sim = SimRequest(out=tmp_path, framework="direct", model="oracle", defenses=specs)
+    assert sim.defenses is specs and sim.condition == ("direct", "oracle", specs.spec)

@@ -25,7 +25,7 @@ from dibench.generate import GenerateConfig, generate
 from dibench.metrics import asr_pairs
 from dibench.providers import make_provider
 from dibench.report import make_example
-from dibench.runner import ResultStore, RunConfig, ScreenGoneError, run_condition
+from dibench.runner import Condition, ResultStore, RunConfig, ScreenGoneError, run_condition
 from dibench.testing import FakeChatServer
 
 TINY = GenerateConfig(benign=1, probes=("naive", "combined_p"), width=360, height=780)
@@ -63,8 +63,9 @@ def _run(dataset: Path, out: Path, framework: str, defense: str) -> dict[str, by
                 try:
                     await run_condition(
                         Dataset.open(dataset), store, make_adapter(framework), provider,
-                        RunConfig(repeats=1, concurrency=4), framework=framework,
-                        model="openai:fake-vl", defenses=make_chain(defense.split(",")),
+                        RunConfig(repeats=1, concurrency=4),
+                        condition=Condition(framework, "openai:fake-vl"),
+                        defenses=make_chain(defense.split(",")),
                     )  # fmt: skip
                 finally:
                     await provider.aclose()
@@ -195,13 +196,13 @@ def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) 
     the instance again and compares; a screen that differs in a few bands is kept as those
     bands, one that differs everywhere as bytes."""
     from dibench import screens
-    from dibench.runner import dataset_row
+    from dibench.runner import Condition, dataset_row
     from dibench.runner._refs import ScreenRefs
 
     ds = Dataset.open(datasets["plain"])
     iid = str(ds.injected_ids()[0])
-    row = dataset_row(ds, iid, 0, "direct", "m", "none", None, Outcome.NO_COMMIT)
-    refs = ScreenRefs(ds, "none", datasets["plain"].parent)
+    row = dataset_row(ds, iid, 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
+    refs = ScreenRefs(ds, None, datasets["plain"].parent)
     image = screens.screenshot(ds, iid)
     shown = screens.png(ds, iid, image)
     assert shown is not None
@@ -226,7 +227,7 @@ def test_a_store_from_before_references_still_reads(tmp_path: Path) -> None:
     png = encode_png(Image.new("RGB", (40, 80), (9, 99, 199)))
     path = tmp_path / "results.sqlite"
     with ResultStore(path) as store:
-        cond = store.add_condition("direct", "m", "none", {})
+        cond = store.add_condition(Condition("direct", "m", "none"), {})
         step = Step("decision", "prompt", png, "Answer: 1", None)
         decision = Decision("c1", Outcome.COMMITTED, steps=(step,))
         store.put(cond, row("s1", 0, Outcome.COMMITTED, "c1"), decision)
@@ -247,22 +248,22 @@ def test_a_preprocessed_screen_is_proven_without_its_origin(datasets: dict[str, 
     from dibench.adapters import AgentInput
     from dibench.adapters import encode_png as adapter_png
     from dibench.defenses import DefenseContext, View, make_defense
-    from dibench.runner import dataset_row
+    from dibench.runner import Condition, dataset_row
     from dibench.runner._refs import ScreenRefs
 
     ds = Dataset.open(datasets["plain"])
-    refs = ScreenRefs(ds, "jpeg:75", datasets["plain"].parent)
+    refs = ScreenRefs(ds, make_chain(["jpeg:75"]), datasets["plain"].parent)
     jpeg = make_defense("jpeg:75")
     ids = [*ds.benign, *map(str, ds.injected_ids()[:6])]
     for iid in ids:
         inp: AgentInput = screens.agent_input(ds, iid, 0)
         view = asyncio.run(jpeg.before(View.of(inp), DefenseContext(inp)))
         shown = adapter_png(view.image)  # as an adapter encodes it, outside ``show``
-        row = dataset_row(ds, iid, 0, "direct", "m", "jpeg:75", None, Outcome.NO_COMMIT)
+        row = dataset_row(ds, iid, 0, Condition("direct", "m", "jpeg:75"), None, Outcome.NO_COMMIT)
         ref = refs.describe(row, shown, hashlib.sha256(shown).hexdigest())
         assert ref is not None and ref.steps == (("jpeg", 75),)
     assert refs.settled["compared"] == len(ids)
-    row = dataset_row(ds, ids[-1], 0, "direct", "m", "jpeg:75", None, Outcome.NO_COMMIT)
+    row = dataset_row(ds, ids[-1], 0, Condition("direct", "m", "jpeg:75"), None, Outcome.NO_COMMIT)
     raw = screens.png(ds, ids[-1], screens.screenshot(ds, ids[-1]))
     assert raw is not None  # the screen without the defense is not what the steps give
     assert refs.describe(row, raw, hashlib.sha256(raw).hexdigest()) is None
@@ -272,14 +273,14 @@ def test_a_writer_behind_keeps_bytes_rather_than_proving(datasets: dict[str, Pat
     """While rows pile up (``hurry``), a screen that would have to be composed again is kept as
     bytes at once; it does not count towards giving references up."""
     from dibench import screens
-    from dibench.runner import dataset_row
+    from dibench.runner import Condition, dataset_row
     from dibench.runner._refs import ScreenRefs
 
     ds = Dataset.open(datasets["plain"])
-    refs = ScreenRefs(ds, "none", datasets["plain"].parent)
+    refs = ScreenRefs(ds, None, datasets["plain"].parent)
     refs.hurry = True
     for n, iid in enumerate(map(str, ds.injected_ids()[:2])):
-        row = dataset_row(ds, iid, 0, "direct", "m", "none", None, Outcome.NO_COMMIT)
+        row = dataset_row(ds, iid, 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
         shown = screens.png(ds, iid, screens.screenshot(ds, iid))
         assert shown is not None
         if n == 1:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from dibench._values import Condition
+    from dibench.defenses import DefenseSpecs
     from dibench.runner import Backend, RunConfig, RunProgress, RunRequest, RunSummary, SimRequest
 
 
@@ -32,17 +34,20 @@ from ._app import (
 )
 
 
-def defense_specs(specs: tuple[str, ...]) -> tuple[str, ...]:
-    """Canonical defense specs of ``--defense`` options (one-line error and exit 2 if bad)."""
-    from dibench.defenses import DefenseError, make_chain
+def defense_specs(specs: tuple[str, ...]) -> DefenseSpecs:
+    """The ``--defense`` options read, the one time a run reads them (one-line error and exit
+    2 if bad); the request, the runner and its workers take the parsed value."""
+    from dibench.defenses import DefenseError, DefenseSpecs
 
     try:
-        return tuple(d.spec for d in make_chain(specs))
+        return DefenseSpecs.parse(specs)
     except DefenseError as exc:
         fail(f"--defense: {exc}")
 
 
-def condition_label(framework: str, model: str, defense: str) -> str:
+def condition_label(condition: Condition) -> str:
+    """How the terminal names a condition while it runs: ``framework x model [defense]``."""
+    framework, model, defense = condition
     return f"{framework} x {model}" + (f" [{defense}]" if defense != "none" else "")
 
 
@@ -141,21 +146,24 @@ def _print_summary(summary: RunSummary, out: Path) -> None:
 def execute_condition(
     execute: Callable[..., RunSummary],
     req: RunRequest | SimRequest,
-    label: str,
     *,
     keep_actors: bool = False,
 ) -> None:
-    """Run ``req`` with ``execute`` under a progress bar, print its summary, fail if aborted.
+    """Run ``req`` with ``execute`` under a progress bar (named by ``condition_label``), print
+    its summary, fail if aborted.
 
     The command's ``--backend`` options (``backend_options``) choose where the work runs;
     ``keep_actors``: Ray actors stay for the command's next run (``RayBackend.keep``).
     """
     from dibench.runner import RunRequest
 
+    label = condition_label(req.condition)
     if isinstance(req, RunRequest):
         warn_fonts(Path(req.dataset))
         if req.allow_modified_data:
             _warn_modified(Path(req.dataset))
+    else:
+        label += " (simulated apps)"
     backend = _backend(keep_actors=keep_actors)
     prog, update = _run_progress(label)
     try:
@@ -190,14 +198,14 @@ def _warn_modified(dataset: Path) -> None:
 
 def _stored(req: RunRequest | SimRequest, label: str) -> str:
     """What an interrupted run left in its store: its condition's finished runs, counted."""
-    from dibench.runner import ResultStore, condition_key, label_of
+    from dibench.runner import ResultStore
 
     path = Path(req.out) / "results.sqlite"
     if not path.exists():
         return f"nothing stored yet ({path} not created)"
     try:
         with ResultStore(path, readonly=True) as store:
-            n = len(store.done(condition_key(label_of(req), req.model, req.defense)))
+            n = len(store.done(req.condition.key))
     except user_errors():
         return f"results so far are kept in {path}"
     return f"{n} runs of {label} stored in {path}"
@@ -365,7 +373,7 @@ def run(
     ``--states`` picks benign states by id (as the run config's and the inspect task's
     ``benign``, ``injected`` and ``states``).
     """
-    from dibench.runner import RunRequest, execute, label_of
+    from dibench.runner import RunRequest, execute
 
     load_modules(load)
     specs = defense_specs(defense)
@@ -382,7 +390,7 @@ def run(
         defenses=specs,
         allow_modified_data=allow_modified_data,
     )
-    execute_condition(execute, req, condition_label(label_of(req), model, req.defense))
+    execute_condition(execute, req)
 
 
 def _run_config(
@@ -470,7 +478,6 @@ def sweep(config: Path, allow_modified_data: bool, load: tuple[str, ...]) -> Non
         RunError,
         SweepError,
         execute,
-        label_of,
         load_sweep,
         preflight,
     )
@@ -488,12 +495,7 @@ def sweep(config: Path, allow_modified_data: bool, load: tuple[str, ...]) -> Non
             raise SweepError(f"{config}: {req.model} x {req.framework}: {exc}") from None
     try:  # on Ray, each condition takes the actors the last one left (same settings)
         for req in requests:
-            execute_condition(
-                execute,
-                req,
-                condition_label(label_of(req), req.model, req.defense),
-                keep_actors=True,
-            )
+            execute_condition(execute, req, keep_actors=True)
     finally:
         RayBackend.release()
     click.echo(f"sweep done: {len(requests)} conditions in {requests[0].out if requests else '-'}")
@@ -601,7 +603,7 @@ def quickstart(
         config=RunConfig(repeats=repeats, states=states, probes=comma_list(probes), concurrency=4),
         defenses=specs,
     )
-    execute_condition(execute, req, condition_label(framework, model, req.defense))
+    execute_condition(execute, req)
     rep = build_report(out)
     path = write_report(rep, "html")
     md = write_report(rep.without_examples(), "md")

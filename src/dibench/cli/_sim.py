@@ -11,7 +11,6 @@ from ._app import main as cli
 from ._runs import (
     agent_options,
     backend_options,
-    condition_label,
     defense_specs,
     execute_condition,
     provider_options_of,
@@ -147,9 +146,7 @@ def simulate(
         defenses=specs,
     )
     try:
-        execute_condition(
-            execute_sim, req, f"{condition_label(framework, model, req.defense)} (simulated apps)"
-        )
+        execute_condition(execute_sim, req)
     except EpisodeError as exc:
         fail(str(exc))
 

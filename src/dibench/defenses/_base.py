@@ -13,7 +13,7 @@ import dataclasses
 import inspect
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -32,6 +32,7 @@ __all__ = [
     "DefenseChain",
     "DefenseContext",
     "DefenseError",
+    "DefenseSpecs",
     "View",
     "canonical_spec",
     "chain_label",
@@ -377,7 +378,13 @@ def _resolve(spec: str) -> tuple[str, Callable[..., Defense], dict[str, Any]]:
 
 def make_defense(spec: str) -> Defense:
     """A configured defense from its spec, e.g. ``make_defense("jpeg:75")``."""
-    name, factory, kwargs = _resolve(spec)
+    return _build(spec, *_resolve(spec))
+
+
+def _build(
+    spec: str, name: str, factory: Callable[..., Defense], kwargs: Mapping[str, Any]
+) -> Defense:
+    """The defense ``factory`` makes of typed ``kwargs`` (errors name ``spec``)."""
     try:
         defense = factory(**kwargs)
     except DefenseError:
@@ -461,6 +468,77 @@ def make_chain(specs: str | Iterable[Any]) -> DefenseChain:
     return DefenseChain(
         make_defense(s) for s in _flatten(specs) if s.strip() and s.strip() != NO_DEFENSE
     )
+
+
+class DefenseSpecs(tuple[str, ...]):
+    """A condition's defense specs, read once: where a run is asked for (a flag, a sweep
+    entry, a request made by hand), then passed down as this value.
+
+    It *is* the tuple of canonical specs (``jpeg`` is read as ``jpeg:75``), so run.json, a
+    comparison or a message see the strings as before; each also keeps the registered name
+    and typed parameters it was read into, so ``chain()`` builds the defenses (here, or in a
+    Ray worker it is sent to) without reading a spec string again. ``spec``: the condition's
+    defense label. Immutable; cheap to build beyond constructing each defense once to learn
+    its canonical spec (models load later, in ``Defense.load``).
+    """
+
+    _parts: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+    def __new__(
+        cls, parsed: Iterable[str | tuple[str, str, Mapping[str, Any] | Iterable[Any]]] = ()
+    ) -> DefenseSpecs:
+        """From ``(canonical spec, registered name, parameters)`` triples (``parse`` makes
+        them); a plain spec string among them (a copy made element by element) is read."""
+        items = []
+        for item in parsed:
+            for spec, name, kwargs in (
+                cls.parse(item)._triples() if isinstance(item, str) else [item]
+            ):
+                items.append((spec, name, tuple(dict(kwargs).items())))
+        self = super().__new__(cls, (spec for spec, _, _ in items))
+        self._parts = tuple((name, kwargs) for _, name, kwargs in items)
+        return self
+
+    @classmethod
+    def parse(cls, specs: str | Iterable[Any]) -> DefenseSpecs:
+        """``specs`` in order (``"none"`` and blank entries skipped); a ``DefenseError``
+        naming the first unknown defense or bad parameter."""
+        parsed = []
+        for text in _flatten(specs):
+            if text.strip() and text.strip() != NO_DEFENSE:
+                name, factory, kwargs = _resolve(text)
+                parsed.append((_build(text, name, factory, kwargs).spec, name, kwargs))
+        return cls(parsed)
+
+    @classmethod
+    def of(cls, specs: str | Iterable[Any]) -> DefenseSpecs:
+        """``specs`` if they were parsed already, else ``parse(specs)``."""
+        return specs if isinstance(specs, DefenseSpecs) else cls.parse(specs)
+
+    @property
+    def spec(self) -> str:
+        """The condition's defense label: the canonical specs joined by '+', or "none"."""
+        return "+".join(self) or NO_DEFENSE
+
+    def chain(self) -> DefenseChain:
+        """The defenses, built afresh (a chain holds state: one per run), in order."""
+        built = []
+        for spec, (name, kwargs) in zip(self, self._parts, strict=True):
+            try:
+                factory = DEFENSES.get(name)
+            except RegistryError as exc:  # a --load'ed defense this process has not loaded
+                raise DefenseError(str(exc)) from None
+            built.append(_build(spec, name, factory, dict(kwargs)))
+        return DefenseChain(built)
+
+    def _triples(self) -> list[tuple[str, str, tuple[tuple[str, Any], ...]]]:
+        return [(spec, name, kw) for spec, (name, kw) in zip(self, self._parts, strict=True)]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (DefenseSpecs, (self._triples(),))
+
+    def __repr__(self) -> str:
+        return f"DefenseSpecs({tuple(self)!r})"
 
 
 def chain_label(specs: str | Iterable[Any]) -> str:

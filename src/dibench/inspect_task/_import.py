@@ -24,7 +24,7 @@ from typing import Any
 from dibench import __version__
 from dibench._fs import file_errors
 from dibench._records import RUN_SCHEMA, RunFile
-from dibench._values import Outcome
+from dibench._values import Condition, Outcome
 from dibench.metrics import ResultRow
 from dibench.runner import Described, RunDir, RunError
 
@@ -63,6 +63,11 @@ class _Condition:
     config: Described
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def condition(self) -> Condition:
+        """As the log names it: its framework is already ``name[robust]`` for robust parsing."""
+        return Condition(self.framework, self.model, self.defense)
 
 
 class _Described:
@@ -127,7 +132,7 @@ def _images(sample: Any) -> dict[str, bytes]:
     return out
 
 
-def _infra_row(sample: Any, framework: str, model: str, defense: str) -> ResultRow:
+def _infra_row(sample: Any, condition: Condition) -> ResultRow:
     """The row of a sample with no result: an infrastructure error, as the runner stores one."""
     meta = sample.metadata or {}
     return ResultRow(
@@ -137,8 +142,8 @@ def _infra_row(sample: Any, framework: str, model: str, defense: str) -> ResultR
         app=meta.get("app", ""),
         category=meta.get("category", ""),
         language=meta.get("language", ""),
-        framework=framework,
-        model=model,
+        framework=condition.framework,
+        model=condition.model,
         repeat=sample.epoch,
         seed=sample.epoch,
         decision=None,
@@ -147,7 +152,7 @@ def _infra_row(sample: Any, framework: str, model: str, defense: str) -> ResultR
         probe=meta.get("probe"),
         carriers=tuple(meta.get("carriers", ())),
         target=meta.get("target"),
-        defense=defense,
+        defense=condition.defense,
     )
 
 
@@ -221,7 +226,7 @@ def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
     with rundir.lock(), rundir.store() as store:
         _record(rundir, info, cond, source)
         key = store.add_condition(
-            framework, model, defense,
+            cond.condition,
             {**settings, "adapter": info.get("adapter", {}),
              "provider": {"name": model, "via": "inspect_ai"},
              "defenses": info.get("defense_config", []), "inspect": source},
@@ -234,7 +239,7 @@ def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
                 decision = decision_from_json(record, _images(sample))
                 store.put(key, row, decision, moves=moves_from_json(record))
             else:
-                row = _infra_row(sample, framework, model, defense)
+                row = _infra_row(sample, cond.condition)
                 store.put(key, row, None, _why_unfinished(sample))
                 infra += 1
             rows += 1

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from dibench import __version__
 from dibench._registry import read_value
+from dibench._values import Condition
 from dibench.adapters import AgentInput, Decision
 from dibench.metrics import Estimate, ResultRow, asr, cor, deferral, tcr
 from dibench.screens import Screens
@@ -28,6 +29,7 @@ from ._record import STORE_KEY, decision_to_json, row_from_json, row_to_json
 if TYPE_CHECKING:
     from dibench.adapters import Adapter
     from dibench.dataset import Dataset
+    from dibench.defenses import DefenseChain
     from dibench.metrics import Move
 
 require_inspect()
@@ -182,7 +184,7 @@ def dibench_agent(
     )
     from dibench.sim import ChainSpec
 
-    adapter, label = _agent(framework, defense, adapter_opts)
+    adapter, _, label = _agent(framework, defense, adapter_opts)
     ds = _open_dataset(dataset) if dataset else None
     sim_config = SimRunConfig.from_dict(sim) if sim is not None else None
     episodes = plan_sim_work(sim_config)[0] if sim_config is not None else None
@@ -196,6 +198,7 @@ def dibench_agent(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         iid, repeat = str(state.sample_id), state.epoch
         model = str(state.model)
+        cond = Condition(framework, model, label)
         provider = InspectProvider()
         moves: list[Move] = []
         decision: Decision
@@ -205,7 +208,7 @@ def dibench_agent(
             played = await play_chain(adapter, provider, chain, sim_config, repeat=repeat)
             decision, moves = played.decision, played.moves
             row = chain_row(
-                chain, repeat, framework, model, label, decision, decision.outcome,
+                chain, repeat, cond, decision, decision.outcome,
                 picks=chain_moves_picks(moves), moves=moves,
             )  # fmt: skip
         elif episodes is not None:
@@ -215,13 +218,13 @@ def dibench_agent(
             decision = await play_episode(adapter, env, provider, spec, sim_config, repeat=repeat)
             moves = env.moves
             row = episode_row(
-                spec, repeat, framework, model, label, decision, decision.outcome,
+                spec, repeat, cond, decision, decision.outcome,
                 moves=moves, size=(sim_config.width, sim_config.height),
             )  # fmt: skip
         else:
             decision = await adapter.decide(agent_input(iid, repeat), provider)
             row = dataset_row(
-                ds, iid, repeat, framework, model, label, decision.candidate,
+                ds, iid, repeat, cond, decision.candidate,
                 decision.outcome, question=decision.question,
                 confirmations=decision.confirmations,
             )  # fmt: skip
@@ -345,16 +348,15 @@ def _open_dataset(path: str) -> Dataset:
 
 def _agent(
     framework: str, defense: list[str] | tuple[str, ...] | None, options: dict[str, Any] | None
-) -> tuple[Adapter, str]:
-    """The adapter behind its defense chain and the condition's defense label (as ``run``)."""
+) -> tuple[Adapter, DefenseChain | None, str]:
+    """The adapter behind its defense chain, the chain and the condition's defense label (as
+    ``run``); ``defense`` read here unless it is ``DefenseSpecs`` already."""
     from dibench.adapters import make_adapter
-    from dibench.defenses import make_chain
+    from dibench.defenses import DefenseSpecs
     from dibench.runner import defended
 
-    adapter, _chain, label = defended(
-        make_adapter(framework, **(options or {})), make_chain(tuple(defense or ())), "none"
-    )
-    return adapter, label
+    chain = DefenseSpecs.of(defense or ()).chain()
+    return defended(make_adapter(framework, **(options or {})), chain, "none")
 
 
 @task
@@ -405,15 +407,15 @@ def decision_integrity(
         ``dibench run --allow-modified-data``; else refused).
     """
     from dibench._registry import load_module
-    from dibench.defenses import make_chain
+    from dibench.defenses import DefenseSpecs
     from dibench.runner import framework_label
 
     for module in _names(load):
         load_module(module)
-    defenses = make_chain(_names(defense))
-    specs = [d.spec for d in defenses]
+    parsed = DefenseSpecs.parse(_names(defense))  # the task's one reading of its specs
+    specs = list(parsed)  # as the log records them, and the solver reads them again
     options = _options(adapter_opts)
-    adapter, label = _agent(framework, specs, options)  # fails here on a bad name or option
+    adapter, defenses, label = _agent(framework, parsed, options)  # fails on a bad name/option
     info: dict[str, Any] = {
         "dibench": __version__,
         "framework": framework_label(framework, options),  # name[robust] for robust parsing
@@ -421,7 +423,7 @@ def decision_integrity(
         "defenses": specs,
         "adapter": adapter.describe(),
         "adapter_options": options,
-        "defense_config": defenses.describe(),
+        "defense_config": defenses.describe() if defenses is not None else [],
     }
     agent_args = {"framework": framework, "defense": specs, "adapter_opts": options}
     if sims:

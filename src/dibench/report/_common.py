@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dibench._text_safety import visible
+from dibench._values import Condition
 from dibench.metrics import MIN_CLUSTERS, Estimate, KeyFinding, PairedDiff
 
 from ._model import Report, Table, field_label, value_label
@@ -153,7 +154,8 @@ def fmt_p(p: float | None) -> str:
 
 
 def agent_label(framework: str, model: str) -> str:
-    return f"{framework} · {model}"
+    """An agent as the report names it (its condition's label without a defense)."""
+    return Condition(framework, model).label
 
 
 def level(conf: float) -> str:

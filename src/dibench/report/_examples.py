@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from dibench._values import Condition
 from dibench.metrics import AsrPair
 from dibench.screens import screenshot
 
@@ -204,10 +205,10 @@ def make_example(
     ``last_image``: without a dataset, show the last screen the model saw rather than the first
     (a simulator episode starts on the home screen; its decision is made on the last one).
     """
-    from dibench.runner import ScreenGoneError, condition_key
+    from dibench.runner import ScreenGoneError
 
     inj, ben = pair.injected, pair.benign
-    cond = condition_key(inj.framework, inj.model, inj.defense)
+    cond = Condition(inj.framework, inj.model, inj.defense).key
     inj_details = store.details(cond, inj.instance_id, inj.repeat)
     ben_details = store.details(cond, ben.instance_id, ben.repeat)
     instruction = title = cover = None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image, ImageDraw
 
 from dibench._records import RunFile
+from dibench._values import Condition
 from dibench.metrics import (
     ACTION_KINDS,
     EXPLORE_METRICS,
@@ -743,7 +744,7 @@ def action_svgs(section: ExploreSection) -> list[tuple[str, str]]:
             for a in section.actions
             if (a.framework, a.model, a.defense) == (fw, model, dfn)
         }
-        agent = _agent_heading(fw, model, dfn)
+        agent = Condition(fw, model, dfn).label
         svg = action_chart(
             mixes.get("benign"), mixes.get("injected"), label=f"Action types: {agent}"
         )
@@ -872,10 +873,6 @@ def films_html(section: ExploreSection) -> str:
     return "".join(parts)
 
 
-def _agent_heading(fw: str, model: str, dfn: str) -> str:
-    return agent_label(fw, model) + ("" if dfn == "none" else f" · defense {dfn}")
-
-
 EXPLORE_COLUMNS = (
     Column("framework", numeric=False),
     Column("model", numeric=False),
@@ -944,7 +941,7 @@ def explore_table(section: ExploreSection) -> Table:
                 Count(c.diff.n_clusters),
             ),
             band=(_probe_label(c.probe),),
-            split=_agent_heading(c.framework, c.model, c.defense),
+            split=Condition(c.framework, c.model, c.defense).label,
             data=(("probe", c.probe), ("metric", c.metric)),
         )
         for c in _ordered(section)

@@ -6,6 +6,7 @@ run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite sto
 """
 
 from dibench._records import ConditionRecord, RecordError, RunFile
+from dibench._values import Condition
 
 from ._api import (
     SweepError,
@@ -49,8 +50,6 @@ from ._rundir import (
     RunDir,
     framework_label,
     judge_replies_path,
-    label_of,
-    replies_path,
     stored_options,
 )
 from ._sim import (
@@ -67,7 +66,7 @@ from ._sim import (
     run_episodes,
     tracking_env,
 )
-from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError, condition_key
+from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
 __all__ = [
@@ -75,6 +74,7 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "AgentRequest",
     "Backend",
+    "Condition",
     "ConditionRecord",
     "ConditionSpec",
     "Described",
@@ -113,7 +113,6 @@ __all__ = [
     "check_probes",
     "check_states",
     "choice_sets",
-    "condition_key",
     "dataset_row",
     "defended",
     "drive",
@@ -126,7 +125,6 @@ __all__ = [
     "framework_label",
     "iter_export_rows",
     "judge_replies_path",
-    "label_of",
     "load_sweep",
     "merge_runs",
     "open_condition",
@@ -137,7 +135,6 @@ __all__ = [
     "preflight",
     "probe_carriers",
     "record_endpoint_stats",
-    "replies_path",
     "run_condition",
     "run_episodes",
     "state_choice_set",

@@ -41,9 +41,9 @@ from ._parts import (
 )
 from ._request import RunRequest
 from ._run import ProgressFn, RunConfig, RunSummary, check_states
-from ._rundir import RunDir, label_of, stored_options
+from ._rundir import RunDir, stored_options
 from ._sim import SimRequest, plan_sim_work
-from ._store import ResultStore, condition_key
+from ._store import ResultStore
 from ._types import AgentRequest
 
 __all__ = [
@@ -168,8 +168,7 @@ def _launch(
                 finally:
                     # Facts, not results: a store that fails here must not hide the run's error.
                     with contextlib.suppress(Exception):
-                        key = condition_key(label_of(req), req.model, req.defense)
-                        record_endpoint_stats(store, key, endpoints)
+                        record_endpoint_stats(store, req.condition.key, endpoints)
                     await provider.aclose()
                     await chain.aclose()
 
@@ -313,9 +312,9 @@ def load_sweep(path: Path) -> list[RunRequest]:
     dataset = base / sweep.dataset
     out = base / sweep.out
     modes: tuple[str | None, ...] = tuple(sweep.parse) if sweep.parse is not None else (None,)
-    from dibench.defenses import DefenseError, make_chain
+    from dibench.defenses import DefenseError, DefenseSpecs
 
-    chains: list[tuple[str, ...]] = []
+    chains: list[DefenseSpecs] = []  # read once here; every request of an entry shares it
     for i, d in enumerate(sweep.defenses):
         specs = [d] if isinstance(d, str) else d
         if not isinstance(specs, list) or not all(isinstance(x, str) for x in specs):
@@ -323,7 +322,7 @@ def load_sweep(path: Path) -> list[RunRequest]:
                 f"{path}: field defenses.{i}: expected a spec string or a list of them"
             )
         try:
-            chains.append(tuple(x.spec for x in make_chain(specs)))
+            chains.append(DefenseSpecs.parse(specs))
         except DefenseError as exc:
             raise SweepError(f"{path}: field defenses.{i}: {exc}") from None
     config = RunConfig(

@@ -22,6 +22,7 @@ import orjson
 from dibench._extras import require_extra
 from dibench._fs import StrPath, atomic_path, atomic_write, file_errors
 from dibench._text_safety import formula_safe
+from dibench._values import Condition
 
 from ._store import ResultStore
 
@@ -167,11 +168,11 @@ def export_replies(store: ResultStore, out_dir: StrPath) -> list[Path]:
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    from ._rundir import judge_replies_path, replies_path
+    from ._rundir import judge_replies_path
 
     written = []
     for key, c in store.conditions().items():
-        path = out_dir / replies_path(out_dir.parent, c["framework"], c["model"], c["defense"]).name
+        path = out_dir / Condition(c["framework"], c["model"], c["defense"]).replies(out_dir).name
         judges = [d for d in c["config"].get("defenses", []) if _judges(d)]
         cur = store.db.execute(
             "SELECT instance_id, repeat, steps FROM results WHERE condition=? AND outcome!=? "

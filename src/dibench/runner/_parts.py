@@ -21,7 +21,7 @@ from dibench.providers import Provider
 from ._errors import RunError
 from ._request import RunRequest
 from ._run import ProgressFn, RunSummary, run_condition
-from ._rundir import judge_replies_path, label_of, replies_path, stored_options
+from ._rundir import judge_replies_path, stored_options
 from ._sim import SimRequest, run_episodes
 from ._store import ResultStore
 from ._types import AgentRequest
@@ -98,7 +98,7 @@ def components(req: AgentRequest) -> tuple[Adapter, Provider, DefenseChain]:
     """The adapter, provider and defense chain of ``req``; a bad option names its flag."""
     from dibench._registry import check_options
     from dibench.adapters import ADAPTERS
-    from dibench.defenses import make_chain
+    from dibench.defenses import DefenseSpecs
     from dibench.providers import PROVIDERS
 
     stored_options(req.provider_options)
@@ -115,7 +115,7 @@ def components(req: AgentRequest) -> tuple[Adapter, Provider, DefenseChain]:
         provider = provider_factory(rest, **req.provider_options)
     except (TypeError, ValueError) as exc:
         raise RunError(f"--provider-opt: {req.model}: {_plain(exc)}") from None
-    return adapter, provider, make_chain(req.defenses)
+    return adapter, provider, DefenseSpecs.of(req.defenses).chain()
 
 
 def load_defenses(chain: DefenseChain) -> None:
@@ -144,7 +144,7 @@ def recording(
 
     if not req.record:
         return provider, None
-    path = replies_path(req.out, label_of(req), req.model, req.defense)
+    path = req.condition.replies(req.out)
     path.parent.mkdir(exist_ok=True)
     recorders: list[RecordingProvider] = []
     if not req.model.startswith("replay:"):
@@ -211,15 +211,13 @@ class LocalBackend:
     ) -> RunSummary:
         return await run_condition(
             ds, store, parts.adapter, parts.provider, req.config,
-            framework=label_of(req), model=req.model, defense=req.defense,
-            on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder,
-            defenses=parts.chain,
+            condition=req.condition, on_progress=parts.on_progress, fatal=parts.fatal,
+            recorder=parts.recorder, defenses=parts.chain,
         )  # fmt: skip
 
     async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
         return await run_episodes(
             store, parts.adapter, parts.provider, req.config,
-            framework=label_of(req), model=req.model, defense=req.defense,
-            on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder,
-            defenses=parts.chain,
+            condition=req.condition, on_progress=parts.on_progress, fatal=parts.fatal,
+            recorder=parts.recorder, defenses=parts.chain,
         )  # fmt: skip

@@ -64,7 +64,6 @@ from ._errors import RunError
 from ._parts import Recorders, RunParts, components, record_endpoint_stats
 from ._request import RunRequest
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive
-from ._rundir import label_of
 from ._sim import ChainPlay, SimRequest
 from ._store import ResultStore
 from ._types import Recorder
@@ -1102,13 +1101,11 @@ async def _run_dataset(
 
     t0 = time.perf_counter()
     config = req.config
-    framework, model = label_of(req), req.model
     opened = open_condition(
         store, parts.adapter, parts.provider, parts.chain, partial(plan_work, ds, config),
-        framework=framework, model=model, defense=req.defense,
-        settings=dataset_settings(ds, config),
+        condition=req.condition, settings=dataset_settings(ds, config),
     )  # fmt: skip
-    defense, condition, work, prog = opened.defense, opened.key, opened.work, opened.progress()
+    condition, work, prog = opened.key, opened.work, opened.progress()
     workers, _ = _pool_size(backend)
     states = {ds.key(i).pair for i, _ in work}
     units = dataset_units(
@@ -1121,9 +1118,7 @@ async def _run_dataset(
         units[:1] = [units[0][:1], units[0][1:]]
 
     recorder = parts.recorder
-    writer, finish = dataset_row_writer(
-        ds, store, condition, recorder, framework=framework, model=model, defense=defense
-    )
+    writer, finish = dataset_row_writer(ds, store, opened, recorder)
 
     try:
         aborted = await _drive_on_pool(
@@ -1148,11 +1143,10 @@ async def _run_sim(
     from ._sim import ChainRecorder, open_sim_condition
 
     t0 = time.perf_counter()
-    config, framework, model = req.config, label_of(req), req.model
+    config = req.config
     sim = open_sim_condition(
-        store, parts.adapter, parts.provider, parts.chain, config, framework=framework,
-        model=model, defense=req.defense,
-    )  # fmt: skip
+        store, parts.adapter, parts.provider, parts.chain, config, condition=req.condition
+    )
     moves: dict[Item, tuple[Move, ...]] = {}
     plays: dict[Item, ChainPlay] = {}  # finished chains' decision ids, until stored
 
@@ -1165,8 +1159,8 @@ async def _run_sim(
         flush = ChainRecorder(parts.recorder, plays)  # a chain's replies under each decision
     aborted = await _drive_on_pool(
         backend, "sim", req, [[w] for w in sim.work], config.concurrency, sim.progress, store,
-        sim.condition, sim.finisher(store, framework, model, done), moves, system_prefix="",
+        sim.key, sim.finisher(store, done), moves, system_prefix="",
         on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder, flush=flush,
         plays=plays,
     )  # fmt: skip
-    return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)
+    return RunSummary(sim.key, sim.progress, time.perf_counter() - t0, aborted)

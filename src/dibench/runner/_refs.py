@@ -31,7 +31,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image
@@ -43,6 +43,9 @@ from dibench._seeding import np_rng
 from dibench.adapters import shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import ResultRow
+
+if TYPE_CHECKING:
+    from dibench.defenses import DefenseChain
 
 __all__ = ["ScreenGoneError", "ScreenRef", "ScreenRefs", "rebuild_screen"]
 
@@ -86,36 +89,27 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def pixel_steps(defense: str) -> list[Step] | None:
-    """The pixel steps of a condition's defense label (``jpeg:75+prompt-warning`` ->
-    ``[["jpeg", 75]]``), noise without its per-row seed; None when the label cannot be read
-    (then no references are tried)."""
+def pixel_steps(chain: DefenseChain | None) -> list[Step] | None:
+    """The pixel steps of a condition's defenses (``jpeg:75+prompt-warning`` ->
+    ``[["jpeg", 75]]``), noise without its per-row seed, read off the chain the run built;
+    None when a defense goes by a built-in's name but is not it (then no references are
+    tried)."""
     steps: list[Step] = []
-    if not defense or defense == "none":  # defenses.NO_DEFENSE, without importing them
+    if not chain:
         return steps
-    from dibench.defenses import (
-        DownscaleDefense,
-        JpegDefense,
-        NoiseDefense,
-        make_defense,
-        parse_spec,
-    )
+    from dibench.defenses import DownscaleDefense, JpegDefense, NoiseDefense
 
-    try:
-        for part in defense.split("+"):
-            if parse_spec(part)[0] not in PIXEL_DEFENSES:
-                continue  # no pixels of its own (a mask it draws fails the check: bytes kept)
-            d = make_defense(part)
-            if isinstance(d, JpegDefense):
-                steps.append(["jpeg", d.quality])
-            elif isinstance(d, DownscaleDefense):
-                steps.append(["downscale", d.factor, d.resample])
-            elif isinstance(d, NoiseDefense):
-                steps.append(["noise", d.sigma])
-            else:  # a user's defense registered under a built-in's name
-                return None
-    except (DIBenchError, ValueError):
-        return None
+    for d in chain:
+        if d.name not in PIXEL_DEFENSES:
+            continue  # no pixels of its own (a mask it draws fails the check: bytes kept)
+        if isinstance(d, JpegDefense):
+            steps.append(["jpeg", d.quality])
+        elif isinstance(d, DownscaleDefense):
+            steps.append(["downscale", d.factor, d.resample])
+        elif isinstance(d, NoiseDefense):
+            steps.append(["noise", d.sigma])
+        else:  # a user's defense registered under a built-in's name
+            return None
     return steps
 
 
@@ -202,14 +196,14 @@ class ScreenRefs:
     (Ray actors compose their own) the writer composes the instance once more.
     """
 
-    def __init__(self, ds: Dataset, defense: str, store_dir: Path) -> None:
+    def __init__(self, ds: Dataset, chain: DefenseChain | None, store_dir: Path) -> None:
         self.ds = ds
         self.root = str(ds.root.resolve())
         try:
             self.rel = os.path.relpath(self.root, store_dir.resolve())
         except ValueError:  # another drive (Windows): only the absolute place
             self.rel = self.root
-        self.steps = pixel_steps(defense)
+        self.steps = pixel_steps(chain)
         # the run's PNG of each (instance, repeat) until its screen is settled (the same object
         # for every repeat, and in the raw case the pending row's screen itself)
         self._noted: LruCache[tuple[str, int], bytes] = LruCache(512)

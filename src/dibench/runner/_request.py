@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dibench._values import Condition
+
 from ._run import RunConfig
+from ._rundir import framework_label
 
 __all__ = ["RunRequest"]
 
@@ -24,25 +27,33 @@ class RunRequest:
     adapter_options: dict[str, Any] = field(default_factory=dict)
     defense: str = "none"  # the condition's label; derived from ``defenses`` when given
     record: bool = True
-    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+    # defense specs in order, e.g. ("jpeg:75", "prompt-warning"): a ``DefenseSpecs`` once made
+    defenses: tuple[str, ...] = ()
     # run record files that differ from the sha256 their manifest records (else refused);
     # not a setting of the condition: run.json records the hashes of what was read either way
     allow_modified_data: bool = False
 
     def __post_init__(self) -> None:
-        """Canonicalise the paths and defenses (DefenseError on an unknown defense or a bad
-        parameter).
+        """Canonicalise the paths and defenses: specs given as ``DefenseSpecs`` (read where
+        the run was asked for) are kept, strings are read here (DefenseError on an unknown
+        defense or a bad parameter).
 
         A bare ``defense`` label (``"jpeg:75+prompt-warning"``) is read as its '+'-joined specs,
         so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows.
         """
-        from dibench.defenses import make_chain
+        from dibench.defenses import DefenseSpecs
 
         object.__setattr__(self, "dataset", Path(self.dataset))  # a str is taken as a path
         object.__setattr__(self, "out", Path(self.out))
-        specs = tuple(self.defenses)
+        specs: tuple[str, ...] = self.defenses
         if not specs and self.defense not in ("", "none"):
             specs = tuple(self.defense.split("+"))
-        chain = make_chain(specs)
-        object.__setattr__(self, "defenses", tuple(d.spec for d in chain))
-        object.__setattr__(self, "defense", chain.spec)
+        parsed = DefenseSpecs.of(specs)
+        object.__setattr__(self, "defenses", parsed)
+        object.__setattr__(self, "defense", parsed.spec)
+
+    @property
+    def condition(self) -> Condition:
+        """The condition this request runs (``framework_label`` names its framework)."""
+        framework = framework_label(self.framework, self.adapter_options)
+        return Condition(framework, self.model, self.defense)

@@ -19,7 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dibench._secrets import mask_secret_keys
-from dibench._values import InstanceId, Outcome
+from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
@@ -154,9 +154,7 @@ def dataset_row(
     ds: Dataset,
     iid: str,
     repeat: int,
-    framework: str,
-    model: str,
-    defense: str,
+    condition: Condition,
     decision: str | None,
     outcome: Outcome,
     inst: Instance | None = None,
@@ -188,8 +186,8 @@ def dataset_row(
         app=inst.state.app,
         category=inst.state.category.value,
         language=inst.state.language,
-        framework=framework,
-        model=model,
+        framework=condition.framework,
+        model=condition.model,
         repeat=repeat,
         seed=repeat,
         decision=decision,
@@ -198,7 +196,7 @@ def dataset_row(
         probe=rec.probe if rec else None,
         carriers=rec.carriers if rec else (),
         target=rec.target if rec else None,
-        defense=defense,
+        defense=condition.defense,
         question=question,
         confirmations=tuple(confirmations),
         target_rank=pos.rank if pos else None,
@@ -461,14 +459,19 @@ Item = tuple[str, int]  # (instance or episode id, repeat)
 @dataclass
 class OpenCondition:
     """A condition registered in its store: the adapter to run (behind its defenses), the
-    condition's defense label and store key, the planned work the store lacks and what it
+    condition (its defense the chain's), the planned work the store lacks and what it
     already holds."""
 
     adapter: Adapter
-    defense: str
-    key: str
+    condition: Condition
     work: list[Item]
     done: set[Item]
+    chain: DefenseChain | None = None  # the defenses the adapter runs behind
+
+    @property
+    def key(self) -> str:
+        """The condition's key in the store."""
+        return self.condition.key
 
     def progress(self) -> RunProgress:
         """Counters that start at what a resumed run finds stored."""
@@ -483,26 +486,24 @@ def open_condition(
     defenses: DefenseChain | None,
     plan: Callable[[], Sequence[Item]],
     *,
-    framework: str,
-    model: str,
-    defense: str,
+    condition: Condition,
     settings: dict[str, Any],
 ) -> OpenCondition:
     """What every backend does before its first run, for datasets and simulators alike:
     wrap ``adapter`` in its defenses (see ``defended``), register the condition with
     ``settings`` plus the adapter's, provider's and defenses' descriptions as its config,
     and keep of the work ``plan()`` returns (in run order; planned once the condition is
-    registered) what the store still lacks."""
-    adapter, chain, defense = defended(adapter, defenses, defense)
+    registered) what the store still lacks. ``condition``'s defense is the chain's, if any."""
+    adapter, chain, defense = defended(adapter, defenses, condition.defense)
+    condition = condition._replace(defense=defense)
     config = {
         **settings,
         "adapter": adapter.describe(),
         "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
         "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
     }
-    key = store.add_condition(framework, model, defense, config)
-    done = store.done(key)
-    return OpenCondition(adapter, defense, key, [w for w in plan() if w not in done], done)
+    done = store.done(store.add_condition(condition, config))
+    return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
 
 
 def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
@@ -641,26 +642,24 @@ class _RowWriter:
 def dataset_row_writer(
     ds: Dataset,
     store: ResultStore,
-    condition: str,
+    opened: OpenCondition,
     recorder: Recorder | None,
-    *,
-    framework: str,
-    model: str,
-    defense: str,
 ) -> tuple[_RowWriter, Finish]:
-    """The store's writer thread for a dataset condition and the ``finish`` that hands it each
-    run's row (replies recorded just before it): what every backend commits through. Screens
-    shown as the dataset and the defense make them are stored as references (``ScreenRefs``;
-    ``writer.refs.note`` tells it each instance's PNG as the run built it)."""
-    refs = ScreenRefs(ds, defense, store.path.parent)
-    writer = _RowWriter(store, condition, _AfterCommit(recorder), refs)
+    """The store's writer thread for a dataset condition ``opened`` in ``store`` and the
+    ``finish`` that hands it each run's row (replies recorded just before it): what every
+    backend commits through. Screens shown as the dataset and the condition's defenses make
+    them are stored as references (``ScreenRefs``; ``writer.refs.note`` tells it each
+    instance's PNG as the run built it)."""
+    condition = opened.condition
+    refs = ScreenRefs(ds, opened.chain, store.path.parent)
+    writer = _RowWriter(store, condition.key, _AfterCommit(recorder), refs)
 
     def finish(
         iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
         chosen = decision.candidate if decision is not None else None
         row = dataset_row(
-            ds, iid, repeat, framework, model, defense, chosen, outcome,
+            ds, iid, repeat, condition, chosen, outcome,
             question=decision.question if decision is not None else "",
             confirmations=decision.confirmations if decision is not None else (),
         )  # fmt: skip
@@ -676,16 +675,14 @@ async def run_condition(
     provider: Provider,
     config: RunConfig,
     *,
-    framework: str,
-    model: str,
-    defense: str = "none",
+    condition: Condition,
     system_prefix: str = "",
     on_progress: ProgressFn | None = None,
     fatal: Sequence[type[BaseException]] = (),
     recorder: Recorder | None = None,
     defenses: DefenseChain | None = None,
 ) -> RunSummary:
-    """Run one (framework, model, defense) condition in this process; resumes whatever the
+    """Run one condition (framework, model, defense) in this process; resumes whatever the
     store lacks. The local backend's body of ``execute``, and the way to run a condition into
     a store opened by hand (tests, benchmarks).
 
@@ -701,9 +698,9 @@ async def run_condition(
     t0 = time.perf_counter()
     opened = open_condition(
         store, adapter, provider, defenses, partial(plan_work, ds, config),
-        framework=framework, model=model, defense=defense, settings=dataset_settings(ds, config),
+        condition=condition, settings=dataset_settings(ds, config),
     )  # fmt: skip
-    adapter, defense, condition, work = opened.adapter, opened.defense, opened.key, opened.work
+    adapter, work = opened.adapter, opened.work
     prog = opened.progress()
     # Instance-major work: the inputs of the few screens in flight serve all their repeats.
     screens = Screens(ds, system_prefix=system_prefix, keep=max(8, config.concurrency) + 1)
@@ -722,9 +719,7 @@ async def run_condition(
     # wait for. A run's replies are appended to the replay file right before its batch is
     # committed (the same thread, in order), so a kill never leaves a stored row without its
     # replies.
-    writer, finish = dataset_row_writer(
-        ds, store, condition, recorder, framework=framework, model=model, defense=defense
-    )
+    writer, finish = dataset_row_writer(ds, store, opened, recorder)
     refs = writer.refs
 
     async def attempt(iid: str, repeat: int) -> Decision:
@@ -745,4 +740,4 @@ async def run_condition(
         failed = writer.close()  # every row handed over is committed (or failed) here
     if failed is not None:
         raise failed
-    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
+    return RunSummary(opened.key, prog, time.perf_counter() - t0, aborted)

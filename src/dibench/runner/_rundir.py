@@ -11,7 +11,6 @@ episodes and every condition's settings; never a secret) and, with recording on,
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,6 +20,7 @@ from dibench import __version__
 from dibench._fs import StrPath
 from dibench._records import RUN_SCHEMA, ConditionRecord, RunFile
 from dibench._secrets import mask_secret_keys, redact_url
+from dibench._values import Condition
 from dibench.adapters import folder_digest
 from dibench.dataset import Dataset, DatasetError
 
@@ -34,8 +34,6 @@ __all__ = [
     "RunDir",
     "framework_label",
     "judge_replies_path",
-    "label_of",
-    "replies_path",
     "stored_options",
 ]
 
@@ -84,21 +82,6 @@ def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
     if adapter_options.get("confirm") is not None:
         label += f"[confirm={adapter_options['confirm']}]"
     return label
-
-
-def label_of(req: ConditionSpec) -> str:
-    """``framework_label`` of a request."""
-    return framework_label(req.framework, req.adapter_options)
-
-
-def replies_path(out: StrPath, framework: str, model: str, defense: str = "none") -> Path:
-    """The replay file a condition's agent replies are recorded to (names kept filesystem-safe)."""
-    label = f"{framework}__{model}__{defense}"
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", label)
-    if len(safe) > 120:  # a long defense spec (URLs, file paths) would exceed NAME_MAX
-        digest = hashlib.blake2b(label.encode(), digest_size=6).hexdigest()
-        safe = f"{safe[:100]}-{digest}"
-    return Path(out) / "replies" / f"{safe}.jsonl"
 
 
 def judge_replies_path(agent_path: StrPath, k: int) -> Path:
@@ -154,7 +137,7 @@ def condition_entry(req: ConditionSpec) -> ConditionRecord:
     """``req``'s entry in run.json's ``conditions`` (options as ``stored_options`` keeps them,
     the prompt templates' digest when a ``prompts=`` folder is given)."""
     return ConditionRecord(
-        key=f"{label_of(req)}|{req.model}|{req.defense}",
+        key=req.condition.key,
         framework=req.framework,
         model=req.model,
         defense=req.defense,
@@ -189,9 +172,9 @@ class RunDir:
         """The result store (``ResultStore``) of every condition run here."""
         return self.root / "results.sqlite"
 
-    def replies(self, framework: str, model: str, defense: str = "none") -> Path:
-        """The replay file of a condition's agent replies (``replies_path``)."""
-        return replies_path(self.root, framework, model, defense)
+    def replies(self, condition: Condition) -> Path:
+        """The replay file of a condition's agent replies (``Condition.replies``)."""
+        return condition.replies(self.root)
 
     def lock(self) -> RunLock:
         """The directory's writer lock (a second writer is refused with ``RunDirBusy``)."""

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from dibench._cache import LruCache
 from dibench._errors import field_error
 from dibench._registry import Registry
-from dibench._values import Outcome
+from dibench._values import Condition, Outcome
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
 from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
@@ -30,6 +30,7 @@ from dibench.providers import Provider
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
 from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
+from ._rundir import framework_label
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -258,8 +259,8 @@ def probe_carriers(probe: str | None) -> tuple[str, ...]:
     return tuple(PROBES.get(probe).carriers)
 
 
-def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defense: str,
-                d: Decision | None, outcome: Outcome, *, moves: Sequence[Move] = (),
+def episode_row(spec: EpisodeSpec, repeat: int, condition: Condition, d: Decision | None,
+                outcome: Outcome, *, moves: Sequence[Move] = (),
                 size: tuple[int, int] = (1080, 2340)) -> ResultRow:  # fmt: skip
     """The result row of one simulator episode: what ``dibench simulate`` stores and the
     inspect task scores (the decision counts only when the episode committed).
@@ -286,8 +287,8 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         app=spec.sim,
         category=spec.category,
         language=spec.language,
-        framework=framework,
-        model=model,
+        framework=condition.framework,
+        model=condition.model,
         repeat=repeat,
         seed=repeat,
         decision=decision,
@@ -296,7 +297,7 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
         probe=spec.probe,
         carriers=probe_carriers(spec.probe),
         target=spec.target,
-        defense=defense,
+        defense=condition.defense,
         question=d.question if d is not None else "",
         confirmations=d.confirmations if d is not None else (),
         target_rank=pos.rank if pos else None,
@@ -309,8 +310,8 @@ def episode_row(spec: EpisodeSpec, repeat: int, framework: str, model: str, defe
     )
 
 
-def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense: str,
-              d: Decision | None, outcome: Outcome, *, picks: Sequence[str | None] = (),
+def chain_row(chain: ChainSpec, repeat: int, condition: Condition, d: Decision | None,
+              outcome: Outcome, *, picks: Sequence[str | None] = (),
               moves: Sequence[Move] = ()) -> ResultRow:  # fmt: skip
     """The result row of one chain episode: ``chain`` holds every decision (its pick, its
     acceptable set given the earlier picks, injected or not, the limit kept or not);
@@ -335,8 +336,8 @@ def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense
         app=chain.sim,
         category=f"chain-{chain.steps}",
         language=chain.language,
-        framework=framework,
-        model=model,
+        framework=condition.framework,
+        model=condition.model,
         repeat=repeat,
         seed=repeat,
         decision=d.candidate if d is not None and outcome == Outcome.COMMITTED else None,
@@ -345,7 +346,7 @@ def chain_row(chain: ChainSpec, repeat: int, framework: str, model: str, defense
         probe=chain.probe,
         carriers=probe_carriers(chain.probe),
         target=chain.target,
-        defense=defense,
+        defense=condition.defense,
         question=d.question if d is not None else "",
         confirmations=d.confirmations if d is not None else (),
         items_seen=len({c for m in moves for c in m.shown}) if moves else None,
@@ -482,24 +483,22 @@ async def play_episode(
 @dataclass
 class SimCondition:
     """A simulator condition opened in a store: what every backend does before its first
-    episode (the adapter behind its defenses, the condition's label and key, the episodes,
-    the work the store lacks and the progress), and how a finished episode is stored."""
+    episode (the adapter behind its defenses, the condition, the episodes, the work the
+    store lacks and the progress), and how a finished episode is stored."""
 
     adapter: Adapter
-    defense: str
-    condition: str
+    condition: Condition  # its defense the chain's
     specs: dict[str, EpisodeSpec | ChainSpec]
     work: list[Item]
     progress: RunProgress
     size: tuple[int, int] = (1080, 2340)  # the episodes' screen (width, height)
 
-    def finisher(
-        self,
-        store: ResultStore,
-        framework: str,
-        model: str,
-        moves: Callable[[str, int], Sequence[Move]],
-    ) -> Finish:
+    @property
+    def key(self) -> str:
+        """The condition's key in the store."""
+        return self.condition.key
+
+    def finisher(self, store: ResultStore, moves: Callable[[str, int], Sequence[Move]]) -> Finish:
         """``finish`` for ``drive``: the episode's row and its ``moves(iid, repeat)``, stored
         in one transaction (a chain's picks are its moves' commits, in order)."""
         from dibench.sim import ChainSpec
@@ -511,15 +510,15 @@ class SimCondition:
             spec = self.specs[iid]
             if isinstance(spec, ChainSpec):
                 row = chain_row(
-                    spec, repeat, framework, model, self.defense, decision, outcome,
+                    spec, repeat, self.condition, decision, outcome,
                     picks=chain_moves_picks(done), moves=done,
                 )  # fmt: skip
             else:
                 row = episode_row(
-                    spec, repeat, framework, model, self.defense, decision, outcome,
+                    spec, repeat, self.condition, decision, outcome,
                     moves=done, size=self.size,
                 )  # fmt: skip
-            store.put(self.condition, row, decision, cause, moves=done)
+            store.put(self.key, row, decision, cause, moves=done)
 
         return finish
 
@@ -531,9 +530,7 @@ def open_sim_condition(
     defenses: DefenseChain | None,
     config: SimRunConfig,
     *,
-    framework: str,
-    model: str,
-    defense: str,
+    condition: Condition,
 ) -> SimCondition:
     """Register a simulator condition (``open_condition``, with the episode settings as its
     config) and plan the episodes the store still lacks; shared by the local and Ray
@@ -545,13 +542,13 @@ def open_sim_condition(
         return planned["work"]
 
     opened = open_condition(
-        store, adapter, provider, defenses, plan, framework=framework, model=model,
-        defense=defense, settings={"sim": config.describe()},
+        store, adapter, provider, defenses, plan, condition=condition,
+        settings={"sim": config.describe()},
     )  # fmt: skip
     n = len(opened.done)
     prog = RunProgress(total=len(planned["work"]), done=n, skipped=n)
     return SimCondition(
-        opened.adapter, opened.defense, opened.key, planned["specs"], opened.work, prog,
+        opened.adapter, opened.condition, planned["specs"], opened.work, prog,
         (config.width, config.height),
     )  # fmt: skip
 
@@ -562,9 +559,7 @@ async def run_episodes(
     provider: Provider,
     config: SimRunConfig,
     *,
-    framework: str,
-    model: str,
-    defense: str = "none",
+    condition: Condition,
     system_prefix: str = "",
     on_progress: ProgressFn | None = None,
     fatal: Sequence[type[BaseException]] = (),
@@ -580,10 +575,7 @@ async def run_episodes(
     chain's canonical spec labels the condition and its parameters go into the config.
     """
     t0 = time.perf_counter()
-    sim = open_sim_condition(
-        store, adapter, provider, defenses, config, framework=framework, model=model,
-        defense=defense,
-    )  # fmt: skip
+    sim = open_sim_condition(store, adapter, provider, defenses, config, condition=condition)
     from dibench.sim import ChainSpec
 
     envs: dict[Item, TrackingEnv] = {}
@@ -614,10 +606,10 @@ async def run_episodes(
         recorder = ChainRecorder(recorder, chains)
 
     aborted = await drive(
-        sim.work, attempt, sim.finisher(store, framework, model, moves), sim.progress,
+        sim.work, attempt, sim.finisher(store, moves), sim.progress,
         concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
     )  # fmt: skip
-    return RunSummary(sim.condition, sim.progress, time.perf_counter() - t0, aborted)
+    return RunSummary(sim.key, sim.progress, time.perf_counter() - t0, aborted)
 
 
 @dataclass(frozen=True)
@@ -631,20 +623,27 @@ class SimRequest:
     provider_options: dict[str, Any] = field(default_factory=dict)
     adapter_options: dict[str, Any] = field(default_factory=dict)
     record: bool = True
-    defenses: tuple[str, ...] = ()  # defense specs in order, e.g. ("jpeg:75", "prompt-warning")
+    # defense specs in order, e.g. ("jpeg:75", "prompt-warning"): a ``DefenseSpecs`` once made
+    defenses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        """Canonicalise the defenses (DefenseError on an unknown one or a bad parameter), so
-        ``jpeg`` and ``jpeg:75`` are one condition and resume into the same rows."""
-        from dibench.defenses import make_chain
+        """Canonicalise the defenses as ``RunRequest`` does (``DefenseSpecs`` kept, strings
+        read here), so ``jpeg`` and ``jpeg:75`` are one condition and resume into the same
+        rows."""
+        from dibench.defenses import DefenseSpecs
 
         object.__setattr__(self, "out", Path(self.out))  # a str is taken as a path
-        specs = tuple(d.spec for d in make_chain(self.defenses))
-        object.__setattr__(self, "defenses", specs)
+        object.__setattr__(self, "defenses", DefenseSpecs.of(self.defenses))
 
     @property
     def defense(self) -> str:
         """The condition's label: the canonical specs joined by '+', or 'none'."""
-        from dibench.defenses import NO_DEFENSE
+        from dibench.defenses import DefenseSpecs
 
-        return "+".join(self.defenses) or NO_DEFENSE
+        return DefenseSpecs.of(self.defenses).spec
+
+    @property
+    def condition(self) -> Condition:
+        """The condition this request runs (``framework_label`` names its framework)."""
+        framework = framework_label(self.framework, self.adapter_options)
+        return Condition(framework, self.model, self.defense)

@@ -43,7 +43,7 @@ from typing import Any
 
 from dibench._errors import DIBenchError
 from dibench._fs import StrPath
-from dibench._values import ChainPick, Outcome
+from dibench._values import ChainPick, Condition, Outcome
 from dibench.adapters import Action, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow, RunUsage, Trajectory, VerdictRow
@@ -55,7 +55,6 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "ResultStore",
     "StoreError",
-    "condition_key",
 ]
 
 STORE_SCHEMA_VERSION = 1
@@ -159,11 +158,6 @@ def _why(exc: sqlite3.Error) -> str:
     if "readonly" in text or "read-only" in text:
         return f"{text}: the run directory is not writable"
     return text
-
-
-def condition_key(framework: str, model: str, defense: str = "none") -> str:
-    """A stable id for one experimental condition inside a run directory."""
-    return f"{framework}|{model}|{defense}"
 
 
 def _action_json(action: Action) -> dict[str, object]:
@@ -300,15 +294,13 @@ class ResultStore:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def add_condition(
-        self, framework: str, model: str, defense: str, config: dict[str, Any]
-    ) -> str:
-        key = condition_key(framework, model, defense)
+    def add_condition(self, condition: Condition, config: dict[str, Any]) -> str:
+        """Register ``condition`` with the settings its rows are run with; its key."""
         self.db.execute(
             "INSERT OR REPLACE INTO conditions VALUES (?, ?, ?, ?, ?)",
-            (key, framework, model, defense, json.dumps(config, sort_keys=True)),
+            (condition.key, *condition, json.dumps(config, sort_keys=True)),
         )
-        return key
+        return condition.key
 
     def conditions(self) -> dict[str, dict[str, Any]]:
         rows = self.db.execute(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from dibench._values import Condition
+
 __all__ = ["AgentRequest", "ConditionSpec", "Described", "Recorder"]
 
 
@@ -35,6 +37,10 @@ class ConditionSpec(Protocol):
     def provider_options(self) -> dict[str, Any]: ...
     @property
     def adapter_options(self) -> dict[str, Any]: ...
+    @property
+    def condition(self) -> Condition:
+        """Its label, key and replay file: the framework as stored (``name[robust]``)."""
+        ...
 
 
 class AgentRequest(ConditionSpec, Protocol):
