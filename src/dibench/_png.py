@@ -112,13 +112,20 @@ def _assemble(
     flevel = 0 if level <= 1 else (1 if level <= 5 else (2 if level == 6 else 3))
     cmf, flg = 0x78, flevel << 6
     flg |= 31 - ((cmf << 8 | flg) % 31)
-    stream = [bytes((cmf, flg)), *(d for d, _, _ in bands), struct.pack(">I", adler)]
+    zhead, ztail = bytes((cmf, flg)), struct.pack(">I", adler)
+    base = _parsed(base_png) if base_png is not None else None
+    runs = _runs(bands, base_png, base[3]) if base_png is not None and base is not None else None
+    if runs is None or base_png is None:
+        stream: list[bytes | memoryview] = [zhead, *(d for d, _, _ in bands), ztail]
+    else:  # runs of the base's bands as they lie in its file: a few pieces, not ~70
+        view = memoryview(base_png)
+        spans = (r if isinstance(r, bytes) else view[r[0] : r[1]] for r in runs)
+        stream = [zhead, *spans, ztail]
     crc = zlib.crc32(b"IDAT")
     size = 0
     for piece in stream:
         crc = zlib.crc32(piece, crc)
         size += len(piece)
-    base = _parsed(base_png) if base_png is not None else None
     table = _band_table(level, bands, base[3] if base is not None else None)
     head = (
         _SIGNATURE,
@@ -126,10 +133,10 @@ def _assemble(
         _chunk(b"dbNd", table),
         struct.pack(">I", size) + b"IDAT",
     )
-    pieces = [*head, *stream, struct.pack(">I", crc) + _chunk(b"IEND", b"")]
-    png = b"".join(pieces)
-    if base_png is not None and base is not None:
-        text = _base64_pieces(pieces, base_png, base[3])
+    tail = struct.pack(">I", crc) + _chunk(b"IEND", b"")
+    png = b"".join([*head, *stream, tail])
+    if runs is not None and base_png is not None:
+        text = _base64_runs([*head, zhead, *runs, ztail, tail], base_png)
         if text is not None:
             _B64.put(id(png), (png, text))
     return png
@@ -139,12 +146,10 @@ _ENTRY = struct.Struct(">III")  # a band's entry in the dbNd table: deflated len
 
 
 class _BaseBands:
-    """What assembling a PNG from a base's bands reuses: where each of its bands (by identity)
-    sits, and its band table. Holding the bands keeps their ids theirs."""
+    """A base's parsed bands and their band table (at the level asked)."""
 
     def __init__(self, bands: list[tuple[bytes, int, int]]) -> None:
         self.bands = bands
-        self.index = {id(d): i for i, (d, _, _) in enumerate(bands)}
         self._tables: dict[int, bytes] = {}
 
     def table(self, level: int) -> bytes:
@@ -312,7 +317,7 @@ def png_size(png: bytes) -> tuple[int, int] | None:
     return width, height
 
 
-def decode_rows(png: bytes, top: int, bottom: int) -> Image.Image | None:
+def decode_rows(png: bytes, top: int, bottom: int, *, shared: bool = False) -> Image.Image | None:
     """Rows ``[top, bottom)`` of an RGB banded PNG, inflating only the bands that hold them
     (each band is a deflate stream of its own): the carrier rows of an injected screen without
     decoding the whole benign screen (~20 ms at 1080x2340). ``top`` must start a band and
@@ -320,10 +325,11 @@ def decode_rows(png: bytes, top: int, bottom: int) -> Image.Image | None:
     bands decoded are kept (by the PNG's identity): a state's injected screens share its
     benign screen and, target by target, their carrier bands. So are the last few images
     made, handed out as copies: a target's probes ask for the same rows in turn, and a copy
-    costs a fifth of making the image from the decoded rows."""
+    costs a fifth of making the image from the decoded rows. ``shared``: the kept image
+    itself, for a caller that only reads it (a probe's ``compose_rows`` copies its rows)."""
     hit_strip = _STRIPS.peek((id(png), top, bottom))
     if hit_strip is not None and hit_strip[0] is png:
-        return hit_strip[1].copy()
+        return hit_strip[1] if shared else hit_strip[1].copy()
     parsed = _parsed(png)
     if parsed is None:
         return None
@@ -345,7 +351,7 @@ def decode_rows(png: bytes, top: int, bottom: int) -> Image.Image | None:
         parts.append(hit[1])
     image = Image.fromarray(np.concatenate(parts) if len(parts) > 1 else parts[0], "RGB")
     _STRIPS.put((id(png), top, bottom), (png, image))
-    return image.copy()
+    return image if shared else image.copy()
 
 
 _ROWS: LruCache[tuple[int, int], tuple[bytes, np.ndarray]] = LruCache(256, bulky=True)
@@ -439,41 +445,48 @@ def _shifted(base_png: bytes) -> tuple[tuple[bytes, ...], list[int]] | None:
     return texts, offsets
 
 
-def _base64_pieces(
-    pieces: list[bytes], base_png: bytes, base_bands: list[tuple[bytes, int, int]]
-) -> bytes | None:
-    """``base64.b64encode(b"".join(pieces))``, where a piece that *is* (by identity) a band
-    of ``base_bands`` is read from the base's shifted texts; None when the base has none."""
+_Run = bytes | tuple[int, int]  # bytes of our own, or a span of the base PNG's file
+
+
+def _runs(
+    bands: list[tuple[bytes, int, int]], base_png: bytes, base_bands: list[tuple[bytes, int, int]]
+) -> list[_Run] | None:
+    """``bands`` as runs: a band of our own as its bytes, consecutive bands that *are* (the same
+    objects) the base's own as one span of the base's file; None when the base's bands do not
+    lie in one IDAT chunk or are not as many."""
+    shifted = _shifted(base_png)
+    if shifted is None or len(base_bands) != len(bands):
+        return None
+    out: list[_Run] = []
+    for band, old, at in zip(bands, base_bands, shifted[1], strict=True):
+        if band is not old:
+            out.append(band[0])
+            continue
+        last = out[-1] if out else None
+        if isinstance(last, tuple) and last[1] == at:
+            out[-1] = (last[0], at + len(band[0]))
+        else:
+            out.append((at, at + len(band[0])))
+    return out
+
+
+def _base64_runs(runs: list[_Run], base_png: bytes) -> bytes | None:
+    """``base64.b64encode`` of the runs joined, a span of the base read from the base's
+    shifted texts; None when the base has none."""
     shifted = _shifted(base_png)
     if shifted is None:
         return None
-    texts, offsets = shifted
-    # by id: the base's bands are alive (in base_bands) while the pieces are, so an equal id
-    # is the very object
-    index = _base_bands(base_bands).index
-    # runs: (bytes, None) of our own, or (None, (start, end)) in the base png
-    runs: list[tuple[bytes | None, tuple[int, int] | None]] = []
-    for piece in pieces:
-        i = index.get(id(piece))
-        if i is None:
-            runs.append((piece, None))
-            continue
-        at = offsets[i]
-        if runs and runs[-1][1] is not None and runs[-1][1][1] == at:
-            runs[-1] = (None, (runs[-1][1][0], at + len(piece)))
-        else:
-            runs.append((None, (at, at + len(piece))))
+    texts = shifted[0]
     out: list[bytes] = []
     carry = b""  # fewer than three bytes not yet encoded
-    for own, span in runs:
-        if own is not None:
-            data = carry + own
+    for run in runs:
+        if isinstance(run, bytes):
+            data = carry + run
             cut = len(data) // 3 * 3
             out.append(base64.b64encode(data[:cut]))
             carry = data[cut:]
             continue
-        assert span is not None
-        a, b = span
+        a, b = run
         if carry:
             take = min(b - a, 3 - len(carry))
             carry += base_png[a : a + take]

@@ -171,9 +171,9 @@ def shaped_font(face: str, size: int) -> ImageFont.FreeTypeFont:
 
 
 _Mask = tuple[Any, tuple[int, int]]  # (Pillow's core image, offset)
-# ~14 KiB a line on average (~14 MiB for 1,024 of them): an injected title repeats lines of others (a
-# hook's words wrap alike under other targets and states; a quarter of the lines over 40
-# states), and a bold line costs ~0.2 ms to render with its stroke
+# ~14 KiB a line on average (~14 MiB for 1,024 of them). An injected title repeats lines of
+# others (a hook's words wrap alike under other targets and states: a quarter of the lines over
+# 40 states), and a bold line costs ~0.2 ms to render with its stroke.
 _MASKS: LruCache[tuple[Any, ...], _Mask] = LruCache(1024, bulky=True)
 
 
@@ -190,7 +190,11 @@ class _KeptMasks(ImageFont.FreeTypeFont):
             return render(text, mode, *args, **kwargs)
         if mode not in ("L", "1"):
             return render(text, mode, *args, **kwargs)
-        return _MASKS.get(key, lambda: render(text, mode, *args, **kwargs))
+        mask = _MASKS.peek(key)  # (two threads may both render a line: no Future per miss)
+        if mask is None:
+            mask = render(text, mode, *args, **kwargs)
+            _MASKS.put(key, mask)
+        return mask
 
 
 @lru_cache(maxsize=256)
