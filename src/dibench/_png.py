@@ -286,9 +286,14 @@ class _OldRows:
     (a bitmap's conversion to an array copies it, ~0.1 ms for a strip of a few bands)."""
 
     def __init__(
-        self, base_png: bytes, base: Image.Image | None, strip: Image.Image, top: int, size: tuple
+        self,
+        base_png: bytes,
+        base: Image.Image | None,
+        strip: Image.Image,
+        top: int,
+        size: tuple[int, int],
     ) -> None:
-        self.png, self.strip, self.top = base_png, strip, top
+        self.png, self.strip = base_png, strip
         self.base = None
         if base is not None and base.mode == strip.mode:
             if base.size == strip.size:
