@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from dibench.render import encode_png
 
@@ -105,7 +105,7 @@ def test_a_spliced_strip_is_the_encoded_screen_byte_for_byte(
     """A strip of the carrier rows spliced with the base image at hand (unchanged bands keep
     their bytes) gives the very bytes of encoding the whole new screen, as the whole screen
     spliced does; a strip that misses a touched band gives None."""
-    from dibench._png import BAND, splice_png
+    from dibench._png import BAND, decode_rows, splice_png
 
     base, changed, rows = _changed(h, w, spans, seed, blank)
     base_img, new = Image.fromarray(base, "RGB"), Image.fromarray(changed, "RGB")
@@ -116,6 +116,8 @@ def test_a_spliced_strip_is_the_encoded_screen_byte_for_byte(
     assert splice_png(base_png, new, rows) == want
     assert splice_png(base_png, strip, rows, top=top, base=base_img) == want
     assert splice_png(base_png, strip, rows, top=top) == want
+    decoded = decode_rows(base_png, top, bottom)  # its bands then compared from the cache
+    assert splice_png(base_png, strip, rows, top=top, base=decoded) == want
     if bottom - top > 1:
         short = new.crop((0, top, w, bottom - 1))
         assert splice_png(base_png, short, rows, top=top, base=base_img) is None
@@ -134,7 +136,7 @@ def test_the_base64_of_an_assembled_png_is_its_base64(
     """The text ``base64_of`` hands out for a spliced or patched PNG (made from its base's
     text at every byte alignment) is exactly ``b64encode`` of its bytes; any other bytes are
     simply encoded."""
-    from dibench._png import apply_patch, band_patch, base64_of, splice_png
+    from dibench._png import apply_patch, band_patch, base64_bytes, base64_of, splice_png
 
     base, changed, rows = _changed(h, w, spans, seed)
     base_png = encode_png(Image.fromarray(base, "RGB"))
@@ -144,6 +146,7 @@ def test_the_base64_of_an_assembled_png_is_its_base64(
     assert patch is not None
     for png in (spliced, apply_patch(base_png, patch), base_png, b"not a png"):
         assert base64_of(png) == base64.b64encode(png).decode("ascii")
+        assert base64_bytes(png) == base64.b64encode(png)
 
 
 @settings(max_examples=30, deadline=None)
@@ -164,6 +167,9 @@ def test_decoding_some_bands_gives_those_rows(h: int, w: int, a: int, b: int) ->
         return
     assert rows is not None and rows.mode == "RGB"
     assert np.array_equal(np.asarray(rows), np.asarray(image)[top:bottom])
+    ImageDraw.Draw(rows).rectangle((0, 0, w, bottom - top), fill="red")  # the caller's own
+    again = decode_rows(png, top, bottom)  # the same rows again, kept: still the rows
+    assert again is not None and np.array_equal(np.asarray(again), np.asarray(image)[top:bottom])
     if bottom - top > 1 and (bottom - 1) % BAND:  # ends inside a band
         assert decode_rows(png, top, bottom - 1) is None
     if bottom - top > 1:

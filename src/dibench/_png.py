@@ -33,6 +33,7 @@ __all__ = [
     "apply_patch",
     "band_patch",
     "banded_level",
+    "base64_bytes",
     "base64_of",
     "decode_rows",
     "encode_png",
@@ -85,7 +86,7 @@ def _adler_combine(a1: int, a2: int, len2: int) -> int:
     return (s2 << 16) | s1
 
 
-def _deflate_band(raw: bytes, level: int, last: bool) -> bytes:
+def _deflate_band(raw: bytes | np.ndarray, level: int, last: bool) -> bytes:
     comp = zlib.compressobj(level, zlib.DEFLATED, -15)
     return comp.compress(raw) + comp.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
 
@@ -111,28 +112,86 @@ def _assemble(
     flevel = 0 if level <= 1 else (1 if level <= 5 else (2 if level == 6 else 3))
     cmf, flg = 0x78, flevel << 6
     flg |= 31 - ((cmf << 8 | flg) % 31)
-    stream = [bytes((cmf, flg)), *(d for d, _, _ in bands), struct.pack(">I", adler)]
+    zhead, ztail = bytes((cmf, flg)), struct.pack(">I", adler)
+    base = _parsed(base_png) if base_png is not None else None
+    runs = _runs(bands, base_png, base[3]) if base_png is not None and base is not None else None
+    if runs is None or base_png is None:
+        stream: list[bytes | memoryview] = [zhead, *(d for d, _, _ in bands), ztail]
+    else:  # runs of the base's bands as they lie in its file: a few pieces, not ~70
+        view = memoryview(base_png)
+        spans = (r if isinstance(r, bytes) else view[r[0] : r[1]] for r in runs)
+        stream = [zhead, *spans, ztail]
     crc = zlib.crc32(b"IDAT")
     size = 0
     for piece in stream:
         crc = zlib.crc32(piece, crc)
         size += len(piece)
-    entries = (v for d, a, n in bands for v in (len(d), a, n))
-    table = struct.pack(f">HB{3 * len(bands)}I", BAND, level, *entries)
+    table = _band_table(level, bands, base[3] if base is not None else None)
     head = (
         _SIGNATURE,
         _chunk(b"IHDR", image) if isinstance(image, bytes) else _header(image, colour_type),
         _chunk(b"dbNd", table),
         struct.pack(">I", size) + b"IDAT",
     )
-    pieces = [*head, *stream, struct.pack(">I", crc) + _chunk(b"IEND", b"")]
-    png = b"".join(pieces)
-    if base_png is not None:
-        parsed = _parsed(base_png)
-        text = _base64_pieces(pieces, base_png, parsed[3]) if parsed is not None else None
+    tail = struct.pack(">I", crc) + _chunk(b"IEND", b"")
+    png = b"".join([*head, *stream, tail])
+    if runs is not None and base_png is not None:
+        text = _base64_runs([*head, zhead, *runs, ztail, tail], base_png)
         if text is not None:
             _B64.put(id(png), (png, text))
     return png
+
+
+_ENTRY = struct.Struct(">III")  # a band's entry in the dbNd table: deflated length, adler, raw
+
+
+class _BaseBands:
+    """A base's parsed bands and their band table (at the level asked)."""
+
+    def __init__(self, bands: list[tuple[bytes, int, int]]) -> None:
+        self.bands = bands
+        self._tables: dict[int, bytes] = {}
+
+    def table(self, level: int) -> bytes:
+        """The dbNd table of these bands at ``level``."""
+        table = self._tables.get(level)
+        if table is None:
+            table = self._tables[level] = _pack_table(level, self.bands)
+        return table
+
+
+def _pack_table(level: int, bands: list[tuple[bytes, int, int]]) -> bytes:
+    entries = [v for d, a, n in bands for v in (len(d), a, n)]
+    return struct.pack(f">HB{3 * len(bands)}I", BAND, level, *entries)
+
+
+_BASES: LruCache[int, _BaseBands] = LruCache(8)
+
+
+def _base_bands(bands: list[tuple[bytes, int, int]]) -> _BaseBands:
+    """The ``_BaseBands`` of a base's parsed bands (kept for the last few, by identity)."""
+    hit = _BASES.peek(id(bands))
+    if hit is None or hit.bands is not bands:
+        hit = _BaseBands(bands)
+        _BASES.put(id(bands), hit)
+    return hit
+
+
+def _band_table(
+    level: int,
+    bands: list[tuple[bytes, int, int]],
+    base_bands: list[tuple[bytes, int, int]] | None,
+) -> bytes:
+    """The dbNd chunk's data: band height, level, each band's entry. Given the bands of the
+    base that most of ``bands`` are (the same objects), the base's table with the others'
+    entries written over it (a table of ~70 bands packed anew costs ~0.05 ms a screen)."""
+    if base_bands is None or len(base_bands) != len(bands):
+        return _pack_table(level, bands)
+    table = bytearray(_base_bands(base_bands).table(level))
+    for i, (band, old) in enumerate(zip(bands, base_bands, strict=True)):
+        if band is not old:
+            _ENTRY.pack_into(table, 3 + 12 * i, len(band[0]), band[1], band[2])
+    return bytes(table)
 
 
 def encode_png(image: Image.Image, level: int = 1) -> bytes:
@@ -141,7 +200,7 @@ def encode_png(image: Image.Image, level: int = 1) -> bytes:
     height = filtered.shape[0]
     bands = []
     for y in range(0, height, BAND):
-        raw = filtered[y : y + BAND].tobytes()
+        raw = filtered[y : y + BAND].reshape(-1)  # its buffer: no copy
         bands.append((_deflate_band(raw, level, y + BAND >= height), zlib.adler32(raw), len(raw)))
     return _assemble(image, colour_type, level, bands)
 
@@ -205,23 +264,54 @@ def splice_png(
     for y1, y2 in changed_rows:
         dirty.update(range(max(0, y1) // BAND, (min(height, y2) - 1) // BAND + 1))
     pixels = np.asarray(image, dtype=np.uint8).reshape(image.height, width * channels)
-    old = None
-    if base is not None and base.mode == image.mode and base.size == image.size:
-        old = np.asarray(base).reshape(image.height, width * channels)
-    elif base is not None and base.mode == image.mode and base.size == (width, height):
-        old = np.asarray(base.crop((0, top, width, bottom)))
-        old = old.reshape(image.height, width * channels)
+    old = _OldRows(base_png, base, image, top, (width, height))
     out = list(bands)
     for i in sorted(dirty):
         y1, y2 = i * BAND - top, min(height, (i + 1) * BAND) - top
         if y1 < 0 or y2 > image.height:
             return None  # a strip that does not hold the whole band
         rows = pixels[y1:y2]
-        if old is not None and np.array_equal(rows, old[y1:y2]):
+        before = old.band(i, y1, y2)
+        if before is not None and np.array_equal(rows, before):
             continue
-        raw = _sub_filter(rows, channels).tobytes()
+        raw = _sub_filter(rows, channels).reshape(-1)
         out[i] = (_deflate_band(raw, level, i == n_bands - 1), zlib.adler32(raw), len(raw))
     return _assemble(ihdr, colour_type, level, out, base_png)
+
+
+class _OldRows:
+    """The rows of ``splice_png``'s ``base`` (the decoded base PNG, whole or a strip), band by
+    band: a band ``decode_rows`` decoded lately from the same base PNG is read from its cache
+    (the same pixels, no conversion); the others from ``base``, converted once, on first need
+    (a bitmap's conversion to an array copies it, ~0.1 ms for a strip of a few bands)."""
+
+    def __init__(
+        self,
+        base_png: bytes,
+        base: Image.Image | None,
+        strip: Image.Image,
+        top: int,
+        size: tuple[int, int],
+    ) -> None:
+        self.png, self.strip = base_png, strip
+        self.base = None
+        if base is not None and base.mode == strip.mode:
+            if base.size == strip.size:
+                self.base = base
+            elif base.size == size:
+                self.base = base.crop((0, top, strip.width, top + strip.height))
+        self.array: np.ndarray | None = None
+
+    def band(self, i: int, y1: int, y2: int) -> np.ndarray | None:
+        """Band ``i`` of the base (the strip's rows ``[y1, y2)``), or None without a base."""
+        if self.base is None:
+            return None
+        hit = _ROWS.peek((id(self.png), i)) if self.strip.mode == "RGB" else None
+        if hit is not None and hit[0] is self.png and hit[1].shape[0] == y2 - y1:
+            return hit[1].reshape(y2 - y1, -1)
+        if self.array is None:
+            self.array = np.asarray(self.base).reshape(self.strip.height, -1)
+        return self.array[y1:y2]
 
 
 def png_size(png: bytes) -> tuple[int, int] | None:
@@ -232,13 +322,19 @@ def png_size(png: bytes) -> tuple[int, int] | None:
     return width, height
 
 
-def decode_rows(png: bytes, top: int, bottom: int) -> Image.Image | None:
+def decode_rows(png: bytes, top: int, bottom: int, *, shared: bool = False) -> Image.Image | None:
     """Rows ``[top, bottom)`` of an RGB banded PNG, inflating only the bands that hold them
     (each band is a deflate stream of its own): the carrier rows of an injected screen without
     decoding the whole benign screen (~20 ms at 1080x2340). ``top`` must start a band and
     ``bottom`` end one (or the image); None for any other PNG or span. The last few hundred
     bands decoded are kept (by the PNG's identity): a state's injected screens share its
-    benign screen and, target by target, their carrier bands."""
+    benign screen and, target by target, their carrier bands. So are the last few images
+    made, handed out as copies: a target's probes ask for the same rows in turn, and a copy
+    costs a fifth of making the image from the decoded rows. ``shared``: the kept image
+    itself, for a caller that only reads it (a probe's ``compose_rows`` copies its rows)."""
+    hit_strip = _STRIPS.peek((id(png), top, bottom))
+    if hit_strip is not None and hit_strip[0] is png:
+        return hit_strip[1] if shared else hit_strip[1].copy()
     parsed = _parsed(png)
     if parsed is None:
         return None
@@ -258,10 +354,13 @@ def decode_rows(png: bytes, top: int, bottom: int) -> Image.Image | None:
             hit = (png, rows)
             _ROWS.put((id(png), i), hit)
         parts.append(hit[1])
-    return Image.fromarray(np.concatenate(parts) if len(parts) > 1 else parts[0], "RGB")
+    image = Image.fromarray(np.concatenate(parts) if len(parts) > 1 else parts[0], "RGB")
+    _STRIPS.put((id(png), top, bottom), (png, image))
+    return image if shared else image.copy()
 
 
 _ROWS: LruCache[tuple[int, int], tuple[bytes, np.ndarray]] = LruCache(256, bulky=True)
+_STRIPS: LruCache[tuple[int, int, int], tuple[bytes, Image.Image]] = LruCache(4, bulky=True)
 
 
 def _decode_band(data: bytes, n_rows: int, width: int) -> np.ndarray | None:
@@ -304,17 +403,23 @@ def _parsed(png: bytes) -> _Parsed | None:
 # base's text: the base is encoded once at each of the three byte alignments, and a PNG
 # assembled from it takes its runs of base bands from there, encoding only its own bytes.
 
-_B64: LruCache[int, tuple[bytes, str]] = LruCache(32, bulky=True)  # assembled PNG -> its text
+_B64: LruCache[int, tuple[bytes, bytes]] = LruCache(32, bulky=True)  # assembled PNG -> base64
 _SHIFTED: LruCache[int, tuple[bytes, tuple[bytes, ...], list[int]]] = LruCache(4, bulky=True)
 
 
 def base64_of(png: bytes) -> str:
     """``base64.b64encode(png)`` as text; for a PNG this module assembled from a base PNG (a
     splice, a patch applied) lately, the text made with it from the base's own."""
+    return base64_bytes(png).decode("ascii")
+
+
+def base64_bytes(png: bytes) -> bytes:
+    """``base64.b64encode(png)``, as ``base64_of`` makes it: for a body that is bytes (JSON
+    built by joining pieces), with no decoding to text and back (~0.1 ms a screen)."""
     hit = _B64.peek(id(png))
     if hit is not None and hit[0] is png:
         return hit[1]
-    return base64.b64encode(png).decode("ascii")
+    return base64.b64encode(png)
 
 
 def _shifted(base_png: bytes) -> tuple[tuple[bytes, ...], list[int]] | None:
@@ -345,39 +450,48 @@ def _shifted(base_png: bytes) -> tuple[tuple[bytes, ...], list[int]] | None:
     return texts, offsets
 
 
-def _base64_pieces(
-    pieces: list[bytes], base_png: bytes, base_bands: list[tuple[bytes, int, int]]
-) -> str | None:
-    """The base64 text of ``b"".join(pieces)``, where a piece that *is* (by identity) a band of
-    ``base_bands`` is read from the base's shifted texts; None when the base has none."""
+_Run = bytes | tuple[int, int]  # bytes of our own, or a span of the base PNG's file
+
+
+def _runs(
+    bands: list[tuple[bytes, int, int]], base_png: bytes, base_bands: list[tuple[bytes, int, int]]
+) -> list[_Run] | None:
+    """``bands`` as runs: a band of our own as its bytes, consecutive bands that *are* (the same
+    objects) the base's own as one span of the base's file; None when the base's bands do not
+    lie in one IDAT chunk or are not as many."""
+    shifted = _shifted(base_png)
+    if shifted is None or len(base_bands) != len(bands):
+        return None
+    out: list[_Run] = []
+    for band, old, at in zip(bands, base_bands, shifted[1], strict=True):
+        if band is not old:
+            out.append(band[0])
+            continue
+        last = out[-1] if out else None
+        if isinstance(last, tuple) and last[1] == at:
+            out[-1] = (last[0], at + len(band[0]))
+        else:
+            out.append((at, at + len(band[0])))
+    return out
+
+
+def _base64_runs(runs: list[_Run], base_png: bytes) -> bytes | None:
+    """``base64.b64encode`` of the runs joined, a span of the base read from the base's
+    shifted texts; None when the base has none."""
     shifted = _shifted(base_png)
     if shifted is None:
         return None
-    texts, offsets = shifted
-    # by id: the base's bands are alive (in base_bands) while the pieces are, so an equal id
-    # is the very object
-    where = {id(d): offsets[i] for i, (d, _, _) in enumerate(base_bands)}
-    # runs: (bytes, None) of our own, or (None, (start, end)) in the base png
-    runs: list[tuple[bytes | None, tuple[int, int] | None]] = []
-    for piece in pieces:
-        at = where.get(id(piece))
-        if at is None:
-            runs.append((piece, None))
-        elif runs and runs[-1][1] is not None and runs[-1][1][1] == at:
-            runs[-1] = (None, (runs[-1][1][0], at + len(piece)))
-        else:
-            runs.append((None, (at, at + len(piece))))
+    texts = shifted[0]
     out: list[bytes] = []
     carry = b""  # fewer than three bytes not yet encoded
-    for own, span in runs:
-        if own is not None:
-            data = carry + own
+    for run in runs:
+        if isinstance(run, bytes):
+            data = carry + run
             cut = len(data) // 3 * 3
             out.append(base64.b64encode(data[:cut]))
             carry = data[cut:]
             continue
-        assert span is not None
-        a, b = span
+        a, b = run
         if carry:
             take = min(b - a, 3 - len(carry))
             carry += base_png[a : a + take]
@@ -392,7 +506,7 @@ def _base64_pieces(
         out.append(texts[k][4 * q : 4 * (q + whole)])
         carry = base_png[a + 3 * whole : b]
     out.append(base64.b64encode(carry))
-    return b"".join(out).decode("ascii")
+    return b"".join(out)
 
 
 # --- band patches: an injected screen stored as the bands that differ from its benign one ------

@@ -43,7 +43,28 @@ MESSAGES = {
         ),
     ),
     "text only": (Message("user", (TextPart("no image"),)),),
+    "a MIME type JSON escapes": (
+        Message("user", (ImagePart(png=PNG, width=2, height=2, mime='image/png; n="a\\b"'),)),
+    ),
 }
+
+
+def _spliced() -> bytes:
+    """A screen spliced from its base's bands: its base64 is made from the base's own."""
+    import numpy as np
+    from PIL import Image
+
+    from dibench._png import encode_png, splice_png
+
+    pixels = np.arange(70 * 9 * 3, dtype=np.uint8).reshape(70, 9, 3)
+    base_png = encode_png(Image.fromarray(pixels, "RGB"))
+    pixels[40:45] = 7
+    png = splice_png(base_png, Image.fromarray(pixels, "RGB"), [(40, 45)])
+    assert png is not None
+    return png
+
+
+MESSAGES["a spliced screen"] = (Message("user", (ImagePart(png=_spliced(), width=9, height=70),)),)
 
 
 @pytest.mark.parametrize("name", list(MESSAGES))

@@ -3,6 +3,7 @@ inputs a run's repeats share. Pixels are composed only when something reads them
 
 from __future__ import annotations
 
+import base64
 import io
 import pickle
 import threading
@@ -65,6 +66,29 @@ def test_an_injected_png_is_the_whole_composed_screen_spliced(small_dataset: Dat
         assert want is not None
         assert screens.agent_input(small_dataset, iid, 1).screenshot_png == want, iid
     assert len(seen) >= 3
+
+
+def test_a_states_injected_pngs_in_run_order_are_the_whole_screens_spliced(
+    small_dataset: Dataset,
+) -> None:
+    """Every injected screen of an English and a Chinese state, built in the order a run
+    builds them (a target's probes one after the other, sharing the carrier strips, bands and
+    typeset lines kept from the screens before), is the whole composed screen spliced into
+    the benign PNG, byte for byte, and its base64 is that of its bytes."""
+    from dibench.providers import ImagePart, data_url
+
+    benign = small_dataset.benign.values()
+    states = [next(s for s in benign if s.language == lang) for lang in ("en", "zh")]
+    done = 0
+    for state in states:
+        for iid in (i for i in small_dataset.injected_ids() if i.pair == state.id):
+            png = screens.agent_input(small_dataset, iid, 0).screenshot_png
+            want = screens.png(small_dataset, iid, screens.screenshot(small_dataset, iid))
+            assert png is not None and png == want, iid
+            url = data_url(ImagePart(png=png, width=state.width, height=state.height))
+            assert url == "data:image/png;base64," + base64.b64encode(want).decode(), iid
+            done += 1
+    assert done >= 40
 
 
 def test_pixels_are_composed_only_when_read(

@@ -14,12 +14,14 @@ auth headers, base URL, timeouts, connection pooling and the mapping of HTTP err
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 from dibench._cache import LruCache
+from dibench._png import base64_bytes
 
 from ._base import PROVIDERS, ImagePart, Request
 from ._convert import data_url, to_openai_messages
@@ -72,15 +74,20 @@ class _ForResponses(bytes):
 
 
 _URL_JSON: LruCache[int, tuple[bytes, str, bytes]] = LruCache(32, bulky=True)
+_PLAIN_MIME = re.compile(r"[A-Za-z0-9.+-]+/[A-Za-z0-9.+-]+")  # nothing JSON would escape
 
 
 def _json_data_url(part: ImagePart) -> bytes:
     """``orjson.dumps(data_url(part))`` without its quotes, kept for the last few images
-    (checked by identity)."""
+    (checked by identity). Base64 holds nothing JSON escapes, so for a plain MIME type the
+    bytes are joined as they are (no text made, dumped and sliced: ~0.1 ms a screen)."""
     hit = _URL_JSON.peek(id(part.png))
     if hit is not None and hit[0] is part.png and hit[1] == part.mime:
         return hit[2]
-    text = orjson.dumps(data_url(part))[1:-1]
+    if _PLAIN_MIME.fullmatch(part.mime):
+        text = b"data:" + part.mime.encode("ascii") + b";base64," + base64_bytes(part.png)
+    else:
+        text = orjson.dumps(data_url(part))[1:-1]
     _URL_JSON.put(id(part.png), (part.png, part.mime, text))
     return text
 

@@ -22,9 +22,11 @@ import os
 from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 from PIL import ImageFont
 
+from dibench._cache import LruCache
 from dibench._errors import DIBenchError
 
 __all__ = [
@@ -168,13 +170,40 @@ def shaped_font(face: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size=size, index=index, layout_engine=ImageFont.Layout.RAQM)
 
 
+_Mask = tuple[Any, tuple[int, int]]  # (Pillow's core image, offset)
+# ~14 KiB a line on average (~14 MiB for 1,024 of them). An injected title repeats lines of
+# others (a hook's words wrap alike under other targets and states: a quarter of the lines over
+# 40 states), and a bold line costs ~0.2 ms to render with its stroke.
+_MASKS: LruCache[tuple[Any, ...], _Mask] = LruCache(1024, bulky=True)
+
+
+class _KeptMasks(ImageFont.FreeTypeFont):
+    """A FreeType font that keeps the masks of the lines it rendered lately (greyscale and
+    bilevel ones, which drawing only reads), keyed by every argument of the call."""
+
+    def getmask2(self, text: str | bytes, mode: str = "", *args: Any, **kwargs: Any) -> _Mask:  # type: ignore[override]
+        render = super().getmask2
+        key = (self, text, mode, args, tuple(sorted(kwargs.items())))
+        try:
+            hash(key)
+        except TypeError:  # a list of OpenType features
+            return render(text, mode, *args, **kwargs)
+        if mode not in ("L", "1"):
+            return render(text, mode, *args, **kwargs)
+        mask = _MASKS.peek(key)  # (two threads may both render a line: no Future per miss)
+        if mask is None:
+            mask = render(text, mode, *args, **kwargs)
+            _MASKS.put(key, mask)
+        return mask
+
+
 @lru_cache(maxsize=256)
 def font(face: str, size: int) -> ImageFont.FreeTypeFont:
-    """A cached FreeType font of a logical face at a pixel size."""
+    """A cached FreeType font of a logical face at a pixel size (its masks kept as well)."""
     path, index = font_path(face)
     # BASIC layout (no HarfBuzz shaping) is several times faster for measuring and drawing CJK
     # and long Latin titles; app titles need no complex shaping.
-    return ImageFont.truetype(path, size=size, index=index, layout_engine=ImageFont.Layout.BASIC)
+    return _KeptMasks(path, size=size, index=index, layout_engine=ImageFont.Layout.BASIC)
 
 
 def _env_name(face: str) -> str:

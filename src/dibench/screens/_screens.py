@@ -106,7 +106,8 @@ def _spliced_rows(ds: Dataset, benign_id: str, rec: InjectedRecord) -> tuple[byt
         return None, ""  # the whole screen then says what is wrong, if anything
     y1 = max(0, min(a for a, _ in rows)) // BAND * BAND
     y2 = min(state.height, -(-max(b for _, b in rows) // BAND) * BAND)
-    benign = decode_rows(base_png, y1, y2)  # only the bands that hold the carrier rows
+    # only the bands that hold the carrier rows; read, never drawn on (compose_rows copies)
+    benign = decode_rows(base_png, y1, y2, shared=True)
     if benign is None:
         return None, ""
     with _COMPOSE:
