@@ -1,7 +1,8 @@
 """Screens stored as references (issue 42 item 2): what a read rebuilds from the dataset is byte
 for byte what the model received over HTTP, for benign, composed and materialised injected
-screens and under deterministic defenses; a screen the framework transforms keeps its bytes; a
-changed or missing dataset is named in one line, never answered with another image."""
+screens, under deterministic defenses and after the frameworks' own steps (resize, AppAgent's
+tags, a JPEG they send); a transform that is no named step keeps its bytes; a changed or missing
+dataset (or font) is named in one line, never answered with another image."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import base64
 import dataclasses
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -24,6 +26,7 @@ from dibench.defenses import make_chain
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import asr_pairs
 from dibench.providers import make_provider
+from dibench.render import font_path
 from dibench.report import make_example
 from dibench.runner import ResultStore, RunConfig, ScreenGoneError, run_condition
 from dibench.testing import FakeChatServer
@@ -96,6 +99,18 @@ def _counts(path: Path) -> tuple[int, int, int]:
     return refs, spans, patches
 
 
+# the last step of every screen a framework transforms (AppAgent: tags, or the grid it asks for)
+FRAMEWORK_STEPS = {
+    "ui-tars": ("resize/1",),
+    "gui-owl": ("resize/1",),
+    "mobile-agent-v3": ("resize/1",),
+    "ui-venus": ("resize/1",),
+    "appagent": ("appagent-tags/1", "appagent-grid/1"),
+    "mobile-agent-v2": ("jpeg-file/1",),
+    "mobile-agent-e": ("jpeg-file/1",),
+}
+
+
 @pytest.mark.parametrize(
     ("data", "framework", "defense", "kept"),
     [
@@ -105,7 +120,18 @@ def _counts(path: Path) -> tuple[int, int, int]:
         ("plain", "direct", "downscale:0.5,noise:3", "refs"),
         # masked screens: references plus the bands the mask changed
         ("plain", "direct", "keyword-detector:policy=mask", "patched"),
-        ("plain", "ui-tars", "none", "bytes"),  # the framework resizes: bytes, as before
+        # the framework's own steps (SCREEN_STEPS) after the defense's: resized, tagged or
+        # gridded, sent as JPEG
+        ("plain", "ui-tars", "none", "refs"),
+        ("plain", "ui-tars", "jpeg:75", "refs"),
+        ("plain", "gui-owl", "downscale:0.5", "refs"),
+        ("mat", "mobile-agent-v3", "none", "refs"),
+        ("plain", "ui-venus", "noise:3", "refs"),
+        ("plain", "appagent", "none", "refs"),
+        ("plain", "appagent", "jpeg:75", "refs"),
+        ("plain", "mobile-agent-v2", "jpeg:75", "refs"),
+        ("plain", "mobile-agent-e", "none", "refs"),
+        ("plain", "gelab", "none", "bytes"),  # a transform that is no named step: bytes
     ],
 )
 def test_recovered_screens_are_the_bytes_the_model_received(
@@ -134,6 +160,21 @@ def test_recovered_screens_are_the_bytes_the_model_received(
     else:
         assert (refs, spans) == (distinct, 0)
         assert (patches > 0) == (kept == "patched") == images.exists()
+        # each reference names the defense's steps, then the framework's own
+        db = sqlite3.connect(tmp_path / "results.sqlite")
+        named = [
+            [s[0] for s in json.loads(t)] for (t,) in db.execute("SELECT steps FROM image_refs")
+        ]
+        db.close()
+        own = FRAMEWORK_STEPS.get(framework)
+        ours = {
+            n for n in defense.replace(",", ":").split(":") if n in ("jpeg", "downscale", "noise")
+        }
+        for names in named:
+            assert [n for n in names if n in ("jpeg", "downscale", "noise")] == sorted(
+                ours, key=defense.index
+            )
+            assert own is None or names[-1] in own
         if images.exists():  # the bands a mask changed: a small part of each masked screen
             assert images.stat().st_size * 4 < sum(len(sent[sha]) for sha in sent)
 
@@ -305,3 +346,25 @@ def test_a_screen_rebuilt_otherwise_is_refused(
     with store, pytest.raises(ScreenGoneError, match="differs from the one the model saw") as err:
         store.image(sha)
     assert "\n" not in str(err.value) and sha[:12] in str(err.value)
+
+
+def test_a_tagged_screen_drawn_in_another_font_is_refused(
+    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AppAgent's tags name the font they were drawn in: a rebuild with another font file (here:
+    the run's digest altered) is refused in one line naming the font, never drawn anyway."""
+    monkeypatch.setenv("REFS_KEY", "sk-test")
+    _run(datasets["plain"], tmp_path, "appagent", "none")
+    db = sqlite3.connect(tmp_path / "results.sqlite")
+    sha, steps = db.execute("SELECT sha256, steps FROM image_refs LIMIT 1").fetchone()
+    *before, (name, *params, _digest) = json.loads(steps)
+    assert name == "appagent-tags/1"
+    other = [*before, [name, *params, "0" * 64 + ":0"]]
+    db.execute("UPDATE image_refs SET steps = ? WHERE sha256 = ?", (json.dumps(other), sha))
+    db.commit()
+    db.close()
+    store = ResultStore(tmp_path / "results.sqlite", readonly=True)
+    with store, pytest.raises(ScreenGoneError, match="not the font") as err:
+        store.image(sha)
+    msg = str(err.value)
+    assert "\n" not in msg and sha[:12] in msg and font_path("sans-bold")[0] in msg

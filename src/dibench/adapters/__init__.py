@@ -54,7 +54,20 @@ from ._episode import (
     FrameworkAdapter,
     render_messages,
 )
-from ._images import encode_png, mark_origin, origin_of, scale_box, screen_key, show, shown_origin
+from ._images import (
+    JPEG_FILE,
+    RESIZE,
+    SCREEN_STEPS,
+    apply_steps,
+    encode_png,
+    mark_origin,
+    origin_of,
+    scale_box,
+    screen_key,
+    show,
+    shown_bytes,
+    shown_origin,
+)
 from ._parse import excerpt
 from ._prompts import folder_digest
 from ._replies import PARSE_MODES
@@ -80,10 +93,13 @@ __all__ = [
     "CONFIRM_ANSWERS",
     "DECLINED",
     "GAVE_UP",
+    "JPEG_FILE",
     "OUTSIDE",
     "OUT_OF_STEPS",
     "PARSE_MODES",
     "REFUSED",
+    "RESIZE",
+    "SCREEN_STEPS",
     "Action",
     "Adapter",
     "AgentInput",
@@ -115,6 +131,7 @@ __all__ = [
     "UiTarsAdapter",
     "UiVenusAdapter",
     "Verdict",
+    "apply_steps",
     "candidate_at",
     "codec_of",
     "encode_png",
@@ -127,6 +144,7 @@ __all__ = [
     "scale_box",
     "screen_key",
     "show",
+    "shown_bytes",
     "shown_origin",
     "smart_resize",
     "text_frameworks",

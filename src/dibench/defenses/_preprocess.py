@@ -17,7 +17,7 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._seeding import np_rng
-from dibench.adapters import mark_origin, origin_of, screen_key
+from dibench.adapters import SCREEN_STEPS, mark_origin, origin_of, screen_key
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 
@@ -178,3 +178,21 @@ class DownscaleDefense(Defense):
             lambda: downscale(view.image, self.factor, self.resample),
         )
         return view.resized(_marked(image, view, ("downscale", self.factor, self.resample)))
+
+
+# ------------------------------------------------------------------ as screen steps
+
+# The steps ``_marked`` names, replayed by a run's store to rebuild a screen it keeps as a
+# reference (``dibench.adapters.SCREEN_STEPS``; their names predate versioned ones and stay).
+SCREEN_STEPS.add("jpeg", lambda image, quality: jpeg_roundtrip(image, int(quality)))
+SCREEN_STEPS.add(
+    "downscale", lambda image, factor, resample: downscale(image, float(factor), str(resample))
+)
+
+
+@SCREEN_STEPS.register("noise")
+def _noise_step(
+    image: Image.Image, sigma: float, seed: int, pair: str, repeat: int, *where: str
+) -> Image.Image:
+    """``NoiseDefense``'s field for (seed, pair, repeat[, screen])."""
+    return add_noise(image, float(sigma), np_rng(seed, pair, repeat, "noise", *where))
