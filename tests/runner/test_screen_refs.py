@@ -118,8 +118,9 @@ FRAMEWORK_STEPS = {
         ("mat", "direct", "none", "refs"),  # injected rebuilt from the dataset's band patches
         ("plain", "direct", "jpeg:75", "refs"),
         ("plain", "direct", "downscale:0.5,noise:3", "refs"),
-        # masked screens: references plus the bands the mask changed
-        ("plain", "direct", "keyword-detector:policy=mask", "patched"),
+        # masked screens: the mask is a step too (its boxes as parameters)
+        ("plain", "direct", "keyword-detector:policy=mask", "refs"),
+        ("plain", "ui-tars", "jpeg:75,keyword-detector:policy=mask", "refs"),
         # the framework's own steps (SCREEN_STEPS) after the defense's: resized, tagged or
         # gridded, sent as JPEG
         ("plain", "ui-tars", "none", "refs"),
@@ -175,6 +176,7 @@ def test_recovered_screens_are_the_bytes_the_model_received(
                 ours, key=defense.index
             )
             assert own is None or names[-1] in own
+        assert ("mask" in defense) == any("mask/1" in names for names in named)
         if images.exists():  # the bands a mask changed: a small part of each masked screen
             assert images.stat().st_size * 4 < sum(len(sent[sha]) for sha in sent)
 
