@@ -25,7 +25,7 @@ from dibench.dataset import Dataset
 from dibench.defenses import make_chain
 from dibench.generate import GenerateConfig, generate
 from dibench.metrics import asr_pairs
-from dibench.providers import make_provider
+from dibench.providers import Provider, make_provider
 from dibench.render import font_path
 from dibench.report import make_example
 from dibench.runner import ResultStore, RunConfig, ScreenGoneError, run_condition
@@ -57,23 +57,30 @@ def _sent_images(srv: FakeChatServer) -> dict[str, bytes]:
 
 
 def _run(dataset: Path, out: Path, framework: str, defense: str) -> dict[str, bytes]:
-    """One condition at one repeat against a local chat server; the images it received."""
+    """One condition at one repeat against a local chat server; the images it received (a
+    framework of another protocol runs against the offline ``oracle``: none)."""
+    if framework == "claude-cu":
+        _run_with(dataset, out, framework, defense, make_provider("oracle"))
+        return {}
     with FakeChatServer(reply="Answer: 1", record_last=1000) as srv:
         provider = make_provider("openai:fake-vl", base_url=srv.base_url, api_key_env="REFS_KEY")
-
-        async def go() -> None:
-            with ResultStore(out / "results.sqlite") as store:
-                try:
-                    await run_condition(
-                        Dataset.open(dataset), store, make_adapter(framework), provider,
-                        RunConfig(repeats=1, concurrency=4), framework=framework,
-                        model="openai:fake-vl", defenses=make_chain(defense.split(",")),
-                    )  # fmt: skip
-                finally:
-                    await provider.aclose()
-
-        asyncio.run(go())
+        _run_with(dataset, out, framework, defense, provider)
         return _sent_images(srv)
+
+
+def _run_with(dataset: Path, out: Path, framework: str, defense: str, provider: Provider) -> None:
+    async def go() -> None:
+        with ResultStore(out / "results.sqlite") as store:
+            try:
+                await run_condition(
+                    Dataset.open(dataset), store, make_adapter(framework), provider,
+                    RunConfig(repeats=1, concurrency=4), framework=framework,
+                    model="openai:fake-vl", defenses=make_chain(defense.split(",")),
+                )  # fmt: skip
+            finally:
+                await provider.aclose()
+
+    asyncio.run(go())
 
 
 def _shown(store: ResultStore) -> list[tuple[str, str]]:
@@ -99,15 +106,17 @@ def _counts(path: Path) -> tuple[int, int, int]:
     return refs, spans, patches
 
 
-# the last step of every screen a framework transforms (AppAgent: tags, or the grid it asks for)
-FRAMEWORK_STEPS = {
-    "ui-tars": ("resize/1",),
-    "gui-owl": ("resize/1",),
-    "mobile-agent-v3": ("resize/1",),
-    "ui-venus": ("resize/1",),
-    "appagent": ("appagent-tags/1", "appagent-grid/1"),
-    "mobile-agent-v2": ("jpeg-file/1",),
-    "mobile-agent-e": ("jpeg-file/1",),
+# the steps a framework applies after the defenses' (AppAgent: its tags, or the grid it asks for)
+FRAMEWORK_STEPS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "ui-tars": (("resize/1",),),
+    "gui-owl": (("resize/1",),),
+    "mobile-agent-v3": (("resize/1",),),
+    "ui-venus": (("resize/1",),),
+    "appagent": (("appagent-tags/1",), ("appagent-grid/1",)),
+    "mobile-agent-v2": (("jpeg-file/1",),),
+    "mobile-agent-e": (("jpeg-file/1",),),
+    "gelab": (("jpeg", "jpeg-file/1"),),  # its client's JPEG, decoded, and its server's
+    "claude-cu": (("resize/1",),),
 }
 
 
@@ -132,7 +141,8 @@ FRAMEWORK_STEPS = {
         ("plain", "appagent", "jpeg:75", "refs"),
         ("plain", "mobile-agent-v2", "jpeg:75", "refs"),
         ("plain", "mobile-agent-e", "none", "refs"),
-        ("plain", "gelab", "none", "bytes"),  # a transform that is no named step: bytes
+        ("plain", "gelab", "none", "refs"),
+        ("plain", "claude-cu", "jpeg:75", "refs"),  # Anthropic's protocol: the offline oracle
     ],
 )
 def test_recovered_screens_are_the_bytes_the_model_received(
@@ -151,8 +161,10 @@ def test_recovered_screens_are_the_bytes_the_model_received(
         assert {i for i, _ in shown} >= set(Dataset.open(datasets[data]).benign)
         assert sum("." in i for i, _ in shown) >= 8  # the injected twins too
         for _iid, sha in shown:
-            assert sha in sent  # the stored hash is the hash of what went over the wire
-            assert store.image(sha) == sent[sha]
+            got = store.image(sha)  # rebuilt: its sha256 is checked against the stored one
+            assert got is not None and hashlib.sha256(got).hexdigest() == sha
+            if sent:  # the stored hash is the hash of what went over the wire
+                assert got == sent[sha]
     refs, spans, patches = _counts(tmp_path / "results.sqlite")
     distinct = len({sha for _, sha in shown})
     images = tmp_path / "results.sqlite.images"
@@ -167,15 +179,13 @@ def test_recovered_screens_are_the_bytes_the_model_received(
             [s[0] for s in json.loads(t)] for (t,) in db.execute("SELECT steps FROM image_refs")
         ]
         db.close()
-        own = FRAMEWORK_STEPS.get(framework)
-        ours = {
+        tails = FRAMEWORK_STEPS.get(framework, ((),))
+        ours = [
             n for n in defense.replace(",", ":").split(":") if n in ("jpeg", "downscale", "noise")
-        }
+        ]
         for names in named:
-            assert [n for n in names if n in ("jpeg", "downscale", "noise")] == sorted(
-                ours, key=defense.index
-            )
-            assert own is None or names[-1] in own
+            tail = next(t for t in tails if tuple(names[len(names) - len(t) :]) == t)
+            assert [n for n in names[: len(names) - len(tail)] if n != "mask/1"] == ours
         assert ("mask" in defense) == any("mask/1" in names for names in named)
         if images.exists():  # the bands a mask changed: a small part of each masked screen
             assert images.stat().st_size * 4 < sum(len(sent[sha]) for sha in sent)

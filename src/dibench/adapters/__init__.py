@@ -56,9 +56,11 @@ from ._episode import (
 )
 from ._images import (
     JPEG_FILE,
+    JPEG_PASS,
     RESIZE,
     SCREEN_STEPS,
     apply_steps,
+    encode_jpeg,
     encode_png,
     mark_origin,
     origin_of,
@@ -94,6 +96,7 @@ __all__ = [
     "DECLINED",
     "GAVE_UP",
     "JPEG_FILE",
+    "JPEG_PASS",
     "OUTSIDE",
     "OUT_OF_STEPS",
     "PARSE_MODES",
@@ -134,6 +137,7 @@ __all__ = [
     "apply_steps",
     "candidate_at",
     "codec_of",
+    "encode_jpeg",
     "encode_png",
     "excerpt",
     "folder_digest",

@@ -33,6 +33,7 @@ from ._env import Screen
 
 __all__ = [
     "JPEG_FILE",
+    "JPEG_PASS",
     "RESIZE",
     "SCREEN_STEPS",
     "ScreenStep",
@@ -161,6 +162,7 @@ SCREEN_STEPS: Registry[ScreenStep] = Registry("screen step")
 # the names of the frameworks' steps (a new behaviour gets a new version, never the same name)
 RESIZE = "resize/1"  # (width, height, resample): Pillow's resize of the RGB pixels
 JPEG_FILE = "jpeg-file/1"  # (quality): the last step only, the screen sent as JPEG (encode_jpeg)
+JPEG_PASS = "jpeg"  # (quality): a JPEG encoded and decoded again (the first step's name, kept)
 
 
 @SCREEN_STEPS.register(RESIZE)
@@ -170,6 +172,16 @@ def _resize(image: Image.Image, width: int, height: int, resample: str) -> Image
     if image.size == (width, height):
         return image
     return image.convert("RGB").resize((width, height), Image.Resampling[resample.upper()])
+
+
+@SCREEN_STEPS.register(JPEG_PASS)
+def _jpeg_pass(image: Image.Image, quality: int) -> Image.Image:
+    """The decoded pixels of the image's JPEG at ``quality`` (Pillow's baseline JPEG, 4:2:0):
+    the ``jpeg`` defense, and GELab's server storing the JPEG its client sent."""
+    import io
+
+    with Image.open(io.BytesIO(encode_jpeg(image, int(quality)))) as im:
+        return im.convert("RGB")
 
 
 def apply_steps(image: Image.Image, steps: Sequence[Sequence[Any]]) -> Image.Image:

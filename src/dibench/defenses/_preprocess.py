@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 from collections.abc import Callable, Hashable
 
 import numpy as np
@@ -17,7 +16,15 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._seeding import np_rng
-from dibench.adapters import SCREEN_STEPS, mark_origin, origin_of, screen_key
+from dibench.adapters import (
+    JPEG_PASS,
+    SCREEN_STEPS,
+    apply_steps,
+    encode_jpeg,
+    mark_origin,
+    origin_of,
+    screen_key,
+)
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 
@@ -107,15 +114,12 @@ class NoiseDefense(Defense):
 
 def jpeg_encode(image: Image.Image, quality: int) -> bytes:
     """Pillow's baseline JPEG at ``quality`` (its default 4:2:0 chroma subsampling)."""
-    buf = io.BytesIO()
-    _rgb(image).save(buf, "JPEG", quality=quality)
-    return buf.getvalue()
+    return encode_jpeg(image, quality)
 
 
 def jpeg_roundtrip(image: Image.Image, quality: int) -> Image.Image:
-    """The decoded pixels of the image's JPEG at ``quality``."""
-    with Image.open(io.BytesIO(jpeg_encode(image, quality))) as im:
-        return im.convert("RGB")
+    """The decoded pixels of the image's JPEG at ``quality`` (the screen step ``jpeg``)."""
+    return apply_steps(image, ((JPEG_PASS, quality),))
 
 
 @DEFENSES.register("jpeg")
@@ -183,8 +187,8 @@ class DownscaleDefense(Defense):
 # ------------------------------------------------------------------ as screen steps
 
 # The steps ``_marked`` names, replayed by a run's store to rebuild a screen it keeps as a
-# reference (``dibench.adapters.SCREEN_STEPS``; their names predate versioned ones and stay).
-SCREEN_STEPS.add("jpeg", lambda image, quality: jpeg_roundtrip(image, int(quality)))
+# reference (``dibench.adapters.SCREEN_STEPS``, where ``jpeg`` is; their names predate
+# versioned ones and stay).
 SCREEN_STEPS.add(
     "downscale", lambda image, factor, resample: downscale(image, float(factor), str(resample))
 )

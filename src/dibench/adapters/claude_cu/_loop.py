@@ -16,7 +16,7 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._env import Screen
 from .._episode import End, Episode, FrameworkAdapter, Turn
-from .._images import Shown, Transform, encode_png, show
+from .._images import RESIZE, Shown, encode_png, show
 from .._moves import AnswerFn
 from .._parse import excerpt
 from .._replies import ReplyError
@@ -33,14 +33,6 @@ from ._protocol import (
 )
 
 __all__ = ["HAND_BACK_CHARS", "ClaudeCUAdapter"]
-
-
-def _resize(tier: int) -> Transform:
-    def transform(image: Image.Image) -> tuple[Image.Image, float]:
-        w, h, scale = shown_size(image.width, image.height, tier)
-        return image.convert("RGB").resize((w, h), Image.Resampling.LANCZOS), scale
-
-    return transform
 
 
 def _without_images(part: Any) -> Any:
@@ -116,8 +108,9 @@ class ClaudeCUAdapter(FrameworkAdapter):
     async def shown(self, screen: Screen) -> Shown:
         """The screenshot as sent, with ``sx == sy`` the documented scale (taps map back by
         dividing by it)."""
-        shown = await show(screen.image, ("claude-cu", self.tier), _resize(self.tier), screen.png)
-        scale = float(shown.extra)
+        w, h, scale = shown_size(screen.image.width, screen.image.height, self.tier)
+        step = (RESIZE, w, h, "lanczos")
+        shown = await show(screen.image, ("claude-cu", self.tier), None, screen.png, step=step)
         return dataclasses.replace(shown, sx=scale, sy=scale)
 
     def _answer(self, shown: Shown, index: int) -> AnswerFn:
