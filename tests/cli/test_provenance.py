@@ -225,3 +225,23 @@ def test_attack_refuses_an_edited_source_dataset_and_the_flag_uses_it(
     assert r.returncode == 0, r.stderr
     assert "not the sha256 manifest.json records; run as it is" in r.stderr
     assert "search: " in r.stdout
+
+
+def test_report_rebuilds_from_a_moved_dataset_and_refuses_another(
+    data: Path, tmp_path: Path
+) -> None:
+    """``report --dataset DIR`` takes a moved dataset whose record files are what the run read
+    (the screens it keeps as references are rebuilt from there: tests/runner/test_screen_refs)
+    and refuses one whose files are not, in one line."""
+    out = tmp_path / "run"
+    _run_json_after(invoke("run", "--dataset", str(data), "--out", str(out), *RUN), out)
+    moved = tmp_path / "moved"
+    data.rename(moved)
+    html = tmp_path / "r.html"
+    r = invoke("report", str(out), "--out", str(html), "--dataset", str(moved))
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    _edit_instruction(moved)
+    r = invoke("report", str(out), "--out", str(html), "--dataset", str(moved))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"dibench: error: {moved / 'benign.jsonl'}: not the file this run")
+    assert "--dataset must be the run's dataset" in r.stderr

@@ -227,6 +227,15 @@ def test_a_changed_or_missing_dataset_is_named_in_one_line(
         example = make_example(pair, store, None, "", 200)
         assert example.benign_image is None and example.injected_image is None
         assert "no dataset there" in example.image_note
+        # told where it went (``report --dataset``), the store rebuilds from there, each file
+        # still checked: the screen saved again is named, the run's own bytes rebuild
+        store.rebuild_from(Dataset.open(tmp_path / "elsewhere"))
+        with pytest.raises(ScreenGoneError, match="changed since the run"):
+            store.image(benign_sha)
+        shutil.copytree(datasets["plain"], tmp_path / "moved")
+        store.rebuild_from(Dataset.open(tmp_path / "moved"))
+        assert store.image(benign_sha) == sent[benign_sha]
+        assert store.image(injected_sha) == sent[injected_sha]
 
 
 def test_a_report_example_shows_the_rebuilt_screens(

@@ -361,10 +361,16 @@ class ScreenRefs:
         return ScreenRef(source, steps)
 
 
-def _dataset(source: dict[str, Any], store_dir: Path, opened: dict[str, Dataset]) -> Dataset:
-    """The dataset a reference names: where the run found it, else at the same place relative
-    to the run directory (the two moved together)."""
+def _dataset(
+    source: dict[str, Any], store_dir: Path, opened: dict[str, Dataset], moved: Dataset | None
+) -> Dataset:
+    """The dataset a reference names: ``moved`` when one is given (the reader's, e.g.
+    ``report --dataset``), else where the run found it, else at the same place relative to the
+    run directory (the two moved together)."""
     from dibench.dataset import DatasetError
+
+    if moved is not None:
+        return moved
 
     places = [Path(source["root"]), Path(os.path.normpath(store_dir / source["rel"]))]
     for place in places:
@@ -393,13 +399,15 @@ def rebuild_screen(
     patch: bytes | None,
     store_dir: Path,
     opened: dict[str, Dataset],
+    moved: Dataset | None = None,
 ) -> bytes:
     """The bytes of a screen stored as a reference (``patch``: its bands that differ, if
     any), checked against its sha256; a missing or changed file raises ``ScreenGoneError``
-    naming it (``opened`` caches datasets by place)."""
+    naming it (``opened`` caches datasets by place; ``moved``: the dataset to read instead of
+    the places the reference names)."""
     source = json.loads(source_json)
     steps = [tuple(s) for s in json.loads(steps_json)]
-    ds = _dataset(source, store_dir, opened)
+    ds = _dataset(source, store_dir, opened, moved)
     for rel, sha, size in source["files"]:
         path = ds.root / rel
         try:

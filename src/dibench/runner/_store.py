@@ -216,6 +216,7 @@ class ResultStore:
         self._last_sha = ""
         self._sources: list[ResultStore] | None = None
         self._datasets: dict[str, Dataset] = {}  # datasets opened to rebuild referenced screens
+        self._moved: Dataset | None = None  # the dataset to rebuild them from (``rebuild_from``)
         try:
             if readonly:
                 self.db = self._open_readonly()
@@ -733,8 +734,14 @@ class ResultStore:
                 )
         return rebuild_screen(
             sha256, int(length), str(source), str(steps), patch,
-            store_dir=self.path.parent, opened=self._datasets,
+            store_dir=self.path.parent, opened=self._datasets, moved=self._moved,
         )  # fmt: skip
+
+    def rebuild_from(self, ds: Dataset) -> None:
+        """Rebuild the screens kept as references from ``ds`` (the run's dataset, moved since)
+        rather than the places they name; each file is still checked by its sha256. The
+        caller checks that ``ds`` is the dataset the run read (``run.json``'s hashes)."""
+        self._moved = ds
 
     def _shared_image(self, sha256: str) -> bytes | None:
         """The image from the stores this one names as sharing their screens (a merged run
@@ -743,7 +750,9 @@ class ResultStore:
             self._sources = []
             for path in self.meta(IMAGE_SOURCES) or []:
                 try:
-                    self._sources.append(ResultStore(Path(path), readonly=True))
+                    src = ResultStore(Path(path), readonly=True)
+                    src._moved = self._moved
+                    self._sources.append(src)
                 except StoreError:
                     continue  # a source moved away: its screens are missing, rows are not
         for src in self._sources:
