@@ -44,6 +44,7 @@ __all__ = [
     "encode_jpeg",
     "encode_png",
     "mark_origin",
+    "note_origin",
     "origin_of",
     "scale_box",
     "scale_ui",
@@ -150,9 +151,15 @@ def origin_of(image: Image.Image) -> Origin | None:
 
 
 def shown_origin(sha256: str) -> Origin | None:
-    """The origin of a PNG this process encoded from a marked image, by its sha256 (recent
-    ones only), or None."""
+    """The origin of the bytes this process sent (a marked image encoded, or a named screen
+    step applied), by their sha256 (recent ones only), or None."""
     return _ORIGINS.peek(sha256)
+
+
+def note_origin(sha256: str, origin: Origin) -> None:
+    """Take the origin of bytes another process sent (a Ray actor's ``shown_origin``), so this
+    one's store finds it by their sha256."""
+    _ORIGINS.put(sha256, (str(origin[0]), tuple(tuple(s) for s in origin[1])))
 
 
 # A screen step: ``fn(image, *params) -> image``, pure in (pixels, params); params are JSON-able
