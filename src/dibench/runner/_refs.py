@@ -7,20 +7,19 @@ preprocessing (``jpeg``, ``downscale``, ``noise``: seeded by the row) and the fr
 and the condition, so the store keeps what to rebuild it from rather than its bytes: the
 instance, the dataset files it is made of (path, sha256, size), the steps (screen steps named
 in ``dibench.adapters.SCREEN_STEPS``, with their parameters) and the shown bytes' sha256 and
-size. A full-size dataset at one repeat then costs its rows, not
-~40,000 screens of 300 KB to 1 MB.
+size. A full-size dataset at one repeat then costs its rows, not ~40,000 screens of 300 KB to
+1 MB.
 
 A reference is only written when it is proven at write time, in the cheapest way at hand:
 the shown PNG is the run's own PNG of the instance (``note``: by identity); or the defenses
 and the framework noted the source and steps of the bytes they sent (``dibench.adapters.
-shown_origin``: by the bytes' sha256; a framework's steps replayed and compared byte for byte
-on a condition's first screens); or, told neither (Ray actors
-compose and defend in their own processes), the writer composes the instance and runs the
-steps once more and compares (the first few screens of a condition byte for byte, the rest
-pixel for pixel), unless rows pile up (``hurry``: then bytes, so no run is slower than before).
-A screen that differs from its instance's PNG in a few bands (a detector's mask) is a reference
-plus those bands. Any other screen (a transform that is no named step, a Ray actor's framework
-steps) keeps its bytes.
+shown_origin``: by the bytes' sha256, a Ray actor's sent back with its result; a framework's
+steps replayed and compared byte for byte on a condition's first screens); or, told neither,
+the writer composes the instance and runs the condition's steps once more and compares (the
+first few screens of a condition byte for byte, the rest pixel for pixel), unless rows pile up
+(``hurry``: then bytes, so no run is slower than before). A screen that differs from its
+instance's PNG in a few bands is a reference plus those bands. Any other screen (a transform
+that is no named screen step) keeps its bytes.
 Reading rebuilds, checks every file named and the result's sha256; a missing or changed
 dataset file raises ``ScreenGoneError`` naming it, never another image.
 """

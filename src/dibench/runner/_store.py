@@ -14,7 +14,8 @@ left by a killed transaction are never referenced. Stores from before keep their
 and are read as they are.
 
 A dataset run's screens are mostly a pure function of the dataset and the condition (the
-instance's own PNG, perhaps after ``jpeg``/``downscale``/``noise``): those the writer proves so
+instance's own PNG, perhaps after a defense's and the framework's screen steps: ``jpeg``, a
+resize, AppAgent's tags, ...): those the writer proves so
 (``ScreenRefs``) are kept in ``image_refs`` as what rebuilds them, without bytes, and ``image``
 rebuilds them from the dataset and checks their sha256 (a full-size dataset at one repeat: its
 rows, ~5 KB an instance, instead of 0.3-1 MB of screens an instance). A store from before has
