@@ -8,7 +8,7 @@ import click
 
 from ._app import comma_list, fail, guard, key_values, load_modules, load_option
 from ._app import main as cli
-from ._runs import _warn_modified, agent_options, defense_specs, provider_options_of
+from ._runs import agent_options, defense_specs, provider_options_of, warn_modified
 
 
 @cli.command()
@@ -157,7 +157,7 @@ def attack(
         allow_modified_data=allow_modified_data,
     )
     if allow_modified_data:
-        _warn_modified(dataset)
+        warn_modified(dataset)
     from dibench.attack import move_names
 
     res = run_attack(req, lambda msg: click.echo(msg, err=True))
