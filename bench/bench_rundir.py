@@ -3,14 +3,18 @@ for the full default dataset (issue 42 item 2).
 
 Generates a sample of the default plan (``dibench generate --spread N``: N of its 1,000 states,
 each with the bytes the whole plan gives it, and all their injected twins), runs one condition
-(``direct`` x the offline ``oracle``, ``--repeats 1``) once per ``--defense`` with each source
-tree, and prints per run: instances, the run directory's bytes (results.sqlite and its WAL,
+(each ``--framework`` x the offline ``oracle``, ``--repeats 1``) once per ``--defense`` with each
+source tree, and prints per run: instances, the run directory's bytes (results.sqlite and its WAL,
 results.sqlite.images, run.json), bytes per instance, the projection for the default dataset
 (1,000 benign states and 40,560 injected twins: README) and the run's wall and CPU seconds. The
 baseline tree (``--base``, e.g. a ``git worktree`` of main) gives the figures from before.
 
+The frameworks that transform the screen themselves (``ui-tars``, ``gui-owl``,
+``mobile-agent-v3``: a resize; ``appagent``: tags; ``mobile-agent-v2``/``-e``: their own JPEG, and
+OCR, so slow) are measured with ``--framework NAME`` (repeatable).
+
 Usage: python bench/bench_rundir.py [--spread 10] [--defense none --defense jpeg:75]
-       [--base DIR] [--candidate DIR] [--framework direct] [--keep DIR]
+       [--base DIR] [--candidate DIR] [--framework direct ...] [--keep DIR]
 
 A tiny run (tests/test_bench.py): ``--spread 1``.
 """
@@ -76,12 +80,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--spread", type=int, default=10, help="states of the default plan")
     ap.add_argument("--defense", action="append", help="repeatable (default: none, jpeg:75)")
-    ap.add_argument("--framework", default="direct")
+    ap.add_argument("--framework", action="append", help="repeatable (default: direct)")
     ap.add_argument("--base", type=Path, help="a baseline source tree (e.g. main)")
     ap.add_argument("--candidate", type=Path, default=HERE)
     ap.add_argument("--keep", type=Path, help="keep the dataset and runs in this folder")
     args = ap.parse_args()
     defenses = args.defense or ["none", "jpeg:75"]
+    frameworks = args.framework or ["direct"]
     trees = [("base", args.base)] if args.base else []
     trees.append(("candidate", args.candidate))
     work = Path(tempfile.mkdtemp(prefix="bench-rundir-")) if args.keep is None else args.keep
@@ -92,27 +97,30 @@ def main() -> None:
             _dibench(args.candidate, "generate", "--out", str(data), "--spread",
                      str(args.spread), "--workers", "1")  # fmt: skip
         print(f"dataset: {args.spread} of the default plan's 1,000 states, "
-              f"{_size(data) / 2**20:.1f} MiB; framework {args.framework}, model oracle, "
-              f"1 repeat; projection: x {DEFAULT_INSTANCES:,} instances")  # fmt: skip
+              f"{_size(data) / 2**20:.1f} MiB; model oracle, 1 repeat; projection: x "
+              f"{DEFAULT_INSTANCES:,} instances")  # fmt: skip
         w = max(12, *map(len, defenses))
-        print(f"{'tree':<10} {'defense':<{w}} {'instances':>9} {'run dir MiB':>11} "
-              f"{'KiB/instance':>12} {'full dataset GiB':>16} {'wall s':>7} "
-              f"{'CPU s':>7}")  # fmt: skip
-        for defense in defenses:
-            for name, tree in trees:
-                run = work / f"run-{name}-{defense.replace(':', '_')}"
-                shutil.rmtree(run, ignore_errors=True)
-                extra = [] if defense == "none" else ["--defense", defense]
-                wall, cpu = _dibench(
-                    tree, "run", "--dataset", str(data), "--framework", args.framework,
-                    "--model", "oracle", "--out", str(run), "--repeats", "1", "--no-record",
-                    *extra,
-                )  # fmt: skip
-                n, size = _instances(run), _size(run)
-                per = size / n
-                print(f"{name:<10} {defense:<{w}} {n:>9,} {size / 2**20:>11.2f} "
-                      f"{per / 1024:>12.2f} {per * DEFAULT_INSTANCES / GIB:>16.3f} "
-                      f"{wall:>7.1f} {cpu:>7.1f}")  # fmt: skip
+        f = max(9, *map(len, frameworks))
+        print(f"{'tree':<10} {'framework':<{f}} {'defense':<{w}} {'instances':>9} "
+              f"{'run dir MiB':>11} {'KiB/instance':>12} {'full dataset GiB':>16} "
+              f"{'wall s':>7} {'CPU s':>7}")  # fmt: skip
+        for framework in frameworks:
+            for defense in defenses:
+                for name, tree in trees:
+                    run = work / f"run-{name}-{framework}-{defense.replace(':', '_')}"
+                    shutil.rmtree(run, ignore_errors=True)
+                    extra = [] if defense == "none" else ["--defense", defense]
+                    wall, cpu = _dibench(
+                        tree, "run", "--dataset", str(data), "--framework", framework,
+                        "--model", "oracle", "--out", str(run), "--repeats", "1",
+                        "--no-record", *extra,
+                    )  # fmt: skip
+                    n, size = _instances(run), _size(run)
+                    per = size / n
+                    print(f"{name:<10} {framework:<{f}} {defense:<{w}} {n:>9,} "
+                          f"{size / 2**20:>11.2f} {per / 1024:>12.2f} "
+                          f"{per * DEFAULT_INSTANCES / GIB:>16.3f} {wall:>7.1f} "
+                          f"{cpu:>7.1f}")  # fmt: skip
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -206,3 +206,42 @@ def test_a_report_says_when_the_dataset_changed_since_the_run(data: Path, tmp_pa
         f"the dataset's benign.jsonl has changed since the run read it (sha256 {before[:12]} "
         f"then, {_sha(data / 'benign.jsonl')[:12]} now)"
     ) in md.read_text(encoding="utf-8")
+
+
+def test_attack_refuses_an_edited_source_dataset_and_the_flag_uses_it(
+    data: Path, tmp_path: Path
+) -> None:
+    """``attack`` checks its source dataset's manifest as ``run`` does: one line naming the
+    file, nothing written; ``--allow-modified-data`` goes on with a warning."""
+    _edit_instruction(data)
+    args = ("attack", "--dataset", str(data), "--framework", "direct", "--model", "random",
+            "--budget", "2", "--population", "2", "--top-k", "1", "--search-only",
+            "--out", str(tmp_path / "att"))  # fmt: skip
+    r = invoke(*args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{data / 'benign.jsonl'} does not match its sha256 in manifest.json" in r.stderr
+    assert not (tmp_path / "att").exists()
+    r = invoke(*args, "--allow-modified-data")
+    assert r.returncode == 0, r.stderr
+    assert "not the sha256 manifest.json records; run as it is" in r.stderr
+    assert "search: " in r.stdout
+
+
+def test_report_rebuilds_from_a_moved_dataset_and_refuses_another(
+    data: Path, tmp_path: Path
+) -> None:
+    """``report --dataset DIR`` takes a moved dataset whose record files are what the run read
+    (the screens it keeps as references are rebuilt from there: tests/runner/test_screen_refs)
+    and refuses one whose files are not, in one line."""
+    out = tmp_path / "run"
+    _run_json_after(invoke("run", "--dataset", str(data), "--out", str(out), *RUN), out)
+    moved = tmp_path / "moved"
+    data.rename(moved)
+    html = tmp_path / "r.html"
+    r = invoke("report", str(out), "--out", str(html), "--dataset", str(moved))
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    _edit_instruction(moved)
+    r = invoke("report", str(out), "--out", str(html), "--dataset", str(moved))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"dibench: error: {moved / 'benign.jsonl'}: not the file this run")
+    assert "--dataset must be the run's dataset" in r.stderr

@@ -3,6 +3,12 @@
 Images shown to models are derived and PNG-encoded once per distinct screen (keyed by a hash of
 the pixels), because the runner shows the same screenshot for every repeat and encoding, not
 drawing, is what costs. Boxes and UI trees are scaled into the pixels of the image shown.
+
+A framework's deterministic transform of the screen (a resize, tags drawn on it, its own JPEG)
+is a *screen step*: a function registered in ``SCREEN_STEPS`` under a stable, versioned name
+(``resize/1``) and called with JSON-able parameters, so a step list names what was done and
+``shown_bytes`` does it again. ``show(step=...)`` applies one and notes the shown bytes' origin
+(the source PNG and every step since it), which the run's store keeps instead of the bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 from PIL import Image
 
 from dibench._cache import LruCache, pixel_key
+from dibench._registry import Registry
 from dibench._values import Box, UIElement
 from dibench.providers import ImagePart
 
@@ -25,18 +32,26 @@ from ._codec import Frame
 from ._env import Screen
 
 __all__ = [
+    "JPEG_FILE",
+    "JPEG_PASS",
+    "RESIZE",
+    "SCREEN_STEPS",
+    "ScreenStep",
     "Shown",
     "Transform",
+    "apply_steps",
     "decode_jpeg",
     "encode_jpeg",
     "encode_png",
     "mark_origin",
+    "note_origin",
     "origin_of",
     "scale_box",
     "scale_ui",
     "screen_key",
     "show",
     "show_screen",
+    "shown_bytes",
     "shown_origin",
 ]
 
@@ -136,9 +151,68 @@ def origin_of(image: Image.Image) -> Origin | None:
 
 
 def shown_origin(sha256: str) -> Origin | None:
-    """The origin of a PNG this process encoded from a marked image, by its sha256 (recent
-    ones only), or None."""
+    """The origin of the bytes this process sent (a marked image encoded, or a named screen
+    step applied), by their sha256 (recent ones only), or None."""
     return _ORIGINS.peek(sha256)
+
+
+def note_origin(sha256: str, origin: Origin) -> None:
+    """Take the origin of bytes another process sent (a Ray actor's ``shown_origin``), so this
+    one's store finds it by their sha256."""
+    _ORIGINS.put(sha256, (str(origin[0]), tuple(tuple(s) for s in origin[1])))
+
+
+# A screen step: ``fn(image, *params) -> image``, pure in (pixels, params); params are JSON-able
+# (ints, floats, strings, lists) so a stored step list names it and ``shown_bytes`` replays it.
+ScreenStep = Callable[..., Image.Image]
+SCREEN_STEPS: Registry[ScreenStep] = Registry("screen step")
+# the names of the frameworks' steps (a new behaviour gets a new version, never the same name)
+RESIZE = "resize/1"  # (width, height, resample): Pillow's resize of the RGB pixels
+JPEG_FILE = "jpeg-file/1"  # (quality): the last step only, the screen sent as JPEG (encode_jpeg)
+JPEG_PASS = "jpeg"  # (quality): a JPEG encoded and decoded again (the first step's name, kept)
+
+
+@SCREEN_STEPS.register(RESIZE)
+def _resize(image: Image.Image, width: int, height: int, resample: str) -> Image.Image:
+    """The Qwen-VL family's resize (sides from ``smart_resize``); a screen already of that
+    size is shown as it is."""
+    if image.size == (width, height):
+        return image
+    return image.convert("RGB").resize((width, height), Image.Resampling[resample.upper()])
+
+
+@SCREEN_STEPS.register(JPEG_PASS)
+def _jpeg_pass(image: Image.Image, quality: int) -> Image.Image:
+    """The decoded pixels of the image's JPEG at ``quality`` (Pillow's baseline JPEG, 4:2:0):
+    the ``jpeg`` defense, and GELab's server storing the JPEG its client sent."""
+    import io
+
+    with Image.open(io.BytesIO(encode_jpeg(image, int(quality)))) as im:
+        return im.convert("RGB")
+
+
+def apply_steps(image: Image.Image, steps: Sequence[Sequence[Any]]) -> Image.Image:
+    """``image`` after the pixel steps (named in ``SCREEN_STEPS``), in order."""
+    for name, *params in steps:
+        if name == JPEG_FILE:
+            raise ValueError(f"step {JPEG_FILE} can only be the last one")
+        image = SCREEN_STEPS.get(str(name))(image, *params)
+    return image
+
+
+def shown_bytes(image: Image.Image, steps: Sequence[Sequence[Any]]) -> bytes:
+    """The bytes a model is sent for ``image`` after ``steps``: a PNG (``encode_png``), or a
+    JPEG when the last step is ``JPEG_FILE``."""
+    if steps and steps[-1][0] == JPEG_FILE:
+        return encode_jpeg(apply_steps(image, steps[:-1]), int(steps[-1][1]))
+    return encode_png(apply_steps(image, steps))
+
+
+def _step_transform(step: tuple[Any, ...]) -> Transform:
+    def transform(image: Image.Image) -> tuple[Image.Image, None]:
+        return apply_steps(image, (step,)), None
+
+    return transform
 
 
 def _make_shown(
@@ -146,22 +220,32 @@ def _make_shown(
     transform: Transform | None,
     png: bytes | None = None,
     jpeg: int | None = None,
+    step: tuple[Any, ...] | None = None,
 ) -> Shown:
+    if step is not None:
+        transform = _step_transform(step)
     if transform is None:
         image, extra = screenshot, None
     else:
         image, extra = transform(screenshot)
     if jpeg is not None:
-        part = ImagePart(
-            png=encode_jpeg(image, jpeg), width=image.width, height=image.height,
-            mime="image/jpeg",
-        )  # fmt: skip
+        data = encode_jpeg(image, jpeg)
+        part = ImagePart(png=data, width=image.width, height=image.height, mime="image/jpeg")
     else:
         data = png if transform is None and png is not None else encode_png(image)
-        origin = origin_of(image) if transform is None and png is None else None
-        if origin is not None:
-            _ORIGINS.put(hashlib.sha256(data).hexdigest(), origin)
         part = ImagePart(png=data, width=image.width, height=image.height)
+    # where the pixels came from: the screen's own PNG, or what a defense noted on them; a
+    # transform that is no named step leaves no origin (its bytes are kept)
+    source: Origin | None = None
+    if transform is None or step is not None:
+        if png is not None:
+            source = (hashlib.blake2b(png, digest_size=16).hexdigest(), ())
+        else:
+            source = origin_of(screenshot)
+    if source is not None:
+        done = (*source[1], *((step,) if step else ()), *(((JPEG_FILE, jpeg),) if jpeg else ()))
+        if done:
+            _ORIGINS.put(hashlib.sha256(data).hexdigest(), (source[0], done))
     sx = image.width / screenshot.width
     sy = image.height / screenshot.height
     return Shown(image=image, part=part, sx=sx, sy=sy, extra=extra)
@@ -174,6 +258,7 @@ async def show(
     png: bytes | None = None,
     *,
     jpeg: int | None = None,
+    step: tuple[Any, ...] | None = None,
 ) -> Shown:
     """The shown image for (screen, variant), derived and encoded once across runs.
 
@@ -182,11 +267,15 @@ async def show(
     (a screenshot read from disk): it is sent as is and keys the cache, so nothing is re-encoded
     or re-hashed pixel by pixel. ``jpeg`` (a quality) sends the image as JPEG instead of PNG
     (``Shown.png`` then holds the JPEG bytes; ``Shown.image`` stays the undegraded image the
-    frameworks draw on and offline agents read). Runs in a worker thread so that hashing and
-    encoding never stall other episodes.
+    frameworks draw on and offline agents read). ``step`` (instead of ``transform``) is a
+    named screen step (``SCREEN_STEPS``): the shown bytes then carry their origin, so a run
+    stores what rebuilds them rather than the bytes. Runs in a worker thread so that hashing
+    and encoding never stall other episodes.
     """
+    if step is not None and transform is not None:
+        raise ValueError("show: a transform or a step, not both")
 
-    if png is not None and transform is None and jpeg is None:
+    if png is not None and transform is None and step is None and jpeg is None:
         # The screenshot's own PNG, sent as it is: nothing to derive, encode or share, so no
         # hashing of 300 KB and no hop to a thread (at one repeat every call is such a screen).
         part = ImagePart(png=png, width=screenshot.width, height=screenshot.height)
@@ -202,7 +291,7 @@ async def show(
         else:
             screen = screen_key(screenshot)
         return _SHOWN.get(
-            (screen, variant, jpeg), lambda: _make_shown(screenshot, transform, png, jpeg)
+            (screen, variant, jpeg), lambda: _make_shown(screenshot, transform, png, jpeg, step)
         )
 
     shown = await asyncio.to_thread(work)

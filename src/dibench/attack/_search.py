@@ -137,6 +137,8 @@ class AttackRequest:
     concurrency: int = 4
     record: bool = True
     evaluate: bool = True  # False: stop after the search (a later run evaluates, resuming)
+    # run source record files that differ from their manifest's sha256 (else refused, as run)
+    allow_modified_data: bool = False
 
     def __post_init__(self) -> None:
         """A str (or any path-like) is taken as a path, as everywhere in the API."""
@@ -203,6 +205,8 @@ class _Attack:
 
             check_attacker(self.cfg.attacker, self.req.attacker_options)
         self.src = Dataset.open(self.req.dataset)
+        if not self.req.allow_modified_data:
+            self.src.require_unmodified()  # an edited source is refused before OUT is written
         check_agent(  # the target agent's options and extras, before OUT is written
             RunRequest(
                 dataset=self.req.dataset,

@@ -8,7 +8,7 @@ import click
 
 from ._app import comma_list, fail, guard, key_values, load_modules, load_option
 from ._app import main as cli
-from ._runs import agent_options, defense_specs, provider_options_of
+from ._runs import agent_options, defense_specs, provider_options_of, warn_modified
 
 
 @cli.command()
@@ -72,6 +72,12 @@ from ._runs import agent_options, defense_specs, provider_options_of
     "social proof, endorsement, rating, fit), no instruction override, fake completion, "
     "separator or action syntax; compared with the dataset's claim probes.",
 )
+@click.option(
+    "--allow-modified-data",
+    is_flag=True,
+    help="Use record files that differ from the sha256 in the dataset's manifest.json (else "
+    "refused, as by run).",
+)
 @agent_options
 @load_option
 @guard
@@ -96,6 +102,7 @@ def attack(
     search_only: bool,
     no_styles: bool,
     persuasion: bool,
+    allow_modified_data: bool,
     base_url: tuple[str, ...],
     api_key_env: str | None,
     provider_opt: tuple[str, ...],
@@ -147,7 +154,10 @@ def attack(
         concurrency=concurrency,
         record=not no_record,
         evaluate=not search_only,
+        allow_modified_data=allow_modified_data,
     )
+    if allow_modified_data:
+        warn_modified(dataset)
     from dibench.attack import move_names
 
     res = run_attack(req, lambda msg: click.echo(msg, err=True))

@@ -61,7 +61,12 @@ def _merged(rundirs: Sequence[Path]) -> Iterator[Path]:
     show_default=True,
     help="Attack successes shown side by side in the HTML report.",
 )
-@click.option("--dataset", type=click.Path(path_type=Path), help="Override the dataset path.")
+@click.option(
+    "--dataset",
+    type=click.Path(path_type=Path),
+    help="Override the dataset path (a moved dataset: the screens are rebuilt from it; refused "
+    "if its record files are not what the run read).",
+)
 @guard
 def report(
     rundirs: tuple[Path, ...], fmt: str, out: Path | None, examples: int, dataset: Path | None

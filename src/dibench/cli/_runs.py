@@ -161,7 +161,7 @@ def execute_condition(
     if isinstance(req, RunRequest):
         warn_fonts(Path(req.dataset))
         if req.allow_modified_data:
-            _warn_modified(Path(req.dataset))
+            warn_modified(Path(req.dataset))
     else:
         label += " (simulated apps)"
     backend = _backend(keep_actors=keep_actors)
@@ -176,7 +176,7 @@ def execute_condition(
         fail(f"stopped: {summary.aborted} (results so far are kept)", 1)
 
 
-def _warn_modified(dataset: Path) -> None:
+def warn_modified(dataset: Path) -> None:
     """One ``dibench: warning:`` line when a run goes on (``--allow-modified-data``) over
     record files that differ from their manifest's sha256 (an open here is the run's own:
     the parsed dataset is cached)."""

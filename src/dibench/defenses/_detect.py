@@ -16,9 +16,10 @@ import numpy as np
 from PIL import Image
 
 from dibench._values import Box, UIElement
-from dibench.adapters import Verdict, excerpt
+from dibench.adapters import SCREEN_STEPS, Verdict, excerpt
 
 from ._base import Defense, DefenseContext, View
+from ._preprocess import _marked
 
 __all__ = [
     "POLICIES",
@@ -98,6 +99,14 @@ def mask_regions(image: Image.Image, boxes: Sequence[Box]) -> Image.Image:
     return Image.fromarray(arr, "RGB")
 
 
+MASK = "mask/1"  # (boxes [[x1, y1, x2, y2], ...]): ``mask_regions``
+
+
+@SCREEN_STEPS.register(MASK)
+def _mask_step(image: Image.Image, boxes: Sequence[Sequence[int]]) -> Image.Image:
+    return mask_regions(image, [Box(*b) for b in boxes])
+
+
 class Detector(Defense):
     """Base of input detectors: subclasses implement ``scan`` and take ``policy``/``threshold``."""
 
@@ -153,4 +162,6 @@ class Detector(Defense):
             e.model_copy(update={"text": "", "content_desc": ""}) if e.index in indices else e
             for e in view.ui
         )
-        return view.with_pixels(mask_regions(view.image, boxes)).with_ui(ui)
+        image = mask_regions(view.image, boxes)
+        step = (MASK, [list(b) for b in boxes])  # a screen step: the run keeps it, not the bytes
+        return view.with_pixels(_marked(image, view, step)).with_ui(ui)

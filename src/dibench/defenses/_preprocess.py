@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 from collections.abc import Callable, Hashable
 
 import numpy as np
@@ -17,7 +16,15 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._seeding import np_rng
-from dibench.adapters import mark_origin, origin_of, screen_key
+from dibench.adapters import (
+    JPEG_PASS,
+    SCREEN_STEPS,
+    apply_steps,
+    encode_jpeg,
+    mark_origin,
+    origin_of,
+    screen_key,
+)
 
 from ._base import DEFENSES, Defense, DefenseContext, View
 
@@ -107,15 +114,12 @@ class NoiseDefense(Defense):
 
 def jpeg_encode(image: Image.Image, quality: int) -> bytes:
     """Pillow's baseline JPEG at ``quality`` (its default 4:2:0 chroma subsampling)."""
-    buf = io.BytesIO()
-    _rgb(image).save(buf, "JPEG", quality=quality)
-    return buf.getvalue()
+    return encode_jpeg(image, quality)
 
 
 def jpeg_roundtrip(image: Image.Image, quality: int) -> Image.Image:
-    """The decoded pixels of the image's JPEG at ``quality``."""
-    with Image.open(io.BytesIO(jpeg_encode(image, quality))) as im:
-        return im.convert("RGB")
+    """The decoded pixels of the image's JPEG at ``quality`` (the screen step ``jpeg``)."""
+    return apply_steps(image, ((JPEG_PASS, quality),))
 
 
 @DEFENSES.register("jpeg")
@@ -178,3 +182,21 @@ class DownscaleDefense(Defense):
             lambda: downscale(view.image, self.factor, self.resample),
         )
         return view.resized(_marked(image, view, ("downscale", self.factor, self.resample)))
+
+
+# ------------------------------------------------------------------ as screen steps
+
+# The steps ``_marked`` names, replayed by a run's store to rebuild a screen it keeps as a
+# reference (``dibench.adapters.SCREEN_STEPS``, where ``jpeg`` is; their names predate
+# versioned ones and stay).
+SCREEN_STEPS.add(
+    "downscale", lambda image, factor, resample: downscale(image, float(factor), str(resample))
+)
+
+
+@SCREEN_STEPS.register("noise")
+def _noise_step(
+    image: Image.Image, sigma: float, seed: int, pair: str, repeat: int, *where: str
+) -> Image.Image:
+    """``NoiseDefense``'s field for (seed, pair, repeat[, screen])."""
+    return add_noise(image, float(sigma), np_rng(seed, pair, repeat, "noise", *where))

@@ -467,6 +467,31 @@ def _open_dataset(rundir: Path, names: list[str]) -> tuple[str | None, Dataset |
     return shown_path(names[0], rundir), None, note
 
 
+def _moved_dataset(rundir: Path, dataset: StrPath, config: RunFile) -> Dataset | None:
+    """The dataset ``--dataset`` names, to rebuild the screens the run keeps as references
+    from (a dataset moved since the run), once it is shown to be the one the run read: record
+    files of another sha256 than run.json's are refused in one line. None when it does not
+    open (the report then says so, as before)."""
+    from dibench.dataset import Dataset, DatasetError
+
+    for path in (Path(dataset), rundir / dataset):
+        if path.is_dir():
+            break
+    try:
+        ds = Dataset.open(path)
+    except (OSError, DatasetError):
+        return None
+    changed = ds.changed_since(config.dataset_sha256 or {}, config.dataset_bytes or {})
+    if changed:
+        name = changed[0]
+        raise DatasetError(
+            f"{ds.root / name}: not the file this run read (sha256 {ds.sha256.get(name, '-')[:12]}"
+            f", the run read {str((config.dataset_sha256 or {})[name])[:12]}): --dataset must "
+            "be the run's dataset, moved, for the screens the model saw"
+        )
+    return ds
+
+
 def _changed_dataset_note(config: RunFile, ds: Dataset | None) -> list[str]:
     """A note when the dataset the report reads (costs, positions, example screens) is not
     what the run read: a record file whose sha256 differs from run.json's (appended lines are
@@ -596,6 +621,10 @@ def build_report(
         raise NoSuchFile(f"{rundir}: no results.sqlite here (not a run directory?)")
     config, notes = _read_config(rundir)
     with ResultStore(db, readonly=True) as store:
+        if dataset is not None:
+            moved = _moved_dataset(rundir, dataset, config)
+            if moved is not None:
+                store.rebuild_from(moved)
         conditions = store.conditions()
         all_rows = list(store.rows(with_infra=True))
         rows = exclude_infra(all_rows)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import heapq
 import itertools
 import logging
@@ -54,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from dibench._extras import require_extra
 from dibench._values import Outcome
-from dibench.adapters import AgentInput, Decision
+from dibench.adapters import AgentInput, Decision, note_origin, shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import Move
 from dibench.providers import Completion, InfraError, Provider, Recorded, Request
@@ -271,6 +272,9 @@ class _Result:
     replies: list[dict[str, dict[int, Recorded]]] = field(default_factory=list)
     moves: tuple[Move, ...] = ()
     refs: tuple[int | None, ...] = ()  # per step: its image's number (sent once per unit)
+    # (sha256, origin) of the images sent with it whose origin the actor knows (the source PNG
+    # and screen steps: ``adapters.shown_origin``), so the driver's store keeps references
+    origins: tuple[tuple[str, Any], ...] = ()
     step_ids: tuple[str, ...] = ()  # a chain's decisions' instance ids, in order
 
 
@@ -552,7 +556,7 @@ def _by_reference(result: _Result, sent: dict[int, tuple[bytes, int]]) -> _Resul
     d = result.decision
     if d is None or not any(s.image_png for s in d.steps):
         return result
-    steps, refs = [], []
+    steps, refs, origins = [], [], []
     for s in d.steps:
         png = s.image_png
         if not png:
@@ -566,14 +570,21 @@ def _by_reference(result: _Result, sent: dict[int, tuple[bytes, int]]) -> _Resul
         else:
             sent[id(png)] = (png, len(sent))  # keeps ``png`` alive, so its id stays its own
             refs.append(len(sent) - 1)
+            sha = hashlib.sha256(png).hexdigest()  # once per image sent (~1 ms a screen)
+            origin = shown_origin(sha)
+            if origin is not None:
+                origins.append((sha, origin))
         steps.append(s)
     result.decision = dataclasses.replace(d, steps=tuple(steps))
     result.refs = tuple(refs)
+    result.origins = tuple(origins)
     return result
 
 
 def _restore(result: _Result, images: dict[int, bytes]) -> _Result:
     """Put the images back (one bytes object per screen, so the store hashes it once)."""
+    for sha, origin in result.origins:
+        note_origin(sha, origin)
     d = result.decision
     if d is None or not result.refs:
         return result

@@ -2,21 +2,24 @@
 
 A dataset run shows each instance's screen (the benign PNG, or the injected one composed by its
 probe and spliced into the benign PNG's bands), perhaps after a defense's deterministic
-preprocessing (``jpeg``, ``downscale``, ``noise``: seeded by the row). Such a screen is a pure
-function of the dataset and the condition, so the store keeps what to rebuild it from rather
-than its bytes: the instance, the dataset files it is made of (path, sha256, size), the steps,
-and the shown bytes' sha256 and size. A full-size dataset at one repeat then costs its rows, not
-~40,000 screens of 300 KB to 1 MB.
+preprocessing (``jpeg``, ``downscale``, ``noise``: seeded by the row) and the framework's own
+(a resize, AppAgent's tags, a JPEG it sends). Such a screen is a pure function of the dataset
+and the condition, so the store keeps what to rebuild it from rather than its bytes: the
+instance, the dataset files it is made of (path, sha256, size), the steps (screen steps named
+in ``dibench.adapters.SCREEN_STEPS``, with their parameters) and the shown bytes' sha256 and
+size. A full-size dataset at one repeat then costs its rows, not ~40,000 screens of 300 KB to
+1 MB.
 
 A reference is only written when it is proven at write time, in the cheapest way at hand:
 the shown PNG is the run's own PNG of the instance (``note``: by identity); or the defenses
-marked the pixels they made with their source and steps and the adapter encoded them as they
-are (``dibench.adapters.shown_origin``: by the PNG's sha256); or, told neither (Ray actors
-compose and defend in their own processes), the writer composes the instance and runs the
-steps once more and compares (the first few screens of a condition byte for byte, the rest
-pixel for pixel), unless rows pile up (``hurry``: then bytes, so no run is slower than before).
-A screen that differs from its instance's PNG in a few bands (a detector's mask) is a reference
-plus those bands. Any other screen (a framework's own resize, labels or JPEG) keeps its bytes.
+and the framework noted the source and steps of the bytes they sent (``dibench.adapters.
+shown_origin``: by the bytes' sha256, a Ray actor's sent back with its result; a framework's
+steps replayed and compared byte for byte on a condition's first screens); or, told neither,
+the writer composes the instance and runs the condition's steps once more and compares (the
+first few screens of a condition byte for byte, the rest pixel for pixel), unless rows pile up
+(``hurry``: then bytes, so no run is slower than before). A screen that differs from its
+instance's PNG in a few bands is a reference plus those bands. Any other screen (a transform
+that is no named screen step) keeps its bytes.
 Reading rebuilds, checks every file named and the result's sha256; a missing or changed
 dataset file raises ``ScreenGoneError`` naming it, never another image.
 """
@@ -38,9 +41,8 @@ from PIL import Image
 
 from dibench._cache import LruCache
 from dibench._errors import DIBenchError
-from dibench._png import PatchError, apply_patch, band_patch, banded_level, encode_png
-from dibench._seeding import np_rng
-from dibench.adapters import shown_origin
+from dibench._png import PatchError, apply_patch, band_patch, banded_level
+from dibench.adapters import JPEG_FILE, SCREEN_STEPS, apply_steps, shown_bytes, shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import ResultRow
 
@@ -122,20 +124,16 @@ def _row_steps(steps: Sequence[Step], row: ResultRow) -> tuple[tuple[Any, ...], 
 
 
 def _apply(image: Image.Image, steps: Sequence[Sequence[Any]]) -> Image.Image:
-    from dibench.defenses import add_noise, downscale, jpeg_roundtrip
+    import dibench.defenses  # noqa: F401  (registers the defenses' steps)
 
-    for s in steps:
-        if s[0] == "jpeg":
-            image = jpeg_roundtrip(image, int(s[1]))
-        elif s[0] == "downscale":
-            image = downscale(image, float(s[1]), str(s[2]))
-        elif s[0] == "noise":  # the defense's stream: (seed, pair, repeat[, screen])
-            sigma, seed, pair, repeat, *where = s[1:]
-            rng = np_rng(seed, pair, repeat, "noise", *where)
-            image = add_noise(image, float(sigma), rng)
-        else:
-            raise ValueError(f"unknown step {s[0]!r}")
-    return image
+    return apply_steps(image, steps)
+
+
+def _known(name: str) -> bool:
+    """Whether ``name`` is a screen step a reference can replay (``SCREEN_STEPS``)."""
+    import dibench.defenses  # noqa: F401  (registers the defenses' steps)
+
+    return name == JPEG_FILE or name in SCREEN_STEPS
 
 
 def _decode(png: bytes) -> Image.Image:
@@ -147,7 +145,9 @@ def _render(png: bytes, steps: Sequence[Sequence[Any]]) -> bytes:
     """The screen ``png`` after ``steps``, as an adapter encodes what it shows."""
     if not steps:
         return png
-    return encode_png(_apply(_decode(png), steps), 1)
+    import dibench.defenses  # noqa: F401  (registers the defenses' steps)
+
+    return shown_bytes(_decode(png), steps)
 
 
 def _same_pixels(png: bytes, shown: bytes, steps: Sequence[Sequence[Any]]) -> bool:
@@ -211,6 +211,7 @@ class ScreenRefs:
         self._hits = 0
         self._misses = 0
         self._byte_checks = 0
+        self._step_checks = 0  # framework steps proven by replaying them (``_replayed``)
         # set by the writer while rows pile up: only proofs that cost nothing (identity,
         # origin) are tried, so a run is never slower than one that stores every screen
         self.hurry = False
@@ -269,16 +270,23 @@ class ScreenRefs:
         if inst is not None and png is inst and not steps:
             self.settled["identity"] += 1
             return self._ref(iid, steps)  # the run's own PNG, shown as it is
-        if inst is not None and steps:
-            # the defenses' own record of what they applied to the run's PNG (this process)
-            origin = shown_origin(sha256)
-            if (
-                origin is not None
-                and all(s[0] in PIXEL_DEFENSES for s in origin[1])
-                and origin[0] == hashlib.blake2b(inst, digest_size=16).hexdigest()
-            ):
+        # the defenses' and the framework's own record of what they applied to the run's PNG
+        # (``dibench.adapters.show`` notes it by the bytes it sent; a Ray actor's comes back
+        # with its result): without the run's PNG, the instance is composed again to match it
+        origin = shown_origin(sha256)
+        if origin is not None and origin[1] and all(_known(s[0]) for s in origin[1]):
+            if inst is None:
+                if self.hurry:
+                    raise _Hurried
+                inst = _instance_png(self.ds, iid)
+            if inst is not None and origin[0] == hashlib.blake2b(inst, digest_size=16).hexdigest():
+                got = tuple(tuple(s) for s in origin[1])
+                if not all(s[0] in PIXEL_DEFENSES for s in got) and not self._replayed(
+                    inst, got, png
+                ):
+                    return None
                 self.settled["origin"] += 1
-                return self._ref(iid, tuple(tuple(s) for s in origin[1]))
+                return self._ref(iid, got)
         if self.hurry and (inst is None or steps):
             raise _Hurried  # composing or the steps again: not while rows pile up
         state = self.ds.instance(iid).state
@@ -301,6 +309,19 @@ class ScreenRefs:
             return None
         self.settled["compared"] += 1
         return self._ref(iid, steps)
+
+    def _replayed(self, inst: bytes, steps: Sequence[Sequence[Any]], png: bytes) -> bool:
+        """Whether a framework's steps, replayed on the instance's PNG, give ``png``: proven
+        byte for byte on a condition's first screens (a resize and an encode), then trusted
+        as the defenses' steps are."""
+        if self._step_checks >= _BYTE_CHECKS:
+            return True
+        if self.hurry:
+            raise _Hurried
+        if _render(inst, steps) != png:
+            return False
+        self._step_checks += 1
+        return True
 
     def _patched(self, iid: str, inst: bytes, png: bytes) -> ScreenRef | None:
         """The screen as the bands that differ from the instance's (a mask over a few boxes),
@@ -333,10 +354,16 @@ class ScreenRefs:
         return ScreenRef(source, steps)
 
 
-def _dataset(source: dict[str, Any], store_dir: Path, opened: dict[str, Dataset]) -> Dataset:
-    """The dataset a reference names: where the run found it, else at the same place relative
-    to the run directory (the two moved together)."""
+def _dataset(
+    source: dict[str, Any], store_dir: Path, opened: dict[str, Dataset], moved: Dataset | None
+) -> Dataset:
+    """The dataset a reference names: ``moved`` when one is given (the reader's, e.g.
+    ``report --dataset``), else where the run found it, else at the same place relative to the
+    run directory (the two moved together)."""
     from dibench.dataset import DatasetError
+
+    if moved is not None:
+        return moved
 
     places = [Path(source["root"]), Path(os.path.normpath(store_dir / source["rel"]))]
     for place in places:
@@ -365,13 +392,15 @@ def rebuild_screen(
     patch: bytes | None,
     store_dir: Path,
     opened: dict[str, Dataset],
+    moved: Dataset | None = None,
 ) -> bytes:
     """The bytes of a screen stored as a reference (``patch``: its bands that differ, if
     any), checked against its sha256; a missing or changed file raises ``ScreenGoneError``
-    naming it (``opened`` caches datasets by place)."""
+    naming it (``opened`` caches datasets by place; ``moved``: the dataset to read instead of
+    the places the reference names)."""
     source = json.loads(source_json)
     steps = [tuple(s) for s in json.loads(steps_json)]
-    ds = _dataset(source, store_dir, opened)
+    ds = _dataset(source, store_dir, opened, moved)
     for rel, sha, size in source["files"]:
         path = ds.root / rel
         try:
@@ -397,7 +426,10 @@ def rebuild_screen(
         if isinstance(exc, ScreenGoneError):
             raise
         raise ScreenGoneError(f"{exc} (rebuilding screen {sha256[:12]} of this run)") from None
-    out = _render(inst, steps) if inst is not None else b""
+    try:
+        out = _render(inst, steps) if inst is not None else b""
+    except (DIBenchError, OSError, ValueError) as exc:  # a step unknown here, another font
+        raise ScreenGoneError(f"{exc} (rebuilding screen {sha256[:12]} of this run)") from None
     if patch is not None:
         try:
             out = apply_patch(out, patch)

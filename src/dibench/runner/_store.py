@@ -14,7 +14,8 @@ left by a killed transaction are never referenced. Stores from before keep their
 and are read as they are.
 
 A dataset run's screens are mostly a pure function of the dataset and the condition (the
-instance's own PNG, perhaps after ``jpeg``/``downscale``/``noise``): those the writer proves so
+instance's own PNG, perhaps after a defense's and the framework's screen steps: ``jpeg``, a
+resize, AppAgent's tags, ...): those the writer proves so
 (``ScreenRefs``) are kept in ``image_refs`` as what rebuilds them, without bytes, and ``image``
 rebuilds them from the dataset and checks their sha256 (a full-size dataset at one repeat: its
 rows, ~5 KB an instance, instead of 0.3-1 MB of screens an instance). A store from before has
@@ -210,6 +211,7 @@ class ResultStore:
         self._last_sha = ""
         self._sources: list[ResultStore] | None = None
         self._datasets: dict[str, Dataset] = {}  # datasets opened to rebuild referenced screens
+        self._moved: Dataset | None = None  # the dataset to rebuild them from (``rebuild_from``)
         try:
             if readonly:
                 self.db = self._open_readonly()
@@ -725,8 +727,14 @@ class ResultStore:
                 )
         return rebuild_screen(
             sha256, int(length), str(source), str(steps), patch,
-            store_dir=self.path.parent, opened=self._datasets,
+            store_dir=self.path.parent, opened=self._datasets, moved=self._moved,
         )  # fmt: skip
+
+    def rebuild_from(self, ds: Dataset) -> None:
+        """Rebuild the screens kept as references from ``ds`` (the run's dataset, moved since)
+        rather than the places they name; each file is still checked by its sha256. The
+        caller checks that ``ds`` is the dataset the run read (``run.json``'s hashes)."""
+        self._moved = ds
 
     def _shared_image(self, sha256: str) -> bytes | None:
         """The image from the stores this one names as sharing their screens (a merged run
@@ -735,7 +743,9 @@ class ResultStore:
             self._sources = []
             for path in self.meta(IMAGE_SOURCES) or []:
                 try:
-                    self._sources.append(ResultStore(Path(path), readonly=True))
+                    src = ResultStore(Path(path), readonly=True)
+                    src._moved = self._moved
+                    self._sources.append(src)
                 except StoreError:
                     continue  # a source moved away: its screens are missing, rows are not
         for src in self._sources:

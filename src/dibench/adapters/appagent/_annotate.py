@@ -6,25 +6,37 @@ focusable ones, whose centre is not within ``MIN_DIST`` (30 px) of a node alread
 box whose top-left corner is the element's centre. When the element it needs has no tag, the
 model calls ``grid()`` and gets the screen cut into numbered squares of 120-180 px, each with
 nine named points (``center``, ``top-left``, ...). Drawn here with Pillow.
+
+Both are screen steps (``TAGS``, ``GRID`` in ``dibench.adapters.SCREEN_STEPS``): a run keeps a
+tagged screen as its source and the step rather than its bytes. The digits are drawn in a font
+of this machine, so the step names that font by its sha256 and refuses to draw with another:
+given the font's bytes the tags are a pure function of (screen, boxes, mode).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from PIL import Image, ImageDraw
 
 from dibench._values import Box, UIElement
-from dibench.render import MIN_DIST, font, label_elements
+from dibench.render import MIN_DIST, FontError, font, font_path, label_elements
+
+from .._images import SCREEN_STEPS
 
 __all__ = [
+    "GRID",
     "MIN_DIST",
     "SUBAREAS",
+    "TAGS",
     "Grid",
     "draw_grid",
     "draw_labels",
+    "font_digest",
     "label_elements",
     "tag_box",
 ]
@@ -36,12 +48,38 @@ _PAD = 10
 _TEXT_H = 27
 _ALPHA = 0.5  # the box is half the background colour, half the screenshot under it
 _FONT_SIZE = 32  # our sans-bold digits at this size are about as tall as Hershey's (22 px)
+_FACE = "sans-bold"
+TAGS = "appagent-tags/1"  # (boxes [[x1, y1, x2, y2], ...], dark_mode, font_digest())
+GRID = "appagent-grid/1"  # (width, height, cell_w, cell_h, font_digest())
+
+
+@cache
+def _file_digest(path: str, index: int) -> str:
+    with open(path, "rb") as fh:
+        return f"{hashlib.sha256(fh.read()).hexdigest()}:{index}"
+
+
+def font_digest() -> str:
+    """The sha256 (and face index) of the font file the tags and grid numbers are drawn in."""
+    return _file_digest(*font_path(_FACE))
+
+
+def _same_font(digest: str) -> None:
+    if font_digest() != digest:
+        raise FontError(
+            f"{font_path(_FACE)[0]}: not the font AppAgent's tags were drawn in (sha256 "
+            f"{font_digest()[:12]}, the run's {digest[:12]})"
+        )
 
 
 def tag_box(element: UIElement, tag: int) -> Box:
     """Where AppAgent draws tag ``tag`` for ``element``: top-left corner at its centre (in
     integer halves, ``Box.center``)."""
-    cx, cy = element.bounds.center
+    return _tag_at(element.bounds, tag)
+
+
+def _tag_at(bounds: Box, tag: int) -> Box:
+    cx, cy = bounds.center
     return Box(cx, cy, cx + 19 * len(str(tag)) + 1 + 2 * _PAD, cy + _TEXT_H + 2 * _PAD)
 
 
@@ -54,13 +92,25 @@ def draw_labels(
     in dark mode) with the pixels under it, clipped at the screen edge, drawn in tag order so a
     later tag covers an earlier one; the digits are near-white (near-black) on top.
     """
+    return _draw_tags(image, [e.bounds for e in elements], dark_mode)
+
+
+@SCREEN_STEPS.register(TAGS)
+def _tags_step(
+    image: Image.Image, boxes: Sequence[Sequence[int]], dark_mode: bool, digest: str
+) -> Image.Image:
+    _same_font(digest)
+    return _draw_tags(image, [Box(*b) for b in boxes], bool(dark_mode))
+
+
+def _draw_tags(image: Image.Image, boxes: Sequence[Box], dark_mode: bool) -> Image.Image:
     out = image.convert("RGB").copy()
     draw = ImageDraw.Draw(out)
-    face = font("sans-bold", _FONT_SIZE)
+    face = font(_FACE, _FONT_SIZE)
     bg = (255, 250, 250) if dark_mode else (10, 10, 10)
     fg = (10, 10, 10) if dark_mode else (255, 250, 250)
-    for n, e in enumerate(elements, start=1):
-        b = tag_box(e, n)
+    for n, box in enumerate(boxes, start=1):
+        b = _tag_at(box, n)
         x1, y1 = max(0, b.x1), max(0, b.y1)
         x2, y2 = min(out.width, b.x2), min(out.height, b.y2)
         if x2 <= x1 or y2 <= y1:
@@ -160,7 +210,7 @@ def draw_grid(image: Image.Image, grid: Grid) -> Image.Image:
     draw = ImageDraw.Draw(out)
     line = (255, 116, 113)
     thick = max(1, grid.cell_w // 50)
-    face = font("sans-bold", max(10, int(grid.cell_w * 0.22)))
+    face = font(_FACE, max(10, int(grid.cell_w * 0.22)))
     for area in range(1, grid.areas + 1):
         b = grid.cell(area)
         draw.rectangle((b.x1, b.y1, b.x2 - 1, b.y2 - 1), outline=line, width=thick)
@@ -168,3 +218,11 @@ def draw_grid(image: Image.Image, grid: Grid) -> Image.Image:
         draw.text((tx + 2, ty + 2), str(area), font=face, fill=(0, 0, 0))
         draw.text((tx, ty), str(area), font=face, fill=line)
     return out
+
+
+@SCREEN_STEPS.register(GRID)
+def _grid_step(
+    image: Image.Image, width: int, height: int, cell_w: int, cell_h: int, digest: str
+) -> Image.Image:
+    _same_font(digest)
+    return draw_grid(image, Grid(int(width), int(height), int(cell_w), int(cell_h)))

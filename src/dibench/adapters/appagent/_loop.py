@@ -28,7 +28,7 @@ from .._parse import (
 )
 from .._prompts import TemplateError
 from .._replies import FrameworkError, ReplyError
-from ._annotate import MIN_DIST, Grid, draw_grid, draw_labels, label_elements
+from ._annotate import GRID, MIN_DIST, TAGS, Grid, font_digest, label_elements
 from ._codec import AppAgentCodec, area_point
 from ._parse import (
     AppAgentReply,
@@ -127,22 +127,20 @@ class AppAgentAdapter(FrameworkAdapter):
 
     # --------------------------------------------------------------- rendering
 
-    async def _labelled(self, screenshot: Image.Image, labels: _Labels) -> Shown:
+    async def _labelled(
+        self, screenshot: Image.Image, labels: _Labels, png: bytes | None = None
+    ) -> Shown:
         boxes = tuple(tuple(e.bounds) for e in labels.elements)
         dark = self.dark_mode
+        step = (TAGS, boxes, dark, font_digest())
+        return await show(screenshot, ("appagent-tags", boxes, dark), None, png, step=step)
 
-        def transform(img: Image.Image) -> tuple[Image.Image, None]:
-            return draw_labels(img, labels.elements, dark_mode=dark), None
-
-        return await show(screenshot, ("appagent-tags", boxes, dark), transform)
-
-    async def _gridded(self, screenshot: Image.Image) -> tuple[Shown, Grid]:
+    async def _gridded(
+        self, screenshot: Image.Image, png: bytes | None = None
+    ) -> tuple[Shown, Grid]:
         grid = Grid.for_screen(screenshot.width, screenshot.height)
-
-        def transform(img: Image.Image) -> tuple[Image.Image, None]:
-            return draw_grid(img, grid), None
-
-        return await show(screenshot, ("appagent-grid", grid), transform), grid
+        step = (GRID, grid.width, grid.height, grid.cell_w, grid.cell_h, font_digest())
+        return await show(screenshot, ("appagent-grid", grid), None, png, step=step), grid
 
     def _messages(self, ep: Episode, shown: Shown, last_act: str, grid: bool) -> list[Message]:
         """One user message, the prompt then the image, as AppAgent sends it (no system role:
@@ -261,10 +259,10 @@ class AppAgentAdapter(FrameworkAdapter):
             labels = _Labels(label_elements(screen.ui, self.min_dist))
             grid: Grid | None = None
             if grid_on:
-                shown, grid = await self._gridded(screen.image)
+                shown, grid = await self._gridded(screen.image, screen.png)
                 answer = self._grid_answer(screen, shown.frame)
             else:
-                shown = await self._labelled(screen.image, labels)
+                shown = await self._labelled(screen.image, labels, screen.png)
                 answer = self._tag_answer(labels, shown.frame)
             try:
                 messages = self._messages(ep, shown, last_act, grid_on)

@@ -17,7 +17,7 @@ from .._base import Action
 from .._computer_use import EMPTY, ComputerUseAdapter
 from .._env import Screen
 from .._episode import End, Episode, Turn
-from .._images import Shown, Transform, encode_png, show
+from .._images import RESIZE, Shown, encode_png, show
 from .._moves import AnswerFn
 from .._replies import ReplyError
 from ._codec import ClaudeCUCodec
@@ -33,14 +33,6 @@ from ._protocol import (
 )
 
 __all__ = ["ClaudeCUAdapter"]
-
-
-def _resize(tier: int) -> Transform:
-    def transform(image: Image.Image) -> tuple[Image.Image, float]:
-        w, h, scale = shown_size(image.width, image.height, tier)
-        return image.convert("RGB").resize((w, h), Image.Resampling.LANCZOS), scale
-
-    return transform
 
 
 def _without_images(part: Any) -> Any:
@@ -110,8 +102,9 @@ class ClaudeCUAdapter(ComputerUseAdapter):
     async def shown(self, screen: Screen) -> Shown:
         """The screenshot as sent, with ``sx == sy`` the documented scale (taps map back by
         dividing by it)."""
-        shown = await show(screen.image, ("claude-cu", self.tier), _resize(self.tier), screen.png)
-        scale = float(shown.extra)
+        w, h, scale = shown_size(screen.image.width, screen.image.height, self.tier)
+        step = (RESIZE, w, h, "lanczos")
+        shown = await show(screen.image, ("claude-cu", self.tier), None, screen.png, step=step)
         return dataclasses.replace(shown, sx=scale, sy=scale)
 
     def _answer(self, shown: Shown, index: int) -> AnswerFn:

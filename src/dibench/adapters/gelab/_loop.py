@@ -6,11 +6,8 @@ The framework itself is described in the package docstring (``__init__.py``).
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import ClassVar
-
-from PIL import Image
 
 from dibench._values import Outcome
 from dibench.providers import ImagePart, Message, TextPart
@@ -18,7 +15,7 @@ from dibench.providers import ImagePart, Message, TextPart
 from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, system_text
-from .._images import Shown, encode_jpeg, show
+from .._images import JPEG_PASS, Shown, show
 from .._replies import FrameworkError, ReplyError
 from ._codec import GelabCodec, GelabReply, summary_faithful
 
@@ -27,14 +24,6 @@ __all__ = ["JPEG_QUALITY", "GelabAdapter"]
 JPEG_QUALITY = 85  # the client's make_b64_url, and again the server's save_image
 _CODEC = GelabCodec()
 _IMAGE = "\x00screenshot\x00"  # where the template places the image (split out of the text)
-
-
-def _twice_jpeg(img: Image.Image) -> tuple[Image.Image, None]:
-    """The client encodes the screenshot as JPEG 85; the server decodes it and stores it as
-    JPEG 85 again, and that file is what the model is sent: the first pass is done here, the
-    second by ``show(jpeg=...)``."""
-    once = Image.open(io.BytesIO(encode_jpeg(img, JPEG_QUALITY)))
-    return once.convert("RGB"), None
 
 
 @ADAPTERS.register("gelab")
@@ -88,8 +77,10 @@ class GelabAdapter(FrameworkAdapter):
                 except FrameworkError as err:
                     raise End(Outcome.FRAMEWORK_ERROR, f"framework error ({err})") from None
             screenshot = ep.now.image
-            shown = await show(screenshot, ("gelab-jpeg", JPEG_QUALITY), _twice_jpeg,
-                               jpeg=JPEG_QUALITY)  # fmt: skip
+            # the client encodes the screenshot as JPEG 85; the server decodes it and stores it
+            # as JPEG 85 again, and that file is what the model is sent
+            shown = await show(screenshot, ("gelab-jpeg", JPEG_QUALITY), None, ep.now.png,
+                               jpeg=JPEG_QUALITY, step=(JPEG_PASS, JPEG_QUALITY))  # fmt: skip
             turn = await ep.ask(
                 "decision",
                 self._messages(ep, shown, history),

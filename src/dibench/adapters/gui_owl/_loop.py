@@ -18,7 +18,7 @@ from dibench.render import MAX_PIXELS, MIN_PIXELS, smart_resize
 from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
-from .._images import Shown, show
+from .._images import RESIZE, Shown, show
 from .._replies import ReplyError
 from ._codec import GuiOwlCodec
 from ._parse import (
@@ -172,17 +172,12 @@ class GuiOwlAdapter(FrameworkAdapter):
             "max_pixels": self.max_pixels,
         }
 
-    async def _resized(self, screenshot: Image.Image) -> Shown:
+    async def _resized(self, screenshot: Image.Image, png: bytes | None = None) -> Shown:
         h, w = smart_resize(
             screenshot.height, screenshot.width, self.factor, self.min_pixels, self.max_pixels
         )
-
-        def transform(img: Image.Image) -> tuple[Image.Image, None]:
-            if img.size == (w, h):
-                return img, None
-            return img.convert("RGB").resize((w, h), Image.Resampling.BICUBIC), None
-
-        return await show(screenshot, ("qwen-resize", w, h), transform)
+        step = (RESIZE, w, h, "bicubic")
+        return await show(screenshot, ("qwen-resize", w, h), None, png, step=step)
 
     # --------------------------------------------------------------- coordinates
 
@@ -240,7 +235,7 @@ class GuiOwlAdapter(FrameworkAdapter):
         history = list(ep.context)
         while ep.budget_left:
             screenshot = ep.now.image
-            shown = await self._resized(screenshot)
+            shown = await self._resized(screenshot, ep.now.png)
             messages = self._messages(ep, shown, history)
             answer = self.codec().answer(shown.frame)
             turn = await ep.ask("decision", messages, shown=shown, answer=answer, acting=True)

@@ -9,8 +9,6 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PIL import Image
-
 from dibench._values import Outcome
 from dibench.providers import ImagePart, Message, TextPart
 from dibench.render import MAX_PIXELS, MIN_PIXELS, smart_resize
@@ -19,7 +17,7 @@ from .._adapter import ADAPTERS
 from .._base import Action
 from .._env import Screen
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter, Turn
-from .._images import Shown, show
+from .._images import RESIZE, Shown, show
 from .._moves import AnswerFn, read_move
 from .._pool import InfoPool, history_rows, notetaker_answer, reflector_answer, stuck_rows
 from .._replies import FrameworkError, ReplyError
@@ -111,13 +109,8 @@ class MobileAgentV3Adapter(FrameworkAdapter):
         image = screen.image
         h, w = smart_resize(image.height, image.width, self.factor, self.min_pixels,
                             self.max_pixels)  # fmt: skip
-
-        def transform(img: Image.Image) -> tuple[Image.Image, None]:
-            if img.size == (w, h):
-                return img, None
-            return img.convert("RGB").resize((w, h), Image.Resampling.BICUBIC), None
-
-        return await show(image, ("v3-resize", w, h), transform, screen.png)
+        step = (RESIZE, w, h, "bicubic")
+        return await show(image, ("v3-resize", w, h), None, screen.png, step=step)
 
     # --------------------------------------------------------------- prompts
 

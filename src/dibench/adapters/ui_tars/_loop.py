@@ -18,7 +18,7 @@ from dibench.render import smart_resize
 from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
-from .._images import Shown, show
+from .._images import RESIZE, Shown, show
 from .._replies import ReplyError
 from ._codec import UiTarsCodec
 from ._parse import UiTarsGeometry, read_uitars_faithful, read_uitars_robust, to_actions
@@ -87,15 +87,10 @@ class UiTarsAdapter(FrameworkAdapter):
         h, w = smart_resize(height, width, 28, self.min_pixels, self.max_pixels)
         return w, h
 
-    async def _resized(self, screenshot: Image.Image) -> Shown:
+    async def _resized(self, screenshot: Image.Image, png: bytes | None = None) -> Shown:
         w, h = self.resized_size(screenshot.width, screenshot.height)
-
-        def transform(img: Image.Image) -> tuple[Image.Image, None]:
-            if img.size == (w, h):
-                return img, None
-            return img.convert("RGB").resize((w, h), Image.Resampling.BICUBIC), None
-
-        return await show(screenshot, ("qwen-resize", w, h), transform)
+        step = (RESIZE, w, h, "bicubic")
+        return await show(screenshot, ("qwen-resize", w, h), None, png, step=step)
 
     def geometry(self, screen_w: int, screen_h: int) -> UiTarsGeometry:
         """The sizes a reply about a ``screen_w`` x ``screen_h`` screenshot is read against."""
@@ -134,7 +129,7 @@ class UiTarsAdapter(FrameworkAdapter):
         history: list[tuple[Shown, str]] = []
         while ep.budget_left:
             screenshot = ep.now.image
-            shown = await self._resized(screenshot)
+            shown = await self._resized(screenshot, ep.now.png)
             messages = self._messages(ep, shown, history)
             turn = await ep.ask(
                 "decision",

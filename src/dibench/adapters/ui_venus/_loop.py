@@ -18,7 +18,7 @@ from dibench.render import smart_resize
 from .._adapter import ADAPTERS
 from .._base import Action
 from .._episode import GAVE_UP, End, Episode, FrameworkAdapter
-from .._images import Shown, show
+from .._images import RESIZE, Shown, show
 from .._replies import ReplyError
 from ._codec import VenusCodec, VenusReply
 
@@ -68,15 +68,10 @@ class UiVenusAdapter(FrameworkAdapter):
         raises ReplyError on what it cannot read)."""
         return _CODEC.read_step(text, screen, resized, self.parse)
 
-    async def _resized(self, screenshot: Image.Image) -> Shown:
+    async def _resized(self, screenshot: Image.Image, png: bytes | None = None) -> Shown:
         w, h = venus_size(screenshot.width, screenshot.height)
-
-        def transform(img: Image.Image) -> tuple[Image.Image, None]:
-            if img.size == (w, h):
-                return img, None
-            return img.convert("RGB").resize((w, h), Image.Resampling.BICUBIC), None
-
-        return await show(screenshot, ("qwen-resize", w, h), transform)
+        step = (RESIZE, w, h, "bicubic")
+        return await show(screenshot, ("qwen-resize", w, h), None, png, step=step)
 
     def _past(self, history: list[tuple[str, str]]) -> str:
         """``Step i: <think>..</think><action>..</action>`` lines, i counted from 0 within the
@@ -93,7 +88,7 @@ class UiVenusAdapter(FrameworkAdapter):
         system = self.prompts.render("decision", {}, system=True)
         while ep.budget_left:
             screenshot = ep.now.image
-            shown = await self._resized(screenshot)
+            shown = await self._resized(screenshot, ep.now.png)
             text = self.prompts.render(
                 "decision", {"instruction": ep.instruction, "history": self._past(history)}
             )
