@@ -90,7 +90,7 @@ def serve_test(
         f"--base-url {base} --out runs/test"
     )
     try:
-        click.echo(f"test server on {url}, answering in {what}")
+        click.echo(f"test server on {base}, answering in {what}")
         click.echo(f"  {run}")
         click.echo("  Ctrl-C stops it")
         threading.Event().wait()
