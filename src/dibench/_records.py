@@ -1,6 +1,7 @@
 """On-disk records that more than one package reads: ``run.json`` (written by ``runner`` and
-the inspect import, read by ``report``) and ``attack.json`` (written by ``attack``, read by
-``report`` and printed by ``cli``).
+the inspect import, read by ``report``), ``attack.json`` (written by ``attack``, read by
+``report`` and printed by ``cli``) and a condition as ``results.sqlite`` registers it
+(``StoredCondition``: written by ``runner`` and the inspect import, read by ``report``).
 
 Each record is a pydantic model with its schema string, one writer (``dump``) and one reader
 (``load``). The reader is strict by default: a file of another schema, or a field of the wrong
@@ -18,14 +19,16 @@ attack.json of a few hundred candidates takes about a millisecond.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from dibench._errors import DIBenchError, field_error
 from dibench._fs import atomic_write
+from dibench._values import Condition
 
 __all__ = [
     "ATTACK_SCHEMA",
@@ -35,12 +38,14 @@ __all__ = [
     "AttackIdentity",
     "AttackSplit",
     "ConditionRecord",
+    "ConditionSettings",
     "HeldOut",
     "HeldOutResult",
     "HeldOutTest",
     "RecordError",
     "RunFile",
     "SearchRound",
+    "StoredCondition",
 ]
 
 RUN_SCHEMA = 1  # run.json's schema_version
@@ -158,6 +163,78 @@ class RunFile(_Record):
 
     def write(self, path: Path) -> None:
         _write(path, self.dump())
+
+
+# --- results.sqlite's conditions ----------------------------------------------------------------
+
+
+class ConditionSettings(_Record):
+    """The settings one condition's rows were run with, as the ``config`` column of the store's
+    ``conditions`` table holds them: a dataset run's (``run``, ``dataset``, ``dataset_sha256``)
+    or a simulator run's (``sim``), the adapter's, provider's and defenses' own descriptions
+    (secret keys masked) and, for a condition imported from an Inspect log, where it came from.
+
+    One writer (``ResultStore.add_condition``, through ``dump``) and one reader
+    (``ResultStore.conditions``, through ``read``), tolerant of every store DIBench wrote: a
+    missing key reads as absent, an unknown one is kept, and one of a type this version does
+    not read reads as absent and is kept as written; ``dump`` gives back the stored object.
+    """
+
+    run: dict[str, Any] | None = None  # RunConfig.describe()
+    sim: dict[str, Any] | None = None  # SimRunConfig.describe()
+    dataset: str | None = None
+    dataset_sha256: dict[str, str] | None = None  # each record file as the run read it
+    adapter: dict[str, Any] = Field(default_factory=dict)  # Adapter.describe()
+    provider: dict[str, Any] = Field(default_factory=dict)  # Provider.describe(), masked
+    defenses: list[dict[str, Any]] = Field(default_factory=list)  # DefenseChain.describe()
+    inspect: dict[str, Any] | None = None  # the Inspect log a condition was imported from
+    _unread: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def adapter_option(self, key: str) -> str:
+        """An adapter option as recorded ("" where the adapter has none); a wrapped adapter
+        records its own under ``inner``."""
+        inner = self.adapter.get("inner")
+        inner = inner if isinstance(inner, dict) else {}
+        return str(self.adapter.get(key) or inner.get(key) or "")
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object the store holds, keys sorted at every depth (as it is written)."""
+        return _sorted({**self.model_dump(by_alias=True, exclude_unset=True), **self._unread})
+
+    @classmethod
+    def read(cls, data: object) -> ConditionSettings:
+        """The settings in a stored ``config`` object (anything but an object reads as none)."""
+        if not isinstance(data, dict):
+            return cls()
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            bad = {e["loc"][0] for e in exc.errors() if e["loc"]}
+            out = cls.model_validate({k: v for k, v in data.items() if k not in bad})
+            out._unread = {k: data[k] for k in bad if k in data}
+            return out
+
+
+@dataclass(frozen=True)
+class StoredCondition:
+    """A condition as a run directory's store registers it: which one and its settings."""
+
+    condition: Condition
+    settings: ConditionSettings = field(default_factory=ConditionSettings)
+
+    @property
+    def key(self) -> str:
+        return self.condition.key
+
+    def dump(self) -> dict[str, Any]:
+        """The record as reports print it: framework, model, defense and ``config``."""
+        framework, model, defense = self.condition
+        return {
+            "framework": framework,
+            "model": model,
+            "defense": defense,
+            "config": self.settings.dump(),
+        }
 
 
 # --- attack.json ---------------------------------------------------------------------------------

@@ -5,7 +5,13 @@
 run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite store.
 """
 
-from dibench._records import ConditionRecord, RecordError, RunFile
+from dibench._records import (
+    ConditionRecord,
+    ConditionSettings,
+    RecordError,
+    RunFile,
+    StoredCondition,
+)
 from dibench._values import Condition
 
 from ._api import (
@@ -76,6 +82,7 @@ __all__ = [
     "Backend",
     "Condition",
     "ConditionRecord",
+    "ConditionSettings",
     "ConditionSpec",
     "Described",
     "LocalBackend",
@@ -101,6 +108,7 @@ __all__ = [
     "SimRequest",
     "SimRunConfig",
     "StoreError",
+    "StoredCondition",
     "SweepError",
     "SweepFile",
     "SweepModel",

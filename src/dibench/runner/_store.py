@@ -44,6 +44,7 @@ from typing import Any
 
 from dibench._errors import DIBenchError
 from dibench._fs import StrPath
+from dibench._records import ConditionSettings, StoredCondition
 from dibench._values import ChainPick, Condition, Outcome
 from dibench.adapters import Action, Decision
 from dibench.dataset import Dataset
@@ -296,20 +297,24 @@ class ResultStore:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def add_condition(self, condition: Condition, config: dict[str, Any]) -> str:
-        """Register ``condition`` with the settings its rows are run with; its key."""
+    def add_condition(self, condition: Condition, settings: ConditionSettings | None = None) -> str:
+        """Register ``condition`` with the settings its rows are run with (none: a condition
+        registered by hand); its key."""
+        config = (settings if settings is not None else ConditionSettings()).dump()
         self.db.execute(
             "INSERT OR REPLACE INTO conditions VALUES (?, ?, ?, ?, ?)",
             (condition.key, *condition, json.dumps(config, sort_keys=True)),
         )
         return condition.key
 
-    def conditions(self) -> dict[str, dict[str, Any]]:
+    def conditions(self) -> dict[str, StoredCondition]:
+        """Every registered condition by key, in the order the store lists them; settings of
+        an older store read as ``ConditionSettings.read`` says (what it lacks is absent)."""
         rows = self.db.execute(
             "SELECT condition, framework, model, defense, config FROM conditions"
         )
         return {
-            c: {"framework": f, "model": m, "defense": d, "config": json.loads(cfg)}
+            c: StoredCondition(Condition(f, m, d), ConditionSettings.read(json.loads(cfg)))
             for c, f, m, d, cfg in rows
         }
 
