@@ -1,7 +1,8 @@
 """On-disk records that more than one package reads: ``run.json`` (written by ``runner`` and
 the inspect import, read by ``report``), ``attack.json`` (written by ``attack``, read by
 ``report`` and printed by ``cli``) and a condition as ``results.sqlite`` registers it
-(``StoredCondition``: written by ``runner`` and the inspect import, read by ``report``).
+(``StoredCondition``, and a stored run's model calls, ``StoredStep``: written by ``runner``
+and the inspect import, read by ``report``).
 
 Each record is a pydantic model with its schema string, one writer (``dump``) and one reader
 (``load``). The reader is strict by default: a file of another schema, or a field of the wrong
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -46,6 +47,7 @@ __all__ = [
     "RunFile",
     "SearchRound",
     "StoredCondition",
+    "StoredStep",
 ]
 
 RUN_SCHEMA = 1  # run.json's schema_version
@@ -165,19 +167,42 @@ class RunFile(_Record):
         _write(path, self.dump())
 
 
-# --- results.sqlite's conditions ----------------------------------------------------------------
+# --- results.sqlite's JSON columns --------------------------------------------------------------
 
 
-class ConditionSettings(_Record):
+class _Stored(_Record):
+    """A JSON object in results.sqlite, read by one tolerant reader (``read``): every store
+    DIBench wrote reads, a missing key at its default, an unknown one kept, and one of a type
+    this version does not read at its default too, kept as written (``dump`` gives it back)."""
+
+    _unread: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object the store holds, keys sorted at every depth (as it is written)."""
+        return _sorted({**self.model_dump(by_alias=True, exclude_unset=True), **self._unread})
+
+    @classmethod
+    def read(cls, data: object) -> Self:
+        """The record in a stored JSON value (anything but an object reads as an empty one)."""
+        if not isinstance(data, dict):
+            return cls()
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            bad = {e["loc"][0] for e in exc.errors() if e["loc"]}
+            out = cls.model_validate({k: v for k, v in data.items() if k not in bad})
+            out._unread = {k: data[k] for k in bad if k in data}
+            return out
+
+
+class ConditionSettings(_Stored):
     """The settings one condition's rows were run with, as the ``config`` column of the store's
     ``conditions`` table holds them: a dataset run's (``run``, ``dataset``, ``dataset_sha256``)
     or a simulator run's (``sim``), the adapter's, provider's and defenses' own descriptions
     (secret keys masked) and, for a condition imported from an Inspect log, where it came from.
 
     One writer (``ResultStore.add_condition``, through ``dump``) and one reader
-    (``ResultStore.conditions``, through ``read``), tolerant of every store DIBench wrote: a
-    missing key reads as absent, an unknown one is kept, and one of a type this version does
-    not read reads as absent and is kept as written; ``dump`` gives back the stored object.
+    (``ResultStore.conditions``, through the tolerant ``read``).
     """
 
     run: dict[str, Any] | None = None  # RunConfig.describe()
@@ -188,7 +213,6 @@ class ConditionSettings(_Record):
     provider: dict[str, Any] = Field(default_factory=dict)  # Provider.describe(), masked
     defenses: list[dict[str, Any]] = Field(default_factory=list)  # DefenseChain.describe()
     inspect: dict[str, Any] | None = None  # the Inspect log a condition was imported from
-    _unread: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def adapter_option(self, key: str) -> str:
         """An adapter option as recorded ("" where the adapter has none); a wrapped adapter
@@ -196,23 +220,6 @@ class ConditionSettings(_Record):
         inner = self.adapter.get("inner")
         inner = inner if isinstance(inner, dict) else {}
         return str(self.adapter.get(key) or inner.get(key) or "")
-
-    def dump(self) -> dict[str, Any]:
-        """The JSON object the store holds, keys sorted at every depth (as it is written)."""
-        return _sorted({**self.model_dump(by_alias=True, exclude_unset=True), **self._unread})
-
-    @classmethod
-    def read(cls, data: object) -> ConditionSettings:
-        """The settings in a stored ``config`` object (anything but an object reads as none)."""
-        if not isinstance(data, dict):
-            return cls()
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            bad = {e["loc"][0] for e in exc.errors() if e["loc"]}
-            out = cls.model_validate({k: v for k, v in data.items() if k not in bad})
-            out._unread = {k: data[k] for k in bad if k in data}
-            return out
 
 
 @dataclass(frozen=True)
@@ -235,6 +242,26 @@ class StoredCondition:
             "defense": defense,
             "config": self.settings.dump(),
         }
+
+
+class StoredStep(_Stored):
+    """One model call of a stored run, as the ``steps`` column of results.sqlite holds it (an
+    adapter's ``Step``): the screen it was shown by sha256 (``ResultStore.image`` gives its
+    bytes; None: no image) and its action as stored (``confirm`` only where it asked). Read by
+    ``ResultStore.details`` (``read``: a step of an older store at these defaults)."""
+
+    role: str = ""  # decision, planning, reflection, judge, ...
+    prompt: str = ""
+    reply: str = ""
+    image: str | None = None
+    action: dict[str, Any] | None = None  # Action as stored: kind, candidate, x, y, text, ...
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    error: str | None = None
+    screen: str = ""
+    page: str = ""
 
 
 # --- attack.json ---------------------------------------------------------------------------------

@@ -37,8 +37,8 @@ def test_user_defense_loaded_by_path_runs_via_the_cli(
     assert rows and all(r.correct and r.defense == "my-defense:checked+jpeg:95" for r in rows)
     assert len(verdicts) == len(rows) and {v.detector for v in verdicts} == {"my-defense:checked"}
     assert details is not None
-    step = details["steps"][0]
-    assert "Note: the screenshot is greyscale (checked)." in step["prompt"]
+    step = details.steps[0]
+    assert "Note: the screenshot is greyscale (checked)." in step.prompt
     # resume: the same command adds nothing
     r = invoke(*args)
     assert r.returncode == 0 and "0/0" not in r.stdout and "already there" in r.stdout

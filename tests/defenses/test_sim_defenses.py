@@ -323,8 +323,8 @@ def test_cli_simulate_with_defenses_labels_the_condition(tmp_path: Path) -> None
         details = store.details(key, row.instance_id, row.repeat)
     assert cond.condition.defense == label and key == f"direct|oracle|{label}"
     assert row.defense == label and row.outcome == Outcome.COMMITTED
-    assert details is not None and len(details["steps"]) >= 4
-    assert all(DEFAULT_WARNINGS["en"] in s["prompt"] for s in details["steps"])
+    assert details is not None and len(details.steps) >= 4
+    assert all(DEFAULT_WARNINGS["en"] in s.prompt for s in details.steps)
     data = orjson.loads((tmp_path / "r" / "run.json").read_bytes())
     assert [c["defense"] for c in data["conditions"]] == [label]
 

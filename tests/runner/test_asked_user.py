@@ -41,7 +41,7 @@ def test_question_and_confirmations_round_trip(tmp_path: Path) -> None:
         assert (got["s2"].question, got["s2"].confirmations) == ("", ())
         assert store.done(cond) == {("s1", 1), ("s2", 1)}  # asked_user is final on resume
         info = store.details(cond, "s1", 1)
-        assert info is not None and info["confirmations"] == ["Pay?"]
+        assert info is not None and info.row.confirmations == ("Pay?",)
 
 
 OLD_RESULTS = """CREATE TABLE results (

@@ -91,7 +91,7 @@ def _shown(store: ResultStore) -> list[tuple[str, str]]:
     for row in store.rows(cond):
         details = store.details(cond, row.instance_id, row.repeat)
         assert details is not None
-        out += [(row.instance_id, s["image"]) for s in details["steps"] if s["image"]]
+        out += [(row.instance_id, s.image) for s in details.steps if s.image]
     return out
 
 

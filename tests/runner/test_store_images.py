@@ -33,7 +33,7 @@ def _decision(png: bytes) -> Decision:
 def _shas(store: ResultStore, iid: str, repeat: int) -> list[str]:
     details = store.details(next(iter(store.conditions())), iid, repeat)
     assert details is not None
-    return [s["image"] for s in details["steps"]]
+    return [s.image for s in details.steps]
 
 
 def test_images_are_appended_once_and_read_back(tmp_path: Path) -> None:

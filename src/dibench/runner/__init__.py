@@ -11,6 +11,7 @@ from dibench._records import (
     RecordError,
     RunFile,
     StoredCondition,
+    StoredStep,
 )
 from dibench._values import Condition
 
@@ -72,7 +73,7 @@ from ._sim import (
     run_episodes,
     tracking_env,
 )
-from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError
+from ._store import STORE_SCHEMA_VERSION, ResultStore, StoredRun, StoreError
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
 __all__ = [
@@ -109,6 +110,8 @@ __all__ = [
     "SimRunConfig",
     "StoreError",
     "StoredCondition",
+    "StoredRun",
+    "StoredStep",
     "SweepError",
     "SweepFile",
     "SweepModel",
