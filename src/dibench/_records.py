@@ -1,6 +1,8 @@
 """On-disk records that more than one package reads: ``run.json`` (written by ``runner`` and
-the inspect import, read by ``report``) and ``attack.json`` (written by ``attack``, read by
-``report`` and printed by ``cli``).
+the inspect import, read by ``report``), ``attack.json`` (written by ``attack``, read by
+``report`` and printed by ``cli``) and a condition as ``results.sqlite`` registers it
+(``StoredCondition``, and a stored run's model calls, ``StoredStep``: written by ``runner``
+and the inspect import, read by ``report``).
 
 Each record is a pydantic model with its schema string, one writer (``dump``) and one reader
 (``load``). The reader is strict by default: a file of another schema, or a field of the wrong
@@ -18,14 +20,16 @@ attack.json of a few hundred candidates takes about a millisecond.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from dibench._errors import DIBenchError, field_error
 from dibench._fs import atomic_write
+from dibench._values import Condition
 
 __all__ = [
     "ATTACK_SCHEMA",
@@ -35,12 +39,15 @@ __all__ = [
     "AttackIdentity",
     "AttackSplit",
     "ConditionRecord",
+    "ConditionSettings",
     "HeldOut",
     "HeldOutResult",
     "HeldOutTest",
     "RecordError",
     "RunFile",
     "SearchRound",
+    "StoredCondition",
+    "StoredStep",
 ]
 
 RUN_SCHEMA = 1  # run.json's schema_version
@@ -158,6 +165,103 @@ class RunFile(_Record):
 
     def write(self, path: Path) -> None:
         _write(path, self.dump())
+
+
+# --- results.sqlite's JSON columns --------------------------------------------------------------
+
+
+class _Stored(_Record):
+    """A JSON object in results.sqlite, read by one tolerant reader (``read``): every store
+    DIBench wrote reads, a missing key at its default, an unknown one kept, and one of a type
+    this version does not read at its default too, kept as written (``dump`` gives it back)."""
+
+    _unread: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object the store holds, keys sorted at every depth (as it is written)."""
+        return _sorted({**self.model_dump(by_alias=True, exclude_unset=True), **self._unread})
+
+    @classmethod
+    def read(cls, data: object) -> Self:
+        """The record in a stored JSON value (anything but an object reads as an empty one)."""
+        if not isinstance(data, dict):
+            return cls()
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            bad = {e["loc"][0] for e in exc.errors() if e["loc"]}
+            out = cls.model_validate({k: v for k, v in data.items() if k not in bad})
+            out._unread = {k: data[k] for k in bad if k in data}
+            return out
+
+
+class ConditionSettings(_Stored):
+    """The settings one condition's rows were run with, as the ``config`` column of the store's
+    ``conditions`` table holds them: a dataset run's (``run``, ``dataset``, ``dataset_sha256``)
+    or a simulator run's (``sim``), the adapter's, provider's and defenses' own descriptions
+    (secret keys masked) and, for a condition imported from an Inspect log, where it came from.
+
+    One writer (``ResultStore.add_condition``, through ``dump``) and one reader
+    (``ResultStore.conditions``, through the tolerant ``read``).
+    """
+
+    run: dict[str, Any] | None = None  # RunConfig.describe()
+    sim: dict[str, Any] | None = None  # SimRunConfig.describe()
+    dataset: str | None = None
+    dataset_sha256: dict[str, str] | None = None  # each record file as the run read it
+    adapter: dict[str, Any] = Field(default_factory=dict)  # Adapter.describe()
+    provider: dict[str, Any] = Field(default_factory=dict)  # Provider.describe(), masked
+    defenses: list[dict[str, Any]] = Field(default_factory=list)  # DefenseChain.describe()
+    inspect: dict[str, Any] | None = None  # the Inspect log a condition was imported from
+
+    def adapter_option(self, key: str) -> str:
+        """An adapter option as recorded ("" where the adapter has none); a wrapped adapter
+        records its own under ``inner``."""
+        inner = self.adapter.get("inner")
+        inner = inner if isinstance(inner, dict) else {}
+        return str(self.adapter.get(key) or inner.get(key) or "")
+
+
+@dataclass(frozen=True)
+class StoredCondition:
+    """A condition as a run directory's store registers it: which one and its settings."""
+
+    condition: Condition
+    settings: ConditionSettings = field(default_factory=ConditionSettings)
+
+    @property
+    def key(self) -> str:
+        return self.condition.key
+
+    def dump(self) -> dict[str, Any]:
+        """The record as reports print it: framework, model, defense and ``config``."""
+        framework, model, defense = self.condition
+        return {
+            "framework": framework,
+            "model": model,
+            "defense": defense,
+            "config": self.settings.dump(),
+        }
+
+
+class StoredStep(_Stored):
+    """One model call of a stored run, as the ``steps`` column of results.sqlite holds it (an
+    adapter's ``Step``): the screen it was shown by sha256 (``ResultStore.image`` gives its
+    bytes; None: no image) and its action as stored (``confirm`` only where it asked). Read by
+    ``ResultStore.details`` (``read``: a step of an older store at these defaults)."""
+
+    role: str = ""  # decision, planning, reflection, judge, ...
+    prompt: str = ""
+    reply: str = ""
+    image: str | None = None
+    action: dict[str, Any] | None = None  # Action as stored: kind, candidate, x, y, text, ...
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    error: str | None = None
+    screen: str = ""
+    page: str = ""
 
 
 # --- attack.json ---------------------------------------------------------------------------------

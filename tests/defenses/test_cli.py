@@ -28,8 +28,8 @@ def test_user_defense_loaded_by_path_runs_via_the_cli(
     assert r.returncode == 0, r.stderr
     with ResultStore(out / "results.sqlite") as store:
         (cond,) = store.conditions().values()
-        assert cond["defense"] == "my-defense:checked+jpeg:95"
-        assert [d["name"] for d in cond["config"]["defenses"]] == ["my-defense", "jpeg"]
+        assert cond.condition.defense == "my-defense:checked+jpeg:95"
+        assert [d["name"] for d in cond.settings.defenses] == ["my-defense", "jpeg"]
         rows = list(store.rows())
         verdicts = list(store.verdict_rows())
         key = next(iter(store.conditions()))
@@ -37,8 +37,8 @@ def test_user_defense_loaded_by_path_runs_via_the_cli(
     assert rows and all(r.correct and r.defense == "my-defense:checked+jpeg:95" for r in rows)
     assert len(verdicts) == len(rows) and {v.detector for v in verdicts} == {"my-defense:checked"}
     assert details is not None
-    step = details["steps"][0]
-    assert "Note: the screenshot is greyscale (checked)." in step["prompt"]
+    step = details.steps[0]
+    assert "Note: the screenshot is greyscale (checked)." in step.prompt
     # resume: the same command adds nothing
     r = invoke(*args)
     assert r.returncode == 0 and "0/0" not in r.stdout and "already there" in r.stdout
@@ -108,7 +108,7 @@ def test_sweep_runs_one_condition_per_defense_chain(
         conds = store.conditions()
         rows = list(store.rows())
         verdicts = list(store.verdict_rows())
-    assert {(c["model"], c["defense"]) for c in conds.values()} == {
+    assert {(c.condition.model, c.condition.defense) for c in conds.values()} == {
         (m, d)
         for m in ("oracle", "random")
         for d in (

@@ -501,8 +501,8 @@ def test_follow_ups_are_recorded_replayed_and_counted(
         conds = store.conditions()
 
         def outcomes(defense: str, model: str) -> dict[tuple[str, int], tuple[Any, ...]]:
-            (key,) = [k for k, c in conds.items() if c["defense"] == defense
-                      and c["model"] == model]  # fmt: skip
+            (key,) = [k for k, c in conds.items() if c.condition.defense == defense
+                      and c.condition.model == model]  # fmt: skip
             rows = {(r.instance_id, r.repeat): (r.decision, r.outcome) for r in store.rows(key)}
             verdicts = {(v.instance_id, v.repeat): v.fired for v in store.verdict_rows(key)}
             return {k: (*rows[k], verdicts.get(k)) for k in rows}

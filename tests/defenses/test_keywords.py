@@ -64,8 +64,8 @@ def test_verdicts_are_stored_for_benign_and_injected_runs(
         rows = list(store.rows())
         verdicts = list(store.verdict_rows())
         (cond,) = store.conditions().values()
-    assert cond["defense"] == "keyword-detector:policy=flag"
-    assert cond["config"]["defenses"][0]["policy"] == "flag"
+    assert cond.condition.defense == "keyword-detector:policy=flag"
+    assert cond.settings.defenses[0]["policy"] == "flag"
     assert len(verdicts) == len(rows) and {r.defense for r in rows} == {chain.spec}
     assert {v.injected for v in verdicts} == {True, False}
     assert all(v.detector == chain.spec and v.policy == "flag" for v in verdicts)

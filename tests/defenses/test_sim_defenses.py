@@ -289,8 +289,8 @@ def test_execute_sim_stores_the_defense_condition_and_every_verdict(tmp_path: Pa
         rows = {r.instance_id: r for r in store.rows()}
         moves = {t.instance_id: t.moves for t in store.trajectories()}
         verdicts = list(store.verdict_rows())
-    assert stored["defense"] == spec and key == f"direct|oracle|{spec}"
-    assert [d["name"] for d in stored["config"]["defenses"]] == ["keyword-detector"]
+    assert stored.condition.defense == spec and key == f"direct|oracle|{spec}"
+    assert [d["name"] for d in stored.settings.defenses] == ["keyword-detector"]
     assert set(rows) == {BENIGN, EARLY, LATE}
     assert all(r.defense == spec and r.outcome == Outcome.COMMITTED for r in rows.values())
     for iid in rows:
@@ -321,10 +321,10 @@ def test_cli_simulate_with_defenses_labels_the_condition(tmp_path: Path) -> None
         ((key, cond),) = store.conditions().items()
         (row,) = store.rows()
         details = store.details(key, row.instance_id, row.repeat)
-    assert cond["defense"] == label and key == f"direct|oracle|{label}"
+    assert cond.condition.defense == label and key == f"direct|oracle|{label}"
     assert row.defense == label and row.outcome == Outcome.COMMITTED
-    assert details is not None and len(details["steps"]) >= 4
-    assert all(DEFAULT_WARNINGS["en"] in s["prompt"] for s in details["steps"])
+    assert details is not None and len(details.steps) >= 4
+    assert all(DEFAULT_WARNINGS["en"] in s.prompt for s in details.steps)
     data = orjson.loads((tmp_path / "r" / "run.json").read_bytes())
     assert [c["defense"] for c in data["conditions"]] == [label]
 

@@ -71,7 +71,7 @@ def _cause(rundir: Path, row: ResultRow) -> str | None:
     with ResultStore(rundir / "results.sqlite", readonly=True) as store:
         (cond,) = store.conditions()
         details = store.details(cond, row.instance_id, row.repeat)
-    return details["cause"] if details else None
+    return details.cause if details else None
 
 
 def _log_metrics(log: Any) -> dict[str, float]:
@@ -143,12 +143,12 @@ def test_inspect_eval_matches_dibench_run_instance_for_instance(
         for iid, repeat in run_rows:
             da, db = a.details(ca, iid, repeat), b.details(cb, iid, repeat)
             assert da is not None and db is not None
-            assert da["cause"] == db["cause"]
-            strip = ("latency_s",)
-            assert [{k: v for k, v in s.items() if k not in strip} for s in da["steps"]] == [
-                {k: v for k, v in s.items() if k not in strip} for s in db["steps"]
+            assert da.cause == db.cause
+            strip = {"latency_s"}
+            assert [s.model_dump(exclude=strip) for s in da.steps] == [
+                s.model_dump(exclude=strip) for s in db.steps
             ]  # same prompts, replies, parsed actions, and the same images by hash
-            assert all(b.image(s["image"]) for s in db["steps"] if s["image"])
+            assert all(b.image(s.image) for s in db.steps if s.image)
         assert [(v.fired, v.score) for v in a.verdict_rows()] == [
             (v.fired, v.score) for v in b.verdict_rows()
         ]

@@ -28,6 +28,7 @@ from dibench.metrics import Intervals, Outcome, ResultRow
 from dibench.report import Report, build_report
 from dibench.runner import (
     Condition,
+    ConditionSettings,
     ResultStore,
     RunConfig,
     RunRequest,
@@ -178,7 +179,7 @@ def make_run(root: Path, dataset: Path) -> Run:
     root.mkdir(parents=True, exist_ok=True)
     with ResultStore(root / "results.sqlite") as store:
         for agent in AGENTS:
-            cond = store.add_condition(Condition(*agent), {"dataset": str(dataset)})
+            cond = store.add_condition(Condition(*agent), ConditionSettings(dataset=str(dataset)))
             for iid in ids:
                 inst = ds.instance(iid)
                 for repeat in range(1, REPEATS + 1):

@@ -139,7 +139,7 @@ def test_not_a_run_directory(tmp_path: Path) -> None:
 
 def test_an_empty_store_still_gives_a_report(tmp_path: Path) -> None:
     with ResultStore(tmp_path / "results.sqlite") as store:
-        store.add_condition(Condition("AppAgent", "m", "none"), {})
+        store.add_condition(Condition("AppAgent", "m", "none"))
     rep = build_report(tmp_path)
     assert rep.findings == () and rep.examples == ()
     assert rep.facts.runs == 0 and rep.facts.conditions[0].framework == "AppAgent"
@@ -150,7 +150,7 @@ def test_an_empty_store_still_gives_a_report(tmp_path: Path) -> None:
 def test_benign_only_run_renders_every_format(tmp_path: Path) -> None:
     """No injected runs yet: no pairs, NaN differences, and still every format renders."""
     with ResultStore(tmp_path / "results.sqlite") as store:
-        cond = store.add_condition(Condition("AppAgent", "m", "none"), {})
+        cond = store.add_condition(Condition("AppAgent", "m", "none"))
         for i, (decision, outcome) in enumerate(
             [("c1", Outcome.COMMITTED), (None, Outcome.NO_COMMIT), ("c2", Outcome.COMMITTED)]
         ):

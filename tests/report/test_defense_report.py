@@ -24,7 +24,7 @@ from dibench.metrics import Estimate, Intervals, Outcome, ResultRow, cluster_est
 from dibench.report import Report, build_report, render_report
 from dibench.report._defense import shared_by_agents
 from dibench.report._svg import FrontierPoint, RocLine, frontier_chart, roc_chart
-from dibench.runner import Condition, ResultStore
+from dibench.runner import Condition, ConditionSettings, ResultStore
 
 from .._cli import invoke
 from .conftest import _u, result_row, run_ids
@@ -81,7 +81,9 @@ def make_defense_run(
     root.mkdir(parents=True, exist_ok=True)
     with ResultStore(root / "results.sqlite") as store:
         for defense in defenses:
-            cond = store.add_condition(Condition(FW, MODEL, defense), {"dataset": str(dataset)})
+            cond = store.add_condition(
+                Condition(FW, MODEL, defense), ConditionSettings(dataset=str(dataset))
+            )
             for iid in ids:
                 inst = ds.instance(iid)
                 carriers = inst.record.carriers if inst.record else ()

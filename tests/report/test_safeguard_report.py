@@ -13,7 +13,7 @@ import pytest
 
 from dibench.metrics import Intervals, Outcome, ResultRow, t_quantile, wilson_bounds
 from dibench.report import FORMATS, Report, build_report, render_report
-from dibench.runner import Condition, ResultStore
+from dibench.runner import Condition, ConditionSettings, ResultStore
 
 STATES = 10  # MIN_CLUSTERS: every paired change gets its p-value
 TARGETS = ("c3", "c4")
@@ -77,7 +77,7 @@ def _store(root: Path, agents: dict[tuple[str, str, str], list[ResultRow]]) -> P
     with ResultStore(root / "results.sqlite") as store:
         for (fw, model, answer), rows in agents.items():
             adapter = {"name": fw, **({"confirm": answer} if answer else {})}
-            cond = store.add_condition(Condition(fw, model), {"adapter": adapter})
+            cond = store.add_condition(Condition(fw, model), ConditionSettings(adapter=adapter))
             for row in rows:
                 store.put(cond, row, None)
     return root

@@ -70,7 +70,7 @@ def four_states(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, list[
     root = tmp_path_factory.mktemp("four-states")
     rows = clustered_rows()
     with ResultStore(root / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "m", "none"), {})
+        cond = store.add_condition(Condition("direct", "m", "none"))
         store.put_many(cond, [(r, None, "", ()) for r in rows])
     (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
     return build_report(root, examples=0, intervals=Intervals(n_boot=500)), rows
@@ -172,7 +172,7 @@ def robust_agent(tmp_path_factory: pytest.TempPathFactory) -> Report:
         rows.append(_row(state, None, "a1"))
         rows += [_row(state, i, "a1") for i in range(VARIANTS)]
     with ResultStore(root / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "m", "none"), {})
+        cond = store.add_condition(Condition("direct", "m", "none"))
         store.put_many(cond, [(r, None, "", ()) for r in rows])
     (root / "run.json").write_text(json.dumps({"repeats": 1}), encoding="utf-8")
     return build_report(root, examples=0, intervals=Intervals(n_boot=200))

@@ -32,7 +32,7 @@ def _asked(iid: str, repeat: int = 1) -> ResultRow:
 
 def test_question_and_confirmations_round_trip(tmp_path: Path) -> None:
     with ResultStore(tmp_path / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
         store.put(cond, _asked("s1"), Decision(None, Outcome.ASKED_USER, "asked the user"))
         store.put(cond, row("s2", 1, Outcome.COMMITTED, "c1"), None)
         got = {r.instance_id: r for r in store.rows()}
@@ -41,7 +41,7 @@ def test_question_and_confirmations_round_trip(tmp_path: Path) -> None:
         assert (got["s2"].question, got["s2"].confirmations) == ("", ())
         assert store.done(cond) == {("s1", 1), ("s2", 1)}  # asked_user is final on resume
         info = store.details(cond, "s1", 1)
-        assert info is not None and info["confirmations"] == ["Pay?"]
+        assert info is not None and info.row.confirmations == ("Pay?",)
 
 
 OLD_RESULTS = """CREATE TABLE results (

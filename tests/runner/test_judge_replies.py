@@ -9,7 +9,6 @@ from typing import Any
 
 from dibench.dataset import Dataset
 from dibench.runner import (
-    Condition,
     ResultStore,
     RunConfig,
     RunRequest,
@@ -50,7 +49,7 @@ def test_judge_replies_are_recorded_and_replay_to_the_same_verdicts(
 
     with ResultStore(live / "results.sqlite") as store:
         (cond,) = store.conditions().values()
-    agent_file = Condition("direct", "oracle", cond["defense"]).replies(live)
+    agent_file = cond.condition.replies(live)
     judge_file = judge_replies_path(agent_file, 0)
     records = [json.loads(line) for line in judge_file.read_text().splitlines()]
     assert len(records) == len(first)  # one record per (instance, repeat), one reply each

@@ -62,9 +62,9 @@ def test_the_merged_store_reads_each_screen_from_its_source(
                         f"{row.framework}|{row.model}|none", row.instance_id, row.repeat
                     )
                     assert details is not None
-                    for step in details["steps"]:
-                        if step["image"]:
-                            assert store.image(step["image"]) == own.image(step["image"])
+                    for step in details.steps:
+                        if step.image:
+                            assert store.image(step.image) == own.image(step.image)
                             seen += 1
     assert seen > 0
     r = invoke("report", *map(str, two_runs), "--format", "html", "--out", str(tmp_path / "r.html"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -183,8 +184,18 @@ def test_a_condition_is_one_key_in_the_store_run_json_and_the_replay_file(
     summary = execute(req)
     assert summary.condition == req.condition.key == "direct[robust]|oracle|jpeg:75"
     with RunDir(tmp_path).store(readonly=True) as store:
-        assert list(store.conditions()) == [req.condition.key]
+        ((key, cond),) = store.conditions().items()
+        assert key == req.condition.key and cond.condition == req.condition
         assert len(store.done(req.condition.key)) == summary.progress.done > 0
+        (raw,) = store.db.execute("SELECT config FROM conditions").fetchone()
+    # its settings typed, and dumped to exactly the object the store holds
+    settings = cond.settings
+    assert settings.dataset and Path(settings.dataset).resolve() == small_dataset_dir.resolve()
+    assert settings.run is not None and settings.run["repeats"] == 1 and settings.sim is None
+    assert settings.adapter["name"] == "direct" and settings.adapter_option("parse") == "robust"
+    assert [d["name"] for d in settings.defenses] == ["jpeg"] and settings.inspect is None
+    assert settings.provider["name"] == "oracle" and settings.dataset_sha256
+    assert json.dumps(settings.dump(), sort_keys=True) == json.dumps(cond.dump()["config"]) == raw
     assert [c.key for c in RunDir(tmp_path).read().conditions] == [req.condition.key]
     assert req.condition.replies(tmp_path).is_file()
     assert execute(req).progress.skipped == summary.progress.done  # resumed: nothing run again

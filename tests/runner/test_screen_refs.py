@@ -91,7 +91,7 @@ def _shown(store: ResultStore) -> list[tuple[str, str]]:
     for row in store.rows(cond):
         details = store.details(cond, row.instance_id, row.repeat)
         assert details is not None
-        out += [(row.instance_id, s["image"]) for s in details["steps"] if s["image"]]
+        out += [(row.instance_id, s.image) for s in details.steps if s.image]
     return out
 
 
@@ -289,7 +289,7 @@ def test_a_store_from_before_references_still_reads(tmp_path: Path) -> None:
     png = encode_png(Image.new("RGB", (40, 80), (9, 99, 199)))
     path = tmp_path / "results.sqlite"
     with ResultStore(path) as store:
-        cond = store.add_condition(Condition("direct", "m", "none"), {})
+        cond = store.add_condition(Condition("direct", "m", "none"))
         step = Step("decision", "prompt", png, "Answer: 1", None)
         decision = Decision("c1", Outcome.COMMITTED, steps=(step,))
         store.put(cond, row("s1", 0, Outcome.COMMITTED, "c1"), decision)

@@ -33,13 +33,13 @@ def _decision(png: bytes) -> Decision:
 def _shas(store: ResultStore, iid: str, repeat: int) -> list[str]:
     details = store.details(next(iter(store.conditions())), iid, repeat)
     assert details is not None
-    return [s["image"] for s in details["steps"]]
+    return [s.image for s in details.steps]
 
 
 def test_images_are_appended_once_and_read_back(tmp_path: Path) -> None:
     red, blue = _png((200, 0, 0)), _png((0, 0, 200))
     with ResultStore(tmp_path / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
         store.put_many(
             cond,
             [
@@ -62,7 +62,7 @@ def test_images_are_appended_once_and_read_back(tmp_path: Path) -> None:
 def test_damaged_or_missing_image_bytes_read_as_missing(tmp_path: Path) -> None:
     red = _png((200, 0, 0))
     with ResultStore(tmp_path / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
         store.put(cond, row("s1", 1, Outcome.COMMITTED, "c1"), _decision(red))
         (sha,) = _shas(store, "s1", 1)
     blob = tmp_path / "results.sqlite.images"
@@ -79,7 +79,7 @@ def test_a_store_with_images_in_the_database_is_read_and_extended(tmp_path: Path
     old, new = _png((0, 150, 0)), _png((150, 150, 0))
     path = tmp_path / "results.sqlite"
     with ResultStore(path) as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
     old_sha = hashlib.sha256(old).hexdigest()
     with sqlite3.connect(path) as db:  # as the store wrote images before the images file
         db.execute("INSERT INTO images VALUES (?, ?)", (old_sha, old))
@@ -95,7 +95,7 @@ def test_a_store_with_images_in_the_database_is_read_and_extended(tmp_path: Path
 def test_an_unwritable_images_file_fails_naming_it_and_keeps_earlier_rows(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite"
     with ResultStore(path) as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
         store.put(cond, row("s1", 1, Outcome.COMMITTED, "c1"), None)
         (tmp_path / "results.sqlite.images").mkdir()  # cannot be opened as a file
         with pytest.raises(StoreError, match=r"results\.sqlite\.images: .*re-run"):

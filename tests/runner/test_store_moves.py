@@ -28,7 +28,7 @@ MOVES = (
 
 def test_moves_and_verdicts_round_trip_with_their_row(tmp_path: Path) -> None:
     with ResultStore(tmp_path / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
         dec = Decision("c1", Outcome.COMMITTED, verdicts=(Verdict("kw", False, 0.1),))
         store.put(cond, row("s1", 1, Outcome.COMMITTED, "c1"), dec, moves=MOVES)
         store.put(cond, row("s2", 1, Outcome.COMMITTED, "c1"), dec)  # static: no moves
@@ -45,6 +45,6 @@ def test_moves_and_verdicts_round_trip_with_their_row(tmp_path: Path) -> None:
 
 def test_infra_error_runs_have_no_trajectory(tmp_path: Path) -> None:
     with ResultStore(tmp_path / "results.sqlite") as store:
-        cond = store.add_condition(Condition("direct", "oracle", "none"), {})
+        cond = store.add_condition(Condition("direct", "oracle", "none"))
         store.put(cond, row("s1", 1, Outcome.INFRA_ERROR, None), None, "timeout", moves=MOVES)
         assert list(store.trajectories()) == []

@@ -28,7 +28,7 @@ def test_sweep_runs_every_condition_and_reports_them(d8_dataset_dir: Path, tmp_p
     out = tmp_path / "runs" / "sweep"
     with ResultStore(out / "results.sqlite") as store:
         conds = store.conditions()
-        assert {(c["framework"], c["model"]) for c in conds.values()} == {
+        assert {c.condition[:2] for c in conds.values()} == {
             ("direct", "oracle"), ("direct", "random"), ("appagent", "oracle"),
             ("appagent", "random"),
         }  # fmt: skip
@@ -84,7 +84,7 @@ def test_sweep_over_parse_modes_reports_mode_and_failure_rate_per_condition(
     assert r.returncode == 0, r.stderr
     out = tmp_path / "runs" / "parse"
     with ResultStore(out / "results.sqlite") as store:
-        labels = {c["framework"] for c in store.conditions().values()}
+        labels = {c.condition.framework for c in store.conditions().values()}
         rows = list(store.rows())
     assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
     assert rows and not any(row.committed and not row.correct for row in rows)
@@ -125,7 +125,7 @@ def test_sweep_over_confirm_answers_runs_each_answer_where_a_framework_asks(
     assert r.returncode == 0, r.stderr
     out = tmp_path / "runs" / "confirm"
     with ResultStore(out / "results.sqlite") as store:
-        labels = {c["framework"] for c in store.conditions().values()}
+        labels = {c.condition.framework for c in store.conditions().values()}
     assert labels == {
         "direct", "openai-cu[confirm=accept]", "openai-cu[confirm=decline]",
         "autoglm[confirm=accept]", "autoglm[confirm=decline]",
@@ -168,7 +168,7 @@ def test_every_framework_in_both_parse_modes_runs_a_simulator_into_one_report(
             )  # fmt: skip
             assert r.returncode == 0, f"{fw} {mode}: {r.stderr}"
     with ResultStore(out / "results.sqlite") as store:
-        labels = {c["framework"] for c in store.conditions().values()}
+        labels = {c.condition.framework for c in store.conditions().values()}
         rows = list(store.rows())
     assert labels == {*frameworks, *(f"{f}[robust]" for f in frameworks)}
     assert len(rows) == 2 * 2 * len(frameworks)  # a benign episode and its twin per condition

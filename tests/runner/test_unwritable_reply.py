@@ -47,7 +47,7 @@ def test_a_reply_with_a_lone_surrogate_is_stored_with_a_replacement_character(
         assert rows and all(row.decision is not None for row in rows)  # item 1 was read
         (cond,) = store.conditions()
         details = [store.details(cond, row.instance_id, row.repeat) for row in rows]
-    replies = [s["reply"] for d in details if d for s in d["steps"]]
+    replies = [s.reply for d in details if d for s in d.steps]
     assert replies and all(rep == "Answer: \ufffd 1 \ufffd" for rep in replies)
     recorded = "".join(p.read_text(encoding="utf-8") for p in (out / "replies").glob("*.jsonl"))
     assert "\\ufffd" in recorded or "\ufffd" in recorded

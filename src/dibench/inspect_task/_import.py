@@ -23,7 +23,7 @@ from typing import Any
 
 from dibench import __version__
 from dibench._fs import file_errors
-from dibench._records import RUN_SCHEMA, RunFile
+from dibench._records import RUN_SCHEMA, ConditionSettings, RunFile
 from dibench._values import Condition, Outcome
 from dibench.metrics import ResultRow
 from dibench.runner import Described, RunDir, RunError
@@ -227,9 +227,11 @@ def import_log(log_file: Path | str, out: Path | str) -> ImportSummary:
         _record(rundir, info, cond, source)
         key = store.add_condition(
             cond.condition,
-            {**settings, "adapter": info.get("adapter", {}),
-             "provider": {"name": model, "via": "inspect_ai"},
-             "defenses": info.get("defense_config", []), "inspect": source},
+            ConditionSettings.read(  # a log of an older DIBench: kept as it recorded it
+                {**settings, "adapter": info.get("adapter", {}),
+                 "provider": {"name": model, "via": "inspect_ai"},
+                 "defenses": info.get("defense_config", []), "inspect": source},
+            ),
         )  # fmt: skip
         for sample in _samples(path):
             record = (sample.store or {}).get(STORE_KEY)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import dibench
 from dibench._fs import NoSuchFile, StrPath
-from dibench._records import RecordError, RunFile
+from dibench._records import RecordError, RunFile, StoredCondition
 from dibench.metrics import (
     NO_DEFENSE,
     ChoiceSet,
@@ -56,7 +56,7 @@ from ._model import (
     order_key,
 )
 from ._position import build_position
-from ._safeguard import adapter_option, build_safeguards
+from ._safeguard import build_safeguards
 
 if TYPE_CHECKING:  # imported where used: both packages are slow to import for a CLI start
     from dibench.dataset import Dataset
@@ -274,14 +274,9 @@ def _defense_notes(section: DefenseSection | None) -> list[str]:
     ]
 
 
-def _parse_mode(info: dict[str, Any]) -> str:
-    """The condition's parse mode as its adapter recorded it ("" for adapters without one)."""
-    return adapter_option(info, "parse")
-
-
 def _facts(
     store: ResultStore,
-    conditions: dict[str, dict[str, Any]],
+    conditions: dict[str, StoredCondition],
     all_rows: list[ResultRow],
     join: PairJoin,
     defenses: tuple[str, ...],
@@ -306,21 +301,23 @@ def _facts(
         set(conditions) | set(agg),
         key=lambda c: (*c.split("|")[:2], order_key("defense", c.split("|")[-1])),
     ):
-        info = conditions.get(cond, {})
+        info = conditions.get(cond)  # None: rows of a condition the store does not list
+        framework, model, defense = info.condition if info else (cond.split("|")[0], "", "")
         a = agg.get(cond, {"outcomes": {}, "tin": 0, "tout": 0, "cost": 0.0, "lat": 0.0})
         per.append(
             ConditionFacts(
                 condition=cond,
-                framework=str(info.get("framework", cond.split("|")[0])),
-                model=str(info.get("model", "")),
-                defense=str(info.get("defense", "")),
+                framework=framework,
+                model=model,
+                defense=defense,
                 runs=sum(a["outcomes"].values()),
                 outcomes=dict(sorted(a["outcomes"].items())),
                 input_tokens=a["tin"],
                 output_tokens=a["tout"],
                 cost_usd=a["cost"],
                 latency_s=a["lat"],
-                parse=_parse_mode(info),
+                # the parse mode its adapter recorded ("" for adapters without one)
+                parse=info.settings.adapter_option("parse") if info else "",
             )
         )
     outcomes: dict[str, int] = {}
@@ -432,15 +429,12 @@ def _unrooted_text(text: str, rundir: Path, paths: Sequence[str]) -> str:
 
 
 def _dataset_candidates(
-    config: RunFile, conditions: dict[str, dict[str, Any]], override: StrPath | None
+    config: RunFile, conditions: dict[str, StoredCondition], override: StrPath | None
 ) -> list[str]:
     named = [os.fspath(override)] if override is not None else []
     if config.dataset:
         named.append(config.dataset)
-    for info in conditions.values():
-        ds = info.get("config", {}).get("dataset")
-        if isinstance(ds, str):
-            named.append(ds)
+    named += [c.settings.dataset for c in conditions.values() if c.settings.dataset is not None]
     return list(dict.fromkeys(named))
 
 
@@ -512,7 +506,7 @@ def _fill_costs(
     rundir: Path,
     rows: list[ResultRow],
     config: RunFile,
-    conditions: dict[str, dict[str, Any]],
+    conditions: dict[str, StoredCondition],
     override: StrPath | None,
     ds: Dataset | None,
 ) -> tuple[list[ResultRow], str, str, Dataset | None]:
@@ -548,7 +542,7 @@ def _choice_sets(
     rundir: Path,
     rows: list[ResultRow],
     config: RunFile,
-    conditions: dict[str, dict[str, Any]],
+    conditions: dict[str, StoredCondition],
     override: StrPath | None,
     ds: Dataset | None,
 ) -> tuple[dict[str, ChoiceSet], str, Dataset | None]:
@@ -631,7 +625,7 @@ def build_report(
         join = asr_pairs(all_rows)
         defenses = tuple(
             sorted(
-                {r.defense for r in rows} or {c["defense"] for c in conditions.values()},
+                {r.defense for r in rows} or {c.condition.defense for c in conditions.values()},
                 key=lambda d: order_key("defense", d),
             )
         )
@@ -705,7 +699,7 @@ def build_report(
     return Report(
         rundir=rundir,
         config=unrooted(config.dump(), rundir),
-        conditions=unrooted(conditions, rundir),
+        conditions=unrooted({k: c.dump() for k, c in conditions.items()}, rundir),
         facts=facts,
         main_tables=tuple(main),
         breakdowns=tuple(_breakdowns(rows, defenses, baseline, intervals, extra)),

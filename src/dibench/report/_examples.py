@@ -29,7 +29,7 @@ if (
     TYPE_CHECKING
 ):  # the runner and dataset packages are slow to import; only build_report needs them
     from dibench.dataset import Dataset
-    from dibench.runner import ResultStore
+    from dibench.runner import ResultStore, StoredRun
 
 __all__ = [
     "MAX_PROMPT_CHARS",
@@ -111,18 +111,18 @@ def _action_text(action: dict[str, Any] | None) -> str:
     return " ".join(parts)
 
 
-def _steps(details: dict[str, Any] | None) -> tuple[StepView, ...]:
+def _steps(details: StoredRun | None) -> tuple[StepView, ...]:
     if details is None:
         return ()
     return tuple(
         StepView(
-            role=str(s.get("role", "")),
-            prompt=_clip(str(s.get("prompt", "")), MAX_PROMPT_CHARS),
-            reply=_clip(str(s.get("reply", "")), MAX_REPLY_CHARS),
-            action=_action_text(s.get("action")),
-            error=s.get("error"),
+            role=s.role,
+            prompt=_clip(s.prompt, MAX_PROMPT_CHARS),
+            reply=_clip(s.reply, MAX_REPLY_CHARS),
+            action=_action_text(s.action),
+            error=s.error,
         )
-        for s in details.get("steps", [])
+        for s in details.steps
     )
 
 
@@ -178,15 +178,14 @@ def _plain_jpeg(png: bytes, width: int) -> bytes:
 
 
 def _store_image(
-    store: ResultStore, steps_details: dict[str, Any] | None, width: int, last: bool = False
+    store: ResultStore, details: StoredRun | None, width: int, last: bool = False
 ) -> bytes | None:
     """The first (``last``: the final) image the model was shown in this run, from the store.
     A screen the store keeps as a reference to a dataset that is gone or changed raises
     ``ScreenGoneError`` (its one line becomes the example's note)."""
-    steps = (steps_details or {}).get("steps", [])
+    steps = details.steps if details is not None else ()
     for s in reversed(steps) if last else steps:
-        sha = s.get("image")
-        png = store.image(sha) if sha else None
+        png = store.image(s.image) if s.image else None
         if png:
             return _plain_jpeg(png, width)
     return None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
-from dibench._records import RunFile
+from dibench._records import RunFile, StoredCondition
 from dibench._values import Condition
 from dibench.metrics import (
     ACTION_KINDS,
@@ -339,17 +339,14 @@ def _choose(
 
 
 def sim_plan(
-    config: RunFile, conditions: dict[str, dict[str, Any]]
+    config: RunFile, conditions: dict[str, StoredCondition]
 ) -> tuple[SimRunConfig | None, dict[str, Any], str]:
     """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
     from dibench.runner import SimRunConfig, plan_sim_work
 
     raw = config.sim
     if not isinstance(raw, dict):
-        raw = next(
-            (c.get("config", {}).get("sim") for c in conditions.values() if c.get("config")),
-            None,
-        )
+        raw = next((c.settings.sim for c in conditions.values() if c.settings.sim), None)
     if not isinstance(raw, dict):
         return None, {}, "no simulator settings in run.json or the store: cannot replay episodes"
     try:
@@ -374,7 +371,7 @@ def _mixes(trajs: Sequence[Trajectory]) -> tuple[ActionMix, ...]:
 def build_explore(
     store: ResultStore,
     config: RunFile,
-    conditions: dict[str, dict[str, Any]],
+    conditions: dict[str, StoredCondition],
     *,
     filmstrips: int = 3,
     thumb_width: int = 170,
@@ -507,7 +504,7 @@ def build_chain_film(
     store: ResultStore,
     rows: Sequence[ResultRow],
     config: RunFile,
-    conditions: dict[str, dict[str, Any]],
+    conditions: dict[str, StoredCondition],
     defense: str,
     *,
     thumb_width: int = 170,

@@ -602,7 +602,7 @@ class Report:
 
     rundir: Path  # where ``write_report`` writes by default; the formats show only ``name``
     config: dict[str, Any]  # run.json ({} when absent), absolute paths made relative
-    conditions: dict[str, dict[str, Any]]  # the store's condition records, likewise
+    conditions: dict[str, dict[str, Any]]  # each StoredCondition.dump(), likewise
     facts: RunFacts
     main_tables: tuple[Table, ...]  # model x probe by framework, one per defense (baseline first)
     breakdowns: tuple[Table, ...]

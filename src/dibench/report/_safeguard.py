@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from dibench._records import StoredCondition
+from dibench._values import Condition
 from dibench.metrics import (
     Estimate,
     Intervals,
@@ -45,37 +47,18 @@ from ._section import (
     estimate_value,
 )
 
-__all__ = ["adapter_option", "build_safeguards", "safeguard_view"]
-
-
-def adapter_option(info: Mapping[str, Any], key: str) -> str:
-    """An adapter option as a condition's record holds it ("" where the adapter has none); a
-    defended condition records its adapter under ``inner``."""
-    adapter = (info.get("config") or {}).get("adapter") or {}
-    if not isinstance(adapter, dict):
-        return ""
-    inner = adapter.get("inner") if isinstance(adapter.get("inner"), dict) else None
-    return str(adapter.get(key) or (inner or {}).get(key) or "")
-
-
-def _key(framework: str, model: str, defense: str) -> str:
-    return f"{framework}|{model}|{defense}"
+__all__ = ["build_safeguards", "safeguard_view"]
 
 
 def build_safeguards(
     rows: Iterable[ResultRow],
-    conditions: Mapping[str, Mapping[str, Any]],
+    conditions: Mapping[str, StoredCondition],
     intervals: Intervals,
 ) -> SafeguardSection:
     """Every condition's safeguard figures (at the report's ``intervals``) and
     the answer its simulated user gave a confirmation (``confirm=``), read from its record."""
     lines = tuple(safeguard_metrics(rows, intervals=intervals).values())
-    answers = {
-        _key(str(i.get("framework", "")), str(i.get("model", "")), str(i.get("defense", ""))): (
-            adapter_option(i, "confirm")
-        )
-        for i in conditions.values()
-    }
+    answers = {c.key: c.settings.adapter_option("confirm") for c in conditions.values()}
     return SafeguardSection(lines, answers, intervals.conf)
 
 
@@ -114,7 +97,7 @@ KINDS: tuple[tuple[str, str], ...] = (
 
 
 def _answer(section: SafeguardSection, m: SafeguardMetrics) -> str:
-    return section.answers.get(_key(m.framework, m.model, m.defense), "")
+    return section.answers.get(Condition(m.framework, m.model, m.defense).key, "")
 
 
 def _lead(section: SafeguardSection, m: SafeguardMetrics) -> tuple[Text, ...]:

@@ -5,7 +5,14 @@
 run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite store.
 """
 
-from dibench._records import ConditionRecord, RecordError, RunFile
+from dibench._records import (
+    ConditionRecord,
+    ConditionSettings,
+    RecordError,
+    RunFile,
+    StoredCondition,
+    StoredStep,
+)
 from dibench._values import Condition
 
 from ._api import (
@@ -66,7 +73,7 @@ from ._sim import (
     run_episodes,
     tracking_env,
 )
-from ._store import STORE_SCHEMA_VERSION, ResultStore, StoreError
+from ._store import STORE_SCHEMA_VERSION, ResultStore, StoredRun, StoreError
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
 
 __all__ = [
@@ -76,6 +83,7 @@ __all__ = [
     "Backend",
     "Condition",
     "ConditionRecord",
+    "ConditionSettings",
     "ConditionSpec",
     "Described",
     "LocalBackend",
@@ -101,6 +109,9 @@ __all__ = [
     "SimRequest",
     "SimRunConfig",
     "StoreError",
+    "StoredCondition",
+    "StoredRun",
+    "StoredStep",
     "SweepError",
     "SweepFile",
     "SweepModel",

@@ -22,7 +22,6 @@ import orjson
 from dibench._extras import require_extra
 from dibench._fs import StrPath, atomic_path, atomic_write, file_errors
 from dibench._text_safety import formula_safe
-from dibench._values import Condition
 
 from ._store import ResultStore
 
@@ -63,15 +62,15 @@ def iter_export_rows(store: ResultStore) -> Iterator[dict[str, Any]]:
     names = [d[0] for d in cur.description]
     for raw in cur:
         r = dict(zip(names, raw, strict=True))
-        c = conds[r["condition"]]
+        framework, model, defense = conds[r["condition"]].condition
         steps = json.loads(r["steps"])
         acceptable = json.loads(r["acceptable"])
         # None where the store predates the cost columns (or the run was an infra error)
         violations = json.loads(r["violations"]) if r.get("violations") is not None else None
         yield {
-            "framework": c["framework"],
-            "model": c["model"],
-            "defense": c["defense"],
+            "framework": framework,
+            "model": model,
+            "defense": defense,
             "instance_id": r["instance_id"],
             "pair_of": r["pair_of"],
             "injected": bool(r["injected"]),
@@ -172,8 +171,8 @@ def export_replies(store: ResultStore, out_dir: StrPath) -> list[Path]:
 
     written = []
     for key, c in store.conditions().items():
-        path = out_dir / Condition(c["framework"], c["model"], c["defense"]).replies(out_dir).name
-        judges = [d for d in c["config"].get("defenses", []) if _judges(d)]
+        path = out_dir / c.condition.replies(out_dir).name
+        judges = [d for d in c.settings.defenses if _judges(d)]
         cur = store.db.execute(
             "SELECT instance_id, repeat, steps FROM results WHERE condition=? AND outcome!=? "
             "ORDER BY instance_id, repeat",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from dibench._records import ConditionSettings
 from dibench._secrets import mask_secret_keys
 from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
@@ -496,12 +497,12 @@ def open_condition(
     registered) what the store still lacks. ``condition``'s defense is the chain's, if any."""
     adapter, chain, defense = defended(adapter, defenses, condition.defense)
     condition = condition._replace(defense=defense)
-    config = {
+    config = ConditionSettings.model_validate({
         **settings,
         "adapter": adapter.describe(),
         "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
         "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
-    }
+    })  # fmt: skip
     done = store.done(store.add_condition(condition, config))
     return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
 

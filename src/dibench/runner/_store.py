@@ -38,12 +38,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from dibench._errors import DIBenchError
 from dibench._fs import StrPath
+from dibench._records import ConditionSettings, StoredCondition, StoredStep
 from dibench._values import ChainPick, Condition, Outcome
 from dibench.adapters import Action, Decision
 from dibench.dataset import Dataset
@@ -56,6 +57,7 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "ResultStore",
     "StoreError",
+    "StoredRun",
 ]
 
 STORE_SCHEMA_VERSION = 1
@@ -193,6 +195,20 @@ def _depth_fields(values: Sequence[Any]) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class StoredRun:
+    """Everything the store holds of one run (``ResultStore.details``): its row, why it ended,
+    what its model calls cost (None where an older store did not record it) and each call."""
+
+    row: ResultRow
+    cause: str
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    latency_s: float | None
+    steps: tuple[StoredStep, ...]
+
+
 class ResultStore:
     """Results of one run directory (``results.sqlite``)."""
 
@@ -296,20 +312,24 @@ class ResultStore:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def add_condition(self, condition: Condition, config: dict[str, Any]) -> str:
-        """Register ``condition`` with the settings its rows are run with; its key."""
+    def add_condition(self, condition: Condition, settings: ConditionSettings | None = None) -> str:
+        """Register ``condition`` with the settings its rows are run with (none: a condition
+        registered by hand); its key."""
+        config = (settings if settings is not None else ConditionSettings()).dump()
         self.db.execute(
             "INSERT OR REPLACE INTO conditions VALUES (?, ?, ?, ?, ?)",
             (condition.key, *condition, json.dumps(config, sort_keys=True)),
         )
         return condition.key
 
-    def conditions(self) -> dict[str, dict[str, Any]]:
+    def conditions(self) -> dict[str, StoredCondition]:
+        """Every registered condition by key, in the order the store lists them; settings of
+        an older store read as ``ConditionSettings.read`` says (what it lacks is absent)."""
         rows = self.db.execute(
             "SELECT condition, framework, model, defense, config FROM conditions"
         )
         return {
-            c: {"framework": f, "model": m, "defense": d, "config": json.loads(cfg)}
+            c: StoredCondition(Condition(f, m, d), ConditionSettings.read(json.loads(cfg)))
             for c, f, m, d, cfg in rows
         }
 
@@ -511,6 +531,18 @@ class ResultStore:
         self, condition: str | None = None, *, with_infra: bool = False
     ) -> Iterator[ResultRow]:
         """Result rows for metrics (infra errors excluded unless asked)."""
+        where: list[str] = []
+        args: list[Any] = []
+        if condition is not None:
+            where.append("r.condition = ?")
+            args.append(condition)
+        if not with_infra:
+            where.append("r.outcome != ?")
+            args.append(Outcome.INFRA_ERROR.value)
+        return self._rows(where, args)
+
+    def _rows(self, where: list[str], args: list[Any]) -> Iterator[ResultRow]:
+        """The rows that meet every ``where`` clause (on ``results r``), in the store's order."""
         sql = (
             "SELECT r.instance_id, r.pair_of, r.injected, r.app, r.category, r.language, "
             "c.framework, c.model, r.repeat, r.seed, r.decision, r.outcome, r.acceptable, "
@@ -520,14 +552,6 @@ class ResultStore:
             + " FROM results r "
             "JOIN conditions c ON c.condition = r.condition"
         )
-        args: list[Any] = []
-        where = []
-        if condition is not None:
-            where.append("r.condition = ?")
-            args.append(condition)
-        if not with_infra:
-            where.append("r.outcome != ?")
-            args.append(Outcome.INFRA_ERROR.value)
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY r.condition, r.instance_id, r.repeat"
@@ -672,20 +696,27 @@ class ResultStore:
                 stage=stage,
             )
 
-    def details(self, condition: str, instance_id: str, repeat: int) -> dict[str, Any] | None:
-        """Everything stored for one run: cause, tokens, steps (prompts, replies, image hashes)."""
-        cur = self.db.execute(
-            "SELECT * FROM results WHERE condition=? AND instance_id=? AND repeat=?",
-            (condition, instance_id, repeat),
-        )
-        row = cur.fetchone()
+    def details(self, condition: str, instance_id: str, repeat: int) -> StoredRun | None:
+        """Everything stored for one run: its row, cause, tokens and steps (prompts, replies,
+        image hashes); None if the store has no such run (or does not list its condition)."""
+        key = ["r.condition = ?", "r.instance_id = ?", "r.repeat = ?"]
+        row = next(self._rows(key, [condition, instance_id, repeat]), None)
         if row is None:
             return None
-        out = dict(zip([d[0] for d in cur.description], row, strict=True))
-        out["steps"] = json.loads(out["steps"])
-        out["question"] = out.get("question") or ""
-        out["confirmations"] = json.loads(out.get("confirmations") or "[]")
-        return out
+        cause, tin, tout, cost, latency, steps = self.db.execute(
+            "SELECT cause, input_tokens, output_tokens, cost_usd, latency_s, steps FROM results "
+            "WHERE condition=? AND instance_id=? AND repeat=?",
+            (condition, instance_id, repeat),
+        ).fetchone()
+        return StoredRun(
+            row=row,
+            cause=cause or "",
+            input_tokens=tin,
+            output_tokens=tout,
+            cost_usd=cost,
+            latency_s=latency,
+            steps=tuple(StoredStep.read(s) for s in json.loads(steps)),
+        )
 
     def image(self, sha256: str) -> bytes | None:
         """The stored image with this hash; None if it is unknown or its bytes are gone or
