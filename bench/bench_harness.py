@@ -76,7 +76,7 @@ def _worker_dump(dataset: str, base_url: str, out: str, bodies: str, limit: int,
     from dibench.adapters import make_adapter
     from dibench.dataset import Dataset
     from dibench.providers import make_provider
-    from dibench.runner import ResultStore, RunConfig, run_condition
+    from dibench.runner import Condition, ResultStore, RunConfig, run_condition
 
     provider = make_provider("openai:" + MODEL, base_url=base_url, concurrency=64)
     payload = provider._payload
@@ -94,7 +94,7 @@ def _worker_dump(dataset: str, base_url: str, out: str, bodies: str, limit: int,
             await run_condition(
                 Dataset.open(dataset), store, make_adapter("direct"), provider,
                 RunConfig(repeats=repeats, concurrency=64, limit=limit or None),
-                framework="direct", model="openai:" + MODEL,
+                condition=Condition("direct", "openai:" + MODEL),
             )  # fmt: skip
         await provider.aclose()
 

@@ -44,7 +44,7 @@ def _dibench(dataset: Path, base_url: str, repeats: int, k: int, work: Path) -> 
     from dibench.dataset import Dataset
     from dibench.providers import make_provider
     from dibench.providers._replay import RecordingProvider
-    from dibench.runner import ResultStore, RunConfig, run_condition
+    from dibench.runner import Condition, ResultStore, RunConfig, run_condition
 
     ds = Dataset.open(dataset)
     work.mkdir(parents=True, exist_ok=True)
@@ -57,8 +57,8 @@ def _dibench(dataset: Path, base_url: str, repeats: int, k: int, work: Path) -> 
         with ResultStore(work / "results.sqlite") as store:
             s = await run_condition(
                 ds, store, make_adapter("direct"), provider,
-                RunConfig(repeats=repeats, concurrency=k), framework="direct", model="openai:m",
-                recorder=provider,
+                RunConfig(repeats=repeats, concurrency=k),
+                condition=Condition("direct", "openai:m"), recorder=provider,
             )  # fmt: skip
             await provider.aclose()
             return s.progress.calls
