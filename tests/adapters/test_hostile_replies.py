@@ -178,9 +178,19 @@ def frameworks() -> list[object]:
 
 
 def _run_adapter(adapter: Adapter, inp: AgentInput, model: Provider) -> tuple[Decision, float]:
+    """The decision and its seconds. The decision is handed out through a list, not as the
+    main task's result: leaving ``asyncio.run`` in the main thread restores the SIGINT
+    handler, and ``signal`` (3.11, 3.12) formats the old one, which holds the main task, with
+    ``%r`` in full: the task's result with its multi-megabyte reply, about half this file's
+    time. The run itself and what is checked are unchanged."""
+    out: list[Decision] = []
+
+    async def main() -> None:
+        out.append(await adapter.decide(inp, model))
+
     t = time.perf_counter()
-    d = asyncio.run(adapter.decide(inp, model))
-    return d, time.perf_counter() - t
+    asyncio.run(main())
+    return out[0], time.perf_counter() - t
 
 
 def _run(name: str, parse: str, inp: AgentInput, model: HostileModel) -> tuple[Decision, float]:
