@@ -10,7 +10,6 @@ on its step, and each run ends well inside the time a reader may take.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import inspect
 import time
@@ -31,6 +30,8 @@ from dibench.adapters import (
 from dibench.adapters._episode import End, Episode
 from dibench.metrics import Outcome
 from dibench.providers import Completion, InfraError, Message, Provider, Request, TextPart
+
+from .._aio import run
 
 DEEP = 20_000  # far past the interpreter's recursion limit (1,000)
 LONG = 50_000  # runs that bait backtracking: quadratic in this takes minutes
@@ -178,19 +179,9 @@ def frameworks() -> list[object]:
 
 
 def _run_adapter(adapter: Adapter, inp: AgentInput, model: Provider) -> tuple[Decision, float]:
-    """The decision and its seconds. The decision is handed out through a list, not as the
-    main task's result: leaving ``asyncio.run`` in the main thread restores the SIGINT
-    handler, and ``signal`` (3.11, 3.12) formats the old one, which holds the main task, with
-    ``%r`` in full: the task's result with its multi-megabyte reply, about half this file's
-    time. The run itself and what is checked are unchanged."""
-    out: list[Decision] = []
-
-    async def main() -> None:
-        out.append(await adapter.decide(inp, model))
-
     t = time.perf_counter()
-    asyncio.run(main())
-    return out[0], time.perf_counter() - t
+    d = run(adapter.decide(inp, model))  # tests/_aio.py: a huge reply is not formatted on exit
+    return d, time.perf_counter() - t
 
 
 def _run(name: str, parse: str, inp: AgentInput, model: HostileModel) -> tuple[Decision, float]:
