@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import fcntl
+import gc
 import json
 import os
 import shutil
@@ -201,6 +202,16 @@ _per_test: dict[str, float] = {}
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """pytest ends a session with five full garbage collections, so that the finalizers of
+    cycles left behind run and any exception they raise is reported. One collection here runs
+    them (and is reported the same way); frozen after it, the heap a worker built up over
+    half the suite is not walked four more times (a process ending on 2 million objects: 5.4
+    s -> 1.5 s from start to exit, the same warning)."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

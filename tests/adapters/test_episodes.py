@@ -8,7 +8,6 @@ with the real offline agents.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import inspect
 import json
@@ -45,6 +44,7 @@ from dibench.providers import (
 )
 from dibench.sim import EpisodeSpec, make_env
 
+from .. import _aio
 from .conftest import ScriptedProvider
 
 W, H = 540, 1170
@@ -93,8 +93,8 @@ def test_static_screen_reproduces_the_single_screen_rules(inp: AgentInput) -> No
 def test_decide_is_a_run_over_the_static_screen(name: str, inp: AgentInput) -> None:
     oracle = make_provider("oracle")
     adapter = make_adapter(name)
-    a = asyncio.run(adapter.decide(inp, oracle))
-    b = asyncio.run(
+    a = _aio.run(adapter.decide(inp, oracle))
+    b = _aio.run(
         adapter.run_episode(
             StaticScreen(inp), oracle, instance_id=inp.instance_id, repeat=inp.repeat,
             seed=inp.seed, system_prefix=inp.system_prefix,
@@ -341,7 +341,7 @@ def walking(route: Walk) -> ScriptedProvider:
 
 def run(name: str, spec: EpisodeSpec, provider: Provider, **options: object) -> Decision:
     env = make_env(spec, width=W, height=H)
-    return asyncio.run(
+    return _aio.run(
         make_adapter(name, **options).run_episode(
             env, provider, instance_id=spec.id, repeat=0, seed=7
         )
@@ -474,7 +474,7 @@ def test_every_framework_renders_swipes_and_typing_in_its_own_syntax(
         return request.answer(("none", ""))
 
     provider = ScriptedProvider(by_role, repeat_last=True)
-    d = asyncio.run(make_adapter(name, max_steps=5).decide(inp, provider))
+    d = _aio.run(make_adapter(name, max_steps=5).decide(inp, provider))
     assert (d.candidate, d.outcome) == ("c2", Outcome.COMMITTED)
     kinds = [(s.action.kind, s.action.direction) for s in d.steps if s.action is not None]
     assert kinds[0] == ("swipe", "up")

@@ -10,7 +10,6 @@ on its step, and each run ends well inside the time a reader may take.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import inspect
 import time
@@ -31,6 +30,8 @@ from dibench.adapters import (
 from dibench.adapters._episode import End, Episode
 from dibench.metrics import Outcome
 from dibench.providers import Completion, InfraError, Message, Provider, Request, TextPart
+
+from .._aio import run
 
 DEEP = 20_000  # far past the interpreter's recursion limit (1,000)
 LONG = 50_000  # runs that bait backtracking: quadratic in this takes minutes
@@ -179,7 +180,7 @@ def frameworks() -> list[object]:
 
 def _run_adapter(adapter: Adapter, inp: AgentInput, model: Provider) -> tuple[Decision, float]:
     t = time.perf_counter()
-    d = asyncio.run(adapter.decide(inp, model))
+    d = run(adapter.decide(inp, model))  # tests/_aio.py: a huge reply is not formatted on exit
     return d, time.perf_counter() - t
 
 

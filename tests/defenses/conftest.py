@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
-from collections.abc import Awaitable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 import numpy as np
 from PIL import Image
@@ -16,11 +14,7 @@ from dibench.dataset import Dataset
 from dibench.defenses import DefendedAdapter, make_chain
 from dibench.providers import Provider, make_provider
 
-T = TypeVar("T")
-
-
-def run(coro: Awaitable[T]) -> T:
-    return asyncio.run(coro)  # type: ignore[arg-type]
+from .._aio import run
 
 
 def agent_input(ds: Dataset, iid: str, repeat: int = 1) -> AgentInput:

@@ -7,7 +7,6 @@ and random agents read them by design, the ocr-agent never does).
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 
 import pytest
@@ -17,6 +16,8 @@ from dibench.metrics import Outcome
 from dibench.providers import Message, Observation, Request, TextPart, make_provider
 from dibench.providers._offline import OcrAgent, reply
 from dibench.sim import EpisodeSpec, make_env, plan_episodes
+
+from .. import _aio
 
 W, H = 540, 1170
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
@@ -30,7 +31,7 @@ def planned() -> list[EpisodeSpec]:
 
 def run(name: str, spec: EpisodeSpec, provider: object, repeat: int = 0) -> Decision:
     env = make_env(spec, width=W, height=H)
-    return asyncio.run(
+    return _aio.run(
         make_adapter(name).run_episode(
             env,
             provider,  # type: ignore[arg-type]
@@ -76,7 +77,7 @@ def test_the_random_agent_explores_differently_per_seed(planned: list[EpisodeSpe
         if len(runs) > 1:
             break
         env = make_env(spec, width=W, height=H)
-        d = asyncio.run(
+        d = _aio.run(
             make_adapter("direct").run_episode(
                 env, make_provider("random"), instance_id=spec.id, repeat=0, seed=seed
             )
@@ -114,7 +115,7 @@ def test_only_acting_calls_move_the_ocr_agents_plan(planned: list[EpisodeSpec]) 
         obs = Observation(spec.instruction, image, spec.language, page=page)  # type: ignore[arg-type]
         msg = Message("user", (TextPart(spec.instruction),))
         req = Request((msg,), seed=1, instance_id="probe-free", role=role, observation=obs)
-        return asyncio.run(agent.complete(req)).text
+        return _aio.run(agent.complete(req)).text
 
     # a reflection on the home page plans the same tap as the decision, and leaves no trace
     assert ask("reflection", home.image, "home") == ask("decision", home.image, "home")

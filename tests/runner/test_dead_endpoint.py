@@ -1,9 +1,10 @@
 """A run against an unusable endpoint stops early and says why; secrets never reach RUNDIR.
 
 First ``drive`` itself with scripted attempts (which failure stops a session, and that every
-finished run is still stored), then ``dibench run`` as a subprocess against FakeChatServer and a
-real closed port on loopback: a wrong key, an unknown model, a refused port, and a key in the
-URL's userinfo that the server echoes back.
+finished run is still stored), then ``dibench run`` against FakeChatServer and a real closed port
+on loopback: a wrong key, an unknown model and a refused port in this process (tests/_cli.invoke:
+the subject is what the command says and stores), and a key in the URL's userinfo that the
+server echoes back in a process of its own (nothing a user's terminal shows may hold it).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from dibench.providers import EndpointError, InfraError
 from dibench.runner import RunProgress, drive
 from dibench.runner._run import DEAD_AFTER
 from dibench.testing import FakeChatServer, Fault
+
+from .._cli import invoke
 
 # -- drive -------------------------------------------------------------------------------------
 
@@ -190,13 +193,22 @@ def closed_port() -> Iterator[int]:
         yield sock.getsockname()[1]
 
 
+def run_args(dataset: Path, out: Path, base_url: str, *extra: str) -> tuple[str, ...]:
+    return (
+        "run", "--dataset", str(dataset), "--framework", "direct", "--model", "openai:m",
+        "--base-url", base_url, "--out", str(out), *extra,
+    )  # fmt: skip
+
+
 def run_cli(
     dataset: Path, out: Path, base_url: str, *extra: str, env: dict[str, str] | None = None
 ) -> Any:
-    return dibench(
-        "run", "--dataset", str(dataset), "--framework", "direct", "--model", "openai:m",
-        "--base-url", base_url, "--out", str(out), *extra, env=env,
-    )  # fmt: skip
+    """``dibench run`` in this process, ``env`` set for the call only (about 1 s of interpreter
+    start and imports saved per call against a process)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in (env or {}).items():
+            mp.setenv(name, value)
+        return invoke(*run_args(dataset, out, base_url, *extra))
 
 
 def error_line(done: Any) -> str:
@@ -269,7 +281,7 @@ def test_refused_port_stops_within_seconds(dataset: Path, tmp_path: Path, closed
         f"openai:m: cannot connect to {base_url}: connection refused after 3 attempts: "
         "check --base-url and that the server is running (results so far are kept)"
     ) in line
-    assert elapsed < 30, elapsed  # default retry policy; about 4 s here, process start included
+    assert elapsed < 30, elapsed  # default retry policy; about 3 s here
 
 
 def test_keys_in_the_url_and_echoed_by_the_server_never_reach_the_run_directory(
@@ -288,7 +300,7 @@ def test_keys_in_the_url_and_echoed_by_the_server_never_reach_the_run_directory(
     out = tmp_path / "run"
     with FakeChatServer(reply) as srv:
         url = srv.base_url.replace("http://", f"http://alice:{URL_KEY}@")
-        done = run_cli(dataset, out, url, *SMALL, env={"OPENAI_API_KEY": KEY})
+        done = dibench(*run_args(dataset, out, url, *SMALL), env={"OPENAI_API_KEY": KEY})
         assert done.returncode == 0, done.stderr
         assert srv.last.headers["authorization"] == f"Basic {basic}"  # the credentials were used
     assert seen and not [s for s in secrets if s in done.stdout + done.stderr]

@@ -3,7 +3,6 @@ the offline agents, prompt templates and options (the replies are in test_mai_ui
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import shutil
@@ -17,6 +16,7 @@ from dibench.adapters.mai_ui import history_text, read_mai_faithful, to_grid
 from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, TextPart, make_provider
 
+from ... import _aio
 from ..conftest import ScriptedProvider, draw_screen, give_up, make_input, tap
 
 CLICK_C2 = (
@@ -32,7 +32,7 @@ SWIPE = (
 
 
 def run(inp: AgentInput, provider: Provider, **options: object) -> Decision:
-    return asyncio.run(MaiUiAdapter(**options).decide(inp, provider))  # type: ignore[arg-type]
+    return _aio.run(MaiUiAdapter(**options).decide(inp, provider))  # type: ignore[arg-type]
 
 
 def images(message_list: tuple) -> list[ImagePart]:  # type: ignore[type-arg]

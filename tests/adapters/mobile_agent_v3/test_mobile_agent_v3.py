@@ -18,7 +18,6 @@ spent), ``{"outcome": "framework_error"}`` a crash (``FrameworkError``), ``{"out
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import json
 from pathlib import Path
@@ -42,6 +41,7 @@ from dibench.providers import Completion, ImagePart, Provider, Request, make_pro
 from dibench.render import smart_resize
 from dibench.sim import make_env, plan_episodes
 
+from ... import _aio
 from ..conftest import H, ScriptedProvider, W, card_box
 
 VECTORS = [
@@ -198,7 +198,7 @@ def click(p: tuple[float, float]) -> str:
 
 def decide(inp: AgentInput, *replies: str, **options: object) -> tuple[Decision, ScriptedProvider]:
     provider = ScriptedProvider(*replies)
-    d = asyncio.run(make_adapter("mobile-agent-v3", **options).decide(inp, provider))
+    d = _aio.run(make_adapter("mobile-agent-v3", **options).decide(inp, provider))
     return d, provider
 
 
@@ -334,7 +334,7 @@ def test_terminate_and_answer_end_the_task(inp: AgentInput) -> None:
 def test_the_offline_agents_play_every_role(inp: AgentInput, agent: str) -> None:
     if agent == "ocr-agent" and importlib.util.find_spec("rapidocr_onnxruntime") is None:
         pytest.skip("no OCR engine")
-    d = asyncio.run(make_adapter("mobile-agent-v3").decide(inp, make_provider(agent)))
+    d = _aio.run(make_adapter("mobile-agent-v3").decide(inp, make_provider(agent)))
     assert d.outcome == Outcome.COMMITTED and d.candidate in ("c1", "c2", "c3")
     assert [s.role for s in d.steps] == ["manager", "operator"]
     assert all(s.error is None for s in d.steps)
@@ -353,7 +353,7 @@ def test_prompt_templates_replace_every_role_and_fill_placeholders(
     swipe = json.dumps({"action": "swipe", "coordinate": [266, 700], "coordinate2": [266, 300]})
     provider = ScriptedProvider(PLAN, op(swipe), "### Outcome ###\nC", UPDATE, op(click(C2)))
     adapter = make_adapter("mobile-agent-v3", prompts=str(tmp_path))
-    d = asyncio.run(adapter.decide(inp, provider))
+    d = _aio.run(adapter.decide(inp, provider))
     assert (d.candidate, d.outcome) == ("c2", Outcome.COMMITTED)
     texts = [r.messages[-1].text for r in provider.requests]
     assert texts[0] == (
@@ -389,7 +389,7 @@ def specs() -> dict[str, Any]:
 def run_sim(spec: Any, provider: Any, **options: object) -> Decision:
     env = make_env(spec, width=540, height=1170)
     adapter = make_adapter("mobile-agent-v3", **options)
-    return asyncio.run(adapter.run_episode(env, provider, instance_id=spec.id, repeat=0, seed=7))
+    return _aio.run(adapter.run_episode(env, provider, instance_id=spec.id, repeat=0, seed=7))
 
 
 @pytest.mark.parametrize("parse", ["faithful", "robust"])
