@@ -9,7 +9,6 @@ repeats and the pairs of a state complete together.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,7 +22,7 @@ from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
-from dibench.providers import EndpointError, InfraError, Provider
+from dibench.providers import EndpointHealth, InfraError, Provider
 from dibench.screens import Screens
 
 from ._cost import cost_fields, pick_place
@@ -211,114 +210,6 @@ def dataset_row(
 Attempt = Callable[[str, int], Awaitable[Decision]]
 Finish = Callable[[str, int, Decision | None, Outcome, str], None]
 
-# Runs that must fail, with none succeeded, before a session gives up on its endpoint. Three:
-# with every attempt already retried inside the provider, three failed runs and no success
-# leave little doubt, yet one unlucky run does not stop anything. Rejected requests must span
-# this many *instances*: work is instance-major, and one instance's image or text may be what
-# the server rejects (an oversized image, a content filter) while every other passes.
-DEAD_AFTER = 3
-# Runs in a row that end on a server error (HTTP 5xx after every retry), none succeeded since
-# the start, before a session gives up: a proxy answering 502 to everything. More than
-# DEAD_AFTER, as a server that answers may be loading. ``DIBENCH_FAIL_AFTER_5XX`` sets it.
-FAIL_AFTER_5XX = 10
-
-
-# Seconds a session may go with no run succeeded before it gives up on its endpoint (a server
-# that accepts connections and never answers would otherwise hold it for DEAD_AFTER runs x
-# every attempt x timeout_s). Generous: a model server's first answer may take minutes to
-# load. ``DIBENCH_NO_ANSWER_S`` sets it.
-NO_ANSWER_S = 600.0
-
-
-def _no_answer_s() -> float:
-    raw = os.environ.get("DIBENCH_NO_ANSWER_S", "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return NO_ANSWER_S
-    return value if value > 0 else NO_ANSWER_S
-
-
-def _fail_after_5xx() -> int:
-    raw = os.environ.get("DIBENCH_FAIL_AFTER_5XX", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else FAIL_AFTER_5XX
-
-
-class _NoAnswer(InfraError):
-    """No run succeeded before the session's no-answer deadline."""
-
-    unanswered = True
-
-
-class _DeadEndpoint:
-    """Tells a session whose endpoint is unusable from one with sporadic failures.
-
-    An ``EndpointError`` (401, 403, 404: ``permanent`` and not request-specific) stops the
-    session at once. Until some run succeeds, ``DEAD_AFTER`` runs that nothing answered
-    (connection failed, timeouts) or ``DEAD_AFTER`` instances whose requests were rejected
-    (other 4xx) stop it too. After one success every infrastructure error is stored and retried
-    on resume as before; so are server errors (5xx, 429 after all retries), since a server that
-    answers may be busy or loading, unless ``FAIL_AFTER_5XX`` runs in a row end on a 5xx with
-    none succeeded since the start (a proxy answering 502 to everything).
-    """
-
-    def __init__(self) -> None:
-        self.succeeded = False
-        self.finished = 0
-        self.unanswered = 0
-        self.rejected: set[str] = set()
-        self.last = ""
-        self.server_errors = 0  # runs in a row ending on a 5xx
-        self.server_limit = _fail_after_5xx()
-        self.verdict_given: str | None = None  # the verdict that stopped the session, if one
-
-    def success(self) -> None:
-        self.succeeded = True
-        self.finished += 1
-
-    @property
-    def nothing_answered(self) -> bool:
-        """Every run of the session so far failed with no answer (and there was one)."""
-        return 0 < self.unanswered == self.finished
-
-    def failure(self, iid: str, exc: InfraError) -> str | None:
-        """The abort message if this failure means the endpoint is unusable, else None."""
-        self.finished += 1
-        if isinstance(exc, EndpointError):
-            return str(exc)
-        if self.succeeded:
-            return None
-        self.server_errors = self.server_errors + 1 if exc.server_error else 0
-        if self.server_errors >= self.server_limit:
-            return (
-                f"{self.server_errors} runs in a row got a server error and none succeeded "
-                f"since the start: {exc}: check --base-url (a proxy in the way?) and the server "
-                "(DIBENCH_FAIL_AFTER_5XX sets how many)"
-            )
-        if exc.unanswered:
-            self.unanswered += 1
-            self.last = str(exc)
-            if self.unanswered >= DEAD_AFTER:
-                self.verdict_given = self.verdict_given or self.verdict()
-                return self.verdict_given
-        elif exc.permanent:
-            self.rejected.add(iid)
-            if len(self.rejected) >= DEAD_AFTER:
-                return (
-                    f"every call was rejected ({len(self.rejected)} instances, none succeeded): "
-                    f"{exc}: check --model and --provider-opt"
-                )
-        return None
-
-    def verdict(self) -> str:
-        """Why the session stops when nothing ever answered."""
-        n = self.unanswered
-        runs = "run" if n == 1 else "runs"
-        return (
-            f"every call failed ({n} {runs} got no answer, none succeeded): {self.last}: "
-            "check --base-url and that the server is running"
-        )
-
 
 async def drive(
     work: Sequence[tuple[str, int]],
@@ -336,8 +227,8 @@ async def drive(
     Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
     resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
     returned as the abort message; every finished run goes to ``finish`` (which stores it) and
-    its replies to ``recorder``. An unusable endpoint (see ``_DeadEndpoint``: a wrong key, URL
-    or model, or nothing answering before any run succeeded) stops new work the same way,
+    its replies to ``recorder``. An unusable endpoint (``providers.EndpointHealth``: a wrong
+    key, URL or model, or nothing answering before any run succeeded) stops new work the same way,
     after the failed run is stored; so does a session whose work ran out with nothing ever
     answered, so a dead endpoint never looks like a finished run. The first run of a session
     runs alone, the other workers start when it has finished.
@@ -346,24 +237,16 @@ async def drive(
     for w in work:
         queue.put_nowait(w)
     aborted: list[str] = []
-    dead = _DeadEndpoint()
-    no_answer_s = _no_answer_s()
-    deadline = time.monotonic() + no_answer_s
+    dead = EndpointHealth()
 
     async def bounded(iid: str, repeat: int) -> Decision:
         """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
         if dead.succeeded:
             return await attempt(iid, repeat)
         try:
-            return await asyncio.wait_for(attempt(iid, repeat), deadline - time.monotonic())
+            return await asyncio.wait_for(attempt(iid, repeat), dead.deadline - time.monotonic())
         except TimeoutError:
-            if dead.succeeded:  # another run answered meanwhile: stored, re-run on resume
-                raise InfraError(f"no answer within {no_answer_s:g} s", unanswered=True) from None
-            raise _NoAnswer(
-                f"no run succeeded within {no_answer_s:g} s of the start (the server accepts "
-                "connections but nothing answers?): check --base-url and the server "
-                "(DIBENCH_NO_ANSWER_S sets the limit)"
-            ) from None
+            raise dead.timed_out() from None
 
     # The first run goes alone: a wrong key, URL or model then costs one call and one stored
     # error, not one per worker; a healthy endpoint loses one run's latency, once.
@@ -392,7 +275,7 @@ async def drive(
             except InfraError as exc:
                 outcome, cause = Outcome.INFRA_ERROR, str(exc)
                 prog.infra_errors += 1
-                stop = str(exc) if isinstance(exc, _NoAnswer) else dead.failure(iid, exc)
+                stop = dead.failure(iid, exc)
                 if recorder is not None:
                     recorder.discard(iid, repeat)
             except tuple(fatal) as exc:  # type: ignore[misc]
