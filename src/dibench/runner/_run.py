@@ -9,25 +9,20 @@ repeats and the pairs of a state complete together.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dibench._secrets import mask_secret_keys
 from dibench._values import Condition, InstanceId, Outcome
-from dibench.adapters import Adapter, AgentInput, Decision
+from dibench.adapters import Adapter, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
 from dibench.providers import EndpointHealth, InfraError, Provider
-from dibench.screens import Screens
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
-from ._refs import ScreenRefs
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -48,7 +43,6 @@ __all__ = [
     "drive",
     "open_condition",
     "plan_work",
-    "run_condition",
 ]
 
 
@@ -396,231 +390,3 @@ def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
         "dataset": str(ds.root),
         "dataset_sha256": ds.sha256,  # the files as read, not the manifest's record
     }
-
-
-# Rows handed to the store thread and not yet committed; past this the event loop waits.
-_WRITES_AHEAD = 256
-# Rows waiting for the store thread past which it stops proving screens it would have to
-# compute again (``ScreenRefs.hurry``) and keeps their bytes instead.
-_HURRY = 64
-
-
-class _AfterCommit:
-    """Moves a recorder's ``flush`` of a run onto the store thread, just before its row.
-
-    ``drive`` flushes a successful run's replies before handing the run to ``finish``; this
-    wrapper notes the wish and ``committed`` (called on the store thread right before the
-    row's transaction) carries it out, so every stored row has its replies recorded: a kill
-    between the two leaves at most a reply without a row, which a resume runs again and
-    records anew (a later record wins). ``discard`` (a failed run) passes straight through.
-    """
-
-    def __init__(self, recorder: Recorder | None) -> None:
-        self.recorder = recorder
-        self._due: set[tuple[str, int]] = set()
-        self._lock = threading.Lock()
-
-    def flush(self, instance_id: str, repeat: int) -> None:
-        with self._lock:
-            self._due.add((instance_id, repeat))
-
-    def discard(self, instance_id: str, repeat: int) -> None:
-        if self.recorder is not None:
-            self.recorder.discard(instance_id, repeat)
-
-    def committed(self, instance_id: str, repeat: int) -> None:
-        with self._lock:
-            due = (instance_id, repeat) in self._due
-            self._due.discard((instance_id, repeat))
-        if due and self.recorder is not None:
-            self.recorder.flush(instance_id, repeat)
-
-
-class _RowWriter:
-    """The store's one writer: a thread that commits finished runs in groups.
-
-    The event loop hands rows over without waiting. The thread commits whatever has piled up
-    since its last commit in one transaction (each run's replies flushed just before): when
-    runs finish slowly every row is committed at once, as before; when they finish faster than
-    commits, the thread lets a group gather (``_GROUP`` rows or ``_LINGER`` seconds) and commits
-    it at once, woken once per group rather than per row (waking a thread and committing once
-    per row cost more CPU than the row itself at hundreds of runs a second). A kill loses at
-    most the rows handed over and not yet committed, which a resume runs again. Past
-    ``_WRITES_AHEAD`` rows waiting, the event loop waits: memory stays bounded when the disk is
-    slow.
-    """
-
-    _GROUP = 32  # rows that end a linger early
-    _LINGER = 0.02  # seconds a busy writer waits for a group to gather
-
-    def __init__(
-        self,
-        store: ResultStore,
-        condition: str,
-        after_commit: _AfterCommit,
-        refs: ScreenRefs | None = None,
-    ) -> None:
-        self.store, self.condition, self.after_commit = store, condition, after_commit
-        self.refs = refs  # a dataset condition's: its screens kept as references
-        self._pending: list[tuple[ResultRow, Decision | None, str]] = []
-        self._cv = threading.Condition()
-        self._idle = False
-        self._closed = False
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._loop, name="dibench-store", daemon=True)
-        self._thread.start()
-
-    def submit(self, row: ResultRow, decision: Decision | None, cause: str) -> None:
-        """Queue one finished run; raises the error of an earlier failed commit."""
-        with self._cv:
-            while len(self._pending) >= _WRITES_AHEAD and self._error is None:
-                self._cv.wait()
-            if self._error is not None:
-                raise self._error
-            self._pending.append((row, decision, cause))
-            if self._idle or len(self._pending) == self._GROUP:
-                self._cv.notify_all()
-
-    def _loop(self) -> None:
-        busy = False  # the last commit found more than one row waiting: runs finish fast
-        while True:
-            with self._cv:
-                while not self._pending and not self._closed:
-                    self._idle = True
-                    self._cv.wait()
-                self._idle = False
-                if busy and not self._closed:  # let a group gather: one wake, one commit
-                    self._cv.wait_for(
-                        lambda: len(self._pending) >= self._GROUP or self._closed, self._LINGER
-                    )
-                batch, self._pending = self._pending, []
-                if not batch:
-                    return  # closed, and everything handed over is committed
-                if self.refs is not None:  # behind: keep screens as bytes, proofs cost time
-                    self.refs.hurry = len(batch) > _HURRY
-                self._cv.notify_all()  # room again for a waiting event loop
-            try:
-                for row, _decision, _cause in batch:  # replies first, then the rows
-                    self.after_commit.committed(row.instance_id, row.repeat)
-                self.store.put_many(
-                    self.condition, [(row, d, cause, ()) for row, d, cause in batch], self.refs
-                )
-                busy = len(batch) > 1
-            except BaseException as exc:
-                with self._cv:
-                    self._error = exc
-                    self._pending.clear()
-                    self._cv.notify_all()
-                return
-
-    def close(self) -> BaseException | None:
-        """Commit what is queued and stop the thread; the first failed commit, if any."""
-        with self._cv:
-            self._closed = True
-            self._cv.notify_all()
-        self._thread.join()
-        return self._error
-
-
-def dataset_row_writer(
-    ds: Dataset,
-    store: ResultStore,
-    opened: OpenCondition,
-    recorder: Recorder | None,
-) -> tuple[_RowWriter, Finish]:
-    """The store's writer thread for a dataset condition ``opened`` in ``store`` and the
-    ``finish`` that hands it each run's row (replies recorded just before it): what every
-    backend commits through. Screens shown as the dataset and the condition's defenses make
-    them are stored as references (``ScreenRefs``; ``writer.refs.note`` tells it each
-    instance's PNG as the run built it)."""
-    condition = opened.condition
-    refs = ScreenRefs(ds, opened.chain, store.path.parent)
-    writer = _RowWriter(store, condition.key, _AfterCommit(recorder), refs)
-
-    def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-    ) -> None:
-        chosen = decision.candidate if decision is not None else None
-        row = dataset_row(
-            ds, iid, repeat, condition, chosen, outcome,
-            question=decision.question if decision is not None else "",
-            confirmations=decision.confirmations if decision is not None else (),
-        )  # fmt: skip
-        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
-
-    return writer, finish
-
-
-async def run_condition(
-    ds: Dataset,
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    config: RunConfig,
-    *,
-    condition: Condition,
-    system_prefix: str = "",
-    on_progress: ProgressFn | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Recorder | None = None,
-    defenses: DefenseChain | None = None,
-) -> RunSummary:
-    """Run one condition (framework, model, defense) in this process; resumes whatever the
-    store lacks. The local backend's body of ``execute``, and the way to run a condition into
-    a store opened by hand (tests, benchmarks).
-
-    The steps: ``open_condition`` (the adapter behind its defenses, the condition registered,
-    the pending work of ``plan_work``), then ``drive`` with each run's agent input built once
-    per instance and its row committed by a writer thread. ``fatal`` exceptions (usage errors
-    such as a missing replay record) stop the run cleanly: calls in flight finish and are
-    stored, nothing else starts. ``recorder`` (a RecordingProvider) is flushed per finished
-    episode so replies land in replay format. ``defenses`` (a ``DefenseChain``; or an adapter
-    that is already a ``DefendedAdapter``) wraps the adapter; the chain's canonical spec then
-    labels the condition and every defense's parameters go into its config.
-    """
-    t0 = time.perf_counter()
-    opened = open_condition(
-        store, adapter, provider, defenses, partial(plan_work, ds, config),
-        condition=condition, settings=dataset_settings(ds, config),
-    )  # fmt: skip
-    adapter, work = opened.adapter, opened.work
-    prog = opened.progress()
-    # Instance-major work: the inputs of the few screens in flight serve all their repeats.
-    screens = Screens(ds, system_prefix=system_prefix, keep=max(8, config.concurrency) + 1)
-    loop = asyncio.get_running_loop()
-    # One thread composes and splices screens: off the event loop (calls in flight keep
-    # moving) and, where the process may use it, on the second core.
-    composer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-compose")
-
-    async def agent_input(iid: str, repeat: int) -> AgentInput:
-        if screens.ready(iid):  # cached, or a file read and a record: built right here
-            return screens.input(iid, repeat)
-        return await loop.run_in_executor(composer, screens.input, iid, repeat)
-
-    # One thread commits the rows, in batches: a 300 KB screenshot into the WAL costs ~3 ms of
-    # wall time per distinct screen, mostly waiting on I/O, which the calls in flight need not
-    # wait for. A run's replies are appended to the replay file right before its batch is
-    # committed (the same thread, in order), so a kill never leaves a stored row without its
-    # replies.
-    writer, finish = dataset_row_writer(ds, store, opened, recorder)
-    refs = writer.refs
-
-    async def attempt(iid: str, repeat: int) -> Decision:
-        inp = await agent_input(iid, repeat)
-        if refs is not None:
-            refs.note(iid, repeat, inp.screenshot_png)  # what shown screens are compared with
-        return await adapter.decide(inp, provider)
-
-    try:
-        aborted = await drive(
-            work, attempt, finish, prog,
-            concurrency=config.concurrency, fatal=fatal,
-            recorder=writer.after_commit if recorder is not None else None,
-            on_progress=on_progress,
-        )  # fmt: skip
-    finally:
-        composer.shutdown(wait=True)
-        failed = writer.close()  # every row handed over is committed (or failed) here
-    if failed is not None:
-        raise failed
-    return RunSummary(opened.key, prog, time.perf_counter() - t0, aborted)
