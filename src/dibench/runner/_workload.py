@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypedDict, Unpack
 
 from dibench._values import Condition, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
@@ -73,6 +73,7 @@ __all__ = [
     "Backend",
     "DatasetWorkload",
     "LocalBackend",
+    "LocalOptions",
     "Session",
     "SimWorkload",
     "Workload",
@@ -547,15 +548,29 @@ async def run_workload(
     return RunSummary(opened.key, prog, time.perf_counter() - t0, aborted)
 
 
-def _run_parts(
+class LocalOptions(TypedDict, total=False):
+    """The optional settings of ``run_condition`` and ``run_episodes``."""
+
+    system_prefix: str  # prepended to the agent's system prompt
+    on_progress: ProgressFn | None
+    fatal: Sequence[type[BaseException]]  # errors that stop the run cleanly
+    recorder: Recorder | None  # flushed per stored run, discarded per failed one
+    defenses: DefenseChain | None  # the chain the adapter runs behind
+
+
+async def _run_here(
+    store: ResultStore,
+    workload: Workload,
     adapter: Adapter,
     provider: Provider,
-    defenses: DefenseChain | None,
-    recorder: Recorder | None,
-    fatal: Sequence[type[BaseException]],
-    on_progress: ProgressFn | None,
-) -> RunParts:
-    return RunParts(adapter, provider, defenses, recorder, tuple(fatal), on_progress)
+    condition: Condition,
+    options: LocalOptions,
+) -> RunSummary:
+    parts = RunParts(
+        adapter, provider, options.get("defenses"), options.get("recorder"),
+        tuple(options.get("fatal", ())), options.get("on_progress"),
+    )  # fmt: skip
+    return await run_workload(store, workload, parts, condition)
 
 
 async def run_condition(
@@ -566,11 +581,7 @@ async def run_condition(
     config: RunConfig,
     *,
     condition: Condition,
-    system_prefix: str = "",
-    on_progress: ProgressFn | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Recorder | None = None,
-    defenses: DefenseChain | None = None,
+    **options: Unpack[LocalOptions],
 ) -> RunSummary:
     """Run one condition (framework, model, defense) over ``ds`` in this process; resumes
     whatever the store lacks: ``run_workload`` over a ``DatasetWorkload``, for a store opened
@@ -582,9 +593,8 @@ async def run_condition(
     ``DefendedAdapter``) wraps the adapter; the chain's canonical spec then labels the
     condition and every defense's parameters go into its config.
     """
-    workload = DatasetWorkload(ds, config, system_prefix=system_prefix)
-    parts = _run_parts(adapter, provider, defenses, recorder, fatal, on_progress)
-    return await run_workload(store, workload, parts, condition)
+    workload = DatasetWorkload(ds, config, system_prefix=options.get("system_prefix", ""))
+    return await _run_here(store, workload, adapter, provider, condition, options)
 
 
 async def run_episodes(
@@ -594,18 +604,13 @@ async def run_episodes(
     config: SimRunConfig,
     *,
     condition: Condition,
-    system_prefix: str = "",
-    on_progress: ProgressFn | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Recorder | None = None,
-    defenses: DefenseChain | None = None,
+    **options: Unpack[LocalOptions],
 ) -> RunSummary:
     """Run (or resume) one condition over simulator episodes into ``store``, in this process:
-    ``run_workload`` over a ``SimWorkload`` (arguments as for ``run_condition``; the defenses
+    ``run_workload`` over a ``SimWorkload`` (options as for ``run_condition``; the defenses
     guard every screen of every episode)."""
-    workload = SimWorkload(config, system_prefix=system_prefix)
-    parts = _run_parts(adapter, provider, defenses, recorder, fatal, on_progress)
-    return await run_workload(store, workload, parts, condition)
+    workload = SimWorkload(config, system_prefix=options.get("system_prefix", ""))
+    return await _run_here(store, workload, adapter, provider, condition, options)
 
 
 class Backend(Protocol):
