@@ -1,4 +1,6 @@
-"""The async runner: every (instance, repeat) of a condition, many calls in flight, resumable.
+"""The async runner's parts: a dataset's plan and rows, the condition opened in its store, and
+``drive``, the loop over (instance, repeat) work with many calls in flight (``_workload`` runs
+it for every kind of work and every backend).
 
 Seeds: repeat r uses seed r for the benign instance and for every injected variant of it, so a
 pair shares its seed. A benign run is stored once per repeat and shared by all its variants.
