@@ -54,21 +54,26 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dibench._extras import require_extra
-from dibench._values import Outcome
-from dibench.adapters import AgentInput, Decision, note_origin, shown_origin
+from dibench.adapters import Decision, note_origin, shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import Move
 from dibench.providers import Completion, InfraError, Provider, Recorded, Request
-from dibench.screens import Screens
 
 from ._errors import RunError
 from ._parts import Recorders, RunParts, components, record_endpoint_stats
 from ._request import RunRequest
 from ._run import Attempt, OpenCondition, RunSummary
-from ._sim import ChainPlay, SimRequest
+from ._sim import SimRequest
 from ._store import ResultStore
 from ._types import AgentRequest
-from ._workload import Workload, dataset_units, repeat_blocks, run_workload
+from ._workload import (
+    DatasetWorkload,
+    SimWorkload,
+    Workload,
+    dataset_units,
+    repeat_blocks,
+    run_workload,
+)
 
 if TYPE_CHECKING:
     from dibench.providers import RecordingProvider
@@ -258,7 +263,7 @@ class _Result:
 class _WorkerSpec:
     """What an actor needs to build everything a run needs, as the driver would."""
 
-    kind: str  # "dataset" or "sim"
+    kind: str  # the workload's (``Workload.kind``): "dataset" or "sim"
     request: AnyRequest  # pacing options already divided by the pool size
     threads: int
     concurrency: int  # runs in flight in this actor
@@ -351,7 +356,9 @@ class _Worker:
         self.error: BaseException | None = None
         self._sem: asyncio.Semaphore | None = None
         self._held: dict[int, _Held] = {}  # units in hand, by the driver's key
-        self._screens: Screens | None = None  # a dataset worker's inputs, for the repeats
+        self._open = contextlib.AsyncExitStack()  # the workload's attempts, once opened
+        self._attempt: Attempt | None = None
+        self._opening = asyncio.Lock()
         try:
             self._setup(spec, fresh=fresh)
         except Exception as exc:
@@ -395,13 +402,17 @@ class _Worker:
                 defense.record_providers(capture)
         self.adapter, _, _ = defended(adapter, chain, req.defense)
         self.provider, self.chain = provider, chain
-        if spec.kind == "dataset":
-            self.ds = Dataset.open(req.dataset)
-            self._screens = Screens(self.ds, system_prefix=spec.system_prefix, keep=16)
+        self.workload: Workload
+        if spec.kind == DatasetWorkload.kind:  # the driver's workload, built here
+            assert isinstance(req, RunRequest)
+            ds = Dataset.open(req.dataset)
+            self.workload = DatasetWorkload(
+                ds, req.config, system_prefix=spec.system_prefix, keep=16
+            )
         else:
-            from ._sim import plan_sim_work
-
-            self.specs, _ = plan_sim_work(req.config)
+            assert isinstance(req, SimRequest)
+            self.workload = SimWorkload(req.config, system_prefix=spec.system_prefix)
+            self.workload.plan()  # its episodes, as the driver planned them
         _warm(provider, *(chain or ()))
 
     async def ready(self) -> dict[str, Any]:
@@ -415,50 +426,37 @@ class _Worker:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
+            await self._open.aclose()
+        with contextlib.suppress(Exception):
             await self.provider.aclose()
             await self.chain.aclose()
 
-    def _input(self, iid: str, repeat: int) -> AgentInput:
-        assert self._screens is not None  # a dataset worker
-        return self._screens.input(iid, repeat)
+    async def _attempts(self) -> Attempt:
+        """The workload's ``attempt``, opened by the first run (as the local backend's)."""
+        async with self._opening:
+            if self._attempt is None:
+                attempts = self.workload.attempts(self.adapter, self.provider)
+                self._attempt = await self._open.enter_async_context(attempts)
+        return self._attempt
 
     async def _one(self, item: Item) -> _Result:
+        """One run, attempted as the local backend attempts it; its replies popped under the
+        ids its calls were made under (a chain's: each decision's), its moves sent along."""
         iid, repeat = item
-        env = None
-        ids = [iid]  # the ids this run's calls were made under
-        chain = False
         try:
-            if self.spec.kind == "dataset":
-                decision = await self.adapter.decide(self._input(iid, repeat), self.provider)
-            else:
-                from dibench.sim import ChainSpec
-
-                from ._sim import play_chain, play_episode, tracking_env
-
-                spec, config = self.specs[iid], self.spec.request.config
-                if isinstance(spec, ChainSpec):  # one loop per decision, as the local backend
-                    env = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
-                    ids, chain = env.step_ids, True  # each decision's id, as it is played
-                    await play_chain(
-                        self.adapter, self.provider, spec, config, repeat=repeat,
-                        system_prefix=self.spec.system_prefix, played=env,
-                    )  # fmt: skip
-                    decision = env.decision
-                else:
-                    env = tracking_env(spec, config)
-                    decision = await play_episode(
-                        self.adapter, env, self.provider, spec, config, repeat=repeat,
-                        system_prefix=self.spec.system_prefix,
-                    )  # fmt: skip
+            decision = await (await self._attempts())(iid, repeat)
         except Exception as exc:
+            moves, step_ids = self.workload.left(item)
             for c in self.captures:
-                for i in ids:
+                for i in step_ids if step_ids is not None else [iid]:
                     c.pop((i, repeat))
-            return _Result(error=_portable(exc), moves=tuple(env.moves) if env else ())
+            return _Result(error=_portable(exc), moves=tuple(moves))
+        moves, step_ids = self.workload.left(item)
+        ids = step_ids if step_ids is not None else [iid]
         replies = [{i: c.pop((i, repeat)) for i in ids} for c in self.captures]
         return _Result(
-            decision=decision, replies=replies, moves=tuple(env.moves) if env else (),
-            step_ids=tuple(ids) if chain else (),
+            decision=decision, replies=replies, moves=tuple(moves),
+            step_ids=tuple(ids) if step_ids is not None else (),
         )  # fmt: skip
 
     async def run(

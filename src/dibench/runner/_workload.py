@@ -284,6 +284,11 @@ class Workload(ABC):
         """The ids a unit's calls were recorded under (its replies are flushed by them)."""
         return [iid]
 
+    def left(self, item: Item) -> tuple[Sequence[Move], list[str] | None]:
+        """What ``played`` noted for ``item`` (its moves; a chain's decision ids, else None),
+        forgotten here: read once, for its row or by a Ray actor for the driver."""
+        return (), None
+
     def units(self, work: Sequence[Item], workers: int) -> list[list[Item]]:
         """``work`` grouped into what one Ray actor takes at once: one unit each."""
         return [[w] for w in work]
@@ -316,9 +321,12 @@ class DatasetWorkload(Workload):
 
     kind = "dataset"
 
-    def __init__(self, ds: Dataset, config: RunConfig, *, system_prefix: str = "") -> None:
+    def __init__(
+        self, ds: Dataset, config: RunConfig, *, system_prefix: str = "", keep: int | None = None
+    ) -> None:
         super().__init__(system_prefix=system_prefix)
         self.ds, self.config = ds, config
+        self.keep = keep  # screens whose inputs stay built (None: what the concurrency needs)
         self._refs: ScreenRefs | None = None
 
     @property
@@ -350,7 +358,7 @@ class DatasetWorkload(Workload):
     async def attempts(self, adapter: Adapter, provider: Provider) -> AsyncIterator[Attempt]:
         """Each instance's agent input built once (instance-major work: the inputs of the few
         screens in flight serve all their repeats), then the adapter's call."""
-        keep = max(8, self.config.concurrency) + 1
+        keep = self.keep or max(8, self.config.concurrency) + 1
         screens = Screens(self.ds, system_prefix=self.system_prefix, keep=keep)
         loop = asyncio.get_running_loop()
         # One thread composes and splices screens: off the event loop (calls in flight keep
@@ -431,6 +439,9 @@ class SimWorkload(Workload):
     def ids(self, iid: str, repeat: int) -> list[str]:
         return self._step_ids.get((iid, repeat), [iid])
 
+    def left(self, item: Item) -> tuple[Sequence[Move], list[str] | None]:
+        return self._moves.pop(item, ()), self._step_ids.pop(item, None)
+
     def row(
         self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
@@ -438,8 +449,7 @@ class SimWorkload(Workload):
         order); what the unit left is forgotten here."""
         from dibench.sim import ChainSpec
 
-        self._step_ids.pop((iid, repeat), None)
-        done = self._moves.pop((iid, repeat), ())
+        done, _ = self.left((iid, repeat))
         spec = self.specs[iid]
         if isinstance(spec, ChainSpec):
             row = chain_row(
