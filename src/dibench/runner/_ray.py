@@ -9,7 +9,7 @@ holds unchanged. Only the session differs (``_PoolRun``): instead of calling the
 in-process, ``attempt`` waits for the run's result to stream back from an actor.
 
 Each actor builds its own adapter, provider and defense chain from the request's specs and
-options, lets the provider load its models (``Provider.warm``) while the pool starts, and
+options, and the request's ``Workload`` (it attempts a unit as the local backend does), lets the provider load its models (``Provider.warm``) while the pool starts, and
 opens the dataset from its path (every node must see the dataset at that path: shared
 storage, or a copy at the same place). Work units:
 
