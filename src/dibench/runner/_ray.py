@@ -9,9 +9,10 @@ holds unchanged. Only the session differs (``_PoolRun``): instead of calling the
 in-process, ``attempt`` waits for the run's result to stream back from an actor.
 
 Each actor builds its own adapter, provider and defense chain from the request's specs and
-options, and the request's ``Workload`` (it attempts a unit as the local backend does), lets the provider load its models (``Provider.warm``) while the pool starts, and
-opens the dataset from its path (every node must see the dataset at that path: shared
-storage, or a copy at the same place). Work units:
+options, and the request's ``Workload`` (it attempts a unit as the local backend does), lets
+the provider load its models (``Provider.warm``) while the pool starts, and opens the dataset
+from its path (every node must see the dataset at that path: shared storage, or a copy at the
+same place). Work units:
 
 - dataset runs: one benign state with all its injected twins and all their pending repeats
   (split into a few repeat ranges only when there are fewer states than about four per
