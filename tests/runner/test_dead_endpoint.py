@@ -25,12 +25,13 @@ import pytest
 
 from dibench.adapters import Decision
 from dibench.metrics import Outcome
-from dibench.providers import EndpointError, InfraError
+from dibench.providers import EndpointError, EndpointHealth, InfraError
 from dibench.runner import RunProgress, drive
-from dibench.runner._run import DEAD_AFTER
 from dibench.testing import FakeChatServer, Fault
 
 from .._cli import invoke
+
+DEAD_AFTER = EndpointHealth.DEAD_AFTER
 
 # -- drive -------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import pytest
 
 from dibench.dataset import Dataset, DatasetError
 from dibench.runner import (
+    AgentRequest,
     Backend,
     Condition,
     LocalBackend,
@@ -25,6 +26,7 @@ from dibench.runner import (
     RunSummary,
     SimRequest,
     SimRunConfig,
+    Workload,
     execute,
     stored_options,
 )
@@ -129,14 +131,11 @@ class _Counting:
         if self.refuse:
             raise RunError("--backend counting: nowhere to run")
 
-    async def run_dataset(
-        self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
+    async def run(
+        self, req: AgentRequest, workload: Workload, store: ResultStore, parts: RunParts
     ) -> RunSummary:
-        self.calls.append("run_dataset")
-        return await LocalBackend().run_dataset(req, ds, store, parts)
-
-    async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
-        raise AssertionError("not a simulator run")
+        self.calls.append(f"run {workload.kind}")
+        return await LocalBackend().run(req, workload, store, parts)
 
 
 def test_execute_runs_on_any_backend_and_stores_what_the_local_one_stores(
@@ -146,7 +145,7 @@ def test_execute_runs_on_any_backend_and_stores_what_the_local_one_stores(
     backend: Backend = _Counting()
     execute(_req(small_dataset_dir, tmp_path / "a", config=config), backend=backend)
     execute(_req(small_dataset_dir, tmp_path / "b", config=config))
-    assert backend.calls == ["connect", "run_dataset"]  # type: ignore[attr-defined]
+    assert backend.calls == ["connect", "run dataset"]  # type: ignore[attr-defined]
     rows = []
     for name in ("a", "b"):
         with RunDir(tmp_path / name).store(readonly=True) as store:

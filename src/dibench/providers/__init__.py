@@ -33,6 +33,7 @@ from ._convert import (
     to_google_contents,
     to_openai_messages,
 )
+from ._endpoints import EndpointHealth
 from ._google import GoogleProvider
 from ._http import HTTPProvider, MissingKeyError, MissingSDKError
 from ._openai import OpenAIProvider
@@ -54,6 +55,7 @@ __all__ = [
     "CallGate",
     "Completion",
     "EndpointError",
+    "EndpointHealth",
     "GoogleProvider",
     "HTTPProvider",
     "ImagePart",

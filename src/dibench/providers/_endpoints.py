@@ -12,12 +12,16 @@ endpoint is, does the call raise that ``EndpointError`` (and the run stop).
 
 The pool holds no asyncio primitives and its state is touched only from the event loop's
 thread, so it survives the runner calling ``asyncio.run`` more than once.
+
+``EndpointHealth`` is the same question asked one level up, by a run session over whole runs
+(every attempt already retried here): is the endpoint unusable, or are its failures sporadic?
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,9 +29,9 @@ from typing import Any
 
 from dibench._secrets import basic_credentials, redact_url, split_userinfo
 
-from ._base import EndpointError
+from ._base import EndpointError, InfraError
 
-__all__ = ["Endpoint", "EndpointPool", "EndpointStats"]
+__all__ = ["Endpoint", "EndpointHealth", "EndpointPool", "EndpointStats"]
 
 log = logging.getLogger("dibench.providers")
 
@@ -207,3 +211,129 @@ class EndpointPool:
     def stats(self) -> list[EndpointStats]:
         now = time.monotonic()
         return [e.stats(now) for e in self.endpoints]
+
+
+class _NoAnswer(InfraError):
+    """No run succeeded before the session's no-answer deadline."""
+
+    unanswered = True
+
+
+class EndpointHealth:
+    """Tells a run session whose endpoint is unusable from one with sporadic failures.
+
+    The runner asks it after every run (``success``, ``failure``), so a wrong key, URL or model
+    stops a session after a few stored errors instead of one per planned run. An
+    ``EndpointError`` (401, 403, 404: ``permanent`` and not request-specific) stops the session
+    at once. Until some run succeeds, ``DEAD_AFTER`` runs that nothing answered (connection
+    failed, timeouts) or ``DEAD_AFTER`` instances whose requests were rejected (other 4xx) stop
+    it too, and so does ``no_answer_s`` seconds with no run succeeded (``timed_out``). After one
+    success every infrastructure error is stored and retried on resume as before; so are server
+    errors (5xx, 429 after all retries), since a server that answers may be busy or loading,
+    unless ``FAIL_AFTER_5XX`` runs in a row end on a 5xx with none succeeded since the start (a
+    proxy answering 502 to everything).
+    """
+
+    # Runs that must fail, with none succeeded, before a session gives up on its endpoint.
+    # Three: with every attempt already retried inside the provider, three failed runs and no
+    # success leave little doubt, yet one unlucky run does not stop anything. Rejected requests
+    # must span this many *instances*: work is instance-major, and one instance's image or text
+    # may be what the server rejects (an oversized image, a content filter) while every other
+    # passes.
+    DEAD_AFTER = 3
+    # Runs in a row that end on a server error (HTTP 5xx after every retry), none succeeded
+    # since the start, before a session gives up: a proxy answering 502 to everything. More
+    # than DEAD_AFTER, as a server that answers may be loading. ``DIBENCH_FAIL_AFTER_5XX``
+    # sets it.
+    FAIL_AFTER_5XX = 10
+    # Seconds a session may go with no run succeeded before it gives up on its endpoint (a
+    # server that accepts connections and never answers would otherwise hold it for DEAD_AFTER
+    # runs x every attempt x timeout_s). Generous: a model server's first answer may take
+    # minutes to load. ``DIBENCH_NO_ANSWER_S`` sets it.
+    NO_ANSWER_S = 600.0
+
+    def __init__(self) -> None:
+        self.succeeded = False
+        self.finished = 0
+        self.unanswered = 0
+        self.rejected: set[str] = set()
+        self.last = ""
+        self.server_errors = 0  # runs in a row ending on a 5xx
+        self.server_limit = self._fail_after_5xx()
+        self.verdict_given: str | None = None  # the verdict that stopped the session, if one
+        self.no_answer_s = self._no_answer_s()
+        self.deadline = time.monotonic() + self.no_answer_s  # for runs until one succeeds
+
+    @classmethod
+    def _no_answer_s(cls) -> float:
+        raw = os.environ.get("DIBENCH_NO_ANSWER_S", "")
+        try:
+            value = float(raw)
+        except ValueError:
+            return cls.NO_ANSWER_S
+        return value if value > 0 else cls.NO_ANSWER_S
+
+    @classmethod
+    def _fail_after_5xx(cls) -> int:
+        raw = os.environ.get("DIBENCH_FAIL_AFTER_5XX", "")
+        return int(raw) if raw.isdigit() and int(raw) > 0 else cls.FAIL_AFTER_5XX
+
+    def timed_out(self) -> InfraError:
+        """The error of a run given up at the session's deadline: stored and retried on resume
+        if another run answered meanwhile, else one that stops the session (``failure``)."""
+        if self.succeeded:
+            return InfraError(f"no answer within {self.no_answer_s:g} s", unanswered=True)
+        return _NoAnswer(
+            f"no run succeeded within {self.no_answer_s:g} s of the start (the server accepts "
+            "connections but nothing answers?): check --base-url and the server "
+            "(DIBENCH_NO_ANSWER_S sets the limit)"
+        )
+
+    def success(self) -> None:
+        self.succeeded = True
+        self.finished += 1
+
+    @property
+    def nothing_answered(self) -> bool:
+        """Every run of the session so far failed with no answer (and there was one)."""
+        return 0 < self.unanswered == self.finished
+
+    def failure(self, iid: str, exc: InfraError) -> str | None:
+        """The abort message if this failure means the endpoint is unusable, else None."""
+        if isinstance(exc, _NoAnswer):
+            return str(exc)
+        self.finished += 1
+        if isinstance(exc, EndpointError):
+            return str(exc)
+        if self.succeeded:
+            return None
+        self.server_errors = self.server_errors + 1 if exc.server_error else 0
+        if self.server_errors >= self.server_limit:
+            return (
+                f"{self.server_errors} runs in a row got a server error and none succeeded "
+                f"since the start: {exc}: check --base-url (a proxy in the way?) and the server "
+                "(DIBENCH_FAIL_AFTER_5XX sets how many)"
+            )
+        if exc.unanswered:
+            self.unanswered += 1
+            self.last = str(exc)
+            if self.unanswered >= self.DEAD_AFTER:
+                self.verdict_given = self.verdict_given or self.verdict()
+                return self.verdict_given
+        elif exc.permanent:
+            self.rejected.add(iid)
+            if len(self.rejected) >= self.DEAD_AFTER:
+                return (
+                    f"every call was rejected ({len(self.rejected)} instances, none succeeded): "
+                    f"{exc}: check --model and --provider-opt"
+                )
+        return None
+
+    def verdict(self) -> str:
+        """Why the session stops when nothing ever answered."""
+        n = self.unanswered
+        runs = "run" if n == 1 else "runs"
+        return (
+            f"every call failed ({n} {runs} got no answer, none succeeded): {self.last}: "
+            "check --base-url and that the server is running"
+        )

@@ -1,8 +1,10 @@
 """Running agents over a dataset or simulator episodes into a run directory.
 
 ``execute(RunRequest)`` (``execute_sim(SimRequest)``) is the one entry point of a run; a
-``Backend`` (``LocalBackend``, ``RayBackend``) says where its runs execute; ``RunDir`` owns the
-run directory's files and run.json; ``ResultStore`` is its crash-safe SQLite store.
+``Workload`` (``DatasetWorkload``, ``SimWorkload``) says what it runs over and ``run_workload``
+is the one loop that runs it; a ``Backend`` (``LocalBackend``, ``RayBackend``) says where its
+runs execute; ``RunDir`` owns the run directory's files and run.json; ``ResultStore`` is its
+crash-safe SQLite store.
 """
 
 from dibench._records import (
@@ -34,7 +36,7 @@ from ._errors import RunError
 from ._export import export_replies, export_rows, iter_export_rows
 from ._lock import RunDirBusy, RunLock
 from ._merge import MergeError, merge_runs
-from ._parts import Backend, LocalBackend, Recorders, RunParts, record_endpoint_stats
+from ._parts import Recorders, RunParts, record_endpoint_stats
 from ._ray import RayBackend
 from ._refs import ScreenGoneError
 from ._request import RunRequest
@@ -50,7 +52,6 @@ from ._run import (
     drive,
     open_condition,
     plan_work,
-    run_condition,
 )
 from ._rundir import (
     EPISODE_KEYS,
@@ -70,11 +71,20 @@ from ._sim import (
     play_chain,
     play_episode,
     probe_carriers,
-    run_episodes,
     tracking_env,
 )
 from ._store import STORE_SCHEMA_VERSION, ResultStore, StoredRun, StoreError
 from ._types import AgentRequest, ConditionSpec, Described, Recorder
+from ._workload import (
+    Backend,
+    DatasetWorkload,
+    LocalBackend,
+    SimWorkload,
+    Workload,
+    run_condition,
+    run_episodes,
+    run_workload,
+)
 
 __all__ = [
     "EPISODE_KEYS",
@@ -85,6 +95,7 @@ __all__ = [
     "ConditionRecord",
     "ConditionSettings",
     "ConditionSpec",
+    "DatasetWorkload",
     "Described",
     "LocalBackend",
     "MergeError",
@@ -108,6 +119,7 @@ __all__ = [
     "ScreenGoneError",
     "SimRequest",
     "SimRunConfig",
+    "SimWorkload",
     "StoreError",
     "StoredCondition",
     "StoredRun",
@@ -116,6 +128,7 @@ __all__ = [
     "SweepFile",
     "SweepModel",
     "TrackingEnv",
+    "Workload",
     "chain_moves_picks",
     "chain_row",
     "check_agent",
@@ -148,6 +161,7 @@ __all__ = [
     "record_endpoint_stats",
     "run_condition",
     "run_episodes",
+    "run_workload",
     "state_choice_set",
     "stored_options",
     "tracking_env",

@@ -4,9 +4,10 @@ One run, in order: ``execute`` opens the dataset and checks its probes (``check_
 the backend connect, builds the request's adapter, provider and defense chain (``components``;
 any bad option fails before anything is written), creates the run directory and takes its
 lock, records the condition in run.json (``RunDir.record_dataset``), wraps the provider to
-record replies and hands everything to the backend (``Backend.run_dataset``: the local one is
-``run_condition``, which registers the condition and plans its pending work with
-``open_condition`` and runs it with ``drive``). See ``RunDir`` for the directory's layout.
+record replies and hands everything, with the request's ``Workload``, to the backend
+(``Backend.run``: either runs ``run_workload``, which registers the condition and plans its
+pending work with ``open_condition`` and runs it with ``drive``). See ``RunDir`` for the
+directory's layout.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from dibench.dataset import Dataset
 
 from ._errors import RunError
 from ._parts import (
-    Backend,
-    LocalBackend,
     RunParts,
     components,
     fatal_errors,
@@ -45,6 +44,7 @@ from ._rundir import RunDir, stored_options
 from ._sim import SimRequest, plan_sim_work
 from ._store import ResultStore
 from ._types import AgentRequest
+from ._workload import Backend, DatasetWorkload, LocalBackend, SimWorkload
 
 __all__ = [
     "SweepError",
@@ -146,8 +146,8 @@ def _launch(
     (any bad option or unloadable model fails before anything is written), creates
     ``req.out`` and takes its lock (a second writer is refused), lets ``prepare`` write
     run.json, wraps the provider to record replies in replay format, opens the store and
-    awaits ``body(store, parts)`` (a backend's ``run_dataset`` or ``run_sim`` with its
-    request bound), closing clients however it ends.
+    awaits ``body(store, parts)`` (a backend's ``run`` with its request and workload bound),
+    closing clients however it ends.
     """
     adapter, provider, chain = components(req)
     load_defenses(chain)  # a model that does not load is refused before req.out exists
@@ -203,7 +203,9 @@ def execute(
     check_config(ds, req.config)
     backend.connect()
     prepare = partial(RunDir(req.out).record_dataset, ds, record_as or req)
-    return _launch(req, prepare, partial(backend.run_dataset, req, ds), on_progress)
+    return _launch(
+        req, prepare, partial(backend.run, req, DatasetWorkload(ds, req.config)), on_progress
+    )
 
 
 @file_errors
@@ -222,7 +224,7 @@ def execute_sim(
     plan_sim_work(req.config, refused)
     backend.connect()
     prepare = partial(RunDir(req.out).record_sim, req, req.config, refused=refused)
-    summary = _launch(req, prepare, partial(backend.run_sim, req), on_progress)
+    summary = _launch(req, prepare, partial(backend.run, req, SimWorkload(req.config)), on_progress)
     summary.left_out = refused
     return summary
 

@@ -2,9 +2,10 @@
 
 ``execute`` (``_api``) builds a request's adapter, provider and defense chain (``components``),
 wraps the provider to record replies (``recording``) and hands them, as ``RunParts``, to a
-``Backend``: ``LocalBackend`` runs the condition in this process (``run_condition``,
-``run_episodes``), ``RayBackend`` (``_ray``) on a pool of Ray actors. Either way this process
-stays the run directory's only writer, and a run may resume under the other backend.
+``Backend`` (``_workload``): ``LocalBackend`` runs the condition's workload in this process,
+``RayBackend`` (``_ray``) on a pool of Ray actors, both through ``run_workload``. Either way
+this process stays the run directory's only writer, and a run may resume under the other
+backend.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from dibench.adapters import Adapter
-from dibench.dataset import Dataset
 from dibench.providers import Provider
 
 from ._errors import RunError
-from ._request import RunRequest
-from ._run import ProgressFn, RunSummary, run_condition
+from ._run import ProgressFn
 from ._rundir import judge_replies_path, stored_options
-from ._sim import SimRequest, run_episodes
 from ._store import ResultStore
-from ._types import AgentRequest
+from ._types import AgentRequest, Recorder
 
 if TYPE_CHECKING:
     from dibench.defenses import DefenseChain
@@ -32,8 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENDPOINTS_META",
-    "Backend",
-    "LocalBackend",
     "Recorders",
     "RunParts",
     "components",
@@ -173,51 +169,7 @@ class RunParts:
 
     adapter: Adapter
     provider: Provider
-    chain: DefenseChain
-    recorder: Recorders | None = None
+    chain: DefenseChain | None
+    recorder: Recorder | None = None  # execute's: a ``Recorders``
     fatal: tuple[type[BaseException], ...] = ()
     on_progress: ProgressFn | None = None
-
-
-class Backend(Protocol):
-    """Where a condition's runs execute. The caller holds the run directory's lock and its
-    store; a backend plans nothing of its own (``open_condition`` plans for all), so every
-    backend stores the same rows and resumes the others' work."""
-
-    def connect(self) -> None:
-        """Reach where the runs go, before anything is written (a ``RunError`` if it cannot)."""
-        ...
-
-    async def run_dataset(
-        self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
-    ) -> RunSummary:
-        """Run (or resume) ``req``'s condition over ``ds`` into ``store``."""
-        ...
-
-    async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
-        """Run (or resume) ``req``'s condition over simulator episodes into ``store``."""
-        ...
-
-
-@dataclass(frozen=True)
-class LocalBackend:
-    """Every run in this process, many calls in flight on one event loop (the default)."""
-
-    def connect(self) -> None:
-        """Nothing to reach."""
-
-    async def run_dataset(
-        self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
-    ) -> RunSummary:
-        return await run_condition(
-            ds, store, parts.adapter, parts.provider, req.config,
-            condition=req.condition, on_progress=parts.on_progress, fatal=parts.fatal,
-            recorder=parts.recorder, defenses=parts.chain,
-        )  # fmt: skip
-
-    async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
-        return await run_episodes(
-            store, parts.adapter, parts.provider, req.config,
-            condition=req.condition, on_progress=parts.on_progress, fatal=parts.fatal,
-            recorder=parts.recorder, defenses=parts.chain,
-        )  # fmt: skip

@@ -1,16 +1,18 @@
 """The Ray backend (``--backend ray``): work units on a pool of Ray actors, one writer.
 
 The driver (the ``dibench`` process) plans the work, keeps the run directory's lock, its store
-and its replay files, and runs the same ``drive`` loop as the local backend: every guarantee of
-that loop (infra errors stored and retried on resume, a fatal error or a dead endpoint stopping
-new work, replies flushed only for stored runs, the progress counters, tokens and cost) holds
-unchanged. Only ``attempt`` differs: instead of calling the adapter in-process it waits for the
-run's result to stream back from an actor.
+and its replay files, and runs the same loop as the local backend (``run_workload`` over the
+request's ``Workload``): every guarantee of that loop (infra errors stored and retried on
+resume, a fatal error or a dead endpoint stopping new work, replies flushed only for stored
+runs, rows committed by the store's writer thread, the progress counters, tokens and cost)
+holds unchanged. Only the session differs (``_PoolRun``): instead of calling the adapter
+in-process, ``attempt`` waits for the run's result to stream back from an actor.
 
 Each actor builds its own adapter, provider and defense chain from the request's specs and
-options, lets the provider load its models (``Provider.warm``) while the pool starts, and
-opens the dataset from its path (every node must see the dataset at that path: shared
-storage, or a copy at the same place). Work units:
+options, and the request's ``Workload`` (it attempts a unit as the local backend does), lets
+the provider load its models (``Provider.warm``) while the pool starts, and opens the dataset
+from its path (every node must see the dataset at that path: shared storage, or a copy at the
+same place). Work units:
 
 - dataset runs: one benign state with all its injected twins and all their pending repeats
   (split into a few repeat ranges only when there are fewer states than about four per
@@ -20,8 +22,7 @@ storage, or a copy at the same place). Work units:
 
 An actor streams each run's ``Decision`` back as it finishes, with the replies its provider and
 judges received (the driver writes them to the replay files) and, for episodes, the moves. An
-image the actor already sent in the same unit is sent as a reference. The driver commits
-dataset rows as the local backend does (a writer thread, in batches). An idle actor takes over
+image the actor already sent in the same unit is sent as a reference. An idle actor takes over
 a unit another actor holds queued but has not started, so the end of a run leaves no actor
 idle while whole units wait elsewhere. A killed actor loses nothing: its unfinished runs are
 resubmitted to the other actors (a replacement actor is started); a unit that has killed
@@ -47,27 +48,33 @@ import socket
 import threading
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dibench._extras import require_extra
-from dibench._values import Outcome
-from dibench.adapters import AgentInput, Decision, note_origin, shown_origin
+from dibench.adapters import Decision, note_origin, shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import Move
 from dibench.providers import Completion, InfraError, Provider, Recorded, Request
-from dibench.screens import Screens
 
 from ._errors import RunError
 from ._parts import Recorders, RunParts, components, record_endpoint_stats
 from ._request import RunRequest
-from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive
-from ._sim import ChainPlay, SimRequest
+from ._run import Attempt, OpenCondition, RunSummary
+from ._sim import SimRequest
 from ._store import ResultStore
-from ._types import Recorder
+from ._types import AgentRequest
+from ._workload import (
+    DatasetWorkload,
+    SimWorkload,
+    Workload,
+    dataset_units,
+    repeat_blocks,
+    run_workload,
+)
 
 if TYPE_CHECKING:
     from dibench.providers import RecordingProvider
@@ -223,39 +230,14 @@ class RayBackend:
             _kill(_ray(), [a for _, a in waiting])
         return len(waiting)
 
-    async def run_dataset(
-        self, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
+    async def run(
+        self, req: AgentRequest, workload: Workload, store: ResultStore, parts: RunParts
     ) -> RunSummary:
-        """``run_condition`` with the units run on the pool."""
-        return await _run_dataset(self, req, ds, store, parts)
-
-    async def run_sim(self, req: SimRequest, store: ResultStore, parts: RunParts) -> RunSummary:
-        """``run_episodes`` with every episode run on the pool."""
-        return await _run_sim(self, req, store, parts)
-
-
-# --- units -------------------------------------------------------------------------------------
-
-
-def dataset_units(
-    work: Sequence[Item], benign_of: Callable[[str], str], blocks: int, repeats: int
-) -> list[list[Item]]:
-    """Split ``work`` (in plan order) into units: one benign state with all its injected
-    twins, over one of ``blocks`` equal ranges of the ``repeats`` (instance by instance, then
-    repeat by repeat, as in the plan). A state's screens share pixels (the OCR agent's band
-    caches, the composition's base image), and a screen's repeats share its encoding and its
-    OCR, so a unit keeps together what the local backend would reuse."""
-    per = math.ceil(repeats / max(1, blocks))
-    units: dict[tuple[str, int], list[Item]] = {}
-    for item in work:
-        units.setdefault((benign_of(item[0]), (item[1] - 1) // per), []).append(item)
-    return list(units.values())
-
-
-def repeat_blocks(states: int, workers: int, repeats: int) -> int:
-    """Repeat ranges per state: one, unless there are too few states for every actor to have
-    about four units (then a screen may be read once per actor instead of once)."""
-    return max(1, min(repeats, math.ceil(4 * workers / max(1, states))))
+        """``run_workload`` with the workload's units run on the pool."""
+        assert isinstance(req, RunRequest | SimRequest)
+        return await run_workload(
+            store, workload, parts, req.condition, _PoolRun(self, req, store).session
+        )
 
 
 # --- the worker (runs inside a Ray actor) --------------------------------------------------------
@@ -282,7 +264,7 @@ class _Result:
 class _WorkerSpec:
     """What an actor needs to build everything a run needs, as the driver would."""
 
-    kind: str  # "dataset" or "sim"
+    kind: str  # the workload's (``Workload.kind``): "dataset" or "sim"
     request: AnyRequest  # pacing options already divided by the pool size
     threads: int
     concurrency: int  # runs in flight in this actor
@@ -375,7 +357,9 @@ class _Worker:
         self.error: BaseException | None = None
         self._sem: asyncio.Semaphore | None = None
         self._held: dict[int, _Held] = {}  # units in hand, by the driver's key
-        self._screens: Screens | None = None  # a dataset worker's inputs, for the repeats
+        self._open = contextlib.AsyncExitStack()  # the workload's attempts, once opened
+        self._attempt: Attempt | None = None
+        self._opening = asyncio.Lock()
         try:
             self._setup(spec, fresh=fresh)
         except Exception as exc:
@@ -419,13 +403,17 @@ class _Worker:
                 defense.record_providers(capture)
         self.adapter, _, _ = defended(adapter, chain, req.defense)
         self.provider, self.chain = provider, chain
-        if spec.kind == "dataset":
-            self.ds = Dataset.open(req.dataset)
-            self._screens = Screens(self.ds, system_prefix=spec.system_prefix, keep=16)
+        self.workload: Workload
+        if spec.kind == DatasetWorkload.kind:  # the driver's workload, built here
+            assert isinstance(req, RunRequest)
+            ds = Dataset.open(req.dataset)
+            self.workload = DatasetWorkload(
+                ds, req.config, system_prefix=spec.system_prefix, keep=16
+            )
         else:
-            from ._sim import plan_sim_work
-
-            self.specs, _ = plan_sim_work(req.config)
+            assert isinstance(req, SimRequest)
+            self.workload = SimWorkload(req.config, system_prefix=spec.system_prefix)
+            self.workload.plan()  # its episodes, as the driver planned them
         _warm(provider, *(chain or ()))
 
     async def ready(self) -> dict[str, Any]:
@@ -439,50 +427,37 @@ class _Worker:
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
+            await self._open.aclose()
+        with contextlib.suppress(Exception):
             await self.provider.aclose()
             await self.chain.aclose()
 
-    def _input(self, iid: str, repeat: int) -> AgentInput:
-        assert self._screens is not None  # a dataset worker
-        return self._screens.input(iid, repeat)
+    async def _attempts(self) -> Attempt:
+        """The workload's ``attempt``, opened by the first run (as the local backend's)."""
+        async with self._opening:
+            if self._attempt is None:
+                attempts = self.workload.attempts(self.adapter, self.provider)
+                self._attempt = await self._open.enter_async_context(attempts)
+        return self._attempt
 
     async def _one(self, item: Item) -> _Result:
+        """One run, attempted as the local backend attempts it; its replies popped under the
+        ids its calls were made under (a chain's: each decision's), its moves sent along."""
         iid, repeat = item
-        env = None
-        ids = [iid]  # the ids this run's calls were made under
-        chain = False
         try:
-            if self.spec.kind == "dataset":
-                decision = await self.adapter.decide(self._input(iid, repeat), self.provider)
-            else:
-                from dibench.sim import ChainSpec
-
-                from ._sim import play_chain, play_episode, tracking_env
-
-                spec, config = self.specs[iid], self.spec.request.config
-                if isinstance(spec, ChainSpec):  # one loop per decision, as the local backend
-                    env = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
-                    ids, chain = env.step_ids, True  # each decision's id, as it is played
-                    await play_chain(
-                        self.adapter, self.provider, spec, config, repeat=repeat,
-                        system_prefix=self.spec.system_prefix, played=env,
-                    )  # fmt: skip
-                    decision = env.decision
-                else:
-                    env = tracking_env(spec, config)
-                    decision = await play_episode(
-                        self.adapter, env, self.provider, spec, config, repeat=repeat,
-                        system_prefix=self.spec.system_prefix,
-                    )  # fmt: skip
+            decision = await (await self._attempts())(iid, repeat)
         except Exception as exc:
+            moves, step_ids = self.workload.left(item)
             for c in self.captures:
-                for i in ids:
+                for i in step_ids if step_ids is not None else [iid]:
                     c.pop((i, repeat))
-            return _Result(error=_portable(exc), moves=tuple(env.moves) if env else ())
+            return _Result(error=_portable(exc), moves=tuple(moves))
+        moves, step_ids = self.workload.left(item)
+        ids = step_ids if step_ids is not None else [iid]
         replies = [{i: c.pop((i, repeat)) for i in ids} for c in self.captures]
         return _Result(
-            decision=decision, replies=replies, moves=tuple(env.moves) if env else (),
-            step_ids=tuple(ids) if chain else (),
+            decision=decision, replies=replies, moves=tuple(moves),
+            step_ids=tuple(ids) if step_ids is not None else (),
         )  # fmt: skip
 
     async def run(
@@ -1008,78 +983,71 @@ def _absolute(req: AnyRequest) -> AnyRequest:
     return req
 
 
-async def _drive_on_pool(
-    backend: RayBackend,
-    kind: str,
-    req: AnyRequest,
-    units: list[list[Item]],
-    concurrency: int,
-    prog: RunProgress,
-    store: ResultStore,
-    condition: str,
-    finish: Finish,
-    moves: dict[Item, tuple[Move, ...]],
-    *,
-    system_prefix: str,
-    on_progress: ProgressFn | None,
-    fatal: Sequence[type[BaseException]],
-    recorder: Recorders | None,
-    flush: Recorder | None = None,
-    plays: dict[Item, ChainPlay] | None = None,
-) -> str | None:
-    """``drive`` over ``units`` on an actor pool (the idle actors a kept pool of the same key
-    left, configured afresh, and new ones for the rest), closed when it returns.
+@dataclass(frozen=True)
+class _PoolRun:
+    """The Ray driver's settings for one run: where its units go (``backend``), what every
+    actor builds them from (``req``: the adapter, provider, defenses and the dataset or the
+    episodes) and where the actors' endpoint totals go (``store``)."""
 
-    ``recorder`` receives each run's replies from the actors (a chain's under each decision's
-    id); ``drive`` flushes or discards them through ``flush`` (default: the recorder itself).
-    ``plays`` receives each finished chain's decision ids, for a ``ChainRecorder`` flush."""
-    work = [item for unit in units for item in unit]
-    if not work:
-        return await drive(work, _nothing, finish, prog, concurrency=1, fatal=fatal,
-                           recorder=recorder, on_progress=on_progress)  # fmt: skip
-    workers, cpus = _pool_size(backend)
-    workers = min(workers, len(units))
-    spec = _WorkerSpec(
-        kind=kind,
-        request=_share(_absolute(req), workers, concurrency),
-        threads=max(1, round(cpus)),
-        concurrency=max(1, math.ceil(concurrency / workers)),
-        system_prefix=system_prefix,
-        preload=backend.preload,
-        env=_env(req.provider_options),
-        cwd=os.getcwd(),
-    )
-    pool = _Pool(spec, workers, cpus, units)
-    await pool.start()
-    recorders = list(recorder.recorders) if recorder is not None else []
-    if len(recorders) != pool.captures:
-        await pool.close()
-        raise RuntimeError(f"{len(recorders)} recorders on the driver, {pool.captures} on workers")
+    backend: RayBackend
+    req: AnyRequest
+    store: ResultStore
 
-    async def attempt(iid: str, repeat: int) -> Decision:
-        result = await pool.result((iid, repeat))
-        if result.moves:
-            moves[iid, repeat] = result.moves
-        if result.error is not None:
-            raise result.error
-        assert result.decision is not None
-        for rec, by_id in zip(recorders, result.replies, strict=True):
-            for run_id, calls in by_id.items():
-                _feed(rec, (run_id, repeat), calls)
-        if result.step_ids and plays is not None:  # only its decisions' ids are read
-            plays[iid, repeat] = ChainPlay(result.decision, [], [], list(result.step_ids))
-        return result.decision
+    @asynccontextmanager
+    async def session(
+        self, workload: Workload, opened: OpenCondition, parts: RunParts
+    ) -> AsyncIterator[tuple[Attempt, int]]:
+        """``run_workload``'s session on an actor pool (the idle actors a kept pool of the
+        same key left, configured afresh, and new ones for the rest), closed when the loop
+        ends: ``attempt`` waits for a run's result to stream back. Its replies go to the
+        driver's recorders (a chain's under each decision's id), its moves and decision ids
+        to the workload, as the local attempt leaves them."""
+        work = opened.work
+        if not work:
+            yield _nothing, 1
+            return
+        backend, req, concurrency = self.backend, self.req, workload.concurrency
+        workers, cpus = _pool_size(backend)
+        units = workload.units(work, workers)
+        workers = min(workers, len(units))
+        spec = _WorkerSpec(
+            kind=workload.kind,
+            request=_share(_absolute(req), workers, concurrency),
+            threads=max(1, round(cpus)),
+            concurrency=max(1, math.ceil(concurrency / workers)),
+            system_prefix=workload.system_prefix,
+            preload=backend.preload,
+            env=_env(req.provider_options),
+            cwd=os.getcwd(),
+        )
+        pool = _Pool(spec, workers, cpus, units)
+        await pool.start()
+        recorder = parts.recorder
+        recorders = list(recorder.recorders) if isinstance(recorder, Recorders) else []
+        if len(recorders) != pool.captures:
+            await pool.close()
+            raise RuntimeError(
+                f"{len(recorders)} recorders on the driver, {pool.captures} on workers"
+            )
 
-    try:
-        return await drive(
-            work, attempt, finish, prog,
-            concurrency=max(concurrency, workers),
-            fatal=fatal, recorder=flush or recorder, on_progress=on_progress,
-        )  # fmt: skip
-    finally:
-        for stats in await pool.close(keep=backend.keep):
-            with contextlib.suppress(Exception):
-                record_endpoint_stats(store, condition, _Totals(stats))
+        async def attempt(iid: str, repeat: int) -> Decision:
+            result = await pool.result((iid, repeat))
+            if result.error is not None:
+                workload.played((iid, repeat), result.moves)
+                raise result.error
+            assert result.decision is not None
+            for rec, by_id in zip(recorders, result.replies, strict=True):
+                for run_id, calls in by_id.items():
+                    _feed(rec, (run_id, repeat), calls)
+            workload.played((iid, repeat), result.moves, result.step_ids or None)
+            return result.decision
+
+        try:
+            yield attempt, max(concurrency, workers)
+        finally:
+            for stats in await pool.close(keep=backend.keep):
+                with contextlib.suppress(Exception):
+                    record_endpoint_stats(self.store, opened.key, _Totals(stats))
 
 
 async def _nothing(iid: str, repeat: int) -> Decision:  # pragma: no cover - never called
@@ -1098,80 +1066,6 @@ class _Totals:
 
 def _feed(rec: RecordingProvider, item: Item, calls: dict[int, Recorded]) -> None:
     """Hand a run's replies, received by an actor, to the driver's recorder, which writes them
-    when ``drive`` flushes the run (after its row is stored) or drops them on ``discard``."""
+    when ``drive`` flushes the run (just before its row is committed) or drops them on
+    ``discard``."""
     rec.add(item[0], item[1], calls)
-
-
-async def _run_dataset(
-    backend: RayBackend, req: RunRequest, ds: Dataset, store: ResultStore, parts: RunParts
-) -> RunSummary:
-    """``run_condition`` with the runs on the actor pool: the same condition, plan, rows,
-    committed as the local backend commits them (a writer thread, in batches, each run's
-    replies recorded just before its row), so the driver's event loop only receives."""
-    from ._run import dataset_row_writer, dataset_settings, open_condition, plan_work
-
-    t0 = time.perf_counter()
-    config = req.config
-    opened = open_condition(
-        store, parts.adapter, parts.provider, parts.chain, partial(plan_work, ds, config),
-        condition=req.condition, settings=dataset_settings(ds, config),
-    )  # fmt: skip
-    condition, work, prog = opened.key, opened.work, opened.progress()
-    workers, _ = _pool_size(backend)
-    states = {ds.key(i).pair for i, _ in work}
-    units = dataset_units(
-        work,
-        lambda iid: ds.key(iid).pair,
-        repeat_blocks(len(states), workers, config.repeats),
-        config.repeats,
-    )
-    if units and len(units[0]) > 1:  # the first run goes alone, as in drive
-        units[:1] = [units[0][:1], units[0][1:]]
-
-    recorder = parts.recorder
-    writer, finish = dataset_row_writer(ds, store, opened, recorder)
-
-    try:
-        aborted = await _drive_on_pool(
-            backend, "dataset", req, units, config.concurrency, prog, store, condition, finish,
-            {}, system_prefix="", on_progress=parts.on_progress, fatal=parts.fatal,
-            recorder=recorder, flush=writer.after_commit if recorder is not None else None,
-        )  # fmt: skip
-    finally:
-        failed = writer.close()  # every row handed over is committed (or failed) here
-    if failed is not None:
-        raise failed
-    return RunSummary(condition, prog, time.perf_counter() - t0, aborted)
-
-
-async def _run_sim(
-    backend: RayBackend, req: SimRequest, store: ResultStore, parts: RunParts
-) -> RunSummary:
-    """``run_episodes`` with every episode on the actor pool; a chain's replies are recorded
-    under each decision's id, as the local backend records them."""
-    from dibench.sim import ChainSpec
-
-    from ._sim import ChainRecorder, open_sim_condition
-
-    t0 = time.perf_counter()
-    config = req.config
-    sim = open_sim_condition(
-        store, parts.adapter, parts.provider, parts.chain, config, condition=req.condition
-    )
-    moves: dict[Item, tuple[Move, ...]] = {}
-    plays: dict[Item, ChainPlay] = {}  # finished chains' decision ids, until stored
-
-    def done(iid: str, repeat: int) -> tuple[Move, ...]:
-        plays.pop((iid, repeat), None)  # the finisher reads this after the flush: forget it
-        return moves.pop((iid, repeat), ())
-
-    flush = None
-    if any(isinstance(s, ChainSpec) for s in sim.specs.values()):
-        flush = ChainRecorder(parts.recorder, plays)  # a chain's replies under each decision
-    aborted = await _drive_on_pool(
-        backend, "sim", req, [[w] for w in sim.work], config.concurrency, sim.progress, store,
-        sim.key, sim.finisher(store, done), moves, system_prefix="",
-        on_progress=parts.on_progress, fatal=parts.fatal, recorder=parts.recorder, flush=flush,
-        plays=plays,
-    )  # fmt: skip
-    return RunSummary(sim.key, sim.progress, time.perf_counter() - t0, aborted)

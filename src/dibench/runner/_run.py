@@ -1,4 +1,6 @@
-"""The async runner: every (instance, repeat) of a condition, many calls in flight, resumable.
+"""The async runner's parts: a dataset's plan and rows, the condition opened in its store, and
+``drive``, the loop over (instance, repeat) work with many calls in flight (``_workload`` runs
+it for every kind of work and every backend).
 
 Seeds: repeat r uses seed r for the benign instance and for every injected variant of it, so a
 pair shares its seed. A benign run is stored once per repeat and shared by all its variants.
@@ -9,27 +11,21 @@ repeats and the pairs of a state complete together.
 from __future__ import annotations
 
 import asyncio
-import os
-import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dibench._records import ConditionSettings
 from dibench._secrets import mask_secret_keys
 from dibench._values import Condition, InstanceId, Outcome
-from dibench.adapters import Adapter, AgentInput, Decision
+from dibench.adapters import Adapter, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
-from dibench.providers import EndpointError, InfraError, Provider
-from dibench.screens import Screens
+from dibench.providers import EndpointHealth, InfraError, Provider
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
-from ._refs import ScreenRefs
 from ._store import ResultStore
 from ._types import Recorder
 
@@ -50,7 +46,6 @@ __all__ = [
     "drive",
     "open_condition",
     "plan_work",
-    "run_condition",
 ]
 
 
@@ -212,114 +207,6 @@ def dataset_row(
 Attempt = Callable[[str, int], Awaitable[Decision]]
 Finish = Callable[[str, int, Decision | None, Outcome, str], None]
 
-# Runs that must fail, with none succeeded, before a session gives up on its endpoint. Three:
-# with every attempt already retried inside the provider, three failed runs and no success
-# leave little doubt, yet one unlucky run does not stop anything. Rejected requests must span
-# this many *instances*: work is instance-major, and one instance's image or text may be what
-# the server rejects (an oversized image, a content filter) while every other passes.
-DEAD_AFTER = 3
-# Runs in a row that end on a server error (HTTP 5xx after every retry), none succeeded since
-# the start, before a session gives up: a proxy answering 502 to everything. More than
-# DEAD_AFTER, as a server that answers may be loading. ``DIBENCH_FAIL_AFTER_5XX`` sets it.
-FAIL_AFTER_5XX = 10
-
-
-# Seconds a session may go with no run succeeded before it gives up on its endpoint (a server
-# that accepts connections and never answers would otherwise hold it for DEAD_AFTER runs x
-# every attempt x timeout_s). Generous: a model server's first answer may take minutes to
-# load. ``DIBENCH_NO_ANSWER_S`` sets it.
-NO_ANSWER_S = 600.0
-
-
-def _no_answer_s() -> float:
-    raw = os.environ.get("DIBENCH_NO_ANSWER_S", "")
-    try:
-        value = float(raw)
-    except ValueError:
-        return NO_ANSWER_S
-    return value if value > 0 else NO_ANSWER_S
-
-
-def _fail_after_5xx() -> int:
-    raw = os.environ.get("DIBENCH_FAIL_AFTER_5XX", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else FAIL_AFTER_5XX
-
-
-class _NoAnswer(InfraError):
-    """No run succeeded before the session's no-answer deadline."""
-
-    unanswered = True
-
-
-class _DeadEndpoint:
-    """Tells a session whose endpoint is unusable from one with sporadic failures.
-
-    An ``EndpointError`` (401, 403, 404: ``permanent`` and not request-specific) stops the
-    session at once. Until some run succeeds, ``DEAD_AFTER`` runs that nothing answered
-    (connection failed, timeouts) or ``DEAD_AFTER`` instances whose requests were rejected
-    (other 4xx) stop it too. After one success every infrastructure error is stored and retried
-    on resume as before; so are server errors (5xx, 429 after all retries), since a server that
-    answers may be busy or loading, unless ``FAIL_AFTER_5XX`` runs in a row end on a 5xx with
-    none succeeded since the start (a proxy answering 502 to everything).
-    """
-
-    def __init__(self) -> None:
-        self.succeeded = False
-        self.finished = 0
-        self.unanswered = 0
-        self.rejected: set[str] = set()
-        self.last = ""
-        self.server_errors = 0  # runs in a row ending on a 5xx
-        self.server_limit = _fail_after_5xx()
-        self.verdict_given: str | None = None  # the verdict that stopped the session, if one
-
-    def success(self) -> None:
-        self.succeeded = True
-        self.finished += 1
-
-    @property
-    def nothing_answered(self) -> bool:
-        """Every run of the session so far failed with no answer (and there was one)."""
-        return 0 < self.unanswered == self.finished
-
-    def failure(self, iid: str, exc: InfraError) -> str | None:
-        """The abort message if this failure means the endpoint is unusable, else None."""
-        self.finished += 1
-        if isinstance(exc, EndpointError):
-            return str(exc)
-        if self.succeeded:
-            return None
-        self.server_errors = self.server_errors + 1 if exc.server_error else 0
-        if self.server_errors >= self.server_limit:
-            return (
-                f"{self.server_errors} runs in a row got a server error and none succeeded "
-                f"since the start: {exc}: check --base-url (a proxy in the way?) and the server "
-                "(DIBENCH_FAIL_AFTER_5XX sets how many)"
-            )
-        if exc.unanswered:
-            self.unanswered += 1
-            self.last = str(exc)
-            if self.unanswered >= DEAD_AFTER:
-                self.verdict_given = self.verdict_given or self.verdict()
-                return self.verdict_given
-        elif exc.permanent:
-            self.rejected.add(iid)
-            if len(self.rejected) >= DEAD_AFTER:
-                return (
-                    f"every call was rejected ({len(self.rejected)} instances, none succeeded): "
-                    f"{exc}: check --model and --provider-opt"
-                )
-        return None
-
-    def verdict(self) -> str:
-        """Why the session stops when nothing ever answered."""
-        n = self.unanswered
-        runs = "run" if n == 1 else "runs"
-        return (
-            f"every call failed ({n} {runs} got no answer, none succeeded): {self.last}: "
-            "check --base-url and that the server is running"
-        )
-
 
 async def drive(
     work: Sequence[tuple[str, int]],
@@ -337,8 +224,8 @@ async def drive(
     Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
     resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
     returned as the abort message; every finished run goes to ``finish`` (which stores it) and
-    its replies to ``recorder``. An unusable endpoint (see ``_DeadEndpoint``: a wrong key, URL
-    or model, or nothing answering before any run succeeded) stops new work the same way,
+    its replies to ``recorder``. An unusable endpoint (``providers.EndpointHealth``: a wrong
+    key, URL or model, or nothing answering before any run succeeded) stops new work the same way,
     after the failed run is stored; so does a session whose work ran out with nothing ever
     answered, so a dead endpoint never looks like a finished run. The first run of a session
     runs alone, the other workers start when it has finished.
@@ -347,24 +234,16 @@ async def drive(
     for w in work:
         queue.put_nowait(w)
     aborted: list[str] = []
-    dead = _DeadEndpoint()
-    no_answer_s = _no_answer_s()
-    deadline = time.monotonic() + no_answer_s
+    dead = EndpointHealth()
 
     async def bounded(iid: str, repeat: int) -> Decision:
         """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
         if dead.succeeded:
             return await attempt(iid, repeat)
         try:
-            return await asyncio.wait_for(attempt(iid, repeat), deadline - time.monotonic())
+            return await asyncio.wait_for(attempt(iid, repeat), dead.deadline - time.monotonic())
         except TimeoutError:
-            if dead.succeeded:  # another run answered meanwhile: stored, re-run on resume
-                raise InfraError(f"no answer within {no_answer_s:g} s", unanswered=True) from None
-            raise _NoAnswer(
-                f"no run succeeded within {no_answer_s:g} s of the start (the server accepts "
-                "connections but nothing answers?): check --base-url and the server "
-                "(DIBENCH_NO_ANSWER_S sets the limit)"
-            ) from None
+            raise dead.timed_out() from None
 
     # The first run goes alone: a wrong key, URL or model then costs one call and one stored
     # error, not one per worker; a healthy endpoint loses one run's latency, once.
@@ -393,7 +272,7 @@ async def drive(
             except InfraError as exc:
                 outcome, cause = Outcome.INFRA_ERROR, str(exc)
                 prog.infra_errors += 1
-                stop = str(exc) if isinstance(exc, _NoAnswer) else dead.failure(iid, exc)
+                stop = dead.failure(iid, exc)
                 if recorder is not None:
                     recorder.discard(iid, repeat)
             except tuple(fatal) as exc:  # type: ignore[misc]
@@ -514,231 +393,3 @@ def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
         "dataset": str(ds.root),
         "dataset_sha256": ds.sha256,  # the files as read, not the manifest's record
     }
-
-
-# Rows handed to the store thread and not yet committed; past this the event loop waits.
-_WRITES_AHEAD = 256
-# Rows waiting for the store thread past which it stops proving screens it would have to
-# compute again (``ScreenRefs.hurry``) and keeps their bytes instead.
-_HURRY = 64
-
-
-class _AfterCommit:
-    """Moves a recorder's ``flush`` of a run onto the store thread, just before its row.
-
-    ``drive`` flushes a successful run's replies before handing the run to ``finish``; this
-    wrapper notes the wish and ``committed`` (called on the store thread right before the
-    row's transaction) carries it out, so every stored row has its replies recorded: a kill
-    between the two leaves at most a reply without a row, which a resume runs again and
-    records anew (a later record wins). ``discard`` (a failed run) passes straight through.
-    """
-
-    def __init__(self, recorder: Recorder | None) -> None:
-        self.recorder = recorder
-        self._due: set[tuple[str, int]] = set()
-        self._lock = threading.Lock()
-
-    def flush(self, instance_id: str, repeat: int) -> None:
-        with self._lock:
-            self._due.add((instance_id, repeat))
-
-    def discard(self, instance_id: str, repeat: int) -> None:
-        if self.recorder is not None:
-            self.recorder.discard(instance_id, repeat)
-
-    def committed(self, instance_id: str, repeat: int) -> None:
-        with self._lock:
-            due = (instance_id, repeat) in self._due
-            self._due.discard((instance_id, repeat))
-        if due and self.recorder is not None:
-            self.recorder.flush(instance_id, repeat)
-
-
-class _RowWriter:
-    """The store's one writer: a thread that commits finished runs in groups.
-
-    The event loop hands rows over without waiting. The thread commits whatever has piled up
-    since its last commit in one transaction (each run's replies flushed just before): when
-    runs finish slowly every row is committed at once, as before; when they finish faster than
-    commits, the thread lets a group gather (``_GROUP`` rows or ``_LINGER`` seconds) and commits
-    it at once, woken once per group rather than per row (waking a thread and committing once
-    per row cost more CPU than the row itself at hundreds of runs a second). A kill loses at
-    most the rows handed over and not yet committed, which a resume runs again. Past
-    ``_WRITES_AHEAD`` rows waiting, the event loop waits: memory stays bounded when the disk is
-    slow.
-    """
-
-    _GROUP = 32  # rows that end a linger early
-    _LINGER = 0.02  # seconds a busy writer waits for a group to gather
-
-    def __init__(
-        self,
-        store: ResultStore,
-        condition: str,
-        after_commit: _AfterCommit,
-        refs: ScreenRefs | None = None,
-    ) -> None:
-        self.store, self.condition, self.after_commit = store, condition, after_commit
-        self.refs = refs  # a dataset condition's: its screens kept as references
-        self._pending: list[tuple[ResultRow, Decision | None, str]] = []
-        self._cv = threading.Condition()
-        self._idle = False
-        self._closed = False
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._loop, name="dibench-store", daemon=True)
-        self._thread.start()
-
-    def submit(self, row: ResultRow, decision: Decision | None, cause: str) -> None:
-        """Queue one finished run; raises the error of an earlier failed commit."""
-        with self._cv:
-            while len(self._pending) >= _WRITES_AHEAD and self._error is None:
-                self._cv.wait()
-            if self._error is not None:
-                raise self._error
-            self._pending.append((row, decision, cause))
-            if self._idle or len(self._pending) == self._GROUP:
-                self._cv.notify_all()
-
-    def _loop(self) -> None:
-        busy = False  # the last commit found more than one row waiting: runs finish fast
-        while True:
-            with self._cv:
-                while not self._pending and not self._closed:
-                    self._idle = True
-                    self._cv.wait()
-                self._idle = False
-                if busy and not self._closed:  # let a group gather: one wake, one commit
-                    self._cv.wait_for(
-                        lambda: len(self._pending) >= self._GROUP or self._closed, self._LINGER
-                    )
-                batch, self._pending = self._pending, []
-                if not batch:
-                    return  # closed, and everything handed over is committed
-                if self.refs is not None:  # behind: keep screens as bytes, proofs cost time
-                    self.refs.hurry = len(batch) > _HURRY
-                self._cv.notify_all()  # room again for a waiting event loop
-            try:
-                for row, _decision, _cause in batch:  # replies first, then the rows
-                    self.after_commit.committed(row.instance_id, row.repeat)
-                self.store.put_many(
-                    self.condition, [(row, d, cause, ()) for row, d, cause in batch], self.refs
-                )
-                busy = len(batch) > 1
-            except BaseException as exc:
-                with self._cv:
-                    self._error = exc
-                    self._pending.clear()
-                    self._cv.notify_all()
-                return
-
-    def close(self) -> BaseException | None:
-        """Commit what is queued and stop the thread; the first failed commit, if any."""
-        with self._cv:
-            self._closed = True
-            self._cv.notify_all()
-        self._thread.join()
-        return self._error
-
-
-def dataset_row_writer(
-    ds: Dataset,
-    store: ResultStore,
-    opened: OpenCondition,
-    recorder: Recorder | None,
-) -> tuple[_RowWriter, Finish]:
-    """The store's writer thread for a dataset condition ``opened`` in ``store`` and the
-    ``finish`` that hands it each run's row (replies recorded just before it): what every
-    backend commits through. Screens shown as the dataset and the condition's defenses make
-    them are stored as references (``ScreenRefs``; ``writer.refs.note`` tells it each
-    instance's PNG as the run built it)."""
-    condition = opened.condition
-    refs = ScreenRefs(ds, opened.chain, store.path.parent)
-    writer = _RowWriter(store, condition.key, _AfterCommit(recorder), refs)
-
-    def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-    ) -> None:
-        chosen = decision.candidate if decision is not None else None
-        row = dataset_row(
-            ds, iid, repeat, condition, chosen, outcome,
-            question=decision.question if decision is not None else "",
-            confirmations=decision.confirmations if decision is not None else (),
-        )  # fmt: skip
-        writer.submit(row, decision, cause)  # a failed commit (full disk) stops the run
-
-    return writer, finish
-
-
-async def run_condition(
-    ds: Dataset,
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    config: RunConfig,
-    *,
-    condition: Condition,
-    system_prefix: str = "",
-    on_progress: ProgressFn | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Recorder | None = None,
-    defenses: DefenseChain | None = None,
-) -> RunSummary:
-    """Run one condition (framework, model, defense) in this process; resumes whatever the
-    store lacks. The local backend's body of ``execute``, and the way to run a condition into
-    a store opened by hand (tests, benchmarks).
-
-    The steps: ``open_condition`` (the adapter behind its defenses, the condition registered,
-    the pending work of ``plan_work``), then ``drive`` with each run's agent input built once
-    per instance and its row committed by a writer thread. ``fatal`` exceptions (usage errors
-    such as a missing replay record) stop the run cleanly: calls in flight finish and are
-    stored, nothing else starts. ``recorder`` (a RecordingProvider) is flushed per finished
-    episode so replies land in replay format. ``defenses`` (a ``DefenseChain``; or an adapter
-    that is already a ``DefendedAdapter``) wraps the adapter; the chain's canonical spec then
-    labels the condition and every defense's parameters go into its config.
-    """
-    t0 = time.perf_counter()
-    opened = open_condition(
-        store, adapter, provider, defenses, partial(plan_work, ds, config),
-        condition=condition, settings=dataset_settings(ds, config),
-    )  # fmt: skip
-    adapter, work = opened.adapter, opened.work
-    prog = opened.progress()
-    # Instance-major work: the inputs of the few screens in flight serve all their repeats.
-    screens = Screens(ds, system_prefix=system_prefix, keep=max(8, config.concurrency) + 1)
-    loop = asyncio.get_running_loop()
-    # One thread composes and splices screens: off the event loop (calls in flight keep
-    # moving) and, where the process may use it, on the second core.
-    composer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-compose")
-
-    async def agent_input(iid: str, repeat: int) -> AgentInput:
-        if screens.ready(iid):  # cached, or a file read and a record: built right here
-            return screens.input(iid, repeat)
-        return await loop.run_in_executor(composer, screens.input, iid, repeat)
-
-    # One thread commits the rows, in batches: a 300 KB screenshot into the WAL costs ~3 ms of
-    # wall time per distinct screen, mostly waiting on I/O, which the calls in flight need not
-    # wait for. A run's replies are appended to the replay file right before its batch is
-    # committed (the same thread, in order), so a kill never leaves a stored row without its
-    # replies.
-    writer, finish = dataset_row_writer(ds, store, opened, recorder)
-    refs = writer.refs
-
-    async def attempt(iid: str, repeat: int) -> Decision:
-        inp = await agent_input(iid, repeat)
-        if refs is not None:
-            refs.note(iid, repeat, inp.screenshot_png)  # what shown screens are compared with
-        return await adapter.decide(inp, provider)
-
-    try:
-        aborted = await drive(
-            work, attempt, finish, prog,
-            concurrency=config.concurrency, fatal=fatal,
-            recorder=writer.after_commit if recorder is not None else None,
-            on_progress=on_progress,
-        )  # fmt: skip
-    finally:
-        composer.shutdown(wait=True)
-        failed = writer.close()  # every row handed over is committed (or failed) here
-    if failed is not None:
-        raise failed
-    return RunSummary(opened.key, prog, time.perf_counter() - t0, aborted)

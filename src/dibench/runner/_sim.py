@@ -12,7 +12,7 @@ phone pixels, after the chain mapped the agent's action back.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,29 +29,22 @@ from dibench.providers import Provider
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
-from ._run import Finish, ProgressFn, RunProgress, RunSummary, drive, open_condition
 from ._rundir import framework_label
-from ._store import ResultStore
-from ._types import Recorder
 
 if TYPE_CHECKING:
-    from dibench.defenses import DefenseChain
     from dibench.sim import ChainSpec, EpisodeSpec
 
 __all__ = [
-    "SimCondition",
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
     "chain_moves_picks",
     "chain_row",
     "episode_row",
-    "open_sim_condition",
     "plan_sim_work",
     "play_chain",
     "play_episode",
     "probe_carriers",
-    "run_episodes",
     "tracking_env",
 ]
 
@@ -371,31 +364,6 @@ class ChainPlay:
     step_ids: list[str] = field(default_factory=list)  # each decision's instance id, in order
 
 
-class ChainRecorder:
-    """A recorder for chain runs: the runner flushes (or drops) a chain by its id, while the
-    agent's calls were made under each decision's own id (so an agent keeps one trail per
-    decision); this passes the chain's end on to every decision it played."""
-
-    def __init__(self, inner: Recorder | None, plays: dict[tuple[str, int], ChainPlay]) -> None:
-        self.inner, self.plays = inner, plays
-
-    def _ids(self, instance_id: str, repeat: int) -> list[str]:
-        """The ids the run's calls were made under (the runner forgets the chain after its
-        row is written, which follows this)."""
-        played = self.plays.get((instance_id, repeat))
-        return played.step_ids if played is not None else [instance_id]
-
-    def flush(self, instance_id: str, repeat: int) -> None:
-        for iid in self._ids(instance_id, repeat):
-            if self.inner is not None:
-                self.inner.flush(iid, repeat)
-
-    def discard(self, instance_id: str, repeat: int) -> None:
-        for iid in self._ids(instance_id, repeat):
-            if self.inner is not None:
-                self.inner.discard(iid, repeat)
-
-
 async def play_chain(
     adapter: Adapter,
     provider: Provider,
@@ -447,9 +415,6 @@ async def play_chain(
     return out
 
 
-Item = tuple[str, int]  # (episode id, repeat)
-
-
 def tracking_env(spec: EpisodeSpec, config: SimRunConfig) -> TrackingEnv:
     """A fresh simulator for one episode, wrapped to record its moves."""
     from dibench.sim import make_env
@@ -478,138 +443,6 @@ async def play_episode(
         system_prefix=system_prefix,
         max_steps=config.max_steps or spec.max_steps,
     )
-
-
-@dataclass
-class SimCondition:
-    """A simulator condition opened in a store: what every backend does before its first
-    episode (the adapter behind its defenses, the condition, the episodes, the work the
-    store lacks and the progress), and how a finished episode is stored."""
-
-    adapter: Adapter
-    condition: Condition  # its defense the chain's
-    specs: dict[str, EpisodeSpec | ChainSpec]
-    work: list[Item]
-    progress: RunProgress
-    size: tuple[int, int] = (1080, 2340)  # the episodes' screen (width, height)
-
-    @property
-    def key(self) -> str:
-        """The condition's key in the store."""
-        return self.condition.key
-
-    def finisher(self, store: ResultStore, moves: Callable[[str, int], Sequence[Move]]) -> Finish:
-        """``finish`` for ``drive``: the episode's row and its ``moves(iid, repeat)``, stored
-        in one transaction (a chain's picks are its moves' commits, in order)."""
-        from dibench.sim import ChainSpec
-
-        def finish(
-            iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
-        ) -> None:
-            done = moves(iid, repeat)
-            spec = self.specs[iid]
-            if isinstance(spec, ChainSpec):
-                row = chain_row(
-                    spec, repeat, self.condition, decision, outcome,
-                    picks=chain_moves_picks(done), moves=done,
-                )  # fmt: skip
-            else:
-                row = episode_row(
-                    spec, repeat, self.condition, decision, outcome,
-                    moves=done, size=self.size,
-                )  # fmt: skip
-            store.put(self.key, row, decision, cause, moves=done)
-
-        return finish
-
-
-def open_sim_condition(
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    defenses: DefenseChain | None,
-    config: SimRunConfig,
-    *,
-    condition: Condition,
-) -> SimCondition:
-    """Register a simulator condition (``open_condition``, with the episode settings as its
-    config) and plan the episodes the store still lacks; shared by the local and Ray
-    backends so both resume the same work."""
-    planned: dict[str, Any] = {}
-
-    def plan() -> list[Item]:
-        planned["specs"], planned["work"] = plan_sim_work(config)
-        return planned["work"]
-
-    opened = open_condition(
-        store, adapter, provider, defenses, plan, condition=condition,
-        settings={"sim": config.describe()},
-    )  # fmt: skip
-    n = len(opened.done)
-    prog = RunProgress(total=len(planned["work"]), done=n, skipped=n)
-    return SimCondition(
-        opened.adapter, opened.condition, planned["specs"], opened.work, prog,
-        (config.width, config.height),
-    )  # fmt: skip
-
-
-async def run_episodes(
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    config: SimRunConfig,
-    *,
-    condition: Condition,
-    system_prefix: str = "",
-    on_progress: ProgressFn | None = None,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Recorder | None = None,
-    defenses: DefenseChain | None = None,
-) -> RunSummary:
-    """Run (or resume) one condition over simulator episodes into ``store``, in this process
-    (the local backend's body of ``execute_sim``): ``open_sim_condition``, then ``drive``
-    with each episode played in a fresh ``TrackingEnv`` and stored with its moves.
-
-    ``defenses`` (a ``DefenseChain``, or an adapter that is already a ``DefendedAdapter``)
-    guards every screen of every episode, as ``run_condition`` does for single screens: the
-    chain's canonical spec labels the condition and its parameters go into the config.
-    """
-    t0 = time.perf_counter()
-    sim = open_sim_condition(store, adapter, provider, defenses, config, condition=condition)
-    from dibench.sim import ChainSpec
-
-    envs: dict[Item, TrackingEnv] = {}
-    chains: dict[Item, ChainPlay] = {}
-
-    async def attempt(iid: str, repeat: int) -> Decision:
-        spec = sim.specs[iid]
-        if isinstance(spec, ChainSpec):
-            played = chains[iid, repeat] = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
-            await play_chain(
-                sim.adapter, provider, spec, config, repeat=repeat,
-                system_prefix=system_prefix, played=played,
-            )  # fmt: skip
-            return played.decision
-        env = envs[iid, repeat] = tracking_env(spec, config)
-        return await play_episode(
-            sim.adapter, env, provider, spec, config, repeat=repeat, system_prefix=system_prefix
-        )
-
-    def moves(iid: str, repeat: int) -> Sequence[Move]:
-        played = chains.pop((iid, repeat), None)  # read once, by the finisher: forget it
-        if played is not None:
-            return played.moves
-        env = envs.pop((iid, repeat), None)
-        return env.moves if env else ()
-
-    if any(isinstance(s, ChainSpec) for s in sim.specs.values()):
-        recorder = ChainRecorder(recorder, chains)
-
-    aborted = await drive(
-        sim.work, attempt, sim.finisher(store, moves), sim.progress,
-        concurrency=config.concurrency, fatal=fatal, recorder=recorder, on_progress=on_progress,
-    )  # fmt: skip
-    return RunSummary(sim.key, sim.progress, time.perf_counter() - t0, aborted)
 
 
 @dataclass(frozen=True)
