@@ -24,7 +24,15 @@ from PIL import Image
 from dibench.inspect_task import InspectProvider
 from dibench.metrics import Outcome
 from dibench.providers import InfraError, Message, Request, TextPart, ToolCall, ToolReply, ToolSpec
-from dibench.runner import RunConfig, RunRequest, execute
+from dibench.runner import (
+    ResultStore,
+    RunConfig,
+    RunRequest,
+    SimRequest,
+    SimRunConfig,
+    execute,
+    execute_sim,
+)
 from dibench.testing import FakeChatServer
 
 from .replies import request_text
@@ -82,8 +90,9 @@ def _wire(body: dict[str, Any]) -> str:
     """What the vendor reads of a request: the system text, the tools, every text, image,
     tool_use and tool_result block in order (images by their bytes). Left out: how the JSON
     spells the same thing (the system as a string or one text block, a tool error as a string
-    or one text block, ``citations: null``) and inspect's ``tool_choice: auto`` (the API's
-    default when it is absent)."""
+    or one text block, ``citations: null``), inspect's ``tool_choice: auto`` (the API's
+    default when it is absent) and the ``(no content)`` text inspect puts in a tool result
+    that the adapter emptied of an old screenshot (``images=``; it sends no empty one)."""
 
     def block(b: dict[str, Any]) -> Any:
         if b["type"] == "text":
@@ -94,6 +103,8 @@ def _wire(body: dict[str, Any]) -> str:
             return ["tool_use", b["id"], b["name"], b.get("toolset_name"), b["input"]]
         inner = b.get("content")
         inner = [{"type": "text", "text": inner}] if isinstance(inner, str) else inner
+        if inner == [{"type": "text", "text": "(no content)"}]:
+            inner = []  # inspect's stand-in for a result emptied of its old screenshot
         return ["tool_result", b["tool_use_id"], b.get("toolset_name"), bool(b.get("is_error")),
                 [block(x) for x in inner or ()]]  # fmt: skip
 
@@ -156,8 +167,6 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
     _same_decisions(run_rows, inspect_rows)
     outcomes = {r.outcome for r in run_rows.values()}
     assert Outcome.ASKED_USER in outcomes and len(outcomes) > 1
-    from dibench.runner import ResultStore
-
     with ResultStore(run_dir / "results.sqlite", readonly=True) as a, ResultStore(
         imported / "results.sqlite", readonly=True
     ) as b:  # fmt: skip
@@ -169,6 +178,48 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
             assert [{k: v for k, v in s.items() if k not in strip} for s in da["steps"]] == [
                 {k: v for k, v in s.items() if k not in strip} for s in db["steps"]
             ]  # the same stored replies (text and tool_use blocks) and images
+
+
+@pytest.mark.slow
+def test_claude_cu_plays_simulator_episodes_through_inspect_as_dibench_simulate(
+    anthropic_server: FakeChatServer, tmp_path: Path
+) -> None:
+    """A simulator episode (taps that navigate an app) reaches the same decisions and moves,
+    and the vendor is sent the same requests."""
+    import inspect_ai
+
+    srv = anthropic_server
+    config = SimRunConfig(sims=("shopping",), episodes=2, probes=("naive",), targets=1,
+                          repeats=1, languages=("en",))  # fmt: skip
+    run_dir = tmp_path / "sim"
+    summary = execute_sim(
+        SimRequest(out=run_dir, framework="claude-cu", model=f"anthropic:{MODEL}",
+                   config=config, provider_options={"base_url": srv.url})
+    )  # fmt: skip
+    assert summary.aborted is None
+    sent_by_run = sorted(_wire(r.body) for r in srv.received)
+    first = len(srv.received)
+    (log,) = inspect_ai.eval(
+        TASK, model=f"anthropic/{MODEL}", model_base_url=srv.url,
+        model_args={"computer_toolset": True}, log_dir=str(tmp_path / "logs"), display="none",
+        task_args={"sims": "shopping", "episodes": 2, "probes": "naive", "targets": 1,
+                   "languages": "en", "framework": "claude-cu"},
+        epochs=1,
+    )  # fmt: skip
+    assert log.status == "success", log.error
+    assert sorted(_wire(r.body) for r in srv.received[first:]) == sent_by_run
+    imported = tmp_path / "imported"
+    _import(log, imported)
+    _same_decisions(_rows(run_dir), _rows(imported))
+
+    def moves(rundir: Path) -> dict:
+        with ResultStore(rundir / "results.sqlite", readonly=True) as s:
+            return {
+                (t.instance_id, t.repeat): [(m.kind, m.screen, m.next_screen) for m in t.moves]
+                for t in s.trajectories()
+            }
+
+    assert moves(run_dir) == moves(imported) and any(moves(imported).values())
 
 
 def _refusal(tool: str, model: Any) -> str:

@@ -4,6 +4,8 @@ Inside an inspect eval the adapters call this provider exactly as they call ``op
 ``dibench run``; it forwards each request to the eval's active model (``get_model()``), so every
 provider inspect supports works, with inspect's own retries, rate limits, caching and logging of
 each call. Seeds, temperature and max tokens are the adapter's, as in ``dibench run``.
+A tool-protocol request (claude-cu's computer toolset) goes through only where inspect declares
+the tool as ``dibench run`` does (``_tools``); any other is refused in one line.
 """
 
 from __future__ import annotations
