@@ -42,6 +42,7 @@ pytest.importorskip("anthropic")
 
 TOOLSET = "computer_toolset_20260801"
 MODEL = "claude-opus-4-8"  # inspect declares the toolset for it with -M computer_toolset=true
+DEFENSE = "jpeg:75,prompt-warning"  # the screenshots and the system prompt both rewritten
 
 
 def _images(body: dict[str, Any], raw: bool = False) -> list[Any]:
@@ -130,7 +131,8 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
     anthropic_server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """The same rows, steps and stored replies, and the vendor sent the same requests: the
-    toolset declared alone, the same screenshots byte for byte, the same tool turns."""
+    toolset declared alone, the same screenshots byte for byte (through a defense that
+    re-encodes them and one that rewrites the prompt), the same tool turns."""
     import inspect_ai
 
     srv = anthropic_server
@@ -139,7 +141,7 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
         RunRequest(
             dataset=small_dataset_dir, out=run_dir, framework="claude-cu",
             model=f"anthropic:{MODEL}", config=RunConfig(repeats=1, limit=3),
-            provider_options={"base_url": srv.url},
+            provider_options={"base_url": srv.url}, defenses=tuple(DEFENSE.split(",")),
         )
     )  # fmt: skip
     assert summary.aborted is None
@@ -148,7 +150,8 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
     (log,) = inspect_ai.eval(
         TASK, model=f"anthropic/{MODEL}", model_base_url=srv.url,
         model_args={"computer_toolset": True}, log_dir=str(tmp_path / "logs"), display="none",
-        task_args={"dataset": str(small_dataset_dir), "framework": "claude-cu", "limit": 3},
+        task_args={"dataset": str(small_dataset_dir), "framework": "claude-cu", "limit": 3,
+                   "defense": DEFENSE},
         epochs=1,
     )  # fmt: skip
     assert log.status == "success", log.error
