@@ -119,22 +119,3 @@ def test_inspect_finds_the_task_through_the_entry_point() -> None:
     (ep,) = [e for e in entry_points(group="inspect_ai") if e.name == "dibench"]
     assert ep.value == "dibench.inspect_task._task"
     assert ep.load().TASK_NAME == "dibench/decision_integrity"
-
-
-@pytest.mark.parametrize("tool", ["computer_toolset_20260801", "computer", "computer_use"])
-def test_a_tool_protocol_request_is_refused_in_one_line(tool: str) -> None:
-    """claude-cu's, openai-cu's and gemini-cu's computer tools cannot pass through inspect's
-    model API: a clear, permanent error instead of every turn read as a hand-back."""
-    import asyncio
-
-    from dibench.inspect_task._provider import InspectProvider
-    from dibench.providers import InfraError, Request, ToolSpec
-
-    request = Request(
-        messages=(Message("user", (TextPart("Pick one."),)),),
-        seed=1,
-        tools=(ToolSpec(tool),),
-    )
-    with pytest.raises(InfraError, match=f"{tool} tool cannot go") as err:
-        asyncio.run(InspectProvider("mockllm/model").complete(request))
-    assert err.value.permanent

@@ -4,6 +4,8 @@ Inside an inspect eval the adapters call this provider exactly as they call ``op
 ``dibench run``; it forwards each request to the eval's active model (``get_model()``), so every
 provider inspect supports works, with inspect's own retries, rate limits, caching and logging of
 each call. Seeds, temperature and max tokens are the adapter's, as in ``dibench run``.
+A tool-protocol request (claude-cu's computer toolset) goes through only where inspect declares
+the tool as ``dibench run`` does (``_tools``); any other is refused in one line.
 """
 
 from __future__ import annotations
@@ -14,15 +16,17 @@ from typing import Any
 from dibench.providers import (
     Completion,
     ImagePart,
-    InfraError,
     Message,
     Provider,
     Request,
     TextPart,
+    ToolCall,
+    ToolResult,
     data_url,
 )
 
 from ._lazy import require_inspect
+from ._tools import inspect_call, inspect_result, inspect_tools, our_calls
 
 __all__ = ["InspectProvider", "to_inspect_messages"]
 
@@ -31,7 +35,9 @@ def to_inspect_messages(messages: tuple[Message, ...] | list[Message]) -> list[A
     """Our messages as inspect ChatMessages; images become base64 data URLs, in their order.
 
     Text-only messages are plain strings (as ``to_openai_messages`` sends them), so the text a
-    model sees is the same through both paths.
+    model sees is the same through both paths. An assistant turn's tool calls become its
+    ``tool_calls``; a user turn's tool results become one ChatMessageTool each, in order
+    (inspect's Anthropic provider sends them back as one user turn of ``tool_result`` blocks).
     """
     require_inspect()
     from inspect_ai.model import (
@@ -46,16 +52,26 @@ def to_inspect_messages(messages: tuple[Message, ...] | list[Message]) -> list[A
              "assistant": ChatMessageAssistant}  # fmt: skip
     out: list[Any] = []
     for m in messages:
-        if all(isinstance(p, TextPart) for p in m.content):
-            out.append(kinds[m.role](content=m.text))
+        results = [inspect_result(p) for p in m.content if isinstance(p, ToolResult)]
+        calls = [inspect_call(p) for p in m.content if isinstance(p, ToolCall)]
+        said = [p for p in m.content if isinstance(p, TextPart | ImagePart)]
+        out.extend(results)
+        if results and not said:  # a turn of tool results alone
+            continue
+        extra = {"tool_calls": calls} if calls else {}
+        if calls and not said:  # calls alone: no text block (inspect would add "(no content)")
+            out.append(ChatMessageAssistant(content=[], **extra))
+            continue
+        if all(isinstance(p, TextPart) for p in said):
+            out.append(kinds[m.role](content="\n".join(p.text for p in said), **extra))
             continue
         parts: list[Any] = []
-        for p in m.content:
+        for p in said:
             if isinstance(p, ImagePart):
                 parts.append(ContentImage(image=data_url(p)))
             else:
                 parts.append(ContentText(text=p.text))
-        out.append(kinds[m.role](content=parts))
+        out.append(kinds[m.role](content=parts, **extra))
     return out
 
 
@@ -112,20 +128,17 @@ class InspectProvider(Provider):
     async def complete(self, request: Request) -> Completion:
         from inspect_ai.model import GenerateConfig
 
-        if request.tools:
-            # inspect's model API has its own tool layer, which does not carry a vendor's
-            # computer tool: every turn would come back as text, a hand-back, and read as one
-            raise InfraError(
-                f"inspect: the {request.tools[0].type} tool cannot go through inspect's model "
-                "API; run this framework with dibench run (or simulate) instead",
-                permanent=True,
-            )
         model = self._active()
+        # the computer tools go through inspect only where it declares what we do
+        tools = inspect_tools(model, request.tools) if request.tools else []
         config = GenerateConfig(
-            temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed
-        )
+            temperature=request.temperature, max_tokens=request.max_tokens, seed=request.seed,
+            # no prompt-cache marks on a tool request: the tool is declared as dibench run does
+            **({"cache_prompt": False} if tools else {}),
+        )  # fmt: skip
         t0 = time.perf_counter()
-        output = await model.generate(to_inspect_messages(request.messages), config=config)
+        messages = to_inspect_messages(request.messages)
+        output = await model.generate(messages, tools=tools, config=config)
         usage = output.usage
         return Completion(
             text=reply_text(output),
@@ -134,6 +147,7 @@ class InspectProvider(Provider):
             latency_s=output.time if output.time is not None else time.perf_counter() - t0,
             refusal=_refused(output),
             model=output.model or str(model),
+            calls=our_calls(output) if tools else (),
         )
 
     def describe(self) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from dibench.screens import Screens
 from ._lazy import require_inspect
 from ._provider import InspectProvider
 from ._record import STORE_KEY, decision_to_json, row_from_json, row_to_json
+from ._tools import refuse_framework
 
 if TYPE_CHECKING:
     from dibench.adapters import Adapter
@@ -356,7 +357,9 @@ def _agent(
     from dibench.runner import defended
 
     chain = DefenseSpecs.of(defense or ()).chain()
-    return defended(make_adapter(framework, **(options or {})), chain, "none")
+    adapter = make_adapter(framework, **(options or {}))
+    refuse_framework(adapter)  # a computer tool inspect cannot carry: one line, before any call
+    return defended(adapter, chain, "none")
 
 
 @task
