@@ -114,17 +114,8 @@ def test_the_vectors_cover_the_acceptance_cases() -> None:
     }  # fmt: skip
     assert needed <= ids
     assert all(v["pins"] and v["reply"] for v in VECTORS)
-
-
-@pytest.mark.parametrize("v", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_faithful_reads_every_vector_as_the_original(v: dict[str, Any]) -> None:
-    assert v["faithful"] == translate(v["original"])
-    assert read(v["reply"], faithful=True) == v["faithful"]
-
-
-@pytest.mark.parametrize("v", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_robust_reads_every_vector_tolerantly(v: dict[str, Any]) -> None:
-    assert read(v["reply"], faithful=False) == v["robust"]
+    for v in VECTORS:  # the expectation is the original's action (read: test_fidelity)
+        assert v["faithful"] == translate(v["original"]), v["id"]
 
 
 def test_agreement_with_the_original_per_mode() -> None:
