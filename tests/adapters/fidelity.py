@@ -69,6 +69,7 @@ SOURCES: tuple[Source, ...] = (
     Source("qwen-vl", "qwen-vl.jsonl", Frame(W, H),
            "Tongyi-MAI/MobileWorld agents/implementations/qwen3vl.py: "
            "parse_action_to_structure_output, parsing_response_to_andoid_world_env_action"),
+    # the operator's image: a 1080x2340 screenshot after smart_resize
     Source("mobile-agent-v3", "mobile-agent-v3.jsonl", Frame(1092, 2352),
            "X-PLUG/MobileAgent Mobile-Agent-v3: Executor.parse_response, "
            "convert_fc_action_to_json_action, execute_adb_action (MobileAgentV3_M3A.step)"),
