@@ -52,10 +52,19 @@ class Source:
     original: str
 
 
-# The frameworks whose vectors the harness reads. AppAgent (tags, grid rounds, Summary),
-# AutoGLM (an unreadable call finishes with its text), GUI-Owl, UI-TARS and UI-Venus (screen
-# pixels mapped from a resized image), Mobile-Agent-v2 (open_app, swipe end points, non-operator
-# roles) pin more than a codec's read returns: their test modules keep their reader tests.
+# The vector files whose readings pin more than a codec's ``read`` returns: their test modules
+# keep their reader tests (a new vector file goes in SOURCES or here, with its reason).
+KEPT: dict[str, str] = {
+    "appagent.jsonl": "tags read as screen pixels, grid rounds and the Summary kept as history",
+    "autoglm.jsonl": "an unreadable call finishes with its text; the codec raises ReplyError",
+    "gui-owl.jsonl": "screen pixels mapped from the resized image the model saw",
+    "ui-venus.jsonl": "screen pixels mapped from the resized image the model saw",
+    "ui-tars.jsonl": "all of a reply's actions (read returns the first), mapped from the resize",
+    "mobile-agent-v2.jsonl": "open_app names, swipe end points, the planning/reflection roles",
+    "qwen-vl-cookbook.jsonl": "the cookbook notebook's own result, not an action of ours",
+}
+
+# The frameworks whose vectors the harness reads.
 SOURCES: tuple[Source, ...] = (
     Source("gelab", "gelab.jsonl", Frame(W, H),
            "stepfun-ai/gelab-zero: Parser0920Summary.str2action, uiTars_to_frontend_action, "

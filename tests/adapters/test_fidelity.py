@@ -8,7 +8,7 @@ import pytest
 
 from dibench.adapters import ADAPTERS
 
-from .fidelity import ALL, MODES, SOURCES, Vector, codec, mismatch, reading, rows
+from .fidelity import ALL, KEPT, MODES, SOURCES, VECTOR_DIR, Vector, codec, mismatch, reading, rows
 
 KEYS = {"kind", "x", "y", "direction", "text", "confirm", "outcome"}
 
@@ -30,6 +30,12 @@ def test_every_row_is_a_vector_in_each_mode() -> None:
         assert len(found) >= 40 and len({r["id"] for r in found}) == len(found), s.file
         assert all(r["pins"] and isinstance(r["reply"], str) for r in found), s.file
         assert counts[s.framework] == len(found) * len(MODES), s.framework
+
+
+def test_every_vector_file_is_read_here_or_kept_with_its_reason() -> None:
+    files = {p.name for p in VECTOR_DIR.glob("*.jsonl")}
+    read = {s.file for s in SOURCES}
+    assert not read & set(KEPT) and files == read | set(KEPT)
 
 
 def test_a_broken_reading_is_caught() -> None:
