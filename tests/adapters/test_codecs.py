@@ -8,7 +8,8 @@ the same action: same kind, text (where the format carries it), direction and ma
 within the rounding of the framework's coordinate space (``Codec.quantum``), and reading and
 writing are stable (the step read back is written and read back as itself; exactly where the
 model writes pixels or names regions). The
-golden vectors (``vectors/*.jsonl``, ``*/test_*_faithful.py``) stay the authority on read.
+golden vectors (``vectors/*.jsonl``, read through each codec by ``test_fidelity.py`` or, where
+they pin more than ``read`` returns, by ``*/test_*_faithful.py``) stay the authority on read.
 """
 
 from __future__ import annotations

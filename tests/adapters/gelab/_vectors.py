@@ -23,11 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dibench.adapters import GelabAdapter
 from dibench.adapters._moves import swipe_direction
-from dibench.adapters._replies import FrameworkError, ReplyError
-
-from ..conftest import H, W
 
 VECTORS = [
     json.loads(line)
@@ -74,21 +70,3 @@ def translate(original: Any) -> dict[str, Any]:
         return {"kind": "none"}
     assert verbs == ["sleep"], original
     return {"kind": "wait"}
-
-
-def result(parse: str, reply: str) -> dict[str, Any]:
-    adapter = GelabAdapter(parse=parse)
-    try:
-        _, action = adapter.read(reply, W, H)
-    except FrameworkError:
-        return {"outcome": "framework_error"}
-    except ReplyError:
-        return {"outcome": "parse_error"}
-    out: dict[str, Any] = {"kind": action.kind}
-    if action.x is not None and action.y is not None:
-        out.update(x=round(action.x, 3), y=round(action.y, 3))
-    if action.kind == "swipe":
-        out["direction"] = action.direction
-    if action.kind in ("type", "ask_user"):
-        out["text"] = action.text
-    return out

@@ -17,7 +17,7 @@ from dibench.metrics import Outcome
 from dibench.providers import Provider
 
 from ..conftest import ScriptedProvider, agrees
-from ._vectors import BY_ID, VECTORS, result, translate
+from ._vectors import BY_ID, VECTORS, translate
 
 
 def test_the_vector_file_is_well_formed() -> None:
@@ -25,18 +25,13 @@ def test_the_vector_file_is_well_formed() -> None:
     assert len(BY_ID) == len(VECTORS)
     for v in VECTORS:
         assert set(v) == {"id", "pins", "reply", "original", "faithful", "robust"}, v["id"]
+        assert v["faithful"] == translate(v["original"]), v["id"]  # the original's action
         assert v["pins"]
     kinds = {translate(v["original"]).get("kind") for v in VECTORS}
     assert kinds >= {"tap", "long_press", "swipe", "type", "wait", "finish", "ask_user"}
     assert kinds >= {"back", "home", "none"}
     for needed in ("info", "info-no-value", "two-actions", "fake-think-close", "click-far-edge"):
         assert needed in BY_ID
-
-
-@pytest.mark.parametrize("v", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_faithful_reads_each_vector_as_the_original(v: dict[str, Any]) -> None:
-    assert v["faithful"] == translate(v["original"])  # the expectation is the original's action
-    assert result("faithful", v["reply"]) == v["faithful"]
 
 
 @pytest.mark.parametrize(
@@ -53,17 +48,10 @@ def test_the_next_prompt_is_built_or_raises_as_the_originals(v: dict[str, Any]) 
             summary_faithful(reply)
 
 
-@pytest.mark.parametrize("v", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_robust_reads_each_vector_as_before(v: dict[str, Any]) -> None:
-    got = result("robust", v["reply"])
-    assert set(got) == set(v["robust"])
-    for k, want in v["robust"].items():
-        assert got[k] == (pytest.approx(want, abs=1e-3) if k in ("x", "y") else want)
-
-
 def test_agreement_with_the_original_per_mode() -> None:
+    """Counted on the recorded readings: test_fidelity reads each reply as recorded."""
     counts = {
-        mode: sum(agrees(result(mode, v["reply"]), translate(v["original"])) for v in VECTORS)
+        mode: sum(agrees(v[mode], translate(v["original"])) for v in VECTORS)
         for mode in ("faithful", "robust")
     }
     print(f"gelab vectors agreeing with the original: {counts} of {len(VECTORS)}")

@@ -39,7 +39,6 @@ from dibench.adapters.mobile_agent_e import (
     EOperation,
     e_json,
     operation_action,
-    parse_e_operator,
     read_e_manager,
     read_e_notes,
     read_e_operator,
@@ -120,10 +119,6 @@ def faithful(reply: str) -> dict[str, Any]:
     return result(lambda: read_e_operator(reply))
 
 
-def robust(reply: str) -> dict[str, Any]:
-    return result(lambda: parse_e_operator(reply, W, H))
-
-
 # --------------------------------------------------------------------- vectors
 
 
@@ -141,22 +136,21 @@ def test_the_vectors_cover_the_acceptance_cases() -> None:
         assert v["pins"] and v["reply"] and v["faithful"] == from_original(v["original"]), v["id"]
 
 
-@pytest.mark.parametrize("v", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_vector_faithful(v: dict[str, Any]) -> None:
-    assert faithful(v["reply"]) == v["faithful"]
-
-
-@pytest.mark.parametrize("v", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_vector_robust(v: dict[str, Any]) -> None:
-    assert robust(v["reply"]) == v["robust"]
+def test_a_tap_that_crashes_the_next_prompt_is_read_with_its_crash() -> None:
+    """The one thing test_fidelity cannot see through the codec: E's crash after the tap."""
+    crashing = [v for v in VECTORS if "then" in v["faithful"]]
+    assert [v["id"] for v in crashing] == ["shortcut-type-crash"]
+    for v in crashing:
+        assert faithful(v["reply"]) == v["faithful"]
 
 
 def test_agreement_with_the_original_per_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    """Counted on the recorded readings: test_fidelity reads each reply as recorded."""
     agree = {"faithful": 0, "robust": 0}
     for v in VECTORS:
         want = from_original(v["original"])
-        agree["faithful"] += faithful(v["reply"]) == want
-        agree["robust"] += robust(v["reply"]) == want
+        agree["faithful"] += v["faithful"] == want
+        agree["robust"] += v["robust"] == want
     with capsys.disabled():
         print(f"\nmobile-agent-e vectors agreeing with the original: {agree} of {len(VECTORS)}")
     assert agree["faithful"] == len(VECTORS)
