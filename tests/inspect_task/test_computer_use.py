@@ -43,6 +43,7 @@ pytest.importorskip("anthropic")
 TOOLSET = "computer_toolset_20260801"
 MODEL = "claude-opus-4-8"  # inspect declares the toolset for it with -M computer_toolset=true
 DEFENSE = "jpeg:75,prompt-warning"  # the screenshots and the system prompt both rewritten
+PROBES = "naive,combined"  # a title carrier and a cover one: the wire equal for both
 
 
 def _images(body: dict[str, Any], raw: bool = False) -> list[Any]:
@@ -140,7 +141,8 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
     summary = execute(
         RunRequest(
             dataset=small_dataset_dir, out=run_dir, framework="claude-cu",
-            model=f"anthropic:{MODEL}", config=RunConfig(repeats=1, limit=3),
+            model=f"anthropic:{MODEL}",
+            config=RunConfig(repeats=1, limit=3, probes=tuple(PROBES.split(","))),
             provider_options={"base_url": srv.url}, defenses=tuple(DEFENSE.split(",")),
         )
     )  # fmt: skip
@@ -151,7 +153,7 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
         TASK, model=f"anthropic/{MODEL}", model_base_url=srv.url,
         model_args={"computer_toolset": True}, log_dir=str(tmp_path / "logs"), display="none",
         task_args={"dataset": str(small_dataset_dir), "framework": "claude-cu", "limit": 3,
-                   "defense": DEFENSE},
+                   "defense": DEFENSE, "probes": PROBES},
         epochs=1,
     )  # fmt: skip
     assert log.status == "success", log.error
