@@ -174,12 +174,13 @@ def small_dataset(small_dataset_dir: Path) -> Dataset:
 
 # ---- the order of files: longest first
 #
-# Under ``-n 2 --dist loadfile`` xdist hands out whole files, by default the ones with the most
-# tests first; a file of a few long tests (the Ray cluster's) then starts late and the other
-# worker idles while it ends. Files are handed out longest first instead (the longest-
-# processing-time rule), from the per-file seconds in durations.json; a file not listed there
-# goes last. `DIBENCH_RECORD_DURATIONS=1 python -m pytest -n 2 --dist loadfile` rewrites it.
-# A stale list costs only balance: each file still runs whole, its tests in their own order.
+# Under ``-n 2 --dist worksteal`` (the README's command) xdist first deals the tests out in
+# order, then an idle worker takes the tail of a busy one's queue; with the default order a
+# file of a few long tests (the Ray cluster's) starts late and the other worker idles while it
+# ends. Files come longest first instead (the longest-processing-time rule), from the per-file
+# seconds in durations.json; a file not listed there goes last.
+# `DIBENCH_RECORD_DURATIONS=1 python -m pytest -n 2 --dist worksteal` rewrites it.
+# A stale list costs only balance: a file's tests keep their own order.
 
 _DURATIONS = Path(__file__).with_name("durations.json")
 _spent: dict[str, float] = {}
