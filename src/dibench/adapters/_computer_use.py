@@ -8,12 +8,13 @@ Each vendor's tool schema stays in its own sub-package; this is only the frame a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from abc import abstractmethod
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from dibench.providers import Message, TextPart, ToolCall
+from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolResult
 
 from ._base import Action, ActionKind
 from ._codec import Codec, Frame, Say
@@ -30,6 +31,7 @@ __all__ = [
     "hand_back",
     "last_on_phone",
     "stored_calls",
+    "without_images",
 ]
 
 HAND_BACK_CHARS = 300  # the question a hand-back keeps (the step keeps the whole text)
@@ -62,6 +64,15 @@ def stored_calls(reply: str, empty: str = EMPTY) -> tuple[ToolCall, ...] | Actio
         return tuple(ToolCall.from_json(raw) for raw in calls)
     except (ValueError, AttributeError) as exc:
         raise ReplyError(f"a stored call that is not one: {exc}") from None
+
+
+def without_images(part: Any) -> Any:
+    """A tool result with its screenshots dropped (text and errors kept), as the reference
+    loops prune old turns; any other part as it is."""
+    if isinstance(part, ToolResult):
+        kept = tuple(p for p in part.content if not isinstance(p, ImagePart))
+        return dataclasses.replace(part, content=kept)
+    return part
 
 
 def last_on_phone(steps: Iterable[Action | None], what: str = "call") -> Action:

@@ -14,7 +14,7 @@ from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply,
 
 from .._adapter import ADAPTERS
 from .._base import Action
-from .._computer_use import EMPTY, ComputerUseAdapter
+from .._computer_use import EMPTY, ComputerUseAdapter, without_images
 from .._env import Screen
 from .._episode import End, Episode, Turn
 from .._images import RESIZE, Shown, encode_png, show
@@ -33,13 +33,6 @@ from ._protocol import (
 )
 
 __all__ = ["ClaudeCUAdapter"]
-
-
-def _without_images(part: Any) -> Any:
-    if isinstance(part, ToolResult):
-        kept = tuple(p for p in part.content if not isinstance(p, ImagePart))
-        return dataclasses.replace(part, content=kept)
-    return part
 
 
 def _images_of(part: Any) -> int:
@@ -62,7 +55,7 @@ def keep_recent_images(messages: list[Message], keep: int) -> list[Message]:
             if n and seen >= keep:
                 if isinstance(part, ImagePart):
                     continue
-                part = _without_images(part)
+                part = without_images(part)
             seen += n
             parts.append(part)
         out.append(Message(message.role, tuple(reversed(parts))))

@@ -15,7 +15,7 @@ from dibench.providers import ImagePart, Message, TextPart, ToolCall, ToolReply,
 
 from .._adapter import ADAPTERS
 from .._base import Action
-from .._computer_use import ComputerUseAdapter, hand_back
+from .._computer_use import ComputerUseAdapter, hand_back, without_images
 from .._env import Screen
 from .._episode import CONFIRM_ANSWERS, GAVE_UP, End, Episode, Turn
 from .._images import Shown, Transform, show
@@ -46,17 +46,7 @@ def keep_recent_screenshots(messages: list[Message], keep: int) -> list[Message]
         if any(isinstance(c, ImagePart) for r in results for c in r.content):
             found += 1
             if found > keep:
-                message = Message(
-                    message.role,
-                    tuple(
-                        dataclasses.replace(
-                            p, content=tuple(c for c in p.content if not isinstance(c, ImagePart))
-                        )
-                        if isinstance(p, ToolResult)
-                        else p
-                        for p in message.content
-                    ),
-                )
+                message = Message(message.role, tuple(map(without_images, message.content)))
         out.append(message)
     return list(reversed(out))
 
