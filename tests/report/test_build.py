@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from dibench.metrics import (
     summary_table,
 )
 from dibench.report import FORMATS, Measure, Report, build_report, render_report
-from dibench.runner import Condition, ResultStore
+from dibench.runner import Condition, ResultStore, RunFile
 
 from .conftest import ODD_MODEL, REPEATS, Run
 
@@ -124,7 +125,8 @@ def test_run_facts_count_everything_stored(run: Run, report: Report) -> None:
 
 
 def test_config_is_read_from_run_json(report: Report, run: Run) -> None:
-    assert report.config == {
+    assert report.config.dataset == str(run.dataset)  # the record as run.json holds it
+    assert json.loads(render_report(report, "json"))["config"] == {
         "dataset": run.dataset.name,  # the dataset lies outside the run: its name, no path
         "repeats": REPEATS,
         "probes": ["naive", "context_ignore", "combined", "combined_c", "combined_p"],
@@ -172,7 +174,7 @@ def test_benign_only_run_renders_every_format(tmp_path: Path) -> None:
             store.put(cond, row, None)
     (tmp_path / "run.json").write_text("{not json", encoding="utf-8")
     rep = build_report(tmp_path)
-    assert any("not valid JSON" in n for n in rep.notes) and rep.config == {}
+    assert any("not valid JSON" in n for n in rep.notes) and rep.config == RunFile()
     (finding,) = rep.findings
     assert finding.n_pairs == 0 and finding.benign_tcr.k == 2
     main = rep.table("main")

@@ -130,3 +130,34 @@ def test_a_store_from_before_the_added_columns_merges_with_them_empty(
     with ResultStore(merged.store_path, readonly=True) as store:
         rows = [r for r in store.rows() if r.model == "random"]
     assert rows and all(r.question == "" and r.confirmations == () for r in rows)
+
+
+def _simulate(out: Path, model: str, seed: int = 0) -> Path:
+    r = invoke(
+        "simulate", "--out", str(out), "--framework", "direct", "--model", model,
+        "--episodes", "1", "--repeats", "1", "--languages", "en", "--targets", "1",
+        "--probes", "naive", "--seed", str(seed),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_simulator_runs_merge_by_their_episodes_and_a_bad_setting_is_named(
+    tmp_path: Path,
+) -> None:
+    """Runs of the same episodes merge; other episodes are refused; a run.json whose simulator
+    settings have a mistyped field is refused in one line naming the file and the field."""
+    a = _simulate(tmp_path / "sim-a", "oracle")
+    b = _simulate(tmp_path / "sim-b", "random")
+    merged = merge_runs([a, b], tmp_path / "both")
+    assert {c.model for c in merged.read().conditions} == {"oracle", "random"}
+    other = _simulate(tmp_path / "sim-c", "random", seed=1)
+    with pytest.raises(MergeError, match=r"were run on different data.*simulator episodes"):
+        merge_runs([a, other], tmp_path / "no")
+    data = json.loads((b / "run.json").read_bytes())
+    data["sim"]["episodes"] = "one"
+    (b / "run.json").write_text(json.dumps(data), encoding="utf-8")
+    r = invoke("report", str(a), str(b), "--format", "json")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"dibench: error: {b / 'run.json'}: ")
+    assert "episodes" in r.stderr

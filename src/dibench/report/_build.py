@@ -38,6 +38,7 @@ from dibench.metrics import (
     summary_table,
 )
 
+from ._common import shown_path
 from ._cost import build_cost
 from ._depth import build_depth
 from ._examples import make_example, pick_successes
@@ -393,30 +394,6 @@ def _read_config(rundir: Path) -> tuple[RunFile, list[str]]:
         return RunFile(), [f"{path.name}: {why}; run configuration unknown"]
 
 
-def shown_path(path: str, rundir: Path) -> str:
-    """A path as a report shows it: relative to the run directory when it lies inside it, else
-    its last name. A report travels (attached, published): an absolute path tells its reader
-    nothing and gives away the writer's disk. A relative path is kept as written."""
-    p = Path(path)
-    if not p.is_absolute():
-        return path
-    try:
-        return p.resolve().relative_to(rundir.resolve()).as_posix() or "."
-    except ValueError:
-        return p.name or path
-
-
-def unrooted(x: Any, rundir: Path) -> Any:
-    """``x`` (run.json, a condition's record) with every absolute path in it ``shown_path``."""
-    if isinstance(x, dict):
-        return {k: unrooted(v, rundir) for k, v in x.items()}
-    if isinstance(x, list):
-        return [unrooted(v, rundir) for v in x]
-    if isinstance(x, str) and os.path.isabs(x):
-        return shown_path(x, rundir)
-    return x
-
-
 def _unrooted_text(text: str, rundir: Path, paths: Sequence[str]) -> str:
     """A message (an exception's) with the run directory's and ``paths``' absolute forms
     replaced by how the report shows them (longest first: a dataset may lie in the run)."""
@@ -698,8 +675,8 @@ def build_report(
         depth = replace(depth, film=film[0], film_note=film[1])
     return Report(
         rundir=rundir,
-        config=unrooted(config.dump(), rundir),
-        conditions=unrooted({k: c.dump() for k, c in conditions.items()}, rundir),
+        config=config,
+        conditions=conditions,
         facts=facts,
         main_tables=tuple(main),
         breakdowns=tuple(_breakdowns(rows, defenses, baseline, intervals, extra)),

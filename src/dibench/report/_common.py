@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import unicodedata
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -43,7 +45,9 @@ __all__ = [
     "plain",
     "row_labels",
     "settings_line",
+    "shown_path",
     "svg_label",
+    "unrooted",
 ]
 
 # The paper the report's findings are compared with (SPEC section 8): named in full once, where
@@ -338,3 +342,28 @@ def plain(x: Any) -> Any:
     if isinstance(x, str | int | bool) or x is None:
         return x
     return str(x)
+
+
+def shown_path(path: str, rundir: Path) -> str:
+    """A path as a report shows it: relative to the run directory when it lies inside it, else
+    its last name. A report travels (attached, published): an absolute path tells its reader
+    nothing and gives away the writer's disk. A relative path is kept as written."""
+    p = Path(path)
+    if not p.is_absolute():
+        return path
+    try:
+        return p.resolve().relative_to(rundir.resolve()).as_posix() or "."
+    except ValueError:
+        return p.name or path
+
+
+def unrooted(x: Any, rundir: Path) -> Any:
+    """``x`` (run.json or a condition's record as JSON data) with every absolute path in it
+    ``shown_path``."""
+    if isinstance(x, dict):
+        return {k: unrooted(v, rundir) for k, v in x.items()}
+    if isinstance(x, list):
+        return [unrooted(v, rundir) for v in x]
+    if isinstance(x, str) and os.path.isabs(x):
+        return shown_path(x, rundir)
+    return x

@@ -21,7 +21,7 @@ from typing import Any
 from dibench._text_safety import formula_safe, visible
 from dibench.metrics import MIN_CLUSTERS
 
-from ._common import plain
+from ._common import plain, unrooted
 from ._model import Report
 from ._sections import sections
 
@@ -110,8 +110,11 @@ def to_json(report: Report) -> str:
         "report_version": REPORT_JSON_VERSION,
         "dibench_version": report.version,
         "rundir": report.name,
-        "config": plain(report.config),
-        "conditions": plain(report.conditions),
+        # the records as their files hold them, every absolute path shown as the report shows it
+        "config": plain(unrooted(report.config.dump(), report.rundir)),
+        "conditions": plain(
+            unrooted({k: c.dump() for k, c in report.conditions.items()}, report.rundir)
+        ),
         "settings": {
             "ci": report.intervals.ci,
             "conf": report.intervals.conf,

@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from dibench._values import ChainPick
     from dibench.adapters import Screen
     from dibench.runner import ResultStore, SimRunConfig
-    from dibench.sim import ChainSpec
+    from dibench.sim import ChainSpec, EpisodeSpec
 
 __all__ = [
     "EXPLORE_HEAD",
@@ -289,7 +289,7 @@ _KINDS = ("attack success", "target picked", "paths differ", "pair")
 
 
 def _pairs(
-    trajs: Sequence[Trajectory], specs: dict[str, Any]
+    trajs: Sequence[Trajectory], specs: dict[str, EpisodeSpec]
 ) -> list[tuple[int, str, Trajectory, Trajectory]]:
     """(tier, hash, benign, injected) for every injected episode with a benign twin and a spec."""
     benign = {
@@ -340,14 +340,14 @@ def _choose(
 
 def sim_plan(
     config: RunFile, conditions: dict[str, StoredCondition]
-) -> tuple[SimRunConfig | None, dict[str, Any], str]:
+) -> tuple[SimRunConfig | None, dict[str, EpisodeSpec | ChainSpec], str]:
     """(SimRunConfig, specs by id, note) from run.json's ``sim`` or a condition's record."""
     from dibench.runner import SimRunConfig, plan_sim_work
 
     raw = config.sim
-    if not isinstance(raw, dict):
+    if raw is None:
         raw = next((c.settings.sim for c in conditions.values() if c.settings.sim), None)
-    if not isinstance(raw, dict):
+    if raw is None:
         return None, {}, "no simulator settings in run.json or the store: cannot replay episodes"
     try:
         cfg = SimRunConfig.from_dict(raw)
@@ -387,20 +387,18 @@ def build_explore(
     if filmstrips > 0:
         cfg, specs, note = sim_plan(config, conditions)
         if cfg is not None:
-            from dibench.sim import ChainSpec
+            from dibench.sim import EpisodeSpec, make_env
 
             # a chain is drawn decision by decision in the Depth section, not here
-            chains = {k for k, v in specs.items() if isinstance(v, ChainSpec)}
-            specs = {k: v for k, v in specs.items() if k not in chains}
-            from dibench.sim import make_env
-
-            ranked = _pairs(trajs, specs)
+            episodes = {k: v for k, v in specs.items() if isinstance(v, EpisodeSpec)}
+            chains = specs.keys() - episodes.keys()
+            ranked = _pairs(trajs, episodes)
             for tier, b, t in _choose(ranked, filmstrips):
-                spec = specs[t.instance_id]
+                spec = episodes[t.instance_id]
                 acceptable = tuple(spec.acceptable)
                 kw = {"target": t.target, "acceptable": acceptable, "width": thumb_width}
                 ben = replay_episode(
-                    make_env(specs[b.instance_id], width=cfg.width, height=cfg.height), b, **kw
+                    make_env(episodes[b.instance_id], width=cfg.width, height=cfg.height), b, **kw
                 )
                 env = make_env(spec, width=cfg.width, height=cfg.height)
                 inj = replay_episode(env, t, **kw)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dibench._records import HeldOutResult, HeldOutTest
+from dibench._records import HeldOutResult, HeldOutTest, RunFile, StoredCondition
 from dibench.metrics import (
     DefenseComparison,
     DefenseRates,
@@ -601,8 +601,8 @@ class Report:
     """Everything a report shows, computed once by ``build_report``."""
 
     rundir: Path  # where ``write_report`` writes by default; the formats show only ``name``
-    config: dict[str, Any]  # run.json ({} when absent), absolute paths made relative
-    conditions: dict[str, dict[str, Any]]  # each StoredCondition.dump(), likewise
+    config: RunFile  # run.json (``RunFile()`` when absent or unreadable: see ``notes``)
+    conditions: dict[str, StoredCondition]  # by key, as the run's store registers them
     facts: RunFacts
     main_tables: tuple[Table, ...]  # model x probe by framework, one per defense (baseline first)
     breakdowns: tuple[Table, ...]

@@ -14,12 +14,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from dibench._records import RunFile
 
 from ._errors import RunError
 from ._rundir import EPISODE_KEYS, RunDir
+from ._sim import SimRunConfig
 from ._store import IMAGE_SOURCES, ResultStore
 
 __all__ = ["MergeError", "merge_runs"]
@@ -31,23 +31,28 @@ class MergeError(RunError):
     """Run directories that cannot be read as one; names the directories and why."""
 
 
-def _identity(run: RunDir, data: RunFile) -> tuple[str, Any]:
-    """What the runs must share: the dataset's records, or the simulator's episodes."""
+def _identity(run: RunDir, data: RunFile) -> tuple[str, object]:
+    """What the runs must share: the dataset's records (each file's sha256 as the run read
+    it), or the simulator's episodes (``EPISODE_KEYS`` of its settings, read by their model)."""
     if data.dataset:
         return "dataset", data.dataset_sha256
     if data.sim is not None:
-        return "sim", {k: data.sim.get(k) for k in EPISODE_KEYS}
+        try:
+            sim = SimRunConfig.from_dict(data.sim)
+        except RunError as exc:
+            raise MergeError(f"{run.run_json}: {exc}") from None
+        return "sim", tuple(getattr(sim, k) for k in EPISODE_KEYS)
     raise MergeError(f"{run.root}: run.json names neither a dataset nor simulator episodes")
 
 
-def _which(kind: str, ident: Any, other_kind: str, other: Any) -> str:
+def _which(kind: str, ident: object, other_kind: str, other: object) -> str:
     """What differs between two runs' data, as a clause: the record file whose sha256 differs
     (each run recorded the files as it read them), or the episodes' settings."""
     if kind == other_kind == "dataset" and isinstance(ident, dict) and isinstance(other, dict):
         for name in sorted(set(ident) | set(other)):
-            if ident.get(name) != other.get(name):
-                a, b = (str(x.get(name) or "-")[:12] for x in (ident, other))
-                return f"{name} read with sha256 {a} and {b}"
+            a, b = (x.get(name) for x in (ident, other))
+            if a != b:
+                return f"{name} read with sha256 {str(a or '-')[:12]} and {str(b or '-')[:12]}"
     return "their records' fingerprints differ"
 
 
