@@ -47,6 +47,7 @@ __all__ = [
     "RunFile",
     "SearchRound",
     "StoredCondition",
+    "StoredEndpoint",
     "StoredStep",
 ]
 
@@ -262,6 +263,21 @@ class StoredStep(_Stored):
     error: str | None = None
     screen: str = ""
     page: str = ""
+
+
+class StoredEndpoint(_Stored):
+    """One endpoint's totals over every session of a multi-endpoint condition, as the store's
+    meta entry ``endpoints|CONDITION`` lists them (``runner.record_endpoint_stats`` sums the
+    providers' per-session ``EndpointStats``); read by the report's run facts (``read``: an
+    entry of an older store at these defaults, one without a ``url`` names no endpoint)."""
+
+    url: str = ""  # redacted: never its credentials
+    calls: int = 0  # attempts sent to it
+    errors: int = 0
+    ejections: int = 0
+    latency_s: float = 0.0  # summed over its successful calls
+    mean_latency_s: float = 0.0
+    state: str = ""  # healthy, backoff, ejected or misconfigured at the last session's end
 
 
 # --- attack.json ---------------------------------------------------------------------------------

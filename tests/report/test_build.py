@@ -185,3 +185,29 @@ def test_benign_only_run_renders_every_format(tmp_path: Path) -> None:
         text = render_report(rep, fmt)
         assert "NaN" not in text and "nan" not in text.lower().split()
     assert "no benign/injected pairs" in render_report(rep, "md")
+
+
+def test_endpoint_totals_of_an_older_or_torn_store_read_at_their_defaults(
+    tmp_path: Path,
+) -> None:
+    """The run facts' endpoints come from the store's meta entries as written; an entry without
+    a URL names no endpoint, a missing or mistyped total reads as 0."""
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        store.add_condition(Condition("direct", "m", "none"))
+        store.set_meta(
+            "endpoints|direct|m|none",
+            [
+                {"url": "http://a", "calls": 10, "errors": 2, "ejections": 1,
+                 "latency_s": 4.0, "mean_latency_s": 0.5, "state": "ejected"},
+                {"url": "http://b", "calls": "many"},  # an older or torn entry
+                {"calls": 3},  # no URL: no endpoint
+                "not an entry",
+            ],
+        )  # fmt: skip
+    facts = build_report(tmp_path, examples=0).facts
+    assert [(e.url, e.calls, e.errors, e.ejections, e.mean_latency_s, e.state)
+            for e in facts.endpoints] == [
+        ("http://a", 10, 2, 1, 0.5, "ejected"),
+        ("http://b", 0, 0, 0, 0.0, ""),
+    ]  # fmt: skip
+    assert {e.condition for e in facts.endpoints} == {"direct|m|none"}

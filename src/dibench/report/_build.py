@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import dibench
 from dibench._fs import NoSuchFile, StrPath
-from dibench._records import RecordError, RunFile, StoredCondition
+from dibench._records import RecordError, RunFile, StoredCondition, StoredEndpoint
 from dibench.metrics import (
     NO_DEFENSE,
     ChoiceSet,
@@ -362,18 +362,18 @@ def _endpoint_facts(store: ResultStore) -> tuple[EndpointFacts, ...]:
             entries = json.loads(value)
         except (TypeError, ValueError):
             continue
-        for e in entries if isinstance(entries, list) else []:
-            if not isinstance(e, dict) or not isinstance(e.get("url"), str):
+        for e in map(StoredEndpoint.read, entries if isinstance(entries, list) else []):
+            if not e.url:
                 continue
             out.append(
                 EndpointFacts(
                     condition=key.removeprefix("endpoints|"),
-                    url=e["url"],
-                    calls=int(e.get("calls") or 0),
-                    errors=int(e.get("errors") or 0),
-                    ejections=int(e.get("ejections") or 0),
-                    mean_latency_s=float(e.get("mean_latency_s") or 0.0),
-                    state=str(e.get("state") or ""),
+                    url=e.url,
+                    calls=e.calls,
+                    errors=e.errors,
+                    ejections=e.ejections,
+                    mean_latency_s=e.mean_latency_s,
+                    state=e.state,
                 )
             )
     return tuple(out)
