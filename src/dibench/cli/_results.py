@@ -6,13 +6,12 @@ import contextlib
 import errno
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:
-    pass
-
+if TYPE_CHECKING:  # imported where used: the runner is slow to import for a CLI start
+    from dibench.runner import RunDir
 
 from ._app import fail, guard, main
 
@@ -152,7 +151,7 @@ def export(rundirs: tuple[Path, ...], fmt: str, out: Path | None, replies: Path 
         _export(run, fmt, out, replies, default_out)
 
 
-def _export(run: Any, fmt: str, out: Path, replies: Path | None, default_out: bool) -> None:
+def _export(run: RunDir, fmt: str, out: Path, replies: Path | None, default_out: bool) -> None:
     from dibench.runner import export_replies, export_rows
 
     with run.store(readonly=True) as store, _writable_hint(None if default_out else out):
