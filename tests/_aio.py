@@ -16,12 +16,19 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def run(coro: Awaitable[T]) -> T:
-    """``asyncio.run(coro)``'s result, without formatting it on the way out."""
+def run(coro: Awaitable[T], runner: asyncio.Runner | None = None) -> T:
+    """``asyncio.run(coro)``'s result, without formatting it on the way out.
+
+    ``runner``: an ``asyncio.Runner`` kept open over many calls, as a process running a sweep
+    keeps one loop: a new loop per call also starts (and joins) the worker thread its first
+    ``to_thread`` needs, a fifth of the CPU of a file of a few thousand short runs."""
     out: list[T] = []
 
     async def main() -> None:
         out.append(await coro)
 
-    asyncio.run(main())
+    if runner is None:
+        asyncio.run(main())
+    else:
+        runner.run(main())
     return out[0]

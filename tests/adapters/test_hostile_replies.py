@@ -10,9 +10,11 @@ on its step, and each run ends well inside the time a reader may take.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import inspect
 import time
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
@@ -178,20 +180,31 @@ def frameworks() -> list[object]:
     ]
 
 
-def _run_adapter(adapter: Adapter, inp: AgentInput, model: Provider) -> tuple[Decision, float]:
+@pytest.fixture(scope="module")
+def loop() -> Iterator[asyncio.Runner]:
+    """One event loop for the file's few thousand runs (tests/_aio.py says why)."""
+    with asyncio.Runner() as runner:
+        yield runner
+
+
+def _run_adapter(
+    adapter: Adapter, inp: AgentInput, model: Provider, loop: asyncio.Runner | None = None
+) -> tuple[Decision, float]:
     t = time.perf_counter()
-    d = run(adapter.decide(inp, model))  # tests/_aio.py: a huge reply is not formatted on exit
+    d = run(adapter.decide(inp, model), loop)  # tests/_aio.py: a huge reply is not formatted
     return d, time.perf_counter() - t
 
 
-def _run(name: str, parse: str, inp: AgentInput, model: HostileModel) -> tuple[Decision, float]:
-    return _run_adapter(make_adapter(name, parse=parse), inp, model)
+def _run(
+    name: str, parse: str, inp: AgentInput, model: HostileModel, loop: asyncio.Runner
+) -> tuple[Decision, float]:
+    return _run_adapter(make_adapter(name, parse=parse), inp, model, loop)
 
 
-def _roles(name: str, parse: str, inp: AgentInput) -> list[str]:
+def _roles(name: str, parse: str, inp: AgentInput, loop: asyncio.Runner) -> list[str]:
     """The roles a framework asks on a decision screen, in order of first call."""
     model = HostileModel("", role="")  # never matches: every call gets the benign move
-    _run(name, parse, inp, model)
+    _run(name, parse, inp, model, loop)
     return list(dict.fromkeys(model.roles))
 
 
@@ -206,25 +219,27 @@ def _check(d: Decision, seconds: float, text: str, what: str) -> None:
 
 @pytest.mark.parametrize("parse", PARSE_MODES)
 @pytest.mark.parametrize("name", frameworks())
-def test_every_role_survives_every_hostile_reply(name: str, parse: str, inp: AgentInput) -> None:
+def test_every_role_survives_every_hostile_reply(
+    name: str, parse: str, inp: AgentInput, loop: asyncio.Runner
+) -> None:
     """Each role gets each hostile reply once, the other calls a benign move."""
-    roles = _roles(name, parse, inp)
+    roles = _roles(name, parse, inp, loop)
     assert roles
     for role in roles:
         for key, text in hostile().items():
-            d, seconds = _run(name, parse, inp, HostileModel(text, role))
+            d, seconds = _run(name, parse, inp, HostileModel(text, role), loop)
             _check(d, seconds, text, f"{name} {parse} {role}: {key}")
 
 
 @pytest.mark.parametrize("parse", PARSE_MODES)
 @pytest.mark.parametrize("name", frameworks())
 def test_a_run_of_hostile_replies_ends_as_a_failed_read(
-    name: str, parse: str, inp: AgentInput
+    name: str, parse: str, inp: AgentInput, loop: asyncio.Runner
 ) -> None:
     """Every call answered with the nested object: the acting role cannot read it, so the
     run ends with a parse failure or the framework's error, the reply on a failed step."""
     text = hostile()["section"]
-    d, seconds = _run(name, parse, inp, HostileModel(text, role=None))
+    d, seconds = _run(name, parse, inp, HostileModel(text, role=None), loop)
     _check(d, seconds, text, f"{name} {parse}")
     if name in TEXT_HANDS_BACK:
         assert d.outcome == Outcome.ASKED_USER and len(d.cause) < 400, d.cause

@@ -140,7 +140,10 @@ def test_a_broken_injected_record_is_a_schema_issue_with_ocr_on(
 
 
 def _generate_with(probe: str, out: Path) -> Dataset:
-    generate(out, GenerateConfig(seed=5, benign=3, probes=(probe,)), workers=1)
+    """Three states composed with ``probe``, on half-size screens (what the check finds in a
+    broken probe's screens does not depend on their size; a quarter of the pixels to draw)."""
+    cfg = GenerateConfig(seed=5, benign=3, probes=(probe,), width=540, height=1170)
+    generate(out, cfg, workers=1)
     return Dataset.open(out)
 
 

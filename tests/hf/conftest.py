@@ -18,7 +18,11 @@ from dibench.hf import export_hf
 
 from ..conftest import shared_folder
 
-TINY = GenerateConfig(seed=11, benign=10)  # 10 apps, 2 languages, every probe
+# 10 apps, 2 languages, every probe; half-size screens (a patch, a round trip, a card do not
+# depend on the size, and every screen is composed and diffed by the export and its tests).
+# Generated and exported in the test process: a pool's start-up cost more wall time than it
+# saved beside the other test worker (tests/hf/test_cli.py exports through the pool).
+TINY = GenerateConfig(seed=11, benign=10, width=540, height=1170)
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +37,7 @@ def hf_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield from shared_folder(
-        tmp_path_factory, "hf", lambda out: generate(out / "tiny", TINY, workers=2), "tiny"
+        tmp_path_factory, "hf", lambda out: generate(out / "tiny", TINY, workers=1), "tiny"
     )
 
 
@@ -44,7 +48,7 @@ def tiny_hf(tiny_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     yield from shared_folder(
         tmp_path_factory,
         "hf-export",
-        lambda out: export_hf(tiny_dir, out / "export", shard_size=150, workers=2),
+        lambda out: export_hf(tiny_dir, out / "export", shard_size=150, workers=1),
         "export",
     )
 

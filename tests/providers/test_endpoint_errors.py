@@ -86,10 +86,13 @@ def test_what_a_failure_says_about_the_endpoint(
     unanswered: bool,
 ) -> None:
     pytest.importorskip(module)
-    # 1 s: a 403 that took longer than a tighter timeout on a loaded machine read as a hang. A
-    # hang never answers, so there the timeout always fires, however loaded the machine: its
-    # three attempts wait 0.5 s each (3 s -> 1.5 s), well above an attempt's connect and send
-    timeout_s = 0.5 if fault.kind == "hang" else 1.0
+    # An attempt's timeout covers the SDK's work inside it too, and a vendor's first call
+    # imports and builds its request models there (google.genai: ~0.3 s of CPU): on a loaded
+    # machine a 401 timed out at 1 s, was retried and answered 401 (retries 1, not 0). Every
+    # fault but the hang answers at once, so its timeout is far off and never fires. A hang
+    # never answers, so there the timeout always fires, however loaded the machine: its three
+    # attempts wait 0.5 s each, well above an attempt's connect and send
+    timeout_s = 0.5 if fault.kind == "hang" else 30.0
     with FakeChatServer("ok", faults=lambda i, body: fault) as srv:
         p = make_provider(
             f"{scheme}:{model}", base_url=url(scheme, srv.url), **{**FAST, "timeout_s": timeout_s}

@@ -43,7 +43,9 @@ __all__ = [
 # descriptions are prompt parts: ``prompts/parts/atomic_NAME.txt``, ``shortcuts.txt``)
 _ATOMIC = ("Open_App", "Tap", "Swipe", "Type", "Enter", "Switch_App", "Back", "Home", "Wait")
 _SHORTCUTS = ("Tap_Type_and_Enter",)
-_DONE = re.compile(r"^\W*(?:all\s+)?(?:subgoals?\s+)?(?:are\s+)?finished\b", re.I)
+# the leading run of non-word characters is taken whole (``*+``): what follows starts with a
+# letter, so giving any back never matches, and a reply of a million braces is read once
+_DONE = re.compile(r"^\W*+(?:all\s+)?(?:subgoals?\s+)?(?:are\s+)?finished\b", re.I)
 _QUIT = {"null", "none", "finish", "finished", "exit", "stop", "done"}
 
 
