@@ -103,6 +103,16 @@ class InstanceId(str):
         return cls(*parts)
 
     @classmethod
+    def read(cls, text: str, *, injected: bool) -> InstanceId:
+        """An id as a stored row holds it (a results store, an imported log): ``parse``d;
+        an injected row's id that is not ``<pair>.<target>.<probe>`` (a row DIBench did not
+        write) reads as its own pair rather than failing the report that reads it."""
+        try:
+            return cls.parse(text, injected=injected)
+        except InstanceIdError:
+            return cls(str(text))
+
+    @classmethod
     def of(cls, value: str) -> InstanceId:
         """``value`` if it is an InstanceId, else the benign id ``value`` (never split)."""
         return value if isinstance(value, InstanceId) else cls(str(value))

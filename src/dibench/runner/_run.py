@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Attempt",
     "Finish",
+    "Item",
     "OpenCondition",
     "ProgressFn",
     "RunConfig",
@@ -47,6 +48,10 @@ __all__ = [
     "open_condition",
     "plan_work",
 ]
+
+# A unit of work: (instance or episode id, repeat). The id is typed from the plan to the row:
+# its pair, target and probe travel with it, nothing splits or looks it up again.
+Item = tuple[InstanceId, int]
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ def check_states(ds: Dataset, states: Sequence[str]) -> None:
         )
 
 
-def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
+def plan_work(ds: Dataset, config: RunConfig) -> list[Item]:
     """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
     check_states(ds, config.states)
     states = list(config.states) or list(ds.benign)
@@ -148,7 +153,7 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
 
 def dataset_row(
     ds: Dataset,
-    iid: str,
+    iid: InstanceId,
     repeat: int,
     condition: Condition,
     decision: str | None,
@@ -160,7 +165,8 @@ def dataset_row(
 ) -> ResultRow:
     """The result row of one run of a dataset instance: what ``dibench run`` stores and the
     inspect task scores (``decision`` is the chosen candidate, or None; ``question`` what an
-    ASKED_USER run asked, ``confirmations`` the confirmation requests it made)."""
+    ASKED_USER run asked, ``confirmations`` the confirmation requests it made). ``iid`` is
+    the typed id (``Dataset.key``): the row keeps it, its benign twin read from it."""
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
     state = inst.state
@@ -177,7 +183,7 @@ def dataset_row(
     )
     return ResultRow(
         instance_id=iid,
-        pair_of=inst.benign_id,
+        pair_of=iid.pair,
         injected=rec is not None,
         app=inst.state.app,
         category=inst.state.category.value,
@@ -204,12 +210,12 @@ def dataset_row(
     )
 
 
-Attempt = Callable[[str, int], Awaitable[Decision]]
-Finish = Callable[[str, int, Decision | None, Outcome, str], None]
+Attempt = Callable[[InstanceId, int], Awaitable[Decision]]
+Finish = Callable[[InstanceId, int, Decision | None, Outcome, str], None]
 
 
 async def drive(
-    work: Sequence[tuple[str, int]],
+    work: Sequence[Item],
     attempt: Attempt,
     finish: Finish,
     prog: RunProgress,
@@ -230,13 +236,13 @@ async def drive(
     answered, so a dead endpoint never looks like a finished run. The first run of a session
     runs alone, the other workers start when it has finished.
     """
-    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    queue: asyncio.Queue[Item] = asyncio.Queue()
     for w in work:
         queue.put_nowait(w)
     aborted: list[str] = []
     dead = EndpointHealth()
 
-    async def bounded(iid: str, repeat: int) -> Decision:
+    async def bounded(iid: InstanceId, repeat: int) -> Decision:
         """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
         if dead.succeeded:
             return await attempt(iid, repeat)
@@ -333,9 +339,6 @@ def defended(
     return adapter, chain, defense
 
 
-Item = tuple[str, int]  # (instance or episode id, repeat)
-
-
 @dataclass
 class OpenCondition:
     """A condition registered in its store: the adapter to run (behind its defenses), the
@@ -345,7 +348,7 @@ class OpenCondition:
     adapter: Adapter
     condition: Condition
     work: list[Item]
-    done: set[Item]
+    done: set[tuple[str, int]]  # as the store lists them: (id, repeat)
     chain: DefenseChain | None = None  # the defenses the adapter runs behind
 
     @property

@@ -45,7 +45,7 @@ from typing import Any
 from dibench._errors import DIBenchError
 from dibench._fs import StrPath
 from dibench._records import ConditionSettings, StoredCondition, StoredStep
-from dibench._values import ChainPick, Condition, Outcome
+from dibench._values import ChainPick, Condition, InstanceId, Outcome
 from dibench.adapters import Action, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow, RunUsage, Trajectory, VerdictRow
@@ -578,7 +578,7 @@ class ResultStore:
             *depth,
         ) in self.db.execute(sql, args):
             yield ResultRow(
-                instance_id=iid,
+                instance_id=InstanceId.read(iid, injected=bool(inj)),
                 pair_of=pair,
                 injected=bool(inj),
                 app=app,

@@ -28,7 +28,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypedDict, Unpack
 
-from dibench._values import Condition, Outcome
+from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow
@@ -39,6 +39,7 @@ from ._parts import RunParts
 from ._refs import ScreenRefs
 from ._run import (
     Attempt,
+    Item,
     OpenCondition,
     ProgressFn,
     RunConfig,
@@ -84,9 +85,6 @@ __all__ = [
     "run_workload",
 ]
 
-Item = tuple[str, int]  # (instance or episode id, repeat)
-
-
 # Rows handed to the store thread and not yet committed; past this the event loop waits.
 _WRITES_AHEAD = 256
 # Rows waiting for the store thread past which it stops proving screens it would have to
@@ -107,24 +105,26 @@ class _AfterCommit:
     """
 
     def __init__(
-        self, recorder: Recorder | None, ids: Callable[[str, int], list[str]] | None = None
+        self,
+        recorder: Recorder | None,
+        ids: Callable[[InstanceId, int], list[InstanceId]] | None = None,
     ) -> None:
         self.recorder = recorder
         self.ids = ids or (lambda iid, _repeat: [iid])
-        self._due: dict[tuple[str, int], list[str]] = {}
+        self._due: dict[Item, list[InstanceId]] = {}
         self._lock = threading.Lock()
 
-    def flush(self, instance_id: str, repeat: int) -> None:
+    def flush(self, instance_id: InstanceId, repeat: int) -> None:
         ids = self.ids(instance_id, repeat)
         with self._lock:
             self._due[instance_id, repeat] = ids
 
-    def discard(self, instance_id: str, repeat: int) -> None:
+    def discard(self, instance_id: InstanceId, repeat: int) -> None:
         if self.recorder is not None:
             for iid in self.ids(instance_id, repeat):
                 self.recorder.discard(iid, repeat)
 
-    def committed(self, instance_id: str, repeat: int) -> None:
+    def committed(self, instance_id: InstanceId, repeat: int) -> None:
         with self._lock:
             due = self._due.pop((instance_id, repeat), None)
         if due is not None and self.recorder is not None:
@@ -247,9 +247,10 @@ class Workload(ABC):
 
     @abstractmethod
     def row(
-        self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
+        self, iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
-        """The finished unit's row and the moves stored with it (called once per unit)."""
+        """The finished unit's row (its ``instance_id`` the typed ``iid``) and the moves stored
+        with it (called once per unit)."""
 
     @abstractmethod
     def attempts(
@@ -274,17 +275,17 @@ class Workload(ABC):
         return None
 
     def played(
-        self, item: Item, moves: Sequence[Move], step_ids: Sequence[str] | None = None
+        self, item: Item, moves: Sequence[Move], step_ids: Sequence[InstanceId] | None = None
     ) -> None:
         """Note what an attempt left for its row: its moves and, for a chain, the ids its
         calls were made under (wherever it ran). A dataset screen leaves nothing."""
         return None
 
-    def ids(self, iid: str, repeat: int) -> list[str]:
+    def ids(self, iid: InstanceId, repeat: int) -> list[InstanceId]:
         """The ids a unit's calls were recorded under (its replies are flushed by them)."""
         return [iid]
 
-    def left(self, item: Item) -> tuple[Sequence[Move], list[str] | None]:
+    def left(self, item: Item) -> tuple[Sequence[Move], list[InstanceId] | None]:
         """What ``played`` noted for ``item`` (its moves; a chain's decision ids, else None),
         forgotten here: read once, for its row or by a Ray actor for the driver."""
         return (), None
@@ -294,18 +295,16 @@ class Workload(ABC):
         return [[w] for w in work]
 
 
-def dataset_units(
-    work: Sequence[Item], benign_of: Callable[[str], str], blocks: int, repeats: int
-) -> list[list[Item]]:
-    """Split ``work`` (in plan order) into units: one benign state with all its injected
-    twins, over one of ``blocks`` equal ranges of the ``repeats`` (instance by instance, then
-    repeat by repeat, as in the plan). A state's screens share pixels (the OCR agent's band
-    caches, the composition's base image), and a screen's repeats share its encoding and its
-    OCR, so a unit keeps together what the local backend would reuse."""
+def dataset_units(work: Sequence[Item], blocks: int, repeats: int) -> list[list[Item]]:
+    """Split ``work`` (in plan order) into units: one benign state (each id's ``pair``) with
+    all its injected twins, over one of ``blocks`` equal ranges of the ``repeats`` (instance
+    by instance, then repeat by repeat, as in the plan). A state's screens share pixels (the
+    OCR agent's band caches, the composition's base image), and a screen's repeats share its
+    encoding and its OCR, so a unit keeps together what the local backend would reuse."""
     per = math.ceil(repeats / max(1, blocks))
     units: dict[tuple[str, int], list[Item]] = {}
-    for item in work:
-        units.setdefault((benign_of(item[0]), (item[1] - 1) // per), []).append(item)
+    for iid, repeat in work:
+        units.setdefault((iid.pair, (repeat - 1) // per), []).append((iid, repeat))
     return list(units.values())
 
 
@@ -337,14 +336,14 @@ class DatasetWorkload(Workload):
         return dataset_settings(self.ds, self.config)
 
     def plan(self) -> list[Item]:
-        return plan_work(self.ds, self.config)  # type: ignore[return-value]
+        return plan_work(self.ds, self.config)
 
     def refs(self, store: ResultStore, chain: DefenseChain | None) -> ScreenRefs | None:
         self._refs = ScreenRefs(self.ds, chain, store.path.parent)
         return self._refs
 
     def row(
-        self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
+        self, iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
         chosen = decision.candidate if decision is not None else None
         row = dataset_row(
@@ -366,12 +365,12 @@ class DatasetWorkload(Workload):
         composer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-compose")
         refs = self._refs
 
-        async def agent_input(iid: str, repeat: int) -> AgentInput:
+        async def agent_input(iid: InstanceId, repeat: int) -> AgentInput:
             if screens.ready(iid):  # cached, or a file read and a record: built right here
                 return screens.input(iid, repeat)
             return await loop.run_in_executor(composer, screens.input, iid, repeat)
 
-        async def attempt(iid: str, repeat: int) -> Decision:
+        async def attempt(iid: InstanceId, repeat: int) -> Decision:
             inp = await agent_input(iid, repeat)
             if refs is not None:
                 refs.note(iid, repeat, inp.screenshot_png)  # what shown screens are compared with
@@ -385,11 +384,10 @@ class DatasetWorkload(Workload):
     def units(self, work: Sequence[Item], workers: int) -> list[list[Item]]:
         """One benign state with its twins per unit (``dataset_units``), the first run alone,
         as in ``drive``."""
-        pair = self.ds.key
-        states = {pair(i).pair for i, _ in work}
+        states = {iid.pair for iid, _ in work}
         repeats = self.config.repeats
         blocks = repeat_blocks(len(states), workers, repeats)
-        units = dataset_units(work, lambda iid: pair(iid).pair, blocks, repeats)
+        units = dataset_units(work, blocks, repeats)
         if units and len(units[0]) > 1:  # the first run goes alone, as in drive
             units[:1] = [units[0][:1], units[0][1:]]
         return units
@@ -405,10 +403,10 @@ class SimWorkload(Workload):
     def __init__(self, config: SimRunConfig, *, system_prefix: str = "") -> None:
         super().__init__(system_prefix=system_prefix)
         self.config = config
-        self.specs: dict[str, EpisodeSpec | ChainSpec] = {}
+        self.specs: dict[InstanceId, EpisodeSpec | ChainSpec] = {}
         self._planned = 0
         self._moves: dict[Item, Sequence[Move]] = {}
-        self._step_ids: dict[Item, list[str]] = {}  # a chain's decisions' ids, until stored
+        self._step_ids: dict[Item, list[InstanceId]] = {}  # a chain's decisions' ids, until stored
 
     @property
     def concurrency(self) -> int:
@@ -430,20 +428,20 @@ class SimWorkload(Workload):
         return opened, RunProgress(total=self._planned, done=n, skipped=n)
 
     def played(
-        self, item: Item, moves: Sequence[Move], step_ids: Sequence[str] | None = None
+        self, item: Item, moves: Sequence[Move], step_ids: Sequence[InstanceId] | None = None
     ) -> None:
         self._moves[item] = moves
         if step_ids is not None:
             self._step_ids[item] = list(step_ids)
 
-    def ids(self, iid: str, repeat: int) -> list[str]:
+    def ids(self, iid: InstanceId, repeat: int) -> list[InstanceId]:
         return self._step_ids.get((iid, repeat), [iid])
 
-    def left(self, item: Item) -> tuple[Sequence[Move], list[str] | None]:
+    def left(self, item: Item) -> tuple[Sequence[Move], list[InstanceId] | None]:
         return self._moves.pop(item, ()), self._step_ids.pop(item, None)
 
     def row(
-        self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
+        self, iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
         """The episode's row with its moves (a chain's picks are its moves' commits, in
         order); what the unit left is forgotten here."""
@@ -469,7 +467,7 @@ class SimWorkload(Workload):
 
         config, prefix = self.config, self.system_prefix
 
-        async def attempt(iid: str, repeat: int) -> Decision:
+        async def attempt(iid: InstanceId, repeat: int) -> Decision:
             spec = self.specs[iid]
             if isinstance(spec, ChainSpec):
                 played = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
@@ -535,7 +533,7 @@ async def run_workload(
     writer = _RowWriter(store, opened.key, after, workload.refs(store, opened.chain))
 
     def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+        iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
         row, moves = workload.row(iid, repeat, decision, outcome)
         writer.submit(row, decision, cause, moves)  # a failed commit (full disk) stops the run
