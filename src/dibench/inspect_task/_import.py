@@ -26,7 +26,7 @@ from dibench._fs import file_errors
 from dibench._records import RUN_SCHEMA, ConditionSettings, RunFile
 from dibench._values import Condition, InstanceId, Outcome
 from dibench.metrics import ResultRow
-from dibench.runner import Described, RunDir, RunError
+from dibench.runner import Described, RunDir, RunError, SimRunConfig
 
 from ._lazy import require_inspect
 from ._record import STORE_KEY, decision_from_json, moves_from_json, row_from_json
@@ -170,7 +170,7 @@ def _record(rundir: RunDir, info: dict[str, Any], cond: _Condition, inspect: dic
 
     def change(data: RunFile) -> None:
         if info.get("kind") == "sim":
-            rundir.check_sim(data, info["sim"])
+            rundir.check_sim(data, SimRunConfig.from_dict(info["sim"]))
             data.kind, data.sim = "sim", data.sim or info["sim"]
         else:
             recorded = data.dataset

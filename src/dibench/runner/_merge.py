@@ -19,7 +19,8 @@ from typing import Any
 from dibench._records import RunFile
 
 from ._errors import RunError
-from ._rundir import EPISODE_KEYS, RunDir
+from ._rundir import RunDir
+from ._sim import EPISODE_KEYS
 from ._store import IMAGE_SOURCES, ResultStore
 
 __all__ = ["MergeError", "merge_runs"]

@@ -19,8 +19,9 @@ from dibench.adapters import Adapter
 from dibench.providers import Provider
 
 from ._errors import RunError
+from ._request import stored_options
 from ._run import ProgressFn
-from ._rundir import judge_replies_path, stored_options
+from ._rundir import judge_replies_path
 from ._store import ResultStore
 from ._types import AgentRequest, Recorder
 

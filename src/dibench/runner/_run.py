@@ -370,29 +370,31 @@ def open_condition(
     plan: Callable[[], Sequence[Item]],
     *,
     condition: Condition,
-    settings: dict[str, Any],
+    settings: ConditionSettings,
 ) -> OpenCondition:
     """What every backend does before its first run, for datasets and simulators alike:
     wrap ``adapter`` in its defenses (see ``defended``), register the condition with
-    ``settings`` plus the adapter's, provider's and defenses' descriptions as its config,
+    ``settings`` (what it runs over) completed by the adapter's, provider's and defenses'
+    descriptions as its config,
     and keep of the work ``plan()`` returns (in run order; planned once the condition is
     registered) what the store still lacks. ``condition``'s defense is the chain's, if any."""
     adapter, chain, defense = defended(adapter, defenses, condition.defense)
     condition = condition._replace(defense=defense)
-    config = ConditionSettings.model_validate({
-        **settings,
-        "adapter": adapter.describe(),
-        "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
-        "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
-    })  # fmt: skip
+    config = settings.model_copy(
+        update={
+            "adapter": adapter.describe(),
+            "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
+            "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
+        }
+    )
     done = store.done(store.add_condition(condition, config))
     return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
 
 
-def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
+def dataset_settings(ds: Dataset, config: RunConfig) -> ConditionSettings:
     """A dataset condition's settings as its store records them (``open_condition``)."""
-    return {
-        "run": config.describe(),
-        "dataset": str(ds.root),
-        "dataset_sha256": ds.sha256,  # the files as read, not the manifest's record
-    }
+    return ConditionSettings(
+        run=config.describe(),
+        dataset=str(ds.root),
+        dataset_sha256=ds.sha256,  # the files as read, not the manifest's record
+    )

@@ -22,19 +22,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from dibench._cache import LruCache
 from dibench._errors import field_error
 from dibench._registry import Registry
-from dibench._values import Condition, InstanceId, Outcome
+from dibench._values import Condition, InstanceId, Outcome, framework_label
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
 from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
-from ._rundir import framework_label
 
 if TYPE_CHECKING:
     from dibench.sim import ChainSpec, EpisodeSpec
 
 __all__ = [
+    "EPISODE_KEYS",
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
@@ -107,6 +107,11 @@ class TrackingEnv(Environment):
         return tr
 
 
+# The settings that decide which episodes exist: one run directory holds one set of episodes.
+EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
+                "width", "height", "list_length", "target_at")  # fmt: skip
+
+
 class SimRunConfig(BaseModel):
     """Which episodes a simulator run covers (recorded in run.json and the store).
 
@@ -161,6 +166,12 @@ class SimRunConfig(BaseModel):
             "width": self.width,
             "height": self.height,
         }
+
+    def same_episodes(self, recorded: Mapping[str, Any]) -> bool:
+        """Whether ``recorded`` (run.json's ``sim``: a ``describe()``) names these episodes:
+        their ``EPISODE_KEYS`` agree (repeats, pacing and step limits may differ)."""
+        mine = self.describe()
+        return all(recorded.get(k) == mine.get(k) for k in EPISODE_KEYS)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SimRunConfig:

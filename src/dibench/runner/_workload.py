@@ -26,8 +26,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypedDict, Unpack
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypedDict, Unpack
 
+from dibench._records import ConditionSettings
 from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset
@@ -238,8 +239,9 @@ class Workload(ABC):
         """Runs in flight (the run's setting)."""
 
     @abstractmethod
-    def settings(self) -> dict[str, Any]:
-        """The condition's settings as its store records them (``open_condition``)."""
+    def settings(self) -> ConditionSettings:
+        """What the condition runs over, as its store records it (``open_condition`` adds
+        the adapter's, provider's and defenses' own settings)."""
 
     @abstractmethod
     def plan(self) -> list[Item]:
@@ -332,7 +334,7 @@ class DatasetWorkload(Workload):
     def concurrency(self) -> int:
         return self.config.concurrency
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> ConditionSettings:
         return dataset_settings(self.ds, self.config)
 
     def plan(self) -> list[Item]:
@@ -412,8 +414,8 @@ class SimWorkload(Workload):
     def concurrency(self) -> int:
         return self.config.concurrency
 
-    def settings(self) -> dict[str, Any]:
-        return {"sim": self.config.describe()}
+    def settings(self) -> ConditionSettings:
+        return ConditionSettings(sim=self.config.describe())
 
     def plan(self) -> list[Item]:
         self.specs, work = plan_sim_work(self.config)
