@@ -49,8 +49,6 @@ from ._run import (
     check_states,
     dataset_row,
     defended,
-    drive,
-    open_condition,
     plan_work,
 )
 from ._rundir import RunDir, judge_replies_path
@@ -76,6 +74,8 @@ from ._workload import (
     LocalBackend,
     SimWorkload,
     Workload,
+    drive,
+    open_condition,
     run_condition,
     run_episodes,
     run_workload,

@@ -6,7 +6,8 @@ in run order; ``open`` keeps those the store lacks), how one unit is attempted i
 the framework's loop), and how its result becomes a row (``row``). ``DatasetWorkload`` and
 ``SimWorkload`` are the two kinds today; a new kind is one more subclass.
 
-``run_workload`` is the one loop: it opens the condition, drives the pending units (``drive``:
+``run_workload`` is the one loop: it opens the condition (``open_condition``: registered in
+the store, the pending units planned), drives them (``drive``:
 bounded concurrency, the first run alone, the endpoint's health, a fatal error or a dead
 endpoint stopping new work, the progress counters) and commits every finished run one way,
 through the store's writer thread (``_RowWriter``: off the event loop, in batches, each run's
@@ -29,17 +30,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol, TypedDict, Unpack
 
 from dibench._records import ConditionSettings
+from dibench._secrets import mask_secret_keys
 from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow
-from dibench.providers import Provider
+from dibench.providers import EndpointHealth, InfraError, Provider
 from dibench.screens import Screens
 
 from ._parts import RunParts
 from ._refs import ScreenRefs
 from ._run import (
     Attempt,
+    Finish,
     Item,
     OpenCondition,
     ProgressFn,
@@ -48,8 +51,7 @@ from ._run import (
     RunSummary,
     dataset_row,
     dataset_settings,
-    drive,
-    open_condition,
+    defended,
     plan_work,
 )
 from ._sim import (
@@ -80,6 +82,8 @@ __all__ = [
     "SimWorkload",
     "Workload",
     "dataset_units",
+    "drive",
+    "open_condition",
     "repeat_blocks",
     "run_condition",
     "run_episodes",
@@ -490,6 +494,140 @@ class SimWorkload(Workload):
                 self.played((iid, repeat), env.moves)
 
         yield attempt
+
+
+def open_condition(
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    defenses: DefenseChain | None,
+    plan: Callable[[], Sequence[Item]],
+    *,
+    condition: Condition,
+    settings: ConditionSettings,
+) -> OpenCondition:
+    """What every backend does before its first run, for datasets and simulators alike:
+    wrap ``adapter`` in its defenses (see ``defended``), register the condition with
+    ``settings`` (what it runs over) completed by the adapter's, provider's and defenses'
+    descriptions as its config,
+    and keep of the work ``plan()`` returns (in run order; planned once the condition is
+    registered) what the store still lacks. ``condition``'s defense is the chain's, if any."""
+    adapter, chain, defense = defended(adapter, defenses, condition.defense)
+    condition = condition._replace(defense=defense)
+    config = settings.model_copy(
+        update={
+            "adapter": adapter.describe(),
+            "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
+            "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
+        }
+    )
+    done = store.done(store.add_condition(condition, config))
+    return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
+
+
+async def drive(
+    work: Sequence[Item],
+    attempt: Attempt,
+    finish: Finish,
+    prog: RunProgress,
+    *,
+    concurrency: int,
+    fatal: Sequence[type[BaseException]] = (),
+    recorder: Recorder | None = None,
+    on_progress: ProgressFn | None = None,
+) -> str | None:
+    """Run ``attempt`` over (instance id, repeat) work items with bounded concurrency.
+
+    Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
+    resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
+    returned as the abort message; every finished run goes to ``finish`` (which stores it) and
+    its replies to ``recorder``. An unusable endpoint (``providers.EndpointHealth``: a wrong
+    key, URL or model, or nothing answering before any run succeeded) stops new work the same way,
+    after the failed run is stored; so does a session whose work ran out with nothing ever
+    answered, so a dead endpoint never looks like a finished run. The first run of a session
+    runs alone, the other workers start when it has finished.
+    """
+    queue: asyncio.Queue[Item] = asyncio.Queue()
+    for w in work:
+        queue.put_nowait(w)
+    aborted: list[str] = []
+    dead = EndpointHealth()
+
+    async def bounded(iid: InstanceId, repeat: int) -> Decision:
+        """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
+        if dead.succeeded:
+            return await attempt(iid, repeat)
+        try:
+            return await asyncio.wait_for(attempt(iid, repeat), dead.deadline - time.monotonic())
+        except TimeoutError:
+            raise dead.timed_out() from None
+
+    # The first run goes alone: a wrong key, URL or model then costs one call and one stored
+    # error, not one per worker; a healthy endpoint loses one run's latency, once.
+    opened = asyncio.Event()
+
+    async def worker(first: bool) -> None:
+        if not first:
+            await opened.wait()
+        try:
+            await take_work()
+        finally:
+            opened.set()  # however the first worker ends, the others must not wait forever
+
+    async def take_work() -> None:
+        while not aborted:
+            try:
+                iid, repeat = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            decision: Decision | None = None
+            cause = ""
+            stop: str | None = None
+            try:
+                decision = await bounded(iid, repeat)
+                outcome = decision.outcome
+            except InfraError as exc:
+                outcome, cause = Outcome.INFRA_ERROR, str(exc)
+                prog.infra_errors += 1
+                stop = dead.failure(iid, exc)
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+            except tuple(fatal) as exc:  # type: ignore[misc]
+                aborted.append(str(exc))
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+                return
+            else:
+                dead.success()
+                if recorder is not None:
+                    recorder.flush(iid, repeat)
+            finish(iid, repeat, decision, outcome, cause)
+            prog.done += 1
+            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
+            if decision is not None:
+                prog.calls += len(decision.steps)
+                prog.input_tokens += decision.input_tokens
+                prog.output_tokens += decision.output_tokens
+                prog.cost_usd += decision.cost_usd
+            if on_progress:
+                on_progress(prog)
+            if stop is not None and not aborted:
+                aborted.append(stop)
+            opened.set()
+
+    workers = [asyncio.create_task(worker(i == 0)) for i in range(max(1, concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    if not aborted and dead.nothing_answered:
+        aborted.append(dead.verdict())  # the work ran out before DEAD_AFTER runs failed
+    elif aborted and aborted[0] == dead.verdict_given and dead.nothing_answered:
+        # runs in flight when the verdict fell failed too and were stored: count them all, so
+        # the message matches the errors the summary says were stored
+        aborted[0] = dead.verdict()
+    return aborted[0] if aborted else None
 
 
 # Where a workload's pending units are attempted: given the workload, its opened condition
