@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dibench._values import InstanceId
 from dibench.adapters import Adapter
 from dibench.providers import Provider
 
@@ -82,11 +83,11 @@ class Recorders:
     def __init__(self, recorders: Sequence[RecordingProvider]) -> None:
         self.recorders = list(recorders)
 
-    def flush(self, instance_id: str, repeat: int) -> None:
+    def flush(self, instance_id: InstanceId, repeat: int) -> None:
         for r in self.recorders:
             r.flush(instance_id, repeat)
 
-    def discard(self, instance_id: str, repeat: int) -> None:
+    def discard(self, instance_id: InstanceId, repeat: int) -> None:
         for r in self.recorders:
             r.discard(instance_id, repeat)
 
