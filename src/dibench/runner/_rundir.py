@@ -138,8 +138,7 @@ class RunDir:
         (``SimRunConfig.same_episodes``: its ``EPISODE_KEYS`` against the recorded)."""
         if data.dataset:
             raise DatasetError(f"{self.root} holds dataset results: use another --out")
-        old = data.sim
-        if old is not None and not sim.same_episodes(old):
+        if not sim.same_episodes(data):
             raise DatasetError(
                 f"{self.root} holds results for other simulator episodes: use another --out"
             )

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dibench._cache import LruCache
 from dibench._errors import field_error
+from dibench._records import RunFile
 from dibench._registry import Registry
 from dibench._values import Condition, InstanceId, Outcome, framework_label
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
@@ -167,11 +168,14 @@ class SimRunConfig(BaseModel):
             "height": self.height,
         }
 
-    def same_episodes(self, recorded: Mapping[str, Any]) -> bool:
-        """Whether ``recorded`` (run.json's ``sim``: a ``describe()``) names these episodes:
-        their ``EPISODE_KEYS`` agree (repeats, pacing and step limits may differ)."""
+    def same_episodes(self, run: RunFile) -> bool:
+        """Whether ``run`` (a run directory's run.json) holds these episodes or none: its
+        recorded ``sim`` agrees on every ``EPISODE_KEYS`` (repeats, pacing and step limits
+        may differ)."""
+        if run.sim is None:
+            return True
         mine = self.describe()
-        return all(recorded.get(k) == mine.get(k) for k in EPISODE_KEYS)
+        return all(run.sim.get(k) == mine.get(k) for k in EPISODE_KEYS)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SimRunConfig:
