@@ -7,6 +7,11 @@ episodes and every condition's settings; never a secret) and, with recording on,
 ``replies/*.jsonl`` in the replay format so any run can be re-scored without the model.
 ``RunDir`` is the one writer of run.json: every write replaces the whole file at once
 (``atomic_write``), so a kill never leaves it torn.
+
+Only the I/O is here; the rules it applies live with what they rule: a condition's entry
+(``condition_entry``, options as ``stored_options`` keeps them) with the request, the resume
+rule on the record it compares (``ConditionRecord.resume_diff``), which episodes a directory
+holds on the simulator's settings (``SimRunConfig.same_episodes``).
 """
 
 from __future__ import annotations
