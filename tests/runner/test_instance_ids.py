@@ -153,3 +153,8 @@ def test_episode_and_chain_rows_carry_their_typed_ids(tmp_path: Path) -> None:
             assert iid.target == (tag if iid.injected else None)
         with ResultStore(tmp_path / name / "results.sqlite", readonly=True) as store:
             assert_typed(list(store.rows()), planned)
+            episodes = list(store.trajectories())  # an episode's moves, with the same id
+        assert episodes and all(type(t.instance_id) is InstanceId for t in episodes)
+        assert {(t.instance_id.pair, t.instance_id.probe) for t in episodes} == {
+            (p.pair, p.probe) for p in planned
+        }

@@ -628,10 +628,10 @@ class ResultStore:
             (pair, inj, fw, model, dfn, out, dec, app, lang, probe, tgt) = head
             assert key is not None
             return Trajectory(
-                instance_id=key[1], pair_of=pair, injected=bool(inj), framework=fw,
-                model=model, repeat=key[2], outcome=Outcome(out), decision=dec,
-                moves=tuple(moves), app=app or "", language=lang or "", defense=dfn,
-                probe=probe, target=tgt,
+                instance_id=InstanceId.read(key[1], injected=bool(inj)), pair_of=pair,
+                injected=bool(inj), framework=fw, model=model, repeat=key[2],
+                outcome=Outcome(out), decision=dec, moves=tuple(moves), app=app or "",
+                language=lang or "", defense=dfn, probe=probe, target=tgt,
             )  # fmt: skip
 
         for rec in self.db.execute(sql, args):
