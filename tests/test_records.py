@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from dibench._records import ATTACK_SCHEMA, AttackFile, RecordError
+from dibench._records import ATTACK_SCHEMA, AttackFile, ConditionRecord, RecordError
 
 
 def _file(**over: object) -> dict[str, object]:
@@ -102,3 +102,27 @@ def test_a_bad_file_is_refused_naming_the_file_and_the_field(
     with pytest.raises(RecordError, match=message) as err:
         AttackFile.load(tmp_path / "bad.json")
     assert "\n" not in str(err.value)
+
+
+def test_a_condition_resumes_under_other_pacing_but_not_other_settings() -> None:
+    """The resume rule lives on the record it compares: what only paces the calls (the
+    concurrency, a provider's rate, URL or key variable) may change; every other setting is
+    named with what was recorded and what is asked."""
+    old = ConditionRecord(
+        key="direct|m|none", framework="direct", model="m",
+        run={"repeats": 2, "probes": [], "concurrency": 8},
+        provider_options={"rpm": 60, "base_url": "http://a/v1", "temperature": 0.0},
+    )  # fmt: skip
+    paced = old.model_copy(update={
+        "run": {**old.run, "concurrency": 2},
+        "provider_options": {"rpm": 5, "base_url": "http://b/v1", "temperature": 0.0},
+    })  # fmt: skip
+    assert old.resume_diff(paced) == ""
+    other = old.model_copy(update={
+        "run": {**old.run, "repeats": 3, "probes": ["naive", "combined"]},
+        "adapter_options": {"parse": "robust"}, "prompt_templates": "ab12",
+    })  # fmt: skip
+    assert old.resume_diff(other) == (
+        "adapter parse: default -> robust; probes: all -> naive,combined; "
+        "prompt templates: default -> ab12; repeats: 2 -> 3"
+    )

@@ -120,6 +120,45 @@ class ConditionRecord(_Record):
     def dump(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
 
+    def _identity(self) -> dict[str, Any]:
+        """The settings that decide which rows the condition holds: every recorded one but
+        those that only pace the calls (``_PACING``) and the run's concurrency."""
+        flat = {k: v for k, v in self.run.items() if k != "concurrency"}
+        for group, options in (
+            ("provider", self.provider_options),
+            ("adapter", self.adapter_options),
+        ):
+            for k, v in options.items():
+                if group == "adapter" or k not in _PACING:
+                    flat[f"{group} {k}"] = v
+        if self.prompt_templates:  # the templates' contents, not only their folder
+            flat["prompt templates"] = self.prompt_templates
+        return flat
+
+    def resume_diff(self, new: ConditionRecord) -> str:
+        """What ``new`` (a run asking to resume this condition) changes of the settings that
+        decide its rows, one ``setting: recorded -> asked`` per change ("" when it may
+        resume): the rule ``RunDir.write`` refuses a resume by."""
+        a, b = self._identity(), new._identity()
+        changed = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        return "; ".join(f"{k}: {_show(a.get(k))} -> {_show(b.get(k))}" for k in changed)
+
+
+# Settings that change how fast or where calls go, not what a run's rows mean: a resume may
+# change them. Every other recorded setting of a condition must match to resume into it.
+_PACING = frozenset(
+    {"concurrency", "rpm", "burst", "timeout_s", "max_retries", "backoff_base_s",
+     "backoff_max_s", "retry_after_max_s", "price_in", "price_out", "base_url", "api_key_env"}
+)  # fmt: skip
+
+
+def _show(value: Any) -> str:
+    if value in ((), [], None, ""):
+        return "default" if value is None else "all"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
 
 class RunFile(_Record):
     """``run.json``: what a run directory holds results of (one dataset, read as

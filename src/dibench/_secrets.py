@@ -20,8 +20,10 @@ __all__ = [
     "MIN_SECRET_LEN",
     "basic_credentials",
     "mask_secret_keys",
+    "redact_option",
     "redact_url",
     "scrub",
+    "secret_option",
     "split_userinfo",
     "url_secrets",
 ]
@@ -166,6 +168,30 @@ def mask_secret_keys(value: Any) -> Any:
         }
     if isinstance(value, list | tuple):
         return [mask_secret_keys(v) for v in value]
+    return value
+
+
+# An option (``--provider-opt NAME=...``) whose value would be a credential: it must name an
+# environment variable instead (``NAME_env=VAR``).
+_SECRET_OPTION = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
+
+
+def secret_option(name: str) -> bool:
+    """Whether an option called ``name`` would carry a secret as its value (``api_key``; not
+    ``api_key_env``, which names the variable that holds it)."""
+    return bool(_SECRET_OPTION.search(name)) and not name.endswith("_env")
+
+
+def redact_option(value: Any) -> Any:
+    """An option's value as it may be stored: URL credentials hidden (each URL of a list of
+    them), and inside a dict-valued option (``extra_body``) every credential-named key's value
+    masked at any depth: the provider still sends it, the run directory never holds it."""
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, list | tuple):
+        return [redact_url(v) if isinstance(v, str) else redact_option(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_option(v) for k, v in mask_secret_keys(value).items()}
     return value
 
 

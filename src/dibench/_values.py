@@ -44,6 +44,7 @@ __all__ = [
     "TextStyle",
     "UIElement",
     "ValidBox",
+    "framework_label",
 ]
 
 Language = Literal["en", "zh"]
@@ -103,6 +104,16 @@ class InstanceId(str):
         return cls(*parts)
 
     @classmethod
+    def read(cls, text: str, *, injected: bool) -> InstanceId:
+        """An id as a stored row holds it (a results store, an imported log): ``parse``d;
+        an injected row's id that is not ``<pair>.<target>.<probe>`` (a row DIBench did not
+        write) reads as its own pair rather than failing the report that reads it."""
+        try:
+            return cls.parse(text, injected=injected)
+        except InstanceIdError:
+            return cls(str(text))
+
+    @classmethod
     def of(cls, value: str) -> InstanceId:
         """``value`` if it is an InstanceId, else the benign id ``value`` (never split)."""
         return value if isinstance(value, InstanceId) else cls(str(value))
@@ -152,6 +163,21 @@ class Condition(NamedTuple):
             digest = hashlib.blake2b(name.encode(), digest_size=6).hexdigest()
             safe = f"{safe[:100]}-{digest}"
         return Path(root) / "replies" / f"{safe}.jsonl"
+
+
+def framework_label(framework: str, adapter_options: Mapping[str, object]) -> str:
+    """A condition's framework name (``Condition.framework``): the adapter's, with
+    ``[robust]`` when it reads replies tolerantly (``--adapter-opt parse=robust``) and
+    ``[confirm=ANSWER]`` when the simulated user's answer to a confirmation request is set
+    (``--adapter-opt confirm=accept``), so both parse modes and both answers of one framework
+    are conditions of one run directory and sit side by side in its report."""
+    label = framework
+    parse = adapter_options.get("parse")
+    if parse not in (None, "faithful"):
+        label += f"[{parse}]"
+    if adapter_options.get("confirm") is not None:
+        label += f"[confirm={adapter_options['confirm']}]"
+    return label
 
 
 class Box(NamedTuple):

@@ -121,14 +121,14 @@ def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset:
     work = plan_work(small_dataset, config)
     state = lambda iid: iid.split(".")[0]  # noqa: E731
     assert repeat_blocks(3, 2, 5) == 3 and repeat_blocks(40, 2, 5) == 1
-    units = dataset_units(work, state, 2, 5)
+    units = dataset_units(work, 2, 5)
     assert sorted(w for u in units for w in u) == sorted(work)  # every run once
     assert len(units) == 3 * 2
     for u in units:
         assert len({state(i) for i, _ in u}) == 1  # one benign state, benign screen first
         assert u[0][0] == state(u[0][0]) and {r for _, r in u} in ({1, 2, 3}, {4, 5})
         assert u == [w for w in work if w in set(u)]  # in plan order
-    assert len(dataset_units(work, state, 1, 5)) == 3
+    assert len(dataset_units(work, 1, 5)) == 3
 
 
 @pytest.mark.parametrize(
@@ -526,3 +526,14 @@ def test_an_address_that_accepts_but_never_answers_is_given_up_after_the_deadlin
     assert f"--ray-address {address}: the Ray cluster did not answer within 1 s" in errors[0]
     assert "--ray-connect-timeout" in errors[0]
     assert not (tmp_path / "x").exists()
+
+
+def test_the_committed_rows_carry_the_planned_ids_on_ray(
+    cluster: str, small_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """The units cross to the actors and their results back: the rows committed on the
+    driver carry the planned ``InstanceId`` with its parts, as on the local backend."""
+    from .test_instance_ids import check_dataset_run, run_dataset
+
+    backend, summary = run_dataset(small_dataset_dir, tmp_path / "ray", KEPT)
+    check_dataset_run(small_dataset_dir, tmp_path / "ray", backend, summary)

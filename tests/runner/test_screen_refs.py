@@ -263,7 +263,7 @@ def test_a_screen_is_proven_without_the_runs_own_png(datasets: dict[str, Path]) 
 
     ds = Dataset.open(datasets["plain"])
     iid = str(ds.injected_ids()[0])
-    row = dataset_row(ds, iid, 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
+    row = dataset_row(ds, ds.key(iid), 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
     refs = ScreenRefs(ds, None, datasets["plain"].parent)
     image = screens.screenshot(ds, iid)
     shown = screens.png(ds, iid, image)
@@ -322,11 +322,15 @@ def test_a_preprocessed_screen_is_proven_without_its_origin(datasets: dict[str, 
         inp: AgentInput = screens.agent_input(ds, iid, 0)
         view = asyncio.run(jpeg.before(View.of(inp), DefenseContext(inp)))
         shown = adapter_png(view.image)  # as an adapter encodes it, outside ``show``
-        row = dataset_row(ds, iid, 0, Condition("direct", "m", "jpeg:73"), None, Outcome.NO_COMMIT)
+        row = dataset_row(
+            ds, ds.key(iid), 0, Condition("direct", "m", "jpeg:73"), None, Outcome.NO_COMMIT
+        )
         ref = refs.describe(row, shown, hashlib.sha256(shown).hexdigest())
         assert ref is not None and ref.steps == (("jpeg", 73),)
     assert refs.settled["compared"] == len(ids)
-    row = dataset_row(ds, ids[-1], 0, Condition("direct", "m", "jpeg:73"), None, Outcome.NO_COMMIT)
+    row = dataset_row(
+        ds, ds.key(ids[-1]), 0, Condition("direct", "m", "jpeg:73"), None, Outcome.NO_COMMIT
+    )
     raw = screens.png(ds, ids[-1], screens.screenshot(ds, ids[-1]))
     assert raw is not None  # the screen without the defense is not what the steps give
     assert refs.describe(row, raw, hashlib.sha256(raw).hexdigest()) is None
@@ -343,7 +347,7 @@ def test_a_writer_behind_keeps_bytes_rather_than_proving(datasets: dict[str, Pat
     refs = ScreenRefs(ds, None, datasets["plain"].parent)
     refs.hurry = True
     for n, iid in enumerate(map(str, ds.injected_ids()[:2])):
-        row = dataset_row(ds, iid, 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
+        row = dataset_row(ds, ds.key(iid), 0, Condition("direct", "m"), None, Outcome.NO_COMMIT)
         shown = screens.png(ds, iid, screens.screenshot(ds, iid))
         assert shown is not None
         if n == 1:

@@ -24,9 +24,9 @@ from typing import Any
 from dibench import __version__
 from dibench._fs import file_errors
 from dibench._records import RUN_SCHEMA, ConditionSettings, RunFile
-from dibench._values import Condition, Outcome
+from dibench._values import Condition, InstanceId, Outcome
 from dibench.metrics import ResultRow
-from dibench.runner import Described, RunDir, RunError
+from dibench.runner import Described, RunDir, RunError, SimRunConfig
 
 from ._lazy import require_inspect
 from ._record import STORE_KEY, decision_from_json, moves_from_json, row_from_json
@@ -136,7 +136,7 @@ def _infra_row(sample: Any, condition: Condition) -> ResultRow:
     """The row of a sample with no result: an infrastructure error, as the runner stores one."""
     meta = sample.metadata or {}
     return ResultRow(
-        instance_id=str(sample.id),
+        instance_id=InstanceId.read(str(sample.id), injected=bool(meta.get("injected"))),
         pair_of=meta.get("pair_of") or str(sample.id),
         injected=bool(meta.get("injected")),
         app=meta.get("app", ""),
@@ -170,7 +170,7 @@ def _record(rundir: RunDir, info: dict[str, Any], cond: _Condition, inspect: dic
 
     def change(data: RunFile) -> None:
         if info.get("kind") == "sim":
-            rundir.check_sim(data, info["sim"])
+            rundir.check_sim(data, SimRunConfig.from_dict(info["sim"]))
             data.kind, data.sim = "sim", data.sim or info["sim"]
         else:
             recorded = data.dataset

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import asdict, fields
 from typing import Any
 
-from dibench._values import ChainPick, Outcome
+from dibench._values import ChainPick, InstanceId, Outcome
 from dibench.adapters import Action, Decision, Step, Verdict
 from dibench.metrics import Move, ResultRow
 
@@ -101,6 +101,7 @@ def row_to_json(row: ResultRow) -> dict[str, Any]:
 
 def row_from_json(d: dict[str, Any]) -> ResultRow:
     d = _known(ResultRow, d)
+    d["instance_id"] = InstanceId.read(d["instance_id"], injected=bool(d.get("injected")))
     d["outcome"] = Outcome(d["outcome"])
     d["acceptable"] = tuple(d.get("acceptable", ()))
     d["carriers"] = tuple(d.get("carriers", ()))

@@ -223,9 +223,11 @@ def dibench_agent(
                 moves=moves, size=(sim_config.width, sim_config.height),
             )  # fmt: skip
         else:
-            decision = await adapter.decide(agent_input(iid, repeat), provider)
+            assert ds is not None  # a dataset task
+            key = ds.key(iid)  # the typed id, as ``dibench run`` plans it
+            decision = await adapter.decide(agent_input(key, repeat), provider)
             row = dataset_row(
-                ds, iid, repeat, cond, decision.candidate,
+                ds, key, repeat, cond, decision.candidate,
                 decision.outcome, question=decision.question,
                 confirmations=decision.confirmations,
             )  # fmt: skip

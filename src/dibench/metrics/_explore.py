@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from dibench._values import InstanceId
+
 from ._intervals import Intervals
 from ._paired import RATE_DIFF, PairedDiff, cluster_paired_diff
 from ._rows import Outcome
@@ -90,9 +92,10 @@ class Move:
 
 @dataclass(frozen=True)
 class Trajectory:
-    """One episode's moves with the identity of its run (mirrors ResultRow's fields)."""
+    """One episode's moves with the identity of its run (mirrors ResultRow's fields; its id
+    typed as the row's)."""
 
-    instance_id: str
+    instance_id: InstanceId
     pair_of: str
     injected: bool
     framework: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dibench._values import ChainPick, Outcome
+from dibench._values import ChainPick, InstanceId, Outcome
 
 __all__ = ["RANK_BANDS", "Outcome", "ResultRow", "VerdictRow", "band_low", "rank_band"]
 
@@ -34,9 +34,13 @@ def band_low(band: str) -> int:
 
 @dataclass(frozen=True)
 class ResultRow:
-    """One agent run on one instance. ``decision`` is a candidate id or None (⊥)."""
+    """One agent run on one instance. ``decision`` is a candidate id or None (⊥).
 
-    instance_id: str
+    ``instance_id`` is typed (its pair, target and probe with it) wherever DIBench makes a row:
+    the runner's, a store's and an imported log's; it is stored as its string.
+    """
+
+    instance_id: InstanceId
     pair_of: str  # the benign id (== instance_id for benign rows)
     injected: bool
     app: str

@@ -15,7 +15,7 @@ from dibench._records import (
     StoredCondition,
     StoredStep,
 )
-from dibench._values import Condition
+from dibench._values import Condition, framework_label
 
 from ._api import (
     SweepError,
@@ -39,7 +39,7 @@ from ._merge import MergeError, merge_runs
 from ._parts import Recorders, RunParts, record_endpoint_stats
 from ._ray import RayBackend
 from ._refs import ScreenGoneError
-from ._request import RunRequest
+from ._request import RunRequest, stored_options
 from ._run import (
     OpenCondition,
     ProgressFn,
@@ -49,18 +49,11 @@ from ._run import (
     check_states,
     dataset_row,
     defended,
-    drive,
-    open_condition,
     plan_work,
 )
-from ._rundir import (
-    EPISODE_KEYS,
-    RunDir,
-    framework_label,
-    judge_replies_path,
-    stored_options,
-)
+from ._rundir import RunDir, judge_replies_path
 from ._sim import (
+    EPISODE_KEYS,
     SimRequest,
     SimRunConfig,
     TrackingEnv,
@@ -81,6 +74,8 @@ from ._workload import (
     LocalBackend,
     SimWorkload,
     Workload,
+    drive,
+    open_condition,
     run_condition,
     run_episodes,
     run_workload,

@@ -38,9 +38,9 @@ from ._parts import (
     record_endpoint_stats,
     recording,
 )
-from ._request import RunRequest
+from ._request import RunRequest, stored_options
 from ._run import ProgressFn, RunConfig, RunSummary, check_states
-from ._rundir import RunDir, stored_options
+from ._rundir import RunDir
 from ._sim import SimRequest, plan_sim_work
 from ._store import ResultStore
 from ._types import AgentRequest

@@ -18,8 +18,8 @@ from pathlib import Path
 from dibench._records import RunFile
 
 from ._errors import RunError
-from ._rundir import EPISODE_KEYS, RunDir
-from ._sim import SimRunConfig
+from ._rundir import RunDir
+from ._sim import EPISODE_KEYS, SimRunConfig
 from ._store import IMAGE_SOURCES, ResultStore
 
 __all__ = ["MergeError", "merge_runs"]

@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dibench._values import InstanceId
 from dibench.adapters import Adapter
 from dibench.providers import Provider
 
 from ._errors import RunError
+from ._request import stored_options
 from ._run import ProgressFn
-from ._rundir import judge_replies_path, stored_options
+from ._rundir import judge_replies_path
 from ._store import ResultStore
 from ._types import AgentRequest, Recorder
 
@@ -81,11 +83,11 @@ class Recorders:
     def __init__(self, recorders: Sequence[RecordingProvider]) -> None:
         self.recorders = list(recorders)
 
-    def flush(self, instance_id: str, repeat: int) -> None:
+    def flush(self, instance_id: InstanceId, repeat: int) -> None:
         for r in self.recorders:
             r.flush(instance_id, repeat)
 
-    def discard(self, instance_id: str, repeat: int) -> None:
+    def discard(self, instance_id: InstanceId, repeat: int) -> None:
         for r in self.recorders:
             r.discard(instance_id, repeat)
 

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dibench._extras import require_extra
+from dibench._values import InstanceId
 from dibench.adapters import Decision, note_origin, shown_origin
 from dibench.dataset import Dataset
 from dibench.metrics import Move
@@ -63,7 +64,7 @@ from dibench.providers import Completion, InfraError, Provider, Recorded, Reques
 from ._errors import RunError
 from ._parts import Recorders, RunParts, components, record_endpoint_stats
 from ._request import RunRequest
-from ._run import Attempt, OpenCondition, RunSummary
+from ._run import Attempt, Item, OpenCondition, RunSummary
 from ._sim import SimRequest
 from ._store import ResultStore
 from ._types import AgentRequest
@@ -87,7 +88,6 @@ MAX_DEATHS = 3  # actors a unit may kill before its runs are stored as infra err
 _KEY_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
              "GOOGLE_API_KEY")  # fmt: skip
 
-Item = tuple[str, int]
 AnyRequest = RunRequest | SimRequest
 
 
@@ -257,7 +257,7 @@ class _Result:
     # (sha256, origin) of the images sent with it whose origin the actor knows (the source PNG
     # and screen steps: ``adapters.shown_origin``), so the driver's store keeps references
     origins: tuple[tuple[str, Any], ...] = ()
-    step_ids: tuple[str, ...] = ()  # a chain's decisions' instance ids, in order
+    step_ids: tuple[InstanceId, ...] = ()  # a chain's decisions' ids, in order (typed)
 
 
 @dataclass(frozen=True)
@@ -281,7 +281,7 @@ class _Capture(Provider):
     def __init__(self, inner: Provider) -> None:
         self.inner = inner
         self.name = inner.name
-        self._runs: dict[Item, dict[int, Recorded]] = {}
+        self._runs: dict[tuple[str, int], dict[int, Recorded]] = {}  # by the request's id
 
     async def complete(self, request: Request) -> Completion:
         completion = await self.inner.complete(request)
@@ -289,7 +289,7 @@ class _Capture(Provider):
         run[request.call] = (completion.text, completion.refusal, completion.calls)
         return completion
 
-    def pop(self, item: Item) -> dict[int, Recorded]:
+    def pop(self, item: tuple[str, int]) -> dict[int, Recorded]:
         return self._runs.pop(item, {})
 
     async def aclose(self) -> None:
@@ -1030,7 +1030,7 @@ class _PoolRun:
                 f"{len(recorders)} recorders on the driver, {pool.captures} on workers"
             )
 
-        async def attempt(iid: str, repeat: int) -> Decision:
+        async def attempt(iid: InstanceId, repeat: int) -> Decision:
             result = await pool.result((iid, repeat))
             if result.error is not None:
                 workload.played((iid, repeat), result.moves)
@@ -1050,7 +1050,7 @@ class _PoolRun:
                     record_endpoint_stats(self.store, opened.key, _Totals(stats))
 
 
-async def _nothing(iid: str, repeat: int) -> Decision:  # pragma: no cover - never called
+async def _nothing(iid: InstanceId, repeat: int) -> Decision:  # pragma: no cover - never called
     raise AssertionError("no work")
 
 

@@ -1,4 +1,7 @@
-"""``RunRequest``: everything one ``dibench run`` of a condition over a dataset needs."""
+"""``RunRequest``: everything one ``dibench run`` of a condition over a dataset needs; and what
+a request's settings become in run.json (``condition_entry``): its options as they may be
+stored (``stored_options``: never a secret).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,44 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dibench._values import Condition
+from dibench._records import ConditionRecord
+from dibench._secrets import redact_option, secret_option
+from dibench._values import Condition, framework_label
+from dibench.adapters import folder_digest
 
+from ._errors import RunError
 from ._run import RunConfig
-from ._rundir import framework_label
+from ._types import ConditionSpec
 
-__all__ = ["RunRequest"]
+__all__ = ["RunRequest", "condition_entry", "stored_options"]
+
+
+def stored_options(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, Any]:
+    """``options`` as they may be stored: a key passed as a value is refused (a ``RunError``
+    naming ``flag``), URL credentials redacted (``_secrets.redact_option``)."""
+    for k in options:
+        if secret_option(k):
+            raise RunError(
+                f"{flag} {k}: looks like a secret; pass the name of an environment variable "
+                f"instead (e.g. {flag} {k}_env=MY_KEY)"
+            )
+    return {k: redact_option(v) for k, v in options.items()}
+
+
+def condition_entry(req: ConditionSpec) -> ConditionRecord:
+    """``req``'s entry in run.json's ``conditions`` (options as ``stored_options`` keeps them,
+    the prompt templates' digest when a ``prompts=`` folder is given)."""
+    return ConditionRecord(
+        key=req.condition.key,
+        framework=req.framework,
+        model=req.model,
+        defense=req.defense,
+        defenses=list(req.defenses),
+        run=req.config.describe(),
+        provider_options=stored_options(req.provider_options),
+        adapter_options=stored_options(req.adapter_options, "--adapter-opt"),
+        prompt_templates=folder_digest(req.adapter_options.get("prompts")) or None,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
-"""The async runner's parts: a dataset's plan and rows, the condition opened in its store, and
-``drive``, the loop over (instance, repeat) work with many calls in flight (``_workload`` runs
-it for every kind of work and every backend).
+"""What a run is made of: its settings (``RunConfig``), its unit of work (``Item``: a typed
+instance id and a repeat), its counters and summary, a dataset's plan (``plan_work``) and rows
+(``dataset_row``), and the adapter behind its defenses (``defended``). The loop that runs the
+units (``open_condition``, ``drive``, ``run_workload``) is ``_workload``'s.
 
 Seeds: repeat r uses seed r for the benign instance and for every injected variant of it, so a
 pair shares its seed. A benign run is stored once per repeat and shared by all its variants.
@@ -10,24 +11,19 @@ repeats and the pairs of a state complete together.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dibench._records import ConditionSettings
-from dibench._secrets import mask_secret_keys
 from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
-from dibench.providers import EndpointHealth, InfraError, Provider
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
-from ._store import ResultStore
-from ._types import Recorder
 
 if TYPE_CHECKING:
     from dibench.defenses import DefenseChain
@@ -35,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Attempt",
     "Finish",
+    "Item",
     "OpenCondition",
     "ProgressFn",
     "RunConfig",
@@ -43,10 +40,12 @@ __all__ = [
     "check_states",
     "dataset_row",
     "defended",
-    "drive",
-    "open_condition",
     "plan_work",
 ]
+
+# A unit of work: (instance or episode id, repeat). The id is typed from the plan to the row:
+# its pair, target and probe travel with it, nothing splits or looks it up again.
+Item = tuple[InstanceId, int]
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ def check_states(ds: Dataset, states: Sequence[str]) -> None:
         )
 
 
-def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
+def plan_work(ds: Dataset, config: RunConfig) -> list[Item]:
     """(instance id, repeat) in run order: state by state, instance by instance, repeats."""
     check_states(ds, config.states)
     states = list(config.states) or list(ds.benign)
@@ -148,7 +147,7 @@ def plan_work(ds: Dataset, config: RunConfig) -> list[tuple[InstanceId, int]]:
 
 def dataset_row(
     ds: Dataset,
-    iid: str,
+    iid: InstanceId,
     repeat: int,
     condition: Condition,
     decision: str | None,
@@ -160,7 +159,8 @@ def dataset_row(
 ) -> ResultRow:
     """The result row of one run of a dataset instance: what ``dibench run`` stores and the
     inspect task scores (``decision`` is the chosen candidate, or None; ``question`` what an
-    ASKED_USER run asked, ``confirmations`` the confirmation requests it made)."""
+    ASKED_USER run asked, ``confirmations`` the confirmation requests it made). ``iid`` is
+    the typed id (``Dataset.key``): the row keeps it, its benign twin read from it."""
     inst = inst if inst is not None else ds.instance(iid)
     rec = inst.record
     state = inst.state
@@ -177,7 +177,7 @@ def dataset_row(
     )
     return ResultRow(
         instance_id=iid,
-        pair_of=inst.benign_id,
+        pair_of=iid.pair,
         injected=rec is not None,
         app=inst.state.app,
         category=inst.state.category.value,
@@ -204,113 +204,8 @@ def dataset_row(
     )
 
 
-Attempt = Callable[[str, int], Awaitable[Decision]]
-Finish = Callable[[str, int, Decision | None, Outcome, str], None]
-
-
-async def drive(
-    work: Sequence[tuple[str, int]],
-    attempt: Attempt,
-    finish: Finish,
-    prog: RunProgress,
-    *,
-    concurrency: int,
-    fatal: Sequence[type[BaseException]] = (),
-    recorder: Recorder | None = None,
-    on_progress: ProgressFn | None = None,
-) -> str | None:
-    """Run ``attempt`` over (instance id, repeat) work items with bounded concurrency.
-
-    Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
-    resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
-    returned as the abort message; every finished run goes to ``finish`` (which stores it) and
-    its replies to ``recorder``. An unusable endpoint (``providers.EndpointHealth``: a wrong
-    key, URL or model, or nothing answering before any run succeeded) stops new work the same way,
-    after the failed run is stored; so does a session whose work ran out with nothing ever
-    answered, so a dead endpoint never looks like a finished run. The first run of a session
-    runs alone, the other workers start when it has finished.
-    """
-    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
-    for w in work:
-        queue.put_nowait(w)
-    aborted: list[str] = []
-    dead = EndpointHealth()
-
-    async def bounded(iid: str, repeat: int) -> Decision:
-        """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
-        if dead.succeeded:
-            return await attempt(iid, repeat)
-        try:
-            return await asyncio.wait_for(attempt(iid, repeat), dead.deadline - time.monotonic())
-        except TimeoutError:
-            raise dead.timed_out() from None
-
-    # The first run goes alone: a wrong key, URL or model then costs one call and one stored
-    # error, not one per worker; a healthy endpoint loses one run's latency, once.
-    opened = asyncio.Event()
-
-    async def worker(first: bool) -> None:
-        if not first:
-            await opened.wait()
-        try:
-            await take_work()
-        finally:
-            opened.set()  # however the first worker ends, the others must not wait forever
-
-    async def take_work() -> None:
-        while not aborted:
-            try:
-                iid, repeat = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            decision: Decision | None = None
-            cause = ""
-            stop: str | None = None
-            try:
-                decision = await bounded(iid, repeat)
-                outcome = decision.outcome
-            except InfraError as exc:
-                outcome, cause = Outcome.INFRA_ERROR, str(exc)
-                prog.infra_errors += 1
-                stop = dead.failure(iid, exc)
-                if recorder is not None:
-                    recorder.discard(iid, repeat)
-            except tuple(fatal) as exc:  # type: ignore[misc]
-                aborted.append(str(exc))
-                if recorder is not None:
-                    recorder.discard(iid, repeat)
-                return
-            else:
-                dead.success()
-                if recorder is not None:
-                    recorder.flush(iid, repeat)
-            finish(iid, repeat, decision, outcome, cause)
-            prog.done += 1
-            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
-            if decision is not None:
-                prog.calls += len(decision.steps)
-                prog.input_tokens += decision.input_tokens
-                prog.output_tokens += decision.output_tokens
-                prog.cost_usd += decision.cost_usd
-            if on_progress:
-                on_progress(prog)
-            if stop is not None and not aborted:
-                aborted.append(stop)
-            opened.set()
-
-    workers = [asyncio.create_task(worker(i == 0)) for i in range(max(1, concurrency))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
-    if not aborted and dead.nothing_answered:
-        aborted.append(dead.verdict())  # the work ran out before DEAD_AFTER runs failed
-    elif aborted and aborted[0] == dead.verdict_given and dead.nothing_answered:
-        # runs in flight when the verdict fell failed too and were stored: count them all, so
-        # the message matches the errors the summary says were stored
-        aborted[0] = dead.verdict()
-    return aborted[0] if aborted else None
+Attempt = Callable[[InstanceId, int], Awaitable[Decision]]
+Finish = Callable[[InstanceId, int, Decision | None, Outcome, str], None]
 
 
 def defended(
@@ -333,9 +228,6 @@ def defended(
     return adapter, chain, defense
 
 
-Item = tuple[str, int]  # (instance or episode id, repeat)
-
-
 @dataclass
 class OpenCondition:
     """A condition registered in its store: the adapter to run (behind its defenses), the
@@ -345,7 +237,7 @@ class OpenCondition:
     adapter: Adapter
     condition: Condition
     work: list[Item]
-    done: set[Item]
+    done: set[tuple[str, int]]  # as the store lists them: (id, repeat)
     chain: DefenseChain | None = None  # the defenses the adapter runs behind
 
     @property
@@ -359,37 +251,10 @@ class OpenCondition:
         return RunProgress(total=len(self.work) + n, done=n, skipped=n)
 
 
-def open_condition(
-    store: ResultStore,
-    adapter: Adapter,
-    provider: Provider,
-    defenses: DefenseChain | None,
-    plan: Callable[[], Sequence[Item]],
-    *,
-    condition: Condition,
-    settings: dict[str, Any],
-) -> OpenCondition:
-    """What every backend does before its first run, for datasets and simulators alike:
-    wrap ``adapter`` in its defenses (see ``defended``), register the condition with
-    ``settings`` plus the adapter's, provider's and defenses' descriptions as its config,
-    and keep of the work ``plan()`` returns (in run order; planned once the condition is
-    registered) what the store still lacks. ``condition``'s defense is the chain's, if any."""
-    adapter, chain, defense = defended(adapter, defenses, condition.defense)
-    condition = condition._replace(defense=defense)
-    config = ConditionSettings.model_validate({
-        **settings,
-        "adapter": adapter.describe(),
-        "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
-        "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
-    })  # fmt: skip
-    done = store.done(store.add_condition(condition, config))
-    return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
-
-
-def dataset_settings(ds: Dataset, config: RunConfig) -> dict[str, Any]:
+def dataset_settings(ds: Dataset, config: RunConfig) -> ConditionSettings:
     """A dataset condition's settings as its store records them (``open_condition``)."""
-    return {
-        "run": config.describe(),
-        "dataset": str(ds.root),
-        "dataset_sha256": ds.sha256,  # the files as read, not the manifest's record
-    }
+    return ConditionSettings(
+        run=config.describe(),
+        dataset=str(ds.root),
+        dataset_sha256=ds.sha256,  # the files as read, not the manifest's record
+    )

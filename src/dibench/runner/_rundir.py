@@ -7,146 +7,38 @@ episodes and every condition's settings; never a secret) and, with recording on,
 ``replies/*.jsonl`` in the replay format so any run can be re-scored without the model.
 ``RunDir`` is the one writer of run.json: every write replaces the whole file at once
 (``atomic_write``), so a kill never leaves it torn.
+
+Only the I/O is here; the rules it applies live with what they rule: a condition's entry
+(``condition_entry``, options as ``stored_options`` keeps them) with the request, the resume
+rule on the record it compares (``ConditionRecord.resume_diff``), which episodes a directory
+holds on the simulator's settings (``SimRunConfig.same_episodes``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from dibench import __version__
 from dibench._fs import StrPath
-from dibench._records import RUN_SCHEMA, ConditionRecord, RunFile
-from dibench._secrets import mask_secret_keys, redact_url
+from dibench._records import RUN_SCHEMA, RunFile
 from dibench._values import Condition
-from dibench.adapters import folder_digest
 from dibench.dataset import Dataset, DatasetError
 
 from ._errors import RunError
 from ._lock import RunLock
+from ._request import condition_entry
+from ._sim import SimRunConfig
 from ._store import ResultStore
-from ._types import ConditionSpec, Described
+from ._types import ConditionSpec
 
-__all__ = [
-    "EPISODE_KEYS",
-    "RunDir",
-    "framework_label",
-    "judge_replies_path",
-    "stored_options",
-]
-
-_SECRET = re.compile(r"(^|_)(key|token|secret|password)$", re.IGNORECASE)
-
-# The settings that decide which episodes exist: one run directory holds one set of episodes.
-EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
-                "width", "height", "list_length", "target_at")  # fmt: skip
-
-
-def stored_options(options: dict[str, Any], flag: str = "--provider-opt") -> dict[str, Any]:
-    """``options`` as they may be stored: a key passed as a value is refused (a ``RunError``
-    naming ``flag``), URL credentials redacted."""
-    for k in options:
-        if _SECRET.search(k) and not k.endswith("_env"):
-            raise RunError(
-                f"{flag} {k}: looks like a secret; pass the name of an environment variable "
-                f"instead (e.g. {flag} {k}_env=MY_KEY)"
-            )
-    return {k: _redacted(v) for k, v in options.items()}
-
-
-def _redacted(value: Any) -> Any:
-    """A stored option value with URL credentials hidden (each URL of a list of them), and,
-    inside a dict-valued option (``extra_body``), every credential-named key's value masked
-    at any depth: the provider still sends it, the run directory never holds it."""
-    if isinstance(value, str):
-        return redact_url(value)
-    if isinstance(value, list | tuple):
-        return [redact_url(v) if isinstance(v, str) else _redacted(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in mask_secret_keys(value).items()}
-    return value
-
-
-def framework_label(framework: str, adapter_options: dict[str, Any]) -> str:
-    """The condition's framework name: the adapter's, with ``[robust]`` when it reads replies
-    tolerantly (``--adapter-opt parse=robust``) and ``[confirm=ANSWER]`` when the simulated
-    user's answer to a confirmation request is set (``--adapter-opt confirm=accept``), so both
-    parse modes and both answers of one framework are conditions of one run directory and sit
-    side by side in its report."""
-    label = framework
-    parse = adapter_options.get("parse")
-    if parse not in (None, "faithful"):
-        label += f"[{parse}]"
-    if adapter_options.get("confirm") is not None:
-        label += f"[confirm={adapter_options['confirm']}]"
-    return label
+__all__ = ["RunDir", "judge_replies_path"]
 
 
 def judge_replies_path(agent_path: StrPath, k: int) -> Path:
     """Where the k-th model-based detector's replies of a condition are recorded."""
     agent_path = Path(agent_path)
     return agent_path.with_name(f"{agent_path.stem}__judge{k}.jsonl")
-
-
-# Settings that change how fast or where calls go, not what a run's rows mean: a resume may
-# change them. Every other recorded setting of a condition must match to resume into it.
-_PACING = frozenset(
-    {"concurrency", "rpm", "burst", "timeout_s", "max_retries", "backoff_base_s",
-     "backoff_max_s", "retry_after_max_s", "price_in", "price_out", "base_url", "api_key_env"}
-)  # fmt: skip
-
-
-def _identity(entry: ConditionRecord) -> dict[str, Any]:
-    """The settings of a run.json condition entry that decide which rows it holds."""
-    flat = {k: v for k, v in entry.run.items() if k != "concurrency"}
-    for group, options in (
-        ("provider", entry.provider_options),
-        ("adapter", entry.adapter_options),
-    ):
-        for k, v in options.items():
-            if group == "adapter" or k not in _PACING:
-                flat[f"{group} {k}"] = v
-    if entry.prompt_templates:  # the templates' contents, not only their folder
-        flat["prompt templates"] = entry.prompt_templates
-    return flat
-
-
-def _show(value: Any) -> str:
-    if value in ((), [], None, ""):
-        return "default" if value is None else "all"
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
-
-
-def _check_resume(old: ConditionRecord, new: ConditionRecord, out: Path) -> None:
-    """Refuse to resume a condition under other settings, with a one-line diff of them."""
-    a, b = _identity(old), _identity(new)
-    changed = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-    if changed:
-        diff = "; ".join(f"{k}: {_show(a.get(k))} -> {_show(b.get(k))}" for k in changed)
-        raise RunError(
-            f"{out} already holds {new.key} with other settings ({diff}): re-run with the "
-            "recorded settings to resume, or use another --out"
-        )
-
-
-def condition_entry(req: ConditionSpec) -> ConditionRecord:
-    """``req``'s entry in run.json's ``conditions`` (options as ``stored_options`` keeps them,
-    the prompt templates' digest when a ``prompts=`` folder is given)."""
-    return ConditionRecord(
-        key=req.condition.key,
-        framework=req.framework,
-        model=req.model,
-        defense=req.defense,
-        defenses=list(req.defenses),
-        run=req.config.describe(),
-        provider_options=stored_options(req.provider_options),
-        adapter_options=stored_options(req.adapter_options, "--adapter-opt"),
-        prompt_templates=folder_digest(req.adapter_options.get("prompts")) or None,
-    )
 
 
 class RunDir:
@@ -192,12 +84,17 @@ class RunDir:
         """Write ``data`` with ``condition``'s entry added (replacing its earlier one), at once.
 
         A condition already recorded under other settings is refused (a ``RunError`` with the
-        changed settings), so a resume never rewrites what the stored rows were run with.
+        changed settings: ``ConditionRecord.resume_diff``), so a resume never rewrites what
+        the stored rows were run with.
         """
         entry = condition_entry(condition)
         for c in data.conditions:
-            if c.key == entry.key:
-                _check_resume(c, entry, self.root)
+            diff = c.resume_diff(entry) if c.key == entry.key else ""
+            if diff:
+                raise RunError(
+                    f"{self.root} already holds {entry.key} with other settings ({diff}): "
+                    "re-run with the recorded settings to resume, or use another --out"
+                )
         data.conditions = [c for c in data.conditions if c.key != entry.key] + [entry]
         data.write(self.run_json)
 
@@ -241,13 +138,12 @@ class RunDir:
 
         self.update(condition, change)
 
-    def check_sim(self, data: RunFile, sim: Mapping[str, Any]) -> None:
+    def check_sim(self, data: RunFile, sim: SimRunConfig) -> None:
         """Refuse simulator results in a directory of dataset results, or of other episodes
-        (``EPISODE_KEYS`` of ``sim``, a ``SimRunConfig.describe()``, against the recorded)."""
+        (``SimRunConfig.same_episodes``: its ``EPISODE_KEYS`` against the recorded)."""
         if data.dataset:
             raise DatasetError(f"{self.root} holds dataset results: use another --out")
-        old = data.sim
-        if old is not None and any(old.get(k) != sim.get(k) for k in EPISODE_KEYS):
+        if not sim.same_episodes(data):
             raise DatasetError(
                 f"{self.root} holds results for other simulator episodes: use another --out"
             )
@@ -255,18 +151,17 @@ class RunDir:
     def record_sim(
         self,
         condition: ConditionSpec,
-        config: Described,
+        config: SimRunConfig,
         *,
         refused: Mapping[str, str] | None = None,
     ) -> None:
         """Record a simulator run of the episodes ``config`` describes, and the planned twins
         it leaves out (``refused``: id -> why, the probe does not fit) for the report."""
-        sim = config.describe()
 
         def change(data: RunFile) -> None:
-            self.check_sim(data, sim)
+            self.check_sim(data, config)
             data.schema_version, data.dibench = RUN_SCHEMA, __version__
-            data.kind, data.sim = "sim", data.sim or sim
+            data.kind, data.sim = "sim", data.sim or config.describe()
             # only where twins are left out: other run.json files stay as they were
             data.refused = dict(sorted(refused.items())) if refused else None
 

@@ -21,20 +21,21 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dibench._cache import LruCache
 from dibench._errors import field_error
+from dibench._records import RunFile
 from dibench._registry import Registry
-from dibench._values import Condition, Outcome
+from dibench._values import Condition, InstanceId, Outcome, framework_label
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
 from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
 
 from ._cost import cost_fields, pick_place
 from ._errors import RunError
-from ._rundir import framework_label
 
 if TYPE_CHECKING:
     from dibench.sim import ChainSpec, EpisodeSpec
 
 __all__ = [
+    "EPISODE_KEYS",
     "SimRequest",
     "SimRunConfig",
     "TrackingEnv",
@@ -107,6 +108,11 @@ class TrackingEnv(Environment):
         return tr
 
 
+# The settings that decide which episodes exist: one run directory holds one set of episodes.
+EPISODE_KEYS = ("sims", "episodes", "seed", "probes", "languages", "categories", "targets",
+                "width", "height", "list_length", "target_at")  # fmt: skip
+
+
 class SimRunConfig(BaseModel):
     """Which episodes a simulator run covers (recorded in run.json and the store).
 
@@ -162,6 +168,15 @@ class SimRunConfig(BaseModel):
             "height": self.height,
         }
 
+    def same_episodes(self, run: RunFile) -> bool:
+        """Whether ``run`` (a run directory's run.json) holds these episodes or none: its
+        recorded ``sim`` agrees on every ``EPISODE_KEYS`` (repeats, pacing and step limits
+        may differ)."""
+        if run.sim is None:
+            return True
+        mine = self.describe()
+        return all(run.sim.get(k) == mine.get(k) for k in EPISODE_KEYS)
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SimRunConfig:
         """The settings ``describe`` wrote; a ``RunError`` names a field it does not have or
@@ -180,7 +195,7 @@ _PLANS: LruCache[Hashable, tuple[Any, ...]] = LruCache(8)
 
 def plan_sim_work(
     config: SimRunConfig, refused: dict[str, str] | None = None
-) -> tuple[dict[str, EpisodeSpec | ChainSpec], list[tuple[str, int]]]:
+) -> tuple[dict[InstanceId, EpisodeSpec | ChainSpec], list[tuple[InstanceId, int]]]:
     """The episode specs by id, and (episode id, repeat) in run order (pairs together). A
     twin whose probe refuses its target (its list title too small for the probe's shortest
     form) is left out: it would show a clamped attack; ``refused``, when given, gets each
@@ -204,7 +219,7 @@ def plan_sim_work(
 
 def _plan_sim_work(
     config: SimRunConfig, refused: dict[str, str]
-) -> tuple[dict[str, EpisodeSpec | ChainSpec], list[tuple[str, int]]]:
+) -> tuple[dict[InstanceId, EpisodeSpec | ChainSpec], list[tuple[InstanceId, int]]]:
     from dibench.sim import plan_chains, plan_episodes, refused_twins
 
     if config.chain is not None:
@@ -237,7 +252,7 @@ def _plan_sim_work(
         left_out = refused_twins(list(specs), width=config.width, height=config.height)
         specs = [s for s in specs if str(s.id) not in left_out]
         refused.update(left_out)
-    by_id: dict[str, EpisodeSpec | ChainSpec] = {s.id: s for s in specs}
+    by_id: dict[InstanceId, EpisodeSpec | ChainSpec] = {s.id: s for s in specs}
     work = [(s.id, r) for s in specs for r in range(1, config.repeats + 1)]
     return by_id, work
 
@@ -275,7 +290,7 @@ def episode_row(spec: EpisodeSpec, repeat: int, condition: Condition, d: Decisio
                        language=spec.language)  # fmt: skip
     return ResultRow(
         instance_id=spec.id,
-        pair_of=spec.pair_of or spec.id,
+        pair_of=spec.id.pair,
         injected=spec.injected,
         app=spec.sim,
         category=spec.category,
@@ -324,7 +339,7 @@ def chain_row(chain: ChainSpec, repeat: int, condition: Condition, d: Decision |
                 "target_harm": chain_target_harm(chain, picks)}  # fmt: skip
     return ResultRow(
         instance_id=chain.id,
-        pair_of=chain.pair_of or chain.id,
+        pair_of=chain.id.pair,
         injected=chain.injected,
         app=chain.sim,
         category=f"chain-{chain.steps}",
@@ -361,7 +376,7 @@ class ChainPlay:
     decision: Decision
     picks: list[str | None]
     moves: list[Move]
-    step_ids: list[str] = field(default_factory=list)  # each decision's instance id, in order
+    step_ids: list[InstanceId] = field(default_factory=list)  # each decision's id, in order
 
 
 async def play_chain(

@@ -45,7 +45,7 @@ from typing import Any
 from dibench._errors import DIBenchError
 from dibench._fs import StrPath
 from dibench._records import ConditionSettings, StoredCondition, StoredStep
-from dibench._values import ChainPick, Condition, Outcome
+from dibench._values import ChainPick, Condition, InstanceId, Outcome
 from dibench.adapters import Action, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow, RunUsage, Trajectory, VerdictRow
@@ -555,6 +555,8 @@ class ResultStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY r.condition, r.instance_id, r.repeat"
+        # each id read once (its repeats and conditions share it): 2-3 us a row otherwise
+        ids: dict[tuple[str, int], InstanceId] = {}
         for (
             iid,
             pair,
@@ -577,8 +579,11 @@ class ResultStore:
             confirmations,
             *depth,
         ) in self.db.execute(sql, args):
+            typed = ids.get((iid, inj))
+            if typed is None:
+                typed = ids[iid, inj] = InstanceId.read(iid, injected=bool(inj))
             yield ResultRow(
-                instance_id=iid,
+                instance_id=typed,
                 pair_of=pair,
                 injected=bool(inj),
                 app=app,
@@ -623,10 +628,10 @@ class ResultStore:
             (pair, inj, fw, model, dfn, out, dec, app, lang, probe, tgt) = head
             assert key is not None
             return Trajectory(
-                instance_id=key[1], pair_of=pair, injected=bool(inj), framework=fw,
-                model=model, repeat=key[2], outcome=Outcome(out), decision=dec,
-                moves=tuple(moves), app=app or "", language=lang or "", defense=dfn,
-                probe=probe, target=tgt,
+                instance_id=InstanceId.read(key[1], injected=bool(inj)), pair_of=pair,
+                injected=bool(inj), framework=fw, model=model, repeat=key[2],
+                outcome=Outcome(out), decision=dec, moves=tuple(moves), app=app or "",
+                language=lang or "", defense=dfn, probe=probe, target=tgt,
             )  # fmt: skip
 
         for rec in self.db.execute(sql, args):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from dibench._values import Condition
+from dibench._values import Condition, InstanceId
 
 __all__ = ["AgentRequest", "ConditionSpec", "Described", "Recorder"]
 
@@ -56,5 +56,5 @@ class AgentRequest(ConditionSpec, Protocol):
 class Recorder(Protocol):
     """Receives the end of each run: its replies written (``flush``) or dropped (``discard``)."""
 
-    def flush(self, instance_id: str, repeat: int) -> None: ...
-    def discard(self, instance_id: str, repeat: int) -> None: ...
+    def flush(self, instance_id: InstanceId, repeat: int) -> None: ...
+    def discard(self, instance_id: InstanceId, repeat: int) -> None: ...

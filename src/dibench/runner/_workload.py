@@ -6,7 +6,8 @@ in run order; ``open`` keeps those the store lacks), how one unit is attempted i
 the framework's loop), and how its result becomes a row (``row``). ``DatasetWorkload`` and
 ``SimWorkload`` are the two kinds today; a new kind is one more subclass.
 
-``run_workload`` is the one loop: it opens the condition, drives the pending units (``drive``:
+``run_workload`` is the one loop: it opens the condition (``open_condition``: registered in
+the store, the pending units planned), drives them (``drive``:
 bounded concurrency, the first run alone, the endpoint's health, a fatal error or a dead
 endpoint stopping new work, the progress counters) and commits every finished run one way,
 through the store's writer thread (``_RowWriter``: off the event loop, in batches, each run's
@@ -26,19 +27,23 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypedDict, Unpack
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypedDict, Unpack
 
-from dibench._values import Condition, Outcome
+from dibench._records import ConditionSettings
+from dibench._secrets import mask_secret_keys
+from dibench._values import Condition, InstanceId, Outcome
 from dibench.adapters import Adapter, AgentInput, Decision
 from dibench.dataset import Dataset
 from dibench.metrics import Move, ResultRow
-from dibench.providers import Provider
+from dibench.providers import EndpointHealth, InfraError, Provider
 from dibench.screens import Screens
 
 from ._parts import RunParts
 from ._refs import ScreenRefs
 from ._run import (
     Attempt,
+    Finish,
+    Item,
     OpenCondition,
     ProgressFn,
     RunConfig,
@@ -46,8 +51,7 @@ from ._run import (
     RunSummary,
     dataset_row,
     dataset_settings,
-    drive,
-    open_condition,
+    defended,
     plan_work,
 )
 from ._sim import (
@@ -78,14 +82,13 @@ __all__ = [
     "SimWorkload",
     "Workload",
     "dataset_units",
+    "drive",
+    "open_condition",
     "repeat_blocks",
     "run_condition",
     "run_episodes",
     "run_workload",
 ]
-
-Item = tuple[str, int]  # (instance or episode id, repeat)
-
 
 # Rows handed to the store thread and not yet committed; past this the event loop waits.
 _WRITES_AHEAD = 256
@@ -107,24 +110,26 @@ class _AfterCommit:
     """
 
     def __init__(
-        self, recorder: Recorder | None, ids: Callable[[str, int], list[str]] | None = None
+        self,
+        recorder: Recorder | None,
+        ids: Callable[[InstanceId, int], list[InstanceId]] | None = None,
     ) -> None:
         self.recorder = recorder
         self.ids = ids or (lambda iid, _repeat: [iid])
-        self._due: dict[tuple[str, int], list[str]] = {}
+        self._due: dict[Item, list[InstanceId]] = {}
         self._lock = threading.Lock()
 
-    def flush(self, instance_id: str, repeat: int) -> None:
+    def flush(self, instance_id: InstanceId, repeat: int) -> None:
         ids = self.ids(instance_id, repeat)
         with self._lock:
             self._due[instance_id, repeat] = ids
 
-    def discard(self, instance_id: str, repeat: int) -> None:
+    def discard(self, instance_id: InstanceId, repeat: int) -> None:
         if self.recorder is not None:
             for iid in self.ids(instance_id, repeat):
                 self.recorder.discard(iid, repeat)
 
-    def committed(self, instance_id: str, repeat: int) -> None:
+    def committed(self, instance_id: InstanceId, repeat: int) -> None:
         with self._lock:
             due = self._due.pop((instance_id, repeat), None)
         if due is not None and self.recorder is not None:
@@ -238,8 +243,9 @@ class Workload(ABC):
         """Runs in flight (the run's setting)."""
 
     @abstractmethod
-    def settings(self) -> dict[str, Any]:
-        """The condition's settings as its store records them (``open_condition``)."""
+    def settings(self) -> ConditionSettings:
+        """What the condition runs over, as its store records it (``open_condition`` adds
+        the adapter's, provider's and defenses' own settings)."""
 
     @abstractmethod
     def plan(self) -> list[Item]:
@@ -247,9 +253,10 @@ class Workload(ABC):
 
     @abstractmethod
     def row(
-        self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
+        self, iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
-        """The finished unit's row and the moves stored with it (called once per unit)."""
+        """The finished unit's row (its ``instance_id`` the typed ``iid``) and the moves stored
+        with it (called once per unit)."""
 
     @abstractmethod
     def attempts(
@@ -274,17 +281,17 @@ class Workload(ABC):
         return None
 
     def played(
-        self, item: Item, moves: Sequence[Move], step_ids: Sequence[str] | None = None
+        self, item: Item, moves: Sequence[Move], step_ids: Sequence[InstanceId] | None = None
     ) -> None:
         """Note what an attempt left for its row: its moves and, for a chain, the ids its
         calls were made under (wherever it ran). A dataset screen leaves nothing."""
         return None
 
-    def ids(self, iid: str, repeat: int) -> list[str]:
+    def ids(self, iid: InstanceId, repeat: int) -> list[InstanceId]:
         """The ids a unit's calls were recorded under (its replies are flushed by them)."""
         return [iid]
 
-    def left(self, item: Item) -> tuple[Sequence[Move], list[str] | None]:
+    def left(self, item: Item) -> tuple[Sequence[Move], list[InstanceId] | None]:
         """What ``played`` noted for ``item`` (its moves; a chain's decision ids, else None),
         forgotten here: read once, for its row or by a Ray actor for the driver."""
         return (), None
@@ -294,18 +301,16 @@ class Workload(ABC):
         return [[w] for w in work]
 
 
-def dataset_units(
-    work: Sequence[Item], benign_of: Callable[[str], str], blocks: int, repeats: int
-) -> list[list[Item]]:
-    """Split ``work`` (in plan order) into units: one benign state with all its injected
-    twins, over one of ``blocks`` equal ranges of the ``repeats`` (instance by instance, then
-    repeat by repeat, as in the plan). A state's screens share pixels (the OCR agent's band
-    caches, the composition's base image), and a screen's repeats share its encoding and its
-    OCR, so a unit keeps together what the local backend would reuse."""
+def dataset_units(work: Sequence[Item], blocks: int, repeats: int) -> list[list[Item]]:
+    """Split ``work`` (in plan order) into units: one benign state (each id's ``pair``) with
+    all its injected twins, over one of ``blocks`` equal ranges of the ``repeats`` (instance
+    by instance, then repeat by repeat, as in the plan). A state's screens share pixels (the
+    OCR agent's band caches, the composition's base image), and a screen's repeats share its
+    encoding and its OCR, so a unit keeps together what the local backend would reuse."""
     per = math.ceil(repeats / max(1, blocks))
     units: dict[tuple[str, int], list[Item]] = {}
-    for item in work:
-        units.setdefault((benign_of(item[0]), (item[1] - 1) // per), []).append(item)
+    for iid, repeat in work:
+        units.setdefault((iid.pair, (repeat - 1) // per), []).append((iid, repeat))
     return list(units.values())
 
 
@@ -333,18 +338,18 @@ class DatasetWorkload(Workload):
     def concurrency(self) -> int:
         return self.config.concurrency
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> ConditionSettings:
         return dataset_settings(self.ds, self.config)
 
     def plan(self) -> list[Item]:
-        return plan_work(self.ds, self.config)  # type: ignore[return-value]
+        return plan_work(self.ds, self.config)
 
     def refs(self, store: ResultStore, chain: DefenseChain | None) -> ScreenRefs | None:
         self._refs = ScreenRefs(self.ds, chain, store.path.parent)
         return self._refs
 
     def row(
-        self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
+        self, iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
         chosen = decision.candidate if decision is not None else None
         row = dataset_row(
@@ -366,12 +371,12 @@ class DatasetWorkload(Workload):
         composer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dibench-compose")
         refs = self._refs
 
-        async def agent_input(iid: str, repeat: int) -> AgentInput:
+        async def agent_input(iid: InstanceId, repeat: int) -> AgentInput:
             if screens.ready(iid):  # cached, or a file read and a record: built right here
                 return screens.input(iid, repeat)
             return await loop.run_in_executor(composer, screens.input, iid, repeat)
 
-        async def attempt(iid: str, repeat: int) -> Decision:
+        async def attempt(iid: InstanceId, repeat: int) -> Decision:
             inp = await agent_input(iid, repeat)
             if refs is not None:
                 refs.note(iid, repeat, inp.screenshot_png)  # what shown screens are compared with
@@ -385,11 +390,10 @@ class DatasetWorkload(Workload):
     def units(self, work: Sequence[Item], workers: int) -> list[list[Item]]:
         """One benign state with its twins per unit (``dataset_units``), the first run alone,
         as in ``drive``."""
-        pair = self.ds.key
-        states = {pair(i).pair for i, _ in work}
+        states = {iid.pair for iid, _ in work}
         repeats = self.config.repeats
         blocks = repeat_blocks(len(states), workers, repeats)
-        units = dataset_units(work, lambda iid: pair(iid).pair, blocks, repeats)
+        units = dataset_units(work, blocks, repeats)
         if units and len(units[0]) > 1:  # the first run goes alone, as in drive
             units[:1] = [units[0][:1], units[0][1:]]
         return units
@@ -405,17 +409,17 @@ class SimWorkload(Workload):
     def __init__(self, config: SimRunConfig, *, system_prefix: str = "") -> None:
         super().__init__(system_prefix=system_prefix)
         self.config = config
-        self.specs: dict[str, EpisodeSpec | ChainSpec] = {}
+        self.specs: dict[InstanceId, EpisodeSpec | ChainSpec] = {}
         self._planned = 0
         self._moves: dict[Item, Sequence[Move]] = {}
-        self._step_ids: dict[Item, list[str]] = {}  # a chain's decisions' ids, until stored
+        self._step_ids: dict[Item, list[InstanceId]] = {}  # a chain's decisions' ids, until stored
 
     @property
     def concurrency(self) -> int:
         return self.config.concurrency
 
-    def settings(self) -> dict[str, Any]:
-        return {"sim": self.config.describe()}
+    def settings(self) -> ConditionSettings:
+        return ConditionSettings(sim=self.config.describe())
 
     def plan(self) -> list[Item]:
         self.specs, work = plan_sim_work(self.config)
@@ -430,20 +434,20 @@ class SimWorkload(Workload):
         return opened, RunProgress(total=self._planned, done=n, skipped=n)
 
     def played(
-        self, item: Item, moves: Sequence[Move], step_ids: Sequence[str] | None = None
+        self, item: Item, moves: Sequence[Move], step_ids: Sequence[InstanceId] | None = None
     ) -> None:
         self._moves[item] = moves
         if step_ids is not None:
             self._step_ids[item] = list(step_ids)
 
-    def ids(self, iid: str, repeat: int) -> list[str]:
+    def ids(self, iid: InstanceId, repeat: int) -> list[InstanceId]:
         return self._step_ids.get((iid, repeat), [iid])
 
-    def left(self, item: Item) -> tuple[Sequence[Move], list[str] | None]:
+    def left(self, item: Item) -> tuple[Sequence[Move], list[InstanceId] | None]:
         return self._moves.pop(item, ()), self._step_ids.pop(item, None)
 
     def row(
-        self, iid: str, repeat: int, decision: Decision | None, outcome: Outcome
+        self, iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome
     ) -> tuple[ResultRow, Sequence[Move]]:
         """The episode's row with its moves (a chain's picks are its moves' commits, in
         order); what the unit left is forgotten here."""
@@ -469,7 +473,7 @@ class SimWorkload(Workload):
 
         config, prefix = self.config, self.system_prefix
 
-        async def attempt(iid: str, repeat: int) -> Decision:
+        async def attempt(iid: InstanceId, repeat: int) -> Decision:
             spec = self.specs[iid]
             if isinstance(spec, ChainSpec):
                 played = ChainPlay(Decision(None, Outcome.NO_COMMIT), [], [])
@@ -490,6 +494,140 @@ class SimWorkload(Workload):
                 self.played((iid, repeat), env.moves)
 
         yield attempt
+
+
+def open_condition(
+    store: ResultStore,
+    adapter: Adapter,
+    provider: Provider,
+    defenses: DefenseChain | None,
+    plan: Callable[[], Sequence[Item]],
+    *,
+    condition: Condition,
+    settings: ConditionSettings,
+) -> OpenCondition:
+    """What every backend does before its first run, for datasets and simulators alike:
+    wrap ``adapter`` in its defenses (see ``defended``), register the condition with
+    ``settings`` (what it runs over) completed by the adapter's, provider's and defenses'
+    descriptions as its config,
+    and keep of the work ``plan()`` returns (in run order; planned once the condition is
+    registered) what the store still lacks. ``condition``'s defense is the chain's, if any."""
+    adapter, chain, defense = defended(adapter, defenses, condition.defense)
+    condition = condition._replace(defense=defense)
+    config = settings.model_copy(
+        update={
+            "adapter": adapter.describe(),
+            "provider": mask_secret_keys(provider.describe()),  # extra_body's keys stay unsaid
+            "defenses": mask_secret_keys(chain.describe() if chain is not None else []),
+        }
+    )
+    done = store.done(store.add_condition(condition, config))
+    return OpenCondition(adapter, condition, [w for w in plan() if w not in done], done, chain)
+
+
+async def drive(
+    work: Sequence[Item],
+    attempt: Attempt,
+    finish: Finish,
+    prog: RunProgress,
+    *,
+    concurrency: int,
+    fatal: Sequence[type[BaseException]] = (),
+    recorder: Recorder | None = None,
+    on_progress: ProgressFn | None = None,
+) -> str | None:
+    """Run ``attempt`` over (instance id, repeat) work items with bounded concurrency.
+
+    Shared by dataset and simulator runs. An ``InfraError`` is stored as INFRA_ERROR (re-run on
+    resume); a ``fatal`` error stops new work (runs in flight finish and are stored) and is
+    returned as the abort message; every finished run goes to ``finish`` (which stores it) and
+    its replies to ``recorder``. An unusable endpoint (``providers.EndpointHealth``: a wrong
+    key, URL or model, or nothing answering before any run succeeded) stops new work the same way,
+    after the failed run is stored; so does a session whose work ran out with nothing ever
+    answered, so a dead endpoint never looks like a finished run. The first run of a session
+    runs alone, the other workers start when it has finished.
+    """
+    queue: asyncio.Queue[Item] = asyncio.Queue()
+    for w in work:
+        queue.put_nowait(w)
+    aborted: list[str] = []
+    dead = EndpointHealth()
+
+    async def bounded(iid: InstanceId, repeat: int) -> Decision:
+        """``attempt``, given up at the session's no-answer deadline until a run succeeds."""
+        if dead.succeeded:
+            return await attempt(iid, repeat)
+        try:
+            return await asyncio.wait_for(attempt(iid, repeat), dead.deadline - time.monotonic())
+        except TimeoutError:
+            raise dead.timed_out() from None
+
+    # The first run goes alone: a wrong key, URL or model then costs one call and one stored
+    # error, not one per worker; a healthy endpoint loses one run's latency, once.
+    opened = asyncio.Event()
+
+    async def worker(first: bool) -> None:
+        if not first:
+            await opened.wait()
+        try:
+            await take_work()
+        finally:
+            opened.set()  # however the first worker ends, the others must not wait forever
+
+    async def take_work() -> None:
+        while not aborted:
+            try:
+                iid, repeat = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            decision: Decision | None = None
+            cause = ""
+            stop: str | None = None
+            try:
+                decision = await bounded(iid, repeat)
+                outcome = decision.outcome
+            except InfraError as exc:
+                outcome, cause = Outcome.INFRA_ERROR, str(exc)
+                prog.infra_errors += 1
+                stop = dead.failure(iid, exc)
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+            except tuple(fatal) as exc:  # type: ignore[misc]
+                aborted.append(str(exc))
+                if recorder is not None:
+                    recorder.discard(iid, repeat)
+                return
+            else:
+                dead.success()
+                if recorder is not None:
+                    recorder.flush(iid, repeat)
+            finish(iid, repeat, decision, outcome, cause)
+            prog.done += 1
+            prog.outcomes[outcome.value] = prog.outcomes.get(outcome.value, 0) + 1
+            if decision is not None:
+                prog.calls += len(decision.steps)
+                prog.input_tokens += decision.input_tokens
+                prog.output_tokens += decision.output_tokens
+                prog.cost_usd += decision.cost_usd
+            if on_progress:
+                on_progress(prog)
+            if stop is not None and not aborted:
+                aborted.append(stop)
+            opened.set()
+
+    workers = [asyncio.create_task(worker(i == 0)) for i in range(max(1, concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    if not aborted and dead.nothing_answered:
+        aborted.append(dead.verdict())  # the work ran out before DEAD_AFTER runs failed
+    elif aborted and aborted[0] == dead.verdict_given and dead.nothing_answered:
+        # runs in flight when the verdict fell failed too and were stored: count them all, so
+        # the message matches the errors the summary says were stored
+        aborted[0] = dead.verdict()
+    return aborted[0] if aborted else None
 
 
 # Where a workload's pending units are attempted: given the workload, its opened condition
@@ -535,7 +673,7 @@ async def run_workload(
     writer = _RowWriter(store, opened.key, after, workload.refs(store, opened.chain))
 
     def finish(
-        iid: str, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
+        iid: InstanceId, repeat: int, decision: Decision | None, outcome: Outcome, cause: str
     ) -> None:
         row, moves = workload.row(iid, repeat, decision, outcome)
         writer.submit(row, decision, cause, moves)  # a failed commit (full disk) stops the run
