@@ -2,7 +2,9 @@
 
 One local Ray instance (2 CPUs, no dashboard, token auth off) serves the whole module; every
 run goes through the real runner, store, adapters and offline agents, and the comparisons are
-made on what the stores and replay files hold.
+made on what the stores and replay files hold. The runs read the suite's 8 low-resolution
+states (``d8_dataset_dir``): what the backends must agree on does not depend on the screens'
+size, and a quarter of the pixels makes each side's run about 3.5 times cheaper.
 """
 
 from __future__ import annotations
@@ -116,9 +118,9 @@ def _run(ds: Path, out: Path, framework: str, model: str, backend: Any = None) -
     return execute(req, backend=backend)
 
 
-def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset: Dataset) -> None:
+def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(d8_dataset_dir: Path) -> None:
     config = RunConfig(repeats=5, limit=3, probes=("naive",))
-    work = plan_work(small_dataset, config)
+    work = plan_work(Dataset.open(d8_dataset_dir), config)
     state = lambda iid: iid.split(".")[0]  # noqa: E731
     assert repeat_blocks(3, 2, 5) == 3 and repeat_blocks(40, 2, 5) == 1
     units = dataset_units(work, state, 2, 5)
@@ -147,30 +149,30 @@ def test_a_unit_is_a_state_with_its_twins_over_a_range_of_repeats(small_dataset:
     ],
 )
 def test_offline_agents_store_the_same_rows_on_both_backends(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path, framework: str, model: str
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path, framework: str, model: str
 ) -> None:
-    local = _run(small_dataset_dir, tmp_path / "local", framework, model)
-    remote = _run(small_dataset_dir, tmp_path / "ray", framework, model, KEPT)
+    local = _run(d8_dataset_dir, tmp_path / "local", framework, model)
+    remote = _run(d8_dataset_dir, tmp_path / "ray", framework, model, KEPT)
     assert remote.aborted is None and remote.progress.done == remote.progress.total > 20
     assert remote.progress.outcomes == local.progress.outcomes
     assert remote.progress.calls == local.progress.calls
     assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
     assert _replies(tmp_path / "ray") == _replies(tmp_path / "local")
     # the backend is not a setting: the Ray run resumes under the local backend (nothing left)
-    again = _run(small_dataset_dir, tmp_path / "ray", framework, model)
+    again = _run(d8_dataset_dir, tmp_path / "ray", framework, model)
     assert again.progress.skipped == again.progress.total == remote.progress.total
 
 
 @pytest.mark.slow
 def test_a_recording_replays_through_a_framework_on_ray(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """Recorded with the local backend (a multi-call framework), replayed on both."""
-    recorded = _run(small_dataset_dir, tmp_path / "rec", "mobile-agent-v3", "random")
+    recorded = _run(d8_dataset_dir, tmp_path / "rec", "mobile-agent-v3", "random")
     assert recorded.progress.calls > recorded.progress.done  # several calls per run
     replay = f"replay:{next((tmp_path / 'rec' / 'replies').glob('*.jsonl'))}"
-    _run(small_dataset_dir, tmp_path / "local", "mobile-agent-v3", replay)
-    remote = _run(small_dataset_dir, tmp_path / "ray", "mobile-agent-v3", replay,
+    _run(d8_dataset_dir, tmp_path / "local", "mobile-agent-v3", replay)
+    remote = _run(d8_dataset_dir, tmp_path / "ray", "mobile-agent-v3", replay,
                   RayBackend(keep=True))  # fmt: skip
     assert remote.aborted is None
     assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
@@ -219,13 +221,13 @@ def test_chain_episodes_store_the_same_rows_moves_and_replies(cluster: str, tmp_
 
 
 def test_an_actor_gives_back_a_unit_only_before_any_of_its_runs_started(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """The actor's side of a take-over, in this process (the actor class is plain Python)."""
-    req = RunRequest(small_dataset_dir, tmp_path, "direct", "random", config=CONFIG)
+    req = RunRequest(d8_dataset_dir, tmp_path, "direct", "random", config=CONFIG)
     worker = _Worker(_WorkerSpec(kind="dataset", request=req, threads=1, concurrency=1))
     assert worker.error is None
-    a, b, c = plan_work(Dataset.open(small_dataset_dir), CONFIG)[:3]
+    a, b, c = plan_work(Dataset.open(d8_dataset_dir), CONFIG)[:3]
 
     async def scenario() -> tuple[list[Any], list[Any]]:
         first, second = worker.run([a, b], 1), worker.run([c], 2)
@@ -249,7 +251,7 @@ def test_an_actor_gives_back_a_unit_only_before_any_of_its_runs_started(
 
 def test_an_idle_actor_takes_over_a_unit_queued_on_a_busy_one(
     cluster: str,
-    small_dataset_dir: Path,
+    d8_dataset_dir: Path,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
@@ -266,7 +268,7 @@ def test_an_idle_actor_takes_over_a_unit_queued_on_a_busy_one(
         opts = {"base_url": srv.base_url}
         runs = {}
         for name, backend in (("ray", RayBackend(workers=2)), ("local", None)):
-            req = RunRequest(small_dataset_dir, tmp_path / name, "direct", "openai:fake-vl",
+            req = RunRequest(d8_dataset_dir, tmp_path / name, "direct", "openai:fake-vl",
                              config=config, provider_options=opts)  # fmt: skip
             runs[name] = execute(req, backend=backend)
             # only the Ray run needs the slow repeats (they make the take-over happen); the
@@ -305,7 +307,7 @@ def _worker_pids() -> list[int]:
 
 
 def test_a_worker_killed_mid_run_loses_nothing(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     killed: list[tuple[int, int, int]] = []
 
@@ -317,7 +319,7 @@ def test_a_worker_killed_mid_run_loses_nothing(
             killed.append((pids[0], p.done, p.total))
 
     req = RunRequest(
-        dataset=small_dataset_dir, out=tmp_path / "ray", framework="direct", model="random",
+        dataset=d8_dataset_dir, out=tmp_path / "ray", framework="direct", model="random",
         config=CONFIG,
     )  # fmt: skip
     summary = execute(req, kill_one, backend=RayBackend(workers=2))
@@ -325,7 +327,7 @@ def test_a_worker_killed_mid_run_loses_nothing(
     assert killed[0][0] not in _worker_pids()
     assert summary.aborted is None and summary.progress.infra_errors == 0
     assert summary.progress.done == summary.progress.total  # each run stored once, none lost
-    _run(small_dataset_dir, tmp_path / "local", "direct", "random")
+    _run(d8_dataset_dir, tmp_path / "local", "direct", "random")
     assert _snapshot(tmp_path / "ray") == _snapshot(tmp_path / "local")
     lines = (next((tmp_path / "ray" / "replies").glob("*.jsonl"))).read_bytes().splitlines()
     assert len(lines) == summary.progress.total  # replies of the killed worker's runs: once
@@ -341,7 +343,7 @@ def _settled_pids(want: int, deadline_s: float = 15.0) -> list[int]:
 
 
 def test_a_kept_pool_leaves_its_actors_for_the_next_run_with_the_same_settings(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As a sweep's next condition (another framework, model and config): the actors a kept
     run left idle run it, and it stores what a local run stores; a run with other settings
@@ -351,7 +353,7 @@ def test_a_kept_pool_leaves_its_actors_for_the_next_run_with_the_same_settings(
     small = RunConfig(repeats=1, limit=1, probes=("naive",))
 
     def run(name: str, framework: str, model: str, backend: Any = None) -> Any:
-        req = RunRequest(small_dataset_dir, tmp_path / name, framework, model, config=small)
+        req = RunRequest(d8_dataset_dir, tmp_path / name, framework, model, config=small)
         summary = execute(req, backend=backend)
         assert summary.aborted is None and summary.progress.done == summary.progress.total
         return summary
@@ -376,13 +378,13 @@ def test_a_kept_pool_leaves_its_actors_for_the_next_run_with_the_same_settings(
 
 
 def test_a_sweep_on_ray_runs_every_condition_on_the_same_actors(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """``dibench sweep --backend ray``: the first condition starts the actors, the others
     configure them, and none is left when the sweep ends."""
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(
-        f'dataset = "{small_dataset_dir}"\nout = "runs"\nframeworks = ["direct", "appagent"]\n'
+        f'dataset = "{d8_dataset_dir}"\nout = "runs"\nframeworks = ["direct", "appagent"]\n'
         'repeats = 1\nlimit = 1\nprobes = ["naive"]\n'
         '[[models]]\nspec = "oracle"\n[[models]]\nspec = "random"\n',
         encoding="utf-8",
@@ -401,13 +403,13 @@ def test_a_sweep_on_ray_runs_every_condition_on_the_same_actors(
 
 @pytest.mark.slow
 def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "killed"
     db = out / "results.sqlite"
     with FakeChatServer(reply="Answer: 1", latency_s=0.1) as srv:
         cmd = [
-            sys.executable, "-m", "dibench", "run", "--dataset", str(small_dataset_dir),
+            sys.executable, "-m", "dibench", "run", "--dataset", str(d8_dataset_dir),
             "--framework", "direct", "--model", "openai:fake-vl", "--base-url", srv.base_url,
             "--limit", "2", "--repeats", "3", "--probes", "naive,combined",
             "--concurrency", "2", "--out", str(out),
@@ -442,7 +444,7 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
         }  # fmt: skip
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-        planned = plan_work(Dataset.open(small_dataset_dir), dataclasses.replace(CONFIG, repeats=3))
+        planned = plan_work(Dataset.open(d8_dataset_dir), dataclasses.replace(CONFIG, repeats=3))
         after = {
             (i, r): f for i, r, f in sqlite3.connect(db).execute(
                 "SELECT instance_id, repeat, finished FROM results"
@@ -456,20 +458,18 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
 
 
 def test_a_worker_that_cannot_start_stops_the_run_before_any_row(
-    cluster: str, small_dataset_dir: Path, tmp_path: Path
+    cluster: str, d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     backend = RayBackend(workers=2, preload=("dibench_no_such_module",))
     with pytest.raises(RunError, match=r"a Ray worker could not start: .*dibench_no_such_module"):
-        _run(small_dataset_dir, tmp_path / "ray", "direct", "oracle", backend)
+        _run(d8_dataset_dir, tmp_path / "ray", "direct", "oracle", backend)
     with sqlite3.connect(tmp_path / "ray" / "results.sqlite") as con:
         assert con.execute("SELECT COUNT(*) FROM results").fetchone() == (0,)
 
 
-def test_unknown_backend_options_are_one_line_errors(
-    small_dataset_dir: Path, tmp_path: Path
-) -> None:
+def test_unknown_backend_options_are_one_line_errors(d8_dataset_dir: Path, tmp_path: Path) -> None:
     # in this process: the subject is the option check, not the process (no Ray is started)
-    r = invoke("run", "--dataset", str(small_dataset_dir), "--framework", "direct", "--model",
+    r = invoke("run", "--dataset", str(d8_dataset_dir), "--framework", "direct", "--model",
                "oracle", "--out", str(tmp_path / "x"), "--ray-workers", "2")  # fmt: skip
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()
@@ -493,11 +493,11 @@ def _free_port() -> int:
 
 
 def test_an_address_where_nothing_listens_is_refused_at_once(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     address = f"127.0.0.1:{_free_port()}"
     t0 = time.monotonic()
-    r = _ray_run(small_dataset_dir, tmp_path / "x", "--ray-address", address)
+    r = _ray_run(d8_dataset_dir, tmp_path / "x", "--ray-address", address)
     assert time.monotonic() - t0 < 60  # Ray alone retries for minutes, never an error
     assert r.returncode == 2, r.stderr
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("dibench: error:")]
@@ -507,7 +507,7 @@ def test_an_address_where_nothing_listens_is_refused_at_once(
 
 
 def test_an_address_that_accepts_but_never_answers_is_given_up_after_the_deadline(
-    small_dataset_dir: Path, tmp_path: Path
+    d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     with socket.socket() as listener:  # accepts connections (the kernel's backlog), says nothing
         listener.bind(("127.0.0.1", 0))
@@ -516,7 +516,7 @@ def test_an_address_that_accepts_but_never_answers_is_given_up_after_the_deadlin
         t0 = time.monotonic()
         # 1 s: nothing ever answers there, so the deadline is what ends the wait however
         # loaded the machine (3 s cost 2 s more for the same outcome)
-        r = _ray_run(small_dataset_dir, tmp_path / "x", "--ray-address", address,
+        r = _ray_run(d8_dataset_dir, tmp_path / "x", "--ray-address", address,
                      "--ray-connect-timeout", "1")  # fmt: skip
         took = time.monotonic() - t0
     assert r.returncode == 2, r.stderr
