@@ -54,21 +54,27 @@ def _needs_ray() -> None:
 CONFIG = RunConfig(repeats=2, limit=2, probes=("naive", "combined"), concurrency=4)
 # as ``dibench sweep`` runs its conditions: the runs below with the same settings take the
 # actors the last one left idle (the first starts them), so these comparisons hold for
-# configured actors as for new ones
+# configured actors as for new ones; an actor's start costs about 1 s of CPU
 KEPT = RayBackend(workers=2, keep=True)
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """A local Ray instance for the module; its address lets a subprocess driver join it."""
+    """A local Ray instance for the module; its address lets a subprocess driver join it.
+
+    The fake endpoint's key is set for the whole module: the environment handed to the
+    actors is part of a kept pool's settings, so the runs that call the fake endpoint take
+    the actors the offline runs left idle rather than starting their own."""
     import ray
 
     os.environ["RAY_AUTH_MODE"] = "disabled"
-    ray.init(num_cpus=2, include_dashboard=False, namespace="dibench-tests")
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OPENAI_API_KEY", "sk-test")
+        ray.init(num_cpus=2, include_dashboard=False, namespace="dibench-tests")
+        try:
+            yield ray.get_runtime_context().gcs_address
+        finally:
+            ray.shutdown()
 
 
 def _snapshot(out: Path) -> dict[str, Any]:
@@ -254,20 +260,18 @@ def test_an_idle_actor_takes_over_a_unit_queued_on_a_busy_one(
     d8_dataset_dir: Path,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Six single-run units on two actors (two lanes each): the first actor gets repeats 2,
-    4 and 6, the second 3 and 5. Repeats 2 and 4 are slow, so repeat 6 waits on the first
-    actor while the second has nothing left: the second takes it over. The rows are the
-    local backend's, each run once."""
+    """Six single-run units on two actors (two lanes each; those the last test left idle):
+    the first actor gets repeats 2, 4 and 6, the second 3 and 5. Repeats 2 and 4 are slow,
+    so repeat 6 waits on the first actor while the second has nothing left: the second takes
+    it over. The rows are the local backend's, each run once."""
     config = RunConfig(repeats=6, limit=1, include_injected=False, concurrency=4)
     slow = lambda i, body: Fault.delay(4.0) if body.get("seed") in (2, 4) else None  # noqa: E731
     caplog.set_level(logging.DEBUG, logger="dibench.runner._ray")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeChatServer(reply="Answer: 1", faults=slow) as srv:
         opts = {"base_url": srv.base_url}
         runs = {}
-        for name, backend in (("ray", RayBackend(workers=2)), ("local", None)):
+        for name, backend in (("ray", KEPT), ("local", None)):
             req = RunRequest(d8_dataset_dir, tmp_path / name, "direct", "openai:fake-vl",
                              config=config, provider_options=opts)  # fmt: skip
             runs[name] = execute(req, backend=backend)
@@ -322,7 +326,8 @@ def test_a_worker_killed_mid_run_loses_nothing(
         dataset=d8_dataset_dir, out=tmp_path / "ray", framework="direct", model="random",
         config=CONFIG,
     )  # fmt: skip
-    summary = execute(req, kill_one, backend=RayBackend(workers=2))
+    # on the actors the last test left idle; the survivor and the replacement stay for the next
+    summary = execute(req, kill_one, backend=KEPT)
     assert killed and killed[0][1] < killed[0][2]  # killed mid-run
     assert killed[0][0] not in _worker_pids()
     assert summary.aborted is None and summary.progress.infra_errors == 0
@@ -348,8 +353,8 @@ def test_a_kept_pool_leaves_its_actors_for_the_next_run_with_the_same_settings(
     """As a sweep's next condition (another framework, model and config): the actors a kept
     run left idle run it, and it stores what a local run stores; a run with other settings
     (here the environment handed to the actors) ends them and starts its own; a run that
-    does not keep ends its actors; ``release`` ends kept ones."""
-    RayBackend.release()
+    does not keep ends its actors; ``release`` ends kept ones. The first run takes the
+    actors the last test left idle, if any (it ends those of other settings)."""
     small = RunConfig(repeats=1, limit=1, probes=("naive",))
 
     def run(name: str, framework: str, model: str, backend: Any = None) -> Any:
@@ -367,13 +372,15 @@ def test_a_kept_pool_leaves_its_actors_for_the_next_run_with_the_same_settings(
     assert _snapshot(tmp_path / "again") == _snapshot(tmp_path / "local")
     run("taken", "direct", "random", RayBackend(workers=2))  # takes them, keeps nothing
     assert _settled_pids(0) == []
-    run("kept", "direct", "oracle", KEPT)
-    kept = _settled_pids(2)
+    # pools of one actor from here (the size is not part of the settings; a start costs ~1 s)
+    one = dataclasses.replace(KEPT, workers=1)
+    run("kept", "direct", "oracle", one)
+    kept = _settled_pids(1)
     monkeypatch.setenv("DIBENCH_SOME_SETTING", "1")  # handed to the actors: another key
-    run("other", "direct", "oracle", KEPT)
-    others = _settled_pids(2)
-    assert len(others) == 2 and not set(others) & set(kept)
-    assert RayBackend.release() == 2
+    run("other", "direct", "oracle", one)
+    others = _settled_pids(1)
+    assert len(others) == 1 and not set(others) & set(kept)
+    assert RayBackend.release() == 1
     assert _settled_pids(0) == []
 
 
@@ -411,10 +418,12 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
         cmd = [
             sys.executable, "-m", "dibench", "run", "--dataset", str(d8_dataset_dir),
             "--framework", "direct", "--model", "openai:fake-vl", "--base-url", srv.base_url,
-            "--limit", "2", "--repeats", "3", "--probes", "naive,combined",
+            "--limit", "2", "--repeats", "2", "--probes", "naive,combined",
             "--concurrency", "2", "--out", str(out),
-            "--backend", "ray", "--ray-address", cluster, "--ray-workers", "2",
+            "--backend", "ray", "--ray-address", cluster, "--ray-workers", "1",
         ]  # fmt: skip
+        # one actor per driver (a start costs ~1 s of CPU): a dead driver's actors go with it,
+        # one as two
         env = {**os.environ, "OPENAI_API_KEY": "sk-test", "RAY_AUTH_MODE": "disabled"}
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         committed, deadline = 0, time.time() + 120
@@ -430,7 +439,7 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         # the latency only kept the first driver alive until the kill; the rerun's rows, calls
-        # and replies do not depend on it (41 runs at 2 in flight: about 2 s saved)
+        # and replies do not depend on it (up to 22 runs at 2 in flight: ~1 s saved)
         srv.latency_s = 0.0
         # the dead driver's actors go with it; wait until nothing calls the server any more
         calls, settled = -1, time.time() + 30
@@ -442,9 +451,11 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
                 "SELECT instance_id, repeat, finished FROM results"
             )
         }  # fmt: skip
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        # the rerun is the same command, in this process (already joined to the cluster): a new
+        # driver for the run directory, without a second interpreter's start and Ray's join
+        done = invoke(*cmd[3:])
         assert done.returncode == 0, done.stderr
-        planned = plan_work(Dataset.open(d8_dataset_dir), dataclasses.replace(CONFIG, repeats=3))
+        planned = plan_work(Dataset.open(d8_dataset_dir), CONFIG)
         after = {
             (i, r): f for i, r, f in sqlite3.connect(db).execute(
                 "SELECT instance_id, repeat, finished FROM results"
@@ -460,7 +471,7 @@ def test_killing_the_driver_mid_run_then_rerunning_loses_and_doubles_nothing(
 def test_a_worker_that_cannot_start_stops_the_run_before_any_row(
     cluster: str, d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
-    backend = RayBackend(workers=2, preload=("dibench_no_such_module",))
+    backend = RayBackend(workers=1, preload=("dibench_no_such_module",))
     with pytest.raises(RunError, match=r"a Ray worker could not start: .*dibench_no_such_module"):
         _run(d8_dataset_dir, tmp_path / "ray", "direct", "oracle", backend)
     with sqlite3.connect(tmp_path / "ray" / "results.sqlite") as con:
