@@ -19,6 +19,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -266,7 +267,15 @@ def test_an_idle_actor_takes_over_a_unit_queued_on_a_busy_one(
     so repeat 6 waits on the first actor while the second has nothing left: the second takes
     it over. The rows are the local backend's, each run once."""
     config = RunConfig(repeats=6, limit=1, include_injected=False, concurrency=4)
-    slow = lambda i, body: Fault.delay(4.0) if body.get("seed") in (2, 4) else None  # noqa: E731
+    # repeats 2 and 4 are answered once repeat 6 has called, which only the take-over lets it
+    # do before then (30 s: without a take-over they end anyway and the test fails below)
+    six = threading.Event()
+
+    def slow(i: int, body: dict[str, Any]) -> Fault | None:
+        if body.get("seed") == 6:
+            six.set()
+        return Fault.delay(30.0, until=six) if body.get("seed") in (2, 4) else None
+
     caplog.set_level(logging.DEBUG, logger="dibench.runner._ray")
     with FakeChatServer(reply="Answer: 1", faults=slow) as srv:
         opts = {"base_url": srv.base_url}
@@ -276,8 +285,7 @@ def test_an_idle_actor_takes_over_a_unit_queued_on_a_busy_one(
                              config=config, provider_options=opts)  # fmt: skip
             runs[name] = execute(req, backend=backend)
             # only the Ray run needs the slow repeats (they make the take-over happen); the
-            # local run stores the same rows and replies without waiting on them (4 s: a margin
-            # for a loaded machine, where the idle actor may take seconds to finish its own)
+            # local run stores the same rows and replies without waiting on them
             srv.set_faults(None)
     summary = runs["ray"]
     assert summary.aborted is None and summary.progress.infra_errors == 0
