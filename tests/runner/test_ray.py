@@ -53,6 +53,7 @@ def _needs_ray() -> None:
 
 
 CONFIG = RunConfig(repeats=2, limit=2, probes=("naive", "combined"), concurrency=4)
+LOW_RES = {"width": 540, "height": 1170}  # the simulators' screens at d8's size
 # as ``dibench sweep`` runs its conditions: the runs below with the same settings take the
 # actors the last one left idle (the first starts them), so these comparisons hold for
 # configured actors as for new ones; an actor's start costs about 1 s of CPU
@@ -192,7 +193,7 @@ def test_a_recording_replays_through_a_framework_on_ray(
 
 
 def test_simulator_episodes_store_the_same_rows_and_moves(cluster: str, tmp_path: Path) -> None:
-    config = SimRunConfig(episodes=2, repeats=2, targets=1, probes=("naive",))
+    config = SimRunConfig(episodes=2, repeats=2, targets=1, probes=("naive",), **LOW_RES)
     for name, backend in (("local", None), ("ray", KEPT)):
         req = SimRequest(out=tmp_path / name, framework="direct", model="oracle", config=config)
         execute_sim(req, backend=backend)
@@ -204,9 +205,8 @@ def test_chain_episodes_store_the_same_rows_moves_and_replies(cluster: str, tmp_
     """A chain's decisions are played on an actor and recorded under each decision's id, as
     locally: the same rows (chain column included), moves and replay records, and a recording
     made on Ray replays locally to the same rows."""
-    config = SimRunConfig(
-        episodes=1, sims=("food",), repeats=1, probes=("naive",), chain=2, concurrency=2
-    )
+    config = SimRunConfig(episodes=1, sims=("food",), repeats=1, probes=("naive",), chain=2,
+                          concurrency=2, **LOW_RES)  # fmt: skip
     for name, backend in (("local", None), ("ray", KEPT)):
         req = SimRequest(out=tmp_path / name, framework="direct", model="oracle", config=config)
         assert execute_sim(req, backend=backend).aborted is None
