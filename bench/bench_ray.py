@@ -26,7 +26,7 @@ others shows up there rather than being hidden.
 
 Usage: python bench/bench_ray.py [--states N] [--repeats R] [--ocr-states N] [--rounds K]
 
-A tiny run (tests/test_bench.py): ``--states 2 --repeats 1 --ocr-states 1 --rounds 1``.
+A tiny run (tests/test_bench.py): ``--states 1 --repeats 1 --ocr-states 1 --rounds 1``.
 """
 
 from __future__ import annotations

@@ -76,6 +76,35 @@ def test_fault_function_sees_index_and_body() -> None:
     assert seen == [(0, "m0"), (1, "m1"), (2, "m2")]
 
 
+def test_a_delay_ends_when_its_event_is_set_or_its_seconds_run_out() -> None:
+    """A call held until another call has arrived (``until``), not for a fixed margin; with
+    nothing setting the event the delay still ends after its seconds."""
+    arrived = threading.Event()
+
+    def script(index: int, body: dict[str, Any]) -> Fault | None:
+        if body["model"] == "second":
+            arrived.set()
+        return Fault.delay(30.0, until=arrived) if body["model"] == "first" else None
+
+    with FakeChatServer("ok", script) as srv:
+        held = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+        held.request("POST", "/v1/chat/completions", body=json.dumps({"model": "first"}))
+        t0 = time.monotonic()
+        while srv.in_flight < 1 and time.monotonic() - t0 < 5:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        assert srv.in_flight == 1  # still held: the event is not set
+        other = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+        assert _post(other, {"model": "second"})[0] == 200
+        assert held.getresponse().status == 200
+        assert time.monotonic() - t0 < 5  # let go by the event, not the 30 s
+    with FakeChatServer("ok", [Fault.delay(0.2, until=threading.Event())]) as srv:
+        t0 = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+        assert _post(conn, {"model": "m"})[0] == 200
+        assert time.monotonic() - t0 >= 0.2
+
+
 @pytest.mark.parametrize(
     ("fault", "check"),
     [

@@ -80,6 +80,7 @@ class Fault:
     retry_after_ms: str | None = None  # retry-after-ms header value
     seconds: float = 0.0
     message: str = ""
+    until: threading.Event | None = None  # a delay ends early once this is set
 
     @classmethod
     def http(cls, status: int, message: str = "", retry_after: float | None = None) -> Fault:
@@ -125,9 +126,21 @@ class Fault:
         return cls("refusal", message=message)
 
     @classmethod
-    def delay(cls, seconds: float) -> Fault:
-        """Succeed, but only after ``seconds``."""
-        return cls("delay", seconds=seconds)
+    def delay(cls, seconds: float, *, until: threading.Event | None = None) -> Fault:
+        """Succeed, but only after ``seconds``, or as soon as ``until`` is set: a test that
+        needs a call in flight until something else has happened waits for that, not for a
+        margin sized for a loaded machine."""
+        return cls("delay", seconds=seconds, until=until)
+
+
+async def _delay(seconds: float, until: threading.Event | None) -> None:
+    """Sleep ``seconds``, or less once ``until`` is set (polled, as ``hold`` is)."""
+    if until is None:
+        await asyncio.sleep(seconds)
+        return
+    end = time.monotonic() + seconds
+    while not until.is_set() and (left := end - time.monotonic()) > 0:
+        await asyncio.sleep(min(0.01, left))
 
 
 @dataclass(frozen=True)
@@ -491,7 +504,7 @@ class FakeChatServer:
             await asyncio.sleep(fault.seconds)
             raise _Close
         if fault is not None and fault.kind == "delay":
-            await asyncio.sleep(fault.seconds)
+            await _delay(fault.seconds, fault.until)
         if fault is not None and fault.kind == "status":
             extra = {}
             if fault.retry_after is not None:
