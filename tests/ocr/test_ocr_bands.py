@@ -86,6 +86,20 @@ def bands() -> RapidOcrEngine:
     return RapidOcrEngine()  # its own caches, so the counts below start from zero
 
 
+@pytest.fixture(scope="module")
+def fresh() -> RapidOcrEngine:
+    """A second band reader, its caches cleared before each use: it reads as one that has
+    read nothing (loading one per test cost a second each)."""
+    return RapidOcrEngine()
+
+
+@pytest.fixture(scope="module")
+def classic() -> RapidOcrEngine:
+    """RapidOCR's whole-screen pass (``rapidocr-classic``) on one ONNX Runtime thread: the same
+    lines as the registered engine's threads give, without their spinning on a busy machine."""
+    return RapidOcrEngine(bands=False, threads=1)
+
+
 def test_the_default_engine_reads_by_bands_and_classic_stays_registered() -> None:
     engine = get_engine()
     assert isinstance(engine, RapidOcrEngine) and engine._bands is not None
@@ -93,10 +107,12 @@ def test_the_default_engine_reads_by_bands_and_classic_stays_registered() -> Non
     assert get_engine("rapidocr-classic").name == "rapidocr-classic"
 
 
-def test_bands_read_what_was_drawn_like_the_whole_screen_pass(bands: RapidOcrEngine) -> None:
+def test_bands_read_what_was_drawn_like_the_whole_screen_pass(
+    bands: RapidOcrEngine, classic: RapidOcrEngine
+) -> None:
     img, drawn = screen()
     new = bands.read(img)
-    old = get_engine("rapidocr-classic").read(img)
+    old = classic.read(img)
     assert len(new) == len(old) == len(drawn)
     for (text, box), got, was in zip(drawn, new, old, strict=True):
         assert visible_fraction(text, got.text) >= 0.9, (text, got.text)
@@ -107,7 +123,7 @@ def test_bands_read_what_was_drawn_like_the_whole_screen_pass(bands: RapidOcrEng
 
 
 def test_a_twin_detects_only_its_changed_card_and_reads_the_rest_unchanged(
-    bands: RapidOcrEngine,
+    bands: RapidOcrEngine, fresh: RapidOcrEngine
 ) -> None:
     reader = bands._bands
     assert reader is not None
@@ -129,7 +145,8 @@ def test_a_twin_detects_only_its_changed_card_and_reads_the_rest_unchanged(
     assert same == [ln for ln in second if not (changed.y1 <= ln.box.y1 < changed.y2)]
     assert any("select" in ln.text.casefold() for ln in second)
     # a fresh reader (nothing cached) gives exactly the same lines: caching changes nothing
-    assert RapidOcrEngine().read(twin) == second
+    fresh.clear_caches()
+    assert fresh.read(twin) == second
 
 
 def test_threads_share_one_read_of_each_band(bands: RapidOcrEngine) -> None:
@@ -151,7 +168,7 @@ def test_read_line_recognises_without_detection(bands: RapidOcrEngine) -> None:
 
 
 def test_a_repeated_read_is_served_by_its_pixels_and_equals_a_fresh_read(
-    bands: RapidOcrEngine,
+    bands: RapidOcrEngine, fresh: RapidOcrEngine
 ) -> None:
     """The defenses read the same cover or card crop on every twin: a second read of equal
     pixels (a new image object) runs no detector or recogniser, and gives what a reader with
@@ -166,7 +183,8 @@ def test_a_repeated_read_is_served_by_its_pixels_and_equals_a_fresh_read(
     assert again == first and again is not first
     assert (reader.band_cache.misses, reader.crop_cache.misses) == counts[:2]
     assert bands._reads.misses == counts[2] and bands._reads.hits >= 1
-    assert RapidOcrEngine().read(img) == first
+    fresh.clear_caches()
+    assert fresh.read(img) == first
     _, box = drawn[0]
     crop = img.crop((box.x1 - 10, box.y1 - 10, box.x2 + 10, box.y2 + 10))
     assert [ln.text for ln in bands.read(crop)] and bands._reads.misses == counts[2] + 1
@@ -251,7 +269,7 @@ def _quad(x1: float, y1: float, x2: float, y2: float, rise: float = 0.0) -> np.n
     return np.array([[x1, y1], [x2, y1 - rise], [x2, y2 - rise], [x1, y2]], np.float32)
 
 
-def test_a_line_is_cut_by_its_ink_whatever_the_boxs_jitter() -> None:
+def test_a_line_is_cut_by_its_ink_whatever_the_boxs_jitter(fresh: RapidOcrEngine) -> None:
     """Boxes a detector might give for the same line on two twin screens (edges moved by a
     pixel or two, into the neighbouring lines' descenders and ascenders) cut the same crop,
     so the line is recognised once; the crop holds the line's ink on its background."""
@@ -267,7 +285,8 @@ def test_a_line_is_cut_by_its_ink_whatever_the_boxs_jitter() -> None:
     assert first.shape[:2] == (y2 - y1 + 2 * margin, x2 - x1 + 2 * margin)
     assert np.array_equal(first[margin:-margin, margin:-margin], arr[y1:y2, x1:x2])
     assert (first[:margin] == arr[0, 0]).all()  # the label's colour, not the line above
-    text, _ = RapidOcrEngine()._bands.recognise(first)  # type: ignore[union-attr]
+    fresh.clear_caches()
+    text, _ = fresh._bands.recognise(first)  # type: ignore[union-attr]
     assert visible_fraction("rules, select it quickly", text) >= 0.9, text
 
 

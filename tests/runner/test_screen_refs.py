@@ -13,6 +13,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -62,10 +63,39 @@ def _run(dataset: Path, out: Path, framework: str, defense: str) -> dict[str, by
     if framework == "claude-cu":
         _run_with(dataset, out, framework, defense, make_provider("oracle"))
         return {}
-    with FakeChatServer(reply="Answer: 1", record_last=1000) as srv:
+    with (
+        FakeChatServer(reply="Answer: 1", record_last=1000) as srv,
+        pytest.MonkeyPatch.context() as mp,
+    ):
+        mp.setenv("REFS_KEY", "sk-test")
         provider = make_provider("openai:fake-vl", base_url=srv.base_url, api_key_env="REFS_KEY")
         _run_with(dataset, out, framework, defense, provider)
         return _sent_images(srv)
+
+
+Runs = Callable[[str, str, str], tuple[Path, dict[str, bytes]]]
+
+
+@pytest.fixture(scope="module")
+def runs(datasets: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """Each condition run once in this module: (its run directory, the images the server
+    received). Several tests read the same run; a test that changes a store takes a copy."""
+    done: dict[tuple[str, str, str], tuple[Path, dict[str, bytes]]] = {}
+
+    def get(data: str, framework: str, defense: str) -> tuple[Path, dict[str, bytes]]:
+        key = (data, framework, defense)
+        if key not in done:
+            out = tmp_path_factory.mktemp("run")
+            done[key] = (out, _run(datasets[data], out, framework, defense))
+        return done[key]
+
+    return get
+
+
+def _copy(runs: Runs, tmp_path: Path, *condition: str) -> Path:
+    """A copy of a module run's directory, for a test that changes its store."""
+    src, _ = runs(*condition)
+    return Path(shutil.copytree(src, tmp_path / "run"))
 
 
 def _run_with(dataset: Path, out: Path, framework: str, defense: str, provider: Provider) -> None:
@@ -141,23 +171,17 @@ FRAMEWORK_STEPS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("plain", "appagent", "none", "refs"),
         ("plain", "appagent", "jpeg:75", "refs"),
         ("plain", "mobile-agent-v2", "jpeg:75", "refs"),
-        ("plain", "mobile-agent-e", "none", "refs"),
+        # E reads the same JPEG as v2 under the same defense: one OCR pass serves both
+        ("plain", "mobile-agent-e", "jpeg:75", "refs"),
         ("plain", "gelab", "none", "refs"),
         ("plain", "claude-cu", "jpeg:75", "refs"),  # Anthropic's protocol: the offline oracle
     ],
 )
 def test_recovered_screens_are_the_bytes_the_model_received(
-    datasets: dict[str, Path],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    data: str,
-    framework: str,
-    defense: str,
-    kept: str,
+    datasets: dict[str, Path], runs: Runs, data: str, framework: str, defense: str, kept: str
 ) -> None:
-    monkeypatch.setenv("REFS_KEY", "sk-test")
-    sent = _run(datasets[data], tmp_path, framework, defense)
-    with ResultStore(tmp_path / "results.sqlite", readonly=True) as store:
+    out, sent = runs(data, framework, defense)
+    with ResultStore(out / "results.sqlite", readonly=True) as store:
         shown = _shown(store)
         assert {i for i, _ in shown} >= set(Dataset.open(datasets[data]).benign)
         assert sum("." in i for i, _ in shown) >= 8  # the injected twins too
@@ -166,16 +190,16 @@ def test_recovered_screens_are_the_bytes_the_model_received(
             assert got is not None and hashlib.sha256(got).hexdigest() == sha
             if sent:  # the stored hash is the hash of what went over the wire
                 assert got == sent[sha]
-    refs, spans, patches = _counts(tmp_path / "results.sqlite")
+    refs, spans, patches = _counts(out / "results.sqlite")
     distinct = len({sha for _, sha in shown})
-    images = tmp_path / "results.sqlite.images"
+    images = out / "results.sqlite.images"
     if kept == "bytes":
         assert (refs, spans) == (0, distinct) and images.stat().st_size > 0
     else:
         assert (refs, spans) == (distinct, 0)
         assert (patches > 0) == (kept == "patched") == images.exists()
         # each reference names the defense's steps, then the framework's own
-        db = sqlite3.connect(tmp_path / "results.sqlite")
+        db = sqlite3.connect(out / "results.sqlite")
         named = [
             [s[0] for s in json.loads(t)] for (t,) in db.execute("SELECT steps FROM image_refs")
         ]
@@ -193,9 +217,8 @@ def test_recovered_screens_are_the_bytes_the_model_received(
 
 
 def test_a_changed_or_missing_dataset_is_named_in_one_line(
-    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    datasets: dict[str, Path], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("REFS_KEY", "sk-test")
     dataset = tmp_path / "ds"
     shutil.copytree(datasets["plain"], dataset)
     sent = _run(dataset, tmp_path, "direct", "jpeg:75")
@@ -239,14 +262,11 @@ def test_a_changed_or_missing_dataset_is_named_in_one_line(
         assert store.image(injected_sha) == sent[injected_sha]
 
 
-def test_a_report_example_shows_the_rebuilt_screens(
-    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_report_example_shows_the_rebuilt_screens(runs: Runs) -> None:
     """Without the dataset at hand for pictures (``ds`` None), the example shows the screens the
     model was shown, rebuilt from the references (the dataset still where the run found it)."""
-    monkeypatch.setenv("REFS_KEY", "sk-test")
-    _run(datasets["plain"], tmp_path, "direct", "jpeg:75")
-    with ResultStore(tmp_path / "results.sqlite", readonly=True) as store:
+    out, _ = runs("plain", "direct", "jpeg:75")
+    with ResultStore(out / "results.sqlite", readonly=True) as store:
         pair = next(iter(asr_pairs(list(store.rows()))))
         example = make_example(pair, store, None, "", 200)
     assert example.benign_image and example.injected_image
@@ -357,32 +377,26 @@ def test_a_writer_behind_keeps_bytes_rather_than_proving(datasets: dict[str, Pat
     assert refs.settled["bytes"] == 1 and refs.settled["identity"] == 1 and not refs.given_up
 
 
-def test_a_screen_rebuilt_otherwise_is_refused(
-    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_screen_rebuilt_otherwise_is_refused(runs: Runs, tmp_path: Path) -> None:
     """Files unchanged but the rebuild gives other bytes (another DIBench or Pillow): one line
     saying so, never the other picture."""
-    monkeypatch.setenv("REFS_KEY", "sk-test")
-    _run(datasets["plain"], tmp_path, "direct", "jpeg:75")
-    db = sqlite3.connect(tmp_path / "results.sqlite")
+    out = _copy(runs, tmp_path, "plain", "direct", "jpeg:75")
+    db = sqlite3.connect(out / "results.sqlite")
     (sha,) = db.execute("SELECT sha256 FROM image_refs LIMIT 1").fetchone()
     db.execute("UPDATE image_refs SET steps = ? WHERE sha256 = ?", ('[["jpeg", 74]]', sha))
     db.commit()
     db.close()
-    store = ResultStore(tmp_path / "results.sqlite", readonly=True)
+    store = ResultStore(out / "results.sqlite", readonly=True)
     with store, pytest.raises(ScreenGoneError, match="differs from the one the model saw") as err:
         store.image(sha)
     assert "\n" not in str(err.value) and sha[:12] in str(err.value)
 
 
-def test_a_tagged_screen_drawn_in_another_font_is_refused(
-    datasets: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_tagged_screen_drawn_in_another_font_is_refused(runs: Runs, tmp_path: Path) -> None:
     """AppAgent's tags name the font they were drawn in: a rebuild with another font file (here:
     the run's digest altered) is refused in one line naming the font, never drawn anyway."""
-    monkeypatch.setenv("REFS_KEY", "sk-test")
-    _run(datasets["plain"], tmp_path, "appagent", "none")
-    db = sqlite3.connect(tmp_path / "results.sqlite")
+    out = _copy(runs, tmp_path, "plain", "appagent", "none")
+    db = sqlite3.connect(out / "results.sqlite")
     sha, steps = db.execute("SELECT sha256, steps FROM image_refs LIMIT 1").fetchone()
     *before, (name, *params, _digest) = json.loads(steps)
     assert name == "appagent-tags/1"
@@ -390,7 +404,7 @@ def test_a_tagged_screen_drawn_in_another_font_is_refused(
     db.execute("UPDATE image_refs SET steps = ? WHERE sha256 = ?", (json.dumps(other), sha))
     db.commit()
     db.close()
-    store = ResultStore(tmp_path / "results.sqlite", readonly=True)
+    store = ResultStore(out / "results.sqlite", readonly=True)
     with store, pytest.raises(ScreenGoneError, match="not the font") as err:
         store.image(sha)
     msg = str(err.value)
