@@ -5,6 +5,8 @@ refused in one line.
 Both paths talk to one FakeChatServer that speaks the Messages API with tools as Anthropic
 documents it (it rejects a tool_use left without its tool_result, a toolset result that does
 not echo toolset_name, an image over the toolset's limits), through the real anthropic SDK.
+The screens are d8's half-size ones (the toolset sends both sizes as they are); the evals
+write no realtime sample buffer (as test_task's ``_eval``).
 """
 
 from __future__ import annotations
@@ -129,7 +131,7 @@ def anthropic_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeChatServer
 
 @pytest.mark.slow
 def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
-    anthropic_server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path
+    anthropic_server: FakeChatServer, d8_dataset_dir: Path, tmp_path: Path
 ) -> None:
     """The same rows, steps and stored replies, and the vendor sent the same requests: the
     toolset declared alone, the same screenshots byte for byte (through a defense that
@@ -140,7 +142,7 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
     run_dir = tmp_path / "run"
     summary = execute(
         RunRequest(
-            dataset=small_dataset_dir, out=run_dir, framework="claude-cu",
+            dataset=d8_dataset_dir, out=run_dir, framework="claude-cu",
             model=f"anthropic:{MODEL}",
             config=RunConfig(repeats=1, limit=3, probes=tuple(PROBES.split(","))),
             provider_options={"base_url": srv.url}, defenses=tuple(DEFENSE.split(",")),
@@ -152,7 +154,8 @@ def test_claude_cu_through_inspect_equals_dibench_run_on_the_wire(
     (log,) = inspect_ai.eval(
         TASK, model=f"anthropic/{MODEL}", model_base_url=srv.url,
         model_args={"computer_toolset": True}, log_dir=str(tmp_path / "logs"), display="none",
-        task_args={"dataset": str(small_dataset_dir), "framework": "claude-cu", "limit": 3,
+        log_realtime=False,
+        task_args={"dataset": str(d8_dataset_dir), "framework": "claude-cu", "limit": 3,
                    "defense": DEFENSE, "probes": PROBES},
         epochs=1,
     )  # fmt: skip
@@ -206,6 +209,7 @@ def test_claude_cu_plays_simulator_episodes_through_inspect_as_dibench_simulate(
     (log,) = inspect_ai.eval(
         TASK, model=f"anthropic/{MODEL}", model_base_url=srv.url,
         model_args={"computer_toolset": True}, log_dir=str(tmp_path / "logs"), display="none",
+        log_realtime=False,
         task_args={"sims": "shopping", "episodes": 2, "probes": "naive", "targets": 1,
                    "languages": "en", "framework": "claude-cu"},
         epochs=1,
@@ -273,7 +277,7 @@ def test_the_toolset_is_refused_where_inspect_would_declare_the_legacy_tool() ->
     ],
 )
 def test_inspect_eval_refuses_those_frameworks_before_any_call(
-    server: FakeChatServer, small_dataset_dir: Path, tmp_path: Path, framework: str,
+    server: FakeChatServer, d8_dataset_dir: Path, tmp_path: Path, framework: str,
     options: dict, why: str,
 ) -> None:  # fmt: skip
     """The task is refused as it is made, in one line, and the model is never called."""
@@ -285,7 +289,7 @@ def test_inspect_eval_refuses_those_frameworks_before_any_call(
     with pytest.raises(RunError) as err:
         inspect_ai.eval(
             TASK, model="openai-api/local/m", display="none", log_dir=str(tmp_path / "logs"),
-            task_args={"dataset": str(small_dataset_dir), "framework": framework, "limit": 1,
+            task_args={"dataset": str(d8_dataset_dir), "framework": framework, "limit": 1,
                        "adapter_opts": options},
         )  # fmt: skip
     assert why in str(err.value) and "\n" not in str(err.value)
