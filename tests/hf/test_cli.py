@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from dibench.dataset import Dataset, record_sha256
 from dibench.hf._export import sha256_file
 
 from .._cli import invoke
@@ -108,9 +109,42 @@ def test_export_of_a_broken_dataset_names_the_file_and_writes_nothing(
     lines = (src / "injected.jsonl").read_bytes().splitlines(keepends=True)
     lines[4] = lines[4].replace(b'"target":"', b'"target":"zz', 1)
     (src / "injected.jsonl").write_bytes(b"".join(lines))
+    record_sha256(src)  # the edit accepted: an unaccepted one is refused before any line
     r = invoke("export-dataset", str(src), "--out", str(work / "hf"))
     _refused(r, "injected.jsonl:5", "target")
     _nothing_new(work, set())
+
+
+def test_export_of_an_edited_dataset_waits_for_the_edit_to_be_accepted(
+    small: Path, tmp_path: Path
+) -> None:
+    """Record files edited after generation no longer match their manifest's sha256; the
+    export carries that manifest to every import, so it refuses, naming the file and
+    ``check --update-manifest``. Once accepted, the export and its import describe the files
+    they hold: the import checks clean and runs without --allow-modified-data."""
+    src = tmp_path / "edited"
+    shutil.copytree(small, src)
+    lines = (src / "injected.jsonl").read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"target":"', b'"target": "', 1)  # a hand edit, same record
+    (src / "injected.jsonl").write_bytes(b"".join(lines))
+    work = tmp_path / "work"
+    work.mkdir()
+    r = invoke("export-dataset", str(src), "--out", str(work / "hf"))
+    _refused(r, str(src / "injected.jsonl"), "manifest.json", "--update-manifest")
+    _nothing_new(work, set())
+    r = invoke("check", "--dataset", str(src), "--no-ocr", "--update-manifest")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = invoke("export-dataset", str(src), "--out", str(work / "hf"))
+    assert r.returncode == 0, r.stderr
+    card = (work / "hf" / "README.md").read_text(encoding="utf-8")
+    assert "(`injected.jsonl`) were edited after generation" in card
+    r = invoke("import-hf", str(work / "hf"), "--out", str(work / "back"))
+    assert r.returncode == 0, r.stderr
+    assert tree(work / "back") == tree(src)
+    back = Dataset.open(work / "back")
+    assert back.modified() == [] and back.manifest["edits"][0]["file"] == "injected.jsonl"
+    r = invoke("check", "--dataset", str(work / "back"), "--no-ocr")
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def _copy(exported: Path, tmp_path: Path) -> Path:

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from dibench import screens
-from dibench.dataset import Dataset
+from dibench.dataset import Dataset, record_sha256
 from dibench.generate import GenerateConfig, generate
 from dibench.hf import BENIGN, CONFIGS, INJECTED, export_hf, import_hf, render_card
 from dibench.hf._card import to_yaml
@@ -111,6 +111,7 @@ def test_hand_edited_lines_are_kept_verbatim(tiny_dir: Path, tmp_path: Path) -> 
     (src / "benign.jsonl").write_bytes(b"\n" + b"".join(lines[:3]) + b"  \n" + b"".join(lines[3:]))
     inj = (src / "injected.jsonl").read_bytes()
     (src / "injected.jsonl").write_bytes(inj.rstrip(b"\n"))
+    record_sha256(src)  # the edits accepted (`dibench check --update-manifest`)
     summary = export_hf(src, tmp_path / "hf", workers=1)
     # benign: the line after the leading blank, the reindented one, the one after "  \n";
     # injected: the last line, which lost its newline

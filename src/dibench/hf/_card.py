@@ -184,6 +184,13 @@ def render_card(
             "The dataset this was exported from has no DIBench manifest, so where its screens "
             "come from is unknown: set `license` in the header above before publishing."
         )
+    edits = manifest.get("edits")
+    if isinstance(edits, list) and edits:  # `dibench check --update-manifest` accepted them
+        files = ", ".join(sorted({f"`{e.get('file')}`" for e in edits if isinstance(e, dict)}))
+        provenance += (
+            f" Its record files ({files}) were edited after generation; `dibench/manifest.json` "
+            "lists each edit with the file's sha256 before and after."
+        )
     return f"""{_header(benign + injected, languages, license_id)}
 # DIBench: decision integrity of mobile GUI agents under deceptive injections
 

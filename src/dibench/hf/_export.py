@@ -316,6 +316,23 @@ class _Staging:
                 break
 
 
+def _require_described(ds: Dataset) -> None:
+    """Refuse record files that differ from the sha256 their manifest records: the export
+    carries the manifest verbatim (``import-hf`` writes it back byte for byte), so it would
+    publish hashes of other files, and whoever imports it would find data that says it was
+    edited by them. Accepting the edit first (``check --update-manifest``) records the new
+    hashes and keeps the old ones under the manifest's ``edits``."""
+    names = ds.modified()
+    if names:
+        one = len(names) == 1
+        raise HFError(
+            f"{' and '.join(str(ds.root / n) for n in names)} {'does' if one else 'do'} not "
+            f"match {'its' if one else 'their'} sha256 in manifest.json (edited after "
+            "generation?), and the export would hand that manifest on to every import: accept "
+            f"the edit first with `dibench check --dataset {ds.root} --update-manifest`"
+        )
+
+
 @file_errors
 def export_hf(
     dataset: Path | str,
@@ -338,6 +355,7 @@ def export_hf(
         raise HFError(f"{root}: not a DIBench dataset (no benign.jsonl)")
     check_out(out)
     ds = Dataset.open(root)  # validates benign.jsonl, indexes injected.jsonl
+    _require_described(ds)
     workers = workers or min(len(os.sched_getaffinity(0)), 8)
     summary = ExportSummary(out=out)
     stage = _Staging.begin(out)
