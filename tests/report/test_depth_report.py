@@ -18,13 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from dibench.metrics import Estimate, Intervals
+from dibench.metrics import Estimate, Intervals, chain_metrics
 from dibench.report import Report, build_report, render_report
 from dibench.report._common import fmt_p
 from dibench.report._depth import depth_view
 from dibench.report._section import Figure
 from dibench.report._svg import Series, rank_chart
 from dibench.runner import ResultStore, iter_export_rows
+
+from .._cli import invoke
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +250,40 @@ def test_the_captions_state_the_level_the_intervals_were_computed_at(
     main = report.table("main")
     assert main is not None and f"in percent with {level} intervals" in main.caption
     assert not any(other in c for c in (rank, attack, main.caption))
+
+
+@pytest.fixture(scope="module")
+def chain_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two food chains of two decisions by the oracle (every share at 1: its interval's lower
+    end depends on the level and the method alone)."""
+    out = tmp_path_factory.mktemp("chains") / "run"
+    r = invoke(
+        "simulate", "--out", str(out), "--framework", "direct", "--model", "oracle",
+        "--chain", "2", "--sims", "food", "--episodes", "2", "--repeats", "1",
+        "--probes", "naive", "--concurrency", "2",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.mark.parametrize(
+    "intervals",
+    [Intervals(conf=0.9, n_boot=300, seed=5), Intervals(ci="wilson", conf=0.8)],
+    ids=["90%", "wilson-80%"],
+)
+def test_the_chain_tables_use_the_reports_intervals(chain_run: Path, intervals: Intervals) -> None:
+    """The chain tables' intervals are formed as the report's others (method, level,
+    resamples, seed), not at a fixed 95%: each figure is ``chain_metrics`` at the report's
+    ``Intervals``, and the lower ends differ from the default report's."""
+    with ResultStore(chain_run / "results.sqlite") as store:
+        rows = list(store.rows())
+    report = build_report(chain_run, examples=0, filmstrips=0, intervals=intervals)
+    default = build_report(chain_run, examples=0, filmstrips=0)
+    assert report.depth is not None and default.depth is not None
+    (line,) = report.depth.chains
+    assert repr(line.metrics) == repr(chain_metrics(rows, intervals=intervals))
+    (was,) = default.depth.chains
+    assert repr(was.metrics) == repr(chain_metrics(rows))
+    got, base = line.metrics.chain_cor_injected, was.metrics.chain_cor_injected
+    assert got.value == base.value == 1.0 and got.lo > base.lo
+    assert got.method == ("wilson" if intervals.ci == "wilson" else base.method)

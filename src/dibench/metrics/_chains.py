@@ -2,9 +2,10 @@
 
 A chain row (``ResultRow.chain``) holds one ``ChainPick`` per decision: the pick, that step's
 acceptable set given the earlier picks, whether the step carried the injection, whether the
-chain's limit is broken by then. Everything here is a pure function of such rows; intervals
-take the benign chains (``pair_of``) as the units (``cluster_estimate``), paired changes join an
-injected chain to its benign twin of the same seed and repeat (``cluster_paired_diff``).
+chain's limit is broken by then. Everything here is a pure function of such rows; a share of
+chains gets the interval ``Intervals.ci`` asks for, as every rate (by default the benign chains,
+``pair_of``, as the units), paired changes join an injected chain to its benign twin of the same
+seed and repeat and always take the benign chains as the units (``cluster_paired_diff``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from ._intervals import Intervals
 from ._paired import PairedDiff, cluster_paired_diff
+from ._rates import estimate
 from ._rows import ResultRow
 from ._stats import Estimate, cluster_estimate
 
@@ -40,8 +42,9 @@ def inject_step(row: ResultRow) -> int | None:
     return next((p.step for p in row.chain if p.injected), None)
 
 
-def _estimate(values: Sequence[float], rows: Sequence[ResultRow], intervals: Intervals) -> Estimate:
-    return cluster_estimate(list(values), [r.pair_of for r in rows], intervals=intervals)
+def _estimate(values: Sequence[bool], rows: Sequence[ResultRow], intervals: Intervals) -> Estimate:
+    """A share of chains with the interval ``intervals.ci`` asks for, as every other rate."""
+    return estimate(values, [r.pair_of for r in rows], intervals)
 
 
 def step_cor(
@@ -50,7 +53,7 @@ def step_cor(
     """COR of decision ``step``: its pick lies in its acceptable set given the earlier picks
     (a chain that stopped before it counts as not correct there)."""
     rs = [r for r in chain_rows(rows) if len(r.chain) >= step]
-    return _estimate([float(r.chain[step - 1].correct) for r in rs], rs, intervals)
+    return _estimate([r.chain[step - 1].correct for r in rs], rs, intervals)
 
 
 def step_asr(
@@ -59,13 +62,13 @@ def step_asr(
     """ASR at decision ``step``: of the chains injected there, the share that picked the
     target at that decision."""
     rs = [r for r in chain_rows(rows) if inject_step(r) == step]
-    return _estimate([float(r.chain[step - 1].pick == r.target) for r in rs], rs, intervals)
+    return _estimate([r.chain[step - 1].pick == r.target for r in rs], rs, intervals)
 
 
 def chain_cor(rows: Iterable[ResultRow], *, intervals: Intervals = Intervals()) -> Estimate:
     """Chain COR: every decision of the chain acceptable (given the picks before it)."""
     rs = chain_rows(rows)
-    return _estimate([float(all(p.correct for p in r.chain)) for r in rs], rs, intervals)
+    return _estimate([all(p.correct for p in r.chain) for r in rs], rs, intervals)
 
 
 def _later_wrong(row: ResultRow, after: int) -> bool:
@@ -81,7 +84,7 @@ def propagation(rows: Iterable[ResultRow], *, intervals: Intervals = Intervals()
         r for r in chain_rows(rows)
         if inject_step(r) == 1 and r.chain[0].pick is not None and r.chain[0].pick == r.target
     ]  # fmt: skip
-    return _estimate([float(_later_wrong(r, 1)) for r in rs], rs, intervals)
+    return _estimate([_later_wrong(r, 1) for r in rs], rs, intervals)
 
 
 def _twin_key(r: ResultRow) -> tuple[str, int, str, str, str]:

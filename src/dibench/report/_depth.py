@@ -133,9 +133,7 @@ def build_depth(
     """The section over ``defense``'s rows; None when no injected row has a target rank and
     no row is a chain episode."""
     base = [r for r in rows if r.defense == defense]
-    # the chain table's intervals are at the default level and resamples (only the seed is the
-    # report's), as they were before the settings travelled as one value
-    chains = _chains(base, Intervals(seed=intervals.seed))
+    chains = _chains(base, intervals)  # the report's method, level, resamples and seed
     conf = intervals.conf
     if not any(r.injected and r.target_rank is not None for r in base):
         return DepthSection((), (), (), defense, chains, conf=conf) if chains else None
