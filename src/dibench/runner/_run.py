@@ -22,7 +22,7 @@ from dibench.adapters import Adapter, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
 
-from ._cost import cost_fields, pick_place
+from ._cost import state_costs
 from ._errors import RunError
 
 if TYPE_CHECKING:
@@ -166,15 +166,6 @@ def dataset_row(
     state = inst.state
     places = state.positions()  # every card's place, read once: the target's and the pick's
     pos = (rec.position or places[rec.target]) if rec is not None else None
-    cost = cost_fields(
-        state.spec,
-        [(c.id, c.attributes) for c in state.candidates],
-        decision,
-        outcome,
-        rec.target if rec else None,
-        app=state.app,
-        language=state.language,
-    )
     return ResultRow(
         instance_id=iid,
         pair_of=iid.pair,
@@ -199,8 +190,7 @@ def dataset_row(
         target_row=pos.row if pos else None,
         target_col=pos.col if pos else None,
         target_fold=pos.fold if pos else None,
-        **cost,
-        **pick_place(places, decision, outcome),
+        **state_costs(state, decision, outcome, rec.target if rec else None, places),
     )
 
 
