@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dibench._records import ConditionSettings
-from dibench._values import Condition, InstanceId, Outcome
+from dibench._values import Condition, InstanceId, Outcome, Refusal
 from dibench.adapters import Adapter, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
@@ -105,7 +105,7 @@ class RunSummary:
     seconds: float
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
     # planned instances that are not run, id -> why (simulate's twins whose probe does not fit)
-    left_out: dict[str, str] = field(default_factory=dict)
+    left_out: dict[str, Refusal] = field(default_factory=dict)
 
 
 def check_states(ds: Dataset, states: Sequence[str]) -> None:
