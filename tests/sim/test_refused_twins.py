@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dibench._values import Refusal
+from dibench.probes import Refusal
 from dibench.runner import SimRunConfig, plan_sim_work
 from dibench.sim import plan_episodes, refused_twins
 
