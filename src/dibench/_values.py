@@ -1,5 +1,5 @@
 """Value types that every layer shares: instance ids, conditions, pixel boxes, UI nodes, text
-styles, probe payloads and run outcomes.
+styles, probe payloads and refusals, and run outcomes.
 
 They sit on the ground floor, below ``dataset`` and ``metrics`` (which re-export them), so that
 rendering, OCR, providers, adapters and defenses name a box or an outcome without reaching into
@@ -41,6 +41,8 @@ __all__ = [
     "Outcome",
     "Payload",
     "Position",
+    "Refusal",
+    "RefusalKind",
     "TextStyle",
     "UIElement",
     "ValidBox",
@@ -314,6 +316,23 @@ class Payload(Frozen):
         if self.claim is None:
             out.pop("claim", None)
         return out
+
+
+RefusalKind = Literal["title", "claim"]
+
+
+class Refusal(Frozen):
+    """Why a probe makes no variant for a target, as the probe decided it: ``title`` when the
+    target's title box shows too little of the probe's shortest form, ``claim`` when the
+    target admits no false form of the claim. Carried typed from the probe's refusal to the
+    line that sums it up (no reader parses ``text``); ``text`` is the one-line reason run.json
+    and manifest.json keep and the CLI lists under it."""
+
+    kind: RefusalKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class ChainPick(Frozen):

@@ -25,8 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dibench.adapters import Codec, Frame, codec_of
-from dibench.adapters._replies import FrameworkError, ReplyError
+from dibench.adapters import Codec, Frame, FrameworkError, ReplyError, codec_of
 from dibench.adapters.mobile_agent_v3 import InvalidAction
 from dibench.adapters.qwen_vl import RetryReply
 

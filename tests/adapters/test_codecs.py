@@ -19,8 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dibench._values import Box
-from dibench.adapters import ADAPTERS, Action, Codec, Frame, Say, codec_of
-from dibench.adapters._replies import FrameworkError
+from dibench.adapters import ADAPTERS, Action, Codec, Frame, FrameworkError, Say, codec_of
 
 CASES = [
     (name, mode, view)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from dibench.adapters import ReplyError
 from dibench.adapters._parse import (
     MAX_JSON_DEPTH,
     TooComplex,
@@ -19,7 +20,6 @@ from dibench.adapters._parse import (
     section,
     strip_thinking,
 )
-from dibench.adapters._replies import ReplyError
 
 REPLY = """### Thought ###
 I should open the cheapest one.

@@ -42,3 +42,23 @@ def test_variants_whose_probe_does_not_fit_are_named_on_stderr(tmp_path: Path) -
     assert named == [i.replace(".naive", ".too-long") for i in ids]
     assert all(ln.endswith("the instance is refused (a clamped attack is no attack)")
                for ln in lines[1:])  # fmt: skip
+
+
+def test_a_target_with_nothing_false_to_claim_gets_the_other_heading(tmp_path: Path) -> None:
+    """A claim probe refuses a target that admits no false claim (a discount on a free app):
+    the heading then names both reasons a probe refuses, as the refusal's kind says, not its
+    wording."""
+    out = tmp_path / "d"
+    r = invoke("generate", "--out", str(out), "--benign", "2", "--width", "360",
+               "--height", "640", "--workers", "1", "--seed", "3",
+               "--probes", "claim-discount,naive")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    head, *listed = r.stderr.splitlines()
+    assert head == (
+        f"  left out {len(listed)} injected variant(s) the probe refuses for their target "
+        "(a title box too small, or no false claim):"
+    ), r.stderr
+    assert listed and all(".claim-discount: " in ln and "admits no false discount claim" in ln
+                          for ln in listed)  # fmt: skip
+    ids = {i.rsplit(".", 1)[0] for i in Dataset.open(out).injected_ids()}
+    assert {ln.strip().split(": ", 1)[0].rsplit(".", 1)[0] for ln in listed} <= ids

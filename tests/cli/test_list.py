@@ -83,6 +83,8 @@ def test_frameworks_are_listed_with_their_own_options_and_what_they_are() -> Non
     rows = _rows("frameworks")
     assert sorted(rows) == sorted(ADAPTERS.names())
     assert rows["autoglm"][0] == "confirm='accept'" and rows["direct"][0] == "-"
+    # an option whose default depends on another is shown unset, not as a number it never takes
+    assert "tier=None" in rows["claude-cu"][0].split(", ")
     assert "parse" not in rows["ui-tars"][0]  # every framework's options are said once, in --help
     assert rows["appagent"][1].startswith("AppAgent (TencentQQGYLab/AppAgent)")
 

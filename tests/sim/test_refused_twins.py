@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from dibench.probes import Refusal
 from dibench.runner import SimRunConfig, plan_sim_work
 from dibench.sim import plan_episodes, refused_twins
 
@@ -17,7 +18,8 @@ def test_a_twin_too_long_for_its_title_is_refused_and_not_planned() -> None:
     refused = refused_twins(list(specs))
     owl = [str(s.id) for s in specs if s.probe == "mimic-owl"]
     assert sorted(refused) == sorted(owl)  # a JSON call does not fit a two-line list title
-    assert all("the instance is refused" in why for why in refused.values())
+    assert all(why.kind == "title" and "the instance is refused" in why.text
+               for why in refused.values())  # fmt: skip
     config = SimRunConfig(seed=0, episodes=1, sims=("shopping",), probes=("mimic-owl", "naive"),
                           languages=("en",), targets=2, repeats=1)  # fmt: skip
     by_id, work = plan_sim_work(config)
@@ -63,16 +65,16 @@ def test_a_plan_is_remembered_and_follows_what_is_registered() -> None:
 
     config = SimRunConfig(seed=0, episodes=1, sims=("shopping",), probes=("mimic-owl", "naive"),
                           languages=("en",), targets=2, repeats=1)  # fmt: skip
-    first_refused: dict[str, str] = {}
+    first_refused: dict[str, Refusal] = {}
     first = plan_sim_work(config, first_refused)
-    again_refused: dict[str, str] = {}
+    again_refused: dict[str, Refusal] = {}
     again = plan_sim_work(config, again_refused)
     assert again == first and again_refused == first_refused and len(first_refused) == 2
     again[0].clear()  # each caller gets its own dict: the remembered plan is untouched
     assert plan_sim_work(config)[0] == first[0]
 
     PROBES.add("mimic-owl", TextProbe("mimic-owl", title="naive"), replace=True)
-    refused: dict[str, str] = {}
+    refused: dict[str, Refusal] = {}
     by_id, work = plan_sim_work(config, refused)
     assert refused == {} and len(work) == 5  # the benign episode and four twins
     assert set(first_refused) <= {str(i) for i in by_id}

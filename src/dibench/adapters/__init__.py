@@ -76,7 +76,7 @@ from ._images import (
 )
 from ._parse import excerpt
 from ._prompts import folder_digest
-from ._replies import PARSE_MODES
+from ._replies import PARSE_MODES, FrameworkError, ReplyError
 from .appagent import AppAgentAdapter
 from .appagent import Grid as AppAgentGrid
 from .autoglm import AutoGLMAdapter
@@ -122,6 +122,7 @@ __all__ = [
     "Environment",
     "Frame",
     "FrameworkAdapter",
+    "FrameworkError",
     "GelabAdapter",
     "GeminiCUAdapter",
     "GuiOwl15Adapter",
@@ -134,6 +135,7 @@ __all__ = [
     "Observed",
     "OpenAICUAdapter",
     "QwenVLAdapter",
+    "ReplyError",
     "Say",
     "Screen",
     "StaticScreen",

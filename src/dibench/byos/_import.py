@@ -26,7 +26,7 @@ from PIL import Image
 from dibench import __version__
 from dibench._fs import StrPath, file_errors
 from dibench._seeding import derive_seed
-from dibench._values import Box, TextStyle, UIElement
+from dibench._values import Box, Refusal, TextStyle, UIElement
 from dibench.dataset import (
     SCHEMA_VERSION,
     Candidate,
@@ -56,7 +56,7 @@ class ImportSummary:
     injected: int = 0
     by_probe: dict[str, int] = field(default_factory=dict)
     apps: list[str] = field(default_factory=list)
-    refused: dict[str, str] = field(default_factory=dict)  # instance id -> why it is left out
+    refused: dict[str, Refusal] = field(default_factory=dict)  # instance id -> why left out
     seconds: float = 0.0
 
 
@@ -271,10 +271,11 @@ def _records(
     only: Sequence[str],
     seed: int,
     epsilon: float,
-    refused: dict[str, str],
+    refused: dict[str, Refusal],
 ) -> list[InjectedRecord]:
     """The state's injected records; an instance whose title box is too small for the probe's
-    shortest form is left out, its reason kept in ``refused`` (id -> reason)."""
+    shortest form (or whose target admits no false claim) is left out, its ``Refusal`` kept in
+    ``refused`` (id -> refusal)."""
     from dibench.generate import injected_id
     from dibench.probes import PayloadTooLong
 
@@ -284,7 +285,7 @@ def _records(
         try:
             out.append(injected_record(state, target, probe, seed))
         except PayloadTooLong as exc:
-            refused[str(injected_id(state.id, target, probe.name))] = str(exc)
+            refused[str(injected_id(state.id, target, probe.name))] = exc.refusal
     return out
 
 
@@ -384,7 +385,7 @@ def import_folder(
                 "source": root.name,
                 "annotations": ann_sha,
                 "screenshots": shot_sha,
-                "refused": summary.refused,
+                "refused": {iid: why.text for iid, why in summary.refused.items()},
             },
             "config": {
                 "seed": seed,

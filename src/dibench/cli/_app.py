@@ -21,7 +21,7 @@ import click
 from dibench import __version__
 
 if TYPE_CHECKING:
-    pass
+    from dibench._values import Refusal
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
@@ -273,18 +273,19 @@ def warn_fonts(dataset: Path) -> None:
         )
 
 
-def refused_why(why: dict[str, str]) -> str:
+def refused_why(why: Mapping[str, Refusal]) -> str:
     """Why instances were left out, for the heading over their list: a title box too small
-    for the probe, and (with claim probes) a target that admits no false claim."""
-    if all("title box" in reason for reason in why.values()):
+    for the probe, and (with claim probes) a target that admits no false claim, as each
+    ``Refusal``'s kind says."""
+    if all(reason.kind == "title" for reason in why.values()):
         return "whose target's title box is too small for the probe"
     return "the probe refuses for their target (a title box too small, or no false claim)"
 
 
-def echo_left_out(what: str, why: dict[str, str], shown: int = 10) -> None:
+def echo_left_out(what: str, why: Mapping[str, Refusal], shown: int = 10) -> None:
     """On stderr: ``left out <what>:`` and the first ``shown`` ids with their reasons."""
     click.echo(f"  left out {what}:", err=True)
     for iid, reason in list(why.items())[:shown]:
-        click.echo(f"    {iid}: {reason}", err=True)
+        click.echo(f"    {iid}: {reason.text}", err=True)
     if len(why) > shown:
         click.echo(f"    ... and {len(why) - shown} more", err=True)

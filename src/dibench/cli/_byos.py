@@ -87,9 +87,9 @@ def import_(
     )
     if summary.refused:
         echo_left_out(
-            f"{len(summary.refused)} instance(s) {refused_why(dict(summary.refused))} "
+            f"{len(summary.refused)} instance(s) {refused_why(summary.refused)} "
             "(listed in manifest.json, imported.refused)",
-            dict(summary.refused),
+            summary.refused,
         )
 
 

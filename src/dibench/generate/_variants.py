@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from dibench._seeding import derive_seed
-from dibench._values import InstanceId
+from dibench._values import InstanceId, Refusal
 from dibench.dataset import DecisionState, InjectedRecord
 
 if TYPE_CHECKING:
@@ -29,11 +29,12 @@ def injected_records(
     probe_names: Sequence[str],
     seed: int,
     epsilon: float | None = None,
-    refused: dict[str, str] | None = None,
+    refused: dict[str, Refusal] | None = None,
 ) -> Iterator[InjectedRecord]:
     """Every (target, probe) variant of a benign state, targets in screen order; a variant
-    whose title box is too small for the probe's shortest form (``PayloadTooLong``) is none,
-    its reason kept in ``refused`` (id -> reason) when given, so a caller can say so."""
+    whose title box is too small for the probe's shortest form, or whose target admits no
+    false claim (``PayloadTooLong``), is none, its ``Refusal`` kept in ``refused`` (id ->
+    refusal) when given, so a caller can say so."""
     from dibench.probes import PayloadTooLong, configured_probe
 
     probes = [configured_probe(p, epsilon=epsilon) for p in probe_names]
@@ -43,7 +44,7 @@ def injected_records(
                 rec = injected_record(state, target, probe, seed)
             except PayloadTooLong as exc:
                 if refused is not None:
-                    refused[str(injected_id(state.id, target, probe.name))] = str(exc)
+                    refused[str(injected_id(state.id, target, probe.name))] = exc.refusal
                 continue
             yield rec
 

@@ -18,6 +18,7 @@ from PIL import Image
 
 from dibench import __version__
 from dibench._fs import StrPath, atomic_write, file_errors, sha256_file
+from dibench._values import Refusal
 from dibench._workers import quiet_worker
 from dibench.dataset import SCHEMA_VERSION, carrier_rows, dump_line
 from dibench.probes import write_dataset_probes
@@ -38,7 +39,7 @@ class GenerateSummary:
     benign: int = 0
     injected: int = 0
     by_probe: dict[str, int] = field(default_factory=dict)
-    left_out: dict[str, str] = field(default_factory=dict)  # variant id -> why it is none
+    left_out: dict[str, Refusal] = field(default_factory=dict)  # variant id -> why it is none
     bytes_on_disk: int = 0
     seconds: float = 0.0
 
@@ -55,14 +56,16 @@ def save_png(image: Image.Image, level: int = 1) -> bytes:
 _W: dict[str, object] = {}
 
 
-def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str], dict[str, str]]:
+def _work(slot: StateSlot) -> tuple[bytes, list[bytes], list[str], dict[str, Refusal]]:
     config: GenerateConfig = _W["config"]  # type: ignore[assignment]
     out: Path = _W["out"]  # type: ignore[assignment]
     probes: list[str] = _W["probes"]  # type: ignore[assignment]
     state, image = build_state(slot, config)
     benign_png = save_png(image, config.png_level)
     (out / state.screenshot).write_bytes(benign_png)
-    lines, probe_of, left_out = [], [], {}
+    lines: list[bytes] = []
+    probe_of: list[str] = []
+    left_out: dict[str, Refusal] = {}
     for rec in injected_records(state, probes, config.seed, config.epsilon, left_out):
         lines.append(dump_line(rec))
         probe_of.append(rec.probe)

@@ -9,6 +9,8 @@ target's own name, price, ...) come from probe definition files, ``load_probe_fi
 attack search writes them, ``--load`` registers them for every command.
 """
 
+from dibench._values import Refusal
+
 from ._base import (
     PROBE_FAMILIES,
     PROBES,
@@ -86,6 +88,7 @@ __all__ = [
     "Probe",
     "ProbeError",
     "ProbeFileError",
+    "Refusal",
     "Style",
     "TemplateProbe",
     "TemplateSpec",

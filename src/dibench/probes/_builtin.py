@@ -9,12 +9,13 @@ probes are ``TextProbe`` instances over a phrasing table, so a new text probe is
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import ClassVar
 
 from PIL import Image
 
 from dibench._errors import DIBenchError
 from dibench._seeding import np_rng, py_rng
-from dibench._values import Box, Payload, TextStyle, UIElement
+from dibench._values import Box, Payload, Refusal, RefusalKind, TextStyle, UIElement
 from dibench.dataset import Candidate, DecisionState
 
 from ._base import PROBES, Probe
@@ -71,7 +72,15 @@ class ProbeError(DIBenchError, ValueError):
 class PayloadTooLong(ProbeError):
     """The title box shows too little text for even the probe's shortest form: writing it
     would put a clamped, partial attack on screen and count it as one, so the instance is
-    refused (generation and import leave it out and say why)."""
+    refused (generation and import leave it out and say why: ``refusal``)."""
+
+    kind: ClassVar[RefusalKind] = "title"
+
+    @property
+    def refusal(self) -> Refusal:
+        """The reason as a value (its kind said by the class that raised it, not read from
+        the message), for the caller that leaves the instance out."""
+        return Refusal(kind=self.kind, text=str(self))
 
 
 def refuse_title(probe: str, hook: str, full: str, style: TextStyle, box: Box) -> PayloadTooLong:

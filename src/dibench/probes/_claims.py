@@ -74,6 +74,8 @@ class NoFalseClaim(PayloadTooLong):
     match claim on a listing that fails no constraint a line can state): refused like a title
     too small for its probe, so generation and import leave it out and say why."""
 
+    kind = "claim"
+
 
 @dataclass(frozen=True)
 class Form:

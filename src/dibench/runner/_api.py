@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from dibench._errors import DIBenchError, field_error
 from dibench._fs import file_errors
 from dibench._registry import options_of
+from dibench._values import Refusal
 from dibench.dataset import Dataset
 
 from ._errors import RunError
@@ -218,7 +219,7 @@ def execute_sim(
     """Run (or resume) one framework x model over simulator episodes into ``req.out``
     (``backend`` as for ``execute``)."""
     backend = backend if backend is not None else LocalBackend()
-    refused: dict[str, str] = {}
+    refused: dict[str, Refusal] = {}
     # validates sims/probes/categories before anything is written; the twins left out are
     # recorded in run.json and named in the summary, as `dibench import` does for instances
     plan_sim_work(req.config, refused)

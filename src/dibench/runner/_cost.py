@@ -13,10 +13,17 @@ from typing import Any
 
 from dibench._cache import LruCache
 from dibench._values import Outcome, Position
-from dibench.dataset import AttrValue, ConstraintSpec, Dataset, PickCost, pick_cost
+from dibench.dataset import (
+    AttrValue,
+    ConstraintSpec,
+    Dataset,
+    DecisionState,
+    PickCost,
+    pick_cost,
+)
 from dibench.metrics import ResultRow
 
-__all__ = ["cost_fields", "pick_place", "regret_unit", "with_costs"]
+__all__ = ["cost_fields", "pick_place", "regret_unit", "state_costs", "with_costs"]
 
 # The repeats and injected variants of a state share its spec object, so each of its picks is
 # evaluated once (0.27 ms a row otherwise, the filters read anew for every row); an entry holds
@@ -95,11 +102,29 @@ def pick_place(
             "pick_fold": pos.fold}  # fmt: skip
 
 
+def state_costs(
+    state: DecisionState,
+    decision: str | None,
+    outcome: Outcome,
+    target: str | None,
+    places: Mapping[str, Position] | None = None,
+) -> dict[str, Any]:
+    """The ``ResultRow`` cost and pick-position fields of one run of a dataset ``state``: the
+    one reading both ``dataset_row`` (a new row) and ``with_costs`` (an old row) store.
+    ``places`` is ``state.positions()`` when the caller already holds it (read anew else)."""
+    items = [(c.id, c.attributes) for c in state.candidates]
+    fields = cost_fields(state.spec, items, decision, outcome, target, app=state.app,
+                         language=state.language)  # fmt: skip
+    places = places if places is not None else state.positions()
+    fields.update(pick_place(places, decision, outcome))
+    return fields
+
+
 def with_costs(rows: Sequence[ResultRow], ds: Dataset) -> tuple[list[ResultRow], int]:
     """Rows of a dataset run stored before the cost of a pick (or its position) was recorded,
-    with it computed from the dataset's records now (the same ``cost_fields`` and
-    ``pick_place`` a new run stores), and how many were filled. A row whose instance the
-    dataset lacks, or that already has both, is kept as it is."""
+    with it computed from the dataset's records now (``state_costs``, as a new run stores
+    it), and how many were filled. A row whose instance the dataset lacks, or that already
+    has both, is kept as it is."""
     out: list[ResultRow] = []
     filled = 0
     for r in rows:
@@ -113,14 +138,10 @@ def with_costs(rows: Sequence[ResultRow], ds: Dataset) -> tuple[list[ResultRow],
             out.append(r)
             continue
         state = inst.state
-        items = [(c.id, c.attributes) for c in state.candidates]
-        if r.decision is not None and r.decision not in {cid for cid, _ in items}:
+        if r.decision is not None and all(c.id != r.decision for c in state.candidates):
             out.append(r)
             continue
         target = inst.record.target if inst.record else None
-        fields = cost_fields(state.spec, items, r.decision, r.outcome, target, app=state.app,
-                             language=state.language)  # fmt: skip
-        fields.update(pick_place(state.positions(), r.decision, r.outcome))
-        out.append(replace(r, **fields))
+        out.append(replace(r, **state_costs(state, r.decision, r.outcome, target)))
         filled += 1
     return out, filled

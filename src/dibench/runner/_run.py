@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dibench._records import ConditionSettings
-from dibench._values import Condition, InstanceId, Outcome
+from dibench._values import Condition, InstanceId, Outcome, Refusal
 from dibench.adapters import Adapter, Decision
 from dibench.dataset import Dataset, Instance
 from dibench.metrics import ResultRow
 
-from ._cost import cost_fields, pick_place
+from ._cost import state_costs
 from ._errors import RunError
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class RunSummary:
     seconds: float
     aborted: str | None = None  # a usage error that stopped the run (results so far are kept)
     # planned instances that are not run, id -> why (simulate's twins whose probe does not fit)
-    left_out: dict[str, str] = field(default_factory=dict)
+    left_out: dict[str, Refusal] = field(default_factory=dict)
 
 
 def check_states(ds: Dataset, states: Sequence[str]) -> None:
@@ -166,15 +166,6 @@ def dataset_row(
     state = inst.state
     places = state.positions()  # every card's place, read once: the target's and the pick's
     pos = (rec.position or places[rec.target]) if rec is not None else None
-    cost = cost_fields(
-        state.spec,
-        [(c.id, c.attributes) for c in state.candidates],
-        decision,
-        outcome,
-        rec.target if rec else None,
-        app=state.app,
-        language=state.language,
-    )
     return ResultRow(
         instance_id=iid,
         pair_of=iid.pair,
@@ -199,8 +190,7 @@ def dataset_row(
         target_row=pos.row if pos else None,
         target_col=pos.col if pos else None,
         target_fold=pos.fold if pos else None,
-        **cost,
-        **pick_place(places, decision, outcome),
+        **state_costs(state, decision, outcome, rec.target if rec else None, places),
     )
 
 

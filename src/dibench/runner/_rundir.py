@@ -22,7 +22,7 @@ from pathlib import Path
 from dibench import __version__
 from dibench._fs import StrPath
 from dibench._records import RUN_SCHEMA, RunFile
-from dibench._values import Condition
+from dibench._values import Condition, Refusal
 from dibench.dataset import Dataset, DatasetError
 
 from ._errors import RunError
@@ -153,16 +153,17 @@ class RunDir:
         condition: ConditionSpec,
         config: SimRunConfig,
         *,
-        refused: Mapping[str, str] | None = None,
+        refused: Mapping[str, Refusal] | None = None,
     ) -> None:
         """Record a simulator run of the episodes ``config`` describes, and the planned twins
-        it leaves out (``refused``: id -> why, the probe does not fit) for the report."""
+        it leaves out (``refused``: id -> why, the probe does not fit) for the report: run.json
+        keeps each one's text."""
 
         def change(data: RunFile) -> None:
             self.check_sim(data, config)
             data.schema_version, data.dibench = RUN_SCHEMA, __version__
             data.kind, data.sim = "sim", data.sim or config.describe()
             # only where twins are left out: other run.json files stay as they were
-            data.refused = dict(sorted(refused.items())) if refused else None
+            data.refused = {i: refused[i].text for i in sorted(refused)} if refused else None
 
         self.update(condition, change)

@@ -23,7 +23,7 @@ from dibench._cache import LruCache
 from dibench._errors import field_error
 from dibench._records import RunFile
 from dibench._registry import Registry
-from dibench._values import Condition, InstanceId, Outcome, framework_label
+from dibench._values import Condition, InstanceId, Outcome, Refusal, framework_label
 from dibench.adapters import Action, Adapter, Decision, Environment, Observed, Screen, Transition
 from dibench.metrics import Move, ResultRow, exposure
 from dibench.providers import Provider
@@ -194,12 +194,12 @@ _PLANS: LruCache[Hashable, tuple[Any, ...]] = LruCache(8)
 
 
 def plan_sim_work(
-    config: SimRunConfig, refused: dict[str, str] | None = None
+    config: SimRunConfig, refused: dict[str, Refusal] | None = None
 ) -> tuple[dict[InstanceId, EpisodeSpec | ChainSpec], list[tuple[InstanceId, int]]]:
     """The episode specs by id, and (episode id, repeat) in run order (pairs together). A
     twin whose probe refuses its target (its list title too small for the probe's shortest
     form) is left out: it would show a clamped attack; ``refused``, when given, gets each
-    one's id and why, for the run to say so. With ``config.chain`` the episodes are
+    one's id and ``Refusal``, for the run to say so. With ``config.chain`` the episodes are
     chains (``plan_chains``: one twin per probe at each decision, or at ``inject_at``).
 
     Remembered by ``config`` and what is registered (a few plans per process), so a second
@@ -207,7 +207,7 @@ def plan_sim_work(
     registered, held = Registry.everything()
 
     def plan() -> tuple[Any, ...]:
-        gone: dict[str, str] = {}
+        gone: dict[str, Refusal] = {}
         specs, work = _plan_sim_work(config, gone)
         return specs, work, gone, held
 
@@ -218,7 +218,7 @@ def plan_sim_work(
 
 
 def _plan_sim_work(
-    config: SimRunConfig, refused: dict[str, str]
+    config: SimRunConfig, refused: dict[str, Refusal]
 ) -> tuple[dict[InstanceId, EpisodeSpec | ChainSpec], list[tuple[InstanceId, int]]]:
     from dibench.sim import plan_chains, plan_episodes, refused_twins
 

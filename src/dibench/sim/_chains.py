@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dibench._seeding import derive_seed, py_rng
-from dibench._values import ChainPick, InstanceId, InstanceIdError
+from dibench._values import ChainPick, InstanceId, InstanceIdError, Refusal
 from dibench.dataset import (
     AllOf,
     AnyOf,
@@ -304,7 +304,7 @@ class ChainEnv:
 
 def refused_chain_twins(
     chains: Sequence[ChainSpec], *, width: int = 1080, height: int = 2340
-) -> dict[str, str]:
+) -> dict[str, Refusal]:
     """Injected chain id -> why its probe refuses its target on that decision's list (the
     title too small for the probe's shortest form), as ``refused_twins`` says of episodes. A
     decision's list does not depend on the earlier picks, so the benign chain's decision
@@ -313,7 +313,7 @@ def refused_chain_twins(
 
     benign = {c.id: c for c in chains if not c.injected}
     envs: dict[tuple[str, int], Environment] = {}
-    out: dict[str, str] = {}
+    out: dict[str, Refusal] = {}
     for c in chains:
         if c.inject_at is None or c.target is None or c.probe is None:
             continue

@@ -23,7 +23,7 @@ from typing import ClassVar
 from PIL import Image
 
 from dibench._cache import LruCache
-from dibench._values import Box, InstanceId, Payload, UIElement
+from dibench._values import Box, InstanceId, Payload, Refusal, UIElement
 from dibench.adapters import Action, Environment, Screen, Transition
 from dibench.dataset import Candidate, DecisionState
 from dibench.render import Fit
@@ -185,10 +185,11 @@ class Simulator(Environment):
             seed=spec.seed,
         )
 
-    def refusal(self, target: str, probe: str) -> str | None:
+    def refusal(self, target: str, probe: str) -> Refusal | None:
         """Why ``probe`` cannot write its payload on ``target``'s list title (too small a box
-        for its shortest form: ``PayloadTooLong``), or None when it can. Asked of a benign
-        episode's simulator for each planned twin, so no twin shows a clamped attack."""
+        for its shortest form, or no false claim: ``PayloadTooLong``), or None when it can.
+        Asked of a benign episode's simulator for each planned twin, so no twin shows a
+        clamped attack."""
         from dibench.probes import PayloadTooLong, configured_probe
 
         key = InstanceId(self.spec.id.pair, target, probe)
@@ -196,7 +197,7 @@ class Simulator(Environment):
         try:
             configured_probe(probe).payload(self._benign_list_state(), target, injection_seed(twin))
         except PayloadTooLong as exc:
-            return str(exc)
+            return exc.refusal
         return None
 
     def _inject_list(self, canvas: ListCanvas) -> ListCanvas:
@@ -505,14 +506,15 @@ class Simulator(Environment):
 
 def refused_twins(
     specs: list[EpisodeSpec], *, width: int = 1080, height: int = 2340
-) -> dict[str, str]:
+) -> dict[str, Refusal]:
     """Injected episode id -> why its probe refuses its target (the list title too small for
-    the probe's shortest form); one simulator of each benign episode answers for its twins."""
+    the probe's shortest form, or no false claim); one simulator of each benign episode
+    answers for its twins."""
     from ._episodes import make_env
 
     benign = {s.id: s for s in specs if s.probe is None}
     envs: dict[str, Simulator] = {}
-    out: dict[str, str] = {}
+    out: dict[str, Refusal] = {}
     for s in specs:
         if s.probe is None or s.target is None or s.pair_of not in benign:
             continue

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, AppAgentAdapter, Decision
-from dibench.adapters._replies import ReplyError
+from dibench.adapters import AgentInput, AppAgentAdapter, Decision, ReplyError
 from dibench.adapters.appagent import AppAgentReply, parse_appagent_reply
 from dibench.metrics import Outcome
 from dibench.providers import Provider, TextPart

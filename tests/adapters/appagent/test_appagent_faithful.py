@@ -34,11 +34,10 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import AgentInput, AppAgentAdapter, Decision
+from dibench.adapters import AgentInput, AppAgentAdapter, Decision, FrameworkError, ReplyError
 from dibench.adapters._base import candidate_at
 from dibench.adapters._moves import swipe_direction
 from dibench.adapters._prompts import TemplateError
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.appagent import AppAgentReply
 from dibench.adapters.appagent._annotate import Grid, label_elements
 from dibench.adapters.appagent._loop import _Labels

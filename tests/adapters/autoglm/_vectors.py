@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dibench.adapters._replies import ReplyError
+from dibench.adapters import ReplyError
 from dibench.adapters.autoglm import AutoGLMAdapter
 
 from ..conftest import H, W

@@ -33,6 +33,7 @@ from dibench.providers import (
 )
 from dibench.testing import FakeChatServer
 
+from ..._cli import invoke
 from ..conftest import decide, draw_screen, make_input, phone
 
 pytest.importorskip("anthropic")
@@ -96,10 +97,10 @@ def anthropic(srv: FakeChatServer) -> Provider:
 
 SIZES = [
     # tool, tier, screen, documented size of the screenshot sent
-    (TOOLSET, 0, (1080, 2340), (1080, 2340)),  # within 2576 px and 39 x 84 = 3276 tokens
-    (TOOLSET, 0, (1440, 3200), (1159, 2576)),  # 2576 / 3200: 42 x 92 = 3864 tokens
-    (LEGACY_25, 0, (1080, 2340), (723, 1567)),  # the docs' example: scale 0.670085
-    (LEGACY_25, 0, (1440, 3200), (705, 1568)),  # 1568 / 3200 = 0.49 (below sqrt(1.15MP/wh))
+    (TOOLSET, None, (1080, 2340), (1080, 2340)),  # within 2576 px and 39 x 84 = 3276 tokens
+    (TOOLSET, None, (1440, 3200), (1159, 2576)),  # 2576 / 3200: 42 x 92 = 3864 tokens
+    (LEGACY_25, None, (1080, 2340), (723, 1567)),  # the docs' example: scale 0.670085
+    (LEGACY_25, None, (1440, 3200), (705, 1568)),  # 1568 / 3200 = 0.49 (below sqrt(1.15MP/wh))
     (LEGACY_11, 2576, (1080, 2340), (1080, 2340)),
     (LEGACY_11, 1568, (1440, 3200), (705, 1568)),
 ]
@@ -139,6 +140,31 @@ def test_sent_screenshot_follows_the_documented_rule_and_a_centre_tap_commits(
     # the tap was made in the sent image and mapped back by dividing by the scale
     assert decision.action is not None and decision.action.x is not None
     assert boxes["c2"].contains(decision.action.x, decision.action.y)
+
+
+def test_an_unset_tier_is_the_tools_own_and_is_recorded_resolved(
+    d8_dataset_dir: Path, tmp_path: Path
+) -> None:
+    """``tier`` unset (listed as ``tier=None``) is the tool's own limit, and the adapter
+    records the resolved one; ``--adapter-opt tier=1568`` runs a legacy tool and is refused for
+    the toolset in one line, as is a tier no model has."""
+    assert ClaudeCUAdapter().describe()["tier"] == 2576
+    assert ClaudeCUAdapter(tool=LEGACY_25).describe()["tier"] == 1568
+    base = ["run", "--dataset", str(d8_dataset_dir), "--framework", "claude-cu", "--model",
+            "oracle", "--probes", "naive", "--repeats", "1", "--limit", "1"]  # fmt: skip
+    out = tmp_path / "legacy"
+    r = invoke(*base, "--adapter-opt", f"tool={LEGACY_11}", "--adapter-opt", "tier=1568",
+               "--out", str(out))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "this session: committed" in r.stdout
+    refused = {
+        "1568": f"tier=1568: every model of {TOOLSET} has the 2576-px limit",
+        "0": "tier must be 2576 or 1568 (the model's long-edge limit), not 0",
+    }
+    for tier, why in refused.items():
+        r = invoke(*base, "--adapter-opt", f"tier={tier}", "--out", str(tmp_path / tier))
+        assert r.returncode == 2
+        assert r.stderr.strip().splitlines() == [f"dibench: error: --adapter-opt: claude-cu: {why}"]
 
 
 def test_shown_size_matches_the_docs_worked_example() -> None:

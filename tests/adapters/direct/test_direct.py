@@ -6,8 +6,7 @@ import asyncio
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, DirectAdapter
-from dibench.adapters._replies import ReplyError
+from dibench.adapters import AgentInput, Decision, DirectAdapter, ReplyError
 from dibench.adapters.direct import card_texts, parse_direct_answer
 from dibench.dataset import Box, UIElement
 from dibench.metrics import Outcome

@@ -15,8 +15,16 @@ import io
 import pytest
 from PIL import Image
 
-from dibench.adapters import Action, AgentInput, Decision, Frame, GelabAdapter, Say, codec_of
-from dibench.adapters._replies import FrameworkError
+from dibench.adapters import (
+    Action,
+    AgentInput,
+    Decision,
+    Frame,
+    FrameworkError,
+    GelabAdapter,
+    Say,
+    codec_of,
+)
 from dibench.metrics import Outcome
 from dibench.providers import ImagePart, Provider, Request, TextPart, make_provider
 from dibench.sim import EpisodeSpec, make_env

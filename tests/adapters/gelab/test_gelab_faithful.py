@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, GelabAdapter
+from dibench.adapters import AgentInput, Decision, FrameworkError, GelabAdapter
 from dibench.adapters._base import candidate_at
-from dibench.adapters._replies import FrameworkError
 from dibench.adapters.gelab import read_faithful, summary_faithful
 from dibench.metrics import Outcome
 from dibench.providers import Provider

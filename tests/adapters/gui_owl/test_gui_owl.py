@@ -13,8 +13,7 @@ import json
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
-from dibench.adapters._replies import ReplyError
+from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, ReplyError, smart_resize
 from dibench.adapters.gui_owl import parse_owl_tool_call
 from dibench.metrics import Outcome
 from dibench.providers import Provider

@@ -27,9 +27,15 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from dibench.adapters import AgentInput, Decision, GuiOwlAdapter, smart_resize
+from dibench.adapters import (
+    AgentInput,
+    Decision,
+    FrameworkError,
+    GuiOwlAdapter,
+    ReplyError,
+    smart_resize,
+)
 from dibench.adapters._base import candidate_at
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.gui_owl import read_owl_call_faithful
 from dibench.metrics import Outcome
 from dibench.providers import Provider

@@ -23,9 +23,8 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, MaiUiAdapter
+from dibench.adapters import AgentInput, Decision, FrameworkError, MaiUiAdapter
 from dibench.adapters._base import candidate_at
-from dibench.adapters._replies import FrameworkError
 from dibench.adapters.mai_ui import read_mai_faithful
 from dibench.metrics import Outcome
 from dibench.providers import Provider

@@ -6,8 +6,7 @@ import asyncio
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, MobileAgentEAdapter
-from dibench.adapters._replies import ReplyError
+from dibench.adapters import AgentInput, Decision, MobileAgentEAdapter, ReplyError
 from dibench.adapters.mobile_agent_e import parse_e_manager, parse_e_operator, parse_e_reflection
 from dibench.metrics import Outcome
 from dibench.providers import Provider

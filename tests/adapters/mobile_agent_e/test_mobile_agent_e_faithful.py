@@ -31,10 +31,9 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
-from dibench.adapters import AgentInput, Decision, MobileAgentEAdapter
+from dibench.adapters import AgentInput, Decision, FrameworkError, MobileAgentEAdapter, ReplyError
 from dibench.adapters._moves import swipe_direction
 from dibench.adapters._perception import E_MERGE, perceive
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.mobile_agent_e import (
     EOperation,
     e_json,

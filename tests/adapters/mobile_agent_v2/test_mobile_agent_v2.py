@@ -7,8 +7,7 @@ import asyncio
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, MobileAgentV2Adapter
-from dibench.adapters._replies import ReplyError
+from dibench.adapters import AgentInput, Decision, MobileAgentV2Adapter, ReplyError
 from dibench.adapters.mobile_agent_v2 import parse_v2_action, parse_v2_reflection
 from dibench.metrics import Outcome
 from dibench.providers import Provider

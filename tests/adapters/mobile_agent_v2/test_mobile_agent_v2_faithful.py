@@ -28,10 +28,9 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
-from dibench.adapters import AgentInput, Decision, MobileAgentV2Adapter
+from dibench.adapters import AgentInput, Decision, FrameworkError, MobileAgentV2Adapter, ReplyError
 from dibench.adapters._parse import clean, flat, section
 from dibench.adapters._perception import V2_MERGE, perceive
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.mobile_agent_v2 import (
     DEFAULT_HINT,
     V2Action,

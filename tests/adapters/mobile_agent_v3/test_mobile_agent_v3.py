@@ -25,10 +25,16 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, MobileAgentV3Adapter, make_adapter
+from dibench.adapters import (
+    AgentInput,
+    Decision,
+    FrameworkError,
+    MobileAgentV3Adapter,
+    ReplyError,
+    make_adapter,
+)
 from dibench.adapters._moves import swipe_direction
 from dibench.adapters._prompts import TemplateError
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.mobile_agent_v3 import (
     parse_v3_manager,
     parse_v3_notes,

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import QwenVLAdapter
-from dibench.adapters._replies import FrameworkError
+from dibench.adapters import FrameworkError, QwenVLAdapter
 from dibench.adapters.qwen_vl import map_faithful, read_qwen_cookbook
 from dibench.metrics import Outcome
 

@@ -23,10 +23,9 @@ from typing import Any
 
 import pytest
 
-from dibench.adapters import AgentInput, Decision, UiTarsAdapter
+from dibench.adapters import AgentInput, Decision, FrameworkError, ReplyError, UiTarsAdapter
 from dibench.adapters._base import candidate_at
 from dibench.adapters._moves import swipe_direction
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.ui_tars import read_uitars_faithful
 from dibench.metrics import Outcome
 from dibench.providers import Provider

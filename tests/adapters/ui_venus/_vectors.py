@@ -21,9 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dibench.adapters import UiVenusAdapter
+from dibench.adapters import FrameworkError, ReplyError, UiVenusAdapter
 from dibench.adapters._moves import swipe_direction
-from dibench.adapters._replies import FrameworkError, ReplyError
 from dibench.adapters.ui_venus import venus_size
 
 from ..conftest import H, W

@@ -70,12 +70,15 @@ class ClaudeCUAdapter(ComputerUseAdapter):
     prompt_folder = Path(__file__).parent / "prompts"
 
     def __init__(
-        self, *, tool: str = TOOLSET, tier: int = 0, images: int = 3, **common: Any
+        self, *, tool: str = TOOLSET, tier: int | None = None, images: int = 3, **common: Any
     ) -> None:
+        """``tier`` None is the tool's own: 2576 for the toolset, 1568 for the legacy tools;
+        the resolved tier is what ``options()`` (and so run.json) records."""
         super().__init__(**common)
         if tool not in TOOLS:
             raise ValueError(f"tool must be one of {', '.join(TOOLS)}, not {tool!r}")
-        tier = tier or (2576 if tool == TOOLSET else 1568)
+        if tier is None:
+            tier = 2576 if tool == TOOLSET else 1568
         if tier not in TIERS:
             raise ValueError(f"tier must be 2576 or 1568 (the model's long-edge limit), not {tier}")
         if tool == TOOLSET and tier != 2576:
