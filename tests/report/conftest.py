@@ -38,6 +38,7 @@ from dibench.runner import (
     execute_sim,
 )
 
+from .._cli import invoke
 from ..conftest import shared_folder
 
 SCRIPT_REPLY = "<script>alert(1)</script>"
@@ -329,3 +330,21 @@ def registries_kept() -> Iterator[None]:
     finally:
         for r, state in saved:
             r.restore(state)
+
+
+def _chain_run(out: Path) -> None:
+    r = invoke(
+        "simulate", "--out", str(out), "--framework", "direct", "--model", "oracle",
+        "--chain", "2", "--sims", "food", "--episodes", "2", "--repeats", "1",
+        "--probes", "naive", "--concurrency", "2",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    finished(out)
+
+
+@pytest.fixture(scope="session")
+def chain_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Two food chains of two decisions by the oracle (``dibench simulate --chain 2``; every
+    share at 1, so an interval's lower end depends on the level and the method alone), made
+    once per session; tests read it, or write reports into a copy."""
+    yield from shared_folder(tmp_path_factory, "chains", lambda f: _chain_run(f / "run"), "run")

@@ -26,8 +26,6 @@ from dibench.report._section import Figure
 from dibench.report._svg import Series, rank_chart
 from dibench.runner import ResultStore, iter_export_rows
 
-from .._cli import invoke
-
 
 @pytest.fixture(scope="module")
 def sweep_depth(sweep_run: Path) -> Report:
@@ -252,20 +250,6 @@ def test_the_captions_state_the_level_the_intervals_were_computed_at(
     assert not any(other in c for c in (rank, attack, main.caption))
 
 
-@pytest.fixture(scope="module")
-def chain_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two food chains of two decisions by the oracle (every share at 1: its interval's lower
-    end depends on the level and the method alone)."""
-    out = tmp_path_factory.mktemp("chains") / "run"
-    r = invoke(
-        "simulate", "--out", str(out), "--framework", "direct", "--model", "oracle",
-        "--chain", "2", "--sims", "food", "--episodes", "2", "--repeats", "1",
-        "--probes", "naive", "--concurrency", "2",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    return out
-
-
 @pytest.mark.parametrize(
     "intervals",
     [Intervals(conf=0.9, n_boot=300, seed=5), Intervals(ci="wilson", conf=0.8)],
@@ -275,7 +259,7 @@ def test_the_chain_tables_use_the_reports_intervals(chain_run: Path, intervals: 
     """The chain tables' intervals are formed as the report's others (method, level,
     resamples, seed), not at a fixed 95%: each figure is ``chain_metrics`` at the report's
     ``Intervals``, and the lower ends differ from the default report's."""
-    with ResultStore(chain_run / "results.sqlite") as store:
+    with ResultStore(chain_run / "results.sqlite", readonly=True) as store:
         rows = list(store.rows())
     report = build_report(chain_run, examples=0, filmstrips=0, intervals=intervals)
     default = build_report(chain_run, examples=0, filmstrips=0)
