@@ -169,9 +169,9 @@ def _show(value: Any) -> str:
 
 
 def _refusal(why: Any) -> Any:
-    """A refusal as run.json keeps it: plain text for a title box too small (all a run.json
-    held before claim probes, so such files keep their bytes and older readers read them),
-    ``{"kind", "text"}`` for any other kind."""
+    """A refused twin's reason as run.json holds it: plain text is a title box too small (all
+    a run.json held before claim probes; ``RunFile`` writes that kind so still, so such files
+    keep their bytes and older readers read them), any other kind is ``{"kind", "text"}``."""
     return Refusal(kind="title", text=why) if isinstance(why, str) else why
 
 
