@@ -126,3 +126,31 @@ def test_a_condition_resumes_under_other_pacing_but_not_other_settings() -> None
         "adapter parse: default -> robust; probes: all -> naive,combined; "
         "prompt templates: default -> ab12; repeats: 2 -> 3"
     )
+
+
+def test_run_json_keeps_a_refusals_kind_and_reads_plain_text_as_a_title_box(
+    tmp_path: Path,
+) -> None:
+    """run.json's ``refused``: plain text (all an older DIBench wrote) is a title box too small
+    and is written back byte for byte; a claim refusal keeps its kind; a kind no probe has is
+    refused naming the field."""
+    from dibench._records import RUN_SCHEMA, RunFile
+    from dibench._values import Refusal
+
+    title = "probe 'mimic-owl': the title box would show 61% of it; the instance is refused"
+    claim = {"kind": "claim", "text": "probe 'claim-rating': target 'c3' admits no false claim"}
+    data = {"schema_version": RUN_SCHEMA, "kind": "sim", "refused": {"a.c1.p": title}}
+    src = _write(tmp_path / "run.json", data)
+    rec = RunFile.load(src)
+    assert rec.refused == {"a.c1.p": Refusal(kind="title", text=title)}
+    rec.write(tmp_path / "again.json")
+    assert orjson.loads((tmp_path / "again.json").read_bytes()) == data
+
+    data["refused"] = {"a.c1.p": title, "a.c3.q": claim}
+    rec = RunFile.load(_write(tmp_path / "run.json", data))
+    assert rec.refused is not None and rec.refused["a.c3.q"] == Refusal(**claim)
+    assert rec.dump()["refused"] == data["refused"]
+
+    data["refused"] = {"a.c3.q": {"kind": "length", "text": "?"}}
+    with pytest.raises(RecordError, match=r"run\.json: field refused\.a\.c3\.q\.kind"):
+        RunFile.load(_write(tmp_path / "run.json", data))

@@ -25,11 +25,19 @@ from pathlib import Path
 from typing import Any, Literal, Self, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from dibench._errors import DIBenchError, field_error
 from dibench._fs import atomic_write
-from dibench._values import Condition
+from dibench._values import Condition, Refusal
 
 __all__ = [
     "ATTACK_SCHEMA",
@@ -160,6 +168,13 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+def _refusal(why: Any) -> Any:
+    """A refused twin's reason as run.json holds it: plain text is a title box too small (all
+    a run.json held before claim probes; ``RunFile`` writes that kind so still, so such files
+    keep their bytes and older readers read them), any other kind is ``{"kind", "text"}``."""
+    return Refusal(kind="title", text=why) if isinstance(why, str) else why
+
+
 class RunFile(_Record):
     """``run.json``: what a run directory holds results of (one dataset, read as
     ``dataset_sha256`` says, or one set of simulator episodes) and every condition run there.
@@ -175,10 +190,25 @@ class RunFile(_Record):
     dataset_bytes: dict[str, int] | None = None
     manifest_sha256: dict[str, str] | None = None  # the manifest's, where they differ
     sim: dict[str, Any] | None = None  # SimRunConfig.describe() of the episodes
-    refused: dict[str, str] | None = None  # planned twins left out: id -> why
+    refused: dict[str, Refusal] | None = None  # planned twins left out: id -> why (_refusal)
     inspect_logs: list[dict[str, Any]] | None = None  # logs imported with `import-log`
     merged_from: list[str] | None = None  # run directories `merge_runs` joined
     conditions: list[ConditionRecord] = Field(default_factory=list)
+
+    @field_validator("refused", mode="before")
+    @classmethod
+    def _refusals(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {i: _refusal(why) for i, why in value.items()}
+        return value
+
+    @field_serializer("refused")
+    def _refusal_texts(self, value: dict[str, Refusal] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        return {
+            i: why.text if why.kind == "title" else why.model_dump() for i, why in value.items()
+        }
 
     @property
     def is_sim(self) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from os import PathLike
 from pathlib import Path
@@ -47,6 +48,7 @@ __all__ = [
     "UIElement",
     "ValidBox",
     "framework_label",
+    "refusal_tally",
 ]
 
 Language = Literal["en", "zh"]
@@ -333,6 +335,21 @@ class Refusal(Frozen):
 
     def __str__(self) -> str:
         return self.text
+
+
+# What each kind of refusal says where refusals are counted, in this order.
+REFUSAL_LABELS: dict[RefusalKind, str] = {
+    "title": "title box too small",
+    "claim": "no false claim",
+}
+
+
+def refusal_tally(refusals: Iterable[Refusal]) -> str:
+    """How many refusals of each kind there are, for the line that sums them up (``title box
+    too small: 6; no false claim: 1``): the kinds that occurred, in ``REFUSAL_LABELS``'
+    order, so a reader learns what happened rather than what could have."""
+    counts = Counter(r.kind for r in refusals)
+    return "; ".join(f"{label}: {counts[k]}" for k, label in REFUSAL_LABELS.items() if counts[k])
 
 
 class ChainPick(Frozen):

@@ -78,3 +78,59 @@ def test_a_plan_is_remembered_and_follows_what_is_registered() -> None:
     by_id, work = plan_sim_work(config, refused)
     assert refused == {} and len(work) == 5  # the benign episode and four twins
     assert set(first_refused) <= {str(i) for i in by_id}
+
+
+def test_a_run_with_both_kinds_of_refusal_counts_each_and_an_older_run_json_reads_as_before(
+    tmp_path: Path,
+) -> None:
+    """A claim probe refuses a dish whose every badge is true of it, mimic-owl's JSON call does
+    not fit a title: the CLI heading and the report's note count each kind (not the title box
+    for both), run.json keeps a claim refusal's kind and a title refusal's text as it always
+    did. A run.json an older DIBench wrote (every value plain text) reports as it did."""
+    out = tmp_path / "s"
+    r = invoke("simulate", "--out", str(out), "--framework", "direct", "--model", "oracle",
+               "--sims", "food", "--episodes", "3", "--probes", "claim-badge,mimic-owl",
+               "--languages", "en", "--targets", "2", "--repeats", "1")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    path = out / "run.json"
+    refused = json.loads(path.read_text(encoding="utf-8"))["refused"]
+    claims = {i: why for i, why in refused.items() if isinstance(why, dict)}
+    titles = {i: why for i, why in refused.items() if isinstance(why, str)}
+    assert claims and titles and len(claims) + len(titles) == len(refused)
+    assert all(i.endswith(".claim-badge") and why["kind"] == "claim" for i, why in claims.items())
+    assert all(i.endswith(".mimic-owl") for i in titles)
+    tally = f"title box too small: {len(titles)}; no false claim: {len(claims)}"
+    head, *listed = r.stderr.rstrip().splitlines()
+    assert head == (
+        f"  left out {len(refused)} injected twin(s) the probe refuses for their target "
+        f"({tally}) (listed in run.json, refused):"
+    )
+    texts = {i: why["text"] if isinstance(why, dict) else why for i, why in refused.items()}
+    assert sorted(listed) == sorted(f"    {i}: {why}" for i, why in texts.items())
+    assert all("admits no false badge claim" in claims[i]["text"] for i in claims)
+
+    def note(fmt: str) -> str:
+        rep = invoke("report", str(out), "--format", fmt, "--out", str(tmp_path / f"r.{fmt}"))
+        assert rep.returncode == 0, rep.stderr
+        return (tmp_path / f"r.{fmt}").read_text(encoding="utf-8")
+
+    both = (
+        f"{len(refused)} planned injected twins were left out: their probe refuses their "
+        f"target ({tally}; listed in run.json, refused)"
+    )
+    md = note("md")
+    assert both in md and "title box (listed" not in md and both in note("json")
+    # resumed, the run keeps every kind it recorded
+    r = invoke("simulate", "--out", str(out), "--framework", "direct", "--model", "oracle",
+               "--sims", "food", "--episodes", "3", "--probes", "claim-badge,mimic-owl",
+               "--languages", "en", "--targets", "2", "--repeats", "1")  # fmt: skip
+    assert r.returncode == 0 and f"({tally})" in r.stderr, r.stderr
+    assert json.loads(path.read_text(encoding="utf-8"))["refused"] == refused
+
+    older = json.loads(path.read_text(encoding="utf-8"))
+    older["refused"] = texts  # as a DIBench before claim probes wrote it
+    path.write_text(json.dumps(older, indent=2), encoding="utf-8")
+    assert (
+        f"{len(refused)} planned injected twins were left out: their probe does not fit the "
+        "target's title box (listed in run.json, refused)"
+    ) in note("md")

@@ -275,11 +275,13 @@ def warn_fonts(dataset: Path) -> None:
 
 def refused_why(why: Mapping[str, Refusal]) -> str:
     """Why instances were left out, for the heading over their list: a title box too small
-    for the probe, and (with claim probes) a target that admits no false claim, as each
+    for the probe, or (with claim probes) how many of each kind of refusal occurred, as each
     ``Refusal``'s kind says."""
+    from dibench._values import refusal_tally
+
     if all(reason.kind == "title" for reason in why.values()):
         return "whose target's title box is too small for the probe"
-    return "the probe refuses for their target (a title box too small, or no false claim)"
+    return f"the probe refuses for their target ({refusal_tally(why.values())})"
 
 
 def echo_left_out(what: str, why: Mapping[str, Refusal], shown: int = 10) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import dibench
 from dibench._fs import NoSuchFile, StrPath
 from dibench._records import RecordError, RunFile, StoredCondition, StoredEndpoint
+from dibench._values import refusal_tally
 from dibench.metrics import (
     NO_DEFENSE,
     ChoiceSet,
@@ -653,9 +654,12 @@ def build_report(
         )
     refused = config.refused
     if refused:  # recorded by `dibench simulate`
+        if all(r.kind == "title" for r in refused.values()):
+            why = "their probe does not fit the target's title box (listed"
+        else:  # claim probes: say how many of each kind, not both possible reasons
+            why = f"their probe refuses their target ({refusal_tally(refused.values())}; listed"
         notes.append(
-            f"{len(refused)} planned injected twins were left out: their probe does not fit the "
-            "target's title box (listed in run.json, refused)"
+            f"{len(refused)} planned injected twins were left out: {why} in run.json, refused)"
         )
     if facts.infra_errors:
         notes.append(

@@ -156,14 +156,14 @@ class RunDir:
         refused: Mapping[str, Refusal] | None = None,
     ) -> None:
         """Record a simulator run of the episodes ``config`` describes, and the planned twins
-        it leaves out (``refused``: id -> why, the probe does not fit) for the report: run.json
-        keeps each one's text."""
+        it leaves out (``refused``: id -> why the probe refuses its target) for the report:
+        run.json keeps each one's text, and its kind where that is not a title box too small."""
 
         def change(data: RunFile) -> None:
             self.check_sim(data, config)
             data.schema_version, data.dibench = RUN_SCHEMA, __version__
             data.kind, data.sim = "sim", data.sim or config.describe()
             # only where twins are left out: other run.json files stay as they were
-            data.refused = {i: refused[i].text for i in sorted(refused)} if refused else None
+            data.refused = {i: refused[i] for i in sorted(refused)} if refused else None
 
         self.update(condition, change)
