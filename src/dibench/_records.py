@@ -1,8 +1,8 @@
 """On-disk records that more than one package reads: ``run.json`` (written by ``runner`` and
 the inspect import, read by ``report``), ``attack.json`` (written by ``attack``, read by
 ``report`` and printed by ``cli``) and a condition as ``results.sqlite`` registers it
-(``StoredCondition``, and a stored run's model calls, ``StoredStep``: written by ``runner``
-and the inspect import, read by ``report``).
+(``StoredCondition``, and a stored run's model calls, ``StoredStep`` with its ``StoredAction``:
+written by ``runner`` and the inspect import, read by ``report``).
 
 Each record is a pydantic model with its schema string, one writer (``dump``) and one reader
 (``load``). The reader is strict by default: a file of another schema, or a field of the wrong
@@ -54,6 +54,7 @@ __all__ = [
     "RecordError",
     "RunFile",
     "SearchRound",
+    "StoredAction",
     "StoredCondition",
     "StoredEndpoint",
     "StoredStep",
@@ -314,17 +315,35 @@ class StoredCondition:
         }
 
 
+class StoredAction(_Stored):
+    """A stored step's action, as the store writes an adapter's ``Action`` (every field of it,
+    ``confirm`` only where the action asked for a confirmation). Read with its step (``read``:
+    an action of an older or odd store at these defaults, what it holds kept for ``dump``).
+
+    Coordinates are screenshot pixels; an ``int`` stays one so ``dump`` gives back what was
+    written."""
+
+    kind: str = ""  # tap, tap_element, swipe, type, finish, ask_user, ... ("": none stored)
+    x: int | float | None = None
+    y: int | float | None = None
+    element: int | None = None  # index into the screen's UI list (tap_element)
+    text: str | None = None  # typed text, a finish/answer message, or ask_user's question
+    direction: str | None = None  # swipe: up/down/left/right
+    confirm: str | None = None  # the confirmation the tap asked for (AutoGLM's sensitive taps)
+
+
 class StoredStep(_Stored):
     """One model call of a stored run, as the ``steps`` column of results.sqlite holds it (an
     adapter's ``Step``): the screen it was shown by sha256 (``ResultStore.image`` gives its
-    bytes; None: no image) and its action as stored (``confirm`` only where it asked). Read by
-    ``ResultStore.details`` (``read``: a step of an older store at these defaults)."""
+    bytes; None: no image) and its action (``StoredAction``; None: the call gave none). Read by
+    ``ResultStore.details`` (``read``: a step of an older store at these defaults; its action
+    read as tolerantly, and one that is not an object kept as written with ``action`` None)."""
 
     role: str = ""  # decision, planning, reflection, judge, ...
     prompt: str = ""
     reply: str = ""
     image: str | None = None
-    action: dict[str, Any] | None = None  # Action as stored: kind, candidate, x, y, text, ...
+    action: StoredAction | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
@@ -332,6 +351,17 @@ class StoredStep(_Stored):
     error: str | None = None
     screen: str = ""
     page: str = ""
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _read_action(cls, value: object) -> object:
+        return StoredAction.read(value) if isinstance(value, dict) else value
+
+    def dump(self) -> dict[str, Any]:
+        out = super().dump()
+        if self.action is not None and "action" in out:  # with what its action did not read
+            out["action"] = self.action.dump()
+        return out
 
 
 class StoredEndpoint(_Stored):

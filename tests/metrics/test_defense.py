@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dibench._values import InstanceId
 from dibench.metrics import (
     Intervals,
     VerdictRow,
@@ -143,7 +144,7 @@ def _v(
     detector: str = KD,
 ) -> VerdictRow:
     return VerdictRow(
-        instance_id=iid,
+        instance_id=InstanceId.of(iid),
         pair_of=pair_of or iid,
         injected=probe is not None,
         app="shop",

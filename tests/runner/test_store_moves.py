@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dibench._values import InstanceId
 from dibench.adapters import Decision, Verdict
 from dibench.metrics import Move, Outcome, ResultRow
 from dibench.runner import Condition, ResultStore
@@ -41,6 +42,24 @@ def test_moves_and_verdicts_round_trip_with_their_row(tmp_path: Path) -> None:
         (traj,) = list(store.trajectories(cond))
         assert traj.moves == MOVES[:2] and traj.outcome is Outcome.NO_COMMIT
         assert [v.instance_id for v in store.verdict_rows()] == ["s2"]
+
+
+def test_verdict_rows_carry_the_typed_instance_id(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        cond = store.add_condition(Condition("direct", "oracle", "keyword-detector"))
+        dec = Decision("c1", Outcome.COMMITTED, verdicts=(Verdict("keyword-detector", True, 0.9),))
+        store.put(cond, row("s1", 1, Outcome.COMMITTED, "c1"), dec)
+        store.put(cond, row("s1.c2.naive", 1, Outcome.COMMITTED, "c2"), dec)
+        store.put(cond, row("s1.c2.naive", 2, Outcome.COMMITTED, "c2"), dec)
+        benign, *injected = store.verdict_rows()
+    assert isinstance(benign.instance_id, InstanceId) and not benign.instance_id.injected
+    assert benign.instance_id == benign.instance_id.pair == benign.pair_of == "s1"
+    for v in injected:
+        assert isinstance(v.instance_id, InstanceId) and v.instance_id == "s1.c2.naive"
+        assert (v.instance_id.pair, v.instance_id.target, v.instance_id.probe) == (
+            "s1", "c2", "naive",
+        )  # fmt: skip
+    assert injected[0].instance_id is injected[1].instance_id  # one id read once
 
 
 def test_infra_error_runs_have_no_trajectory(tmp_path: Path) -> None:

@@ -10,7 +10,13 @@ from pathlib import Path
 from dibench.adapters import Action, Decision, Step
 from dibench.metrics import Outcome
 from dibench.report import build_report, render_report
-from dibench.runner import Condition, ConditionSettings, ResultStore, StoredStep
+from dibench.runner import (
+    Condition,
+    ConditionSettings,
+    ResultStore,
+    StoredAction,
+    StoredStep,
+)
 
 from .test_store_moves import row
 
@@ -88,14 +94,17 @@ def test_a_runs_details_are_its_row_cause_costs_and_typed_steps(tmp_path: Path) 
     assert (plan.role, plan.reply, plan.image, plan.action, plan.cost_usd) == (
         "planning", "look at c1", None, None, 0.25,
     )  # fmt: skip
-    assert pick.action == {
+    assert isinstance(pick.action, StoredAction)
+    assert (pick.action.kind, pick.action.x, pick.action.y) == ("tap", 5.0, 9.0)
+    assert pick.action == StoredAction(kind="tap", x=5.0, y=9.0) and pick.action.confirm is None
+    assert pick.dump()["action"] == {
+        "direction": None,
+        "element": None,
         "kind": "tap",
+        "text": None,
         "x": 5.0,
         "y": 9.0,
-        "element": None,
-        "text": None,
-        "direction": None,
-    }  # no confirm key: the action asked none
+    }  # as stored: no confirm key, the action asked none
     assert (pick.screen, pick.page, pick.output_tokens) == ("list@0", "decision", 3)
     assert (down.cause, down.steps, down.row.outcome) == ("endpoint down", (), Outcome.INFRA_ERROR)
 
@@ -120,3 +129,38 @@ def test_an_older_stores_steps_read_with_what_they_lack_at_defaults(tmp_path: Pa
         "Answer: 1", "", "", None, 0,
     )  # fmt: skip
     assert step.dump() == dict(sorted(old_step.items())) and torn == StoredStep()
+
+
+def test_a_tap_that_asked_a_confirmation_reads_it_back(tmp_path: Path) -> None:
+    tap = Action("tap", x=540, y=1210, confirm="Pay 12.99 EUR?")
+    decision = Decision("c1", Outcome.COMMITTED, steps=(Step("decision", "p", None, "r", tap),))
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        cond = store.add_condition(Condition("autoglm", "m"))
+        store.put(cond, row("s1", 1, Outcome.COMMITTED, "c1"), decision)
+        run = store.details(cond, "s1", 1)
+    assert run is not None
+    (step,) = run.steps
+    assert step.action == StoredAction(kind="tap", x=540, y=1210, confirm="Pay 12.99 EUR?")
+    assert isinstance(step.action.x, int)  # an int stays one: dump gives back what was written
+
+
+def test_an_odd_stored_action_reads_at_defaults_and_dumps_as_written(tmp_path: Path) -> None:
+    odd = [  # a wrongly typed coordinate and a key this DIBench does not write; an empty
+        # action; one that is not an object; a step without one
+        {"role": "decision", "action": {"kind": "tap", "x": "left", "y": 9, "candidate": "c1"}},
+        {"role": "decision", "action": {}},
+        {"role": "decision", "action": "tap"},
+        {"role": "planning"},
+    ]
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        cond = store.add_condition(Condition("direct", "oracle"))
+        store.put(cond, row("s1", 1, Outcome.COMMITTED, "c1"), None)
+        store.db.execute("UPDATE results SET steps = ?", (json.dumps(odd),))
+        run = store.details(cond, "s1", 1)
+    assert run is not None
+    typed, empty, loose, none = run.steps
+    assert typed.action is not None and (typed.action.kind, typed.action.x) == ("tap", None)
+    assert typed.action.y == 9 and typed.action.element is None
+    assert empty.action == StoredAction() and empty.action.kind == ""
+    assert loose.action is None and none.action is None
+    assert [s.dump() for s in run.steps] == odd

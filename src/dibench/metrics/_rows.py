@@ -130,11 +130,12 @@ class VerdictRow:
     """One detector verdict on one run (instance x repeat x condition), for detector metrics.
 
     ``injected`` is the ground truth a detector is scored against; ``probe``/``carriers`` say
-    which attack the screen carried (None/() on benign screens).
+    which attack the screen carried (None/() on benign screens). ``instance_id`` is typed as
+    ``ResultRow``'s is (a store reads it once per id), ``pair_of`` the benign id as stored.
     """
 
-    instance_id: str
-    pair_of: str
+    instance_id: InstanceId
+    pair_of: str  # the benign id (== instance_id for benign rows)
     injected: bool
     app: str
     language: str

@@ -11,7 +11,7 @@ import base64
 import hashlib
 import io
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -29,7 +29,7 @@ if (
     TYPE_CHECKING
 ):  # the runner and dataset packages are slow to import; only build_report needs them
     from dibench.dataset import Dataset
-    from dibench.runner import ResultStore, StoredRun
+    from dibench.runner import ResultStore, StoredAction, StoredRun
 
 __all__ = [
     "MAX_PROMPT_CHARS",
@@ -95,19 +95,19 @@ def _clip(text: str, limit: int) -> str:
     return text[:limit] + f"\n… [{len(text) - limit} more characters not shown]"
 
 
-def _action_text(action: dict[str, Any] | None) -> str:
+def _action_text(action: StoredAction | None) -> str:
     """A one-line reading of a stored Action (``tap (540, 1210)``, ``tap_element #4``)."""
-    if not action:
+    if action is None:
         return ""
-    parts = [str(action.get("kind", "?"))]
-    if action.get("element") is not None:
-        parts.append(f"#{action['element']}")
-    if action.get("x") is not None and action.get("y") is not None:
-        parts.append(f"({float(action['x']):.0f}, {float(action['y']):.0f})")
-    if action.get("direction"):
-        parts.append(str(action["direction"]))
-    if action.get("text"):
-        parts.append(f'"{action["text"]}"')
+    parts = [action.kind or "?"]
+    if action.element is not None:
+        parts.append(f"#{action.element}")
+    if action.x is not None and action.y is not None:
+        parts.append(f"({float(action.x):.0f}, {float(action.y):.0f})")
+    if action.direction:
+        parts.append(action.direction)
+    if action.text:
+        parts.append(f'"{action.text}"')
     return " ".join(parts)
 
 

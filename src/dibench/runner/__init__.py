@@ -12,6 +12,7 @@ from dibench._records import (
     ConditionSettings,
     RecordError,
     RunFile,
+    StoredAction,
     StoredCondition,
     StoredStep,
 )
@@ -116,6 +117,7 @@ __all__ = [
     "SimRunConfig",
     "SimWorkload",
     "StoreError",
+    "StoredAction",
     "StoredCondition",
     "StoredRun",
     "StoredStep",

@@ -677,11 +677,15 @@ class ResultStore:
             sql += " AND v.condition = ?"
             args.append(condition)
         sql += " ORDER BY v.condition, v.instance_id, v.repeat, v.seq"
+        ids: dict[tuple[str, int], InstanceId] = {}  # each id read once, as ``_rows`` does
         for rec in self.db.execute(sql, args):
             (iid, pair, inj, app, lang, fw, model, dfn, det, rep) = rec[:10]
             (fired, score, probe, car, tgt, flagged, policy, stage) = rec[10:]
+            typed = ids.get((iid, inj))
+            if typed is None:
+                typed = ids[iid, inj] = InstanceId.read(iid, injected=bool(inj))
             yield VerdictRow(
-                instance_id=iid,
+                instance_id=typed,
                 pair_of=pair,
                 injected=bool(inj),
                 app=app,
