@@ -139,7 +139,12 @@ def test_sigkill_mid_run_then_resume_loses_and_doubles_nothing(
             )
         }
         assert len(before) >= 20
-        calls_before = srv.requests
+        # a request the killed run had sent is counted once the server has read its body: wait
+        # until the count stops moving, or a loaded machine counts it against the resume
+        calls_before, settled = -1, time.time() + 30
+        while srv.requests != calls_before and time.time() < settled:
+            calls_before = srv.requests
+            time.sleep(0.5)
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         ds = Dataset.open(small_dataset_dir)
