@@ -41,16 +41,23 @@ class ModifiedDataError(DatasetError):
     """A record file differs from the sha256 its manifest.json records (edited after
     generation); the message names the file and the two ways on."""
 
+    @staticmethod
+    def mismatch(root: Path, names: Iterable[str]) -> str:
+        """What is wrong with the record files ``names`` of the dataset in ``root``: the line's
+        first part, which a command that allows no modified data (an export) ends its own way."""
+        paths = [str(root / n) for n in names]
+        one = len(paths) == 1
+        return (
+            f"{' and '.join(paths)} {'does' if one else 'do'} not match "
+            f"{'its' if one else 'their'} sha256 in manifest.json (edited after generation?)"
+        )
+
     @classmethod
     def of(cls, root: Path, names: Iterable[str]) -> ModifiedDataError:
         """The one line for the record files ``names`` of the dataset in ``root``."""
-        paths = [str(root / n) for n in names]
-        one = len(paths) == 1
         return cls(
-            f"{' and '.join(paths)} {'does' if one else 'do'} not match "
-            f"{'its' if one else 'their'} sha256 in manifest.json (edited after generation?); "
-            f"accept the edit with `dibench check --dataset {root} --update-manifest`, or run "
-            "the data as it is with --allow-modified-data"
+            f"{cls.mismatch(root, names)}; accept the edit with `dibench check --dataset {root} "
+            "--update-manifest`, or run the data as it is with --allow-modified-data"
         )
 
 

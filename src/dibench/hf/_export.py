@@ -31,7 +31,14 @@ from PIL import Image, ImageChops, UnidentifiedImageError
 
 from dibench import __version__
 from dibench._fs import file_errors, sha256_file
-from dibench.dataset import Dataset, DatasetError, DecisionState, InjectedRecord, parse_record
+from dibench.dataset import (
+    Dataset,
+    DatasetError,
+    DecisionState,
+    InjectedRecord,
+    ModifiedDataError,
+    parse_record,
+)
 from dibench.probes import DATASET_PROBE_FILE
 from dibench.screens import screenshot
 
@@ -324,12 +331,10 @@ def _require_described(ds: Dataset) -> None:
     hashes and keeps the old ones under the manifest's ``edits``."""
     names = ds.modified()
     if names:
-        one = len(names) == 1
         raise HFError(
-            f"{' and '.join(str(ds.root / n) for n in names)} {'does' if one else 'do'} not "
-            f"match {'its' if one else 'their'} sha256 in manifest.json (edited after "
-            "generation?), and the export would hand that manifest on to every import: accept "
-            f"the edit first with `dibench check --dataset {ds.root} --update-manifest`"
+            f"{ModifiedDataError.mismatch(ds.root, names)}, and the export would hand that "
+            "manifest on to every import: accept the edit first with "
+            f"`dibench check --dataset {ds.root} --update-manifest`"
         )
 
 
