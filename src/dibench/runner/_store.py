@@ -37,7 +37,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -207,6 +207,20 @@ class StoredRun:
     cost_usd: float | None
     latency_s: float | None
     steps: tuple[StoredStep, ...]
+
+
+def _id_reader() -> Callable[[str, int], InstanceId]:
+    """``InstanceId.read`` for the rows of one query, each id read once (its repeats and
+    conditions share it; 2-3 us a row otherwise)."""
+    ids: dict[tuple[str, int], InstanceId] = {}
+
+    def read(iid: str, injected: int) -> InstanceId:
+        typed = ids.get((iid, injected))
+        if typed is None:
+            typed = ids[iid, injected] = InstanceId.read(iid, injected=bool(injected))
+        return typed
+
+    return read
 
 
 class ResultStore:
@@ -555,8 +569,7 @@ class ResultStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY r.condition, r.instance_id, r.repeat"
-        # each id read once (its repeats and conditions share it): 2-3 us a row otherwise
-        ids: dict[tuple[str, int], InstanceId] = {}
+        read_id = _id_reader()
         for (
             iid,
             pair,
@@ -579,11 +592,8 @@ class ResultStore:
             confirmations,
             *depth,
         ) in self.db.execute(sql, args):
-            typed = ids.get((iid, inj))
-            if typed is None:
-                typed = ids[iid, inj] = InstanceId.read(iid, injected=bool(inj))
             yield ResultRow(
-                instance_id=typed,
+                instance_id=read_id(iid, inj),
                 pair_of=pair,
                 injected=bool(inj),
                 app=app,
@@ -677,15 +687,12 @@ class ResultStore:
             sql += " AND v.condition = ?"
             args.append(condition)
         sql += " ORDER BY v.condition, v.instance_id, v.repeat, v.seq"
-        ids: dict[tuple[str, int], InstanceId] = {}  # each id read once, as ``_rows`` does
+        read_id = _id_reader()
         for rec in self.db.execute(sql, args):
             (iid, pair, inj, app, lang, fw, model, dfn, det, rep) = rec[:10]
             (fired, score, probe, car, tgt, flagged, policy, stage) = rec[10:]
-            typed = ids.get((iid, inj))
-            if typed is None:
-                typed = ids[iid, inj] = InstanceId.read(iid, injected=bool(inj))
             yield VerdictRow(
-                instance_id=typed,
+                instance_id=read_id(iid, inj),
                 pair_of=pair,
                 injected=bool(inj),
                 app=app,
